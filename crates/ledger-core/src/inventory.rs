@@ -1,0 +1,211 @@
+//! Expansion (SPEC §4): a scope becomes an inventory of entries and its fingerprint.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use camino::Utf8PathBuf;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::entry::Entry;
+use crate::error::{DisplayPath, Error, Result};
+use crate::fingerprint::{Encoder, Fingerprint};
+use crate::git::{self, Locate, Status};
+use crate::path::{WorkspacePath, is_within};
+use crate::read::read_content;
+use crate::scope::Scope;
+use crate::walk::walk_root;
+
+/// The expanded set: entries in ascending path order and their fingerprint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inventory {
+    /// The scope as resolved: absolute workspace, default repositories filled in.
+    pub scope: Scope,
+    /// The roots that lay outside every repository and were walked in full.
+    pub walked_roots: Vec<String>,
+    /// One entry per path, ascending by UTF-8 bytes.
+    pub entries: Vec<Entry>,
+    /// The v1 fingerprint of `entries`.
+    pub fingerprint: Fingerprint,
+}
+
+impl Inventory {
+    /// Expands `scope`: lists candidates (Git, walked roots, explicit paths),
+    /// reads every path in parallel and computes the fingerprint. Any blocking
+    /// condition of §4.5 is an error; no partial inventory is returned.
+    pub fn expand(scope: &Scope) -> Result<Inventory> {
+        Self::expand_with(scope, std::iter::empty())
+    }
+
+    /// Like [`Inventory::expand`], with `previous` paths added to the set (a
+    /// comparison re-expands a record's scope plus the paths it held, so that a
+    /// vanished file stays in the set as `missing`).
+    pub fn expand_with<'a>(
+        scope: &Scope,
+        previous: impl IntoIterator<Item = &'a WorkspacePath>,
+    ) -> Result<Inventory> {
+        let scope = resolve(scope)?;
+        let workspace = scope.workspace.as_std_path();
+        let (mut paths, walked_roots) = candidates(&scope)?;
+        paths.extend(previous.into_iter().cloned());
+        let paths: Vec<WorkspacePath> = paths.into_iter().collect();
+        check_parents(workspace, &paths)?;
+        let entries = read_all(workspace, &paths, &scope)?;
+        let mut encoder = Encoder::new();
+        for entry in &entries {
+            encoder.push(entry)?;
+        }
+        Ok(Inventory {
+            walked_roots,
+            entries,
+            fingerprint: encoder.finish(),
+            scope,
+        })
+    }
+}
+
+/// Fills in what the scope left to defaults, so that the stored scope says
+/// exactly what was expanded: an absolute workspace and the repositories.
+fn resolve(scope: &Scope) -> Result<Scope> {
+    let mut scope = scope.clone();
+    let given = scope.workspace.clone();
+    let absolute = std::fs::canonicalize(given.as_std_path()).map_err(|source| {
+        Error::Unreadable {
+            path: DisplayPath::from(given.as_str()),
+            operation: "open workspace",
+            source,
+        }
+    })?;
+    scope.workspace = Utf8PathBuf::from_path_buf(absolute).map_err(|p| Error::NonUtf8Path {
+        path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
+    })?;
+    if scope.repositories.is_empty()
+        && git::list(scope.workspace.as_std_path(), Locate::Discover, ".")?.is_some()
+    {
+        scope.repositories.push(".".to_owned());
+    }
+    scope.ensure_store_excluded();
+    Ok(scope)
+}
+
+/// Every candidate path of the scope (§4 steps 1–3), and the walked roots.
+fn candidates(scope: &Scope) -> Result<(BTreeSet<WorkspacePath>, Vec<String>)> {
+    let workspace = scope.workspace.as_std_path();
+    let roots = scope.effective_roots();
+    let selected = |path: &str| roots.iter().any(|r| is_within(path, r)) && !scope.is_excluded(path);
+    let mut set = BTreeSet::new();
+    for repo in &scope.repositories {
+        for path in repository_candidates(workspace, repo, scope, &selected)? {
+            set.insert(path);
+        }
+    }
+    let mut walked = Vec::new();
+    for root in &roots {
+        if scope.repositories.iter().any(|r| is_within(root, r)) {
+            continue;
+        }
+        set.extend(walk_root(workspace, root, scope, &scope.repositories)?);
+        walked.push(root.clone());
+    }
+    set.extend(scope.paths.iter().cloned());
+    set.extend(scope.normalize.iter().cloned());
+    Ok((set, walked))
+}
+
+/// The selected candidates of one declared repository, with workspace paths.
+fn repository_candidates(
+    workspace: &Path,
+    repo: &str,
+    scope: &Scope,
+    selected: &dyn Fn(&str) -> bool,
+) -> Result<Vec<WorkspacePath>> {
+    let (dir, locate, prefix) = if repo == "." {
+        (workspace.to_path_buf(), Locate::Discover, "")
+    } else {
+        (workspace.join(repo), Locate::RootOnly, repo)
+    };
+    let listing = git::list(&dir, locate, repo)?.ok_or_else(|| Error::Git {
+        path: DisplayPath::from(repo),
+        message: "not a Git repository (declared with --repo)".to_owned(),
+    })?;
+    let mut out = Vec::with_capacity(listing.len());
+    for candidate in listing {
+        let path = workspace_path(prefix, &candidate.path)?;
+        if !selected(path.as_str()) {
+            continue;
+        }
+        let display = || DisplayPath::from(path.as_str());
+        match candidate.status {
+            Status::Tracked | Status::Untracked => out.push(path),
+            Status::Conflict => return Err(Error::Conflict { path: display() }),
+            Status::Submodule | Status::NestedRepository => {
+                if !scope.repositories.iter().any(|r| r == path.as_str()) {
+                    return Err(Error::NestedRepository { path: display() });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Joins a repository prefix and a listed path, refusing non-UTF-8 bytes.
+fn workspace_path(prefix: &str, listed: &[u8]) -> Result<WorkspacePath> {
+    if prefix.is_empty() {
+        return WorkspacePath::from_bytes(listed);
+    }
+    let mut bytes = Vec::with_capacity(prefix.len() + 1 + listed.len());
+    bytes.extend_from_slice(prefix.as_bytes());
+    bytes.push(b'/');
+    bytes.extend_from_slice(listed);
+    WorkspacePath::from_bytes(&bytes)
+}
+
+/// Refuses any path below a symlinked directory (§4.5): reading through the
+/// link would hash content outside the declared file. Each distinct parent
+/// directory is checked once, in parallel.
+fn check_parents(workspace: &Path, paths: &[WorkspacePath]) -> Result<()> {
+    let parents: BTreeSet<&str> = paths.iter().flat_map(|p| p.parents()).collect();
+    let parents: Vec<&str> = parents.into_iter().collect();
+    let links: BTreeSet<&str> = parents
+        .par_iter()
+        .filter(|dir| {
+            std::fs::symlink_metadata(workspace.join(dir)).is_ok_and(|m| m.file_type().is_symlink())
+        })
+        .copied()
+        .collect();
+    if links.is_empty() {
+        return Ok(());
+    }
+    for path in paths {
+        if let Some(link) = path.parents().find(|p| links.contains(p)) {
+            return Err(Error::SymlinkedParent {
+                path: DisplayPath::from(path.as_str()),
+                link: DisplayPath::from(link),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Reads every path in parallel. Results keep the input (sorted) order, and the
+/// error reported is the one of the smallest failing path, so the outcome does
+/// not depend on thread count or scheduling.
+fn read_all(workspace: &Path, paths: &[WorkspacePath], scope: &Scope) -> Result<Vec<Entry>> {
+    let normalize: BTreeSet<&WorkspacePath> = scope.normalize.iter().collect();
+    let results: Vec<Result<Entry>> = paths
+        .par_iter()
+        .map(|path| {
+            let content = read_content(workspace, path, normalize.contains(path))?;
+            Ok(Entry {
+                path: path.clone(),
+                content,
+            })
+        })
+        .collect();
+    results.into_iter().collect()
+}
+
+/// The top of the Git worktree containing `dir`, or `None` outside Git.
+pub fn worktree_root(dir: &Path) -> Result<Option<PathBuf>> {
+    git::worktree_root(dir)
+}

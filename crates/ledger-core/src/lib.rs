@@ -1,0 +1,56 @@
+//! Content fingerprints of explicit file inventories, so that approvals and gate
+//! results stay bound to exactly the bytes they were given for.
+//!
+//! 1. Declare a [`Scope`]: a workspace, its Git repositories, roots, extra paths,
+//!    exclusions with reasons.
+//! 2. [`Inventory::expand`] lists the candidates exactly as
+//!    `git ls-files --cached --others --exclude-standard` would (in process, with
+//!    gix), reads every file in parallel without following symlinks, and computes
+//!    the v1 [`Fingerprint`].
+//! 3. Store the fingerprint next to the approval or gate result; expand again
+//!    later and compare.
+//!
+//! ```
+//! use ledger_core::{Inventory, Scope};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("proposal.md"), "# Why\n")?;
+//! let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
+//!
+//! // Outside Git, a root is walked in full.
+//! let mut scope = Scope::new(workspace);
+//! scope.add_root(".")?;
+//! let inventory = Inventory::expand(&scope)?;
+//! assert_eq!(inventory.entries.len(), 1);
+//! assert_eq!(inventory.entries[0].kind(), "file");
+//!
+//! // The same bytes give the same fingerprint; any change gives another.
+//! assert_eq!(Inventory::expand(&scope)?.fingerprint, inventory.fingerprint);
+//! std::fs::write(dir.path().join("proposal.md"), "# Why not\n")?;
+//! assert_ne!(Inventory::expand(&scope)?.fingerprint, inventory.fingerprint);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Errors carry a stable [`Error::code`] and the path they concern; a blocked
+//! expansion never yields a fingerprint.
+
+mod entry;
+mod error;
+mod fingerprint;
+pub(crate) mod git;
+mod inventory;
+mod normalize;
+mod path;
+mod read;
+mod scope;
+mod walk;
+
+pub use entry::{Content, Digest, Entry};
+pub use error::{DisplayPath, Error, Result};
+pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
+pub use inventory::{Inventory, worktree_root};
+pub use normalize::normalize_tasks;
+pub use path::WorkspacePath;
+pub use scope::{Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope};
