@@ -59,16 +59,20 @@ pub(crate) fn read_content(
             what: describe(&meta),
         });
     }
-    hash_regular_file(&full, path, &meta, normalize)
+    hash_regular_file(&full, path, &meta, normalize, || {})
 }
 
 /// Hashes a regular file through an `O_NOFOLLOW` descriptor, checking before and
 /// after that it is the same, unchanged file.
+///
+/// `after_chunk` runs after each chunk is hashed; it exists so that tests can
+/// change the file mid-read deterministically (production passes a no-op).
 fn hash_regular_file(
     full: &Path,
     path: &WorkspacePath,
     seen: &Metadata,
     normalize: bool,
+    after_chunk: impl FnMut(),
 ) -> Result<Content> {
     let display = || DisplayPath::from(path.as_str());
     let changed = || Error::ChangedWhileReading { path: display() };
@@ -93,7 +97,7 @@ fn hash_regular_file(
     if !before.is_file() || before.ino() != seen.ino() || before.dev() != seen.dev() {
         return Err(changed());
     }
-    let digest = hash_stream(&mut file, before.len(), normalize)
+    let digest = hash_stream(&mut file, before.len(), normalize, after_chunk)
         .map_err(|e| unreadable("read", e))?
         .ok_or_else(changed)?;
     let after = file.metadata().map_err(|e| unreadable("stat", e))?;
@@ -109,7 +113,12 @@ fn hash_regular_file(
 /// Hashes exactly `size` bytes; `None` when the file ends early (it shrank).
 /// Reading stops at `size` rather than at EOF, saving one syscall per file; a
 /// file that grew is caught by the size check after the read.
-fn hash_stream(file: &mut File, size: u64, normalize: bool) -> io::Result<Option<Digest>> {
+fn hash_stream(
+    file: &mut File,
+    size: u64,
+    normalize: bool,
+    mut after_chunk: impl FnMut(),
+) -> io::Result<Option<Digest>> {
     BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
         let mut remaining = size;
@@ -124,6 +133,7 @@ fn hash_stream(file: &mut File, size: u64, normalize: bool) -> io::Result<Option
             };
             sink.update(&buffer[..n]);
             remaining -= n as u64;
+            after_chunk();
         }
         Ok(Some(sink.finish()))
     })
@@ -271,6 +281,53 @@ mod tests {
         let err = read_content(dir.path(), &wp("pipe"), false).unwrap_err();
         assert_eq!(err.code(), "special-file");
         assert!(err.to_string().contains("FIFO"), "{err}");
+    }
+
+    /// Hashes `path` while `mutate` changes it after the first chunk was read.
+    fn read_while(mutate: impl FnOnce(&Path)) -> Result<Content> {
+        let dir = tempfile::tempdir().unwrap();
+        let full = dir.path().join("hot");
+        std::fs::write(&full, vec![b'a'; 3 * CHUNK]).unwrap();
+        let seen = std::fs::symlink_metadata(&full).unwrap();
+        let mut mutate = Some(mutate);
+        hash_regular_file(&full, &wp("hot"), &seen, false, || {
+            if let Some(m) = mutate.take() {
+                m(&full);
+            }
+        })
+    }
+
+    #[test]
+    fn a_file_changed_during_the_read_blocks() {
+        use std::io::Write;
+        let grow = |p: &Path| {
+            let mut f = OpenOptions::new().append(true).open(p).unwrap();
+            f.write_all(b"more").unwrap();
+        };
+        let shrink = |p: &Path| {
+            OpenOptions::new().write(true).open(p).unwrap().set_len(10).unwrap();
+        };
+        // Same size, new bytes, and a different mtime (set explicitly, so the test
+        // does not depend on the file system's timestamp granularity).
+        let rewrite = |p: &Path| {
+            std::fs::write(p, vec![b'b'; 3 * CHUNK]).unwrap();
+            let f = OpenOptions::new().write(true).open(p).unwrap();
+            f.set_modified(std::time::SystemTime::UNIX_EPOCH).unwrap();
+        };
+        let chmod = |p: &Path| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        for (name, mutate) in [
+            ("grow", &grow as &dyn Fn(&Path)),
+            ("shrink", &shrink),
+            ("rewrite", &rewrite),
+            ("chmod", &chmod),
+        ] {
+            let err = read_while(mutate).unwrap_err();
+            assert_eq!(err.code(), "changed-while-reading", "{name}: {err}");
+            assert!(err.to_string().contains("'hot'"), "{err}");
+        }
+        assert!(read_while(|_| {}).is_ok());
     }
 
     impl Content {

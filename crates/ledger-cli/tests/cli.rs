@@ -1,0 +1,383 @@
+//! End-to-end tests of the `ledger` binary on real Git repositories, with the git
+//! CLI as the oracle for what a checkout contains.
+#![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
+
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ledger_core::{Entry, fingerprint_entries};
+use sha2::{Digest, Sha256};
+
+/// A temp dir with an isolated Git configuration (no user or system config).
+struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("home")).unwrap();
+        std::fs::create_dir(dir.path().join("w")).unwrap();
+        Sandbox { dir }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    /// The workspace directory.
+    fn w(&self) -> PathBuf {
+        self.dir.path().join("w")
+    }
+
+    fn env(&self, cmd: &mut Command) {
+        cmd.env("HOME", self.home())
+            .env("XDG_CONFIG_HOME", self.home().join(".config"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", self.home().join(".gitconfig"))
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
+    }
+
+    fn git(&self, dir: &Path, args: &[&str]) -> Output {
+        let mut cmd = Command::new("git");
+        self.env(&mut cmd);
+        let out = cmd.arg("-C").arg(dir).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out
+    }
+
+    fn ledger(&self, cwd: &Path, args: &[&str]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+        self.env(&mut cmd);
+        cmd.current_dir(cwd).args(args).output().unwrap()
+    }
+
+    fn write(&self, rel: &str, content: &[u8]) {
+        let path = self.w().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    fn init(&self) {
+        self.git(&self.w(), &["init", "-q", "-b", "main"]);
+    }
+
+    fn commit_all(&self) {
+        self.git(&self.w(), &["add", "-A"]);
+        self.git(&self.w(), &["commit", "-q", "-m", "c"]);
+    }
+
+    /// The fingerprint computed independently: git's listing, files read with std.
+    fn oracle_fingerprint(&self, dir: &Path) -> String {
+        let out = self.git(dir, &["ls-files", "--cached", "--others", "--exclude-standard", "-z"]);
+        let mut paths: Vec<&[u8]> = out.stdout.split(|&b| b == 0).filter(|p| !p.is_empty()).collect();
+        paths.sort();
+        paths.dedup();
+        let entries = paths.iter().map(|p| {
+            let rel = std::str::from_utf8(p).unwrap();
+            let full = dir.join(rel);
+            match std::fs::symlink_metadata(&full) {
+                Err(_) => Entry::from_parts(rel, "missing", "-", "-").unwrap(),
+                Ok(m) if m.file_type().is_symlink() => {
+                    let target = std::fs::read_link(&full).unwrap();
+                    Entry::from_parts(rel, "symlink", "120000", &hex(target.as_os_str().as_bytes())).unwrap()
+                }
+                Ok(m) => {
+                    let mode = if m.permissions().mode() & 0o111 != 0 { "100755" } else { "100644" };
+                    Entry::from_parts(rel, "file", mode, &hex(&std::fs::read(&full).unwrap())).unwrap()
+                }
+            }
+        });
+        fingerprint_entries(entries).unwrap().to_string()
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn last_line(out: &Output) -> String {
+    stdout(out).lines().last().unwrap().to_owned()
+}
+
+/// Asserts the error contract: exit 2, empty stdout, `error[code]` naming `path`.
+fn assert_blocked(out: &Output, code: &str, path: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert!(out.stdout.is_empty(), "stdout must stay empty: {:?}", String::from_utf8_lossy(&out.stdout));
+    assert!(stderr.starts_with(&format!("error[{code}]: ")), "{stderr}");
+    assert!(stderr.contains(path), "message must name {path}: {stderr}");
+}
+
+fn sample_checkout() -> Sandbox {
+    let s = Sandbox::new();
+    s.init();
+    s.write("README.md", b"# hi\n");
+    s.write("src/lib.rs", b"pub fn f() {}\n");
+    s.write("src/deep/er/x.txt", b"x");
+    s.write(".gitignore", b"target/\n*.log\n");
+    s.write("run.sh", b"#!/bin/sh\n");
+    std::fs::set_permissions(s.w().join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    symlink("README.md", s.w().join("link")).unwrap();
+    s.commit_all();
+    s.write("untracked.txt", b"new");
+    s.write("target/out.bin", b"ignored");
+    s.write("debug.log", b"ignored");
+    s.write("tab\there name", b"odd");
+    s
+}
+
+#[test]
+fn fingerprint_of_a_checkout_matches_the_oracle() {
+    let s = sample_checkout();
+    std::fs::remove_file(s.w().join("src/lib.rs")).unwrap(); // deleted but tracked → missing
+    let out = s.ledger(&s.w(), &["fingerprint"]);
+    let fp = last_line(&out);
+    assert!(fp.starts_with("sha256:") && fp.len() == 71, "{fp}");
+    assert_eq!(fp, s.oracle_fingerprint(&s.w()));
+    // The same from a subdirectory: the default workspace is the checkout's top.
+    assert_eq!(last_line(&s.ledger(&s.w().join("src/deep"), &["fingerprint"])), fp);
+}
+
+#[test]
+fn staging_and_committing_do_not_change_the_fingerprint_but_edits_do() {
+    let s = sample_checkout();
+    let before = last_line(&s.ledger(&s.w(), &["fingerprint"]));
+    s.commit_all();
+    assert_eq!(last_line(&s.ledger(&s.w(), &["fingerprint"])), before);
+    s.write("README.md", b"# changed\n");
+    let edited = last_line(&s.ledger(&s.w(), &["fingerprint"]));
+    assert_ne!(edited, before);
+    std::fs::set_permissions(s.w().join("README.md"), std::fs::Permissions::from_mode(0o744)).unwrap();
+    let chmodded = last_line(&s.ledger(&s.w(), &["fingerprint"]));
+    assert_ne!(chmodded, edited);
+    std::fs::rename(s.w().join("untracked.txt"), s.w().join("moved.txt")).unwrap();
+    assert_ne!(last_line(&s.ledger(&s.w(), &["fingerprint"])), chmodded);
+}
+
+#[test]
+fn workspace_below_the_checkout_lists_only_below_it() {
+    let s = sample_checkout();
+    let sub = s.w().join("src");
+    let out = s.ledger(&s.w(), &["entries", "--workspace", sub.to_str().unwrap()]);
+    let text = stdout(&out);
+    let paths: Vec<&str> = text.lines().filter_map(|l| l.split('\t').nth(1)).collect();
+    assert_eq!(paths, ["deep/er/x.txt", "lib.rs"]);
+    assert_eq!(last_line(&out), s.oracle_fingerprint(&sub));
+}
+
+#[test]
+fn entries_show_kinds_modes_and_quoted_names() {
+    let s = sample_checkout();
+    let text = stdout(&s.ledger(&s.w(), &["entries"]));
+    assert!(text.contains(&format!("100755 file    {}\trun.sh\n", hex(b"#!/bin/sh\n"))), "{text}");
+    assert!(text.contains(&format!("120000 symlink {}\tlink\n", hex(b"README.md"))), "{text}");
+    assert!(text.contains("\t\"tab\\there name\"\n"), "{text}");
+    assert!(!text.contains("target/out.bin") && !text.contains("debug.log"), "{text}");
+}
+
+#[test]
+fn json_output_carries_fingerprint_and_entries() {
+    let s = sample_checkout();
+    let fp = last_line(&s.ledger(&s.w(), &["fingerprint"]));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&s.ledger(&s.w(), &["fingerprint", "--json"]))).unwrap();
+    assert_eq!(json["fingerprint"], fp.as_str());
+    let inv: serde_json::Value = serde_json::from_str(&stdout(&s.ledger(&s.w(), &["entries", "--json"]))).unwrap();
+    assert_eq!(inv["fingerprint"], fp.as_str());
+    let paths: Vec<&str> = inv["entries"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+    assert!(paths.contains(&"untracked.txt"));
+    assert_eq!(inv["scope"]["repositories"][0], ".");
+    assert_eq!(inv["scope"]["exclusions"][0]["path"], ".ledger");
+}
+
+#[test]
+fn roots_paths_excludes_and_tasks() {
+    let s = sample_checkout();
+    s.write("tasks.md", b"- [x] 1.1 [core] Do it\n");
+    s.write(".ledger/records/r1", b"store content is never hashed");
+    let w = s.w();
+    let text = stdout(&s.ledger(&w, &["entries", "--root", "src", "--exclude", "src/deep", "--path", "debug.log", "--tasks", "tasks.md"]));
+    let paths: Vec<&str> = text.lines().filter_map(|l| l.split('\t').nth(1)).collect();
+    assert_eq!(paths, ["debug.log", "src/lib.rs", "tasks.md"]);
+    assert!(text.contains(&hex(b"- [ ] 1.1 [core] Do it\n")), "tasks normalized: {text}");
+    let all = stdout(&s.ledger(&w, &["entries"]));
+    assert!(!all.contains(".ledger"), "{all}");
+    // Ticking the box does not change the Tasks approval fingerprint; raw it does.
+    let tasks = |w: &Path| last_line(&s.ledger(w, &["fingerprint", "--tasks", "tasks.md"]));
+    let raw = |w: &Path| last_line(&s.ledger(w, &["fingerprint", "--path", "tasks.md"]));
+    let (t0, r0) = (tasks(&w), raw(&w));
+    s.write("tasks.md", b"- [ ] 1.1 [core] Do it\n");
+    assert_eq!(tasks(&w), t0);
+    assert_ne!(raw(&w), r0);
+}
+
+#[test]
+fn outside_git_roots_are_walked_and_nested_repositories_block() {
+    let s = Sandbox::new();
+    s.write("notes/a.txt", b"a");
+    s.write("notes/.hidden", b"h");
+    symlink("/etc/passwd", s.w().join("notes/abs-link")).unwrap();
+    let text = stdout(&s.ledger(&s.w(), &["entries"]));
+    let paths: Vec<&str> = text.lines().filter_map(|l| l.split('\t').nth(1)).collect();
+    assert_eq!(paths, ["notes/.hidden", "notes/a.txt", "notes/abs-link"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&s.ledger(&s.w(), &["fingerprint", "--json"]))).unwrap();
+    assert_eq!(json["walked_roots"][0], ".");
+    // An undeclared repository inside a walked root blocks; declared, it is listed by Git.
+    let inner = s.w().join("vendor/lib");
+    std::fs::create_dir_all(&inner).unwrap();
+    s.git(&inner, &["init", "-q"]);
+    std::fs::write(inner.join("x.c"), b"int x;").unwrap();
+    std::fs::write(inner.join(".gitignore"), b"*.o\n").unwrap();
+    std::fs::write(inner.join("x.o"), b"obj").unwrap();
+    assert_blocked(&s.ledger(&s.w(), &["fingerprint"]), "nested-repository", "vendor/lib");
+    let text = stdout(&s.ledger(&s.w(), &["entries", "--repo", "vendor/lib", "--root", "."]));
+    let paths: Vec<&str> = text.lines().filter_map(|l| l.split('\t').nth(1)).collect();
+    assert_eq!(paths, ["notes/.hidden", "notes/a.txt", "notes/abs-link", "vendor/lib/.gitignore", "vendor/lib/x.c"]);
+}
+
+#[test]
+fn several_repositories_in_one_workspace() {
+    let s = Sandbox::new();
+    for repo in ["one", "two"] {
+        let dir = s.w().join(repo);
+        std::fs::create_dir_all(&dir).unwrap();
+        s.git(&dir, &["init", "-q"]);
+        std::fs::write(dir.join("f.txt"), repo).unwrap();
+    }
+    let text = stdout(&s.ledger(&s.w(), &["entries", "--repo", "one", "--repo", "two"]));
+    let paths: Vec<&str> = text.lines().filter_map(|l| l.split('\t').nth(1)).collect();
+    assert_eq!(paths, ["one/f.txt", "two/f.txt"]);
+}
+
+#[test]
+fn conflict_blocks() {
+    let s = sample_checkout();
+    let w = s.w();
+    s.git(&w, &["checkout", "-q", "-b", "other"]);
+    s.write("README.md", b"other\n");
+    s.commit_all();
+    s.git(&w, &["checkout", "-q", "main"]);
+    s.write("README.md", b"main\n");
+    s.commit_all();
+    let mut cmd = Command::new("git");
+    s.env(&mut cmd);
+    let merge = cmd.arg("-C").arg(&w).args(["merge", "-q", "other"]).output().unwrap();
+    assert!(!merge.status.success(), "the merge must conflict");
+    assert_blocked(&s.ledger(&w, &["fingerprint"]), "conflict", "README.md");
+    // Out of scope, the conflict does not block.
+    assert!(s.ledger(&w, &["fingerprint", "--root", "src"]).status.success());
+}
+
+#[test]
+fn special_files_block() {
+    let s = sample_checkout();
+    let fifo = s.w().join("notes.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert_blocked(&s.ledger(&s.w(), &["fingerprint", "--path", "notes.fifo"]), "special-file", "notes.fifo");
+    // A tracked file replaced by a directory.
+    std::fs::remove_file(s.w().join("README.md")).unwrap();
+    s.write("README.md/inner", b"x");
+    assert_blocked(&s.ledger(&s.w(), &["fingerprint"]), "special-file", "README.md");
+}
+
+#[test]
+fn undeclared_nested_repository_and_submodule_block() {
+    let s = sample_checkout();
+    let nested = s.w().join("nested");
+    std::fs::create_dir(&nested).unwrap();
+    s.git(&nested, &["init", "-q"]);
+    std::fs::write(nested.join("n.txt"), b"n").unwrap();
+    assert_blocked(&s.ledger(&s.w(), &["fingerprint"]), "nested-repository", "nested");
+    let text = stdout(&s.ledger(&s.w(), &["entries", "--repo", ".", "--repo", "nested"]));
+    assert!(text.contains("\tnested/n.txt\n"), "{text}");
+    assert!(s.ledger(&s.w(), &["fingerprint", "--exclude", "nested"]).status.success());
+    // A submodule (gitlink) in the index.
+    s.git(&nested, &["add", "-A"]);
+    s.git(&nested, &["commit", "-q", "-m", "n"]);
+    s.git(&s.w(), &["add", "nested"]);
+    assert_blocked(&s.ledger(&s.w(), &["fingerprint"]), "nested-repository", "nested");
+}
+
+#[test]
+fn non_utf8_name_blocks_with_escaped_bytes() {
+    let s = sample_checkout();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    std::fs::write(s.w().join(name), b"x").unwrap();
+    assert_blocked(&s.ledger(&s.w(), &["fingerprint"]), "non-utf8-path", "caf\\xE9.txt");
+    // Outside the roots, the name is never decoded and does not block.
+    assert!(s.ledger(&s.w(), &["fingerprint", "--root", "src"]).status.success());
+}
+
+#[test]
+fn symlinked_parent_blocks() {
+    let s = sample_checkout();
+    std::fs::rename(s.w().join("src"), s.w().join("real-src")).unwrap();
+    symlink("real-src", s.w().join("src")).unwrap();
+    // `src/lib.rs` is still in the index; reading it would go through the link.
+    assert_blocked(&s.ledger(&s.w(), &["fingerprint", "--root", "src"]), "symlinked-parent", "src/lib.rs");
+}
+
+#[test]
+fn invalid_paths_are_refused() {
+    let s = sample_checkout();
+    for bad in ["../outside", "/etc/passwd", "a//b"] {
+        assert_blocked(&s.ledger(&s.w(), &["fingerprint", "--path", bad]), "invalid-path", bad);
+    }
+}
+
+#[test]
+fn unreadable_file_blocks() {
+    let s = sample_checkout();
+    std::fs::set_permissions(s.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(s.w().join("secret.txt"), b"s").unwrap();
+    std::fs::set_permissions(s.w().join("secret.txt"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    let is_root = unsafe_free_uid() == 0;
+    let out = if is_root {
+        // Root reads anything: drop to `nobody` to meet a real permission error.
+        // The repository then belongs to another user, so mark it safe.
+        s.git(&s.w(), &["config", "--global", "--add", "safe.directory", "*"]);
+        std::fs::set_permissions(s.home(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(s.home().join(".gitconfig"), std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mut cmd = Command::new("setpriv");
+        s.env(&mut cmd);
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_ledger"), "fingerprint"])
+            .current_dir(s.w())
+            .output()
+            .unwrap()
+    } else {
+        s.ledger(&s.w(), &["fingerprint"])
+    };
+    assert_blocked(&out, "unreadable", "secret.txt");
+}
+
+fn unsafe_free_uid() -> u32 {
+    let out = Command::new("id").arg("-u").output().unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().parse().unwrap()
+}
+
+#[test]
+fn not_a_declared_repository_is_an_error() {
+    let s = Sandbox::new();
+    s.write("plain/a.txt", b"a");
+    assert_blocked(&s.ledger(&s.w(), &["fingerprint", "--repo", "plain"]), "git", "plain");
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let s = Sandbox::new();
+    let text = stdout(&s.ledger(&s.w(), &["--help"]));
+    assert!(text.contains("Exit codes:") && text.contains("2  error"), "{text}");
+}
