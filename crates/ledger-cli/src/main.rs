@@ -202,7 +202,10 @@ fn entry_line(entry: &Entry) -> String {
 /// Quotes a path like git does (`"a\tb"`) when it holds control characters, a
 /// quote or a backslash, so that every entry stays on one line.
 fn quote(path: &str) -> String {
-    if !path.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+    if !path
+        .chars()
+        .any(|c| c.is_control() || c == '"' || c == '\\')
+    {
         return path.to_owned();
     }
     let mut out = String::from("\"");

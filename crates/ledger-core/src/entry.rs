@@ -140,11 +140,8 @@ impl Entry {
             reason,
         };
         let parsed_digest = || {
-            Digest::from_hex(digest).ok_or_else(|| {
-                bad(format!(
-                    "digest {digest:?} is not 64 lowercase hex digits"
-                ))
-            })
+            Digest::from_hex(digest)
+                .ok_or_else(|| bad(format!("digest {digest:?} is not 64 lowercase hex digits")))
         };
         let content = match (kind, mode) {
             ("file", "100644") => Content::File {
@@ -207,7 +204,7 @@ impl<'de> Deserialize<'de> for Entry {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     #[test]

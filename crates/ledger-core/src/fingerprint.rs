@@ -162,7 +162,7 @@ pub fn fingerprint_entries(entries: impl IntoIterator<Item = Entry>) -> Result<F
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use proptest::prelude::*;
 
@@ -184,7 +184,10 @@ mod tests {
             "sha256:8a18fdb2a6e200deb5edc4025b5b0e99becb62f3e387dc915ec196d04f65fe9",
             " sha256:8a18fdb2a6e200deb5edc4025b5b0e99becb62f3e387dc915ec196d04f65fe99",
         ] {
-            assert_eq!(bad.parse::<Fingerprint>().unwrap_err().code(), "bad-fingerprint");
+            assert_eq!(
+                bad.parse::<Fingerprint>().unwrap_err().code(),
+                "bad-fingerprint"
+            );
         }
     }
 
@@ -206,8 +209,14 @@ mod tests {
                 let path = WorkspacePath::new(path).ok()?;
                 let digest = Digest(digest);
                 let content = match kind {
-                    0 => crate::Content::File { executable: false, digest },
-                    1 => crate::Content::File { executable: true, digest },
+                    0 => crate::Content::File {
+                        executable: false,
+                        digest,
+                    },
+                    1 => crate::Content::File {
+                        executable: true,
+                        digest,
+                    },
                     2 => crate::Content::Symlink { digest },
                     _ => crate::Content::Missing,
                 };

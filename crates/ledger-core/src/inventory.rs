@@ -69,13 +69,12 @@ impl Inventory {
 fn resolve(scope: &Scope) -> Result<Scope> {
     let mut scope = scope.clone();
     let given = scope.workspace.clone();
-    let absolute = std::fs::canonicalize(given.as_std_path()).map_err(|source| {
-        Error::Unreadable {
+    let absolute =
+        std::fs::canonicalize(given.as_std_path()).map_err(|source| Error::Unreadable {
             path: DisplayPath::from(given.as_str()),
             operation: "open workspace",
             source,
-        }
-    })?;
+        })?;
     scope.workspace = Utf8PathBuf::from_path_buf(absolute).map_err(|p| Error::NonUtf8Path {
         path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
     })?;
@@ -92,7 +91,7 @@ fn resolve(scope: &Scope) -> Result<Scope> {
 fn candidates(scope: &Scope) -> Result<(BTreeSet<WorkspacePath>, Vec<String>)> {
     let workspace = scope.workspace.as_std_path();
     let roots = scope.effective_roots();
-    let selected = |path: &str| roots.iter().any(|r| is_within(path, r)) && !scope.is_excluded(path);
+    let selected = |path: &[u8]| roots.iter().any(|r| is_within(path, r)) && !scope.excludes(path);
     let mut set = BTreeSet::new();
     for repo in &scope.repositories {
         for path in repository_candidates(workspace, repo, scope, &selected)? {
@@ -101,7 +100,11 @@ fn candidates(scope: &Scope) -> Result<(BTreeSet<WorkspacePath>, Vec<String>)> {
     }
     let mut walked = Vec::new();
     for root in &roots {
-        if scope.repositories.iter().any(|r| is_within(root, r)) {
+        if scope
+            .repositories
+            .iter()
+            .any(|r| is_within(root.as_bytes(), r))
+        {
             continue;
         }
         set.extend(walk_root(workspace, root, scope, &scope.repositories)?);
@@ -117,7 +120,7 @@ fn repository_candidates(
     workspace: &Path,
     repo: &str,
     scope: &Scope,
-    selected: &dyn Fn(&str) -> bool,
+    selected: &dyn Fn(&[u8]) -> bool,
 ) -> Result<Vec<WorkspacePath>> {
     let (dir, locate, prefix) = if repo == "." {
         (workspace.to_path_buf(), Locate::Discover, "")
@@ -129,11 +132,18 @@ fn repository_candidates(
         message: "not a Git repository (declared with --repo)".to_owned(),
     })?;
     let mut out = Vec::with_capacity(listing.len());
+    let mut bytes = Vec::new();
     for candidate in listing {
-        let path = workspace_path(prefix, &candidate.path)?;
-        if !selected(path.as_str()) {
+        bytes.clear();
+        if !prefix.is_empty() {
+            bytes.extend_from_slice(prefix.as_bytes());
+            bytes.push(b'/');
+        }
+        bytes.extend_from_slice(&candidate.path);
+        if !selected(&bytes) {
             continue;
         }
+        let path = WorkspacePath::from_bytes(&bytes)?;
         let display = || DisplayPath::from(path.as_str());
         match candidate.status {
             Status::Tracked | Status::Untracked => out.push(path),
@@ -146,18 +156,6 @@ fn repository_candidates(
         }
     }
     Ok(out)
-}
-
-/// Joins a repository prefix and a listed path, refusing non-UTF-8 bytes.
-fn workspace_path(prefix: &str, listed: &[u8]) -> Result<WorkspacePath> {
-    if prefix.is_empty() {
-        return WorkspacePath::from_bytes(listed);
-    }
-    let mut bytes = Vec::with_capacity(prefix.len() + 1 + listed.len());
-    bytes.extend_from_slice(prefix.as_bytes());
-    bytes.push(b'/');
-    bytes.extend_from_slice(listed);
-    WorkspacePath::from_bytes(&bytes)
 }
 
 /// Refuses any path below a symlinked directory (§4.5): reading through the

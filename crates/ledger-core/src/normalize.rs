@@ -241,7 +241,7 @@ pub fn normalize_tasks(input: &[u8]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use proptest::prelude::*;
 

@@ -70,22 +70,23 @@ impl WorkspacePath {
     /// Whether this path equals `root` or lies below it (`root` given as a
     /// validated path or `.` for everything).
     pub fn is_within(&self, root: &str) -> bool {
-        is_within(&self.0, root)
+        is_within(self.0.as_bytes(), root)
     }
 
     /// The ancestors of this path, nearest last: `a/b/c` gives `a`, `a/b`.
     pub fn parents(&self) -> impl Iterator<Item = &str> {
-        self.0
-            .match_indices('/')
-            .map(move |(i, _)| &self.0[..i])
+        self.0.match_indices('/').map(move |(i, _)| &self.0[..i])
     }
 }
 
 /// Whether `path` equals `root` or lies below it; `.` contains everything.
-pub(crate) fn is_within(path: &str, root: &str) -> bool {
-    root == "."
+/// Works on bytes so that a listed path can be tested before it is decoded: a
+/// non-UTF-8 name outside every root must not block.
+pub(crate) fn is_within(path: &[u8], root: &str) -> bool {
+    let root = root.as_bytes();
+    root == b"."
         || path == root
-        || (path.len() > root.len() && path.starts_with(root) && path.as_bytes()[root.len()] == b'/')
+        || (path.len() > root.len() && path.starts_with(root) && path[root.len()] == b'/')
 }
 
 /// Returns which rule of §2 `path` breaks, if any.
@@ -167,7 +168,7 @@ impl<'de> Deserialize<'de> for WorkspacePath {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use proptest::prelude::*;
 
@@ -196,7 +197,9 @@ mod tests {
 
     #[test]
     fn rejects_each_rule() {
-        for bad in ["", "/a", "a/", "a//b", "./a", "a/./b", "../a", "a/..", "a\0b"] {
+        for bad in [
+            "", "/a", "a/", "a//b", "./a", "a/./b", "../a", "a/..", "a\0b",
+        ] {
             let err = WorkspacePath::new(bad).unwrap_err();
             assert_eq!(err.code(), "invalid-path", "{bad:?}");
         }
@@ -204,7 +207,17 @@ mod tests {
 
     #[test]
     fn accepts_odd_but_valid_names() {
-        for good in ["a", "-rf", "a b", "tab\there", "new\nline", "ü/ß", ".hidden", "a/...", "..x"] {
+        for good in [
+            "a",
+            "-rf",
+            "a b",
+            "tab\there",
+            "new\nline",
+            "ü/ß",
+            ".hidden",
+            "a/...",
+            "..x",
+        ] {
             assert!(WorkspacePath::new(good).is_ok(), "{good:?}");
         }
     }

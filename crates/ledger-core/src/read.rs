@@ -24,6 +24,21 @@ thread_local! {
     static BUFFER: RefCell<Box<[u8]>> = RefCell::new(vec![0u8; CHUNK].into_boxed_slice());
 }
 
+impl crate::entry::Entry {
+    /// Reads one path below `workspace` into its entry: bytes from the working
+    /// tree, never following a symlink, in bounded chunks. `normalize` applies
+    /// the task-checkbox normalization (approval Tasks only).
+    ///
+    /// Unlike [`crate::Inventory::expand`], this does not check whether a parent
+    /// directory of `path` is a symlink: use it for paths you have vetted.
+    pub fn read(workspace: &Path, path: &WorkspacePath, normalize: bool) -> Result<Self> {
+        Ok(crate::entry::Entry {
+            path: path.clone(),
+            content: read_content(workspace, path, normalize)?,
+        })
+    }
+}
+
 /// Reads `path` below `workspace` into its entry content.
 ///
 /// `normalize` applies the task-checkbox normalization to a regular file's bytes.
@@ -124,7 +139,9 @@ fn hash_stream(
         let mut remaining = size;
         let mut sink = Sink::new(normalize);
         while remaining > 0 {
-            let want = buffer.len().min(usize::try_from(remaining).unwrap_or(usize::MAX));
+            let want = buffer
+                .len()
+                .min(usize::try_from(remaining).unwrap_or(usize::MAX));
             let n = match file.read(&mut buffer[..want]) {
                 Ok(0) => return Ok(None),
                 Ok(n) => n,
@@ -205,7 +222,7 @@ pub(crate) fn describe(meta: &Metadata) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use std::os::unix::fs::symlink;
 
@@ -223,28 +240,43 @@ mod tests {
         let d = dir.path();
         std::fs::write(d.join("a.txt"), b"hello\n").unwrap();
         std::fs::write(d.join("run.sh"), b"#!/bin/sh\n").unwrap();
-        std::fs::set_permissions(d.join("run.sh"), std::fs::Permissions::from_mode(0o744))
-            .unwrap();
+        std::fs::set_permissions(d.join("run.sh"), std::fs::Permissions::from_mode(0o744)).unwrap();
         symlink("a.txt", d.join("link")).unwrap();
         symlink("nowhere", d.join("dangling")).unwrap();
         assert_eq!(
             read_content(d, &wp("a.txt"), false).unwrap(),
-            Content::File { executable: false, digest: sha(b"hello\n") }
+            Content::File {
+                executable: false,
+                digest: sha(b"hello\n")
+            }
         );
         assert_eq!(
             read_content(d, &wp("run.sh"), false).unwrap(),
-            Content::File { executable: true, digest: sha(b"#!/bin/sh\n") }
+            Content::File {
+                executable: true,
+                digest: sha(b"#!/bin/sh\n")
+            }
         );
         assert_eq!(
             read_content(d, &wp("link"), false).unwrap(),
-            Content::Symlink { digest: sha(b"a.txt") }
+            Content::Symlink {
+                digest: sha(b"a.txt")
+            }
         );
         assert_eq!(
             read_content(d, &wp("dangling"), false).unwrap(),
-            Content::Symlink { digest: sha(b"nowhere") }
+            Content::Symlink {
+                digest: sha(b"nowhere")
+            }
         );
-        assert_eq!(read_content(d, &wp("gone"), false).unwrap(), Content::Missing);
-        assert_eq!(read_content(d, &wp("a.txt/x"), false).unwrap(), Content::Missing);
+        assert_eq!(
+            read_content(d, &wp("gone"), false).unwrap(),
+            Content::Missing
+        );
+        assert_eq!(
+            read_content(d, &wp("a.txt/x"), false).unwrap(),
+            Content::Missing
+        );
     }
 
     #[test]
@@ -254,7 +286,10 @@ mod tests {
         std::fs::write(dir.path().join("big"), &data).unwrap();
         assert_eq!(
             read_content(dir.path(), &wp("big"), false).unwrap(),
-            Content::File { executable: false, digest: sha(&data) }
+            Content::File {
+                executable: false,
+                digest: sha(&data)
+            }
         );
     }
 
@@ -276,7 +311,10 @@ mod tests {
         assert_eq!(err.code(), "special-file");
         assert!(err.to_string().contains("'sub' is a directory"), "{err}");
         let fifo = dir.path().join("pipe");
-        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(status.success());
         let err = read_content(dir.path(), &wp("pipe"), false).unwrap_err();
         assert_eq!(err.code(), "special-file");
@@ -305,7 +343,12 @@ mod tests {
             f.write_all(b"more").unwrap();
         };
         let shrink = |p: &Path| {
-            OpenOptions::new().write(true).open(p).unwrap().set_len(10).unwrap();
+            OpenOptions::new()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_len(10)
+                .unwrap();
         };
         // Same size, new bytes, and a different mtime (set explicitly, so the test
         // does not depend on the file system's timestamp granularity).

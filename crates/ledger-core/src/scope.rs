@@ -99,7 +99,9 @@ impl Scope {
 
     /// Excludes a path or directory root, with the reason.
     pub fn exclude(&mut self, path: &str, reason: &str) -> Result<()> {
-        let path = WorkspacePath::new(path.trim_end_matches('/'))?.as_str().to_owned();
+        let path = WorkspacePath::new(path.trim_end_matches('/'))?
+            .as_str()
+            .to_owned();
         if !self.exclusions.iter().any(|e| e.path == path) {
             self.exclusions.push(Exclusion {
                 path,
@@ -140,6 +142,11 @@ impl Scope {
 
     /// Whether `path` is removed by an exclusion.
     pub fn is_excluded(&self, path: &str) -> bool {
+        self.excludes(path.as_bytes())
+    }
+
+    /// [`Scope::is_excluded`] on raw bytes, before a listed path is decoded.
+    pub(crate) fn excludes(&self, path: &[u8]) -> bool {
         self.exclusions
             .iter()
             .any(|e| crate::path::is_within(path, &e.path))
@@ -154,7 +161,7 @@ fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     #[test]

@@ -72,7 +72,8 @@ pub(crate) fn walk_root(
 /// A directory holding `.git` (a directory or a gitfile) is a repository; unless
 /// declared, it blocks the walk.
 fn check_not_repository(dir: &Path, display: &str, repositories: &[String]) -> Result<()> {
-    if std::fs::symlink_metadata(dir.join(".git")).is_ok() && !repositories.iter().any(|r| r == display)
+    if std::fs::symlink_metadata(dir.join(".git")).is_ok()
+        && !repositories.iter().any(|r| r == display)
     {
         return Err(Error::NestedRepository {
             path: DisplayPath::from(display),
@@ -84,7 +85,13 @@ fn check_not_repository(dir: &Path, display: &str, repositories: &[String]) -> R
 fn walk_error(workspace: &Path, e: walkdir::Error) -> Error {
     let path = e
         .path()
-        .map(|p| p.strip_prefix(workspace).unwrap_or(p).as_os_str().as_bytes().to_vec())
+        .map(|p| {
+            p.strip_prefix(workspace)
+                .unwrap_or(p)
+                .as_os_str()
+                .as_bytes()
+                .to_vec()
+        })
         .unwrap_or_default();
     let source = e
         .into_io_error()

@@ -29,12 +29,22 @@ fn fingerprint_v1_vectors() {
             .unwrap()
             .iter()
             .map(|e| {
-                let f: Vec<&str> = e.as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+                let f: Vec<&str> = e
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_str().unwrap())
+                    .collect();
                 Entry::from_parts(f[0], f[1], f[2], f[3]).unwrap()
             })
             .collect();
         let expected: Fingerprint = v["fingerprint"].as_str().unwrap().parse().unwrap();
-        assert_eq!(fingerprint_entries(entries).unwrap(), expected, "{}", v["name"]);
+        assert_eq!(
+            fingerprint_entries(entries).unwrap(),
+            expected,
+            "{}",
+            v["name"]
+        );
     }
 }
 
@@ -48,6 +58,11 @@ fn task_checkbox_vectors() {
         let output = hex(v["output"].as_str().unwrap());
         let got = normalize_tasks(&input);
         assert_eq!(got, output, "{}", v["name"]);
-        assert_eq!(got != input, v["changed"].as_bool().unwrap(), "{}", v["name"]);
+        assert_eq!(
+            got != input,
+            v["changed"].as_bool().unwrap(),
+            "{}",
+            v["name"]
+        );
     }
 }

@@ -1,0 +1,2 @@
+//! Criterion benchmarks of ledger; the benches themselves are the `[[bench]]`
+//! targets of this package (`cargo bench -p ledger-benches`).

@@ -1,0 +1,496 @@
+//! Candidate listing from Git (SPEC §4.1), in process with `gix`.
+//!
+//! [`list`] answers exactly what `git -C dir ls-files --cached --others --exclude-standard -z`
+//! answers: every index entry (staged or not, deleted from the worktree or not, skip-worktree
+//! or not) plus every untracked file that no ignore rule (`.gitignore` at every level,
+//! `.git/info/exclude`, `core.excludesFile`) excludes. The git CLI is never run; it is the
+//! oracle of the tests only.
+//!
+//! Points where a plain `gix` dirwalk differs from git and that are handled here:
+//!
+//! * git lists a conflicted path once per stage; we list it once, as [`Status::Conflict`].
+//! * git lists an untracked nested non-bare repository once as `dir/`; we list `dir`, as
+//!   [`Status::NestedRepository`].
+//! * `gix-dir` prunes directories whose index entries are all skip-worktree (sparse
+//!   checkout), and would miss untracked files in them. Marking those entries (and sparse
+//!   directory entries) `UPTODATE` in our in-memory copy of the index restores git's view.
+//! * Sparse-index directory entries (mode 040000) stand for whole trees; `git ls-files`
+//!   expands them, so we expand them from the object database.
+//! * From a subdirectory git lists only paths below it, relative to it.
+//! * A repository owned by another user is refused, as git refuses it.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use gix::bstr::{BStr, ByteSlice};
+use gix::dir::entry::{Kind as DiskKind, Status as WalkStatus};
+use gix::dir::walk::{Action, Delegate, EmissionMode};
+use gix::index::entry::Flags;
+use gix::objs::FindExt;
+
+use crate::error::{DisplayPath, Error, Result};
+
+/// How a candidate path appears in `git ls-files --cached --others --exclude-standard -z`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// In the index at stage 0 (staged or not; possibly deleted from the worktree, possibly skip-worktree).
+    Tracked,
+    /// Untracked and not ignored.
+    Untracked,
+    /// In the index at a stage != 0 (unresolved merge conflict). Listed ONCE, not once per stage.
+    Conflict,
+    /// A gitlink (mode 160000, submodule) in the index.
+    Submodule,
+    /// An untracked directory holding a nested non-bare repository (git lists it once as `dir/`); path given WITHOUT the trailing slash.
+    NestedRepository,
+}
+
+impl Status {
+    /// Which status wins when the same path is seen twice (index beats worktree,
+    /// a conflict beats everything): lower is stronger.
+    fn rank(self) -> u8 {
+        match self {
+            Status::Conflict => 0,
+            Status::Submodule => 1,
+            Status::Tracked => 2,
+            Status::NestedRepository => 3,
+            Status::Untracked => 4,
+        }
+    }
+}
+
+/// One path listed by Git, with how it is listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Candidate {
+    /// Raw path bytes, `/`-separated, relative to the `dir` passed to `list` (NOT to the repo root). Not validated as UTF-8 (the caller does that).
+    pub path: Vec<u8>,
+    /// How Git lists the path.
+    pub status: Status,
+}
+
+/// Where to look for the repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Locate {
+    /// `dir` must itself be the root of a repository's worktree (it holds `.git`, a dir or a gitfile as in linked worktrees/submodules); otherwise Ok(None).
+    RootOnly,
+    /// Like `git -C dir`: discover the repository containing `dir` upward; `dir` may be a subdirectory of the worktree. Ok(None) when there is none.
+    Discover,
+}
+
+/// Lists exactly what `git -C dir ls-files --cached --others --exclude-standard -z` lists,
+/// restricted to paths below `dir` and relative to it, in process with gix.
+/// `display` is the workspace-relative name of `dir` used in error messages (e.g. "." or "sub/repo").
+/// Returns candidates sorted by path bytes and de-duplicated (order does not matter to callers but must be deterministic).
+pub(crate) fn list(dir: &Path, locate: Locate, display: &str) -> Result<Option<Vec<Candidate>>> {
+    let Some(repo) = open(dir, locate, display)? else {
+        return Ok(None);
+    };
+    let workdir = repo.workdir().ok_or_else(|| {
+        git_error(
+            display,
+            "the repository is bare: it has no worktree to list",
+        )
+    })?;
+    let prefix = worktree_prefix(dir, workdir, repo.git_dir(), display)?;
+    // `prefix/`, or empty when `dir` is the worktree root: every repository path below
+    // `dir` starts with it, and stripping it makes the path relative to `dir`.
+    let mut prefix_slash = prefix;
+    if !prefix_slash.is_empty() {
+        prefix_slash.push(b'/');
+    }
+
+    let mut index = load_index(&repo, display)?;
+    let mut out = tracked(&repo, &index, &prefix_slash, display)?;
+
+    mark_excluded_from_worktree_uptodate(&mut index);
+    let mut collect = CollectUntracked {
+        prefix_slash: &prefix_slash,
+        out: Vec::new(),
+    };
+    walk_untracked(&repo, &index, &prefix_slash, &mut collect, display)?;
+
+    // The index part is sorted already (unless sparse directories were expanded); the
+    // sort finds that run, so the cost is mostly that of sorting the untracked files.
+    out.append(&mut collect.out);
+    out.sort_by(|a, b| {
+        a.path
+            .cmp(&b.path)
+            .then_with(|| a.status.rank().cmp(&b.status.rank()))
+    });
+    // Keeps the first of equal paths, i.e. the strongest status.
+    out.dedup_by(|later, earlier| later.path == earlier.path);
+    Ok(Some(out))
+}
+
+/// The top of the worktree of the repository containing `dir` (like
+/// `git -C dir rev-parse --show-toplevel`: symlinks resolved), or `None` when `dir` is
+/// in no repository or in a bare one. A repository owned by another user is an error,
+/// as for [`list`].
+pub(crate) fn worktree_root(dir: &Path) -> Result<Option<PathBuf>> {
+    let display = dir.display().to_string();
+    let Some(repo) = open(dir, Locate::Discover, &display)? else {
+        return Ok(None);
+    };
+    let Some(workdir) = repo.workdir() else {
+        return Ok(None);
+    };
+    std::fs::canonicalize(workdir).map(Some).map_err(|err| {
+        git_error(
+            &display,
+            format!("cannot resolve the worktree {}: {err}", workdir.display()),
+        )
+    })
+}
+
+/// An `Error::Git` for the repository shown as `display`.
+fn git_error(display: &str, message: impl Into<String>) -> Error {
+    Error::Git {
+        path: DisplayPath::from(display),
+        message: message.into(),
+    }
+}
+
+/// An `Error::Git` carrying what gix reported, with its whole chain of causes.
+fn gix_error(display: &str, what: &str, err: &gix::Error) -> Error {
+    git_error(display, format!("{what}: {err:#}"))
+}
+
+/// Opens the repository for `dir`, refusing repositories owned by another user (as git
+/// does, `safe.directory` aside). `Ok(None)` when there is no repository to open.
+fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Repository>> {
+    let options = gix::open::Options::default().bail_if_untrusted(true);
+    let opened = match locate {
+        Locate::RootOnly => {
+            match std::fs::symlink_metadata(dir.join(gix::discover::DOT_GIT_DIR)) {
+                Ok(_) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(err) => {
+                    return Err(Error::Unreadable {
+                        path: DisplayPath::from(display),
+                        operation: "stat .git in",
+                        source: err,
+                    });
+                }
+            }
+            gix::open_opts(dir, options)
+        }
+        Locate::Discover => {
+            gix::discover_opts(dir, gix::discover::upwards::Options::default(), options)
+        }
+    };
+    match opened {
+        Ok(repo) => Ok(Some(repo)),
+        Err(err) => {
+            if let Some(discover_err) = err.downcast_any_ref::<gix::discover::upwards::Error>() {
+                use gix::discover::upwards::Error as E;
+                if matches!(
+                    discover_err,
+                    E::NoGitRepository { .. }
+                        | E::NoGitRepositoryWithinCeiling { .. }
+                        | E::NoGitRepositoryWithinFs { .. }
+                ) {
+                    return Ok(None);
+                }
+            }
+            if is_owned_by_someone_else(dir) {
+                return Err(Error::UntrustedRepository {
+                    path: DisplayPath::from(display),
+                });
+            }
+            Err(gix_error(display, "cannot open the repository", &err))
+        }
+    }
+}
+
+/// Whether the repository containing `dir` fails the ownership check git applies (its
+/// `.git`, git directory or worktree is owned by another user). Only asked once opening
+/// failed, to tell "untrusted" apart from other failures.
+fn is_owned_by_someone_else(dir: &Path) -> bool {
+    let options = gix::discover::upwards::Options {
+        trust: gix::discover::upwards::TrustPolicy::Required(gix::sec::Trust::Full),
+        ..Default::default()
+    };
+    match gix::discover::upwards_opts(dir, options) {
+        Ok(_) => false,
+        Err(err) => matches!(
+            err.downcast_any_ref::<gix::discover::upwards::Error>(),
+            Some(gix::discover::upwards::Error::NoTrustedGitRepository { .. })
+        ),
+    }
+}
+
+/// The path of `dir` relative to the worktree root, `/`-separated, empty for the root.
+fn worktree_prefix(dir: &Path, workdir: &Path, git_dir: &Path, display: &str) -> Result<Vec<u8>> {
+    let canonical = |path: &Path, what: &str| -> Result<PathBuf> {
+        std::fs::canonicalize(path).map_err(|err| {
+            git_error(
+                display,
+                format!("cannot resolve the {what} {}: {err}", path.display()),
+            )
+        })
+    };
+    let dir_real = canonical(dir, "directory")?;
+    let workdir_real = canonical(workdir, "worktree")?;
+    if let Ok(git_dir_real) = std::fs::canonicalize(git_dir)
+        && dir_real.starts_with(&git_dir_real)
+    {
+        return Err(git_error(
+            display,
+            "the directory lies inside the Git directory, not in a worktree",
+        ));
+    }
+    let relative = dir_real.strip_prefix(&workdir_real).map_err(|_| {
+        git_error(
+            display,
+            format!(
+                "the directory lies outside the repository's worktree {}",
+                workdir_real.display()
+            ),
+        )
+    })?;
+    let bytes = gix::path::os_str_into_bstr(relative.as_os_str()).map_err(|_| {
+        git_error(
+            display,
+            "the directory's path cannot be represented as bytes",
+        )
+    })?;
+    let mut bytes = bytes.to_vec();
+    if std::path::MAIN_SEPARATOR != '/' {
+        for b in &mut bytes {
+            if *b == std::path::MAIN_SEPARATOR as u8 {
+                *b = b'/';
+            }
+        }
+    }
+    Ok(bytes)
+}
+
+/// Reads the index as an owned copy we may modify; an absent index (fresh repository)
+/// is an empty one.
+fn load_index(repo: &gix::Repository, display: &str) -> Result<gix::index::File> {
+    let path = repo.index_path();
+    match std::fs::symlink_metadata(&path) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(gix::index::File::from_state(
+                gix::index::State::new(repo.object_hash()),
+                path,
+            ));
+        }
+        _ => {}
+    }
+    repo.open_index()
+        .map_err(|err| gix_error(display, "cannot read the index", &err))
+}
+
+/// Every index path below `prefix_slash`, relative to it: stage-0 entries as tracked
+/// (gitlinks as submodules), other stages once as conflicts, sparse directory entries
+/// expanded from their trees.
+fn tracked(
+    repo: &gix::Repository,
+    state: &gix::index::State,
+    prefix_slash: &[u8],
+    display: &str,
+) -> Result<Vec<Candidate>> {
+    let entries = state.entries();
+    // A sparse directory entry may hold `dir` itself; it is not in the prefix's range,
+    // so a sparse index is scanned in full (such indexes are small by design).
+    let range = if prefix_slash.is_empty() || state.is_sparse() {
+        0..entries.len()
+    } else {
+        match state.prefixed_entries_range(prefix_slash.as_bstr()) {
+            Some(range) => range,
+            None => return Ok(Vec::new()),
+        }
+    };
+    let strip = prefix_slash.len();
+    let mut out: Vec<Candidate> = Vec::with_capacity(range.len());
+    for entry in &entries[range] {
+        let path: &[u8] = entry.path(state);
+        if entry.mode.is_sparse() {
+            expand_sparse_directory(repo, path, entry.id, prefix_slash, &mut out, display)?;
+            continue;
+        }
+        if !path.starts_with(prefix_slash) {
+            continue;
+        }
+        let rel = &path[strip..];
+        if entry.stage_raw() != 0 {
+            // Stages of one path are adjacent in the index: list the path once.
+            if let Some(last) = out.last_mut()
+                && last.path == rel
+            {
+                last.status = Status::Conflict;
+                continue;
+            }
+            out.push(Candidate {
+                path: rel.to_vec(),
+                status: Status::Conflict,
+            });
+            continue;
+        }
+        let status = if entry.mode.is_submodule() {
+            Status::Submodule
+        } else {
+            Status::Tracked
+        };
+        out.push(Candidate {
+            path: rel.to_vec(),
+            status,
+        });
+    }
+    Ok(out)
+}
+
+/// Adds the files of the tree `id`, which a sparse index stores as the single directory
+/// entry `dir_path`, keeping those below `prefix_slash` (relative to it).
+fn expand_sparse_directory(
+    repo: &gix::Repository,
+    dir_path: &[u8],
+    id: gix::ObjectId,
+    prefix_slash: &[u8],
+    out: &mut Vec<Candidate>,
+    display: &str,
+) -> Result<()> {
+    let mut root = dir_path.to_vec();
+    if root.last() != Some(&b'/') {
+        root.push(b'/');
+    }
+    // Only trees that may hold paths below the prefix are read.
+    let relevant = |dir: &[u8]| dir.starts_with(prefix_slash) || prefix_slash.starts_with(dir);
+    if !relevant(&root) {
+        return Ok(());
+    }
+    let mut stack = vec![(root, id)];
+    let mut buf = Vec::new();
+    while let Some((dir, id)) = stack.pop() {
+        let tree = repo.objects.find_tree(&id, &mut buf).map_err(|err| {
+            gix_error(
+                display,
+                &format!(
+                    "cannot read the tree of the sparse directory {}",
+                    DisplayPath::from_bytes(&dir)
+                ),
+                &err,
+            )
+        })?;
+        for entry in &tree.entries {
+            let mut path = Vec::with_capacity(dir.len() + entry.filename.len() + 1);
+            path.extend_from_slice(&dir);
+            path.extend_from_slice(entry.filename);
+            if entry.mode.is_tree() {
+                path.push(b'/');
+                if relevant(&path) {
+                    stack.push((path, entry.oid.to_owned()));
+                }
+                continue;
+            }
+            if !path.starts_with(prefix_slash) {
+                continue;
+            }
+            path.drain(..prefix_slash.len());
+            let status = if entry.mode.is_commit() {
+                Status::Submodule
+            } else {
+                Status::Tracked
+            };
+            out.push(Candidate { path, status });
+        }
+    }
+    Ok(())
+}
+
+/// `gix-dir` treats a directory whose index entries are all skip-worktree (and a sparse
+/// directory entry) as excluded from the worktree and prunes it, missing the untracked
+/// files git lists there. Entries marked `UPTODATE` make such directories count as
+/// tracked, so they are traversed like git does. Other entries are left alone: their
+/// worktree state (e.g. a file replaced by a directory) must come from the disk.
+fn mark_excluded_from_worktree_uptodate(state: &mut gix::index::State) {
+    for entry in state.entries_mut() {
+        if entry.flags.contains(Flags::SKIP_WORKTREE) || entry.mode.is_sparse() {
+            entry.flags.insert(Flags::UPTODATE);
+        }
+    }
+}
+
+/// Runs the dirwalk below `prefix_slash`, emitting untracked, non-ignored files and
+/// untracked nested repositories to `collect`.
+fn walk_untracked(
+    repo: &gix::Repository,
+    state: &gix::index::State,
+    prefix_slash: &[u8],
+    collect: &mut CollectUntracked<'_>,
+    display: &str,
+) -> Result<()> {
+    let options = repo
+        .dirwalk_options()
+        .map_err(|err| gix_error(display, "cannot read the configuration", &err))?
+        .emit_untracked(EmissionMode::Matching)
+        .emit_ignored(None)
+        .emit_tracked(false)
+        .emit_pruned(false)
+        .emit_empty_directories(false)
+        .recurse_repositories(false)
+        .classify_untracked_bare_repositories(false)
+        .symlinks_to_directories_are_ignored_like_directories(false)
+        .empty_patterns_match_prefix(false);
+    // Restricts the walk to `dir`: `top` anchors the pattern at the worktree root
+    // whatever the process's current directory, `literal` disables globbing.
+    let mut patterns: Vec<Vec<u8>> = Vec::new();
+    if let Some(prefix) = prefix_slash.strip_suffix(b"/") {
+        let mut pattern = b":(top,literal)".to_vec();
+        pattern.extend_from_slice(prefix);
+        patterns.push(pattern);
+    }
+    let interrupt = AtomicBool::new(false);
+    repo.dirwalk(
+        state,
+        patterns.iter().map(|p| p.as_bstr()),
+        &interrupt,
+        options,
+        collect,
+    )
+    .map_err(|err| gix_error(display, "cannot walk the worktree", &err))?;
+    Ok(())
+}
+
+/// Collects what `git ls-files --others --exclude-standard` prints, relative to `dir`.
+struct CollectUntracked<'a> {
+    /// `prefix/` of `dir` in the worktree, or empty.
+    prefix_slash: &'a [u8],
+    /// Untracked candidates, in walk order.
+    out: Vec<Candidate>,
+}
+
+impl Delegate for CollectUntracked<'_> {
+    fn emit(
+        &mut self,
+        entry: gix::dir::EntryRef<'_>,
+        _collapsed_directory_status: Option<WalkStatus>,
+    ) -> Action {
+        if entry.status != WalkStatus::Untracked {
+            return Action::Continue(());
+        }
+        let status = match entry.disk_kind {
+            Some(DiskKind::File | DiskKind::Symlink) => Status::Untracked,
+            Some(DiskKind::Repository) => Status::NestedRepository,
+            // Directories are recursed (or empty, which git does not list); FIFOs,
+            // sockets and devices are not listed by git either.
+            Some(DiskKind::Directory | DiskKind::Untrackable) | None => {
+                return Action::Continue(());
+            }
+        };
+        let path: &BStr = entry.rela_path.as_ref();
+        if let Some(rel) = path.strip_prefix(self.prefix_slash)
+            && !rel.is_empty()
+        {
+            self.out.push(Candidate {
+                path: rel.to_vec(),
+                status,
+            });
+        }
+        Action::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
