@@ -78,8 +78,7 @@ fn resolve(scope: &Scope) -> Result<Scope> {
     scope.workspace = Utf8PathBuf::from_path_buf(absolute).map_err(|p| Error::NonUtf8Path {
         path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
     })?;
-    if scope.repositories.is_empty()
-        && git::list(scope.workspace.as_std_path(), Locate::Discover, ".")?.is_some()
+    if scope.repositories.is_empty() && git::worktree_root(scope.workspace.as_std_path())?.is_some()
     {
         scope.repositories.push(".".to_owned());
     }

@@ -108,19 +108,18 @@ fn hash_regular_file(
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) || is_absent(&e) => return Err(changed()),
         Err(e) => return Err(unreadable("open", e)),
     };
-    let before = file.metadata().map_err(|e| unreadable("stat", e))?;
-    if !before.is_file() || before.ino() != seen.ino() || before.dev() != seen.dev() {
-        return Err(changed());
-    }
-    let digest = hash_stream(&mut file, before.len(), normalize, after_chunk)
+    // The lstat taken before the open serves as the "before" state: if the path
+    // was replaced or written between the two, the inode, size or times of the
+    // descriptor differ from it after the read. This saves one stat per file.
+    let digest = hash_stream(&mut file, seen.len(), normalize, after_chunk)
         .map_err(|e| unreadable("read", e))?
         .ok_or_else(changed)?;
     let after = file.metadata().map_err(|e| unreadable("stat", e))?;
-    if !same_version(&before, &after) {
+    if !after.is_file() || !same_version(seen, &after) {
         return Err(changed());
     }
     Ok(Content::File {
-        executable: before.permissions().mode() & 0o111 != 0,
+        executable: seen.permissions().mode() & 0o111 != 0,
         digest,
     })
 }
@@ -189,10 +188,12 @@ impl Sink {
     }
 }
 
-/// Size, modification time and change time are unchanged. The change time also
-/// catches a `chmod` or a rewrite that restored the old mtime.
+/// Same inode, and size, modification time and change time unchanged. The
+/// change time also catches a `chmod` or a rewrite that restored the old mtime.
 fn same_version(a: &Metadata, b: &Metadata) -> bool {
-    a.len() == b.len()
+    a.ino() == b.ino()
+        && a.dev() == b.dev()
+        && a.len() == b.len()
         && a.mtime() == b.mtime()
         && a.mtime_nsec() == b.mtime_nsec()
         && a.ctime() == b.ctime()
@@ -205,7 +206,7 @@ fn is_absent(e: &io::Error) -> bool {
 }
 
 /// Names a non-regular, non-symlink file type for the error message.
-pub(crate) fn describe(meta: &Metadata) -> &'static str {
+fn describe(meta: &Metadata) -> &'static str {
     let t = meta.file_type();
     if t.is_dir() {
         "directory"

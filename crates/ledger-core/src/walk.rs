@@ -1,5 +1,6 @@
 //! Walking a root that lies outside every repository (SPEC §4.2): every regular
-//! file and symlink, symlinks not followed, no ignore rules.
+//! file and symlink, symlinks not followed, no ignore rules. Special files are
+//! listed too, so that reading refuses them.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -8,7 +9,6 @@ use walkdir::WalkDir;
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::path::WorkspacePath;
-use crate::read::describe;
 use crate::scope::Scope;
 
 /// Lists the files and symlinks below `root` (a normalized root: `.` or a path).
@@ -56,14 +56,10 @@ pub(crate) fn walk_root(
             } else {
                 check_not_repository(item.path(), path.as_str(), repositories)?;
             }
-        } else if file_type.is_file() || file_type.is_symlink() {
-            found.push(path);
         } else {
-            let meta = item.metadata().map_err(|e| walk_error(workspace, e))?;
-            return Err(Error::SpecialFile {
-                path: DisplayPath::from(path.as_str()),
-                what: describe(&meta),
-            });
+            // Files, symlinks, and special files alike: reading reports a FIFO or
+            // a socket as `special-file`, in path order like every other error.
+            found.push(path);
         }
     }
     Ok(found)
