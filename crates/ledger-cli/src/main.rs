@@ -1,16 +1,22 @@
-//! The `ledger` command: fingerprints and inventories of explicit file sets.
+//! The `ledger` command: fingerprints, inventory records and verification.
+
+mod report;
+mod scope_args;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use camino::Utf8PathBuf;
+use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Parser, Subcommand};
-use ledger_core::{Entry, Error, Inventory, Scope};
+use ledger_core::{Error, Inventory, InventoryRecord, Observed};
+
+use crate::report::{comparison_text, entry_line, json_line};
+use crate::scope_args::ScopeArgs;
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success
-  1  a comparison did not match (verbs that compare)
+  0  success (verify: the fingerprints match)
+  1  verify: the files changed since the record; the changes are listed
   2  error: a blocking condition, bad input or bad usage; stderr says
      `error[<code>]: <message naming the path>` and stdout stays empty";
 
@@ -33,6 +39,12 @@ enum Command {
     /// Show the scope's entries: mode, kind, digest and path, one per line.
     #[command(after_help = EXIT_CODES)]
     Entries(Expand),
+    /// Write an inventory record (JSON): scope, entries, fingerprint, metadata.
+    #[command(after_help = EXIT_CODES)]
+    Inventory(InventoryArgs),
+    /// Re-expand a record's scope and report what changed, path by path.
+    #[command(after_help = EXIT_CODES)]
+    Verify(VerifyArgs),
 }
 
 #[derive(Args)]
@@ -44,75 +56,35 @@ struct Expand {
     json: bool,
 }
 
-/// The flags that declare a scope (SPEC §3).
 #[derive(Args)]
-struct ScopeArgs {
-    /// Workspace directory [default: the top of the Git checkout containing the
-    /// current directory, else the current directory].
+struct InventoryArgs {
+    #[command(flatten)]
+    scope: ScopeArgs,
+    /// Observed metadata stored in the record (repeatable).
+    #[arg(long = "meta", value_name = "KEY=VALUE", value_parser = key_value)]
+    meta: Vec<(String, String)>,
+    /// Write the record to FILE (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<Utf8PathBuf>,
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    /// The inventory record to check.
+    record: Utf8PathBuf,
+    /// Re-expand in DIR instead of the record's workspace (e.g. a moved checkout).
     #[arg(long, value_name = "DIR")]
     workspace: Option<Utf8PathBuf>,
-    /// A Git repository at or below the workspace (`.` for the workspace itself)
-    /// [default: the repository containing the workspace].
-    #[arg(long = "repo", value_name = "P")]
-    repos: Vec<String>,
-    /// A directory root or single path selecting candidates [default: `.`].
-    #[arg(long = "root", value_name = "P")]
-    roots: Vec<String>,
-    /// An exact path to include regardless of Git (e.g. an ignored input).
-    #[arg(long = "path", value_name = "P")]
-    paths: Vec<String>,
-    /// A path or directory root to leave out.
-    #[arg(long = "exclude", value_name = "P")]
-    excludes: Vec<String>,
-    /// A Tasks file: included, with the task-checkbox normalization.
-    #[arg(long = "tasks", value_name = "P")]
-    tasks: Vec<String>,
-    /// What the set is for (stored in the scope).
-    #[arg(long, value_name = "TEXT")]
-    purpose: Option<String>,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
-impl ScopeArgs {
-    fn to_scope(&self) -> Result<Scope, Error> {
-        let workspace = match &self.workspace {
-            Some(dir) => dir.clone(),
-            None => default_workspace()?,
-        };
-        let mut scope = Scope::new(workspace);
-        for p in &self.repos {
-            scope.add_repository(p)?;
-        }
-        for p in &self.roots {
-            scope.add_root(p)?;
-        }
-        for p in &self.paths {
-            scope.add_path(p)?;
-        }
-        for p in &self.excludes {
-            scope.exclude(p, "excluded with --exclude")?;
-        }
-        for p in &self.tasks {
-            scope.add_tasks(p)?;
-        }
-        scope.purpose = self.purpose.clone().unwrap_or_default();
-        Ok(scope)
+fn key_value(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+        _ => Err(format!("expected KEY=VALUE, got {text:?}")),
     }
-}
-
-/// The top of the enclosing Git checkout, so that the fingerprint of a checkout
-/// is the same from any of its subdirectories; else the current directory.
-fn default_workspace() -> Result<Utf8PathBuf, Error> {
-    let cwd = std::env::current_dir().map_err(|source| Error::Unreadable {
-        path: ".".into(),
-        operation: "find the current directory",
-        source,
-    })?;
-    let dir = ledger_core::worktree_root(&cwd)?.unwrap_or(cwd);
-    Utf8PathBuf::from_path_buf(dir).map_err(|p| Error::NonUtf8Path {
-        path: ledger_core::DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(
-            p.as_os_str(),
-        )),
-    })
 }
 
 fn main() -> ExitCode {
@@ -150,10 +122,11 @@ impl From<io::Error> for Failure {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
-    match cli.command {
+    // Every output is built completely before anything is printed, so that on
+    // an error stdout stays empty.
+    let (text, code) = match cli.command {
         Command::Fingerprint(args) => {
             let inventory = Inventory::expand(&args.scope.to_scope()?)?;
-            // Built completely before anything is printed: on error, stdout stays empty.
             let text = if args.json {
                 json_line(&serde_json::json!({
                     "fingerprint": inventory.fingerprint,
@@ -164,7 +137,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             } else {
                 format!("{}\n", inventory.fingerprint)
             };
-            io::stdout().lock().write_all(text.as_bytes())?;
+            (text, ExitCode::SUCCESS)
         }
         Command::Entries(args) => {
             let inventory = Inventory::expand(&args.scope.to_scope()?)?;
@@ -175,48 +148,60 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 text.push_str(&format!("{}\n", inventory.fingerprint));
                 text
             };
-            io::stdout().lock().write_all(text.as_bytes())?;
+            (text, ExitCode::SUCCESS)
         }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn json_line(value: &impl serde::Serialize) -> String {
-    // Serializing these types cannot fail: every map key is a string.
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
-/// `<mode> <kind> <digest>\t<path>`, the path quoted when it holds odd characters.
-fn entry_line(entry: &Entry) -> String {
-    format!(
-        "{} {:<7} {:<64}\t{}\n",
-        entry.mode(),
-        entry.kind(),
-        entry.digest_text(),
-        quote(entry.path.as_str())
-    )
-}
-
-/// Quotes a path like git does (`"a\tb"`) when it holds control characters, a
-/// quote or a backslash, so that every entry stays on one line.
-fn quote(path: &str) -> String {
-    if !path
-        .chars()
-        .any(|c| c.is_control() || c == '"' || c == '\\')
-    {
-        return path.to_owned();
-    }
-    let mut out = String::from("\"");
-    for c in path.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.extend(c.escape_default()),
-            c => out.push(c),
+        Command::Inventory(args) => {
+            let inventory = Inventory::expand(&args.scope.to_scope()?)?;
+            let observed = Observed {
+                meta: args.meta.into_iter().collect(),
+                ..Observed::default()
+            };
+            let record = InventoryRecord::new(inventory, observed);
+            match &args.out {
+                Some(file) => {
+                    write_atomically(file, &record.to_json())?;
+                    (format!("{}\n", record.fingerprint), ExitCode::SUCCESS)
+                }
+                None => (record.to_json(), ExitCode::SUCCESS),
+            }
         }
-    }
-    out.push('"');
-    out
+        Command::Verify(args) => {
+            let mut record = InventoryRecord::read(&args.record)?.inventory();
+            if let Some(dir) = args.workspace {
+                record.scope.workspace = dir;
+            }
+            let comparison = record.compare()?;
+            let text = if args.json {
+                json_line(&comparison)
+            } else {
+                comparison_text(&comparison)
+            };
+            let code = if comparison.matches { 0 } else { 1 };
+            (text, ExitCode::from(code))
+        }
+    };
+    io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(code)
+}
+
+/// Writes `text` to `file` through a temporary file in the same directory and a
+/// rename, so that a reader never sees a half-written record.
+fn write_atomically(file: &Utf8Path, text: &str) -> Result<(), Error> {
+    let dir = match file.parent() {
+        Some(p) if !p.as_str().is_empty() => p,
+        _ => Utf8Path::new("."),
+    };
+    let failed = |operation, source| Error::Unwritable {
+        path: file.as_str().into(),
+        operation,
+        source,
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| failed("create a temporary file for", e))?;
+    temp.write_all(text.as_bytes())
+        .map_err(|e| failed("write", e))?;
+    temp.as_file().sync_all().map_err(|e| failed("sync", e))?;
+    temp.persist(file)
+        .map_err(|e| failed("rename into", e.error))?;
+    Ok(())
 }

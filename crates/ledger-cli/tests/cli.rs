@@ -4,177 +4,12 @@
 
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{PermissionsExt, symlink};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
-use ledger_core::{Entry, fingerprint_entries};
-use sha2::{Digest, Sha256};
+mod common;
 
-/// A temp dir with an isolated Git configuration (no user or system config).
-struct Sandbox {
-    dir: tempfile::TempDir,
-}
-
-impl Sandbox {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("home")).unwrap();
-        std::fs::create_dir(dir.path().join("w")).unwrap();
-        Sandbox { dir }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-
-    /// The workspace directory.
-    fn w(&self) -> PathBuf {
-        self.dir.path().join("w")
-    }
-
-    fn env(&self, cmd: &mut Command) {
-        cmd.env("HOME", self.home())
-            .env("XDG_CONFIG_HOME", self.home().join(".config"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", self.home().join(".gitconfig"))
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
-    }
-
-    fn git(&self, dir: &Path, args: &[&str]) -> Output {
-        let mut cmd = Command::new("git");
-        self.env(&mut cmd);
-        let out = cmd.arg("-C").arg(dir).args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    }
-
-    fn ledger(&self, cwd: &Path, args: &[&str]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
-        self.env(&mut cmd);
-        cmd.current_dir(cwd).args(args).output().unwrap()
-    }
-
-    fn write(&self, rel: &str, content: &[u8]) {
-        let path = self.w().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-
-    fn init(&self) {
-        self.git(&self.w(), &["init", "-q", "-b", "main"]);
-    }
-
-    fn commit_all(&self) {
-        self.git(&self.w(), &["add", "-A"]);
-        self.git(&self.w(), &["commit", "-q", "-m", "c"]);
-    }
-
-    /// The fingerprint computed independently: git's listing, files read with std.
-    fn oracle_fingerprint(&self, dir: &Path) -> String {
-        let out = self.git(
-            dir,
-            &[
-                "ls-files",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-                "-z",
-            ],
-        );
-        let mut paths: Vec<&[u8]> = out
-            .stdout
-            .split(|&b| b == 0)
-            .filter(|p| !p.is_empty())
-            .collect();
-        paths.sort();
-        paths.dedup();
-        let entries = paths.iter().map(|p| {
-            let rel = std::str::from_utf8(p).unwrap();
-            let full = dir.join(rel);
-            match std::fs::symlink_metadata(&full) {
-                Err(_) => Entry::from_parts(rel, "missing", "-", "-").unwrap(),
-                Ok(m) if m.file_type().is_symlink() => {
-                    let target = std::fs::read_link(&full).unwrap();
-                    Entry::from_parts(
-                        rel,
-                        "symlink",
-                        "120000",
-                        &hex(target.as_os_str().as_bytes()),
-                    )
-                    .unwrap()
-                }
-                Ok(m) => {
-                    let mode = if m.permissions().mode() & 0o111 != 0 {
-                        "100755"
-                    } else {
-                        "100644"
-                    };
-                    Entry::from_parts(rel, "file", mode, &hex(&std::fs::read(&full).unwrap()))
-                        .unwrap()
-                }
-            }
-        });
-        fingerprint_entries(entries).unwrap().to_string()
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-fn stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn last_line(out: &Output) -> String {
-    stdout(out).lines().last().unwrap().to_owned()
-}
-
-/// Asserts the error contract: exit 2, empty stdout, `error[code]` naming `path`.
-fn assert_blocked(out: &Output, code: &str, path: &str) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "stdout must stay empty: {:?}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert!(stderr.starts_with(&format!("error[{code}]: ")), "{stderr}");
-    assert!(stderr.contains(path), "message must name {path}: {stderr}");
-}
-
-fn sample_checkout() -> Sandbox {
-    let s = Sandbox::new();
-    s.init();
-    s.write("README.md", b"# hi\n");
-    s.write("src/lib.rs", b"pub fn f() {}\n");
-    s.write("src/deep/er/x.txt", b"x");
-    s.write(".gitignore", b"target/\n*.log\n");
-    s.write("run.sh", b"#!/bin/sh\n");
-    std::fs::set_permissions(s.w().join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    symlink("README.md", s.w().join("link")).unwrap();
-    s.commit_all();
-    s.write("untracked.txt", b"new");
-    s.write("target/out.bin", b"ignored");
-    s.write("debug.log", b"ignored");
-    s.write("tab\there name", b"odd");
-    s
-}
+use common::*;
 
 #[test]
 fn fingerprint_of_a_checkout_matches_the_oracle() {
@@ -473,12 +308,15 @@ fn symlinked_parent_blocks() {
 #[test]
 fn invalid_paths_are_refused() {
     let s = sample_checkout();
-    for bad in ["../outside", "/etc/passwd", "a//b"] {
-        assert_blocked(
-            &s.ledger(&s.w(), &["fingerprint", "--path", bad]),
-            "invalid-path",
-            bad,
-        );
+    for (flag, bad, code) in [
+        ("--path", "../outside", "outside-workspace"),
+        ("--path", "/etc/passwd", "outside-workspace"),
+        ("--root", "src/../..", "outside-workspace"),
+        ("--exclude", "/", "outside-workspace"),
+        ("--path", "a//b", "invalid-path"),
+        ("--tasks", "./tasks.md", "invalid-path"),
+    ] {
+        assert_blocked(&s.ledger(&s.w(), &["fingerprint", flag, bad]), code, bad);
     }
 }
 

@@ -110,6 +110,17 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// An output (a record file) that cannot be written.
+    #[error("cannot {operation} {path}: {source}")]
+    Unwritable {
+        /// The file being written.
+        path: DisplayPath,
+        /// What was being done.
+        operation: &'static str,
+        /// The operating system's answer.
+        #[source]
+        source: io::Error,
+    },
     /// A path whose parent directory is a symlink.
     #[error(
         "{path} lies below the symlink {link}; reading through it would hash content outside the declared file — declare the link target as its own input"
@@ -126,13 +137,15 @@ pub enum Error {
         /// Workspace path.
         path: DisplayPath,
     },
-    /// A path escapes the workspace or a repository lies outside it.
-    #[error("{path} lies outside the workspace {workspace}")]
+    /// A path that would leave the workspace: absolute, or with a `..` segment.
+    #[error(
+        "{path} escapes the workspace: {reason}; give paths relative to the workspace, without '..'"
+    )]
     OutsideWorkspace {
         /// The path as given.
         path: DisplayPath,
-        /// The workspace directory.
-        workspace: DisplayPath,
+        /// Which rule it breaks.
+        reason: &'static str,
     },
     /// A repository owned by another user: git refuses it (safe.directory), so do we.
     #[error(
@@ -156,6 +169,25 @@ pub enum Error {
     BadFingerprint {
         /// The text as given (truncated for display).
         text: String,
+    },
+    /// A record that is not valid JSON, has wrong types or invalid values, or
+    /// whose entries do not reproduce its fingerprint.
+    #[error("malformed record {record}: {reason}")]
+    MalformedRecord {
+        /// Where the record came from (a file path).
+        record: DisplayPath,
+        /// What is wrong, with the field's location.
+        reason: String,
+    },
+    /// A record of another format or an unknown major version.
+    #[error("record {record} is {found}; this ledger reads {supported}")]
+    UnsupportedVersion {
+        /// Where the record came from.
+        record: DisplayPath,
+        /// The format and version found.
+        found: String,
+        /// What this version reads.
+        supported: String,
     },
     /// An entry given by the caller that is not a valid `(path, kind, mode, digest)`.
     #[error("invalid entry for {path}: {reason}")]
@@ -183,12 +215,15 @@ impl Error {
             Error::SpecialFile { .. } => "special-file",
             Error::NestedRepository { .. } => "nested-repository",
             Error::Unreadable { .. } => "unreadable",
+            Error::Unwritable { .. } => "unwritable",
             Error::SymlinkedParent { .. } => "symlinked-parent",
             Error::ChangedWhileReading { .. } => "changed-while-reading",
             Error::OutsideWorkspace { .. } => "outside-workspace",
             Error::UntrustedRepository { .. } => "untrusted-repository",
             Error::Git { .. } => "git",
             Error::BadFingerprint { .. } => "bad-fingerprint",
+            Error::MalformedRecord { .. } => "malformed-record",
+            Error::UnsupportedVersion { .. } => "unsupported-version",
             Error::BadEntry { .. } => "bad-entry",
             Error::DuplicateEntry { .. } => "duplicate-entry",
         }
@@ -203,11 +238,14 @@ impl Error {
             | Error::SpecialFile { path, .. }
             | Error::NestedRepository { path }
             | Error::Unreadable { path, .. }
+            | Error::Unwritable { path, .. }
             | Error::SymlinkedParent { path, .. }
             | Error::ChangedWhileReading { path }
             | Error::OutsideWorkspace { path, .. }
             | Error::UntrustedRepository { path }
             | Error::Git { path, .. }
+            | Error::MalformedRecord { record: path, .. }
+            | Error::UnsupportedVersion { record: path, .. }
             | Error::BadEntry { path, .. }
             | Error::DuplicateEntry { path } => Some(&path.0),
             Error::BadFingerprint { .. } => None,
@@ -222,12 +260,15 @@ impl Error {
         "special-file",
         "nested-repository",
         "unreadable",
+        "unwritable",
         "symlinked-parent",
         "changed-while-reading",
         "outside-workspace",
         "untrusted-repository",
         "git",
         "bad-fingerprint",
+        "malformed-record",
+        "unsupported-version",
         "bad-entry",
         "duplicate-entry",
     ];

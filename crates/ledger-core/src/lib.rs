@@ -36,6 +36,7 @@
 //! Errors carry a stable [`Error::code`] and the path they concern; a blocked
 //! expansion never yields a fingerprint.
 
+mod compare;
 mod entry;
 mod error;
 mod fingerprint;
@@ -44,13 +45,16 @@ mod inventory;
 mod normalize;
 mod path;
 mod read;
+mod record;
 mod scope;
 mod walk;
 
+pub use compare::{Change, ChangeKind, Comparison};
 pub use entry::{Content, Digest, Entry};
 pub use error::{DisplayPath, Error, Result};
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
 pub use inventory::{Inventory, worktree_root};
 pub use normalize::normalize_tasks;
 pub use path::WorkspacePath;
+pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION};
 pub use scope::{Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope};

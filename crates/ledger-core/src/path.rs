@@ -29,6 +29,10 @@ impl WorkspacePath {
         let path = path.into();
         match violation(&path) {
             None => Ok(WorkspacePath(path)),
+            Some(reason @ (ABSOLUTE | DOTDOT)) => Err(Error::OutsideWorkspace {
+                path: DisplayPath::from(path.as_str()),
+                reason,
+            }),
             Some(reason) => Err(Error::InvalidPath {
                 path: DisplayPath::from(path.as_str()),
                 reason,
@@ -89,6 +93,10 @@ pub(crate) fn is_within(path: &[u8], root: &str) -> bool {
         || (path.len() > root.len() && path.starts_with(root) && path[root.len()] == b'/')
 }
 
+/// The two violations that would leave the workspace (code `outside-workspace`).
+const ABSOLUTE: &str = "it is absolute";
+const DOTDOT: &str = "it has a '..' segment";
+
 /// Returns which rule of §2 `path` breaks, if any.
 fn violation(path: &str) -> Option<&'static str> {
     if path.is_empty() {
@@ -98,7 +106,7 @@ fn violation(path: &str) -> Option<&'static str> {
         return Some("it contains a NUL byte");
     }
     if path.starts_with('/') {
-        return Some("it is absolute; paths are relative to the workspace");
+        return Some(ABSOLUTE);
     }
     if path.ends_with('/') {
         return Some("it ends with '/'; a path names a file, not a directory");
@@ -107,7 +115,7 @@ fn violation(path: &str) -> Option<&'static str> {
         match segment {
             "" => return Some("it has an empty segment ('//')"),
             "." => return Some("it has a '.' segment"),
-            ".." => return Some("it has a '..' segment"),
+            ".." => return Some(DOTDOT),
             _ => {}
         }
     }
@@ -187,7 +195,7 @@ mod tests {
                     prop_assert_eq!(serde_json::from_str::<WorkspacePath>(&json).unwrap(), p);
                 }
                 Err(e) => {
-                    prop_assert_eq!(e.code(), "invalid-path");
+                    prop_assert!(["invalid-path", "outside-workspace"].contains(&e.code()));
                     prop_assert!(WorkspacePath::from_bytes(text.as_bytes()).is_err());
                     prop_assert!(serde_json::from_str::<WorkspacePath>(&serde_json::to_string(&text).unwrap()).is_err());
                 }
@@ -197,11 +205,13 @@ mod tests {
 
     #[test]
     fn rejects_each_rule() {
-        for bad in [
-            "", "/a", "a/", "a//b", "./a", "a/./b", "../a", "a/..", "a\0b",
-        ] {
+        for bad in ["", "a/", "a//b", "./a", "a/./b", "a\0b"] {
             let err = WorkspacePath::new(bad).unwrap_err();
             assert_eq!(err.code(), "invalid-path", "{bad:?}");
+        }
+        for escaping in ["/a", "/", "../a", "a/..", "a/../../b"] {
+            let err = WorkspacePath::new(escaping).unwrap_err();
+            assert_eq!(err.code(), "outside-workspace", "{escaping:?}");
         }
     }
 

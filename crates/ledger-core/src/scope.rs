@@ -3,7 +3,7 @@
 use camino::Utf8PathBuf;
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::path::{WorkspacePath, normalize_root};
 
 /// The directory where ledger keeps its records, relative to the workspace.
@@ -99,9 +99,13 @@ impl Scope {
 
     /// Excludes a path or directory root, with the reason.
     pub fn exclude(&mut self, path: &str, reason: &str) -> Result<()> {
-        let path = WorkspacePath::new(path.trim_end_matches('/'))?
-            .as_str()
-            .to_owned();
+        let path = normalize_root(path)?;
+        if path == "." {
+            return Err(Error::InvalidPath {
+                path: path.as_str().into(),
+                reason: "excluding '.' would exclude everything",
+            });
+        }
         if !self.exclusions.iter().any(|e| e.path == path) {
             self.exclusions.push(Exclusion {
                 path,
@@ -203,8 +207,8 @@ mod tests {
     #[test]
     fn bad_paths_are_refused() {
         let mut s = Scope::new("/w");
-        assert_eq!(s.add_path("../x").unwrap_err().code(), "invalid-path");
-        assert_eq!(s.add_root("/abs").unwrap_err().code(), "invalid-path");
+        assert_eq!(s.add_path("../x").unwrap_err().code(), "outside-workspace");
+        assert_eq!(s.add_root("/abs").unwrap_err().code(), "outside-workspace");
         assert!(s.exclude(".", "all").is_err());
     }
 }

@@ -1,0 +1,75 @@
+//! Text and JSON renderings of results.
+
+use ledger_core::{ChangeKind, Comparison, Entry};
+
+pub fn json_line(value: &impl serde::Serialize) -> String {
+    // Serializing these types cannot fail: every map key is a string.
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// `<mode> <kind> <digest>\t<path>`, the path quoted when it holds odd characters.
+pub fn entry_line(entry: &Entry) -> String {
+    format!(
+        "{} {:<7} {:<64}\t{}\n",
+        entry.mode(),
+        entry.kind(),
+        entry.digest_text(),
+        quote(entry.path.as_str())
+    )
+}
+
+/// Quotes a path like git does (`"a\tb"`) when it holds control characters, a
+/// quote or a backslash, so that every entry stays on one line.
+fn quote(path: &str) -> String {
+    if !path
+        .chars()
+        .any(|c| c.is_control() || c == '"' || c == '\\')
+    {
+        return path.to_owned();
+    }
+    let mut out = String::from("\"");
+    for c in path.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A readable comparison: the verdict, both fingerprints, then the changed
+/// paths grouped by reason.
+pub fn comparison_text(c: &Comparison) -> String {
+    let mut out = String::new();
+    if c.matches {
+        out.push_str(&format!(
+            "match: {} ({} paths unchanged)\n",
+            c.new, c.unchanged
+        ));
+        return out;
+    }
+    out.push_str(&format!(
+        "mismatch: {} change{}, {} paths unchanged\n  recorded {}\n  now      {}\n",
+        c.changes.len(),
+        if c.changes.len() == 1 { "" } else { "s" },
+        c.unchanged,
+        c.old,
+        c.new
+    ));
+    for kind in ChangeKind::ALL {
+        let paths: Vec<&str> = c.of_kind(kind).map(|ch| ch.path()).collect();
+        if paths.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("{} ({}):\n", kind.label(), paths.len()));
+        for path in paths {
+            out.push_str(&format!("  {}\n", quote(path)));
+        }
+    }
+    out
+}

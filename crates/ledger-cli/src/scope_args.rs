@@ -1,0 +1,77 @@
+//! The flags that declare a scope, shared by every verb that expands one.
+
+use camino::Utf8PathBuf;
+use clap::Args;
+use ledger_core::{Error, Scope};
+
+/// The flags that declare a scope (SPEC §3).
+#[derive(Args)]
+pub struct ScopeArgs {
+    /// Workspace directory [default: the top of the Git checkout containing the
+    /// current directory, else the current directory].
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<Utf8PathBuf>,
+    /// A Git repository at or below the workspace (`.` for the workspace itself)
+    /// [default: the repository containing the workspace].
+    #[arg(long = "repo", value_name = "P")]
+    repos: Vec<String>,
+    /// A directory root or single path selecting candidates [default: `.`].
+    #[arg(long = "root", value_name = "P")]
+    roots: Vec<String>,
+    /// An exact path to include regardless of Git (e.g. an ignored input).
+    #[arg(long = "path", value_name = "P")]
+    paths: Vec<String>,
+    /// A path or directory root to leave out.
+    #[arg(long = "exclude", value_name = "P")]
+    excludes: Vec<String>,
+    /// A Tasks file: included, with the task-checkbox normalization.
+    #[arg(long = "tasks", value_name = "P")]
+    tasks: Vec<String>,
+    /// What the set is for (stored in the scope).
+    #[arg(long, value_name = "TEXT")]
+    purpose: Option<String>,
+}
+
+impl ScopeArgs {
+    /// The scope these flags declare.
+    pub fn to_scope(&self) -> Result<Scope, Error> {
+        let workspace = match &self.workspace {
+            Some(dir) => dir.clone(),
+            None => default_workspace()?,
+        };
+        let mut scope = Scope::new(workspace);
+        for p in &self.repos {
+            scope.add_repository(p)?;
+        }
+        for p in &self.roots {
+            scope.add_root(p)?;
+        }
+        for p in &self.paths {
+            scope.add_path(p)?;
+        }
+        for p in &self.excludes {
+            scope.exclude(p, "excluded with --exclude")?;
+        }
+        for p in &self.tasks {
+            scope.add_tasks(p)?;
+        }
+        scope.purpose = self.purpose.clone().unwrap_or_default();
+        Ok(scope)
+    }
+}
+
+/// The top of the enclosing Git checkout, so that the fingerprint of a checkout
+/// is the same from any of its subdirectories; else the current directory.
+fn default_workspace() -> Result<Utf8PathBuf, Error> {
+    let cwd = std::env::current_dir().map_err(|source| Error::Unreadable {
+        path: ".".into(),
+        operation: "find the current directory",
+        source,
+    })?;
+    let dir = ledger_core::worktree_root(&cwd)?.unwrap_or(cwd);
+    Utf8PathBuf::from_path_buf(dir).map_err(|p| Error::NonUtf8Path {
+        path: ledger_core::DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(
+            p.as_os_str(),
+        )),
+    })
+}

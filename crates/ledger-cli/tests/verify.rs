@@ -1,0 +1,263 @@
+//! `ledger inventory` and `ledger verify` on a real Git repository: one test per
+//! kind of change, records written atomically, malformed records refused.
+#![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
+
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+mod common;
+
+use common::*;
+
+/// A checkout with a record of its current state in `record.json` (outside it).
+fn recorded() -> (Sandbox, PathBuf) {
+    let s = sample_checkout();
+    let record = s.dir.path().join("record.json");
+    let out = s.ledger(
+        &s.w(),
+        &[
+            "inventory",
+            "--meta",
+            "gate=make test",
+            "--out",
+            record.to_str().unwrap(),
+        ],
+    );
+    let fp = last_line(&out);
+    assert!(fp.starts_with("sha256:"), "{fp}");
+    (s, record)
+}
+
+fn verify(s: &Sandbox, record: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["verify", record.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    s.ledger(&s.w(), &args)
+}
+
+/// Runs `verify` expecting a mismatch; returns (change kind, path) pairs from --json.
+fn changes(s: &Sandbox, record: &Path) -> Vec<(String, String)> {
+    let out = verify(s, record, &["--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["matches"], false);
+    assert_ne!(json["old"], json["new"]);
+    json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["change"].as_str().unwrap().to_owned(),
+                c["new"]["path"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn unchanged_tree_matches() {
+    let (s, record) = recorded();
+    let out = verify(&s, &record, &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).starts_with("match: sha256:"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn stage_and_commit_without_change_match() {
+    let (s, record) = recorded();
+    s.commit_all();
+    assert_eq!(verify(&s, &record, &[]).status.code(), Some(0));
+}
+
+#[test]
+fn edit_is_content_changed() {
+    let (s, record) = recorded();
+    s.write("src/lib.rs", b"pub fn g() {}\n");
+    assert_eq!(
+        changes(&s, &record),
+        pairs(&[("content-changed", "src/lib.rs")])
+    );
+    let text = stdout_any(&verify(&s, &record, &[]));
+    assert!(text.starts_with("mismatch: 1 change, "), "{text}");
+    assert!(
+        text.contains("content changed (1):\n  src/lib.rs\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn delete_is_removed() {
+    let (s, record) = recorded();
+    std::fs::remove_file(s.w().join("untracked.txt")).unwrap();
+    assert_eq!(changes(&s, &record), pairs(&[("removed", "untracked.txt")]));
+}
+
+#[test]
+fn new_untracked_file_is_added() {
+    let (s, record) = recorded();
+    s.write("src/new.rs", b"// new\n");
+    s.write("target/ignored.o", b"ignored files do not count");
+    assert_eq!(changes(&s, &record), pairs(&[("added", "src/new.rs")]));
+}
+
+#[test]
+fn chmod_is_mode_changed() {
+    let (s, record) = recorded();
+    std::fs::set_permissions(
+        s.w().join("README.md"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    assert_eq!(
+        changes(&s, &record),
+        pairs(&[("mode-changed", "README.md")])
+    );
+}
+
+#[test]
+fn file_replaced_by_symlink_is_kind_changed() {
+    let (s, record) = recorded();
+    std::fs::remove_file(s.w().join("README.md")).unwrap();
+    symlink("run.sh", s.w().join("README.md")).unwrap();
+    assert_eq!(
+        changes(&s, &record),
+        pairs(&[("kind-changed", "README.md")])
+    );
+}
+
+#[test]
+fn rename_is_removed_plus_added() {
+    let (s, record) = recorded();
+    s.git(&s.w(), &["mv", "src/lib.rs", "src/core.rs"]);
+    assert_eq!(
+        changes(&s, &record),
+        pairs(&[("added", "src/core.rs"), ("removed", "src/lib.rs")])
+    );
+    let text = stdout_any(&verify(&s, &record, &[]));
+    assert!(
+        text.contains("added (1):\n  src/core.rs\nremoved (1):\n  src/lib.rs\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn odd_names_are_quoted_in_the_report() {
+    let (s, record) = recorded();
+    s.write("tab\there name", b"changed");
+    let text = stdout_any(&verify(&s, &record, &[]));
+    assert!(text.contains("  \"tab\\there name\"\n"), "{text}");
+}
+
+#[test]
+fn record_holds_scope_entries_and_metadata() {
+    let (s, record) = recorded();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    assert_eq!(json["format"], "ledger-inventory");
+    assert_eq!(json["version"], "1.0");
+    assert_eq!(json["observed"]["meta"]["gate"], "make test");
+    assert_eq!(json["scope"]["repositories"][0], ".");
+    assert_eq!(
+        json["fingerprint"].as_str().unwrap(),
+        last_line(&s.ledger(&s.w(), &["fingerprint"]))
+    );
+    // stdout without --out carries the same record.
+    let printed: serde_json::Value = serde_json::from_str(&stdout(
+        &s.ledger(&s.w(), &["inventory", "--meta", "gate=make test"]),
+    ))
+    .unwrap();
+    assert_eq!(printed["entries"], json["entries"]);
+}
+
+#[test]
+fn verify_in_a_moved_checkout() {
+    let (s, record) = recorded();
+    let moved = s.dir.path().join("moved");
+    std::fs::rename(s.w(), &moved).unwrap();
+    let out = s.ledger(
+        &moved,
+        &[
+            "verify",
+            record.to_str().unwrap(),
+            "--workspace",
+            moved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn malformed_records_are_refused() {
+    let (s, record) = recorded();
+    let good = std::fs::read_to_string(&record).unwrap();
+    let bad = s.dir.path().join("bad.json");
+    let cases = [
+        (good[..good.len() / 3].to_owned(), "malformed-record"),
+        (
+            good.replacen("\"version\": \"1.0\"", "\"version\": \"9.0\"", 1),
+            "unsupported-version",
+        ),
+        (
+            good.replacen(
+                "\"fingerprint\": \"sha256:",
+                "\"fingerprint\": \"sha256:zz",
+                1,
+            ),
+            "malformed-record",
+        ),
+        (
+            good.replacen("\"path\": \"README.md\"", "\"path\": \"../README.md\"", 1),
+            "malformed-record",
+        ),
+        (
+            good.replacen("\"walked_roots\": []", "\"walked_roots\": 7", 1),
+            "malformed-record",
+        ),
+    ];
+    for (text, code) in cases {
+        assert_ne!(text, good);
+        std::fs::write(&bad, &text).unwrap();
+        assert_blocked(&verify(&s, &bad, &[]), code, "bad.json");
+    }
+    assert_blocked(
+        &verify(&s, &s.dir.path().join("absent.json"), &[]),
+        "unreadable",
+        "absent.json",
+    );
+}
+
+#[test]
+fn inventory_out_to_a_missing_directory_fails_cleanly() {
+    let s = sample_checkout();
+    let target = s.dir.path().join("no/such/dir/r.json");
+    assert_blocked(
+        &s.ledger(&s.w(), &["inventory", "--out", target.to_str().unwrap()]),
+        "unwritable",
+        "r.json",
+    );
+}
+
+fn stdout_any(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}

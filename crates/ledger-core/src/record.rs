@@ -1,0 +1,305 @@
+//! Inventory records (SPEC §8): an inventory as a versioned JSON document.
+//!
+//! The format is documented in `docs/records.md`, with a JSON Schema in
+//! `docs/inventory-record.schema.json`. Reading is strict: the entries must be
+//! sorted, unique and reproduce the stored fingerprint, so that a record that was
+//! edited by hand or truncated is refused rather than trusted.
+
+use std::collections::BTreeMap;
+
+use camino::Utf8Path;
+use serde::{Deserialize, Serialize};
+
+use crate::entry::Entry;
+use crate::error::{DisplayPath, Error, Result};
+use crate::fingerprint::{Encoder, Fingerprint};
+use crate::inventory::Inventory;
+use crate::scope::Scope;
+
+/// The `format` field of every inventory record.
+pub const RECORD_FORMAT: &str = "ledger-inventory";
+
+/// The version this library writes. Readers accept any `1.x`: a minor version
+/// only adds optional fields.
+pub const RECORD_VERSION: &str = "1.0";
+
+/// What the caller observed around the inventory: nothing here is verified by
+/// ledger, it is stored so that a reader knows how the set was used.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Observed {
+    /// The command the set was taken for (e.g. a gate's argv), if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+    /// Tool name → version, e.g. `rustc` → `rustc 1.95.0`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools: BTreeMap<String, String>,
+    /// Free-form key → value pairs.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub meta: BTreeMap<String, String>,
+}
+
+/// An inventory with its format header and observed metadata. Fields serialize
+/// in the order below: small, human-read fields first, the entries last.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InventoryRecord {
+    /// Always [`RECORD_FORMAT`].
+    pub format: String,
+    /// `major.minor`; this library writes [`RECORD_VERSION`].
+    pub version: String,
+    /// The version of ledger that wrote the record.
+    pub written_by: String,
+    /// The fingerprint of `entries`.
+    pub fingerprint: Fingerprint,
+    /// The scope, as resolved at expansion.
+    pub scope: Scope,
+    /// Roots outside every repository, walked in full.
+    pub walked_roots: Vec<String>,
+    /// What the caller observed.
+    #[serde(default)]
+    pub observed: Observed,
+    /// Every entry, ascending by path bytes.
+    pub entries: Vec<Entry>,
+}
+
+impl InventoryRecord {
+    /// Wraps an inventory for storage.
+    pub fn new(inventory: Inventory, observed: Observed) -> Self {
+        InventoryRecord {
+            format: RECORD_FORMAT.to_owned(),
+            version: RECORD_VERSION.to_owned(),
+            written_by: concat!("ledger ", env!("CARGO_PKG_VERSION")).to_owned(),
+            fingerprint: inventory.fingerprint,
+            scope: inventory.scope,
+            walked_roots: inventory.walked_roots,
+            observed,
+            entries: inventory.entries,
+        }
+    }
+
+    /// The inventory the record holds.
+    pub fn inventory(&self) -> Inventory {
+        Inventory {
+            scope: self.scope.clone(),
+            walked_roots: self.walked_roots.clone(),
+            entries: self.entries.clone(),
+            fingerprint: self.fingerprint,
+        }
+    }
+
+    /// The record as pretty-printed JSON, ending with a newline.
+    pub fn to_json(&self) -> String {
+        // Every map in a record has string keys, so serialization cannot fail.
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// Parses and checks a record. `source` names it in errors (a file path).
+    ///
+    /// Refused with `unsupported-version`: another format or major version.
+    /// Refused with `malformed-record`: invalid JSON, wrong types, an invalid
+    /// path or fingerprint, unsorted or duplicate entries, or a fingerprint the
+    /// entries do not reproduce.
+    pub fn from_json(text: &str, source: &str) -> Result<Self> {
+        let malformed = |reason: String| Error::MalformedRecord {
+            record: DisplayPath::from(source),
+            reason,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+        check_version(&value, source)?;
+        let record: InventoryRecord = serde_path_to_error::deserialize(value)
+            .map_err(|e| malformed(format!("at {}: {}", e.path(), e.inner())))?;
+        let mut encoder = Encoder::new();
+        for entry in &record.entries {
+            encoder
+                .push(entry)
+                .map_err(|e| malformed(format!("entries: {e}")))?;
+        }
+        let computed = encoder.finish();
+        if computed != record.fingerprint {
+            return Err(malformed(format!(
+                "the entries give {computed}, not the stored {}",
+                record.fingerprint
+            )));
+        }
+        Ok(record)
+    }
+
+    /// Reads a record file.
+    pub fn read(path: &Utf8Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Unreadable {
+            path: DisplayPath::from(path.as_str()),
+            operation: "read record",
+            source,
+        })?;
+        Self::from_json(&text, path.as_str())
+    }
+}
+
+/// Refuses another format or an unknown major version before the fields are
+/// interpreted: a future major version may mean something else by them.
+fn check_version(value: &serde_json::Value, source: &str) -> Result<()> {
+    let format = value.get("format").and_then(|v| v.as_str());
+    let version = value.get("version").and_then(|v| v.as_str());
+    let major = version.and_then(|v| v.split('.').next());
+    if format == Some(RECORD_FORMAT) && major == Some("1") {
+        return Ok(());
+    }
+    Err(Error::UnsupportedVersion {
+        record: DisplayPath::from(source),
+        found: format!(
+            "format {} version {}",
+            format.unwrap_or("(none)"),
+            version.unwrap_or("(none)")
+        ),
+        supported: format!("format {RECORD_FORMAT} version 1.x"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+    use crate::fingerprint::fingerprint_entries;
+
+    fn sample() -> InventoryRecord {
+        let entries = vec![
+            Entry::from_parts("a.txt", "file", "100644", &"ab".repeat(32)).unwrap(),
+            Entry::from_parts("gone", "missing", "-", "-").unwrap(),
+            Entry::from_parts("link", "symlink", "120000", &"cd".repeat(32)).unwrap(),
+        ];
+        let mut scope = Scope::new("/w");
+        scope.add_root("src").unwrap();
+        scope.purpose = "test".into();
+        let mut observed = Observed::default();
+        observed.meta.insert("gate".into(), "make test".into());
+        InventoryRecord::new(
+            Inventory {
+                scope,
+                walked_roots: vec![],
+                fingerprint: fingerprint_entries(entries.clone()).unwrap(),
+                entries,
+            },
+            observed,
+        )
+    }
+
+    #[test]
+    fn round_trip_is_identical() {
+        let record = sample();
+        let text = record.to_json();
+        let back = InventoryRecord::from_json(&text, "r.json").unwrap();
+        assert_eq!(back, record);
+        assert_eq!(back.to_json(), text);
+    }
+
+    #[test]
+    fn field_order_is_stable() {
+        let text = sample().to_json();
+        let order = [
+            "\"format\"",
+            "\"version\"",
+            "\"written_by\"",
+            "\"fingerprint\"",
+            "\"scope\"",
+            "\"walked_roots\"",
+            "\"observed\"",
+            "\"entries\"",
+        ];
+        let at: Vec<usize> = order.iter().map(|k| text.find(k).unwrap()).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
+    }
+
+    fn rejected(text: &str) -> Error {
+        InventoryRecord::from_json(text, "bad.json").unwrap_err()
+    }
+
+    fn edited(f: impl FnOnce(&mut serde_json::Value)) -> String {
+        let mut v: serde_json::Value = serde_json::from_str(&sample().to_json()).unwrap();
+        f(&mut v);
+        v.to_string()
+    }
+
+    #[test]
+    fn malformed_records_are_refused_with_their_code() {
+        let good = sample().to_json();
+        let cases: Vec<(&str, String, &str)> = vec![
+            (
+                "truncated",
+                good[..good.len() / 2].to_owned(),
+                "malformed-record",
+            ),
+            ("empty", String::new(), "malformed-record"),
+            (
+                "wrong type",
+                edited(|v| v["entries"] = serde_json::json!("nope")),
+                "malformed-record",
+            ),
+            (
+                "dotdot path",
+                edited(|v| v["entries"][0]["path"] = serde_json::json!("../a.txt")),
+                "malformed-record",
+            ),
+            (
+                "bad fingerprint",
+                edited(|v| v["fingerprint"] = serde_json::json!("sha256:XYZ")),
+                "malformed-record",
+            ),
+            (
+                "tampered digest",
+                edited(|v| v["entries"][0]["digest"] = serde_json::json!("ef".repeat(32))),
+                "malformed-record",
+            ),
+            (
+                "unsorted",
+                edited(|v| v["entries"].as_array_mut().unwrap().reverse()),
+                "malformed-record",
+            ),
+            (
+                "unknown scope field",
+                edited(|v| v["scope"]["globs"] = serde_json::json!(["*"])),
+                "malformed-record",
+            ),
+            (
+                "unknown major",
+                edited(|v| v["version"] = serde_json::json!("2.0")),
+                "unsupported-version",
+            ),
+            (
+                "other format",
+                edited(|v| v["format"] = serde_json::json!("something")),
+                "unsupported-version",
+            ),
+            (
+                "no version",
+                edited(|v| {
+                    v.as_object_mut().unwrap().remove("version");
+                }),
+                "unsupported-version",
+            ),
+        ];
+        for (name, text, code) in cases {
+            let err = rejected(&text);
+            assert_eq!(err.code(), code, "{name}: {err}");
+            assert!(err.to_string().contains("bad.json"), "{name}: {err}");
+        }
+        let err = rejected(&edited(|v| {
+            v["entries"][0]["path"] = serde_json::json!("../a.txt")
+        }));
+        assert!(
+            err.to_string().contains("at entries[0]:") && err.to_string().contains(".."),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_newer_minor_version_is_read() {
+        let text = edited(|v| {
+            v["version"] = serde_json::json!("1.7");
+            v["added_later"] = serde_json::json!({"x": 1});
+        });
+        assert!(InventoryRecord::from_json(&text, "r.json").is_ok());
+    }
+}
