@@ -1,5 +1,6 @@
 //! The `ledger` command: fingerprints, inventory records and verification.
 
+mod approvals;
 mod report;
 mod scope_args;
 
@@ -15,8 +16,10 @@ use crate::scope_args::ScopeArgs;
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success (verify: the fingerprints match)
-  1  verify: the files changed since the record; the changes are listed
+  0  success (verify: the fingerprints match; status: all approved;
+     store check: clean)
+  1  verify: the files changed since the record (the changes are listed);
+     status: some artifact is not approved; store check: problems found
   2  error: a blocking condition, bad input or bad usage; stderr says
      `error[<code>]: <message naming the path>` and stdout stays empty";
 
@@ -45,6 +48,19 @@ enum Command {
     /// Re-expand a record's scope and report what changed, path by path.
     #[command(after_help = EXIT_CODES)]
     Verify(VerifyArgs),
+    /// Bind an artifact's current fingerprint to the owner's observed decision.
+    #[command(after_help = EXIT_CODES)]
+    Approve(approvals::ApproveArgs),
+    /// Show each artifact's approval: approved, unbound, changed, reset or blocked
+    /// (exit 0 only when all are approved).
+    #[command(after_help = EXIT_CODES)]
+    Status(approvals::StatusArgs),
+    /// Read the state envelope of a change.
+    #[command(subcommand)]
+    State(approvals::StateCommand),
+    /// Check the record store's integrity.
+    #[command(subcommand)]
+    Store(approvals::StoreCommand),
 }
 
 #[derive(Args)]
@@ -179,6 +195,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let code = if comparison.matches { 0 } else { 1 };
             (text, ExitCode::from(code))
         }
+        Command::Approve(args) => approvals::run_approve(args)?,
+        Command::Status(args) => approvals::run_status(args)?,
+        Command::State(command) => approvals::run_state(command)?,
+        Command::Store(command) => approvals::run_store(command)?,
     };
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(code)

@@ -62,7 +62,7 @@ impl ScopeArgs {
 
 /// The top of the enclosing Git checkout, so that the fingerprint of a checkout
 /// is the same from any of its subdirectories; else the current directory.
-fn default_workspace() -> Result<Utf8PathBuf, Error> {
+pub fn default_workspace() -> Result<Utf8PathBuf, Error> {
     let cwd = std::env::current_dir().map_err(|source| Error::Unreadable {
         path: ".".into(),
         operation: "find the current directory",

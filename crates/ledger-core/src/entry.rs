@@ -176,6 +176,7 @@ impl Entry {
 /// Serialized as `{"path", "kind", "mode", "digest"}` with the same text as the
 /// byte stream, so a record reads like the fingerprint input it stands for.
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct EntryFields {
     path: String,
     kind: String,

@@ -189,6 +189,52 @@ pub enum Error {
         /// What this version reads.
         supported: String,
     },
+    /// A Design links a material that does not exist.
+    #[error("{document} links {material}, which does not exist; restore it or remove the link")]
+    MissingMaterial {
+        /// The linking document.
+        document: DisplayPath,
+        /// The missing material's workspace path.
+        material: DisplayPath,
+    },
+    /// A Design links something that cannot be resolved to one workspace file.
+    #[error("{document} links {material}, which is ambiguous: {reason}")]
+    AmbiguousMaterial {
+        /// The linking document.
+        document: DisplayPath,
+        /// The link destination as written.
+        material: DisplayPath,
+        /// Why it is ambiguous.
+        reason: String,
+    },
+    /// An artifact graph whose `requires` form a cycle.
+    #[error("the artifact graph has a cycle among: {artifacts}")]
+    GraphCycle {
+        /// The artifacts left when no more could be ordered.
+        artifacts: String,
+    },
+    /// An artifact name that the graph does not define.
+    #[error("unknown artifact {name:?} ({context})")]
+    UnknownArtifact {
+        /// The name.
+        name: String,
+        /// Where it was used, or which artifacts exist.
+        context: String,
+    },
+    /// A schema file that cannot be read as an artifact graph.
+    #[error("invalid artifact schema {path}: {reason}")]
+    BadSchema {
+        /// The schema file (or artifact).
+        path: DisplayPath,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An approval without the observed source of the decision.
+    #[error("approving {artifact:?} needs the observed source of the owner's decision (--source)")]
+    MissingSource {
+        /// The artifact.
+        artifact: String,
+    },
     /// An entry given by the caller that is not a valid `(path, kind, mode, digest)`.
     #[error("invalid entry for {path}: {reason}")]
     BadEntry {
@@ -202,6 +248,60 @@ pub enum Error {
     DuplicateEntry {
         /// The repeated path.
         path: DisplayPath,
+    },
+    /// A ref that no longer names the record the writer started from (SPEC §10).
+    #[error(
+        "ref {pointer:?} was moved by another writer: this write started from record {expected}, the ref now names record {found}; the ref was not replaced, and the new record {orphan} stays in the store as an orphan — read the ref again and decide"
+    )]
+    PointerConflict {
+        /// The ref name, e.g. `changes/add-auth`.
+        pointer: String,
+        /// The record the writer started from (`none`: the ref did not exist).
+        expected: String,
+        /// The record the ref names now (`none`: it does not exist).
+        found: String,
+        /// The new record, written but named by no ref.
+        orphan: String,
+    },
+    /// A record advanced onto a ref it does not follow.
+    #[error(
+        "cannot advance ref {pointer:?} from record {expected} to record {record}: that record follows {follows}; moving the ref would drop records from its history — write a record that follows {expected}"
+    )]
+    ChainMismatch {
+        /// The ref name.
+        pointer: String,
+        /// The record the ref was to name.
+        record: String,
+        /// The record's own `previous` (`none` for a first record).
+        follows: String,
+        /// The record the caller expected the ref to name (`none`: no ref).
+        expected: String,
+    },
+    /// A store file (record or ref) whose content is not what the store wrote.
+    #[error(
+        "{path} is corrupt: {reason}; the store writes records and refs once and never edits them"
+    )]
+    CorruptRecord {
+        /// The file.
+        path: DisplayPath,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A ref name that is not `/`-separated segments of `[A-Za-z0-9._-]`.
+    #[error(
+        "invalid ref name {name:?}: {reason}; use '/'-separated segments of letters, digits, '.', '_' and '-', none starting with '.'"
+    )]
+    BadRefName {
+        /// The name as given (truncated for display).
+        name: String,
+        /// Which rule it breaks.
+        reason: &'static str,
+    },
+    /// Text that is not a record id.
+    #[error("invalid record id {text:?}: expected 64 lowercase hex digits")]
+    BadRecordId {
+        /// The text as given (truncated for display).
+        text: String,
     },
 }
 
@@ -224,8 +324,19 @@ impl Error {
             Error::BadFingerprint { .. } => "bad-fingerprint",
             Error::MalformedRecord { .. } => "malformed-record",
             Error::UnsupportedVersion { .. } => "unsupported-version",
+            Error::MissingMaterial { .. } => "missing-material",
+            Error::AmbiguousMaterial { .. } => "ambiguous-material",
+            Error::GraphCycle { .. } => "graph-cycle",
+            Error::UnknownArtifact { .. } => "unknown-artifact",
+            Error::BadSchema { .. } => "bad-schema",
+            Error::MissingSource { .. } => "missing-source",
             Error::BadEntry { .. } => "bad-entry",
             Error::DuplicateEntry { .. } => "duplicate-entry",
+            Error::PointerConflict { .. } => "pointer-conflict",
+            Error::ChainMismatch { .. } => "chain-mismatch",
+            Error::CorruptRecord { .. } => "corrupt-record",
+            Error::BadRefName { .. } => "bad-ref-name",
+            Error::BadRecordId { .. } => "bad-record-id",
         }
     }
 
@@ -246,9 +357,20 @@ impl Error {
             | Error::Git { path, .. }
             | Error::MalformedRecord { record: path, .. }
             | Error::UnsupportedVersion { record: path, .. }
+            | Error::MissingMaterial { document: path, .. }
+            | Error::AmbiguousMaterial { document: path, .. }
+            | Error::BadSchema { path, .. }
             | Error::BadEntry { path, .. }
             | Error::DuplicateEntry { path } => Some(&path.0),
-            Error::BadFingerprint { .. } => None,
+            Error::CorruptRecord { path, .. } => Some(&path.0),
+            Error::PointerConflict { .. }
+            | Error::ChainMismatch { .. }
+            | Error::BadRefName { .. }
+            | Error::BadRecordId { .. } => None,
+            Error::BadFingerprint { .. }
+            | Error::GraphCycle { .. }
+            | Error::UnknownArtifact { .. }
+            | Error::MissingSource { .. } => None,
         }
     }
 
@@ -269,8 +391,19 @@ impl Error {
         "bad-fingerprint",
         "malformed-record",
         "unsupported-version",
+        "missing-material",
+        "ambiguous-material",
+        "graph-cycle",
+        "unknown-artifact",
+        "bad-schema",
+        "missing-source",
         "bad-entry",
         "duplicate-entry",
+        "pointer-conflict",
+        "chain-mismatch",
+        "corrupt-record",
+        "bad-ref-name",
+        "bad-record-id",
     ];
 }
 

@@ -67,6 +67,7 @@ impl Inventory {
 /// Fills in what the scope left to defaults, so that the stored scope says
 /// exactly what was expanded: an absolute workspace and the repositories.
 fn resolve(scope: &Scope) -> Result<Scope> {
+    scope.validate()?;
     let mut scope = scope.clone();
     let given = scope.workspace.clone();
     let absolute =

@@ -36,25 +36,42 @@
 //! Errors carry a stable [`Error::code`] and the path they concern; a blocked
 //! expansion never yields a fingerprint.
 
+mod approval;
+mod artifacts;
 mod compare;
 mod entry;
+mod envelope;
 mod error;
 mod fingerprint;
 pub(crate) mod git;
+mod graph;
 mod inventory;
+mod materials;
 mod normalize;
 mod path;
 mod read;
 mod record;
 mod scope;
+mod store;
 mod walk;
 
+pub use approval::{
+    ApprovalState, ApprovalStatus, ArtifactStatus, STATE_KIND, approve, current_state, evaluate,
+    state_ref, status,
+};
+pub use artifacts::{ChangeSet, DEFAULT_CHANGES_ROOT};
 pub use compare::{Change, ChangeKind, Comparison};
 pub use entry::{Content, Digest, Entry};
+pub use envelope::{Binding, Check, StateEnvelope, Validation};
 pub use error::{DisplayPath, Error, Result};
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
+pub use graph::{Artifact, ArtifactGraph};
 pub use inventory::{Inventory, worktree_root};
 pub use normalize::normalize_tasks;
 pub use path::WorkspacePath;
 pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION};
 pub use scope::{Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope};
+pub use store::{
+    CorruptFile, DanglingRef, RecordId, RefHead, STORED_RECORD_FORMAT, STORED_RECORD_VERSION,
+    Store, StoreReport, StoredRecord,
+};

@@ -111,6 +111,16 @@ impl InventoryRecord {
         check_version(&value, source)?;
         let record: InventoryRecord = serde_path_to_error::deserialize(value)
             .map_err(|e| malformed(format!("at {}: {}", e.path(), e.inner())))?;
+        record
+            .scope
+            .validate()
+            .map_err(|e| malformed(format!("at scope: {e}")))?;
+        if !record.scope.workspace.is_absolute() {
+            return Err(malformed(format!(
+                "at scope.workspace: {:?} is not absolute",
+                record.scope.workspace
+            )));
+        }
         let mut encoder = Encoder::new();
         for entry in &record.entries {
             encoder
@@ -143,8 +153,11 @@ impl InventoryRecord {
 fn check_version(value: &serde_json::Value, source: &str) -> Result<()> {
     let format = value.get("format").and_then(|v| v.as_str());
     let version = value.get("version").and_then(|v| v.as_str());
-    let major = version.and_then(|v| v.split('.').next());
-    if format == Some(RECORD_FORMAT) && major == Some("1") {
+    // Exactly `1.<minor>`: a newer minor version only adds optional fields.
+    let is_v1 = version
+        .and_then(|v| v.strip_prefix("1."))
+        .is_some_and(|minor| !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit()));
+    if format == Some(RECORD_FORMAT) && is_v1 {
         return Ok(());
     }
     Err(Error::UnsupportedVersion {
@@ -278,6 +291,31 @@ mod tests {
                     v.as_object_mut().unwrap().remove("version");
                 }),
                 "unsupported-version",
+            ),
+            (
+                "version 1",
+                edited(|v| v["version"] = serde_json::json!("1")),
+                "unsupported-version",
+            ),
+            (
+                "version 1.0.0",
+                edited(|v| v["version"] = serde_json::json!("1.0.0")),
+                "unsupported-version",
+            ),
+            (
+                "root escapes",
+                edited(|v| v["scope"]["roots"] = serde_json::json!(["../x"])),
+                "malformed-record",
+            ),
+            (
+                "relative workspace",
+                edited(|v| v["scope"]["workspace"] = serde_json::json!("w")),
+                "malformed-record",
+            ),
+            (
+                "entry extra key",
+                edited(|v| v["entries"][0]["size"] = serde_json::json!(3)),
+                "malformed-record",
             ),
         ];
         for (name, text, code) in cases {

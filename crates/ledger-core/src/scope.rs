@@ -16,6 +16,7 @@ pub const STORE_EXCLUSION_REASON: &str =
 /// A path or directory root removed from the candidates, with the reason a
 /// reviewer reads (the "explained boundary").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Exclusion {
     /// A workspace path or directory root (`.` is not allowed: that would exclude all).
     pub path: String,
@@ -121,6 +122,24 @@ impl Scope {
         Ok(())
     }
 
+    /// Checks what deserialization cannot: every repository, root and exclusion
+    /// is `.` or a valid workspace path in normal form (the form the `add_*`
+    /// methods produce), and no exclusion is `.`.
+    pub fn validate(&self) -> Result<()> {
+        for root in self.repositories.iter().chain(&self.roots) {
+            check_normal(root)?;
+        }
+        for exclusion in &self.exclusions {
+            if check_normal(&exclusion.path)? == "." {
+                return Err(Error::InvalidPath {
+                    path: ".".into(),
+                    reason: "excluding '.' would exclude everything",
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Adds the store exclusion if a deserialized scope lacks it.
     pub fn ensure_store_excluded(&mut self) {
         if !self.exclusions.iter().any(|e| e.path == STORE_DIR) {
@@ -155,6 +174,18 @@ impl Scope {
             .iter()
             .any(|e| crate::path::is_within(path, &e.path))
     }
+}
+
+/// Validates a root and requires it in normal form, returning it.
+fn check_normal(root: &str) -> Result<String> {
+    let normal = normalize_root(root)?;
+    if normal != root {
+        return Err(Error::InvalidPath {
+            path: root.into(),
+            reason: "not in normal form (no './' prefix or trailing '/')",
+        });
+    }
+    Ok(normal)
 }
 
 fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
@@ -210,5 +241,29 @@ mod tests {
         assert_eq!(s.add_path("../x").unwrap_err().code(), "outside-workspace");
         assert_eq!(s.add_root("/abs").unwrap_err().code(), "outside-workspace");
         assert!(s.exclude(".", "all").is_err());
+        let parsed = |json: &str| serde_json::from_str::<Scope>(json).unwrap().validate();
+        assert_eq!(
+            parsed(r#"{"workspace":"/w","roots":["../x"]}"#)
+                .unwrap_err()
+                .code(),
+            "outside-workspace"
+        );
+        assert_eq!(
+            parsed(r#"{"workspace":"/w","repositories":["/abs"]}"#)
+                .unwrap_err()
+                .code(),
+            "outside-workspace"
+        );
+        assert_eq!(
+            parsed(r#"{"workspace":"/w","roots":["src/"]}"#)
+                .unwrap_err()
+                .code(),
+            "invalid-path"
+        );
+        let dot = r#"{"workspace":"/w","exclusions":[{"path":".","reason":"all"}]}"#;
+        assert_eq!(parsed(dot).unwrap_err().code(), "invalid-path");
+        assert!(parsed(r#"{"workspace":"/w","roots":[".","src"],"repositories":["."]}"#).is_ok());
+        let extra = r#"{"workspace":"/w","exclusions":[{"path":"x","reason":"r","why":"?"}]}"#;
+        assert!(serde_json::from_str::<Scope>(extra).is_err());
     }
 }

@@ -1,0 +1,256 @@
+//! The approval verbs: `approve`, `status`, `state show`, `store check`.
+
+use std::process::ExitCode;
+
+use camino::Utf8PathBuf;
+use clap::{Args, Subcommand};
+use ledger_core::{
+    ApprovalState, ApprovalStatus, ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Error,
+    Fingerprint, StateEnvelope, Store, StoreReport, approve, current_state, status,
+};
+
+use crate::report::json_line;
+use crate::scope_args::default_workspace;
+
+/// Which change, where, and with which artifact graph.
+#[derive(Args)]
+pub struct ChangeArgs {
+    /// The change's name (its directory under the changes root).
+    #[arg(long, value_name = "C")]
+    change: String,
+    #[command(flatten)]
+    place: PlaceArgs,
+}
+
+/// Where the workspace and its changes are.
+#[derive(Args)]
+pub struct PlaceArgs {
+    /// Workspace directory [default: the top of the enclosing Git checkout].
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<Utf8PathBuf>,
+    /// Where changes live, relative to the workspace.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_CHANGES_ROOT)]
+    changes_root: String,
+    /// An OpenSpec `schema.yaml` defining the artifact graph [default: spec-driven].
+    #[arg(long, value_name = "FILE")]
+    schema: Option<Utf8PathBuf>,
+}
+
+impl PlaceArgs {
+    fn workspace(&self) -> Result<Utf8PathBuf, Error> {
+        match &self.workspace {
+            Some(dir) => Ok(dir.clone()),
+            None => default_workspace(),
+        }
+    }
+
+    fn store(&self) -> Result<Store, Error> {
+        Ok(Store::open(self.workspace()?.as_std_path()))
+    }
+}
+
+impl ChangeArgs {
+    fn change_set(&self) -> Result<ChangeSet, Error> {
+        let graph = match &self.place.schema {
+            Some(file) => ArtifactGraph::read(file)?,
+            None => ArtifactGraph::spec_driven(),
+        };
+        ChangeSet::with_root(
+            self.place.workspace()?,
+            &self.change,
+            &self.place.changes_root,
+            graph,
+        )
+    }
+}
+
+#[derive(Args)]
+pub struct ApproveArgs {
+    #[command(flatten)]
+    change: ChangeArgs,
+    /// The artifact to approve, e.g. `design`.
+    #[arg(long, value_name = "A")]
+    artifact: String,
+    /// Where the owner's decision was observed (a message id, a URL...).
+    #[arg(long, value_name = "TEXT")]
+    source: String,
+}
+
+#[derive(Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    change: ChangeArgs,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+pub enum StateCommand {
+    /// Print the state envelope a change's pointer names (every change's without --change).
+    Show {
+        /// The change [default: every change with recorded state].
+        #[arg(long, value_name = "C")]
+        change: Option<String>,
+        #[command(flatten)]
+        place: PlaceArgs,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum StoreCommand {
+    /// List orphan records, leftover temporary files, corrupt records and
+    /// pointers to missing records; exit 0 only when there are none.
+    Check {
+        #[command(flatten)]
+        place: PlaceArgs,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
+    let change = args.change.change_set()?;
+    let store = args.change.place.store()?;
+    let binding = approve(&store, &change, &args.artifact, &args.source)?;
+    let text = format!(
+        "approved {} of {} at {} (source: {})\n{}\n",
+        binding.artifact, binding.change, binding.observed_at, binding.source, binding.fingerprint
+    );
+    Ok((text, ExitCode::SUCCESS))
+}
+
+pub fn run_status(args: StatusArgs) -> Result<(String, ExitCode), Error> {
+    let change = args.change.change_set()?;
+    let status = status(&args.change.place.store()?, &change)?;
+    let text = if args.json {
+        json_line(&status)
+    } else {
+        status_table(&status)
+    };
+    let code = if status.all_approved() { 0 } else { 1 };
+    Ok((text, ExitCode::from(code)))
+}
+
+pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
+    let StateCommand::Show { change, place } = command;
+    let store = place.store()?;
+    let changes: Vec<String> = match change {
+        Some(c) => vec![c],
+        None => store
+            .refs()?
+            .into_iter()
+            .filter_map(|(name, _)| name.strip_prefix("changes/").map(str::to_owned))
+            .collect(),
+    };
+    let mut states: Vec<serde_json::Value> = Vec::new();
+    for c in &changes {
+        let (record, envelope): (_, StateEnvelope) = current_state(&store, c)?;
+        states.push(serde_json::json!({ "record": record, "state": envelope }));
+    }
+    Ok((json_line(&states), ExitCode::SUCCESS))
+}
+
+pub fn run_store(command: StoreCommand) -> Result<(String, ExitCode), Error> {
+    let StoreCommand::Check { place, json } = command;
+    let report = place.store()?.check()?;
+    let text = if json {
+        json_line(&report)
+    } else {
+        store_report(&report)
+    };
+    let code = if report.is_clean() { 0 } else { 1 };
+    Ok((text, ExitCode::from(code)))
+}
+
+fn state_word(state: ApprovalState) -> &'static str {
+    match state {
+        ApprovalState::Approved => "approved",
+        ApprovalState::Unbound => "unbound",
+        ApprovalState::Changed => "changed",
+        ApprovalState::Reset => "reset",
+        ApprovalState::Blocked => "blocked",
+    }
+}
+
+/// The first 12 hex digits: enough to tell fingerprints apart in a table.
+fn short(fp: Option<Fingerprint>) -> String {
+    fp.map_or_else(|| "-".to_owned(), |f| f.to_string()[..19].to_owned())
+}
+
+fn status_table(status: &ApprovalStatus) -> String {
+    let mut out = format!(
+        "change {} (state record: {})\n",
+        status.change,
+        status
+            .state_record
+            .as_ref()
+            .map_or_else(|| "none".to_owned(), |r| r.to_string())
+    );
+    out.push_str(&format!(
+        "{:<10} {:<9} {:<20} {:<20} cause\n",
+        "artifact", "state", "approved", "current"
+    ));
+    for a in &status.artifacts {
+        let cause = match a.state {
+            ApprovalState::Approved => String::new(),
+            ApprovalState::Unbound => "no binding: needs an explicit decision".to_owned(),
+            ApprovalState::Changed => "its own files changed since approval".to_owned(),
+            ApprovalState::Reset => format!("upstream changed: {}", a.reset_by.join(", ")),
+            ApprovalState::Blocked => a.blocked.clone().unwrap_or_default(),
+        };
+        out.push_str(&format!(
+            "{:<10} {:<9} {:<20} {:<20} {}\n",
+            a.artifact,
+            state_word(a.state),
+            short(a.approved),
+            short(a.current),
+            cause
+        ));
+    }
+    out
+}
+
+fn store_report(report: &StoreReport) -> String {
+    let mut out = format!(
+        "{} records, {} pointers: {}\n",
+        report.records,
+        report.refs.len(),
+        if report.is_clean() {
+            "clean"
+        } else {
+            "problems found"
+        }
+    );
+    let mut section = |title: &str, lines: Vec<String>| {
+        if !lines.is_empty() {
+            out.push_str(&format!("{title} ({}):\n", lines.len()));
+            for line in lines {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
+    };
+    section(
+        "orphan records",
+        report.orphans.iter().map(|o| o.to_string()).collect(),
+    );
+    section("temporary files", report.temp_files.clone());
+    section(
+        "corrupt records",
+        report
+            .corrupt
+            .iter()
+            .map(|c| format!("{}: {}", c.file, c.reason))
+            .collect(),
+    );
+    section(
+        "pointers to missing records",
+        report
+            .dangling
+            .iter()
+            .map(|d| format!("{} -> {}", d.reference, d.missing))
+            .collect(),
+    );
+    out
+}

@@ -1,0 +1,102 @@
+//! The state envelope (SPEC §10): the self-contained handoff a new session reads
+//! to continue a change, stored in immutable records behind the change's pointer.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::fingerprint::Fingerprint;
+use crate::inventory::Inventory;
+
+/// An observed approval: the owner's decision about one artifact, bound to the
+/// fingerprint of its set. It records an observation (`source`), it does not
+/// prove who decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// The change the artifact belongs to.
+    pub change: String,
+    /// The artifact, e.g. `design`.
+    pub artifact: String,
+    /// The fingerprint of the artifact's approval set when it was approved.
+    pub fingerprint: Fingerprint,
+    /// Where the decision was observed, e.g. a message id. Free text.
+    pub source: String,
+    /// When it was observed (RFC 3339, UTC).
+    pub observed_at: String,
+    /// The fingerprints of every upstream artifact at approval time. The
+    /// approval stands on them too: when one differs later (even after that
+    /// upstream was re-approved), this approval is reset.
+    #[serde(default)]
+    pub upstream: BTreeMap<String, Fingerprint>,
+}
+
+/// A short observed check: what ran and what it showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// What was checked, e.g. `make test`.
+    pub name: String,
+    /// The observed result, e.g. `PASS (212 tests)`.
+    pub result: String,
+}
+
+/// The verdict of a validation, with the inventory it was given for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Validation {
+    /// The verdict, e.g. `PASS`.
+    pub verdict: String,
+    /// The fingerprint of the validated inventory.
+    pub fingerprint: Fingerprint,
+    /// The validated inventory, so that a later step can compare without the
+    /// chain of older records.
+    pub inventory: Inventory,
+}
+
+/// Everything a new session needs to continue a change, and nothing more:
+/// requirements, design and tasks stay in their canonical files.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StateEnvelope {
+    /// The change's identity.
+    pub change: String,
+    /// The current role, e.g. `implementation`.
+    pub role: String,
+    /// The current outcome, e.g. `tasks approved`.
+    pub outcome: String,
+    /// Repositories or areas the change touches.
+    pub affected_areas: Vec<String>,
+    /// Observed approvals, at most one per artifact.
+    pub bindings: Vec<Binding>,
+    /// Task ids completed.
+    pub tasks_completed: Vec<String>,
+    /// Task ids remaining.
+    pub tasks_remaining: Vec<String>,
+    /// Short observed checks.
+    pub checks: Vec<Check>,
+    /// What blocks progress.
+    pub blockers: Vec<String>,
+    /// The one next allowed outcome.
+    pub next_outcome: Option<String>,
+    /// After validation: its verdict, inventory and fingerprint.
+    pub validation: Option<Validation>,
+}
+
+impl StateEnvelope {
+    /// An empty envelope for `change`.
+    pub fn new(change: &str) -> Self {
+        StateEnvelope {
+            change: change.to_owned(),
+            ..StateEnvelope::default()
+        }
+    }
+
+    /// The binding of `artifact`, if any.
+    pub fn binding(&self, artifact: &str) -> Option<&Binding> {
+        self.bindings.iter().find(|b| b.artifact == artifact)
+    }
+
+    /// Records `binding`, replacing an earlier one of the same artifact.
+    pub fn bind(&mut self, binding: Binding) {
+        self.bindings.retain(|b| b.artifact != binding.artifact);
+        self.bindings.push(binding);
+    }
+}

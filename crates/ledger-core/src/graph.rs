@@ -1,0 +1,295 @@
+//! Artifact graphs (SPEC §9): which artifacts a change has, what files each one
+//! generates, and which artifacts it requires.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use camino::Utf8Path;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{DisplayPath, Error, Result};
+
+/// One artifact of a graph.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Artifact {
+    /// Its name, e.g. `design`.
+    pub id: String,
+    /// What it generates, relative to the change directory: a file
+    /// (`design.md`) or a glob (`specs/**/spec.md`).
+    pub generates: String,
+    /// The artifacts it depends on.
+    #[serde(default)]
+    pub requires: Vec<String>,
+}
+
+/// A DAG of artifacts, kept in topological order (every artifact after the
+/// ones it requires), plus the file whose task checkboxes are progress.
+///
+/// ```
+/// use ledger_core::ArtifactGraph;
+/// let graph = ArtifactGraph::spec_driven();
+/// let order: Vec<&str> = graph.artifacts().iter().map(|a| a.id.as_str()).collect();
+/// assert_eq!(order, ["proposal", "specs", "design", "tasks"]);
+/// assert_eq!(graph.downstream("proposal"), ["specs", "design", "tasks"]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArtifactGraph {
+    artifacts: Vec<Artifact>,
+    tracks: Option<String>,
+}
+
+/// The parts of an OpenSpec `schema.yaml` that matter here; other keys
+/// (descriptions, templates, instructions) are ignored.
+#[derive(Deserialize)]
+struct SchemaFile {
+    artifacts: Vec<Artifact>,
+    #[serde(default)]
+    apply: Option<Apply>,
+}
+
+#[derive(Deserialize)]
+struct Apply {
+    #[serde(default)]
+    tracks: Option<String>,
+}
+
+impl ArtifactGraph {
+    /// OpenSpec's `spec-driven` schema: `proposal` → {`specs`, `design`} → `tasks`,
+    /// with `tasks.md` tracked (its checkboxes are progress, not content).
+    pub fn spec_driven() -> Self {
+        let artifact = |id: &str, generates: &str, requires: &[&str]| Artifact {
+            id: id.to_owned(),
+            generates: generates.to_owned(),
+            requires: requires.iter().map(|r| (*r).to_owned()).collect(),
+        };
+        ArtifactGraph {
+            artifacts: vec![
+                artifact("proposal", "proposal.md", &[]),
+                artifact("specs", "specs/**/spec.md", &["proposal"]),
+                artifact("design", "design.md", &["proposal"]),
+                artifact("tasks", "tasks.md", &["specs", "design"]),
+            ],
+            tracks: Some("tasks.md".to_owned()),
+        }
+    }
+
+    /// Builds a graph, refusing duplicate ids, unknown `requires` and cycles.
+    pub fn new(artifacts: Vec<Artifact>, tracks: Option<String>, source: &str) -> Result<Self> {
+        let bad = |reason: String| Error::BadSchema {
+            path: DisplayPath::from(source),
+            reason,
+        };
+        let mut ids = BTreeSet::new();
+        for a in &artifacts {
+            if a.id.is_empty() || a.generates.is_empty() {
+                return Err(bad("every artifact needs an id and generates".to_owned()));
+            }
+            if !ids.insert(a.id.as_str()) {
+                return Err(bad(format!("artifact {:?} is defined twice", a.id)));
+            }
+        }
+        for a in &artifacts {
+            if let Some(unknown) = a.requires.iter().find(|r| !ids.contains(r.as_str())) {
+                return Err(Error::UnknownArtifact {
+                    name: unknown.clone(),
+                    context: format!("required by {:?} in {source}", a.id),
+                });
+            }
+        }
+        Ok(ArtifactGraph {
+            artifacts: topological(artifacts)?,
+            tracks,
+        })
+    }
+
+    /// Loads an OpenSpec `schema.yaml` (`artifacts[].id`, `generates`,
+    /// `requires`, `apply.tracks`).
+    pub fn from_schema_yaml(text: &str, source: &str) -> Result<Self> {
+        let schema: SchemaFile = serde_saphyr::from_str(text).map_err(|e| Error::BadSchema {
+            path: DisplayPath::from(source),
+            reason: e.to_string(),
+        })?;
+        let tracks = schema.apply.and_then(|a| a.tracks);
+        ArtifactGraph::new(schema.artifacts, tracks, source)
+    }
+
+    /// Reads a `schema.yaml` file.
+    pub fn read(path: &Utf8Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Unreadable {
+            path: DisplayPath::from(path.as_str()),
+            operation: "read schema",
+            source,
+        })?;
+        Self::from_schema_yaml(&text, path.as_str())
+    }
+
+    /// The artifacts, each after everything it requires.
+    pub fn artifacts(&self) -> &[Artifact] {
+        &self.artifacts
+    }
+
+    /// The artifact named `id`.
+    pub fn artifact(&self, id: &str) -> Result<&Artifact> {
+        self.artifacts
+            .iter()
+            .find(|a| a.id == id)
+            .ok_or_else(|| Error::UnknownArtifact {
+                name: id.to_owned(),
+                context: format!(
+                    "the graph has {}",
+                    self.artifacts
+                        .iter()
+                        .map(|a| a.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+    }
+
+    /// The generated file whose task checkboxes are normalized (`apply.tracks`).
+    pub fn tracks(&self) -> Option<&str> {
+        self.tracks.as_deref()
+    }
+
+    /// Every artifact `id` depends on, directly or not, in graph order.
+    pub fn upstream(&self, id: &str) -> Vec<&str> {
+        let mut needed: BTreeSet<&str> = BTreeSet::from([id]);
+        for a in self.artifacts.iter().rev() {
+            if needed.contains(a.id.as_str()) {
+                needed.extend(a.requires.iter().map(String::as_str));
+            }
+        }
+        self.artifacts
+            .iter()
+            .map(|a| a.id.as_str())
+            .filter(|a| *a != id && needed.contains(a))
+            .collect()
+    }
+
+    /// Every artifact that depends on `id`, directly or not, in graph order.
+    pub fn downstream(&self, id: &str) -> Vec<&str> {
+        let mut reached: BTreeSet<&str> = BTreeSet::from([id]);
+        let mut out = Vec::new();
+        for a in &self.artifacts {
+            if a.requires.iter().any(|r| reached.contains(r.as_str())) {
+                reached.insert(&a.id);
+                out.push(a.id.as_str());
+            }
+        }
+        out
+    }
+}
+
+/// Kahn's algorithm, stable: among ready artifacts the declaration order wins,
+/// so the default graph keeps the order OpenSpec lists.
+fn topological(artifacts: Vec<Artifact>) -> Result<Vec<Artifact>> {
+    let mut pending: BTreeMap<usize, Artifact> = artifacts.into_iter().enumerate().collect();
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    let mut order = Vec::with_capacity(pending.len());
+    while !pending.is_empty() {
+        let ready = pending
+            .iter()
+            .find(|(_, a)| a.requires.iter().all(|r| done.contains(r)))
+            .map(|(i, _)| *i);
+        let Some(i) = ready else {
+            let names: Vec<&str> = pending.values().map(|a| a.id.as_str()).collect();
+            return Err(Error::GraphCycle {
+                artifacts: names.join(", "),
+            });
+        };
+        if let Some(a) = pending.remove(&i) {
+            done.insert(a.id.clone());
+            order.push(a);
+        }
+    }
+    Ok(order)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    const OPENSPEC_SPEC_DRIVEN: &str = r#"
+name: spec-driven
+version: 1
+description: Default OpenSpec workflow
+artifacts:
+  - id: proposal
+    generates: proposal.md
+    description: Initial proposal
+    template: proposal.md
+    requires: []
+  - id: specs
+    generates: "specs/**/*.md"
+    requires:
+      - proposal
+  - id: design
+    generates: design.md
+    requires:
+      - proposal
+  - id: tasks
+    generates: tasks.md
+    requires:
+      - specs
+      - design
+apply:
+  requires: [tasks]
+  tracks: tasks.md
+  instruction: |
+    Work through the tasks.
+"#;
+
+    #[test]
+    fn loads_openspec_schema() {
+        let g = ArtifactGraph::from_schema_yaml(OPENSPEC_SPEC_DRIVEN, "schema.yaml").unwrap();
+        let ids: Vec<&str> = g.artifacts().iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["proposal", "specs", "design", "tasks"]);
+        assert_eq!(g.tracks(), Some("tasks.md"));
+        assert_eq!(g.downstream("design"), ["tasks"]);
+        assert_eq!(g.upstream("tasks"), ["proposal", "specs", "design"]);
+        assert_eq!(g.upstream("design"), ["proposal"]);
+        assert!(g.upstream("proposal").is_empty());
+        assert!(g.downstream("tasks").is_empty());
+    }
+
+    #[test]
+    fn declaration_order_does_not_matter() {
+        let text = "artifacts:\n  - id: b\n    generates: b.md\n    requires: [a]\n  - id: a\n    generates: a.md\n";
+        let g = ArtifactGraph::from_schema_yaml(text, "s.yaml").unwrap();
+        let ids: Vec<&str> = g.artifacts().iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(g.tracks(), None);
+    }
+
+    #[test]
+    fn cycle_unknown_and_malformed_are_refused() {
+        let cycle = "artifacts:\n  - {id: a, generates: a.md, requires: [c]}\n  - {id: b, generates: b.md, requires: [a]}\n  - {id: c, generates: c.md, requires: [b]}\n  - {id: d, generates: d.md}\n";
+        let err = ArtifactGraph::from_schema_yaml(cycle, "s.yaml").unwrap_err();
+        assert_eq!(err.code(), "graph-cycle");
+        assert!(err.to_string().contains("a, b, c"), "{err}");
+        let unknown = "artifacts:\n  - {id: a, generates: a.md, requires: [ghost]}\n";
+        let err = ArtifactGraph::from_schema_yaml(unknown, "s.yaml").unwrap_err();
+        assert_eq!(err.code(), "unknown-artifact");
+        assert!(err.to_string().contains("ghost"), "{err}");
+        for bad in [
+            "artifacts: 7",
+            "[unclosed",
+            "artifacts:\n  - {id: a}\n",
+            "artifacts:\n  - {id: a, generates: x}\n  - {id: a, generates: y}\n",
+        ] {
+            let err = ArtifactGraph::from_schema_yaml(bad, "s.yaml").unwrap_err();
+            assert_eq!(err.code(), "bad-schema", "{bad}: {err}");
+            assert!(err.to_string().contains("s.yaml"), "{err}");
+        }
+    }
+
+    #[test]
+    fn unknown_artifact_lookup() {
+        let err = ArtifactGraph::spec_driven().artifact("review").unwrap_err();
+        assert_eq!(err.code(), "unknown-artifact");
+        assert!(
+            err.to_string().contains("proposal, specs, design, tasks"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,520 @@
+//! The record store (SPEC §10): immutable records under content-derived names,
+//! and refs — the state pointers — replaced only by compare-and-swap.
+//!
+//! Layout below the store root (`<workspace>/.ledger`):
+//!
+//! ```text
+//! records/<id>.json   immutable records; <id> is the SHA-256 of the file's bytes
+//! refs/<name>         one line: the id of the record the ref names
+//! tmp/                files being written; anything left here was interrupted
+//! lock                held while a ref is compared and replaced
+//! ```
+//!
+//! Saving order: canonical outcome → immutable record → state pointer. A record
+//! is complete and synced before any ref names it, so an interrupted save leaves
+//! at worst a temp file or an orphan record — both listed by [`Store::check`] —
+//! never a ref naming half a record. A ref is replaced only if it still names the
+//! record the writer started from; otherwise the write fails with
+//! [`Error::PointerConflict`] and nothing is resolved by last-write-wins.
+//!
+//! ```
+//! use ledger_core::Store;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let store = Store::open(dir.path());
+//! let first = store.commit("changes/add-auth", "state", None, &"drafted")?;
+//! let second = store.commit("changes/add-auth", "state", Some(&first), &"approved")?;
+//! assert_eq!(store.history("changes/add-auth")?, vec![second, first]);
+//!
+//! // A writer that still believes the ref names `first` is refused.
+//! let stale = store.commit("changes/add-auth", "state", Some(&first), &"other");
+//! assert_eq!(stale.unwrap_err().code(), "pointer-conflict");
+//! assert_eq!(store.check()?.orphans.len(), 1);
+//! # Ok(())
+//! # }
+//! ```
+
+mod check;
+mod fsio;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::SystemTime;
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use sha2::{Digest as _, Sha256};
+
+use crate::entry::Digest;
+use crate::error::{Error, Result};
+use crate::scope::STORE_DIR;
+
+pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
+use fsio::{TempFile, is_absent, shown, unreadable, unwritable};
+
+/// The `format` field of every stored record.
+pub const STORED_RECORD_FORMAT: &str = "ledger-record";
+
+/// The version this library writes. Readers accept any `1.x`.
+pub const STORED_RECORD_VERSION: &str = "1.0";
+
+/// Name of an immutable record: the lowercase hex SHA-256 of its exact bytes.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RecordId(Digest);
+
+impl RecordId {
+    /// The id of a record file holding exactly `bytes`.
+    pub fn of(bytes: &[u8]) -> RecordId {
+        RecordId(Digest(Sha256::digest(bytes).into()))
+    }
+}
+
+impl fmt::Display for RecordId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.to_hex())
+    }
+}
+
+impl fmt::Debug for RecordId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RecordId({})", self.0.to_hex())
+    }
+}
+
+impl FromStr for RecordId {
+    type Err = Error;
+
+    /// Accepts exactly 64 lowercase hex digits, nothing around them.
+    fn from_str(text: &str) -> Result<Self> {
+        Digest::from_hex(text)
+            .map(RecordId)
+            .ok_or_else(|| Error::BadRecordId {
+                text: text.chars().take(80).collect(),
+            })
+    }
+}
+
+impl Serialize for RecordId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for RecordId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The stored form of every record: a header, then the caller's typed body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredRecord<T> {
+    /// Always [`STORED_RECORD_FORMAT`].
+    pub format: String,
+    /// `major.minor`; this library writes [`STORED_RECORD_VERSION`].
+    pub version: String,
+    /// What the body is, chosen by the caller, e.g. `state` or `evidence`.
+    pub kind: String,
+    /// The record this one follows on its ref (`None` for the first).
+    pub previous: Option<RecordId>,
+    /// When the record was written, RFC 3339 UTC with milliseconds.
+    pub written_at: String,
+    /// The caller's content.
+    pub body: T,
+}
+
+impl<T> StoredRecord<T> {
+    /// A record of the current format, written now.
+    pub fn new(kind: &str, previous: Option<&RecordId>, body: T) -> Self {
+        StoredRecord {
+            format: STORED_RECORD_FORMAT.to_owned(),
+            version: STORED_RECORD_VERSION.to_owned(),
+            kind: kind.to_owned(),
+            previous: previous.copied(),
+            written_at: humantime::format_rfc3339_millis(SystemTime::now()).to_string(),
+            body,
+        }
+    }
+}
+
+/// An append-only record store with compare-and-swap refs, in one directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Store {
+    root: PathBuf,
+}
+
+impl Store {
+    /// The store of a workspace: `<workspace>/.ledger` ([`STORE_DIR`]). Creates
+    /// nothing until something is written; an absent store is empty and clean.
+    pub fn open(workspace: &Path) -> Store {
+        Store::at(workspace.join(STORE_DIR))
+    }
+
+    /// The store in an explicit directory.
+    pub fn at(root: PathBuf) -> Store {
+        Store { root }
+    }
+
+    /// The store's directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Writes an immutable record and returns its id. Writing the same bytes
+    /// twice is harmless: same content, same name, one file.
+    ///
+    /// Refused with `corrupt-record` when a file with the record's name exists
+    /// with other bytes (that file was edited; it is left as it is).
+    pub fn write_record<T: Serialize>(
+        &self,
+        kind: &str,
+        previous: Option<&RecordId>,
+        body: &T,
+    ) -> Result<RecordId> {
+        self.write_stored(&StoredRecord::new(kind, previous, body))
+    }
+
+    /// Writes a fully formed record (the header as given).
+    pub(crate) fn write_stored<T: Serialize>(&self, record: &StoredRecord<T>) -> Result<RecordId> {
+        let mut bytes = serde_json::to_vec_pretty(record).map_err(|e| {
+            let source = io::Error::new(io::ErrorKind::InvalidData, e);
+            unwritable(&self.records_dir(), "serialize a record for", source)
+        })?;
+        bytes.push(b'\n');
+        self.write_bytes(&bytes)
+    }
+
+    /// Stores `bytes` under their hash: temp file, fsync, then a hard link to the
+    /// final name. A link, not a rename: `link` fails when the name exists, so an
+    /// existing record is never replaced, even by a racing writer.
+    fn write_bytes(&self, bytes: &[u8]) -> Result<RecordId> {
+        let id = RecordId::of(bytes);
+        let records = self.records_dir();
+        fsio::ensure_dir(&records)?;
+        let mut temp = TempFile::create(&self.tmp_dir(), "record")?;
+        temp.write_synced(bytes)?;
+        let target = self.record_path(&id);
+        let linked = fs::hard_link(temp.path(), &target);
+        // The temp name is removed whatever happened; should that fail, the
+        // leftover is harmless and `check` lists it.
+        drop(temp);
+        match linked {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => same_bytes(&target, bytes)?,
+            Err(e) => return Err(unwritable(&target, "link record", e)),
+        }
+        // The new name is durable only once its directory is synced. Also after
+        // AlreadyExists: the writer that created it may not have synced yet.
+        fsio::sync_dir(&records)?;
+        Ok(id)
+    }
+
+    /// Reads a record, checking that its bytes hash to its name.
+    ///
+    /// `unreadable`: the file is missing or cannot be read. `corrupt-record`: its
+    /// bytes do not hash to its name, or its header does not parse.
+    /// `unsupported-version`: another format or major version.
+    /// `malformed-record`: the record is intact but its body is not a `T`.
+    pub fn read_record<T: DeserializeOwned>(&self, id: &RecordId) -> Result<StoredRecord<T>> {
+        let (path, bytes, _) = self.read_header(id)?;
+        let mut json = serde_json::Deserializer::from_slice(&bytes);
+        serde_path_to_error::deserialize(&mut json).map_err(|e| Error::MalformedRecord {
+            record: shown(&path),
+            reason: format!("at {}: {}", e.path(), e.inner()),
+        })
+    }
+
+    /// Reads a record's file and verified header.
+    fn read_header(&self, id: &RecordId) -> Result<(PathBuf, Vec<u8>, StoredRecord<IgnoredAny>)> {
+        let path = self.record_path(id);
+        let bytes = fs::read(&path).map_err(|e| unreadable(&path, "read record", e))?;
+        match verify(id, &bytes) {
+            Ok(header) => Ok((path, bytes, header)),
+            Err(defect) => Err(defect.into_error(&path)),
+        }
+    }
+
+    /// The record a ref names now (`None` when the ref does not exist yet).
+    ///
+    /// Ref names are `/`-separated segments of `[A-Za-z0-9._-]`, none starting
+    /// with `.`, e.g. `changes/add-auth` or `gates/test`.
+    pub fn head(&self, reference: &str) -> Result<Option<RecordId>> {
+        check_ref_name(reference)?;
+        read_ref(&self.ref_path(reference))
+    }
+
+    /// Compare-and-swap: points `reference` at `new` only if it still names
+    /// `expected` (`None`: the ref must not exist yet).
+    ///
+    /// `new` must be an intact record whose `previous` is `expected`
+    /// (`chain-mismatch` otherwise): the record itself says what the writer
+    /// started from, so a ref can never skip a record. If the ref names another
+    /// record, `pointer-conflict` names both, and `new` stays as an orphan. If it
+    /// already names `new`, this advance already happened (a retry): `Ok`.
+    pub fn advance(
+        &self,
+        reference: &str,
+        expected: Option<&RecordId>,
+        new: &RecordId,
+    ) -> Result<()> {
+        check_ref_name(reference)?;
+        let (_, _, header) = self.read_header(new)?;
+        if header.previous.as_ref() != expected {
+            return Err(Error::ChainMismatch {
+                pointer: reference.to_owned(),
+                record: new.to_string(),
+                follows: or_none(header.previous.as_ref()),
+                expected: or_none(expected),
+            });
+        }
+        let target = self.ref_path(reference);
+        let dir = target.parent().unwrap_or(&self.root).to_path_buf();
+        fsio::ensure_dir(&dir)?;
+        let _lock = self.lock()?;
+        let found = read_ref(&target)?;
+        if found.as_ref() == Some(new) {
+            return Ok(());
+        }
+        if found.as_ref() != expected {
+            return Err(Error::PointerConflict {
+                pointer: reference.to_owned(),
+                expected: or_none(expected),
+                found: or_none(found.as_ref()),
+                orphan: new.to_string(),
+            });
+        }
+        let mut temp = TempFile::create(&self.tmp_dir(), "ref")?;
+        temp.write_synced(format!("{new}\n").as_bytes())?;
+        // rename() replaces the ref atomically: a reader sees the old id or the
+        // new one, never a partly written file.
+        temp.rename_to(&target)?;
+        fsio::sync_dir(&dir)
+    }
+
+    /// Writes a record following `expected`, then advances the ref to it. On
+    /// `pointer-conflict` the record stays in the store as an orphan.
+    pub fn commit<T: Serialize>(
+        &self,
+        reference: &str,
+        kind: &str,
+        expected: Option<&RecordId>,
+        body: &T,
+    ) -> Result<RecordId> {
+        check_ref_name(reference)?;
+        let id = self.write_record(kind, expected, body)?;
+        self.advance(reference, expected, &id)?;
+        Ok(id)
+    }
+
+    /// Every ref and the record it names, sorted by name. A ref file that does
+    /// not hold a record id is refused with `corrupt-record`.
+    pub fn refs(&self) -> Result<Vec<(String, RecordId)>> {
+        self.scan_refs()?
+            .into_iter()
+            .map(|r| match r.head {
+                Ok(id) => Ok((r.name, id)),
+                Err(reason) => Err(Error::CorruptRecord {
+                    path: shown(&r.path),
+                    reason,
+                }),
+            })
+            .collect()
+    }
+
+    /// The ids on a ref, newest first, following each record's `previous`. A
+    /// missing or corrupt record on the way ends the walk with its error.
+    pub fn history(&self, reference: &str) -> Result<Vec<RecordId>> {
+        let mut ids = Vec::new();
+        let mut seen = HashSet::new();
+        let mut next = self.head(reference)?;
+        while let Some(id) = next {
+            // Unreachable without a SHA-256 collision, but a loop must not hang.
+            if !seen.insert(id) {
+                return Err(Error::CorruptRecord {
+                    path: shown(&self.record_path(&id)),
+                    reason: "the chain of previous records loops back to it".to_owned(),
+                });
+            }
+            next = self.read_header(&id)?.2.previous;
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    /// Takes the store's exclusive lock, released when the file is dropped.
+    ///
+    /// The lock is a file of its own because the ref itself is replaced by
+    /// rename: a lock on the ref would be held on a file that is swapped away,
+    /// and the next writer would lock the new one without waiting. The lock is
+    /// advisory (`flock`), so the kernel drops it when its holder dies: a killed
+    /// writer never leaves a stale lock behind.
+    fn lock(&self) -> Result<File> {
+        fsio::ensure_dir(&self.root)?;
+        let path = self.root.join("lock");
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o644)
+            .open(&path)
+            .map_err(|e| unwritable(&path, "open lock file", e))?;
+        file.lock().map_err(|e| unwritable(&path, "lock", e))?;
+        Ok(file)
+    }
+
+    fn records_dir(&self) -> PathBuf {
+        self.root.join("records")
+    }
+
+    fn refs_dir(&self) -> PathBuf {
+        self.root.join("refs")
+    }
+
+    fn tmp_dir(&self) -> PathBuf {
+        self.root.join("tmp")
+    }
+
+    fn record_path(&self, id: &RecordId) -> PathBuf {
+        self.records_dir().join(format!("{id}.json"))
+    }
+
+    /// The file of a ref whose name has been checked.
+    fn ref_path(&self, reference: &str) -> PathBuf {
+        self.refs_dir().join(reference)
+    }
+}
+
+/// `id` as text, or `none`.
+fn or_none(id: Option<&RecordId>) -> String {
+    id.map_or_else(|| "none".to_owned(), RecordId::to_string)
+}
+
+/// Succeeds when the existing record file holds exactly `bytes`.
+fn same_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+    let existing = fs::read(path).map_err(|e| unreadable(path, "read record", e))?;
+    if existing == bytes {
+        return Ok(());
+    }
+    Err(Error::CorruptRecord {
+        path: shown(path),
+        reason: "it already exists with other bytes than the record named by their hash".to_owned(),
+    })
+}
+
+/// Why a record file cannot be trusted.
+enum Defect {
+    /// The bytes do not hash to the name, or the header does not parse.
+    Corrupt(String),
+    /// An intact record of another format or major version.
+    Unsupported(String),
+}
+
+impl Defect {
+    fn reason(&self) -> &str {
+        match self {
+            Defect::Corrupt(reason) | Defect::Unsupported(reason) => reason,
+        }
+    }
+
+    fn into_error(self, path: &Path) -> Error {
+        match self {
+            Defect::Corrupt(reason) => Error::CorruptRecord {
+                path: shown(path),
+                reason,
+            },
+            Defect::Unsupported(found) => Error::UnsupportedVersion {
+                record: shown(path),
+                found,
+                supported: format!("format {STORED_RECORD_FORMAT} version 1.x"),
+            },
+        }
+    }
+}
+
+/// Checks a record file's bytes against its id and parses its header.
+fn verify(id: &RecordId, bytes: &[u8]) -> Result<StoredRecord<IgnoredAny>, Defect> {
+    let actual = RecordId::of(bytes);
+    if actual != *id {
+        return Err(Defect::Corrupt(format!(
+            "its bytes hash to {actual}, not to its name"
+        )));
+    }
+    let header: StoredRecord<IgnoredAny> = serde_json::from_slice(bytes)
+        .map_err(|e| Defect::Corrupt(format!("unparsable record header: {e}")))?;
+    let major = header.version.split('.').next();
+    if header.format != STORED_RECORD_FORMAT || major != Some("1") {
+        return Err(Defect::Unsupported(format!(
+            "format {} version {}",
+            header.format, header.version
+        )));
+    }
+    Ok(header)
+}
+
+/// Reads a ref file: `None` when it does not exist.
+fn read_ref(path: &Path) -> Result<Option<RecordId>> {
+    match fs::read(path) {
+        Ok(bytes) => parse_ref(&bytes)
+            .map(Some)
+            .map_err(|reason| Error::CorruptRecord {
+                path: shown(path),
+                reason,
+            }),
+        Err(e) if is_absent(&e) => Ok(None),
+        Err(e) => Err(unreadable(path, "read ref", e)),
+    }
+}
+
+/// A ref file holds exactly `<64 hex>\n`.
+fn parse_ref(bytes: &[u8]) -> Result<RecordId, String> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| text.strip_suffix('\n'))
+        .and_then(|text| text.parse().ok())
+        .ok_or_else(|| {
+            "a ref holds one record id (64 lowercase hex digits) and a newline".to_owned()
+        })
+}
+
+/// Refuses a ref name that is not `/`-separated segments of `[A-Za-z0-9._-]`
+/// with no segment starting with `.` — so a name can neither leave `refs/`
+/// (`..`) nor hide as a dot file nor collide with an empty path component.
+pub(crate) fn check_ref_name(name: &str) -> Result<()> {
+    let reason = if name.is_empty() {
+        Some("it is empty")
+    } else {
+        name.split('/').find_map(segment_problem)
+    };
+    match reason {
+        None => Ok(()),
+        Some(reason) => Err(Error::BadRefName {
+            name: name.chars().take(200).collect(),
+            reason,
+        }),
+    }
+}
+
+fn segment_problem(segment: &str) -> Option<&'static str> {
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-');
+    if segment.is_empty() {
+        Some("it has an empty segment (a leading, trailing or doubled '/')")
+    } else if segment.starts_with('.') {
+        Some("a segment starts with '.'")
+    } else if segment.len() > 255 {
+        Some("a segment is longer than 255 bytes")
+    } else if !segment.bytes().all(allowed) {
+        Some("a segment has a character other than A-Z, a-z, 0-9, '.', '_', '-'")
+    } else {
+        None
+    }
+}
