@@ -1,0 +1,201 @@
+//! `ledger approve`, `status`, `state show` and `store check` on a real
+//! OpenSpec-shaped change.
+#![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
+
+use std::process::{Command, Stdio};
+
+mod common;
+
+use common::*;
+
+const CHANGE: &str = "openspec/changes/add-auth";
+
+fn openspec_checkout() -> Sandbox {
+    let s = Sandbox::new();
+    s.init();
+    s.write(&format!("{CHANGE}/proposal.md"), b"# Why\n");
+    s.write(
+        &format!("{CHANGE}/design.md"),
+        b"# Design\n![flow](flow.svg)\n",
+    );
+    s.write(&format!("{CHANGE}/flow.svg"), b"<svg/>\n");
+    s.write(&format!("{CHANGE}/specs/auth/spec.md"), b"## Requirement\n");
+    s.write(&format!("{CHANGE}/tasks.md"), b"- [ ] 1.1 [core] Login\n");
+    s.commit_all();
+    s
+}
+
+fn ledger(s: &Sandbox, args: &[&str]) -> std::process::Output {
+    s.ledger(&s.w(), args)
+}
+
+fn approve(s: &Sandbox, artifact: &str) -> std::process::Output {
+    ledger(
+        s,
+        &[
+            "approve",
+            "--change",
+            "add-auth",
+            "--artifact",
+            artifact,
+            "--source",
+            "msg 7",
+        ],
+    )
+}
+
+fn states(s: &Sandbox) -> Vec<String> {
+    let out = ledger(s, &["status", "--change", "add-auth", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    json["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["state"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn approve_then_status_then_cascade() {
+    let s = openspec_checkout();
+    let out = ledger(&s, &["status", "--change", "add-auth"]);
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("state record: none"), "{table}");
+    assert!(table.contains("proposal   unbound"), "{table}");
+    for a in ["proposal", "specs", "design", "tasks"] {
+        let out = approve(&s, a);
+        let text = stdout(&out);
+        assert!(
+            text.starts_with(&format!("approved {a} of add-auth at ")),
+            "{text}"
+        );
+        assert!(last_line(&out).starts_with("sha256:"));
+    }
+    let out = ledger(&s, &["status", "--change", "add-auth"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Ticking a task keeps everything approved; editing the design resets tasks.
+    s.write(&format!("{CHANGE}/tasks.md"), b"- [x] 1.1 [core] Login\n");
+    assert_eq!(states(&s), ["approved"; 4]);
+    s.write(&format!("{CHANGE}/flow.svg"), b"<svg><g/></svg>\n");
+    assert_eq!(states(&s), ["approved", "approved", "changed", "reset"]);
+    let table = stdout_of(&ledger(&s, &["status", "--change", "add-auth"]));
+    assert!(table.contains("upstream changed: design"), "{table}");
+    // Re-approving the design does not bring the tasks back: they stood on the old design.
+    assert!(approve(&s, "design").status.success());
+    assert_eq!(states(&s), ["approved", "approved", "approved", "reset"]);
+    assert!(approve(&s, "tasks").status.success());
+    assert_eq!(states(&s), ["approved"; 4]);
+}
+
+#[test]
+fn state_show_and_store_check() {
+    let s = openspec_checkout();
+    assert!(approve(&s, "proposal").status.success());
+    let shown: serde_json::Value =
+        serde_json::from_str(&stdout(&ledger(&s, &["state", "show"]))).unwrap();
+    let state = &shown[0]["state"];
+    assert_eq!(state["change"], "add-auth");
+    assert_eq!(state["bindings"][0]["artifact"], "proposal");
+    assert_eq!(state["bindings"][0]["source"], "msg 7");
+    let check = ledger(&s, &["store", "check"]);
+    assert_eq!(check.status.code(), Some(0));
+    assert!(
+        stdout(&check).contains("1 records, 1 pointers: clean"),
+        "{}",
+        stdout(&check)
+    );
+    // An interrupted write leaves a temporary file: the check reports it.
+    std::fs::write(s.w().join(".ledger/tmp/interrupted"), b"half").unwrap();
+    let check = ledger(&s, &["store", "check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        stdout_of(&check).contains("temporary files (1):\n  interrupted"),
+        "{}",
+        stdout_of(&check)
+    );
+    // The store never enters a fingerprint.
+    assert!(!stdout(&ledger(&s, &["entries"])).contains(".ledger"));
+}
+
+#[test]
+fn approval_is_refused_when_the_set_is_blocked() {
+    let s = openspec_checkout();
+    std::fs::remove_file(s.w().join(format!("{CHANGE}/flow.svg"))).unwrap();
+    assert_blocked(&approve(&s, "design"), "missing-material", "flow.svg");
+    let table = stdout_of(&ledger(&s, &["status", "--change", "add-auth"]));
+    assert!(
+        table.contains("design     blocked") && table.contains("error[missing-material]"),
+        "{table}"
+    );
+    assert_blocked(&approve(&s, "review"), "unknown-artifact", "review");
+    let bad_schema = s.dir.path().join("schema.yaml");
+    std::fs::write(
+        &bad_schema,
+        "artifacts:\n  - {id: a, generates: a.md, requires: [a]}\n",
+    )
+    .unwrap();
+    let out = ledger(
+        &s,
+        &[
+            "status",
+            "--change",
+            "add-auth",
+            "--schema",
+            bad_schema.to_str().unwrap(),
+        ],
+    );
+    assert_blocked(&out, "graph-cycle", "a");
+}
+
+#[test]
+fn racing_approvals_either_win_or_conflict() {
+    let s = openspec_checkout();
+    assert!(approve(&s, "proposal").status.success());
+    let mut children = Vec::new();
+    for artifact in ["proposal", "specs", "design", "tasks", "specs", "design"] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+        s.env(&mut cmd);
+        cmd.current_dir(s.w())
+            .args([
+                "approve",
+                "--change",
+                "add-auth",
+                "--artifact",
+                artifact,
+                "--source",
+                "race",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        children.push(cmd.spawn().unwrap());
+    }
+    let mut wins = 0;
+    let mut conflicts = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        if out.status.success() {
+            wins += 1;
+        } else {
+            assert_blocked(&out, "pointer-conflict", "changes/add-auth");
+            conflicts += 1;
+        }
+    }
+    assert!(wins >= 1);
+    let report: serde_json::Value =
+        serde_json::from_slice(&ledger(&s, &["store", "check", "--json"]).stdout).unwrap();
+    assert_eq!(report["corrupt"].as_array().unwrap().len(), 0);
+    assert_eq!(report["dangling"].as_array().unwrap().len(), 0);
+    assert_eq!(report["orphans"].as_array().unwrap().len(), conflicts);
+    let history = ledger(&s, &["state", "show", "--change", "add-auth"]);
+    assert!(history.status.success());
+}
+
+fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
