@@ -1,6 +1,7 @@
 //! The `ledger` command: fingerprints, inventory records and verification.
 
 mod approvals;
+mod gates;
 mod report;
 mod scope_args;
 
@@ -61,6 +62,9 @@ enum Command {
     /// Check the record store's integrity.
     #[command(subcommand)]
     Store(approvals::StoreCommand),
+    /// Run a gate unless fresh evidence of it exists, or check its evidence.
+    #[command(subcommand)]
+    Gate(gates::GateCommand),
 }
 
 #[derive(Args)]
@@ -104,7 +108,10 @@ fn key_value(text: &str) -> Result<(String, String), String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     match run(cli) {
         Ok(code) => code,
         Err(Failure::Ledger(e)) => {
@@ -117,6 +124,27 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Help and version go to stdout as usual; a usage error follows the error
+/// contract: `error[invalid-argument]: ...` on stderr, exit 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let text = e.render().to_string();
+    eprint!(
+        "error[invalid-argument]: {}",
+        text.trim_start_matches("error: ")
+    );
+    ExitCode::from(2)
 }
 
 /// Why a command failed: a ledger error, or stdout could not be written.
@@ -199,6 +227,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Status(args) => approvals::run_status(args)?,
         Command::State(command) => approvals::run_state(command)?,
         Command::Store(command) => approvals::run_store(command)?,
+        Command::Gate(command) => gates::run(command)?,
     };
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(code)

@@ -33,6 +33,17 @@ pub struct ScopeArgs {
 }
 
 impl ScopeArgs {
+    /// Whether no scope flag was given at all.
+    pub fn is_empty(&self) -> bool {
+        self.workspace.is_none()
+            && self.repos.is_empty()
+            && self.roots.is_empty()
+            && self.paths.is_empty()
+            && self.excludes.is_empty()
+            && self.tasks.is_empty()
+            && self.purpose.is_none()
+    }
+
     /// The scope these flags declare.
     pub fn to_scope(&self) -> Result<Scope, Error> {
         let workspace = match &self.workspace {

@@ -235,6 +235,30 @@ pub enum Error {
         /// The artifact.
         artifact: String,
     },
+    /// A prerequisite command (`--env-cmd`) failed, so its value is unknown.
+    #[error("prerequisite {name} could not be observed: `{command}` failed: {reason}")]
+    PrerequisiteFailed {
+        /// The prerequisite.
+        name: String,
+        /// The command.
+        command: String,
+        /// What happened.
+        reason: String,
+    },
+    /// A gate's command could not be started.
+    #[error("gate {gate:?} did not run: {reason}")]
+    GateNotStarted {
+        /// The gate.
+        gate: String,
+        /// Why.
+        reason: String,
+    },
+    /// Arguments that do not fit together or are incomplete.
+    #[error("invalid arguments: {message}")]
+    InvalidArgument {
+        /// What is wrong.
+        message: String,
+    },
     /// An entry given by the caller that is not a valid `(path, kind, mode, digest)`.
     #[error("invalid entry for {path}: {reason}")]
     BadEntry {
@@ -330,6 +354,9 @@ impl Error {
             Error::UnknownArtifact { .. } => "unknown-artifact",
             Error::BadSchema { .. } => "bad-schema",
             Error::MissingSource { .. } => "missing-source",
+            Error::PrerequisiteFailed { .. } => "prerequisite-failed",
+            Error::GateNotStarted { .. } => "gate-not-started",
+            Error::InvalidArgument { .. } => "invalid-argument",
             Error::BadEntry { .. } => "bad-entry",
             Error::DuplicateEntry { .. } => "duplicate-entry",
             Error::PointerConflict { .. } => "pointer-conflict",
@@ -370,7 +397,10 @@ impl Error {
             Error::BadFingerprint { .. }
             | Error::GraphCycle { .. }
             | Error::UnknownArtifact { .. }
-            | Error::MissingSource { .. } => None,
+            | Error::MissingSource { .. }
+            | Error::PrerequisiteFailed { .. }
+            | Error::GateNotStarted { .. }
+            | Error::InvalidArgument { .. } => None,
         }
     }
 
@@ -397,6 +427,9 @@ impl Error {
         "unknown-artifact",
         "bad-schema",
         "missing-source",
+        "prerequisite-failed",
+        "gate-not-started",
+        "invalid-argument",
         "bad-entry",
         "duplicate-entry",
         "pointer-conflict",

@@ -44,7 +44,7 @@ impl Inventory {
         scope: &Scope,
         previous: impl IntoIterator<Item = &'a WorkspacePath>,
     ) -> Result<Inventory> {
-        let scope = resolve(scope)?;
+        let scope = scope.resolve()?;
         let workspace = scope.workspace.as_std_path();
         let (mut paths, walked_roots) = candidates(&scope)?;
         paths.extend(previous.into_iter().cloned());
@@ -64,27 +64,32 @@ impl Inventory {
     }
 }
 
-/// Fills in what the scope left to defaults, so that the stored scope says
-/// exactly what was expanded: an absolute workspace and the repositories.
-fn resolve(scope: &Scope) -> Result<Scope> {
-    scope.validate()?;
-    let mut scope = scope.clone();
-    let given = scope.workspace.clone();
-    let absolute =
-        std::fs::canonicalize(given.as_std_path()).map_err(|source| Error::Unreadable {
-            path: DisplayPath::from(given.as_str()),
-            operation: "open workspace",
-            source,
+impl Scope {
+    /// Fills in what the scope left to defaults, so that it says exactly what
+    /// an expansion covers: the workspace made absolute (symlinks resolved),
+    /// the default repository filled in, the store exclusion present. Two
+    /// scopes that resolve equal expand the same set.
+    pub fn resolve(&self) -> Result<Scope> {
+        self.validate()?;
+        let mut scope = self.clone();
+        let given = scope.workspace.clone();
+        let absolute =
+            std::fs::canonicalize(given.as_std_path()).map_err(|source| Error::Unreadable {
+                path: DisplayPath::from(given.as_str()),
+                operation: "open workspace",
+                source,
+            })?;
+        scope.workspace = Utf8PathBuf::from_path_buf(absolute).map_err(|p| Error::NonUtf8Path {
+            path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
         })?;
-    scope.workspace = Utf8PathBuf::from_path_buf(absolute).map_err(|p| Error::NonUtf8Path {
-        path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
-    })?;
-    if scope.repositories.is_empty() && git::worktree_root(scope.workspace.as_std_path())?.is_some()
-    {
-        scope.repositories.push(".".to_owned());
+        if scope.repositories.is_empty()
+            && git::worktree_root(scope.workspace.as_std_path())?.is_some()
+        {
+            scope.repositories.push(".".to_owned());
+        }
+        scope.ensure_store_excluded();
+        Ok(scope)
     }
-    scope.ensure_store_excluded();
-    Ok(scope)
 }
 
 /// Every candidate path of the scope (§4 steps 1–3), and the walked roots.

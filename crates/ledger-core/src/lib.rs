@@ -42,7 +42,9 @@ mod compare;
 mod entry;
 mod envelope;
 mod error;
+mod evidence;
 mod fingerprint;
+mod gate;
 pub(crate) mod git;
 mod graph;
 mod inventory;
@@ -64,7 +66,12 @@ pub use compare::{Change, ChangeKind, Comparison};
 pub use entry::{Content, Digest, Entry};
 pub use envelope::{Binding, Check, StateEnvelope, Validation};
 pub use error::{DisplayPath, Error, Result};
+pub use evidence::{
+    EVIDENCE_KIND, Evidence, Freshness, GateSpec, Observe, StaleReason, check_gate,
+    check_gate_observed, gate_ref, latest_evidence, record_evidence,
+};
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
+pub use gate::{Echo, RunOutcome, run_gate};
 pub use graph::{Artifact, ArtifactGraph};
 pub use inventory::{Inventory, worktree_root};
 pub use normalize::normalize_tasks;

@@ -292,12 +292,33 @@ impl Store {
                 orphan: new.to_string(),
             });
         }
+        self.replace_ref(&target, &dir, new)
+    }
+
+    /// Appends a record to a ref's chain, whatever the ref names now: under the
+    /// lock, reads the head, writes the record following it and advances. For
+    /// logs such as gate evidence, whose new entry does not depend on the one
+    /// before; state derived from what a writer read uses [`Store::commit`].
+    pub fn append<T: Serialize>(&self, reference: &str, kind: &str, body: &T) -> Result<RecordId> {
+        check_ref_name(reference)?;
+        let target = self.ref_path(reference);
+        let dir = target.parent().unwrap_or(&self.root).to_path_buf();
+        fsio::ensure_dir(&dir)?;
+        let _lock = self.lock()?;
+        let head = read_ref(&target)?;
+        let id = self.write_record(kind, head.as_ref(), body)?;
+        self.replace_ref(&target, &dir, &id)?;
+        Ok(id)
+    }
+
+    /// Points the ref file `target` at `id`; the caller holds the lock.
+    fn replace_ref(&self, target: &Path, dir: &Path, id: &RecordId) -> Result<()> {
         let mut temp = TempFile::create(&self.tmp_dir(), "ref")?;
-        temp.write_synced(format!("{new}\n").as_bytes())?;
+        temp.write_synced(format!("{id}\n").as_bytes())?;
         // rename() replaces the ref atomically: a reader sees the old id or the
         // new one, never a partly written file.
-        temp.rename_to(&target)?;
-        fsio::sync_dir(&dir)
+        temp.rename_to(target)?;
+        fsio::sync_dir(dir)
     }
 
     /// Writes a record following `expected`, then advances the ref to it. On

@@ -1,0 +1,241 @@
+//! Running a gate: reuse fresh evidence, or run the command with its output
+//! streamed through, and record evidence whatever the exit status.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime};
+
+use serde::Serialize;
+
+use crate::compare::Comparison;
+use crate::error::{Error, Result};
+use crate::evidence::{Evidence, Freshness, GateSpec, check_gate_observed, record_evidence};
+use crate::inventory::Inventory;
+use crate::path::normalize_root;
+use crate::store::{RecordId, Store};
+
+/// At most this many bytes of output are kept for the evidence's result.
+const RESULT_BYTES: usize = 4096;
+/// Of which at most this many trailing lines.
+const RESULT_LINES: usize = 20;
+
+/// Where a gate command's output goes, besides the evidence's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Echo {
+    /// Nowhere: only the tail is kept.
+    Off,
+    /// Its stdout to ours, its stderr to ours.
+    Passthrough,
+    /// Both to our stderr (when our stdout carries a machine-readable answer).
+    Stderr,
+}
+
+/// What `run_gate` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunOutcome {
+    /// Whether fresh evidence was reused (the command did not run).
+    pub reused: bool,
+    /// The freshness check made before deciding.
+    pub freshness: Freshness,
+    /// The evidence recorded by this run (`None` when reused).
+    pub record: Option<RecordId>,
+    /// The evidence of this run (`None` when reused).
+    pub evidence: Option<Evidence>,
+}
+
+impl RunOutcome {
+    /// The exit status to report: 0 when reused, else the command's
+    /// (killed by a signal: 128 + 1, as no status exists).
+    pub fn exit_code(&self) -> i32 {
+        match &self.evidence {
+            None => 0,
+            Some(e) => e.exit_status.unwrap_or(129),
+        }
+    }
+}
+
+/// Runs the gate unless fresh evidence exists. The inputs are fingerprinted
+/// before the command starts and again after it ends; if they changed during
+/// the run, the evidence is recorded as not reusable. `echo` says where the
+/// command's output is streamed while it runs.
+pub fn run_gate(store: &Store, spec: &GateSpec, echo: Echo) -> Result<RunOutcome> {
+    if spec.argv.is_empty() {
+        return Err(Error::GateNotStarted {
+            gate: spec.name.clone(),
+            reason: "no command given".to_owned(),
+        });
+    }
+    let cwd = normalize_root(&spec.cwd)?;
+    let prerequisites = spec.observe()?;
+    let freshness = check_gate_observed(store, spec, &prerequisites)?;
+    if freshness.fresh {
+        return Ok(RunOutcome {
+            reused: true,
+            freshness,
+            record: None,
+            evidence: None,
+        });
+    }
+    let before = Inventory::expand(&spec.scope)?;
+    let workspace = before.scope.workspace.as_std_path();
+    let dir = if cwd == "." {
+        workspace.to_path_buf()
+    } else {
+        workspace.join(&cwd)
+    };
+    let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let clock = Instant::now();
+    let (exit_status, result) = execute(&spec.name, &spec.argv, &dir, echo)?;
+    let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let not_reusable = changed_during_run(&before);
+    let mut spec = spec.clone();
+    spec.scope = before.scope.clone();
+    spec.cwd = cwd;
+    let evidence = Evidence {
+        spec,
+        prerequisites,
+        exit_status,
+        started_at,
+        duration_ms,
+        result,
+        inventory: before,
+        not_reusable,
+    };
+    let record = record_evidence(store, &evidence)?;
+    Ok(RunOutcome {
+        reused: false,
+        freshness,
+        record: Some(record),
+        evidence: Some(evidence),
+    })
+}
+
+/// Why the inputs cannot be trusted to be what the command saw, if so.
+fn changed_during_run(before: &Inventory) -> Option<String> {
+    match Inventory::expand(&before.scope) {
+        Err(e) => Some(format!(
+            "the inputs could not be read after the run: error[{}]: {e}",
+            e.code()
+        )),
+        Ok(after) => {
+            let comparison = Comparison::between(before, &after);
+            if comparison.matches {
+                return None;
+            }
+            let paths: Vec<&str> = comparison
+                .changes
+                .iter()
+                .map(|c| c.path())
+                .take(5)
+                .collect();
+            Some(format!(
+                "the inputs changed during the run ({} change(s): {}{})",
+                comparison.changes.len(),
+                paths.join(", "),
+                if comparison.changes.len() > 5 {
+                    ", ..."
+                } else {
+                    ""
+                }
+            ))
+        }
+    }
+}
+
+/// Runs the command, forwarding its output and keeping the tail of it.
+fn execute(
+    gate: &str,
+    argv: &[String],
+    dir: &std::path::Path,
+    echo: Echo,
+) -> Result<(Option<i32>, String)> {
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .current_dir(dir)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Error::GateNotStarted {
+            gate: gate.to_owned(),
+            reason: format!("cannot start {:?} in {}: {e}", argv[0], dir.display()),
+        })?;
+    let tail = Arc::new(Mutex::new(Vec::new()));
+    let (shown, to_stdout) = (echo != Echo::Off, echo == Echo::Passthrough);
+    let pumps = [
+        child
+            .stdout
+            .take()
+            .map(|out| pump(out, to_stdout, shown, Arc::clone(&tail))),
+        child
+            .stderr
+            .take()
+            .map(|err| pump(err, false, shown, Arc::clone(&tail))),
+    ];
+    let status = child.wait().map_err(|e| Error::GateNotStarted {
+        gate: gate.to_owned(),
+        reason: format!("waiting for the command failed: {e}"),
+    })?;
+    for handle in pumps.into_iter().flatten() {
+        // A pump only fails if forwarding to our own stdout failed; the
+        // command's exit status still stands.
+        let _ = handle.join();
+    }
+    let bytes = tail.lock().map(|t| t.clone()).unwrap_or_default();
+    Ok((status.code(), last_lines(&bytes)))
+}
+
+/// Copies a child's stream to our stdout or stderr (when `echo`) and into the
+/// shared tail, which keeps only the last `RESULT_BYTES` bytes.
+fn pump(
+    mut from: impl Read + Send + 'static,
+    to_stdout: bool,
+    echo: bool,
+    tail: Arc<Mutex<Vec<u8>>>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut to: Box<dyn Write> = if to_stdout {
+            Box::new(std::io::stdout())
+        } else {
+            Box::new(std::io::stderr())
+        };
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = from.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            if echo {
+                let _ = to.write_all(&buf[..n]);
+                let _ = to.flush();
+            }
+            if let Ok(mut t) = tail.lock() {
+                t.extend_from_slice(&buf[..n]);
+                let excess = t.len().saturating_sub(RESULT_BYTES);
+                t.drain(..excess);
+            }
+        }
+    })
+}
+
+/// The last `RESULT_LINES` lines of the output, as text.
+fn last_lines(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    lines[lines.len().saturating_sub(RESULT_LINES)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_keeps_the_last_lines() {
+        let text: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        let kept = last_lines(text.as_bytes());
+        assert!(
+            kept.starts_with("line 11\n") && kept.ends_with("line 30"),
+            "{kept}"
+        );
+    }
+}
