@@ -4,9 +4,9 @@
 
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy rust-test fmt
+.PHONY: test fmt-check clippy rust-test python-test node-test fmt
 
-test: fmt-check clippy rust-test
+test: fmt-check clippy rust-test python-test node-test
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -16,6 +16,14 @@ clippy:
 
 rust-test:
 	$(CARGO) test --workspace --locked
+
+# Each binding's suite: builds the package from scratch into a local
+# environment (a venv, node_modules) and runs its tests against it.
+python-test:
+	crates/ledger-py/ci.sh
+
+node-test:
+	crates/ledger-node/ci.sh
 
 fmt:
 	$(CARGO) fmt --all
