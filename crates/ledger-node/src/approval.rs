@@ -1,0 +1,135 @@
+//! Approvals of an OpenSpec change, bound to the fingerprints of their sets
+//! (docs/approvals.md): `status`, `approve`, `currentState`, `changeInventory`.
+
+use std::path::Path;
+
+use camino::Utf8Path;
+use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Store};
+use napi::Env;
+use napi::bindgen_prelude::AsyncTask;
+use napi_derive::napi;
+
+use crate::error::Failure;
+use crate::inventory::Inventory;
+use crate::json::{Json, json};
+use crate::task::{Work, block, spawn};
+
+/// Which change, where, and with which artifact graph (the CLI's `--change`,
+/// `--workspace`, `--changes-root` and `--schema`).
+#[napi(object)]
+#[derive(Debug, Clone)]
+pub struct ChangeOptions {
+    /// The workspace directory; its store is `<workspace>/.ledger`.
+    pub workspace: String,
+    /// The change's name (its directory under the changes root).
+    pub change: String,
+    /// Where changes live, relative to the workspace; default `openspec/changes`.
+    pub changes_root: Option<String>,
+    /// An OpenSpec `schema.yaml` defining the artifact graph; default spec-driven.
+    pub schema: Option<String>,
+}
+
+impl ChangeOptions {
+    fn change_set(&self) -> Result<ChangeSet, Failure> {
+        let graph = match &self.schema {
+            Some(file) => ArtifactGraph::read(Utf8Path::new(file))?,
+            None => ArtifactGraph::spec_driven(),
+        };
+        let root = self.changes_root.as_deref().unwrap_or(DEFAULT_CHANGES_ROOT);
+        Ok(ChangeSet::with_root(
+            self.workspace.as_str(),
+            &self.change,
+            root,
+            graph,
+        )?)
+    }
+
+    fn store(&self) -> Store {
+        Store::open(Path::new(&self.workspace))
+    }
+}
+
+fn status_impl(options: &ChangeOptions) -> Result<Json, Failure> {
+    let change = options.change_set()?;
+    json(&ledger_core::status(&options.store(), &change)?)
+}
+
+/// Each artifact's approval: approved, unbound, changed, reset or blocked, with
+/// its cause (`ledger status --json`).
+#[napi(ts_return_type = "Promise<ApprovalStatus>")]
+pub fn status(options: ChangeOptions) -> AsyncTask<Work<Json>> {
+    spawn(move || status_impl(&options))
+}
+
+/// `status`, blocking the JavaScript thread.
+#[napi(ts_return_type = "ApprovalStatus")]
+pub fn status_sync(env: Env, options: ChangeOptions) -> napi::Result<Json> {
+    block(&env, || status_impl(&options))
+}
+
+fn approve_impl(options: &ChangeOptions, artifact: &str, source: &str) -> Result<Json, Failure> {
+    let change = options.change_set()?;
+    json(&ledger_core::approve(
+        &options.store(),
+        &change,
+        artifact,
+        source,
+    )?)
+}
+
+/// Binds `artifact`'s current fingerprint to the owner's decision observed at
+/// `source` (a message id, a URL...), and advances the change's state pointer.
+#[napi(ts_return_type = "Promise<Binding>")]
+pub fn approve(options: ChangeOptions, artifact: String, source: String) -> AsyncTask<Work<Json>> {
+    spawn(move || approve_impl(&options, &artifact, &source))
+}
+
+/// `approve`, blocking the JavaScript thread.
+#[napi(ts_return_type = "Binding")]
+pub fn approve_sync(
+    env: Env,
+    options: ChangeOptions,
+    artifact: String,
+    source: String,
+) -> napi::Result<Json> {
+    block(&env, || approve_impl(&options, &artifact, &source))
+}
+
+fn current_state_impl(options: &ChangeOptions) -> Result<Json, Failure> {
+    let (record, state) = ledger_core::current_state(&options.store(), &options.change)?;
+    json(&serde_json::json!({ "record": record, "state": state }))
+}
+
+/// The state envelope a change's pointer names, and its record
+/// (`ledger state show --change`); an empty envelope when none is recorded.
+#[napi(ts_return_type = "Promise<CurrentState>")]
+pub fn current_state(options: ChangeOptions) -> AsyncTask<Work<Json>> {
+    spawn(move || current_state_impl(&options))
+}
+
+/// `currentState`, blocking the JavaScript thread.
+#[napi(ts_return_type = "CurrentState")]
+pub fn current_state_sync(env: Env, options: ChangeOptions) -> napi::Result<Json> {
+    block(&env, || current_state_impl(&options))
+}
+
+fn change_inventory_impl(options: &ChangeOptions, artifact: &str) -> Result<Inventory, Failure> {
+    Ok(options.change_set()?.inventory(artifact)?.into())
+}
+
+/// The approval set of one artifact of the change, expanded (for `design`:
+/// `design.md` and the materials it links).
+#[napi(ts_return_type = "Promise<Inventory>")]
+pub fn change_inventory(options: ChangeOptions, artifact: String) -> AsyncTask<Work<Inventory>> {
+    spawn(move || change_inventory_impl(&options, &artifact))
+}
+
+/// `changeInventory`, blocking the JavaScript thread.
+#[napi]
+pub fn change_inventory_sync(
+    env: Env,
+    options: ChangeOptions,
+    artifact: String,
+) -> napi::Result<Inventory> {
+    block(&env, || change_inventory_impl(&options, &artifact))
+}

@@ -1,0 +1,133 @@
+//! Gate evidence: a gate's definition and whether its latest evidence can be
+//! reused (docs/gates.md): `checkGate`, `latestEvidence`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use ledger_core::{Error, Observe, Store};
+use napi::Env;
+use napi::bindgen_prelude::AsyncTask;
+use napi_derive::napi;
+
+use crate::error::Failure;
+use crate::json::{Json, json};
+use crate::scope::ScopeOptions;
+use crate::task::{Work, block, spawn};
+
+/// A gate: what it runs, where, on which inputs, and which environment
+/// prerequisites its result depends on.
+#[napi(object)]
+#[derive(Debug, Clone)]
+pub struct GateSpec {
+    /// The gate's name, e.g. `test`.
+    pub name: String,
+    /// The exact command.
+    pub argv: Vec<String>,
+    /// The working directory, relative to the workspace; default `.`.
+    pub cwd: Option<String>,
+    /// The inputs.
+    pub scope: ScopeOptions,
+    /// Prerequisite name → how its value is observed.
+    pub prerequisites: Option<HashMap<String, Prerequisite>>,
+}
+
+/// How a prerequisite's value is observed: exactly one of the three.
+#[napi(object)]
+#[derive(Debug, Clone)]
+pub struct Prerequisite {
+    /// The value as given (`--env NAME=VALUE`).
+    pub literal: Option<String>,
+    /// The value of this environment variable; absent reads as empty (`--env NAME`).
+    pub environment: Option<String>,
+    /// The trimmed stdout of this shell command (`--env-cmd NAME=COMMAND`).
+    pub command: Option<String>,
+}
+
+impl Prerequisite {
+    fn to_core(&self, name: &str) -> Result<Observe, Failure> {
+        match (&self.literal, &self.environment, &self.command) {
+            (Some(v), None, None) => Ok(Observe::Literal(v.clone())),
+            (None, Some(v), None) => Ok(Observe::Environment(v.clone())),
+            (None, None, Some(v)) => Ok(Observe::Command(v.clone())),
+            _ => Err(Failure::Core(Error::InvalidArgument {
+                message: format!(
+                    "prerequisite {name:?} needs exactly one of literal, environment, command"
+                ),
+            })),
+        }
+    }
+}
+
+impl GateSpec {
+    /// The core's gate spec.
+    pub fn to_core(&self) -> Result<ledger_core::GateSpec, Failure> {
+        let prerequisites = self
+            .prerequisites
+            .iter()
+            .flatten()
+            .map(|(name, how)| Ok((name.clone(), how.to_core(name)?)))
+            .collect::<Result<BTreeMap<_, _>, Failure>>()?;
+        Ok(ledger_core::GateSpec {
+            name: self.name.clone(),
+            argv: self.argv.clone(),
+            cwd: self.cwd.clone().unwrap_or_else(|| ".".to_owned()),
+            scope: self.scope.to_scope()?,
+            prerequisites,
+        })
+    }
+}
+
+/// The store of a gate: the one of its resolved workspace, as the CLI does.
+pub fn store_of(spec: &ledger_core::GateSpec) -> Result<Store, Failure> {
+    Ok(Store::open(spec.scope.resolve()?.workspace.as_std_path()))
+}
+
+fn check_gate_impl(spec: &GateSpec) -> Result<Json, Failure> {
+    let spec = spec.to_core()?;
+    json(&ledger_core::check_gate(&store_of(&spec)?, &spec)?)
+}
+
+/// Whether the gate's latest evidence can be reused: fresh, or stale with
+/// every reason (`ledger gate check --json`). Runs nothing but the
+/// prerequisite commands.
+#[napi(ts_return_type = "Promise<Freshness>")]
+pub fn check_gate(spec: GateSpec) -> AsyncTask<Work<Json>> {
+    spawn(move || check_gate_impl(&spec))
+}
+
+/// `checkGate`, blocking the JavaScript thread.
+#[napi(ts_return_type = "Freshness")]
+pub fn check_gate_sync(env: Env, spec: GateSpec) -> napi::Result<Json> {
+    block(&env, || check_gate_impl(&spec))
+}
+
+/// Which gate's evidence, in which workspace.
+#[napi(object)]
+#[derive(Debug, Clone)]
+pub struct EvidenceOptions {
+    /// The workspace directory; its store is `<workspace>/.ledger`.
+    pub workspace: String,
+    /// The gate's name.
+    pub gate: String,
+}
+
+fn latest_evidence_impl(options: &EvidenceOptions) -> Result<Option<Json>, Failure> {
+    let store = Store::open(Path::new(&options.workspace));
+    ledger_core::latest_evidence(&store, &options.gate)?
+        .map(|(record, evidence)| {
+            json(&serde_json::json!({ "record": record, "evidence": evidence }))
+        })
+        .transpose()
+}
+
+/// The gate's latest evidence and its record, or `null` when it never ran.
+#[napi(ts_return_type = "Promise<LatestEvidence | null>")]
+pub fn latest_evidence(options: EvidenceOptions) -> AsyncTask<Work<Option<Json>>> {
+    spawn(move || latest_evidence_impl(&options))
+}
+
+/// `latestEvidence`, blocking the JavaScript thread.
+#[napi(ts_return_type = "LatestEvidence | null")]
+pub fn latest_evidence_sync(env: Env, options: EvidenceOptions) -> napi::Result<Option<Json>> {
+    block(&env, || latest_evidence_impl(&options))
+}

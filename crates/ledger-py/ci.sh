@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The Python binding's suite, from a clean clone: a venv with pinned tools, the
+# package built by maturin and installed, the CLI built for the parity tests,
+# clippy on the binding code, then pytest (stubs checked by mypy.stubtest).
+# Run from anywhere; `make python-test` runs it from the repository root.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+CRATE="$ROOT/crates/ledger-py"
+VENV="$CRATE/.venv"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+WHEELS="$TARGET_DIR/wheels"
+cd "$ROOT"
+
+step() { printf '\n== %s (%ds)\n' "$*" "$SECONDS"; }
+
+step "venv $VENV"
+# Reused between runs; recreated when missing or broken (e.g. python3 changed).
+if ! "$VENV/bin/python" -c 'import sys; assert sys.version_info >= (3, 9)' 2>/dev/null; then
+    rm -rf "$VENV"
+    python3 -m venv "$VENV"
+fi
+PY="$VENV/bin/python"
+"$PY" -m pip install --quiet --disable-pip-version-check \
+    'maturin>=1.9.4,<2' 'pytest>=8,<10' 'mypy>=1.10,<3'
+"$PY" -m maturin --version
+
+step "build the wheel (maturin, release) and install it"
+rm -f "$WHEELS"/ledger-*.whl
+"$PY" -m maturin build --release --locked \
+    --manifest-path "$CRATE/Cargo.toml" --interpreter "$PY" --out "$WHEELS"
+"$PY" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+    "$WHEELS"/ledger-*.whl
+
+step "build the CLI for the parity tests"
+cargo build -p ledger-cli --locked
+export LEDGER_BIN="$TARGET_DIR/debug/ledger"
+
+step "clippy on the binding code (feature python)"
+PYO3_PYTHON="$PY" cargo clippy -p ledger-py --features python --all-targets --locked -- -D warnings
+
+step "stubs against the compiled module"
+"$PY" -m mypy.stubtest ledger
+
+step "pytest"
+# From the crate directory (pyproject.toml's settings), importing the
+# installed package: python/ is not on sys.path, so the tests exercise the wheel.
+cd "$CRATE"
+"$PY" -m pytest tests "$@"
+
+step "done"

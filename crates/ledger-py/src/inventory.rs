@@ -1,0 +1,262 @@
+//! `ledger.Inventory`, `fingerprint()`, `inventory()` and `worktree_root()`
+//! (core `inventory`), with the record format of core `record` for
+//! `Inventory.to_json` / `from_json` / `read`.
+
+use std::collections::BTreeMap;
+
+use camino::Utf8PathBuf;
+use ledger_core::{Inventory, InventoryRecord, Observed, Scope};
+use pyo3::prelude::*;
+
+use crate::args::{PathArg, mapping, strings};
+use crate::compare::PyComparison;
+use crate::entry::{self, PyEntry};
+use crate::errors;
+use crate::scope::{self, PyScope};
+
+/// An expanded set: its entries in ascending path order, their fingerprint,
+/// and the scope as resolved.
+///
+/// `to_json()` writes an inventory record exactly as `ledger inventory` does;
+/// `Inventory.from_json()` / `Inventory.read()` read one strictly.
+#[pyclass(frozen, eq, name = "Inventory", module = "ledger")]
+pub struct PyInventory {
+    pub(crate) inner: Inventory,
+    /// The observed metadata of the record this inventory was read from,
+    /// written again by `to_json()` unless replaced.
+    observed: Observed,
+}
+
+/// Two inventories are equal when they describe the same set: scope, walked
+/// roots, entries and fingerprint. The observed metadata is not part of it.
+impl PartialEq for PyInventory {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+}
+
+impl PyInventory {
+    /// Wraps an inventory with no observed metadata.
+    pub fn new(inner: Inventory) -> Self {
+        PyInventory {
+            inner,
+            observed: Observed::default(),
+        }
+    }
+
+    fn from_record(record: InventoryRecord) -> Self {
+        let observed = record.observed.clone();
+        PyInventory {
+            inner: record.inventory(),
+            observed,
+        }
+    }
+}
+
+/// Expands `scope` with the GIL released.
+pub fn expand(py: Python<'_>, scope: Scope) -> PyResult<PyInventory> {
+    errors::detached(py, move || Inventory::expand(&scope)).map(PyInventory::new)
+}
+
+#[pymethods]
+impl PyInventory {
+    /// Expands a scope: lists candidates as `git ls-files` does, reads every
+    /// path without following symlinks and computes the fingerprint.
+    #[staticmethod]
+    fn expand(py: Python<'_>, scope: &PyScope) -> PyResult<Self> {
+        expand(py, scope.inner.clone())
+    }
+
+    /// The v1 fingerprint, `sha256:<64 hex>`.
+    #[getter]
+    fn fingerprint(&self) -> String {
+        self.inner.fingerprint.to_string()
+    }
+
+    /// Every entry, ascending by the UTF-8 bytes of its path.
+    #[getter]
+    fn entries(&self, py: Python<'_>) -> PyResult<Vec<Py<PyEntry>>> {
+        self.inner
+            .entries
+            .iter()
+            .map(|e| entry::wrap(py, e))
+            .collect()
+    }
+
+    /// The scope as resolved: absolute workspace, default repository filled in.
+    #[getter]
+    fn scope(&self) -> PyScope {
+        PyScope {
+            inner: self.inner.scope.clone(),
+        }
+    }
+
+    /// Roots outside every repository, walked in full.
+    #[getter]
+    fn walked_roots(&self) -> Vec<String> {
+        self.inner.walked_roots.clone()
+    }
+
+    /// The observed metadata `(command, tools, meta)` stored with the record.
+    #[getter]
+    fn observed(
+        &self,
+    ) -> (
+        Vec<String>,
+        BTreeMap<String, String>,
+        BTreeMap<String, String>,
+    ) {
+        let o = &self.observed;
+        (o.command.clone(), o.tools.clone(), o.meta.clone())
+    }
+
+    /// Re-expands the scope plus every path this inventory held (a vanished
+    /// file shows as `removed`, a new one as `added`) and compares, as
+    /// `ledger verify` does. `workspace` re-roots the scope (a moved checkout).
+    #[pyo3(signature = (workspace = None))]
+    fn compare(&self, py: Python<'_>, workspace: Option<PathArg>) -> PyResult<PyComparison> {
+        let mut inventory = self.inner.clone();
+        if let Some(dir) = workspace {
+            inventory.scope.workspace = Utf8PathBuf::from(dir.0);
+        }
+        let inner = errors::detached(py, move || inventory.compare())?;
+        Ok(PyComparison { inner })
+    }
+
+    /// The inventory record (JSON, ending with a newline) `ledger inventory`
+    /// writes. `meta`, `tools` and `command` replace the observed metadata
+    /// (by default the metadata read with the record, if any).
+    #[pyo3(signature = (*, meta = None, tools = None, command = None))]
+    fn to_json(
+        &self,
+        meta: Option<&Bound<'_, PyAny>>,
+        tools: Option<&Bound<'_, PyAny>>,
+        command: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<String> {
+        let text = |v: &Bound<'_, PyAny>| v.extract::<String>();
+        let mut observed = self.observed.clone();
+        if let Some(meta) = meta {
+            observed.meta = mapping(meta, text)?;
+        }
+        if let Some(tools) = tools {
+            observed.tools = mapping(tools, text)?;
+        }
+        if let Some(command) = command {
+            observed.command = strings(command)?;
+        }
+        Ok(InventoryRecord::new(self.inner.clone(), observed).to_json())
+    }
+
+    /// Reads an inventory record, refusing another format or major version,
+    /// invalid fields, and entries that do not reproduce the fingerprint.
+    /// `source` names the record in errors.
+    #[staticmethod]
+    #[pyo3(signature = (text, source = "<string>"))]
+    fn from_json(py: Python<'_>, text: &str, source: &str) -> PyResult<Self> {
+        // Parsing re-hashes every entry: worth releasing the GIL for a large record.
+        let (text, source) = (text.to_owned(), source.to_owned());
+        let record = errors::detached(py, move || InventoryRecord::from_json(&text, &source))?;
+        Ok(PyInventory::from_record(record))
+    }
+
+    /// Reads an inventory record file (see `from_json`).
+    #[staticmethod]
+    fn read(py: Python<'_>, path: PathArg) -> PyResult<Self> {
+        let path = Utf8PathBuf::from(path.0);
+        let record = errors::detached(py, move || InventoryRecord::read(&path))?;
+        Ok(PyInventory::from_record(record))
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.entries.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Inventory({}, {} entries)",
+            self.inner.fingerprint,
+            self.inner.entries.len()
+        )
+    }
+}
+
+/// The v1 fingerprint (`sha256:<hex>`) of a scope: the Python twin of
+/// `ledger fingerprint --workspace WORKSPACE ...`.
+///
+/// The workspace is exactly `workspace` (default: the current directory); the
+/// CLI's default is the top of the enclosing checkout, `worktree_root()`.
+#[pyfunction]
+#[pyo3(signature = (workspace = PathArg::dot(), *, repos = None, roots = None, paths = None, exclude = None, tasks = None, purpose = ""))]
+#[pyo3(
+    text_signature = "(workspace='.', *, repos=None, roots=None, paths=None, exclude=None, tasks=None, purpose='')"
+)]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of the Python API
+pub fn fingerprint(
+    py: Python<'_>,
+    workspace: PathArg,
+    repos: Option<&Bound<'_, PyAny>>,
+    roots: Option<&Bound<'_, PyAny>>,
+    paths: Option<&Bound<'_, PyAny>>,
+    exclude: Option<&Bound<'_, PyAny>>,
+    tasks: Option<&Bound<'_, PyAny>>,
+    purpose: &str,
+) -> PyResult<String> {
+    let scope = scope::build(
+        py,
+        workspace.0,
+        repos,
+        roots,
+        paths,
+        exclude,
+        tasks,
+        purpose,
+    )?;
+    errors::detached(py, move || Inventory::expand(&scope)).map(|i| i.fingerprint.to_string())
+}
+
+/// The inventory of a scope (see `fingerprint`): the Python twin of
+/// `ledger entries --json --workspace WORKSPACE ...`.
+#[pyfunction]
+#[pyo3(signature = (workspace = PathArg::dot(), *, repos = None, roots = None, paths = None, exclude = None, tasks = None, purpose = ""))]
+#[pyo3(
+    text_signature = "(workspace='.', *, repos=None, roots=None, paths=None, exclude=None, tasks=None, purpose='')"
+)]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of the Python API
+pub fn inventory(
+    py: Python<'_>,
+    workspace: PathArg,
+    repos: Option<&Bound<'_, PyAny>>,
+    roots: Option<&Bound<'_, PyAny>>,
+    paths: Option<&Bound<'_, PyAny>>,
+    exclude: Option<&Bound<'_, PyAny>>,
+    tasks: Option<&Bound<'_, PyAny>>,
+    purpose: &str,
+) -> PyResult<PyInventory> {
+    let scope = scope::build(
+        py,
+        workspace.0,
+        repos,
+        roots,
+        paths,
+        exclude,
+        tasks,
+        purpose,
+    )?;
+    expand(py, scope)
+}
+
+/// The top of the Git worktree containing `path` (the CLI's default
+/// workspace), or `None` outside Git.
+#[pyfunction]
+pub fn worktree_root(py: Python<'_>, path: PathArg) -> PyResult<Option<String>> {
+    let dir = std::path::PathBuf::from(path.0);
+    let root = errors::detached(py, move || ledger_core::worktree_root(&dir))?;
+    root.map(|p| {
+        p.into_os_string().into_string().map_err(|raw| {
+            let bytes = std::os::unix::ffi::OsStrExt::as_bytes(raw.as_os_str());
+            let path = ledger_core::DisplayPath::from_bytes(bytes);
+            errors::to_py(py, &ledger_core::Error::NonUtf8Path { path })
+        })
+    })
+    .transpose()
+}

@@ -1,0 +1,154 @@
+"""Shared fixtures: isolated Git sandboxes, the `ledger` CLI, the shared vectors.
+
+ledger runs in this process, so the Git isolation (no user or system config) is
+set on the process environment for the whole session: both the `git` commands
+that build the fixtures and ledger's own Git reading see the same, empty config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[2]
+VECTORS = REPO_ROOT / "tests" / "vectors"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    home = tmp_path_factory.mktemp("home")
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "LC_ALL": "C",
+    }
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    (home / ".gitconfig").write_text("")
+    yield
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+def git(cwd: Path, *args: str) -> str:
+    out = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True)
+    assert out.returncode == 0, f"git {args}: {out.stderr}"
+    return out.stdout
+
+
+def write(root: Path, rel: str, content: bytes | str = "x\n", mode: int | None = None) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, str):
+        content = content.encode()
+    path.write_bytes(content)
+    if mode is not None:
+        path.chmod(mode)
+    return path
+
+
+def init_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    return path
+
+
+def commit_all(path: Path, message: str = "c") -> None:
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A committed checkout with every kind of entry: plain, executable, symlink,
+    nested dirs, an ignored file, an untracked file and a deleted tracked file."""
+    w = init_repo(tmp_path / "w")
+    write(w, "README.md", "# demo\n")
+    write(w, "run.sh", "#!/bin/sh\necho hi\n", mode=0o755)
+    write(w, "src/main.rs", "fn main() {}\n")
+    write(w, "src/lib.rs", "pub fn f() {}\n")
+    write(w, "src/generated/out.rs", "// generated\n")
+    write(w, "a.b", "dot\n")
+    write(w, "a/b", "slash\n")
+    write(w, "gone.md", "soon gone\n")
+    write(w, "tasks.md", "- [x] 1.1 [core] Do it\n- [ ] 1.2 [py] Bind it\n")
+    write(w, ".gitignore", "build/\n*.log\n")
+    write(w, "build/config.ignored", "ignored but wanted\n")
+    write(w, "debug.log", "noise\n")
+    (w / "link").symlink_to("README.md")
+    commit_all(w)
+    (w / "gone.md").unlink()
+    write(w, "untracked.txt", "new\n")
+    return w
+
+
+@dataclass
+class Cli:
+    """The `ledger` binary built from this workspace."""
+
+    path: str
+
+    def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([self.path, *args], capture_output=True, text=True, cwd=cwd)
+
+    def ok(self, *args: str, cwd: Path | None = None) -> str:
+        out = self.run(*args, cwd=cwd)
+        assert out.returncode == 0, f"ledger {args}: exit {out.returncode}: {out.stderr}"
+        return out.stdout
+
+    def json(self, *args: str, cwd: Path | None = None) -> Any:
+        return json.loads(self.ok(*args, cwd=cwd))
+
+
+@pytest.fixture(scope="session")
+def cli() -> Cli:
+    """`$LEDGER_BIN` (set by ci.sh), else a CLI built in this workspace's target dir."""
+    candidates = [os.environ.get("LEDGER_BIN", "")]
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO_ROOT / "target"))
+    candidates += [str(target / "debug" / "ledger"), str(target / "release" / "ledger")]
+    for c in candidates:
+        if c and Path(c).is_file() and os.access(c, os.X_OK):
+            return Cli(c)
+    if os.environ.get("CI"):
+        pytest.fail("no ledger CLI found: set LEDGER_BIN (ci.sh builds it)")
+    pytest.skip("no ledger CLI found: set LEDGER_BIN or `cargo build -p ledger-cli`")
+
+
+CHANGE = "add-auth"
+
+
+def make_change(ws: Path, change: str = CHANGE) -> Path:
+    """An OpenSpec change with every spec-driven artifact and a linked material."""
+    d = ws / "openspec" / "changes" / change
+    write(d, "proposal.md", "# Why\nLogins.\n")
+    write(d, "specs/auth/spec.md", "## Requirement: login\n")
+    write(d, "design.md", "# Design\nSee [the flow](diagrams/flow.svg).\n")
+    write(d, "diagrams/flow.svg", "<svg/>\n")
+    write(d, "tasks.md", "- [ ] 1.1 [core] Add login\n- [ ] 1.2 [py] Bind it\n")
+    return d
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A committed checkout holding one OpenSpec change."""
+    w = init_repo(tmp_path / "ws")
+    write(w, "src/app.py", "print('hi')\n")
+    make_change(w)
+    commit_all(w)
+    return w

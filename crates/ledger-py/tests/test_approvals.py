@@ -1,0 +1,123 @@
+"""Approvals of an OpenSpec change, the cascade, the state envelope and the store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import ledger
+from conftest import CHANGE, write
+
+
+def states(status: ledger.ApprovalStatus) -> dict[str, str]:
+    return {a.artifact: a.state for a in status.artifacts}
+
+
+def test_change_set_scopes(workspace: Path) -> None:
+    change = ledger.ChangeSet(workspace, CHANGE)
+    d = f"openspec/changes/{CHANGE}"
+    assert change.directory() == d and change.changes_root == "openspec/changes"
+    assert [a.id for a in change.graph.artifacts] == ["proposal", "specs", "design", "tasks"]
+    design = change.inventory("design")
+    assert [e.path for e in design.entries] == [f"{d}/design.md", f"{d}/diagrams/flow.svg"]
+    tasks = change.scope("tasks")
+    assert tasks.normalize == [f"{d}/tasks.md"] and tasks.purpose == f"approval: tasks of change {CHANGE}"
+    specs = change.inventory("specs")
+    assert [e.path for e in specs.entries] == [f"{d}/specs/auth/spec.md"]
+
+
+def test_approve_and_the_cascade(workspace: Path) -> None:
+    store = ledger.Store(workspace)
+    change = ledger.ChangeSet(workspace, CHANGE)
+    assert states(ledger.status(store, change)) == dict.fromkeys(
+        ["proposal", "specs", "design", "tasks"], "unbound"
+    )
+    assert ledger.status(store, change).state_record is None
+    for artifact in ["proposal", "specs", "design", "tasks"]:
+        binding = ledger.approve(store, change, artifact, f"msg {artifact}")
+        assert binding.artifact == artifact and binding.source == f"msg {artifact}"
+        assert binding.fingerprint == change.inventory(artifact).fingerprint
+    status = ledger.status(store, change)
+    assert status.all_approved() and status.state_record == store.head(f"changes/{CHANGE}")
+    tasks_binding = status.artifacts[3].binding
+    assert tasks_binding is not None
+    assert set(tasks_binding.upstream) == {"proposal", "specs", "design"}
+
+    # Ticking a task box is progress, not a change of the approved set.
+    d = workspace / "openspec/changes" / CHANGE
+    write(d, "tasks.md", "- [x] 1.1 [core] Add login\n- [ ] 1.2 [py] Bind it\n")
+    assert ledger.status(store, change).all_approved()
+
+    # The design's linked material changes: design falls, and tasks with it.
+    write(d, "diagrams/flow.svg", "<svg>v2</svg>\n")
+    status = ledger.status(store, change)
+    assert states(status) == {
+        "proposal": "approved", "specs": "approved", "design": "changed", "tasks": "reset"
+    }
+    assert status.artifacts[3].reset_by == ["design"]
+    assert status.artifacts[2].approved != status.artifacts[2].current
+
+    # A missing material blocks the set, with the coded reason.
+    (d / "diagrams/flow.svg").unlink()
+    blocked = ledger.status(store, change).artifacts[2]
+    assert blocked.state == "blocked" and blocked.current is None
+    assert blocked.blocked is not None and blocked.blocked.startswith("error[missing-material]")
+
+
+def test_state_envelope_and_store(workspace: Path) -> None:
+    store = ledger.Store(workspace)
+    change = ledger.ChangeSet(workspace, CHANGE)
+    ref = f"changes/{CHANGE}"
+    assert ledger.current_state(store, CHANGE)[0] is None
+    assert store.head(ref) is None and store.refs() == [] and store.check().is_clean()
+    ledger.approve(store, change, "proposal", "msg 1")
+    ledger.approve(store, change, "proposal", "msg 2")
+    record, envelope = ledger.current_state(store, CHANGE)
+    assert record == store.head(ref)
+    assert envelope.change == CHANGE and len(envelope.bindings) == 1
+    binding = envelope.binding("proposal")
+    assert binding is not None and binding.source == "msg 2"
+    assert envelope.binding("design") is None and envelope.validation is None
+    assert json.loads(envelope.to_json())["bindings"][0]["source"] == "msg 2"
+    history = store.history(ref)
+    assert len(history) == 2 and history[0] == record
+    assert store.refs() == [(ref, record)]
+    stored = store.read_record(record)
+    assert stored["kind"] == "state" and stored["previous"] == history[1]
+    assert stored["body"]["bindings"][0]["artifact"] == "proposal"
+    report = store.check()
+    assert report.records == 2 and report.refs == [(ref, record)]
+    assert report.orphans == report.temp_files == [] and report.corrupt == report.dangling == []
+    # The store's directory is never part of an inventory.
+    assert not any(e.path.startswith(".ledger") for e in ledger.inventory(workspace).entries)
+
+
+def test_a_custom_schema(workspace: Path, tmp_path: Path) -> None:
+    schema = tmp_path / "schema.yaml"
+    schema.write_text(
+        "artifacts:\n"
+        "  - {id: brief, generates: proposal.md}\n"
+        "  - {id: plan, generates: tasks.md, requires: [brief]}\n"
+        "apply:\n  tracks: tasks.md\n"
+    )
+    graph = ledger.ArtifactGraph.read(schema)
+    assert graph == ledger.ArtifactGraph.from_schema_yaml(schema.read_text())
+    assert [a.id for a in graph.artifacts] == ["brief", "plan"] and graph.tracks == "tasks.md"
+    assert graph.upstream("plan") == ["brief"] and graph.downstream("brief") == ["plan"]
+    assert graph.artifact("plan").requires == ["brief"]
+    built = ledger.ArtifactGraph(
+        [ledger.Artifact("plan", "tasks.md", ["brief"]), ledger.Artifact("brief", "proposal.md")],
+        tracks="tasks.md",
+    )
+    assert built == graph
+    store = ledger.Store(workspace)
+    change = ledger.ChangeSet(workspace, CHANGE, graph=graph)
+    ledger.approve(store, change, "brief", "msg")
+    assert states(ledger.status(store, change)) == {"brief": "approved", "plan": "unbound"}
+
+
+def test_other_changes_root(tmp_path: Path) -> None:
+    write(tmp_path, "changes/c1/proposal.md", "# Why\n")
+    change = ledger.ChangeSet(tmp_path, "c1", changes_root="changes")
+    assert change.directory() == "changes/c1"
+    assert [e.path for e in change.inventory("proposal").entries] == ["changes/c1/proposal.md"]

@@ -1,0 +1,160 @@
+"""The binding gives exactly what the `ledger` CLI gives on the same scopes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ledger
+from conftest import CHANGE, Cli, commit_all, init_repo, write
+
+# (Python keyword arguments, the same scope as CLI flags)
+SCOPES: list[tuple[dict[str, Any], list[str]]] = [
+    ({}, []),
+    ({"roots": ["src"]}, ["--root", "src"]),
+    (
+        {"roots": ["src"], "exclude": ["src/generated"], "paths": ["build/config.ignored"]},
+        ["--root", "src", "--exclude", "src/generated", "--path", "build/config.ignored"],
+    ),
+    ({"tasks": ["tasks.md"], "roots": ["a", "a.b"]}, ["--tasks", "tasks.md", "--root", "a", "--root", "a.b"]),
+    ({"repos": ["."], "roots": ["."], "purpose": "gate: test"}, ["--repo", ".", "--root", ".", "--purpose", "gate: test"]),
+    ({"paths": ["gone.md", "link", "debug.log"]}, ["--path", "gone.md", "--path", "link", "--path", "debug.log"]),
+]
+
+
+def inventory_json(inv: ledger.Inventory) -> dict[str, Any]:
+    """The Python inventory in the shape of `ledger entries --json`."""
+    return {
+        "scope": json.loads(inv.scope.to_json()),
+        "walked_roots": inv.walked_roots,
+        "entries": [dict(zip(("path", "kind", "mode", "digest"), e)) for e in inv.entries],
+        "fingerprint": inv.fingerprint,
+    }
+
+
+@pytest.mark.parametrize("kwargs,flags", SCOPES, ids=lambda x: repr(x))
+def test_fingerprint_and_entries_match_the_cli(
+    repo: Path, cli: Cli, kwargs: dict[str, Any], flags: list[str]
+) -> None:
+    ws = ["--workspace", str(repo)]
+    fp = cli.ok("fingerprint", *ws, *flags).splitlines()[-1]
+    assert ledger.fingerprint(repo, **kwargs) == fp
+    inv = ledger.inventory(repo, **kwargs)
+    assert inv.fingerprint == fp
+    assert inventory_json(inv) == cli.json("entries", "--json", *ws, *flags)
+    # The text listing ends with the same fingerprint and lists the same paths.
+    lines = cli.ok("entries", *ws, *flags).splitlines()
+    assert lines[-1] == fp
+    assert [line.split("\t", 1)[1] for line in lines[:-1]] == [e.path for e in inv.entries]
+
+
+def test_multi_repository_scope_matches_the_cli(tmp_path: Path, cli: Cli) -> None:
+    ws = tmp_path / "ws"
+    for name in ("app", "lib"):
+        r = init_repo(ws / name)
+        write(r, f"{name}.txt", name)
+        commit_all(r)
+    write(ws, "docs/guide.md", "walked\n")
+    flags = ["--repo", "app", "--repo", "lib", "--root", "app", "--root", "lib", "--root", "docs"]
+    expected = cli.json("entries", "--json", "--workspace", str(ws), *flags)
+    inv = ledger.inventory(ws, repos=["app", "lib"], roots=["app", "lib", "docs"])
+    assert inventory_json(inv) == expected
+
+
+def test_the_cli_default_workspace_is_worktree_root(repo: Path, cli: Cli) -> None:
+    from_subdir = cli.ok("fingerprint", cwd=repo / "src").splitlines()[-1]
+    root = ledger.worktree_root(repo / "src")
+    assert root is not None and ledger.fingerprint(root) == from_subdir
+
+
+def test_inventory_record_is_byte_identical(repo: Path, cli: Cli) -> None:
+    text = cli.ok("inventory", "--workspace", str(repo), "--root", "src", "--meta", "gate=make test")
+    inv = ledger.inventory(repo, roots=["src"])
+    assert inv.to_json(meta={"gate": "make test"}) == text
+    assert ledger.Inventory.from_json(text).to_json() == text
+
+
+def test_verify_and_compare_agree(repo: Path, cli: Cli, tmp_path: Path) -> None:
+    record = tmp_path / "approved.json"
+    record.write_text(ledger.inventory(repo).to_json(meta={"by": "python"}))
+    same = cli.run("verify", str(record), "--json")
+    assert same.returncode == 0
+    assert ledger.Inventory.read(record).compare().to_json() == same.stdout
+
+    write(repo, "README.md", "# changed\n")
+    write(repo, "src/new.rs", "new\n")
+    (repo / "src/lib.rs").unlink()
+    changed = cli.run("verify", str(record), "--json")
+    assert changed.returncode == 1
+    comparison = ledger.Inventory.read(record).compare()
+    assert not comparison.matches
+    assert comparison.to_json() == changed.stdout
+
+    # A record the CLI wrote reads the same in Python.
+    cli_record = tmp_path / "cli.json"
+    cli.ok("inventory", "--workspace", str(repo), "--out", str(cli_record))
+    assert ledger.Inventory.read(cli_record) == ledger.inventory(repo)
+
+
+def test_errors_carry_the_cli_code(tmp_path: Path, cli: Cli) -> None:
+    write(tmp_path, "w/a.txt")
+    for flags, cls in [
+        (["--path", "../x"], ledger.OutsideWorkspaceError),
+        (["--root", "a//b"], ledger.InvalidPathError),
+    ]:
+        out = cli.run("fingerprint", "--workspace", str(tmp_path / "w"), *flags)
+        assert out.returncode == 2 and out.stdout == ""
+        kwargs: dict[str, Any] = {"paths" if flags[0] == "--path" else "roots": [flags[1]]}
+        with pytest.raises(cls) as info:
+            ledger.fingerprint(tmp_path / "w", **kwargs)
+        assert out.stderr.startswith(f"error[{info.value.code}]: {info.value}")
+
+
+def test_approvals_and_store_match_the_cli(workspace: Path, cli: Cli) -> None:
+    place = ["--workspace", str(workspace)]
+    store = ledger.Store(workspace)
+    change = ledger.ChangeSet(workspace, CHANGE)
+    # Approved in Python, read by the CLI; approved by the CLI, read in Python.
+    ledger.approve(store, change, "proposal", "msg 1842")
+    cli.ok("approve", "--change", CHANGE, "--artifact", "specs", "--source", "msg 1843", *place)
+    status = ledger.status(store, change)
+    out = cli.run("status", "--change", CHANGE, "--json", *place)
+    assert out.returncode == (0 if status.all_approved() else 1) == 1
+    assert status.to_json() == out.stdout
+    assert [a.state for a in status.artifacts] == ["approved", "approved", "unbound", "unbound"]
+
+    record, envelope = ledger.current_state(store, CHANGE)
+    shown = cli.json("state", "show", "--change", CHANGE, *place)
+    assert shown == [{"record": record, "state": json.loads(envelope.to_json())}]
+
+    report = store.check()
+    assert report.to_json() == cli.ok("store", "check", "--json", *place)
+    assert report.is_clean() and report.records == 2
+
+
+def test_gate_evidence_is_shared_with_the_cli(workspace: Path, cli: Cli) -> None:
+    store = ledger.Store(workspace)
+    spec = ledger.GateSpec(
+        "test", ["sh", "-c", "echo ran"], ledger.Scope(workspace),
+        prerequisites={"shell": ledger.Observe.literal("sh")},
+    )
+    outcome = ledger.run_gate(store, spec)
+    assert not outcome.reused and outcome.exit_code == 0
+    # The CLI reuses the evidence Python recorded ...
+    run = cli.run("gate", "run", "--name", "test", "--workspace", str(workspace),
+                  "--env", "shell=sh", "--", "sh", "-c", "echo ran", cwd=workspace)
+    assert run.returncode == 0 and "reused, not run" in run.stderr, run.stderr
+    # ... and both answer the freshness question identically.
+    check = cli.run("gate", "check", "--name", "test", "--workspace", str(workspace), "--json", cwd=workspace)
+    freshness = ledger.check_gate(store, spec)
+    assert check.returncode == 0 and freshness.fresh
+    assert freshness.to_json() == check.stdout
+
+    write(workspace, "src/app.py", "print('changed')\n")
+    check = cli.run("gate", "check", "--name", "test", "--workspace", str(workspace), "--json", cwd=workspace)
+    freshness = ledger.check_gate(store, spec)
+    assert check.returncode == 1 and not freshness.fresh
+    assert freshness.to_json() == check.stdout
