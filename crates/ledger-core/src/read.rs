@@ -12,9 +12,10 @@
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek};
 use std::os::fd::OwnedFd;
 use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
@@ -242,21 +243,69 @@ fn hash_regular_file(
         Err(e) => return Err(unreadable("open", e.into())),
     };
     let mut file = File::from(fd);
+    let started = SystemTime::now();
     // The stat taken before the open serves as the "before" state: if the path
     // was replaced or written between the two, the inode, size or times of the
     // descriptor differ from it after the read. This saves one stat per file.
-    let size = u64::try_from(seen.st_size).unwrap_or(0);
-    let digest = hash_stream(&mut file, size, normalize, after_chunk)
-        .map_err(|e| unreadable("read", e))?
-        .ok_or_else(changed)?;
-    let after = rustix::fs::fstat(&file).map_err(|e| unreadable("stat", e.into()))?;
-    if !same_version(seen, &after) {
-        return Err(changed());
+    let mut after_chunk = after_chunk;
+    let digest =
+        hash_checked(&mut file, seen, normalize, &mut after_chunk).map_err(|e| e.for_path(path))?;
+    // A write that was already in progress at the stat updated the times before
+    // it, so the check above cannot see it, yet the read may have met half its
+    // bytes. Such a file was modified moments ago: read it once more, from the
+    // start, and accept only if both reads agree.
+    if modified_recently(seen, started) {
+        file.rewind().map_err(|e| unreadable("read", e))?;
+        let again =
+            hash_checked(&mut file, seen, normalize, &mut || {}).map_err(|e| e.for_path(path))?;
+        if again != digest {
+            return Err(changed());
+        }
     }
     Ok(Content::File {
         executable: seen.st_mode & 0o111 != 0,
         digest,
     })
+}
+
+/// Why one hashing pass failed.
+enum PassFailure {
+    Changed,
+    Io(&'static str, io::Error),
+}
+
+impl PassFailure {
+    fn for_path(self, path: &WorkspacePath) -> Error {
+        match self {
+            PassFailure::Changed => Error::ChangedWhileReading {
+                path: DisplayPath::from(path.as_str()),
+            },
+            PassFailure::Io(operation, source) => Error::Unreadable {
+                path: DisplayPath::from(path.as_str()),
+                operation,
+                source,
+            },
+        }
+    }
+}
+
+/// One pass: hashes the file's `seen.st_size` bytes, then checks that the
+/// descriptor still shows the version `seen` describes.
+fn hash_checked(
+    file: &mut File,
+    seen: &Stat,
+    normalize: bool,
+    after_chunk: &mut dyn FnMut(),
+) -> std::result::Result<Digest, PassFailure> {
+    let size = u64::try_from(seen.st_size).unwrap_or(0);
+    let digest = hash_stream(file, size, normalize, after_chunk)
+        .map_err(|e| PassFailure::Io("read", e))?
+        .ok_or(PassFailure::Changed)?;
+    let after = rustix::fs::fstat(&*file).map_err(|e| PassFailure::Io("stat", e.into()))?;
+    if !same_version(seen, &after) {
+        return Err(PassFailure::Changed);
+    }
+    Ok(digest)
 }
 
 /// Hashes exactly `size` bytes; `None` when the file ends early (it shrank).
@@ -266,7 +315,7 @@ fn hash_stream(
     file: &mut File,
     size: u64,
     normalize: bool,
-    mut after_chunk: impl FnMut(),
+    after_chunk: &mut dyn FnMut(),
 ) -> io::Result<Option<Digest>> {
     BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
@@ -321,6 +370,25 @@ impl Sink {
             }
         }
     }
+}
+
+/// How close to the start of a read a file's last change must be for the read
+/// to be repeated. Generous on purpose: timestamps may be as coarse as a clock
+/// tick, and a second read of a file edited a second ago costs little.
+const RECENT: Duration = Duration::from_secs(1);
+
+/// Whether the file's content or metadata changed within [`RECENT`] of `started`.
+fn modified_recently(stat: &Stat, started: SystemTime) -> bool {
+    let time = |secs: i64, nanos: u64| {
+        Duration::new(
+            u64::try_from(secs).unwrap_or(0),
+            u32::try_from(nanos).unwrap_or(0),
+        )
+    };
+    let changed =
+        time(stat.st_mtime, stat.st_mtime_nsec).max(time(stat.st_ctime, stat.st_ctime_nsec));
+    let started = started.duration_since(UNIX_EPOCH).unwrap_or_default();
+    changed + RECENT >= started
 }
 
 /// Same inode, and size, modification time and change time unchanged. The
@@ -430,6 +498,86 @@ mod tests {
         );
         let entries = read_all(d, &[wp("link/sub/f"), wp("real/sub/f")], &[]);
         assert_eq!(entries.unwrap_err().code(), "symlinked-parent");
+    }
+
+    /// Reads `hot` repeatedly while `write(i)` keeps producing versions `a` and
+    /// `b` in another thread. Every read must give one whole version or block
+    /// with `changed-while-reading`, and the race must really be met.
+    fn race(a: &[u8], b: &[u8], write: impl Fn(&Path, &[u8]) + Sync) {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hot");
+        std::fs::write(&path, a).unwrap();
+        let (da, db) = (sha(a), sha(b));
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for i in 0.. {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    write(&path, if i % 2 == 0 { b } else { a });
+                }
+            });
+            // Stops the writer however this thread leaves the scope, so that a
+            // failed assertion reports instead of waiting for the writer forever.
+            struct StopOnDrop<'a>(&'a AtomicBool);
+            impl Drop for StopOnDrop<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+            let _stop = StopOnDrop(&stop);
+            let (mut whole, mut blocked) = (0, 0);
+            // Until enough whole reads were checked (bounded, in case the
+            // writer never gets a core).
+            for _ in 0..5000 {
+                if whole >= 50 && blocked > 0 {
+                    break;
+                }
+                match read_content(dir.path(), &wp("hot"), false) {
+                    Ok(content) => {
+                        let d = content.digest_for_test();
+                        assert!(
+                            d == da || d == db,
+                            "mixed content after {whole} whole reads"
+                        );
+                        whole += 1;
+                    }
+                    Err(e) => {
+                        assert_eq!(e.code(), "changed-while-reading", "{e}");
+                        blocked += 1;
+                    }
+                }
+            }
+            assert!(
+                blocked > 0,
+                "the writer never overlapped a read ({whole} whole reads)"
+            );
+        });
+    }
+
+    /// In place, one page at a time: each write replaces the whole content in
+    /// one step, and the times it changes (fine-grained once queried) tell.
+    #[test]
+    fn an_in_place_writer_is_caught() {
+        use std::os::unix::fs::FileExt;
+        race(&[b'a'; 4096], &[b'b'; 4096], |path, data| {
+            let f = OpenOptions::new().write(true).open(path).unwrap();
+            f.write_all_at(data, 0).unwrap();
+        });
+    }
+
+    /// Write-then-rename, the atomic way to rewrite a file, with contents
+    /// spanning several chunks and of different sizes.
+    #[test]
+    fn a_renaming_writer_is_caught() {
+        let (a, b) = (vec![b'a'; 3 * CHUNK + 1], vec![b'b'; 2 * CHUNK + 7]);
+        race(&a, &b, |path, data| {
+            let temp = path.with_extension("tmp");
+            std::fs::write(&temp, data).unwrap();
+            std::fs::rename(&temp, path).unwrap();
+        });
     }
 
     #[test]
