@@ -4,7 +4,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use camino::Utf8PathBuf;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::entry::Entry;
@@ -12,7 +11,7 @@ use crate::error::{DisplayPath, Error, Result};
 use crate::fingerprint::{Encoder, Fingerprint};
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
-use crate::read::read_content;
+use crate::read::read_all;
 use crate::scope::Scope;
 use crate::walk::walk_root;
 
@@ -49,8 +48,7 @@ impl Inventory {
         let (mut paths, walked_roots) = candidates(&scope)?;
         paths.extend(previous.into_iter().cloned());
         let paths: Vec<WorkspacePath> = paths.into_iter().collect();
-        check_parents(workspace, &paths)?;
-        let entries = read_all(workspace, &paths, &scope)?;
+        let entries = read_all(workspace, &paths, &scope.normalize)?;
         let mut encoder = Encoder::new();
         for entry in &entries {
             encoder.push(entry)?;
@@ -161,51 +159,6 @@ fn repository_candidates(
         }
     }
     Ok(out)
-}
-
-/// Refuses any path below a symlinked directory (§4.5): reading through the
-/// link would hash content outside the declared file. Each distinct parent
-/// directory is checked once, in parallel.
-fn check_parents(workspace: &Path, paths: &[WorkspacePath]) -> Result<()> {
-    let parents: BTreeSet<&str> = paths.iter().flat_map(|p| p.parents()).collect();
-    let parents: Vec<&str> = parents.into_iter().collect();
-    let links: BTreeSet<&str> = parents
-        .par_iter()
-        .filter(|dir| {
-            std::fs::symlink_metadata(workspace.join(dir)).is_ok_and(|m| m.file_type().is_symlink())
-        })
-        .copied()
-        .collect();
-    if links.is_empty() {
-        return Ok(());
-    }
-    for path in paths {
-        if let Some(link) = path.parents().find(|p| links.contains(p)) {
-            return Err(Error::SymlinkedParent {
-                path: DisplayPath::from(path.as_str()),
-                link: DisplayPath::from(link),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Reads every path in parallel. Results keep the input (sorted) order, and the
-/// error reported is the one of the smallest failing path, so the outcome does
-/// not depend on thread count or scheduling.
-fn read_all(workspace: &Path, paths: &[WorkspacePath], scope: &Scope) -> Result<Vec<Entry>> {
-    let normalize: BTreeSet<&WorkspacePath> = scope.normalize.iter().collect();
-    let results: Vec<Result<Entry>> = paths
-        .par_iter()
-        .map(|path| {
-            let content = read_content(workspace, path, normalize.contains(path))?;
-            Ok(Entry {
-                path: path.clone(),
-                content,
-            })
-        })
-        .collect();
-    results.into_iter().collect()
 }
 
 /// The top of the Git worktree containing `dir`, or `None` outside Git.

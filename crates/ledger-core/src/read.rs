@@ -1,16 +1,27 @@
-//! Reading one path into an entry (SPEC §5): never following a symlink, in
-//! bounded chunks, and refusing a file that changes while it is read.
+//! Reading paths into entries (SPEC §5): never following a symlink, neither
+//! the file's own nor a parent directory's, in bounded chunks, and refusing a
+//! file that changes while it is read.
+//!
+//! Every path is reached `openat`-style: the workspace directory is opened
+//! once, each directory below it is opened relative to its parent with
+//! `O_NOFOLLOW | O_DIRECTORY`, and files are opened relative to their
+//! directory with `O_NOFOLLOW`. A directory swapped for a symlink at any moment
+//! makes the open fail instead of leading outside the workspace, and the kernel
+//! resolves one path component per call instead of the whole path per file.
 
 use std::cell::RefCell;
-use std::fs::{File, Metadata, OpenOptions};
-use std::io::{self, Read};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::collections::{BTreeSet, HashMap};
+use std::fs::File;
+use std::io::{self, Read, Seek};
+use std::os::fd::OwnedFd;
 use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use rayon::prelude::*;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
 use sha2::{Digest as _, Sha256};
 
-use crate::entry::{Content, Digest};
+use crate::entry::{Content, Digest, Entry};
 use crate::error::{DisplayPath, Error, Result};
 use crate::normalize::{HashOutput, Normalizer};
 use crate::path::WorkspacePath;
@@ -24,68 +35,192 @@ thread_local! {
     static BUFFER: RefCell<Box<[u8]>> = RefCell::new(vec![0u8; CHUNK].into_boxed_slice());
 }
 
-impl crate::entry::Entry {
+impl Entry {
     /// Reads one path below `workspace` into its entry: bytes from the working
-    /// tree, never following a symlink, in bounded chunks. `normalize` applies
-    /// the task-checkbox normalization (approval Tasks only).
-    ///
-    /// Unlike [`crate::Inventory::expand`], this does not check whether a parent
-    /// directory of `path` is a symlink: use it for paths you have vetted.
+    /// tree, never following a symlink (the path's own or a parent
+    /// directory's), in bounded chunks. `normalize` applies the task-checkbox
+    /// normalization (approval Tasks only).
     pub fn read(workspace: &Path, path: &WorkspacePath, normalize: bool) -> Result<Self> {
-        Ok(crate::entry::Entry {
-            path: path.clone(),
-            content: read_content(workspace, path, normalize)?,
+        let normalize_set = if normalize {
+            vec![path.clone()]
+        } else {
+            Vec::new()
+        };
+        let mut entries = read_all(workspace, std::slice::from_ref(path), &normalize_set)?;
+        entries.pop().ok_or_else(|| Error::BadEntry {
+            path: DisplayPath::from(path.as_str()),
+            reason: "nothing was read".to_owned(),
         })
     }
 }
 
-/// Reads `path` below `workspace` into its entry content.
-///
-/// `normalize` applies the task-checkbox normalization to a regular file's bytes.
-/// A path that does not exist (or whose parent is no longer a directory) is
-/// `Missing`. The caller has already checked that no parent is a symlink.
-pub(crate) fn read_content(
+/// Reads every path (sorted, unique) in parallel: directories are opened once
+/// each, files in parallel within and across directories. The result keeps
+/// the input order, and the error reported is that of the smallest failing
+/// path, so the outcome does not depend on thread count or scheduling.
+pub(crate) fn read_all(
     workspace: &Path,
-    path: &WorkspacePath,
-    normalize: bool,
-) -> Result<Content> {
-    let full = workspace.join(path.as_str());
-    let unreadable = |operation, source| Error::Unreadable {
-        path: DisplayPath::from(path.as_str()),
-        operation,
-        source,
-    };
-    let meta = match std::fs::symlink_metadata(&full) {
-        Ok(meta) => meta,
-        Err(e) if is_absent(&e) => return Ok(Content::Missing),
-        Err(e) => return Err(unreadable("stat", e)),
-    };
-    let file_type = meta.file_type();
-    if file_type.is_symlink() {
-        let target = std::fs::read_link(&full).map_err(|e| unreadable("read link", e))?;
-        let digest = Sha256::digest(target.as_os_str().as_bytes());
-        return Ok(Content::Symlink {
-            digest: Digest(digest.into()),
-        });
+    paths: &[WorkspacePath],
+    normalize: &[WorkspacePath],
+) -> Result<Vec<Entry>> {
+    let root = open_workspace(workspace)?;
+    let normalize: BTreeSet<&WorkspacePath> = normalize.iter().collect();
+    let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, path) in paths.iter().enumerate() {
+        let dir = path.parents().last().unwrap_or("");
+        groups.entry(dir).or_default().push(i);
     }
-    if !file_type.is_file() {
-        return Err(Error::SpecialFile {
-            path: DisplayPath::from(path.as_str()),
-            what: describe(&meta),
-        });
-    }
-    hash_regular_file(&full, path, &meta, normalize, || {})
+    let groups: Vec<(&str, Vec<usize>)> = groups.into_iter().collect();
+    let mut results: Vec<(usize, Result<Content>)> = groups
+        .par_iter()
+        .flat_map_iter(|(dir, members)| {
+            let opened = open_dir(&root, dir);
+            members
+                .par_iter()
+                .map(|&i| {
+                    let path = &paths[i];
+                    let content = match &opened {
+                        Ok(Some(fd)) => read_at(fd, path, normalize.contains(path), || {}),
+                        Ok(None) => Ok(Content::Missing),
+                        Err(problem) => Err(problem.for_file(path)),
+                    };
+                    (i, content)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    results.sort_unstable_by_key(|(i, _)| *i);
+    results
+        .into_iter()
+        .map(|(i, content)| {
+            Ok(Entry {
+                path: paths[i].clone(),
+                content: content?,
+            })
+        })
+        .collect()
 }
 
-/// Hashes a regular file through an `O_NOFOLLOW` descriptor, checking before and
-/// after that it is the same, unchanged file.
+/// Opens the workspace directory itself (it was canonicalized: following is fine).
+fn open_workspace(workspace: &Path) -> Result<OwnedFd> {
+    rustix::fs::open(workspace, dir_flags() & !OFlags::NOFOLLOW, Mode::empty()).map_err(|e| {
+        Error::Unreadable {
+            path: DisplayPath::from_bytes(workspace.as_os_str().as_encoded_bytes()),
+            operation: "open workspace",
+            source: e.into(),
+        }
+    })
+}
+
+fn dir_flags() -> OFlags {
+    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
+}
+
+/// Why the files of a directory cannot be read.
+enum DirProblem {
+    /// An ancestor (this workspace path) is a symlink.
+    Symlink(String),
+    /// A directory could not be opened.
+    Unreadable(String, io::Error),
+}
+
+impl DirProblem {
+    fn for_file(&self, path: &WorkspacePath) -> Error {
+        match self {
+            DirProblem::Symlink(link) => Error::SymlinkedParent {
+                path: DisplayPath::from(path.as_str()),
+                link: DisplayPath::from(link.as_str()),
+            },
+            DirProblem::Unreadable(dir, e) => Error::Unreadable {
+                path: DisplayPath::from(dir.as_str()),
+                operation: "open directory",
+                source: io::Error::new(e.kind(), e.to_string()),
+            },
+        }
+    }
+}
+
+/// Opens `dir` (a workspace path, or "" for the workspace) one component at a
+/// time without following symlinks. `Ok(None)`: it does not exist (or a
+/// component is a regular file), so every path below it is missing.
+fn open_dir(root: &OwnedFd, dir: &str) -> std::result::Result<Option<OwnedFd>, DirProblem> {
+    let mut current: Option<OwnedFd> = None;
+    let mut end = 0;
+    for component in dir.split('/').filter(|c| !c.is_empty()) {
+        end += component.len() + usize::from(end > 0);
+        let parent = current.as_ref().unwrap_or(root);
+        match rustix::fs::openat(parent, component, dir_flags(), Mode::empty()) {
+            Ok(fd) => current = Some(fd),
+            Err(rustix::io::Errno::NOENT) => return Ok(None),
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => {
+                let stat = rustix::fs::statat(parent, component, AtFlags::SYMLINK_NOFOLLOW);
+                return match stat {
+                    Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Symlink => {
+                        Err(DirProblem::Symlink(dir[..end].to_owned()))
+                    }
+                    _ => Ok(None),
+                };
+            }
+            Err(e) => return Err(DirProblem::Unreadable(dir[..end].to_owned(), e.into())),
+        }
+    }
+    match current {
+        Some(fd) => Ok(Some(fd)),
+        None => rustix::io::dup(root)
+            .map(Some)
+            .map_err(|e| DirProblem::Unreadable(".".to_owned(), e.into())),
+    }
+}
+
+/// Reads the file `path` in its opened directory `dir`.
 ///
 /// `after_chunk` runs after each chunk is hashed; it exists so that tests can
 /// change the file mid-read deterministically (production passes a no-op).
-fn hash_regular_file(
-    full: &Path,
+fn read_at(
+    dir: &OwnedFd,
     path: &WorkspacePath,
-    seen: &Metadata,
+    normalize: bool,
+    after_chunk: impl FnMut(),
+) -> Result<Content> {
+    let name = path.as_str().rsplit('/').next().unwrap_or(path.as_str());
+    let display = || DisplayPath::from(path.as_str());
+    let unreadable = |operation, e: rustix::io::Errno| Error::Unreadable {
+        path: display(),
+        operation,
+        source: e.into(),
+    };
+    let seen = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => st,
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => return Ok(Content::Missing),
+        Err(e) => return Err(unreadable("stat", e)),
+    };
+    match FileType::from_raw_mode(seen.st_mode) {
+        FileType::RegularFile => {}
+        FileType::Symlink => {
+            let target = rustix::fs::readlinkat(dir, name, Vec::new())
+                .map_err(|e| unreadable("read link", e))?;
+            let digest = Sha256::digest(target.as_bytes());
+            return Ok(Content::Symlink {
+                digest: Digest(digest.into()),
+            });
+        }
+        other => {
+            return Err(Error::SpecialFile {
+                path: display(),
+                what: describe(other),
+            });
+        }
+    }
+    hash_regular_file(dir, name, path, &seen, normalize, after_chunk)
+}
+
+/// Hashes a regular file through an `O_NOFOLLOW` descriptor, and checks after
+/// the read that it is the same, unchanged file the stat before it saw.
+fn hash_regular_file(
+    dir: &OwnedFd,
+    name: &str,
+    path: &WorkspacePath,
+    seen: &Stat,
     normalize: bool,
     after_chunk: impl FnMut(),
 ) -> Result<Content> {
@@ -96,32 +231,81 @@ fn hash_regular_file(
         operation,
         source,
     };
-    // O_NOFOLLOW: if the path became a symlink since the lstat, fail (ELOOP)
+    // O_NOFOLLOW: if the path became a symlink since the stat, fail (ELOOP)
     // rather than hash what it points to. O_NONBLOCK: if it became a FIFO,
     // do not hang in open.
-    let mut file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(full)
-    {
-        Ok(file) => file,
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) || is_absent(&e) => return Err(changed()),
-        Err(e) => return Err(unreadable("open", e)),
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = match rustix::fs::openat(dir, name, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => {
+            return Err(changed());
+        }
+        Err(e) => return Err(unreadable("open", e.into())),
     };
-    // The lstat taken before the open serves as the "before" state: if the path
+    let mut file = File::from(fd);
+    let started = SystemTime::now();
+    // The stat taken before the open serves as the "before" state: if the path
     // was replaced or written between the two, the inode, size or times of the
     // descriptor differ from it after the read. This saves one stat per file.
-    let digest = hash_stream(&mut file, seen.len(), normalize, after_chunk)
-        .map_err(|e| unreadable("read", e))?
-        .ok_or_else(changed)?;
-    let after = file.metadata().map_err(|e| unreadable("stat", e))?;
-    if !after.is_file() || !same_version(seen, &after) {
-        return Err(changed());
+    let mut after_chunk = after_chunk;
+    let digest =
+        hash_checked(&mut file, seen, normalize, &mut after_chunk).map_err(|e| e.for_path(path))?;
+    // A write that was already in progress at the stat updated the times before
+    // it, so the check above cannot see it, yet the read may have met half its
+    // bytes. Such a file was modified moments ago: read it once more, from the
+    // start, and accept only if both reads agree.
+    if modified_recently(seen, started) {
+        file.rewind().map_err(|e| unreadable("read", e))?;
+        let again =
+            hash_checked(&mut file, seen, normalize, &mut || {}).map_err(|e| e.for_path(path))?;
+        if again != digest {
+            return Err(changed());
+        }
     }
     Ok(Content::File {
-        executable: seen.permissions().mode() & 0o111 != 0,
+        executable: seen.st_mode & 0o111 != 0,
         digest,
     })
+}
+
+/// Why one hashing pass failed.
+enum PassFailure {
+    Changed,
+    Io(&'static str, io::Error),
+}
+
+impl PassFailure {
+    fn for_path(self, path: &WorkspacePath) -> Error {
+        match self {
+            PassFailure::Changed => Error::ChangedWhileReading {
+                path: DisplayPath::from(path.as_str()),
+            },
+            PassFailure::Io(operation, source) => Error::Unreadable {
+                path: DisplayPath::from(path.as_str()),
+                operation,
+                source,
+            },
+        }
+    }
+}
+
+/// One pass: hashes the file's `seen.st_size` bytes, then checks that the
+/// descriptor still shows the version `seen` describes.
+fn hash_checked(
+    file: &mut File,
+    seen: &Stat,
+    normalize: bool,
+    after_chunk: &mut dyn FnMut(),
+) -> std::result::Result<Digest, PassFailure> {
+    let size = u64::try_from(seen.st_size).unwrap_or(0);
+    let digest = hash_stream(file, size, normalize, after_chunk)
+        .map_err(|e| PassFailure::Io("read", e))?
+        .ok_or(PassFailure::Changed)?;
+    let after = rustix::fs::fstat(&*file).map_err(|e| PassFailure::Io("stat", e.into()))?;
+    if !same_version(seen, &after) {
+        return Err(PassFailure::Changed);
+    }
+    Ok(digest)
 }
 
 /// Hashes exactly `size` bytes; `None` when the file ends early (it shrank).
@@ -131,7 +315,7 @@ fn hash_stream(
     file: &mut File,
     size: u64,
     normalize: bool,
-    mut after_chunk: impl FnMut(),
+    after_chunk: &mut dyn FnMut(),
 ) -> io::Result<Option<Digest>> {
     BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
@@ -188,36 +372,41 @@ impl Sink {
     }
 }
 
-/// Same inode, and size, modification time and change time unchanged. The
-/// change time also catches a `chmod` or a rewrite that restored the old mtime.
-fn same_version(a: &Metadata, b: &Metadata) -> bool {
-    a.ino() == b.ino()
-        && a.dev() == b.dev()
-        && a.len() == b.len()
-        && a.mtime() == b.mtime()
-        && a.mtime_nsec() == b.mtime_nsec()
-        && a.ctime() == b.ctime()
-        && a.ctime_nsec() == b.ctime_nsec()
+/// How close to the start of a read a file's last change must be for the read
+/// to be repeated. Generous on purpose: timestamps may be as coarse as a clock
+/// tick, and a second read of a file edited a second ago costs little.
+const RECENT: Duration = Duration::from_secs(1);
+
+/// Whether the file's content or metadata changed within [`RECENT`] of `started`.
+fn modified_recently(stat: &Stat, started: SystemTime) -> bool {
+    let time = |secs: i64, nanos: u64| {
+        Duration::new(
+            u64::try_from(secs).unwrap_or(0),
+            u32::try_from(nanos).unwrap_or(0),
+        )
+    };
+    let changed =
+        time(stat.st_mtime, stat.st_mtime_nsec).max(time(stat.st_ctime, stat.st_ctime_nsec));
+    let started = started.duration_since(UNIX_EPOCH).unwrap_or_default();
+    changed + RECENT >= started
 }
 
-/// Not found, or a parent that is no longer a directory: the path is absent.
-fn is_absent(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR)
+/// Same inode, and size, modification time and change time unchanged. The
+/// change time also catches a `chmod` or a rewrite that restored the old mtime.
+fn same_version(a: &Stat, b: &Stat) -> bool {
+    (a.st_ino, a.st_dev, a.st_size, a.st_mode) == (b.st_ino, b.st_dev, b.st_size, b.st_mode)
+        && (a.st_mtime, a.st_mtime_nsec) == (b.st_mtime, b.st_mtime_nsec)
+        && (a.st_ctime, a.st_ctime_nsec) == (b.st_ctime, b.st_ctime_nsec)
 }
 
 /// Names a non-regular, non-symlink file type for the error message.
-fn describe(meta: &Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_dir() {
-        "directory"
-    } else if t.is_fifo() {
-        "FIFO"
-    } else if t.is_socket() {
-        "socket"
-    } else if t.is_block_device() || t.is_char_device() {
-        "device"
-    } else {
-        "special file"
+fn describe(file_type: FileType) -> &'static str {
+    match file_type {
+        FileType::Directory => "directory",
+        FileType::Fifo => "FIFO",
+        FileType::Socket => "socket",
+        FileType::BlockDevice | FileType::CharacterDevice => "device",
+        _ => "special file",
     }
 }
 
@@ -225,10 +414,15 @@ fn describe(meta: &Metadata) -> &'static str {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
-    use std::os::unix::fs::symlink;
+    use std::fs::OpenOptions;
+    use std::os::unix::fs::{PermissionsExt, symlink};
 
     fn wp(s: &str) -> WorkspacePath {
         WorkspacePath::new(s).unwrap()
+    }
+
+    fn read_content(workspace: &Path, path: &WorkspacePath, normalize: bool) -> Result<Content> {
+        Entry::read(workspace, path, normalize).map(|e| e.content)
     }
 
     fn sha(bytes: &[u8]) -> Digest {
@@ -281,6 +475,112 @@ mod tests {
     }
 
     #[test]
+    fn symlinked_parents_are_never_traversed() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("real/sub")).unwrap();
+        std::fs::write(d.join("real/sub/f"), b"x").unwrap();
+        symlink("real", d.join("link")).unwrap();
+        std::fs::write(d.join("plain"), b"x").unwrap();
+        let err = read_content(d, &wp("link/sub/f"), false).unwrap_err();
+        assert_eq!(err.code(), "symlinked-parent");
+        assert!(
+            err.to_string().contains("below the symlink 'link'"),
+            "{err}"
+        );
+        assert_eq!(
+            read_content(d, &wp("plain/f"), false).unwrap(),
+            Content::Missing
+        );
+        assert_eq!(
+            read_content(d, &wp("none/f"), false).unwrap(),
+            Content::Missing
+        );
+        let entries = read_all(d, &[wp("link/sub/f"), wp("real/sub/f")], &[]);
+        assert_eq!(entries.unwrap_err().code(), "symlinked-parent");
+    }
+
+    /// Reads `hot` repeatedly while `write(i)` keeps producing versions `a` and
+    /// `b` in another thread. Every read must give one whole version or block
+    /// with `changed-while-reading`, and the race must really be met.
+    fn race(a: &[u8], b: &[u8], write: impl Fn(&Path, &[u8]) + Sync) {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hot");
+        std::fs::write(&path, a).unwrap();
+        let (da, db) = (sha(a), sha(b));
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for i in 0.. {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    write(&path, if i % 2 == 0 { b } else { a });
+                }
+            });
+            // Stops the writer however this thread leaves the scope, so that a
+            // failed assertion reports instead of waiting for the writer forever.
+            struct StopOnDrop<'a>(&'a AtomicBool);
+            impl Drop for StopOnDrop<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+            let _stop = StopOnDrop(&stop);
+            let (mut whole, mut blocked) = (0, 0);
+            // Until enough whole reads were checked (bounded, in case the
+            // writer never gets a core).
+            for _ in 0..5000 {
+                if whole >= 50 && blocked > 0 {
+                    break;
+                }
+                match read_content(dir.path(), &wp("hot"), false) {
+                    Ok(content) => {
+                        let d = content.digest_for_test();
+                        assert!(
+                            d == da || d == db,
+                            "mixed content after {whole} whole reads"
+                        );
+                        whole += 1;
+                    }
+                    Err(e) => {
+                        assert_eq!(e.code(), "changed-while-reading", "{e}");
+                        blocked += 1;
+                    }
+                }
+            }
+            assert!(
+                blocked > 0,
+                "the writer never overlapped a read ({whole} whole reads)"
+            );
+        });
+    }
+
+    /// In place, one page at a time: each write replaces the whole content in
+    /// one step, and the times it changes (fine-grained once queried) tell.
+    #[test]
+    fn an_in_place_writer_is_caught() {
+        use std::os::unix::fs::FileExt;
+        race(&[b'a'; 4096], &[b'b'; 4096], |path, data| {
+            let f = OpenOptions::new().write(true).open(path).unwrap();
+            f.write_all_at(data, 0).unwrap();
+        });
+    }
+
+    /// Write-then-rename, the atomic way to rewrite a file, with contents
+    /// spanning several chunks and of different sizes.
+    #[test]
+    fn a_renaming_writer_is_caught() {
+        let (a, b) = (vec![b'a'; 3 * CHUNK + 1], vec![b'b'; 2 * CHUNK + 7]);
+        race(&a, &b, |path, data| {
+            let temp = path.with_extension("tmp");
+            std::fs::write(&temp, data).unwrap();
+            std::fs::rename(&temp, path).unwrap();
+        });
+    }
+
+    #[test]
     fn large_file_spans_many_chunks() {
         let dir = tempfile::tempdir().unwrap();
         let data: Vec<u8> = (0..(CHUNK * 3 + 17)).map(|i| (i % 251) as u8).collect();
@@ -311,6 +611,13 @@ mod tests {
         let err = read_content(dir.path(), &wp("sub"), false).unwrap_err();
         assert_eq!(err.code(), "special-file");
         assert!(err.to_string().contains("'sub' is a directory"), "{err}");
+        let socket = std::os::unix::net::UnixListener::bind(dir.path().join("sock")).unwrap();
+        let err = read_content(dir.path(), &wp("sock"), false).unwrap_err();
+        assert_eq!(
+            (err.code(), err.to_string().contains("socket")),
+            ("special-file", true)
+        );
+        drop(socket);
         let fifo = dir.path().join("pipe");
         let status = std::process::Command::new("mkfifo")
             .arg(&fifo)
@@ -327,9 +634,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let full = dir.path().join("hot");
         std::fs::write(&full, vec![b'a'; 3 * CHUNK]).unwrap();
-        let seen = std::fs::symlink_metadata(&full).unwrap();
+        let root = open_workspace(dir.path()).unwrap();
+        let seen = rustix::fs::statat(&root, "hot", AtFlags::SYMLINK_NOFOLLOW).unwrap();
         let mut mutate = Some(mutate);
-        hash_regular_file(&full, &wp("hot"), &seen, false, || {
+        hash_regular_file(&root, "hot", &wp("hot"), &seen, false, || {
             if let Some(m) = mutate.take() {
                 m(&full);
             }
