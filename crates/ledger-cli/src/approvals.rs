@@ -164,16 +164,6 @@ pub fn run_store(command: StoreCommand) -> Result<(String, ExitCode), Error> {
     Ok((text, ExitCode::from(code)))
 }
 
-fn state_word(state: ApprovalState) -> &'static str {
-    match state {
-        ApprovalState::Approved => "approved",
-        ApprovalState::Unbound => "unbound",
-        ApprovalState::Changed => "changed",
-        ApprovalState::Reset => "reset",
-        ApprovalState::Blocked => "blocked",
-    }
-}
-
 /// The first 12 hex digits: enough to tell fingerprints apart in a table.
 fn short(fp: Option<Fingerprint>) -> String {
     fp.map_or_else(|| "-".to_owned(), |f| f.to_string()[..19].to_owned())
@@ -203,7 +193,7 @@ fn status_table(status: &ApprovalStatus) -> String {
         out.push_str(&format!(
             "{:<10} {:<9} {:<20} {:<20} {}\n",
             a.artifact,
-            state_word(a.state),
+            a.state.as_str(),
             short(a.approved),
             short(a.current),
             cause

@@ -2,7 +2,7 @@
 
 use camino::Utf8PathBuf;
 use clap::Args;
-use ledger_core::{Error, Scope};
+use ledger_core::{DEFAULT_EXCLUSION_REASON, Error, Scope};
 
 /// The flags that declare a scope (SPEC §3).
 #[derive(Args)]
@@ -61,7 +61,7 @@ impl ScopeArgs {
             scope.add_path(p)?;
         }
         for p in &self.excludes {
-            scope.exclude(p, "excluded with --exclude")?;
+            scope.exclude(p, DEFAULT_EXCLUSION_REASON)?;
         }
         for p in &self.tasks {
             scope.add_tasks(p)?;
@@ -71,18 +71,13 @@ impl ScopeArgs {
     }
 }
 
-/// The top of the enclosing Git checkout, so that the fingerprint of a checkout
-/// is the same from any of its subdirectories; else the current directory.
+/// The default workspace: the top of the Git checkout containing the current
+/// directory, else the current directory.
 pub fn default_workspace() -> Result<Utf8PathBuf, Error> {
     let cwd = std::env::current_dir().map_err(|source| Error::Unreadable {
         path: ".".into(),
         operation: "find the current directory",
         source,
     })?;
-    let dir = ledger_core::worktree_root(&cwd)?.unwrap_or(cwd);
-    Utf8PathBuf::from_path_buf(dir).map_err(|p| Error::NonUtf8Path {
-        path: ledger_core::DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(
-            p.as_os_str(),
-        )),
-    })
+    ledger_core::default_workspace(&cwd)
 }

@@ -36,6 +36,20 @@ pub enum ApprovalState {
     Blocked,
 }
 
+impl ApprovalState {
+    /// The machine name, as serialized: `approved`, `unbound`, `changed`,
+    /// `reset`, `blocked`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalState::Approved => "approved",
+            ApprovalState::Unbound => "unbound",
+            ApprovalState::Changed => "changed",
+            ApprovalState::Reset => "reset",
+            ApprovalState::Blocked => "blocked",
+        }
+    }
+}
+
 /// One artifact's row of the status.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ArtifactStatus {

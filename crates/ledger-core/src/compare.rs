@@ -35,6 +35,18 @@ impl ChangeKind {
         ChangeKind::ContentChanged,
     ];
 
+    /// The machine name, as serialized: `added`, `removed`, `kind-changed`,
+    /// `mode-changed`, `content-changed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Removed => "removed",
+            ChangeKind::KindChanged => "kind-changed",
+            ChangeKind::ModeChanged => "mode-changed",
+            ChangeKind::ContentChanged => "content-changed",
+        }
+    }
+
     /// Words for a report: `added`, `removed`, `kind changed`, ...
     pub fn label(self) -> &'static str {
         match self {

@@ -161,6 +161,16 @@ fn repository_candidates(
     Ok(out)
 }
 
+/// The workspace a front door uses when none is given: the top of the Git
+/// checkout containing `dir` (so a checkout has one fingerprint from any of
+/// its subdirectories), else `dir` itself.
+pub fn default_workspace(dir: &Path) -> Result<Utf8PathBuf> {
+    let dir = worktree_root(dir)?.unwrap_or_else(|| dir.to_path_buf());
+    Utf8PathBuf::from_path_buf(dir).map_err(|p| Error::NonUtf8Path {
+        path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
+    })
+}
+
 /// The top of the Git worktree containing `dir`, or `None` outside Git.
 pub fn worktree_root(dir: &Path) -> Result<Option<PathBuf>> {
     git::worktree_root(dir)

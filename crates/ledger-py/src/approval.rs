@@ -1,7 +1,7 @@
 //! `status()`, `approve()`, `current_state()`, `ledger.ApprovalStatus` and
 //! `ledger.ArtifactStatus` (core `approval`).
 
-use ledger_core::{ApprovalState, ApprovalStatus, ArtifactStatus};
+use ledger_core::{ApprovalStatus, ArtifactStatus};
 use pyo3::prelude::*;
 
 use crate::artifacts::PyChangeSet;
@@ -9,16 +9,6 @@ use crate::envelope::{PyBinding, PyStateEnvelope};
 use crate::errors;
 use crate::scope::json_text;
 use crate::store::PyStore;
-
-fn state_name(state: ApprovalState) -> &'static str {
-    match state {
-        ApprovalState::Approved => "approved",
-        ApprovalState::Unbound => "unbound",
-        ApprovalState::Changed => "changed",
-        ApprovalState::Reset => "reset",
-        ApprovalState::Blocked => "blocked",
-    }
-}
 
 /// One artifact's row of the status.
 #[pyclass(frozen, eq, name = "ArtifactStatus", module = "ledger")]
@@ -38,7 +28,7 @@ impl PyArtifactStatus {
     /// `approved`, `unbound`, `changed`, `reset` or `blocked`.
     #[getter]
     fn state(&self) -> &'static str {
-        state_name(self.inner.state)
+        self.inner.state.as_str()
     }
 
     /// The fingerprint it was approved with.
@@ -73,7 +63,7 @@ impl PyArtifactStatus {
     }
 
     fn __repr__(&self) -> String {
-        let state = state_name(self.inner.state);
+        let state = self.inner.state.as_str();
         format!("ArtifactStatus({:?}, {state:?})", self.inner.artifact)
     }
 }
@@ -118,7 +108,7 @@ impl PyApprovalStatus {
 
     fn __repr__(&self) -> String {
         let rows: Vec<String> = (self.inner.artifacts.iter())
-            .map(|a| format!("{}={}", a.artifact, state_name(a.state)))
+            .map(|a| format!("{}={}", a.artifact, a.state.as_str()))
             .collect();
         format!(
             "ApprovalStatus({:?}, {})",

@@ -67,7 +67,7 @@ pub fn path_list(arg: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
 /// The reason recorded for an exclusion given without one. It is the text the
 /// CLI records for `--exclude`, so that a scope declared here equals the same
 /// scope declared on the command line (gate evidence compares scopes).
-pub const DEFAULT_EXCLUSION_REASON: &str = "excluded with --exclude";
+pub use ledger_core::DEFAULT_EXCLUSION_REASON;
 
 /// `exclude=`: `None`, one path, an iterable of paths (default reason), or a
 /// mapping of path → reason.

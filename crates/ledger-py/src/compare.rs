@@ -8,17 +8,6 @@ use crate::args::{py_bool, quoted};
 use crate::entry::{self, PyEntry};
 use crate::scope::json_text;
 
-/// The kebab-case name of a change kind, as in the JSON output.
-fn kind_name(kind: ChangeKind) -> &'static str {
-    match kind {
-        ChangeKind::Added => "added",
-        ChangeKind::Removed => "removed",
-        ChangeKind::KindChanged => "kind-changed",
-        ChangeKind::ModeChanged => "mode-changed",
-        ChangeKind::ContentChanged => "content-changed",
-    }
-}
-
 /// One difference. A path whose mode and content both changed appears twice.
 #[pyclass(frozen, eq, name = "Change", module = "ledger")]
 #[derive(PartialEq)]
@@ -31,7 +20,7 @@ impl PyChange {
     /// `added`, `removed`, `kind-changed`, `mode-changed` or `content-changed`.
     #[getter]
     fn change(&self) -> &'static str {
-        kind_name(self.inner.change)
+        self.inner.change.as_str()
     }
 
     /// Words for a report: `added`, `kind changed`, ...
@@ -64,7 +53,7 @@ impl PyChange {
 
     fn __repr__(&self, py: Python<'_>) -> String {
         let path = quoted(py, self.inner.path());
-        format!("Change('{}', {path})", kind_name(self.inner.change))
+        format!("Change('{}', {path})", self.inner.change.as_str())
     }
 }
 
@@ -112,8 +101,8 @@ impl PyComparison {
     /// The changes of one kind (`added`, `removed`, `kind-changed`,
     /// `mode-changed` or `content-changed`; anything else is a `ValueError`).
     fn of_kind(&self, kind: &str) -> PyResult<Vec<PyChange>> {
-        let Some(kind) = ChangeKind::ALL.into_iter().find(|k| kind_name(*k) == kind) else {
-            let names = ChangeKind::ALL.map(kind_name).join(", ");
+        let Some(kind) = ChangeKind::ALL.into_iter().find(|k| k.as_str() == kind) else {
+            let names = ChangeKind::ALL.map(ChangeKind::as_str).join(", ");
             return Err(PyValueError::new_err(format!(
                 "unknown change kind {kind:?}; one of: {names}"
             )));
