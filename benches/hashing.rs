@@ -7,11 +7,12 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ledger_core::{Content, Digest, Encoder, Entry, WorkspacePath, normalize_tasks};
 
-/// File digests for sizes from 4 KiB to 64 MiB (bytes/s).
+/// File digests for sizes from 4 KiB to 256 MiB (bytes/s).
 fn file_digest(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let mut group = c.benchmark_group("file_digest");
-    for kib in [4usize, 64, 1024, 16 * 1024, 64 * 1024] {
+    group.sample_size(10);
+    for kib in [4usize, 64, 1024, 16 * 1024, 256 * 1024] {
         let name = format!("f{kib}");
         let data: Vec<u8> = (0..kib * 1024).map(|i| (i * 31 % 251) as u8).collect();
         std::fs::write(dir.path().join(&name), &data).unwrap();

@@ -1,0 +1,69 @@
+//! Expansion + fingerprint of generated Git repositories of 10^4 and 10^5
+//! files (4 KiB each, 10% untracked): listing, reading and hashing together.
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ledger_core::{Inventory, Scope};
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// A repository of `files` files of 4 KiB; the last 10% stay untracked.
+fn repository(files: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    let mut block = vec![0u8; 4096];
+    for i in 0..files {
+        let sub = dir
+            .path()
+            .join(format!("d{:02}/s{}", i % 100, (i / 100) % 10));
+        std::fs::create_dir_all(&sub).unwrap();
+        block[..8].copy_from_slice(&(i as u64).to_le_bytes());
+        std::fs::write(sub.join(format!("f{i:06}.txt")), &block).unwrap();
+        if i + 1 == files - files / 10 {
+            git(dir.path(), &["add", "-A"]);
+            git(
+                dir.path(),
+                &[
+                    "-c",
+                    "user.name=b",
+                    "-c",
+                    "user.email=b@b",
+                    "commit",
+                    "-qm",
+                    "c",
+                ],
+            );
+        }
+    }
+    dir
+}
+
+fn expansion(c: &mut Criterion) {
+    let mut group = c.benchmark_group("expand_fingerprint");
+    group.sample_size(10);
+    for files in [10_000usize, 100_000] {
+        let repo = repository(files);
+        let scope = Scope::new(camino::Utf8Path::from_path(repo.path()).unwrap());
+        group.throughput(Throughput::Elements(files as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(files), &scope, |b, scope| {
+            b.iter(|| Inventory::expand(scope).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, expansion);
+criterion_main!(benches);
