@@ -55,9 +55,9 @@ print(fp); print(dt)
 """
 
 NODE_BINDING = r"""
-const { fingerprint } = require(process.argv[2]);
+const { fingerprint } = require(process.argv[1]);
 const t = process.hrtime.bigint();
-fingerprint({ workspace: process.argv[3] }).then((fp) => {
+fingerprint({ workspace: process.argv[2] }).then((fp) => {
   console.log(fp); console.log(Number(process.hrtime.bigint() - t) / 1e9);
 });
 """
