@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use camino::Utf8Path;
-use ledger_core::{Inventory, Scope};
+use ledger_core::{Entry, Inventory, Scope};
 
 fn tree(files: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -109,4 +109,82 @@ fn a_missing_workspace_is_unreadable() {
         err.to_string().contains("/nonexistent/ledger/workspace"),
         "{err}"
     );
+}
+
+mod generated_trees {
+    use super::*;
+    use proptest::prelude::*;
+    use sha2::{Digest as _, Sha256};
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A file: name, content, executable.
+    type Spec = (String, Vec<u8>, bool);
+
+    fn tree() -> impl Strategy<Value = Vec<Spec>> {
+        prop::collection::btree_map(
+            "[a-c]{1,2}(/[a-c]{1,2})?\\.f",
+            (prop::collection::vec(any::<u8>(), 0..64), any::<bool>()),
+            1..8,
+        )
+        .prop_map(|m| m.into_iter().map(|(p, (c, x))| (p, c, x)).collect())
+    }
+
+    fn build(files: &[Spec]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, content, executable) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(&full, content).unwrap();
+            let mode = if *executable { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&full, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        dir
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn a_tree_compared_with_itself_matches(files in tree()) {
+            let dir = build(&files);
+            let inventory = Inventory::expand(&scope_of(&dir)).unwrap();
+            prop_assert_eq!(inventory.entries.len(), files.len());
+            let c = inventory.compare().unwrap();
+            prop_assert!(c.matches && c.changes.is_empty());
+            prop_assert_eq!(c.unchanged, files.len());
+        }
+
+        /// Edit, chmod, delete, replace by a symlink: each single mutation is
+        /// reported, on that path only, and changes the fingerprint.
+        #[test]
+        fn every_single_file_mutation_is_detected(files in tree(), pick in any::<prop::sample::Index>(), how in 0u8..4) {
+            let dir = build(&files);
+            let before = Inventory::expand(&scope_of(&dir)).unwrap();
+            let (path, content, executable) = &files[pick.index(files.len())];
+            let full = dir.path().join(path);
+            match how {
+                0 => { let mut c = content.clone(); c.push(b'!'); std::fs::write(&full, c).unwrap(); }
+                1 => std::fs::set_permissions(&full, std::fs::Permissions::from_mode(if *executable { 0o644 } else { 0o744 })).unwrap(),
+                2 => std::fs::remove_file(&full).unwrap(),
+                _ => { std::fs::remove_file(&full).unwrap(); std::os::unix::fs::symlink("target", &full).unwrap(); }
+            }
+            let c = before.compare().unwrap();
+            prop_assert!(!c.matches);
+            prop_assert!(!c.changes.is_empty());
+            prop_assert!(c.changes.iter().all(|ch| ch.path() == path.as_str()), "{:?}", c.changes);
+        }
+
+        /// File digests do not depend on where the read chunks end: sizes
+        /// around multiples of the 256 KiB read size hash like the whole.
+        #[test]
+        fn digests_are_independent_of_chunk_boundaries(chunks in 0usize..3, delta in -2i64..3, seed in any::<u8>()) {
+            let size = usize::try_from((chunks as i64 * 262_144 + delta).max(0)).unwrap();
+            let data: Vec<u8> = (0..size).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect();
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("f"), &data).unwrap();
+            let entry = Entry::read(dir.path(), &ledger_core::WorkspacePath::new("f").unwrap(), false).unwrap();
+            let expected: [u8; 32] = Sha256::digest(&data).into();
+            prop_assert_eq!(entry.digest().unwrap().0, expected);
+        }
+    }
 }
