@@ -10,8 +10,9 @@ use crate::error::Failure;
 use crate::json::{Json, json};
 use crate::task::{Work, block, spawn};
 
-/// The reason recorded for an exclusion given as a bare path.
-const EXCLUDED_BY_CALLER: &str = "excluded by the caller (exclude option)";
+/// The reason recorded for an exclusion given as a bare path: the core's, so
+/// that the same exclusion makes the same scope in every front door.
+const EXCLUDED_BY_CALLER: &str = ledger_core::DEFAULT_EXCLUSION_REASON;
 
 /// What an inventory covers. Every path is relative to `workspace`; each list
 /// is optional and means what the CLI's repeatable flag of the same name does.
