@@ -106,7 +106,9 @@ impl ArtifactGraph {
     pub fn from_schema_yaml(text: &str, source: &str) -> Result<Self> {
         let schema: SchemaFile = serde_saphyr::from_str(text).map_err(|e| Error::BadSchema {
             path: DisplayPath::from(source),
-            reason: e.to_string(),
+            // The parser's message quotes the source over several lines; an
+            // error is one line, so they are joined.
+            reason: e.to_string().split_whitespace().collect::<Vec<_>>().join(" "),
         })?;
         let tracks = schema.apply.and_then(|a| a.tracks);
         ArtifactGraph::new(schema.artifacts, tracks, source)

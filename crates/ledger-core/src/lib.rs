@@ -44,6 +44,8 @@ mod envelope;
 mod error;
 mod evidence;
 mod fingerprint;
+#[doc(hidden)]
+pub mod fuzzing;
 mod gate;
 pub(crate) mod git;
 mod graph;
