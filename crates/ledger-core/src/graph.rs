@@ -108,7 +108,11 @@ impl ArtifactGraph {
             path: DisplayPath::from(source),
             // The parser's message quotes the source over several lines; an
             // error is one line, so they are joined.
-            reason: e.to_string().split_whitespace().collect::<Vec<_>>().join(" "),
+            reason: e
+                .to_string()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
         })?;
         let tracks = schema.apply.and_then(|a| a.tracks);
         ArtifactGraph::new(schema.artifacts, tracks, source)
