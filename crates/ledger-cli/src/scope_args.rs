@@ -2,7 +2,7 @@
 
 use camino::Utf8PathBuf;
 use clap::Args;
-use ledger_core::{DEFAULT_EXCLUSION_REASON, Error, Scope};
+use ledger_core::{Error, Scope, ScopeLists};
 
 /// The flags that declare a scope (SPEC §3).
 #[derive(Args)]
@@ -50,24 +50,15 @@ impl ScopeArgs {
             Some(dir) => dir.clone(),
             None => default_workspace()?,
         };
-        let mut scope = Scope::new(workspace);
-        for p in &self.repos {
-            scope.add_repository(p)?;
-        }
-        for p in &self.roots {
-            scope.add_root(p)?;
-        }
-        for p in &self.paths {
-            scope.add_path(p)?;
-        }
-        for p in &self.excludes {
-            scope.exclude(p, DEFAULT_EXCLUSION_REASON)?;
-        }
-        for p in &self.tasks {
-            scope.add_tasks(p)?;
-        }
-        scope.purpose = self.purpose.clone().unwrap_or_default();
-        Ok(scope)
+        let lists = ScopeLists {
+            repositories: self.repos.clone(),
+            roots: self.roots.clone(),
+            paths: self.paths.clone(),
+            exclusions: self.excludes.iter().map(|p| (p.clone(), None)).collect(),
+            tasks: self.tasks.clone(),
+            purpose: self.purpose.clone().unwrap_or_default(),
+        };
+        Scope::from_lists(workspace, &lists)
     }
 }
 

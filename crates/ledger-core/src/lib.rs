@@ -79,7 +79,9 @@ pub use inventory::{Inventory, default_workspace, worktree_root};
 pub use normalize::normalize_tasks;
 pub use path::WorkspacePath;
 pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION};
-pub use scope::{DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope};
+pub use scope::{
+    DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
+};
 pub use store::{
     CorruptFile, DanglingRef, RecordId, RefHead, STORED_RECORD_FORMAT, STORED_RECORD_VERSION,
     Store, StoreReport, StoredRecord,

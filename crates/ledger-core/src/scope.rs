@@ -69,7 +69,60 @@ pub struct Scope {
     pub purpose: String,
 }
 
+/// A scope as the front doors take it: plain lists of paths as the user wrote
+/// them (CLI flags, Python keyword arguments, a Node options object).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScopeLists {
+    /// Repositories (`.` for the workspace itself).
+    pub repositories: Vec<String>,
+    /// Directory roots or single paths.
+    pub roots: Vec<String>,
+    /// Exact paths.
+    pub paths: Vec<String>,
+    /// Exclusions with their reasons; `None` records [`DEFAULT_EXCLUSION_REASON`].
+    pub exclusions: Vec<(String, Option<String>)>,
+    /// Tasks files (normalized).
+    pub tasks: Vec<String>,
+    /// What the set is for.
+    pub purpose: String,
+}
+
 impl Scope {
+    /// The scope `lists` declare in `workspace`: every path validated and
+    /// normalized the same way whichever front door took it.
+    ///
+    /// ```
+    /// use ledger_core::{Scope, ScopeLists};
+    /// let lists = ScopeLists {
+    ///     roots: vec!["src/".into()],
+    ///     exclusions: vec![("src/gen".into(), None)],
+    ///     ..ScopeLists::default()
+    /// };
+    /// let scope = Scope::from_lists("/w", &lists).unwrap();
+    /// assert_eq!(scope.roots, ["src"]);
+    /// assert_eq!(scope.exclusions[1].reason, ledger_core::DEFAULT_EXCLUSION_REASON);
+    /// ```
+    pub fn from_lists(workspace: impl Into<Utf8PathBuf>, lists: &ScopeLists) -> Result<Self> {
+        let mut scope = Scope::new(workspace);
+        for p in &lists.repositories {
+            scope.add_repository(p)?;
+        }
+        for p in &lists.roots {
+            scope.add_root(p)?;
+        }
+        for p in &lists.paths {
+            scope.add_path(p)?;
+        }
+        for (p, reason) in &lists.exclusions {
+            scope.exclude(p, reason.as_deref().unwrap_or(DEFAULT_EXCLUSION_REASON))?;
+        }
+        for p in &lists.tasks {
+            scope.add_tasks(p)?;
+        }
+        scope.purpose = lists.purpose.clone();
+        Ok(scope)
+    }
+
     /// A scope of `workspace` with every default, and the store excluded.
     pub fn new(workspace: impl Into<Utf8PathBuf>) -> Self {
         let mut scope = Scope {

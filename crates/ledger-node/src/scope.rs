@@ -1,7 +1,7 @@
 //! Scope options (`{ workspace, repos, roots, paths, exclude, tasks }`) and
 //! their translation into the core's `Scope`, the way the CLI's scope flags are.
 
-use ledger_core::Scope;
+use ledger_core::{Scope, ScopeLists};
 use napi::Env;
 use napi::bindgen_prelude::{AsyncTask, Either};
 use napi_derive::napi;
@@ -9,10 +9,6 @@ use napi_derive::napi;
 use crate::error::Failure;
 use crate::json::{Json, json};
 use crate::task::{Work, block, spawn};
-
-/// The reason recorded for an exclusion given as a bare path: the core's, so
-/// that the same exclusion makes the same scope in every front door.
-const EXCLUDED_BY_CALLER: &str = ledger_core::DEFAULT_EXCLUSION_REASON;
 
 /// What an inventory covers. Every path is relative to `workspace`; each list
 /// is optional and means what the CLI's repeatable flag of the same name does.
@@ -51,27 +47,23 @@ pub struct Exclusion {
 impl ScopeOptions {
     /// The core scope these options declare (`Scope::new` and its `add_*`).
     pub fn to_scope(&self) -> Result<Scope, Failure> {
-        let mut scope = Scope::new(self.workspace.as_str());
-        for p in self.repos.iter().flatten() {
-            scope.add_repository(p)?;
-        }
-        for p in self.roots.iter().flatten() {
-            scope.add_root(p)?;
-        }
-        for p in self.paths.iter().flatten() {
-            scope.add_path(p)?;
-        }
-        for e in self.exclude.iter().flatten() {
-            match e {
-                Either::A(path) => scope.exclude(path, EXCLUDED_BY_CALLER)?,
-                Either::B(e) => scope.exclude(&e.path, &e.reason)?,
-            }
-        }
-        for p in self.tasks.iter().flatten() {
-            scope.add_tasks(p)?;
-        }
-        scope.purpose = self.purpose.clone().unwrap_or_default();
-        Ok(scope)
+        let lists = ScopeLists {
+            repositories: self.repos.clone().unwrap_or_default(),
+            roots: self.roots.clone().unwrap_or_default(),
+            paths: self.paths.clone().unwrap_or_default(),
+            exclusions: self
+                .exclude
+                .iter()
+                .flatten()
+                .map(|e| match e {
+                    Either::A(path) => (path.clone(), None),
+                    Either::B(e) => (e.path.clone(), Some(e.reason.clone())),
+                })
+                .collect(),
+            tasks: self.tasks.clone().unwrap_or_default(),
+            purpose: self.purpose.clone().unwrap_or_default(),
+        };
+        Ok(Scope::from_lists(self.workspace.as_str(), &lists)?)
     }
 }
 

@@ -1,7 +1,7 @@
 //! `ledger.Scope`: what an inventory covers (core `Scope`).
 
 use camino::Utf8PathBuf;
-use ledger_core::{DisplayPath, Error, Scope};
+use ledger_core::{DisplayPath, Error, Scope, ScopeLists};
 use pyo3::prelude::*;
 
 use crate::args::{PathArg, exclusions, path_list, quoted};
@@ -34,25 +34,19 @@ pub fn build(
 ) -> PyResult<Scope> {
     let (repos, roots, paths) = (path_list(repos)?, path_list(roots)?, path_list(paths)?);
     let (exclude, tasks) = (exclusions(exclude)?, path_list(tasks)?);
+    let lists = ScopeLists {
+        repositories: repos,
+        roots,
+        paths,
+        exclusions: exclude
+            .into_iter()
+            .map(|(p, reason)| (p, Some(reason)))
+            .collect(),
+        tasks,
+        purpose: purpose.to_owned(),
+    };
     errors::run(py, || {
-        let mut scope = Scope::new(Utf8PathBuf::from(workspace));
-        for p in &repos {
-            scope.add_repository(p)?;
-        }
-        for p in &roots {
-            scope.add_root(p)?;
-        }
-        for p in &paths {
-            scope.add_path(p)?;
-        }
-        for (p, reason) in &exclude {
-            scope.exclude(p, reason)?;
-        }
-        for p in &tasks {
-            scope.add_tasks(p)?;
-        }
-        scope.purpose = purpose.to_owned();
-        Ok(scope)
+        Scope::from_lists(Utf8PathBuf::from(workspace), &lists)
     })
 }
 
