@@ -80,46 +80,98 @@ pub(crate) enum Locate {
 /// Lists exactly what `git -C dir ls-files --cached --others --exclude-standard -z` lists,
 /// restricted to paths below `dir` and relative to it, in process with gix.
 /// `display` is the workspace-relative name of `dir` used in error messages (e.g. "." or "sub/repo").
-/// Returns candidates sorted by path bytes and de-duplicated (order does not matter to callers but must be deterministic).
+/// Returns candidates sorted by path bytes and de-duplicated.
+#[cfg(test)]
 pub(crate) fn list(dir: &Path, locate: Locate, display: &str) -> Result<Option<Vec<Candidate>>> {
-    let Some(repo) = open(dir, locate, display)? else {
-        return Ok(None);
-    };
-    let workdir = repo.workdir().ok_or_else(|| {
-        git_error(
-            display,
-            "the repository is bare: it has no worktree to list",
-        )
-    })?;
-    let prefix = worktree_prefix(dir, workdir, repo.git_dir(), display)?;
-    // `prefix/`, or empty when `dir` is the worktree root: every repository path below
-    // `dir` starts with it, and stripping it makes the path relative to `dir`.
-    let mut prefix_slash = prefix;
-    if !prefix_slash.is_empty() {
-        prefix_slash.push(b'/');
+    Listing::open(dir, locate, display)?
+        .map(Listing::list)
+        .transpose()
+}
+
+/// A repository opened for listing. Reading the index is quick and walking the
+/// worktree for untracked files is not, so the two are separate steps: a caller may
+/// start on [`Listing::tracked_files`] while [`Listing::list`] walks.
+pub(crate) struct Listing {
+    repo: gix::Repository,
+    index: gix::index::File,
+    /// `prefix/` of `dir` in the worktree, or empty when `dir` is the worktree root:
+    /// every repository path below `dir` starts with it, and stripping it makes the
+    /// path relative to `dir`.
+    prefix_slash: Vec<u8>,
+    display: String,
+}
+
+impl Listing {
+    /// Opens the repository for `dir` and reads its index. `Ok(None)` when there is
+    /// no repository (see [`Locate`]).
+    pub(crate) fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<Listing>> {
+        let Some(repo) = open(dir, locate, display)? else {
+            return Ok(None);
+        };
+        let workdir = repo.workdir().ok_or_else(|| {
+            git_error(
+                display,
+                "the repository is bare: it has no worktree to list",
+            )
+        })?;
+        let mut prefix_slash = worktree_prefix(dir, workdir, repo.git_dir(), display)?;
+        if !prefix_slash.is_empty() {
+            prefix_slash.push(b'/');
+        }
+        let index = load_index(&repo, display)?;
+        Ok(Some(Listing {
+            repo,
+            index,
+            prefix_slash,
+            display: display.to_owned(),
+        }))
     }
 
-    let mut index = load_index(&repo, display)?;
-    let mut out = tracked(&repo, &index, &prefix_slash, display)?;
+    /// The plain tracked files below `dir` (stage 0, not gitlinks), relative to it,
+    /// straight from the index: a subset of what [`Listing::list`] lists as
+    /// [`Status::Tracked`], known before the worktree is walked. Entries of a sparse
+    /// index's directories are not expanded here.
+    pub(crate) fn tracked_files(&self) -> impl Iterator<Item = &[u8]> {
+        let state: &gix::index::State = &self.index;
+        state.entries().iter().filter_map(move |entry| {
+            let path: &[u8] = entry.path(state);
+            let plain =
+                entry.stage_raw() == 0 && !entry.mode.is_submodule() && !entry.mode.is_sparse();
+            path.strip_prefix(self.prefix_slash.as_slice())
+                .filter(|rel| plain && !rel.is_empty())
+        })
+    }
 
-    mark_excluded_from_worktree_uptodate(&mut index);
-    let mut collect = CollectUntracked {
-        prefix_slash: &prefix_slash,
-        out: Vec::new(),
-    };
-    walk_untracked(&repo, &index, &prefix_slash, &mut collect, display)?;
+    /// Everything `git ls-files --cached --others --exclude-standard` lists below
+    /// `dir`: sorted by path bytes, each path once, with its strongest status.
+    pub(crate) fn list(mut self) -> Result<Vec<Candidate>> {
+        let display = self.display.as_str();
+        let mut out = tracked(&self.repo, &self.index, &self.prefix_slash, display)?;
+        mark_excluded_from_worktree_uptodate(&mut self.index);
+        let mut collect = CollectUntracked {
+            prefix_slash: &self.prefix_slash,
+            out: Vec::new(),
+        };
+        walk_untracked(
+            &self.repo,
+            &self.index,
+            &self.prefix_slash,
+            &mut collect,
+            display,
+        )?;
 
-    // The index part is sorted already (unless sparse directories were expanded); the
-    // sort finds that run, so the cost is mostly that of sorting the untracked files.
-    out.append(&mut collect.out);
-    out.sort_by(|a, b| {
-        a.path
-            .cmp(&b.path)
-            .then_with(|| a.status.rank().cmp(&b.status.rank()))
-    });
-    // Keeps the first of equal paths, i.e. the strongest status.
-    out.dedup_by(|later, earlier| later.path == earlier.path);
-    Ok(Some(out))
+        // The index part is sorted already (unless sparse directories were expanded); the
+        // sort finds that run, so the cost is mostly that of sorting the untracked files.
+        out.append(&mut collect.out);
+        out.sort_by(|a, b| {
+            a.path
+                .cmp(&b.path)
+                .then_with(|| a.status.rank().cmp(&b.status.rank()))
+        });
+        // Keeps the first of equal paths, i.e. the strongest status.
+        out.dedup_by(|later, earlier| later.path == earlier.path);
+        Ok(out)
+    }
 }
 
 /// The top of the worktree of the repository containing `dir` (like

@@ -1,17 +1,17 @@
 //! Expansion (SPEC §4): a scope becomes an inventory of entries and its fingerprint.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use camino::Utf8PathBuf;
 use serde::{Deserialize, Serialize};
 
-use crate::entry::Entry;
+use crate::entry::{Content, Entry};
 use crate::error::{DisplayPath, Error, Result};
 use crate::fingerprint::{Encoder, Fingerprint};
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
-use crate::read::read_all;
+use crate::read::read_contents;
 use crate::scope::Scope;
 use crate::walk::walk_root;
 
@@ -44,11 +44,43 @@ impl Inventory {
         previous: impl IntoIterator<Item = &'a WorkspacePath>,
     ) -> Result<Inventory> {
         let scope = scope.resolve()?;
+        let previous: Vec<WorkspacePath> = previous.into_iter().cloned().collect();
         let workspace = scope.workspace.as_std_path();
-        let (mut paths, walked_roots) = candidates(&scope)?;
-        paths.extend(previous.into_iter().cloned());
-        let paths: Vec<WorkspacePath> = paths.into_iter().collect();
-        let entries = read_all(workspace, &paths, &scope.normalize)?;
+        let repositories = open_repositories(&scope);
+        // Reading the index takes milliseconds, walking the worktree for untracked
+        // files far longer: the tracked files are hashed while the walk runs.
+        let early = tracked_files(&scope, &repositories);
+        let stop = AtomicBool::new(false);
+        let mut early_contents = Ok(None);
+        // The listing stays on this thread (gix repositories are not `Send`); the
+        // hashing pool takes the tracked files meanwhile.
+        let listed = rayon::in_place_scope(|pool| {
+            pool.spawn(|_| {
+                early_contents = read_contents(workspace, &early, &scope.normalize, &stop);
+            });
+            let listed = candidates(&scope, repositories, &previous);
+            stop.store(listed.is_err(), Ordering::Relaxed);
+            listed
+        });
+        // The errors keep their order: listing first, then reading.
+        let (paths, walked_roots) = listed?;
+        let (early, early_contents) = match early_contents? {
+            Some(contents) => (early, contents),
+            None => (Vec::new(), Vec::new()),
+        };
+        let rest = difference(&paths, &early);
+        let never = AtomicBool::new(false);
+        let rest_contents =
+            read_contents(workspace, &rest, &scope.normalize, &never)?.unwrap_or_default();
+        let entries = assemble(
+            workspace,
+            &scope.normalize,
+            paths,
+            [
+                early.into_iter().zip(early_contents),
+                rest.into_iter().zip(rest_contents),
+            ],
+        )?;
         let mut encoder = Encoder::new();
         for entry in &entries {
             encoder.push(entry)?;
@@ -90,16 +122,129 @@ impl Scope {
     }
 }
 
-/// Every candidate path of the scope (§4 steps 1–3), and the walked roots.
-fn candidates(scope: &Scope) -> Result<(BTreeSet<WorkspacePath>, Vec<String>)> {
+/// The paths of sorted `all` that are not in sorted `done`.
+fn difference(all: &[WorkspacePath], done: &[WorkspacePath]) -> Vec<WorkspacePath> {
+    let mut done = done.iter().peekable();
+    all.iter()
+        .filter(|path| {
+            while done.next_if(|d| d < path).is_some() {}
+            done.next_if(|d| d == path).is_none()
+        })
+        .cloned()
+        .collect()
+}
+
+/// The entries of the sorted `paths`, each with its content from one of the
+/// `reads` (each sorted by path); the first error in path order is the one
+/// reported. A path no read covered (none should be) is read now, not left out.
+fn assemble<const N: usize>(
+    workspace: &Path,
+    normalize: &[WorkspacePath],
+    paths: Vec<WorkspacePath>,
+    reads: [impl Iterator<Item = (WorkspacePath, Result<Content>)>; N],
+) -> Result<Vec<Entry>> {
+    let mut reads = reads.map(Iterator::peekable);
+    paths
+        .into_iter()
+        .map(|path| {
+            let found = reads.iter_mut().find_map(|read| {
+                while read.next_if(|(done, _)| *done < path).is_some() {}
+                read.next_if(|(done, _)| *done == path)
+            });
+            match found {
+                Some((path, content)) => Ok(Entry {
+                    path,
+                    content: content?,
+                }),
+                None => Entry::read(workspace, &path, normalize.contains(&path)),
+            }
+        })
+        .collect()
+}
+
+/// A repository declared by the scope: its name there (`.` or a workspace path)
+/// and what opening it gave.
+struct Repository<'a> {
+    name: &'a str,
+    opened: Result<Option<git::Listing>>,
+}
+
+/// Opens the scope's repositories in order, up to the first that fails (its error
+/// is the one reported; later ones are never reached).
+fn open_repositories(scope: &Scope) -> Vec<Repository<'_>> {
+    let workspace = scope.workspace.as_std_path();
+    let mut out = Vec::with_capacity(scope.repositories.len());
+    for name in &scope.repositories {
+        let opened = if name == "." {
+            git::Listing::open(workspace, Locate::Discover, name)
+        } else {
+            git::Listing::open(&workspace.join(name), Locate::RootOnly, name)
+        };
+        let failed = !matches!(opened, Ok(Some(_)));
+        out.push(Repository { name, opened });
+        if failed {
+            break;
+        }
+    }
+    out
+}
+
+/// The workspace path of `relative` in the repository `name` (`.` is the workspace).
+fn in_repository(name: &str, relative: &[u8], bytes: &mut Vec<u8>) {
+    bytes.clear();
+    if name != "." {
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.push(b'/');
+    }
+    bytes.extend_from_slice(relative);
+}
+
+/// Whether the scope selects `path`: below one of its roots and not excluded.
+fn selected(scope: &Scope, roots: &[String], path: &[u8]) -> bool {
+    roots.iter().any(|r| is_within(path, r)) && !scope.excludes(path)
+}
+
+/// The selected tracked files of the opened repositories, sorted: known from the
+/// indexes alone, and all certain to be among the [`candidates`] (which also decide
+/// what blocks; a path this skips is simply read later).
+fn tracked_files(scope: &Scope, repositories: &[Repository<'_>]) -> Vec<WorkspacePath> {
+    let roots = scope.effective_roots();
+    let mut out = Vec::new();
+    let mut bytes = Vec::new();
+    for repository in repositories {
+        let Ok(Some(listing)) = &repository.opened else {
+            continue;
+        };
+        for relative in listing.tracked_files() {
+            in_repository(repository.name, relative, &mut bytes);
+            if selected(scope, &roots, &bytes)
+                && let Ok(path) = WorkspacePath::from_bytes(&bytes)
+            {
+                out.push(path);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Every candidate path of the scope (§4 steps 1–3) with the `previous` paths,
+/// sorted and unique, and the walked roots.
+fn candidates(
+    scope: &Scope,
+    repositories: Vec<Repository<'_>>,
+    previous: &[WorkspacePath],
+) -> Result<(Vec<WorkspacePath>, Vec<String>)> {
     let workspace = scope.workspace.as_std_path();
     let roots = scope.effective_roots();
-    let selected = |path: &[u8]| roots.iter().any(|r| is_within(path, r)) && !scope.excludes(path);
-    let mut set = BTreeSet::new();
-    for repo in &scope.repositories {
-        for path in repository_candidates(workspace, repo, scope, &selected)? {
-            set.insert(path);
-        }
+    let mut paths = Vec::new();
+    for repository in repositories {
+        let listing = repository.opened?.ok_or_else(|| Error::Git {
+            path: DisplayPath::from(repository.name),
+            message: "not a Git repository (declared with --repo)".to_owned(),
+        })?;
+        repository_candidates(repository.name, listing, scope, &roots, &mut paths)?;
     }
     let mut walked = Vec::new();
     for root in &roots {
@@ -110,40 +255,32 @@ fn candidates(scope: &Scope) -> Result<(BTreeSet<WorkspacePath>, Vec<String>)> {
         {
             continue;
         }
-        set.extend(walk_root(workspace, root, scope, &scope.repositories)?);
+        paths.extend(walk_root(workspace, root, scope, &scope.repositories)?);
         walked.push(root.clone());
     }
-    set.extend(scope.paths.iter().cloned());
-    set.extend(scope.normalize.iter().cloned());
-    Ok((set, walked))
+    paths.extend(scope.paths.iter().cloned());
+    paths.extend(scope.normalize.iter().cloned());
+    paths.extend(previous.iter().cloned());
+    // Mostly sorted runs (each listing is sorted): the stable sort merges them.
+    paths.sort();
+    paths.dedup();
+    Ok((paths, walked))
 }
 
-/// The selected candidates of one declared repository, with workspace paths.
+/// Adds the selected candidates of the repository `name` to `out`, as workspace paths.
 fn repository_candidates(
-    workspace: &Path,
-    repo: &str,
+    name: &str,
+    listing: git::Listing,
     scope: &Scope,
-    selected: &dyn Fn(&[u8]) -> bool,
-) -> Result<Vec<WorkspacePath>> {
-    let (dir, locate, prefix) = if repo == "." {
-        (workspace.to_path_buf(), Locate::Discover, "")
-    } else {
-        (workspace.join(repo), Locate::RootOnly, repo)
-    };
-    let listing = git::list(&dir, locate, repo)?.ok_or_else(|| Error::Git {
-        path: DisplayPath::from(repo),
-        message: "not a Git repository (declared with --repo)".to_owned(),
-    })?;
-    let mut out = Vec::with_capacity(listing.len());
+    roots: &[String],
+    out: &mut Vec<WorkspacePath>,
+) -> Result<()> {
+    let listing = listing.list()?;
+    out.reserve(listing.len());
     let mut bytes = Vec::new();
     for candidate in listing {
-        bytes.clear();
-        if !prefix.is_empty() {
-            bytes.extend_from_slice(prefix.as_bytes());
-            bytes.push(b'/');
-        }
-        bytes.extend_from_slice(&candidate.path);
-        if !selected(&bytes) {
+        in_repository(name, &candidate.path, &mut bytes);
+        if !selected(scope, roots, &bytes) {
             continue;
         }
         let path = WorkspacePath::from_bytes(&bytes)?;
@@ -158,7 +295,7 @@ fn repository_candidates(
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The workspace a front door uses when none is given: the top of the Git
@@ -174,4 +311,34 @@ pub fn default_workspace(dir: &Path) -> Result<Utf8PathBuf> {
 /// The top of the Git worktree containing `dir`, or `None` outside Git.
 pub fn worktree_root(dir: &Path) -> Result<Option<PathBuf>> {
     git::worktree_root(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn assembling_takes_each_path_from_its_read_and_reads_what_none_covered() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a", "b", "c"] {
+            std::fs::write(dir.path().join(name), name).unwrap();
+        }
+        let wp = |s: &str| WorkspacePath::new(s).unwrap();
+        // The reads' own contents are used as given (here deliberately false);
+        // "b" is in neither read and is read from the disk.
+        let early = [(wp("a"), Ok(Content::Missing))];
+        let rest = [(wp("c"), Ok(Content::Missing))];
+        let entries = assemble(
+            dir.path(),
+            &[],
+            vec![wp("a"), wp("b"), wp("c")],
+            [early.into_iter(), rest.into_iter()],
+        )
+        .unwrap();
+        let contents: Vec<&Content> = entries.iter().map(|e| &e.content).collect();
+        assert_eq!(contents[0], &Content::Missing);
+        assert!(matches!(contents[1], Content::File { .. }));
+        assert_eq!(contents[2], &Content::Missing);
+    }
 }

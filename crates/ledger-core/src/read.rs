@@ -10,11 +10,12 @@
 //! resolves one path component per call instead of the whole path per file.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{self, Read, Seek};
 use std::os::fd::OwnedFd;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
@@ -54,51 +55,85 @@ impl Entry {
     }
 }
 
-/// Reads every path (sorted, unique) in parallel: directories are opened once
-/// each, files in parallel within and across directories. The result keeps
-/// the input order, and the error reported is that of the smallest failing
-/// path, so the outcome does not depend on thread count or scheduling.
+/// Reads every path (sorted, unique) in parallel into entries. The error reported
+/// is that of the smallest failing path, so the outcome does not depend on thread
+/// count or scheduling.
 pub(crate) fn read_all(
     workspace: &Path,
     paths: &[WorkspacePath],
     normalize: &[WorkspacePath],
 ) -> Result<Vec<Entry>> {
-    let root = open_workspace(workspace)?;
-    let normalize: BTreeSet<&WorkspacePath> = normalize.iter().collect();
-    let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, path) in paths.iter().enumerate() {
-        let dir = path.parents().last().unwrap_or("");
-        groups.entry(dir).or_default().push(i);
-    }
-    let groups: Vec<(&str, Vec<usize>)> = groups.into_iter().collect();
-    let mut results: Vec<(usize, Result<Content>)> = groups
-        .par_iter()
-        .flat_map_iter(|(dir, members)| {
-            let opened = open_dir(&root, dir);
-            members
-                .par_iter()
-                .map(|&i| {
-                    let path = &paths[i];
-                    let content = match &opened {
-                        Ok(Some(fd)) => read_at(fd, path, normalize.contains(path), || {}),
-                        Ok(None) => Ok(Content::Missing),
-                        Err(problem) => Err(problem.for_file(path)),
-                    };
-                    (i, content)
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    results.sort_unstable_by_key(|(i, _)| *i);
-    results
-        .into_iter()
-        .map(|(i, content)| {
+    let never = AtomicBool::new(false);
+    let contents = read_contents(workspace, paths, normalize, &never)?.unwrap_or_default();
+    paths
+        .iter()
+        .zip(contents)
+        .map(|(path, content)| {
             Ok(Entry {
-                path: paths[i].clone(),
+                path: path.clone(),
                 content: content?,
             })
         })
         .collect()
+}
+
+/// Reads every path in parallel, files within and across directories. One
+/// outcome per path, in the input order; `None` when `stop` was raised before
+/// every path was read (the caller has failed for another reason and no longer
+/// needs them).
+pub(crate) fn read_contents(
+    workspace: &Path,
+    paths: &[WorkspacePath],
+    normalize: &[WorkspacePath],
+    stop: &AtomicBool,
+) -> Result<Option<Vec<Result<Content>>>> {
+    let root = open_workspace(workspace)?;
+    let normalize: BTreeSet<&WorkspacePath> = normalize.iter().collect();
+    let normalize = &normalize;
+    same_directory_runs(paths)
+        .par_iter()
+        .flat_map_iter(|run| {
+            // Checked once per directory: a stop skips the rest within moments.
+            let opened = (!stop.load(Ordering::Relaxed)).then(|| open_dir(&root, run.dir));
+            paths[run.start..run.end].iter().map(move |path| {
+                let content = match opened.as_ref()? {
+                    Ok(Some(fd)) => read_at(fd, path, normalize.contains(path), || {}),
+                    Ok(None) => Ok(Content::Missing),
+                    Err(problem) => Err(problem.for_file(path)),
+                };
+                Some(content)
+            })
+        })
+        .collect::<Option<Vec<_>>>()
+        .map_or(Ok(None), |contents| Ok(Some(contents)))
+}
+
+/// Consecutive paths in one directory: `paths[start..end]`, all in `dir`.
+struct Run<'a> {
+    dir: &'a str,
+    start: usize,
+    end: usize,
+}
+
+/// Splits sorted paths into runs of the same directory, each directory opened
+/// once per run. Sorting keeps a directory's files together (its subdirectories'
+/// files may come between them, which costs one more open of the directory).
+/// Long runs are cut so that the work spreads over every thread.
+fn same_directory_runs(paths: &[WorkspacePath]) -> Vec<Run<'_>> {
+    const LONGEST: usize = 256;
+    let mut runs: Vec<Run<'_>> = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        let dir = path.as_str().rsplit_once('/').map_or("", |(dir, _)| dir);
+        match runs.last_mut() {
+            Some(run) if run.dir == dir && run.end - run.start < LONGEST => run.end = i + 1,
+            _ => runs.push(Run {
+                dir,
+                start: i,
+                end: i + 1,
+            }),
+        }
+    }
+    runs
 }
 
 /// Opens the workspace directory itself (it was canonicalized: following is fine).
@@ -419,6 +454,53 @@ mod tests {
 
     fn wp(s: &str) -> WorkspacePath {
         WorkspacePath::new(s).unwrap()
+    }
+
+    #[test]
+    fn runs_group_consecutive_files_of_a_directory_and_stay_short() {
+        let paths: Vec<WorkspacePath> = ["a/b.txt", "a/b/x", "a/c", "top", "z/1", "z/2"]
+            .iter()
+            .map(|p| wp(p))
+            .collect();
+        let runs: Vec<(&str, usize, usize)> = same_directory_runs(&paths)
+            .iter()
+            .map(|r| (r.dir, r.start, r.end))
+            .collect();
+        assert_eq!(
+            runs,
+            [
+                ("a", 0, 1),
+                ("a/b", 1, 2),
+                ("a", 2, 3),
+                ("", 3, 4),
+                ("z", 4, 6)
+            ]
+        );
+        let many: Vec<WorkspacePath> = (0..600).map(|i| wp(&format!("d/f{i:03}"))).collect();
+        let lengths: Vec<usize> = same_directory_runs(&many)
+            .iter()
+            .map(|r| r.end - r.start)
+            .collect();
+        assert_eq!(lengths, [256, 256, 88]);
+    }
+
+    #[test]
+    fn a_raised_stop_abandons_the_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), "x").unwrap();
+        let paths = [wp("f"), wp("g")];
+        let go = AtomicBool::new(false);
+        let read = read_contents(dir.path(), &paths, &[], &go)
+            .unwrap()
+            .unwrap();
+        assert!(matches!(read[0], Ok(Content::File { .. })));
+        assert!(matches!(read[1], Ok(Content::Missing)));
+        let stop = AtomicBool::new(true);
+        assert!(
+            read_contents(dir.path(), &paths, &[], &stop)
+                .unwrap()
+                .is_none()
+        );
     }
 
     fn read_content(workspace: &Path, path: &WorkspacePath, normalize: bool) -> Result<Content> {

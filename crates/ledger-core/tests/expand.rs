@@ -188,3 +188,102 @@ mod generated_trees {
         }
     }
 }
+
+/// A Git repository holding `tree(files)`: nine of its thirteen directories committed, the rest
+/// untracked, plus one ignored file.
+fn repository(files: usize) -> tempfile::TempDir {
+    let dir = tree(files);
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(dir.path().join(".gitignore"), "*.log\n").unwrap();
+    std::fs::write(dir.path().join("d0/ignored.log"), "x").unwrap();
+    for d in 0..9 {
+        git(&["add", &format!("d{d}")]);
+    }
+    git(&["add", ".gitignore"]);
+    git(&["commit", "-qm", "tree"]);
+    dir
+}
+
+fn in_pool<T: Send>(threads: usize, op: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(op)
+}
+
+#[test]
+fn in_a_repository_tracked_and_untracked_files_are_read_once_whatever_the_threads() {
+    let dir = repository(600);
+    let scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
+    let one = in_pool(1, || Inventory::expand(&scope).unwrap());
+    // 600 files and .gitignore; the ignored file is not listed.
+    assert_eq!(one.entries.len(), 601);
+    assert!(one.entries.windows(2).all(|w| w[0].path < w[1].path));
+    for entry in &one.entries {
+        assert_eq!(&Entry::read(dir.path(), &entry.path, false).unwrap(), entry);
+    }
+    for threads in [2, 3, 8] {
+        assert_eq!(
+            in_pool(threads, || Inventory::expand(&scope).unwrap()),
+            one,
+            "{threads} threads"
+        );
+    }
+    // Paths named again (explicitly, or as previous paths) are still read once.
+    let tracked = one.entries[0].path.clone();
+    let untracked = one.entries.last().unwrap().path.clone();
+    let mut named = scope.clone();
+    named.add_root(".").unwrap();
+    named.add_path(tracked.as_str()).unwrap();
+    let again = Inventory::expand_with(&named, [&tracked, &untracked]).unwrap();
+    assert_eq!(again.entries.len(), one.entries.len());
+    assert!(again.entries == one.entries);
+}
+
+#[test]
+fn in_a_repository_a_listing_error_comes_before_any_reading_error() {
+    let dir = repository(60);
+    // A tracked file replaced by a FIFO fails when read (while the worktree is
+    // still being walked); an untracked nested repository fails the listing.
+    let fifo = dir.path().join("d0/f0");
+    std::fs::remove_file(&fifo).unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let nested = dir.path().join("zz");
+    std::fs::create_dir(&nested).unwrap();
+    assert!(
+        std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&nested)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
+    for threads in [1, 2, 8] {
+        let err = in_pool(threads, || Inventory::expand(&scope).unwrap_err());
+        assert_eq!(err.code(), "nested-repository", "{threads} threads");
+        assert_eq!(err.path(), Some("zz"));
+    }
+    std::fs::remove_dir_all(&nested).unwrap();
+    let err = Inventory::expand(&scope).unwrap_err();
+    assert_eq!(err.code(), "special-file");
+    assert_eq!(err.path(), Some("d0/f0"));
+}

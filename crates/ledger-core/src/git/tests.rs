@@ -125,11 +125,22 @@ fn oracle(dir: &Path) -> BTreeSet<Vec<u8>> {
 }
 
 /// Lists `dir` (discovering its repository), checks the result is sorted and
-/// de-duplicated and holds exactly the oracle's paths, and returns it.
+/// de-duplicated and holds exactly the oracle's paths, and that the early tracked
+/// files are all listed as tracked; returns the listing.
 fn assert_parity(dir: &Path) -> Vec<Candidate> {
-    let listed = list(dir, Locate::Discover, "test")
+    let listing = Listing::open(dir, Locate::Discover, "test")
         .unwrap()
         .expect("a repository");
+    let early: Vec<Vec<u8>> = listing.tracked_files().map(<[u8]>::to_vec).collect();
+    let listed = listing.list().unwrap();
+    for path in &early {
+        assert_eq!(
+            status_of_bytes(&listed, path),
+            Some(Status::Tracked),
+            "an early tracked file is not listed as tracked: {}",
+            String::from_utf8_lossy(path)
+        );
+    }
     assert!(
         listed.windows(2).all(|w| w[0].path < w[1].path),
         "not sorted and de-duplicated: {listed:?}"
@@ -152,6 +163,14 @@ fn assert_parity(dir: &Path) -> Vec<Candidate> {
         );
     }
     listed
+}
+
+/// The status of the raw `path` in the sorted `listed`, `None` when not listed.
+fn status_of_bytes(listed: &[Candidate], path: &[u8]) -> Option<Status> {
+    listed
+        .binary_search_by(|c| c.path.as_slice().cmp(path))
+        .ok()
+        .map(|i| listed[i].status)
 }
 
 /// The status of `path` in `listed`, `None` when not listed.
