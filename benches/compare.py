@@ -82,12 +82,24 @@ def timed(argv, cwd, inner=False):
     return wall, peak, out.stdout
 
 
-def measure(name, argv, cwd, runs, inner=False):
-    timed(argv, cwd, inner)  # warm the page cache and the binary
-    samples = [timed(argv, cwd, inner) for _ in range(runs)]
-    walls = [s[0] for s in samples]
-    return {"name": name, "median": statistics.median(walls), "min": min(walls),
-            "rss_mib": max(s[1] for s in samples) / 1024, "stdout": samples[-1][2]}
+def measure(rows, cwd, runs):
+    """Times every contender `runs` times (the slow `sha256sum` pipeline: fewer),
+    round-robin, so that a noisy moment of the machine spreads over all of them
+    instead of skewing one; each is run once first to warm the page cache."""
+    counts = [max(2, runs // 2) if "sha256sum" in name else runs for name, _, _ in rows]
+    samples = [[] for _ in rows]
+    for _, argv, inner in rows:
+        timed(argv, cwd, inner)
+    for round_ in range(max(counts)):
+        for i, (_, argv, inner) in enumerate(rows):
+            if round_ < counts[i]:
+                samples[i].append(timed(argv, cwd, inner))
+    results = []
+    for (name, _, _), runs_of in zip(rows, samples):
+        walls = [s[0] for s in runs_of]
+        results.append({"name": name, "median": statistics.median(walls), "min": min(walls),
+                        "rss_mib": max(s[1] for s in runs_of) / 1024, "stdout": runs_of[-1][2]})
+    return results
 
 
 def sha256_core_speed():
@@ -183,9 +195,8 @@ def main():
                       sh(["git", "ls-files", "-coz", "--exclude-standard"], cwd=a).stdout.split(b"\0") if p)
         bytes_b = args.big_files * args.big_mib << 20
 
-        res_a = [measure(n, c, a, args.runs if "sum" not in n else max(2, args.runs // 2), inner) for n, c, inner in contenders(a)]
-        res_b = [measure(n, c, b, max(2, args.runs // 2) if "sha256sum" in n else args.runs, inner)
-                 for n, c, inner in contenders(b) if "floor" not in n]
+        res_a = measure(contenders(a), a, args.runs)
+        res_b = measure([row for row in contenders(b) if "floor" not in row[0]], b, args.runs)
         led_a = res_a[0]["median"]
         led_b = res_b[0]["median"]
         table(f"corpus A: {args.files} files, {bytes_a / 1e6:.0f} MB", res_a, led_a)
@@ -198,7 +209,7 @@ def main():
             os.makedirs(d, exist_ok=True)
             with open(os.path.join(d, "f"), "wb") as f:
                 f.truncate(size)  # sparse: the read path is the same
-            sizes[name] = measure(name, [LEDGER, "fingerprint", "--workspace", d, "--root", "."], d, 1)
+            sizes[name] = measure([(name, [LEDGER, "fingerprint", "--workspace", d, "--root", "."], False)], d, 1)[0]
 
         listing = next(r["median"] for r in res_a if r["name"] == "floor: git ls-files")
         xargs = next(r["median"] for r in res_a if r["name"].endswith("sha256sum"))

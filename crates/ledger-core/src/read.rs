@@ -92,10 +92,10 @@ pub(crate) fn read_contents(
     let normalize = &normalize;
     same_directory_runs(paths)
         .par_iter()
-        .flat_map_iter(|run| {
+        .flat_map(|run| {
             // Checked once per directory: a stop skips the rest within moments.
             let opened = (!stop.load(Ordering::Relaxed)).then(|| open_dir(&root, run.dir));
-            paths[run.start..run.end].iter().map(move |path| {
+            paths[run.start..run.end].par_iter().map(move |path| {
                 let content = match opened.as_ref()? {
                     Ok(Some(fd)) => read_at(fd, path, normalize.contains(path), || {}),
                     Ok(None) => Ok(Content::Missing),
