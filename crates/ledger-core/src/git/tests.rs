@@ -1056,26 +1056,31 @@ fn a_corrupt_index_is_a_git_error() {
     assert_eq!(err.path(), Some("here"));
 }
 
-/// Rough timing against `git ls-files` on ~10^4 files:
+/// Rough timing against `git ls-files` on ~10^4 files, or on the repository
+/// `LEDGER_TIMING_REPO` names (e.g. corpus A of `benches/compare.py --keep`):
 /// `cargo test -p ledger-core --release git::tests::timing -- --ignored --nocapture`.
 #[test]
 #[ignore = "timing, run by hand"]
 fn timing() {
     let repo = new_repo();
-    let r = repo.path();
-    write(r, b".gitignore", "*.o\n");
-    for d in 0..100 {
-        for f in 0..80 {
-            write(r, format!("d{d:03}/s{}/f{f:03}.txt", f % 4).as_bytes(), "x");
+    let given = std::env::var_os("LEDGER_TIMING_REPO").map(PathBuf::from);
+    if given.is_none() {
+        let r = repo.path();
+        write(r, b".gitignore", "*.o\n");
+        for d in 0..100 {
+            for f in 0..80 {
+                write(r, format!("d{d:03}/s{}/f{f:03}.txt", f % 4).as_bytes(), "x");
+            }
+        }
+        commit_all(r, "init");
+        for d in 0..100 {
+            for f in 0..20 {
+                write(r, format!("d{d:03}/new{f:02}.txt").as_bytes(), "x");
+                write(r, format!("d{d:03}/new{f:02}.o").as_bytes(), "x");
+            }
         }
     }
-    commit_all(r, "init");
-    for d in 0..100 {
-        for f in 0..20 {
-            write(r, format!("d{d:03}/new{f:02}.txt").as_bytes(), "x");
-            write(r, format!("d{d:03}/new{f:02}.o").as_bytes(), "x");
-        }
-    }
+    let r = given.as_deref().unwrap_or(repo.path());
     let runs = std::env::var("LEDGER_TIMING_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
