@@ -218,6 +218,9 @@ def main():
         verdict("B throughput >= 85% of cores x SHA-256", bytes_b / led_b >= 0.85 * CORES * speed,
                 f"{bytes_b / led_b / 1e9:.2f} GB/s vs {0.85 * CORES * speed / 1e9:.2f} GB/s "
                 f"({bytes_b / led_b / (CORES * speed):.0%} of {CORES} x {speed / 1e9:.2f})")
+        dgst_b = next(r["median"] for r in res_b if r["name"].endswith("openssl dgst"))
+        print(f"  [INFO] B against OpenSSL reading the files itself (`openssl dgst`, one process, "
+              f"{bytes_b / dgst_b / 1e9:.2f} GB/s): {bytes_b / led_b / (CORES * bytes_b / dgst_b):.0%} of {CORES} x that")
         verdict("A wall <= 1.5 x (listing + bytes / (cores x SHA-256))", led_a <= 1.5 * floor_a,
                 f"{led_a:.3f} s vs {1.5 * floor_a:.3f} s (floor {floor_a:.3f} s = {listing:.3f} listing + "
                 f"{bytes_a / (CORES * speed):.3f} hashing; ratio {led_a / floor_a:.2f})")
