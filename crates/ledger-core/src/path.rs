@@ -77,6 +77,18 @@ impl WorkspacePath {
         is_within(self.0.as_bytes(), root)
     }
 
+    /// The directory holding this path, `""` for the workspace: `a/b/c` gives `a/b`.
+    pub fn dir(&self) -> &str {
+        self.0.rsplit_once('/').map_or("", |(dir, _)| dir)
+    }
+
+    /// The last component: `a/b/c` gives `c`.
+    pub fn file_name(&self) -> &str {
+        self.0
+            .rsplit_once('/')
+            .map_or(self.0.as_str(), |(_, name)| name)
+    }
+
     /// The ancestors of this path, nearest last: `a/b/c` gives `a`, `a/b`.
     pub fn parents(&self) -> impl Iterator<Item = &str> {
         self.0.match_indices('/').map(move |(i, _)| &self.0[..i])
@@ -257,6 +269,9 @@ mod tests {
         assert!(!p.is_within("a/b/c/d") && !p.is_within("a/bb"));
         assert!(!WorkspacePath::new("ab").unwrap().is_within("a"));
         assert_eq!(p.parents().collect::<Vec<_>>(), ["a", "a/b"]);
+        assert_eq!((p.dir(), p.file_name()), ("a/b", "c"));
+        let top = WorkspacePath::new("top").unwrap();
+        assert_eq!((top.dir(), top.file_name()), ("", "top"));
     }
 
     #[test]

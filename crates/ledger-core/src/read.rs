@@ -42,39 +42,14 @@ impl Entry {
     /// directory's), in bounded chunks. `normalize` applies the task-checkbox
     /// normalization (approval Tasks only).
     pub fn read(workspace: &Path, path: &WorkspacePath, normalize: bool) -> Result<Self> {
-        let normalize_set = if normalize {
-            vec![path.clone()]
-        } else {
-            Vec::new()
-        };
-        let mut entries = read_all(workspace, std::slice::from_ref(path), &normalize_set)?;
-        entries.pop().ok_or_else(|| Error::BadEntry {
-            path: DisplayPath::from(path.as_str()),
-            reason: "nothing was read".to_owned(),
+        // On the calling thread: handing one file to the pool costs more than reading it.
+        let root = open_workspace(workspace)?;
+        let content = read_in(&open_dir(&root, path.dir()), path, normalize)?;
+        Ok(Entry {
+            path: path.clone(),
+            content,
         })
     }
-}
-
-/// Reads every path (sorted, unique) in parallel into entries. The error reported
-/// is that of the smallest failing path, so the outcome does not depend on thread
-/// count or scheduling.
-pub(crate) fn read_all(
-    workspace: &Path,
-    paths: &[WorkspacePath],
-    normalize: &[WorkspacePath],
-) -> Result<Vec<Entry>> {
-    let never = AtomicBool::new(false);
-    let contents = read_contents(workspace, paths, normalize, &never)?.unwrap_or_default();
-    paths
-        .iter()
-        .zip(contents)
-        .map(|(path, content)| {
-            Ok(Entry {
-                path: path.clone(),
-                content: content?,
-            })
-        })
-        .collect()
 }
 
 /// Reads every path in parallel, files within and across directories. One
@@ -96,12 +71,8 @@ pub(crate) fn read_contents(
             // Checked once per directory: a stop skips the rest within moments.
             let opened = (!stop.load(Ordering::Relaxed)).then(|| open_dir(&root, run.dir));
             paths[run.start..run.end].par_iter().map(move |path| {
-                let content = match opened.as_ref()? {
-                    Ok(Some(fd)) => read_at(fd, path, normalize.contains(path), || {}),
-                    Ok(None) => Ok(Content::Missing),
-                    Err(problem) => Err(problem.for_file(path)),
-                };
-                Some(content)
+                let dir = opened.as_ref()?;
+                Some(read_in(dir, path, normalize.contains(path)))
             })
         })
         .collect::<Option<Vec<_>>>()
@@ -123,7 +94,7 @@ fn same_directory_runs(paths: &[WorkspacePath]) -> Vec<Run<'_>> {
     const LONGEST: usize = 256;
     let mut runs: Vec<Run<'_>> = Vec::new();
     for (i, path) in paths.iter().enumerate() {
-        let dir = path.as_str().rsplit_once('/').map_or("", |(dir, _)| dir);
+        let dir = path.dir();
         match runs.last_mut() {
             Some(run) if run.dir == dir && run.end - run.start < LONGEST => run.end = i + 1,
             _ => runs.push(Run {
@@ -207,6 +178,19 @@ fn open_dir(root: &OwnedFd, dir: &str) -> std::result::Result<Option<OwnedFd>, D
     }
 }
 
+/// Reads `path` in its directory, as [`open_dir`] opened it.
+fn read_in(
+    dir: &std::result::Result<Option<OwnedFd>, DirProblem>,
+    path: &WorkspacePath,
+    normalize: bool,
+) -> Result<Content> {
+    match dir {
+        Ok(Some(fd)) => read_at(fd, path, normalize, || {}),
+        Ok(None) => Ok(Content::Missing),
+        Err(problem) => Err(problem.for_file(path)),
+    }
+}
+
 /// Reads the file `path` in its opened directory `dir`.
 ///
 /// `after_chunk` runs after each chunk is hashed; it exists so that tests can
@@ -217,7 +201,7 @@ fn read_at(
     normalize: bool,
     after_chunk: impl FnMut(),
 ) -> Result<Content> {
-    let name = path.as_str().rsplit('/').next().unwrap_or(path.as_str());
+    let name = path.file_name();
     let display = || DisplayPath::from(path.as_str());
     let unreadable = |operation, e: rustix::io::Errno| Error::Unreadable {
         path: display(),
@@ -578,8 +562,11 @@ mod tests {
             read_content(d, &wp("none/f"), false).unwrap(),
             Content::Missing
         );
-        let entries = read_all(d, &[wp("link/sub/f"), wp("real/sub/f")], &[]);
-        assert_eq!(entries.unwrap_err().code(), "symlinked-parent");
+        let never = AtomicBool::new(false);
+        let paths = [wp("link/sub/f"), wp("real/sub/f")];
+        let read = read_contents(d, &paths, &[], &never).unwrap().unwrap();
+        assert_eq!(read[0].as_ref().unwrap_err().code(), "symlinked-parent");
+        assert!(matches!(read[1], Ok(Content::File { .. })));
     }
 
     /// Reads `hot` repeatedly while `write(i)` keeps producing versions `a` and
