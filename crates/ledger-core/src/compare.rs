@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::entry::{Content, Entry};
 use crate::error::Result;
-use crate::fingerprint::Fingerprint;
+use crate::fingerprint::{Encoder, Fingerprint};
 use crate::inventory::Inventory;
 
 /// Why a path differs.
@@ -179,6 +179,44 @@ impl Inventory {
     pub fn compare(&self) -> Result<Comparison> {
         Ok(Comparison::between(self, &self.reexpand()?))
     }
+
+    /// [`Inventory::compare`] given `current`, an expansion of the same scope just
+    /// made (e.g. for another purpose): the same answer without expanding again,
+    /// reading only the recorded paths `current` does not hold (they enter the
+    /// set as [`Inventory::reexpand`] would add them). With another scope, this
+    /// inventory's scope is re-expanded.
+    pub fn compare_with(&self, current: &Inventory) -> Result<Comparison> {
+        if current.scope != self.scope {
+            return self.compare();
+        }
+        let workspace = current.scope.workspace.as_std_path();
+        let mut listed = current.entries.iter().map(|e| &e.path).peekable();
+        let mut unlisted = Vec::new();
+        for entry in &self.entries {
+            while listed.next_if(|path| **path < entry.path).is_some() {}
+            if listed.peek() != Some(&&entry.path) {
+                let normalize = current.scope.normalize.contains(&entry.path);
+                unlisted.push(Entry::read(workspace, &entry.path, normalize)?);
+            }
+        }
+        if unlisted.is_empty() {
+            return Ok(Comparison::between(self, current));
+        }
+        let mut entries = current.entries.clone();
+        entries.append(&mut unlisted);
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut encoder = Encoder::new();
+        for entry in &entries {
+            encoder.push(entry)?;
+        }
+        let reexpanded = Inventory {
+            fingerprint: encoder.finish(),
+            entries,
+            walked_roots: current.walked_roots.clone(),
+            scope: current.scope.clone(),
+        };
+        Ok(Comparison::between(self, &reexpanded))
+    }
 }
 
 #[cfg(test)]
@@ -207,6 +245,55 @@ mod tests {
             format!("{digest:02x}").repeat(32)
         };
         Entry::from_parts(path, kind, mode, &d).unwrap()
+    }
+
+    #[test]
+    fn comparing_with_a_fresh_expansion_answers_as_re_expanding() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for name in ["a", "b", "c", "gone", "sub/x"] {
+            std::fs::create_dir_all(d.join(name).parent().unwrap()).unwrap();
+            std::fs::write(d.join(name), name).unwrap();
+        }
+        let mut scope = Scope::new(camino::Utf8Path::from_path(d).unwrap());
+        scope.add_root(".").unwrap();
+        let recorded = Inventory::expand(&scope).unwrap();
+        let now = |recorded: &Inventory| {
+            let current = Inventory::expand(&scope).unwrap();
+            (
+                recorded.compare_with(&current).unwrap(),
+                recorded.compare().unwrap(),
+            )
+        };
+        let (with, again) = now(&recorded);
+        assert!(with.matches);
+        assert_eq!(with, again);
+        // Changed, added, removed: the removed path is no longer listed, so it is
+        // read (as missing) rather than taken from the expansion.
+        std::fs::write(d.join("b"), "new").unwrap();
+        std::fs::write(d.join("added"), "+").unwrap();
+        std::fs::remove_file(d.join("gone")).unwrap();
+        let (with, again) = now(&recorded);
+        assert!(!with.matches);
+        assert_eq!(with, again);
+        let kinds: Vec<(&str, ChangeKind)> =
+            with.changes.iter().map(|c| (c.path(), c.change)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("added", ChangeKind::Added),
+                ("b", ChangeKind::ContentChanged),
+                ("gone", ChangeKind::Removed)
+            ]
+        );
+        // An expansion of another scope is not used: the recorded scope is re-expanded.
+        let mut other = scope.clone();
+        other.exclude("sub", "not an input").unwrap();
+        let narrower = Inventory::expand(&other).unwrap();
+        assert_eq!(
+            recorded.compare_with(&narrower).unwrap(),
+            recorded.compare().unwrap()
+        );
     }
 
     #[test]

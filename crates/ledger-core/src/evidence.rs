@@ -210,6 +210,17 @@ pub fn check_gate_observed(
     spec: &GateSpec,
     observed: &BTreeMap<String, String>,
 ) -> Result<Freshness> {
+    check_gate_against(store, spec, observed, None)
+}
+
+/// [`check_gate_observed`], comparing the recorded inputs with `current` (the
+/// requested scope, expanded just now) instead of expanding them again.
+pub(crate) fn check_gate_against(
+    store: &Store,
+    spec: &GateSpec,
+    observed: &BTreeMap<String, String>,
+    current: Option<&Inventory>,
+) -> Result<Freshness> {
     let Some((record, evidence)) = latest_evidence(store, &spec.name)? else {
         return Ok(Freshness {
             gate: spec.name.clone(),
@@ -242,7 +253,10 @@ pub fn check_gate_observed(
         reasons.push(StaleReason::NotReusable { why: why.clone() });
     }
     reasons.extend(prerequisite_changes(&evidence.prerequisites, observed));
-    let comparison = evidence.inventory.compare()?;
+    let comparison = match current {
+        Some(current) => evidence.inventory.compare_with(current)?,
+        None => evidence.inventory.compare()?,
+    };
     if !comparison.matches {
         reasons.push(StaleReason::InputsChanged {
             comparison: Box::new(comparison),

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::compare::Comparison;
 use crate::error::{Error, Result};
-use crate::evidence::{Evidence, Freshness, GateSpec, check_gate_observed, record_evidence};
+use crate::evidence::{Evidence, Freshness, GateSpec, check_gate_against, record_evidence};
 use crate::inventory::Inventory;
 use crate::path::normalize_root;
 use crate::store::{RecordId, Store};
@@ -68,7 +68,10 @@ pub fn run_gate(store: &Store, spec: &GateSpec, echo: Echo) -> Result<RunOutcome
     }
     let cwd = normalize_root(&spec.cwd)?;
     let prerequisites = spec.observe()?;
-    let freshness = check_gate_observed(store, spec, &prerequisites)?;
+    // One expansion serves the freshness check and, when the gate must run,
+    // as the inputs before the command.
+    let before = Inventory::expand(&spec.scope)?;
+    let freshness = check_gate_against(store, spec, &prerequisites, Some(&before))?;
     if freshness.fresh {
         return Ok(RunOutcome {
             reused: true,
@@ -77,7 +80,6 @@ pub fn run_gate(store: &Store, spec: &GateSpec, echo: Echo) -> Result<RunOutcome
             evidence: None,
         });
     }
-    let before = Inventory::expand(&spec.scope)?;
     let workspace = before.scope.workspace.as_std_path();
     let dir = if cwd == "." {
         workspace.to_path_buf()
