@@ -404,3 +404,44 @@ fn every_error_code_is_documented() {
         );
     }
 }
+
+/// In a hook of `git commit -a` or `git commit <path>`, git points `GIT_INDEX_FILE`
+/// at a temporary index; ledger lists from that index, as `git ls-files` does there.
+#[test]
+fn the_index_named_by_git_index_file_is_listed() {
+    let s = Sandbox::new();
+    s.init();
+    s.write("a", b"a");
+    s.write("b", b"b");
+    s.commit_all();
+    let alt = s.dir.path().join("alt-index");
+    std::fs::copy(s.w().join(".git/index"), &alt).unwrap();
+    let with_index = |program: &str, index: Option<&Path>, args: &[&str]| {
+        let mut cmd = Command::new(program);
+        s.env(&mut cmd);
+        if let Some(index) = index {
+            cmd.env("GIT_INDEX_FILE", index);
+        }
+        let out = cmd.current_dir(s.w()).args(args).output().unwrap();
+        assert!(out.status.success(), "{program} {args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // The deletion of `a` is staged in the alternate index only.
+    with_index("git", Some(&alt), &["rm", "-q", "--cached", "a"]);
+    std::fs::remove_file(s.w().join("a")).unwrap();
+    let paths = |listing: String| -> Vec<String> {
+        listing
+            .lines()
+            .filter_map(|line| line.split_once('\t').map(|(_, path)| path.to_owned()))
+            .collect()
+    };
+    let ledger = env!("CARGO_BIN_EXE_ledger");
+    assert_eq!(paths(with_index(ledger, Some(&alt), &["entries"])), ["b"]);
+    assert_eq!(paths(with_index(ledger, None, &["entries"])), ["a", "b"]);
+    let git_listing = with_index(
+        "git",
+        Some(&alt),
+        &["ls-files", "-co", "--exclude-standard"],
+    );
+    assert_eq!(git_listing, "b\n");
+}
