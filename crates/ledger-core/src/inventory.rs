@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use camino::Utf8PathBuf;
 use serde::{Deserialize, Serialize};
 
-use crate::entry::{Content, Entry};
+use crate::entry::Entry;
 use crate::error::{DisplayPath, Error, Result};
 use crate::fingerprint::{Encoder, Fingerprint};
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
-use crate::read::read_contents;
+use crate::read::{Outcome, read_contents};
 use crate::scope::Scope;
 use crate::walk::walk_root;
 
@@ -141,7 +141,7 @@ fn assemble<const N: usize>(
     workspace: &Path,
     normalize: &[WorkspacePath],
     paths: Vec<WorkspacePath>,
-    reads: [impl Iterator<Item = (WorkspacePath, Result<Content>)>; N],
+    reads: [impl Iterator<Item = (WorkspacePath, Outcome)>; N],
 ) -> Result<Vec<Entry>> {
     let mut reads = reads.map(Iterator::peekable);
     paths
@@ -154,7 +154,7 @@ fn assemble<const N: usize>(
             match found {
                 Some((path, content)) => Ok(Entry {
                     path,
-                    content: content?,
+                    content: content.map_err(|e| *e)?,
                 }),
                 None => Entry::read(workspace, &path, normalize.contains(&path)),
             }
@@ -317,6 +317,7 @@ pub fn worktree_root(dir: &Path) -> Result<Option<PathBuf>> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
+    use crate::entry::Content;
 
     #[test]
     fn assembling_takes_each_path_from_its_read_and_reads_what_none_covered() {

@@ -61,7 +61,7 @@ pub(crate) fn read_contents(
     paths: &[WorkspacePath],
     normalize: &[WorkspacePath],
     stop: &AtomicBool,
-) -> Result<Option<Vec<Result<Content>>>> {
+) -> Result<Option<Vec<Outcome>>> {
     let root = open_workspace(workspace)?;
     let normalize: BTreeSet<&WorkspacePath> = normalize.iter().collect();
     let normalize = &normalize;
@@ -72,12 +72,16 @@ pub(crate) fn read_contents(
             let opened = (!stop.load(Ordering::Relaxed)).then(|| open_dir(&root, run.dir));
             paths[run.start..run.end].par_iter().map(move |path| {
                 let dir = opened.as_ref()?;
-                Some(read_in(dir, path, normalize.contains(path)))
+                Some(read_in(dir, path, normalize.contains(path)).map_err(Box::new))
             })
         })
         .collect::<Option<Vec<_>>>()
         .map_or(Ok(None), |contents| Ok(Some(contents)))
 }
+
+/// What reading one path gave. The error is boxed: it is rare and large, and
+/// an inventory holds one outcome per path until they become entries.
+pub(crate) type Outcome = std::result::Result<Content, Box<Error>>;
 
 /// Consecutive paths in one directory: `paths[start..end]`, all in `dir`.
 struct Run<'a> {
