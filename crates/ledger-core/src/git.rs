@@ -1,6 +1,6 @@
 //! Candidate listing from Git (SPEC §4.1), in process with `gix`.
 //!
-//! [`list`] answers exactly what `git -C dir ls-files --cached --others --exclude-standard -z`
+//! [`Listing::list`] answers exactly what `git -C dir ls-files --cached --others --exclude-standard -z`
 //! answers: every index entry (staged or not, deleted from the worktree or not, skip-worktree
 //! or not) plus every untracked file that no ignore rule (`.gitignore` at every level,
 //! `.git/info/exclude`, `core.excludesFile`) excludes. The git CLI is never run; it is the
@@ -77,17 +77,6 @@ pub(crate) enum Locate {
     Discover,
 }
 
-/// Lists exactly what `git -C dir ls-files --cached --others --exclude-standard -z` lists,
-/// restricted to paths below `dir` and relative to it, in process with gix.
-/// `display` is the workspace-relative name of `dir` used in error messages (e.g. "." or "sub/repo").
-/// Returns candidates sorted by path bytes and de-duplicated.
-#[cfg(test)]
-pub(crate) fn list(dir: &Path, locate: Locate, display: &str) -> Result<Option<Vec<Candidate>>> {
-    Listing::open(dir, locate, display)?
-        .map(Listing::list)
-        .transpose()
-}
-
 /// A repository opened for listing. Reading the index is quick and walking the
 /// worktree for untracked files is not, so the two are separate steps: a caller may
 /// start on [`Listing::tracked_files`] while [`Listing::list`] walks.
@@ -133,7 +122,16 @@ impl Listing {
     /// index's directories are not expanded here.
     pub(crate) fn tracked_files(&self) -> impl Iterator<Item = &[u8]> {
         let state: &gix::index::State = &self.index;
-        state.entries().iter().filter_map(move |entry| {
+        let entries = state.entries();
+        // Below a subdirectory, only its range of the (sorted) index is looked at.
+        let range = if self.prefix_slash.is_empty() {
+            0..entries.len()
+        } else {
+            state
+                .prefixed_entries_range(self.prefix_slash.as_bstr())
+                .unwrap_or(0..0)
+        };
+        entries[range].iter().filter_map(move |entry| {
             let path: &[u8] = entry.path(state);
             let plain =
                 entry.stage_raw() == 0 && !entry.mode.is_submodule() && !entry.mode.is_sparse();

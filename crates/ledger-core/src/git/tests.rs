@@ -124,15 +124,15 @@ fn oracle(dir: &Path) -> BTreeSet<Vec<u8>> {
         .collect()
 }
 
-/// Lists `dir` (discovering its repository), checks the result is sorted and
-/// de-duplicated and holds exactly the oracle's paths, and that the early tracked
-/// files are all listed as tracked; returns the listing.
-fn assert_parity(dir: &Path) -> Vec<Candidate> {
-    let listing = Listing::open(dir, Locate::Discover, "test")
-        .unwrap()
-        .expect("a repository");
+/// Lists what `git -C dir ls-files --cached --others --exclude-standard -z`
+/// lists (see [`Listing`]), checking on the way that every early tracked file
+/// ([`Listing::tracked_files`]) is listed as tracked.
+fn list(dir: &Path, locate: Locate, display: &str) -> Result<Option<Vec<Candidate>>> {
+    let Some(listing) = Listing::open(dir, locate, display)? else {
+        return Ok(None);
+    };
     let early: Vec<Vec<u8>> = listing.tracked_files().map(<[u8]>::to_vec).collect();
-    let listed = listing.list().unwrap();
+    let listed = listing.list()?;
     for path in &early {
         assert_eq!(
             status_of_bytes(&listed, path),
@@ -141,6 +141,15 @@ fn assert_parity(dir: &Path) -> Vec<Candidate> {
             String::from_utf8_lossy(path)
         );
     }
+    Ok(Some(listed))
+}
+
+/// Lists `dir` (discovering its repository), checks the result is sorted and
+/// de-duplicated and holds exactly the oracle's paths; returns the listing.
+fn assert_parity(dir: &Path) -> Vec<Candidate> {
+    let listed = list(dir, Locate::Discover, "test")
+        .unwrap()
+        .expect("a repository");
     assert!(
         listed.windows(2).all(|w| w[0].path < w[1].path),
         "not sorted and de-duplicated: {listed:?}"
