@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use camino::Utf8Path;
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
 use crate::entry::Entry;
@@ -106,10 +107,20 @@ impl InventoryRecord {
             record: DisplayPath::from(source),
             reason,
         };
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
-        check_version(&value, source)?;
-        let record: InventoryRecord = serde_path_to_error::deserialize(value)
+        // The version first, from the two fields alone: a record of another
+        // version is reported as such, whatever its shape.
+        let head = if text.trim_start().starts_with('{') {
+            serde_json::from_str::<Head>(text).map_err(|e| malformed(e.to_string()))?
+        } else {
+            // Valid JSON but not an object: no format, no version.
+            serde_json::from_str::<IgnoredAny>(text).map_err(|e| malformed(e.to_string()))?;
+            Head::default()
+        };
+        check_version(&head, source)?;
+        // Then the record straight from the text (no intermediate JSON tree, which
+        // would take several times the record's size).
+        let mut json = serde_json::Deserializer::from_str(text);
+        let record: InventoryRecord = serde_path_to_error::deserialize(&mut json)
             .map_err(|e| malformed(format!("at {}: {}", e.path(), e.inner())))?;
         record
             .scope
@@ -150,9 +161,16 @@ impl InventoryRecord {
 
 /// Refuses another format or an unknown major version before the fields are
 /// interpreted: a future major version may mean something else by them.
-fn check_version(value: &serde_json::Value, source: &str) -> Result<()> {
-    let format = value.get("format").and_then(|v| v.as_str());
-    let version = value.get("version").and_then(|v| v.as_str());
+/// The fields that say which record format a JSON object holds.
+#[derive(Default, Deserialize)]
+struct Head {
+    format: Option<serde_json::Value>,
+    version: Option<serde_json::Value>,
+}
+
+fn check_version(head: &Head, source: &str) -> Result<()> {
+    let format = head.format.as_ref().and_then(|v| v.as_str());
+    let version = head.version.as_ref().and_then(|v| v.as_str());
     // Exactly `1.<minor>`: a newer minor version only adds optional fields.
     let is_v1 = version
         .and_then(|v| v.strip_prefix("1."))
@@ -315,6 +333,14 @@ mod tests {
             (
                 "entry extra key",
                 edited(|v| v["entries"][0]["size"] = serde_json::json!(3)),
+                "malformed-record",
+            ),
+            ("not an object", "[1, 2]".to_owned(), "unsupported-version"),
+            ("a string", "\"ledger\"".to_owned(), "unsupported-version"),
+            ("trailing text", format!("{good} {{}}"), "malformed-record"),
+            (
+                "a key twice",
+                good.replacen("\"entries\"", "\"entries\": [],\n  \"entries\"", 1),
                 "malformed-record",
             ),
         ];
