@@ -54,18 +54,15 @@ impl GateArgs {
     /// The gate spec the flags describe; parts they leave out come from `recorded`.
     fn spec(&self, recorded: Option<&GateSpec>) -> Result<GateSpec, Error> {
         let scope = self.scope(recorded)?;
-        let cwd = current_dir_in(&scope.resolve()?.workspace)?;
-        let argv = match (self.command.is_empty(), recorded) {
-            (true, Some(spec)) => spec.argv.clone(),
-            _ => self.command.clone(),
+        let here = current_dir_in(&scope.resolve()?.workspace)?;
+        // The command runs where it was given; a recorded command where it was recorded.
+        let (argv, cwd) = match (self.command.is_empty(), recorded) {
+            (true, Some(spec)) => (spec.argv.clone(), spec.cwd.clone()),
+            _ => (self.command.clone(), here),
         };
         let prerequisites = match (self.env.is_empty() && self.env_cmd.is_empty(), recorded) {
             (true, Some(spec)) => spec.prerequisites.clone(),
             _ => self.prerequisites()?,
-        };
-        let cwd = match (self.command.is_empty(), recorded) {
-            (true, Some(spec)) => spec.cwd.clone(),
-            _ => cwd,
         };
         Ok(GateSpec {
             name: self.name.clone(),
@@ -127,10 +124,7 @@ fn read_scope_file(file: &Utf8Path) -> Result<Scope, Error> {
         operation: "read scope file",
         source,
     })?;
-    let mut scope: Scope = serde_json::from_str(&text).map_err(|e| Error::MalformedRecord {
-        record: DisplayPath::from(file.as_str()),
-        reason: e.to_string(),
-    })?;
+    let mut scope = Scope::from_json(&text, file.as_str())?;
     if scope.workspace.is_relative() {
         let base = file
             .parent()
@@ -171,10 +165,6 @@ pub fn run(command: GateCommand) -> Result<(String, ExitCode), Error> {
     }
 }
 
-fn store_of(spec: &GateSpec) -> Result<Store, Error> {
-    Ok(Store::open(spec.scope.resolve()?.workspace.as_std_path()))
-}
-
 fn gate_run(args: &GateArgs) -> Result<(String, ExitCode), Error> {
     if args.command.is_empty() {
         return Err(usage("gate run needs the command after `--`"));
@@ -185,7 +175,7 @@ fn gate_run(args: &GateArgs) -> Result<(String, ExitCode), Error> {
     } else {
         Echo::Passthrough
     };
-    let outcome = run_gate(&store_of(&spec)?, &spec, echo)?;
+    let outcome = run_gate(&Store::of_scope(&spec.scope)?, &spec, echo)?;
     let code = ExitCode::from(u8::try_from(outcome.exit_code()).unwrap_or(1));
     if args.json {
         return Ok((json_line(&outcome), code));
@@ -195,7 +185,7 @@ fn gate_run(args: &GateArgs) -> Result<(String, ExitCode), Error> {
 }
 
 fn gate_check(args: &GateArgs) -> Result<(String, ExitCode), Error> {
-    let store = Store::open(args.scope(None)?.resolve()?.workspace.as_std_path());
+    let store = Store::of_scope(&args.scope(None)?)?;
     let recorded = latest_evidence(&store, &args.name)?.map(|(_, e)| e.spec);
     let spec = args.spec(recorded.as_ref())?;
     let freshness = check_gate(&store, &spec)?;

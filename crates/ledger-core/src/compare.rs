@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::entry::{Content, Entry};
 use crate::error::Result;
-use crate::fingerprint::{Encoder, Fingerprint};
+use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::inventory::Inventory;
 
 /// Why a path differs.
@@ -205,12 +205,8 @@ impl Inventory {
         let mut entries = current.entries.clone();
         entries.append(&mut unlisted);
         entries.sort_by(|a, b| a.path.cmp(&b.path));
-        let mut encoder = Encoder::new();
-        for entry in &entries {
-            encoder.push(entry)?;
-        }
         let reexpanded = Inventory {
-            fingerprint: encoder.finish(),
+            fingerprint: fingerprint_sorted(&entries)?,
             entries,
             walked_roots: current.walked_roots.clone(),
             scope: current.scope.clone(),

@@ -153,8 +153,14 @@ fn digest_field<'a>(entry: &Entry, buf: &'a mut [u8; 64]) -> &'a [u8] {
 pub fn fingerprint_entries(entries: impl IntoIterator<Item = Entry>) -> Result<Fingerprint> {
     let mut entries: Vec<Entry> = entries.into_iter().collect();
     entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    fingerprint_sorted(&entries)
+}
+
+/// The fingerprint of entries already in ascending path order (checked: a path
+/// out of order or given twice is an error).
+pub(crate) fn fingerprint_sorted(entries: &[Entry]) -> Result<Fingerprint> {
     let mut encoder = Encoder::new();
-    for entry in &entries {
+    for entry in entries {
         encoder.push(entry)?;
     }
     Ok(encoder.finish())

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::entry::Entry;
 use crate::error::{DisplayPath, Error, Result};
-use crate::fingerprint::{Encoder, Fingerprint};
+use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
 use crate::read::{Outcome, read_contents};
@@ -81,14 +81,10 @@ impl Inventory {
                 rest.into_iter().zip(rest_contents),
             ],
         )?;
-        let mut encoder = Encoder::new();
-        for entry in &entries {
-            encoder.push(entry)?;
-        }
         Ok(Inventory {
             walked_roots,
+            fingerprint: fingerprint_sorted(&entries)?,
             entries,
-            fingerprint: encoder.finish(),
             scope,
         })
     }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::entry::Entry;
 use crate::error::{DisplayPath, Error, Result};
-use crate::fingerprint::{Encoder, Fingerprint};
+use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::inventory::Inventory;
 use crate::scope::Scope;
 
@@ -132,13 +132,8 @@ impl InventoryRecord {
                 record.scope.workspace
             )));
         }
-        let mut encoder = Encoder::new();
-        for entry in &record.entries {
-            encoder
-                .push(entry)
-                .map_err(|e| malformed(format!("entries: {e}")))?;
-        }
-        let computed = encoder.finish();
+        let computed =
+            fingerprint_sorted(&record.entries).map_err(|e| malformed(format!("entries: {e}")))?;
         if computed != record.fingerprint {
             return Err(malformed(format!(
                 "the entries give {computed}, not the stored {}",

@@ -3,7 +3,7 @@
 use camino::Utf8PathBuf;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{DisplayPath, Error, Result};
 use crate::path::{WorkspacePath, normalize_root};
 
 /// The directory where ledger keeps its records, relative to the workspace.
@@ -198,6 +198,19 @@ impl Scope {
         Ok(())
     }
 
+    /// Reads a scope from JSON, the form records store and `to_json`-style
+    /// writers produce; `source` names it in errors (`malformed-record`). The
+    /// scope is checked ([`Scope::validate`]) and gets the store exclusion.
+    pub fn from_json(text: &str, source: &str) -> Result<Scope> {
+        let mut scope: Scope = serde_json::from_str(text).map_err(|e| Error::MalformedRecord {
+            record: DisplayPath::from(source),
+            reason: e.to_string(),
+        })?;
+        scope.validate()?;
+        scope.ensure_store_excluded();
+        Ok(scope)
+    }
+
     /// Adds the store exclusion if a deserialized scope lacks it.
     pub fn ensure_store_excluded(&mut self) {
         if !self.exclusions.iter().any(|e| e.path == STORE_DIR) {
@@ -256,6 +269,18 @@ fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
+
+    #[test]
+    fn a_scope_read_from_json_is_checked_and_keeps_the_store_out() {
+        let scope = Scope::from_json(r#"{"workspace": "/w", "roots": ["src"]}"#, "s.json").unwrap();
+        assert_eq!(scope.roots, ["src"]);
+        assert_eq!(scope.exclusions[0].path, STORE_DIR);
+        let err = Scope::from_json(r#"{"workspace": "/w", "roots": ["../x"]}"#, "s.json");
+        assert_eq!(err.unwrap_err().code(), "outside-workspace");
+        let err = Scope::from_json("{", "s.json").unwrap_err();
+        assert_eq!(err.code(), "malformed-record");
+        assert!(err.to_string().contains("s.json"), "{err}");
+    }
 
     #[test]
     fn json_round_trip_keeps_field_order() {

@@ -55,7 +55,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::entry::Digest;
 use crate::error::{Error, Result};
-use crate::scope::STORE_DIR;
+use crate::scope::{STORE_DIR, Scope};
 
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
 use fsio::{TempFile, is_absent, shown, unreadable, unwritable};
@@ -157,6 +157,13 @@ impl Store {
     /// nothing until something is written; an absent store is empty and clean.
     pub fn open(workspace: &Path) -> Store {
         Store::at(workspace.join(STORE_DIR))
+    }
+
+    /// The store of `scope`'s workspace, as resolving the scope finds it (made
+    /// absolute, symlinks resolved): where a gate over that scope keeps its
+    /// evidence.
+    pub fn of_scope(scope: &Scope) -> Result<Store> {
+        Ok(Store::open(scope.resolve()?.workspace.as_std_path()))
     }
 
     /// The store in an explicit directory.

@@ -79,7 +79,7 @@ impl GateSpec {
 
 /// The store of a gate: the one of its resolved workspace, as the CLI does.
 pub fn store_of(spec: &ledger_core::GateSpec) -> Result<Store, Failure> {
-    Ok(Store::open(spec.scope.resolve()?.workspace.as_std_path()))
+    Ok(Store::of_scope(&spec.scope)?)
 }
 
 fn check_gate_impl(spec: &GateSpec) -> Result<Json, Failure> {

@@ -1,7 +1,7 @@
 //! `ledger.Scope`: what an inventory covers (core `Scope`).
 
 use camino::Utf8PathBuf;
-use ledger_core::{DisplayPath, Error, Scope, ScopeLists};
+use ledger_core::{Scope, ScopeLists};
 use pyo3::prelude::*;
 
 use crate::args::{PathArg, exclusions, path_list, quoted};
@@ -150,14 +150,7 @@ impl PyScope {
     #[pyo3(signature = (text, source = "<string>"))]
     fn from_json(py: Python<'_>, text: &str, source: &str) -> PyResult<Self> {
         errors::run(py, || {
-            let mut scope: Scope =
-                serde_json::from_str(text).map_err(|e| Error::MalformedRecord {
-                    record: DisplayPath::from(source),
-                    reason: e.to_string(),
-                })?;
-            scope.validate()?;
-            scope.ensure_store_excluded();
-            Ok(PyScope { inner: scope })
+            Scope::from_json(text, source).map(|inner| PyScope { inner })
         })
     }
 
