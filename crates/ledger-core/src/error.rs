@@ -321,6 +321,75 @@ pub enum Error {
         /// Which rule it breaks.
         reason: &'static str,
     },
+    /// A `.git` file (of the workspace, a submodule or a nested checkout) that does
+    /// not name a repository: git refuses it ("invalid gitfile format", "not a git
+    /// repository"), so ledger refuses instead of listing another repository.
+    #[error(
+        "{path} is a broken gitfile: {reason}; git refuses it too — repair its 'gitdir:' line or remove it"
+    )]
+    InvalidGitfile {
+        /// Workspace path of the `.git` file.
+        path: DisplayPath,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A Git environment variable (`GIT_DIR`, `GIT_WORK_TREE`, ...) is set that would
+    /// make git list another repository or worktree than the one ledger finds.
+    #[error(
+        "{variable} is set ({value}); git would list another repository or worktree than the one ledger finds from the workspace — unset it and pass the workspace with --workspace"
+    )]
+    GitEnvironment {
+        /// The variable.
+        variable: String,
+        /// Its value, escaped.
+        value: String,
+    },
+    /// A change name found neither among the active changes nor in the archive.
+    #[error(
+        "no change {change:?}: neither {active} nor an archived '<date>-{change}' under {archive} exists; check the name (`ledger status` lists what is recorded)"
+    )]
+    UnknownChange {
+        /// The name as given.
+        change: String,
+        /// Where the active change would be.
+        active: DisplayPath,
+        /// Where archived changes are.
+        archive: DisplayPath,
+    },
+    /// An approval whose upstream artifact cannot be fingerprinted now: the approval
+    /// could not record what it stands on.
+    #[error(
+        "cannot approve {artifact:?}: its upstream {upstream:?} cannot be fingerprinted ({reason}); fix {upstream:?} first — an approval stands on the exact fingerprints of all its upstreams"
+    )]
+    UpstreamBlocked {
+        /// The artifact being approved.
+        artifact: String,
+        /// The blocked upstream.
+        upstream: String,
+        /// Why it is blocked: `error[<code>]: <message>`.
+        reason: String,
+    },
+    /// An approval of an artifact none of whose files exist.
+    #[error(
+        "cannot approve {artifact:?}: none of its files exist ({expected}); write it, or approve it as absent explicitly (--absent)"
+    )]
+    AbsentArtifact {
+        /// The artifact.
+        artifact: String,
+        /// The files (or glob) it generates.
+        expected: String,
+    },
+    /// A value (environment variable, command output) that is not valid UTF-8: it
+    /// cannot be recorded byte-exactly, so it is refused rather than collapsed.
+    #[error(
+        "{what} is not valid UTF-8 ({value}); ledger records values byte-exactly and refuses to collapse this one into another"
+    )]
+    NonUtf8Value {
+        /// What the value is, e.g. `prerequisite FLAGS (environment variable)`.
+        what: String,
+        /// The value with its invalid bytes escaped as `\xNN`.
+        value: String,
+    },
     /// Text that is not a record id.
     #[error("invalid record id {text:?}: expected 64 lowercase hex digits")]
     BadRecordId {
@@ -364,6 +433,12 @@ impl Error {
             Error::CorruptRecord { .. } => "corrupt-record",
             Error::BadRefName { .. } => "bad-ref-name",
             Error::BadRecordId { .. } => "bad-record-id",
+            Error::InvalidGitfile { .. } => "invalid-gitfile",
+            Error::GitEnvironment { .. } => "git-environment",
+            Error::UnknownChange { .. } => "unknown-change",
+            Error::UpstreamBlocked { .. } => "upstream-blocked",
+            Error::AbsentArtifact { .. } => "absent-artifact",
+            Error::NonUtf8Value { .. } => "non-utf8-value",
         }
     }
 
@@ -388,7 +463,9 @@ impl Error {
             | Error::AmbiguousMaterial { document: path, .. }
             | Error::BadSchema { path, .. }
             | Error::BadEntry { path, .. }
-            | Error::DuplicateEntry { path } => Some(&path.0),
+            | Error::DuplicateEntry { path }
+            | Error::InvalidGitfile { path, .. }
+            | Error::UnknownChange { active: path, .. } => Some(&path.0),
             Error::CorruptRecord { path, .. } => Some(&path.0),
             Error::PointerConflict { .. }
             | Error::ChainMismatch { .. }
@@ -400,7 +477,11 @@ impl Error {
             | Error::MissingSource { .. }
             | Error::PrerequisiteFailed { .. }
             | Error::GateNotStarted { .. }
-            | Error::InvalidArgument { .. } => None,
+            | Error::InvalidArgument { .. }
+            | Error::GitEnvironment { .. }
+            | Error::UpstreamBlocked { .. }
+            | Error::AbsentArtifact { .. }
+            | Error::NonUtf8Value { .. } => None,
         }
     }
 
@@ -437,6 +518,12 @@ impl Error {
         "corrupt-record",
         "bad-ref-name",
         "bad-record-id",
+        "invalid-gitfile",
+        "git-environment",
+        "unknown-change",
+        "upstream-blocked",
+        "absent-artifact",
+        "non-utf8-value",
     ];
 }
 

@@ -71,6 +71,12 @@ error_classes! {
     CorruptRecordError => "corrupt-record": "A store file whose content is not what the store wrote.",
     BadRefNameError => "bad-ref-name": "A ref name that is not '/'-separated segments of [A-Za-z0-9._-].",
     BadRecordIdError => "bad-record-id": "Text that is not a record id (64 lowercase hex digits).",
+    InvalidGitfileError => "invalid-gitfile": "A .git file that does not name a repository (git refuses it too).",
+    GitEnvironmentError => "git-environment": "GIT_DIR, GIT_WORK_TREE or a like variable is set and would change git's answer.",
+    UnknownChangeError => "unknown-change": "A change found neither among the active changes nor in the archive.",
+    UpstreamBlockedError => "upstream-blocked": "An approval whose upstream artifact cannot be fingerprinted now.",
+    AbsentArtifactError => "absent-artifact": "An approval of an artifact none of whose files exist (approve it as absent explicitly).",
+    NonUtf8ValueError => "non-utf8-value": "A prerequisite value or command output that is not valid UTF-8.",
     PanicError => "panic": "A bug: the Rust code panicked. The message says where; please report it.",
 }
 
