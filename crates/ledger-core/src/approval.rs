@@ -6,10 +6,14 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use crate::artifacts::ChangeSet;
-use crate::envelope::{Binding, StateEnvelope};
+use crate::artifacts::{ChangeLocation, ChangeSet};
+use crate::compare::{Change, Comparison};
+use crate::envelope::{Binding, Retirement, StateEnvelope};
 use crate::error::{Error, Result};
-use crate::fingerprint::Fingerprint;
+use crate::fingerprint::{Fingerprint, fingerprint_sorted};
+use crate::graph::Artifact;
+use crate::inventory::Inventory;
+use crate::path::WorkspacePath;
 use crate::store::{RecordId, Store};
 
 /// The kind of record holding a [`StateEnvelope`].
@@ -34,11 +38,16 @@ pub enum ApprovalState {
     Reset,
     /// The set cannot be fingerprinted (e.g. a linked material is missing).
     Blocked,
+    /// The change was archived and the approved files lie byte-identical in the
+    /// archive directory: the approval held until the change was finished.
+    Archived,
+    /// The change's directory is gone (neither active nor archived).
+    Gone,
 }
 
 impl ApprovalState {
     /// The machine name, as serialized: `approved`, `unbound`, `changed`,
-    /// `reset`, `blocked`.
+    /// `reset`, `blocked`, `archived`, `gone`.
     pub fn as_str(self) -> &'static str {
         match self {
             ApprovalState::Approved => "approved",
@@ -46,7 +55,14 @@ impl ApprovalState {
             ApprovalState::Changed => "changed",
             ApprovalState::Reset => "reset",
             ApprovalState::Blocked => "blocked",
+            ApprovalState::Archived => "archived",
+            ApprovalState::Gone => "gone",
         }
+    }
+
+    /// Whether the approval still stands: `approved`, or `archived` intact.
+    pub fn stands(self) -> bool {
+        matches!(self, ApprovalState::Approved | ApprovalState::Archived)
     }
 }
 
@@ -59,13 +75,17 @@ pub struct ArtifactStatus {
     pub state: ApprovalState,
     /// The fingerprint it was approved with.
     pub approved: Option<Fingerprint>,
-    /// Its fingerprint now (`None` when blocked).
+    /// Its fingerprint now (`None` when blocked or gone).
     pub current: Option<Fingerprint>,
     /// The changed or blocked upstream artifacts that reset it, nearest first
-    /// in graph order (the root causes, not the artifacts in between).
+    /// in graph order (the root causes, not the artifacts in between), and the
+    /// upstreams its binding recorded no fingerprint of.
     pub reset_by: Vec<String>,
     /// Why the set is blocked: `error[<code>]: <message>`.
     pub blocked: Option<String>,
+    /// When `changed`: every path that differs from the approved set, by path
+    /// (`None` when the binding predates stored inventories).
+    pub changes: Option<Vec<Change>>,
     /// The binding, when there is one.
     pub binding: Option<Binding>,
 }
@@ -75,80 +95,192 @@ pub struct ArtifactStatus {
 pub struct ApprovalStatus {
     /// The change.
     pub change: String,
+    /// Where its directory is: active, archived or missing.
+    pub location: ChangeLocation,
     /// The record the bindings came from (`None`: no state recorded yet).
     pub state_record: Option<RecordId>,
+    /// Set when the change's state was retired.
+    pub retired: Option<Retirement>,
     /// One row per artifact, in topological order.
     pub artifacts: Vec<ArtifactStatus>,
 }
 
 impl ApprovalStatus {
-    /// Whether every artifact is approved.
+    /// Whether every artifact's approval stands ([`ApprovalState::stands`]).
     pub fn all_approved(&self) -> bool {
-        self.artifacts
-            .iter()
-            .all(|a| a.state == ApprovalState::Approved)
+        self.artifacts.iter().all(|a| a.state.stands())
     }
 }
 
 /// Evaluates every artifact of `change` against the envelope's bindings, in
 /// graph order. An artifact is reset when an upstream artifact changed or is
 /// blocked now, or when an upstream fingerprint differs from the one recorded
-/// in its binding (an upstream re-approved since does not restore it).
+/// in its binding (an upstream re-approved since does not restore it), or its
+/// binding recorded none for an upstream.
 pub fn evaluate(change: &ChangeSet, envelope: &StateEnvelope) -> ApprovalStatus {
-    let mut current: BTreeMap<&str, Fingerprint> = BTreeMap::new();
-    // Root causes per artifact: the changed or blocked artifacts it stands on.
-    let mut causes: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    let mut artifacts = Vec::new();
-    for artifact in change.graph.artifacts() {
-        let binding = envelope.binding(&artifact.id).cloned();
-        let mut reset_by: Vec<String> = Vec::new();
-        for upstream in &artifact.requires {
-            reset_by.extend(causes.get(upstream.as_str()).into_iter().flatten().cloned());
-        }
-        for (upstream, approved_on) in binding.iter().flat_map(|b| &b.upstream) {
-            if current
-                .get(upstream.as_str())
-                .is_some_and(|now| now != approved_on)
-            {
-                reset_by.push(upstream.clone());
-            }
-        }
-        reset_by.sort_by_key(|id| change.graph.artifacts().iter().position(|a| &a.id == id));
-        reset_by.dedup();
-        let (fingerprint, blocked) = match change.inventory(&artifact.id) {
-            Ok(inventory) => (Some(inventory.fingerprint), None),
-            Err(e) => (None, Some(format!("error[{}]: {e}", e.code()))),
-        };
-        let state = match (&binding, fingerprint) {
-            _ if blocked.is_some() => ApprovalState::Blocked,
-            (None, _) => ApprovalState::Unbound,
-            (Some(b), Some(now)) if b.fingerprint != now => ApprovalState::Changed,
-            _ if !reset_by.is_empty() => ApprovalState::Reset,
-            _ => ApprovalState::Approved,
-        };
-        let own_causes = match state {
-            ApprovalState::Changed | ApprovalState::Blocked => vec![artifact.id.clone()],
-            _ => reset_by.clone(),
-        };
-        causes.insert(&artifact.id, own_causes);
-        if let Some(fp) = fingerprint {
-            current.insert(&artifact.id, fp);
-        }
-        artifacts.push(ArtifactStatus {
-            artifact: artifact.id.clone(),
-            state,
-            approved: binding.as_ref().map(|b| b.fingerprint),
-            current: fingerprint,
-            reset_by,
-            blocked,
-            binding,
-        });
-    }
+    let mut evaluation = Evaluation::default();
+    let artifacts = change
+        .graph
+        .artifacts()
+        .iter()
+        .map(|artifact| evaluation.artifact(change, artifact, envelope))
+        .collect();
     ApprovalStatus {
         change: change.change.clone(),
+        location: change.location.clone(),
         state_record: None,
+        retired: envelope.retired.clone(),
         artifacts,
     }
+}
+
+/// What the artifacts evaluated so far pass on to their downstream.
+#[derive(Default)]
+struct Evaluation {
+    /// The fingerprint each artifact stands for now: its current one, or, for an
+    /// artifact archived intact, the one it was approved with.
+    current: BTreeMap<String, Fingerprint>,
+    /// Root causes per artifact: the changed or blocked artifacts it stands on.
+    causes: BTreeMap<String, Vec<String>>,
+}
+
+impl Evaluation {
+    fn artifact(
+        &mut self,
+        change: &ChangeSet,
+        artifact: &Artifact,
+        envelope: &StateEnvelope,
+    ) -> ArtifactStatus {
+        let binding = envelope.binding(&artifact.id).cloned();
+        let reset_by = self.reset_by(change, artifact, binding.as_ref());
+        let mut row = ArtifactStatus {
+            artifact: artifact.id.clone(),
+            state: ApprovalState::Unbound,
+            approved: binding.as_ref().map(|b| b.fingerprint),
+            current: None,
+            reset_by,
+            blocked: None,
+            changes: None,
+            binding,
+        };
+        if change.location == ChangeLocation::Missing {
+            row.state = ApprovalState::Gone;
+            self.causes
+                .insert(artifact.id.clone(), vec![artifact.id.clone()]);
+            return row;
+        }
+        let now = match change.inventory(&artifact.id) {
+            Ok(inventory) => inventory,
+            Err(e) => {
+                row.state = ApprovalState::Blocked;
+                row.blocked = Some(coded(&e));
+                self.causes
+                    .insert(artifact.id.clone(), vec![artifact.id.clone()]);
+                return row;
+            }
+        };
+        row.current = Some(now.fingerprint);
+        let stands_for = self.judge(change, &mut row, &now);
+        let own_causes = match row.state {
+            ApprovalState::Changed => vec![artifact.id.clone()],
+            _ => row.reset_by.clone(),
+        };
+        self.causes.insert(artifact.id.clone(), own_causes);
+        self.current.insert(artifact.id.clone(), stands_for);
+        row
+    }
+
+    /// Sets the state of a row whose set could be expanded (`now`); returns the
+    /// fingerprint downstream bindings are compared with.
+    fn judge(&self, change: &ChangeSet, row: &mut ArtifactStatus, now: &Inventory) -> Fingerprint {
+        let Some(binding) = &row.binding else {
+            row.state = ApprovalState::Unbound;
+            return now.fingerprint;
+        };
+        // The approved set as it would read where the change is now: a
+        // byte-identical archive move keeps every entry but the directory.
+        let approved = binding.inventory.as_ref().and_then(|inventory| {
+            relocated(inventory, &change.active_directory(), &change.directory())
+        });
+        let archived = matches!(change.location, ChangeLocation::Archived { .. });
+        let intact = match &approved {
+            Some(approved) => approved.fingerprint == now.fingerprint,
+            None => !archived && binding.fingerprint == now.fingerprint,
+        };
+        row.state = match (intact, archived) {
+            (false, _) => ApprovalState::Changed,
+            (true, _) if !row.reset_by.is_empty() => ApprovalState::Reset,
+            (true, true) => ApprovalState::Archived,
+            (true, false) => ApprovalState::Approved,
+        };
+        if row.state == ApprovalState::Changed {
+            row.changes = approved.map(|a| Comparison::between(&a, now).changes);
+        }
+        if intact {
+            binding.fingerprint
+        } else {
+            now.fingerprint
+        }
+    }
+
+    /// The upstream artifacts that reset `artifact`: root causes inherited from
+    /// its direct requirements, upstreams whose fingerprint now differs from the
+    /// one its binding recorded, and upstreams its binding recorded none of.
+    fn reset_by(
+        &self,
+        change: &ChangeSet,
+        artifact: &Artifact,
+        binding: Option<&Binding>,
+    ) -> Vec<String> {
+        let mut reset_by: Vec<String> = Vec::new();
+        for upstream in &artifact.requires {
+            reset_by.extend(self.causes.get(upstream).into_iter().flatten().cloned());
+        }
+        if let Some(binding) = binding {
+            for upstream in change.graph.upstream(&artifact.id) {
+                let moved = match binding.upstream.get(upstream) {
+                    None => true,
+                    Some(approved_on) => self
+                        .current
+                        .get(upstream)
+                        .is_some_and(|now| now != approved_on),
+                };
+                if moved {
+                    reset_by.push(upstream.to_owned());
+                }
+            }
+        }
+        let order = |id: &String| change.graph.artifacts().iter().position(|a| &a.id == id);
+        reset_by.sort_by_key(order);
+        reset_by.dedup();
+        reset_by
+    }
+}
+
+/// `inventory` with every path below `from` moved below `to`, re-sorted and
+/// fingerprinted; the inventory itself when the two are the same. `None` when
+/// the moved paths cannot be encoded (then nothing can be said to be intact).
+fn relocated(inventory: &Inventory, from: &str, to: &str) -> Option<Inventory> {
+    if from == to {
+        return Some(inventory.clone());
+    }
+    let mut moved = inventory.clone();
+    for entry in &mut moved.entries {
+        if let Some(rest) = entry.path.as_str().strip_prefix(from)
+            && rest.starts_with('/')
+            && let Ok(path) = WorkspacePath::new(&format!("{to}{rest}"))
+        {
+            entry.path = path;
+        }
+    }
+    moved.entries.sort_by(|a, b| a.path.cmp(&b.path));
+    moved.fingerprint = fingerprint_sorted(&moved.entries).ok()?;
+    Some(moved)
+}
+
+/// `error[<code>]: <message>`, the form a status row shows an error in.
+fn coded(e: &Error) -> String {
+    format!("error[{}]: {e}", e.code())
 }
 
 /// The change's current state envelope and the record it came from; a change
@@ -163,40 +295,79 @@ pub fn current_state(store: &Store, change: &str) -> Result<(Option<RecordId>, S
     }
 }
 
-/// The approval status of a change, from its recorded bindings.
+/// The approval status of a change, from its recorded bindings. A change found
+/// neither active nor archived is `unknown-change` unless state was recorded
+/// for it (then every artifact is `gone`).
 pub fn status(store: &Store, change: &ChangeSet) -> Result<ApprovalStatus> {
     let (record, envelope) = current_state(store, &change.change)?;
+    if record.is_none() {
+        change.require_present()?;
+    }
     let mut status = evaluate(change, &envelope);
     status.state_record = record;
     Ok(status)
 }
 
+/// Whether an approval may bind a set none of whose files exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Absence {
+    /// Refuse it (`absent-artifact`): a missing file is usually a mistake.
+    #[default]
+    Refuse,
+    /// Bind it: the owner decided that the artifact is absent on purpose.
+    Approve,
+}
+
 /// Binds `artifact`'s current fingerprint with the observed `source` of the
-/// owner's decision, and advances the change's state pointer. Refused when the
-/// set is blocked; a concurrent writer makes it fail with `pointer-conflict`.
-pub fn approve(store: &Store, change: &ChangeSet, artifact: &str, source: &str) -> Result<Binding> {
+/// owner's decision, and advances the change's state pointer.
+///
+/// Refused when the change is unknown (`unknown-change`) or archived, when the
+/// set is blocked, when an upstream cannot be fingerprinted (`upstream-blocked`:
+/// the binding must record what it stands on), and when none of the set's files
+/// exist unless `absence` is [`Absence::Approve`] (`absent-artifact`). A
+/// concurrent writer makes it fail with `pointer-conflict`.
+pub fn approve(
+    store: &Store,
+    change: &ChangeSet,
+    artifact: &str,
+    source: &str,
+    absence: Absence,
+) -> Result<Binding> {
     if source.trim().is_empty() {
         return Err(Error::MissingSource {
             artifact: artifact.to_owned(),
         });
     }
-    let artifact = change.graph.artifact(artifact)?.id.clone();
-    let fingerprint = change.inventory(&artifact)?.fingerprint;
-    // A blocked upstream has no fingerprint to record; its own state shows it.
-    let upstream = change
-        .graph
-        .upstream(&artifact)
-        .into_iter()
-        .filter_map(|id| Some((id.to_owned(), change.inventory(id).ok()?.fingerprint)))
-        .collect();
+    change.require_present()?;
+    if let ChangeLocation::Archived { directory } = &change.location {
+        return Err(Error::InvalidArgument {
+            message: format!(
+                "change {:?} is archived ({directory}); approvals are decisions about active changes",
+                change.change
+            ),
+        });
+    }
+    let artifact = change.graph.artifact(artifact)?;
+    let inventory = change.inventory(&artifact.id)?;
+    let absent = inventory.entries.iter().all(|e| e.kind() == "missing");
+    if absent && absence == Absence::Refuse {
+        return Err(Error::AbsentArtifact {
+            artifact: artifact.id.clone(),
+            expected: format!("{}/{}", change.directory(), artifact.generates),
+        });
+    }
+    let upstream = upstream_fingerprints(change, &artifact.id)?;
     let (head, mut envelope) = current_state(store, &change.change)?;
+    // Approving again takes a retired change up again.
+    envelope.retired = None;
     let binding = Binding {
         change: change.change.clone(),
-        artifact,
-        fingerprint,
+        artifact: artifact.id.clone(),
+        fingerprint: inventory.fingerprint,
         source: source.to_owned(),
-        observed_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        observed_at: now(),
         upstream,
+        inventory: Some(inventory),
     };
     envelope.bind(binding.clone());
     store.commit(
@@ -206,4 +377,55 @@ pub fn approve(store: &Store, change: &ChangeSet, artifact: &str, source: &str) 
         &envelope,
     )?;
     Ok(binding)
+}
+
+/// The current fingerprint of every upstream of `artifact`; one that cannot be
+/// fingerprinted refuses the approval.
+fn upstream_fingerprints(
+    change: &ChangeSet,
+    artifact: &str,
+) -> Result<BTreeMap<String, Fingerprint>> {
+    change
+        .graph
+        .upstream(artifact)
+        .into_iter()
+        .map(|id| match change.inventory(id) {
+            Ok(inventory) => Ok((id.to_owned(), inventory.fingerprint)),
+            Err(e) => Err(Error::UpstreamBlocked {
+                artifact: artifact.to_owned(),
+                upstream: id.to_owned(),
+                reason: coded(&e),
+            }),
+        })
+        .collect()
+}
+
+/// Retires a change's state: a new record after the current head that keeps
+/// the change's name and the `reason`, and no bindings, so that a mistyped or
+/// abandoned change stops being reported. The records before it stay in the
+/// store (append-only); approving the change again takes it up again.
+/// Refused when no state is recorded for `change`.
+pub fn retire(store: &Store, change: &str, reason: &str) -> Result<RecordId> {
+    if reason.trim().is_empty() {
+        return Err(Error::InvalidArgument {
+            message: format!("retiring change {change:?} needs a reason (--reason)"),
+        });
+    }
+    let (head, _) = current_state(store, change)?;
+    let Some(head) = head else {
+        return Err(Error::InvalidArgument {
+            message: format!("change {change:?} has no recorded state to retire"),
+        });
+    };
+    let mut envelope = StateEnvelope::new(change);
+    envelope.retired = Some(Retirement {
+        reason: reason.to_owned(),
+        observed_at: now(),
+    });
+    store.commit(&state_ref(change), STATE_KIND, Some(&head), &envelope)
+}
+
+/// Now, as RFC 3339 UTC to the second.
+fn now() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }

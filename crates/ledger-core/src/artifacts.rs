@@ -5,9 +5,14 @@
 //! matching a glob (`specs/**/spec.md`, so that additions and removals are
 //! seen); `design` adds the materials its Markdown links; the tracked file
 //! (`tasks.md`) gets the task-checkbox normalization.
+//!
+//! A change is found where OpenSpec keeps it (SPEC §13): active in
+//! `<changes root>/<change>/`, or archived in
+//! `<changes root>/archive/YYYY-MM-DD-<change>/` once OpenSpec's `archive` moved it.
 
 use camino::Utf8PathBuf;
 use globset::GlobBuilder;
+use serde::Serialize;
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::graph::{Artifact, ArtifactGraph};
@@ -19,6 +24,28 @@ use crate::walk::walk_root;
 
 /// Where OpenSpec keeps changes, relative to the workspace.
 pub const DEFAULT_CHANGES_ROOT: &str = "openspec/changes";
+
+/// The directory below the changes root where OpenSpec's `archive` moves changes.
+pub const ARCHIVE_DIR: &str = "archive";
+
+/// Where a change's directory is on disk (SPEC §13), found when the
+/// [`ChangeSet`] is made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum ChangeLocation {
+    /// `<changes root>/<change>/` exists: the change is active.
+    Active {
+        /// The directory, relative to the workspace.
+        directory: String,
+    },
+    /// Only `<changes root>/archive/YYYY-MM-DD-<change>/` exists: archived.
+    Archived {
+        /// The archive directory, relative to the workspace.
+        directory: String,
+    },
+    /// Neither exists: a name never created, or a change whose files are gone.
+    Missing,
+}
 
 /// One change of a workspace and its artifact graph.
 ///
@@ -38,6 +65,8 @@ pub struct ChangeSet {
     pub changes_root: String,
     /// The artifact graph.
     pub graph: ArtifactGraph,
+    /// Where the change's directory was found.
+    pub location: ChangeLocation,
 }
 
 impl ChangeSet {
@@ -50,7 +79,9 @@ impl ChangeSet {
         Self::with_root(workspace, change, DEFAULT_CHANGES_ROOT, graph)
     }
 
-    /// A change under `changes_root` (relative to the workspace).
+    /// A change under `changes_root` (relative to the workspace), looked up on
+    /// disk: active, archived, or missing ([`ChangeSet::require_present`] refuses
+    /// the last).
     pub fn with_root(
         workspace: impl Into<Utf8PathBuf>,
         change: &str,
@@ -65,20 +96,100 @@ impl ChangeSet {
         }
         let dir = WorkspacePath::joined(changes_root.trim_end_matches('/'), change)?;
         let changes_root = dir.parents().last().unwrap_or_default().to_owned();
-        Ok(ChangeSet {
+        let mut set = ChangeSet {
             workspace: workspace.into(),
             change: change.to_owned(),
             changes_root,
             graph,
+            location: ChangeLocation::Missing,
+        };
+        set.location = set.locate()?;
+        Ok(set)
+    }
+
+    /// Refuses a change found neither active nor archived (`unknown-change`).
+    pub fn require_present(&self) -> Result<()> {
+        if self.location != ChangeLocation::Missing {
+            return Ok(());
+        }
+        Err(Error::UnknownChange {
+            change: self.change.clone(),
+            active: DisplayPath::from(self.active_directory().as_str()),
+            archive: DisplayPath::from(self.in_changes_root(ARCHIVE_DIR).as_str()),
         })
     }
 
-    /// The change directory, relative to the workspace.
+    /// The change's directory, relative to the workspace: where it was found,
+    /// or where an active change of this name would be.
     pub fn directory(&self) -> String {
+        match &self.location {
+            ChangeLocation::Active { directory } | ChangeLocation::Archived { directory } => {
+                directory.clone()
+            }
+            ChangeLocation::Missing => self.active_directory(),
+        }
+    }
+
+    /// Where the change is while it is active: `<changes root>/<change>`.
+    pub fn active_directory(&self) -> String {
+        self.in_changes_root(&self.change)
+    }
+
+    fn in_changes_root(&self, name: &str) -> String {
         if self.changes_root.is_empty() {
-            self.change.clone()
+            name.to_owned()
         } else {
-            format!("{}/{}", self.changes_root, self.change)
+            format!("{}/{}", self.changes_root, name)
+        }
+    }
+
+    /// Finds the change on disk. Only real directories count: a symlink is not
+    /// followed to find one.
+    fn locate(&self) -> Result<ChangeLocation> {
+        let active = self.active_directory();
+        if self.change != ARCHIVE_DIR && self.is_directory(&active)? {
+            return Ok(ChangeLocation::Active { directory: active });
+        }
+        let archive = self.in_changes_root(ARCHIVE_DIR);
+        let entries = match std::fs::read_dir(self.workspace.join(&archive)) {
+            Ok(entries) => entries,
+            Err(e) if is_absent(&e) => return Ok(ChangeLocation::Missing),
+            Err(source) => return Err(unreadable(&archive, "read directory", source)),
+        };
+        let mut found: Vec<String> = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| unreadable(&archive, "read directory", e))?;
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            let name = entry.file_name();
+            if let Some(name) = name.to_str()
+                && is_dir
+                && archived_name_of(name) == Some(self.change.as_str())
+            {
+                found.push(format!("{archive}/{name}"));
+            }
+        }
+        found.sort();
+        match found.len() {
+            0 => Ok(ChangeLocation::Missing),
+            1 => Ok(ChangeLocation::Archived {
+                directory: found.remove(0),
+            }),
+            _ => Err(Error::InvalidArgument {
+                message: format!(
+                    "change {:?} was archived more than once ({}); name the archive directory as the change, e.g. --changes-root {archive} --change {}",
+                    self.change,
+                    found.join(", "),
+                    found[0].rsplit('/').next().unwrap_or_default()
+                ),
+            }),
+        }
+    }
+
+    fn is_directory(&self, relative: &str) -> Result<bool> {
+        match std::fs::symlink_metadata(self.workspace.join(relative)) {
+            Ok(meta) => Ok(meta.is_dir()),
+            Err(e) if is_absent(&e) => Ok(false),
+            Err(source) => Err(unreadable(relative, "stat", source)),
         }
     }
 
@@ -154,8 +265,13 @@ impl ChangeSet {
                     });
                 }
             };
+            // An archived design's links were written for the change's active
+            // directory (the move put it one level deeper): resolve them there,
+            // and find what lay inside the change in the archive.
+            let origin = moved(document, &self.directory(), &self.active_directory())?;
             for dest in materials::link_destinations(&text) {
-                if let Some(material) = materials::resolve(document, &dest)? {
+                if let Some(material) = materials::resolve(&origin, &dest)? {
+                    let material = moved(&material, &self.active_directory(), &self.directory())?;
                     self.check_material(document, &dest, &material)?;
                     out.push(material);
                 }
@@ -184,6 +300,43 @@ impl ChangeSet {
                 material: DisplayPath::from(material.as_str()),
             }),
         }
+    }
+}
+
+/// The change an archive directory holds: `2026-12-01-add-auth` → `add-auth`
+/// (OpenSpec names it `YYYY-MM-DD-<change>`).
+fn archived_name_of(name: &str) -> Option<&str> {
+    let (date, change) = (name.get(..11)?, name.get(11..)?);
+    let shape = date.bytes().enumerate().all(|(i, b)| match i {
+        4 | 7 | 10 => b == b'-',
+        _ => b.is_ascii_digit(),
+    });
+    (shape && !change.is_empty()).then_some(change)
+}
+
+/// `path` with its directory `from` (when it lies below it) replaced by `to`.
+fn moved(path: &WorkspacePath, from: &str, to: &str) -> Result<WorkspacePath> {
+    match path.as_str().strip_prefix(from) {
+        Some(rest) if from != to && rest.starts_with('/') => {
+            WorkspacePath::new(&format!("{to}{rest}"))
+        }
+        _ => Ok(path.clone()),
+    }
+}
+
+/// Not there: absent, or a path through something that is not a directory.
+fn is_absent(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
+fn unreadable(path: &str, operation: &'static str, source: std::io::Error) -> Error {
+    Error::Unreadable {
+        path: DisplayPath::from(path),
+        operation,
+        source,
     }
 }
 

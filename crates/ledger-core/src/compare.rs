@@ -95,18 +95,23 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Compares two inventories entry by entry (both are sorted by path).
+    /// Compares two inventories entry by entry (both are sorted by path). An old
+    /// path the new set does not hold at all (a set enumerated afresh, such as
+    /// an artifact's spec files, lost it) is `removed`, like one that is missing.
     pub fn between(old: &Inventory, new: &Inventory) -> Comparison {
         let mut changes = Vec::new();
         let mut unchanged = 0;
         let mut olds = old.entries.iter().peekable();
+        let dropped = |entry: &Entry, changes: &mut Vec<Change>| {
+            let missing = Entry {
+                path: entry.path.clone(),
+                content: Content::Missing,
+            };
+            diff(Some(entry), &missing, changes);
+        };
         for current in &new.entries {
-            // Old paths absent from the new set cannot occur when `new` was
-            // expanded with the old paths; should a caller pass unrelated
-            // inventories, such paths are skipped here and the fingerprints
-            // still tell the mismatch.
-            while olds.peek().is_some_and(|o| o.path < current.path) {
-                olds.next();
+            while let Some(gone) = olds.next_if(|o| o.path < current.path) {
+                dropped(gone, &mut changes);
             }
             let previous = olds.next_if(|o| o.path.cmp(&current.path) == Ordering::Equal);
             let before = changes.len();
@@ -114,6 +119,9 @@ impl Comparison {
             if changes.len() == before {
                 unchanged += 1;
             }
+        }
+        for gone in olds {
+            dropped(gone, &mut changes);
         }
         Comparison {
             matches: old.fingerprint == new.fingerprint,

@@ -28,6 +28,20 @@ pub struct Binding {
     /// upstream was re-approved), this approval is reset.
     #[serde(default)]
     pub upstream: BTreeMap<String, Fingerprint>,
+    /// The approved set itself, so that a later status lists which files changed
+    /// (absent from bindings written before ledger kept it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inventory: Option<Inventory>,
+}
+
+/// The record that a change's state was retired on purpose (a mistyped name, an
+/// abandoned change): its bindings end here, the records before stay.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Retirement {
+    /// Why, as the person retiring it said.
+    pub reason: String,
+    /// When (RFC 3339, UTC).
+    pub observed_at: String,
 }
 
 /// A short observed check: what ran and what it showed.
@@ -78,6 +92,9 @@ pub struct StateEnvelope {
     pub next_outcome: Option<String>,
     /// After validation: its verdict, inventory and fingerprint.
     pub validation: Option<Validation>,
+    /// Set when the change's state was retired (`None` for a live change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retired: Option<Retirement>,
 }
 
 impl StateEnvelope {

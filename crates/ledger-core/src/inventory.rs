@@ -204,7 +204,7 @@ fn selected(scope: &Scope, roots: &[String], path: &[u8]) -> bool {
 /// indexes alone, and all certain to be among the [`candidates`] (which also decide
 /// what blocks; a path this skips is simply read later).
 fn tracked_files(scope: &Scope, repositories: &[Repository<'_>]) -> Vec<WorkspacePath> {
-    let roots = scope.effective_roots();
+    let roots = &scope.roots;
     let mut out = Vec::new();
     let mut bytes = Vec::new();
     for repository in repositories {
@@ -233,7 +233,7 @@ fn candidates(
     previous: &[WorkspacePath],
 ) -> Result<(Vec<WorkspacePath>, Vec<String>)> {
     let workspace = scope.workspace.as_std_path();
-    let roots = scope.effective_roots();
+    let roots = &scope.roots;
     let mut paths = Vec::new();
     for repository in repositories {
         let listing = repository.opened?.ok_or_else(|| Error::Git {
@@ -243,7 +243,7 @@ fn candidates(
         repository_candidates(repository.name, listing, scope, &roots, &mut paths)?;
     }
     let mut walked = Vec::new();
-    for root in &roots {
+    for root in roots {
         if scope
             .repositories
             .iter()

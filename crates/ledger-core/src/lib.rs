@@ -60,13 +60,13 @@ mod store;
 mod walk;
 
 pub use approval::{
-    ApprovalState, ApprovalStatus, ArtifactStatus, STATE_KIND, approve, current_state, evaluate,
-    state_ref, status,
+    Absence, ApprovalState, ApprovalStatus, ArtifactStatus, STATE_KIND, approve, current_state,
+    evaluate, retire, state_ref, status,
 };
-pub use artifacts::{ChangeSet, DEFAULT_CHANGES_ROOT};
+pub use artifacts::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT};
 pub use compare::{Change, ChangeKind, Comparison};
 pub use entry::{Content, Digest, Entry};
-pub use envelope::{Binding, Check, StateEnvelope, Validation};
+pub use envelope::{Binding, Check, Retirement, StateEnvelope, Validation};
 pub use error::{DisplayPath, Error, Result};
 pub use evidence::{
     EVIDENCE_KIND, Evidence, Freshness, GateSpec, Observe, StaleReason, check_gate,

@@ -22,7 +22,7 @@ pub const RECORD_FORMAT: &str = "ledger-inventory";
 
 /// The version this library writes. Readers accept any `1.x`: a minor version
 /// only adds optional fields.
-pub const RECORD_VERSION: &str = "1.0";
+pub const RECORD_VERSION: &str = "1.1";
 
 /// What the caller observed around the inventory: nothing here is verified by
 /// ledger, it is stored so that a reader knows how the set was used.
@@ -120,8 +120,9 @@ impl InventoryRecord {
         // Then the record straight from the text (no intermediate JSON tree, which
         // would take several times the record's size).
         let mut json = serde_json::Deserializer::from_str(text);
-        let record: InventoryRecord = serde_path_to_error::deserialize(&mut json)
+        let mut record: InventoryRecord = serde_path_to_error::deserialize(&mut json)
             .map_err(|e| malformed(format!("at {}: {}", e.path(), e.inner())))?;
+        upgrade_legacy_scope(&mut record);
         record
             .scope
             .validate()
@@ -151,6 +152,18 @@ impl InventoryRecord {
             source,
         })?;
         Self::from_json(&text, path.as_str())
+    }
+}
+
+/// Version 1.0 wrote the front doors' "whole workspace" default as a scope with
+/// no roots, paths or Tasks files; from 1.1 on a scope says `.` explicitly and
+/// an empty one selects nothing. A 1.0 record is read as what it meant.
+fn upgrade_legacy_scope(record: &mut InventoryRecord) {
+    let scope = &mut record.scope;
+    let selects_nothing =
+        scope.roots.is_empty() && scope.paths.is_empty() && scope.normalize.is_empty();
+    if record.version == "1.0" && selects_nothing {
+        scope.roots.push(".".to_owned());
     }
 }
 

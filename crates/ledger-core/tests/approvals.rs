@@ -6,8 +6,8 @@ use std::process::Command;
 
 use camino::Utf8Path;
 use ledger_core::{
-    ApprovalState, ArtifactGraph, Binding, ChangeSet, StateEnvelope, Store, approve, evaluate,
-    status,
+    Absence, ApprovalState, ArtifactGraph, Binding, ChangeSet, StateEnvelope, Store, approve,
+    evaluate, status,
 };
 
 const CHANGE: &str = "openspec/changes/add-auth";
@@ -84,7 +84,7 @@ impl Repo {
     fn approve_all(&self) -> StateEnvelope {
         let store = Store::open(self.path());
         for a in ["proposal", "specs", "design", "tasks"] {
-            approve(&store, &self.change(), a, "msg-1").unwrap();
+            approve(&store, &self.change(), a, "msg-1", Absence::Refuse).unwrap();
         }
         ledger_core::current_state(&store, "add-auth").unwrap().1
     }
@@ -289,7 +289,7 @@ fn approve_and_status_through_the_store() {
     let change = repo.change();
     assert!(!status(&store, &change).unwrap().all_approved());
     for a in ["proposal", "specs", "design", "tasks"] {
-        let binding = approve(&store, &change, a, "chat message 42").unwrap();
+        let binding = approve(&store, &change, a, "chat message 42", Absence::Refuse).unwrap();
         assert_eq!(
             binding.fingerprint,
             change.inventory(a).unwrap().fingerprint
@@ -305,7 +305,7 @@ fn approve_and_status_through_the_store() {
     repo.write("design.md", "# Design v2\n");
     let after = status(&store, &change).unwrap();
     assert_eq!(after.artifacts[2].state, C);
-    approve(&store, &change, "design", "msg 43").unwrap();
+    approve(&store, &change, "design", "msg 43", Absence::Refuse).unwrap();
     let states: Vec<ApprovalState> = status(&store, &change)
         .unwrap()
         .artifacts
@@ -321,15 +321,15 @@ fn approval_is_refused_when_blocked_or_without_source() {
     let repo = Repo::new();
     let store = Store::open(repo.path());
     repo.remove("diagrams/flow.svg");
-    let err = approve(&store, &repo.change(), "design", "msg").unwrap_err();
+    let err = approve(&store, &repo.change(), "design", "msg", Absence::Refuse).unwrap_err();
     assert_eq!(err.code(), "missing-material");
     assert!(
         store.head("changes/add-auth").unwrap().is_none(),
         "nothing recorded"
     );
-    let err = approve(&store, &repo.change(), "proposal", "  ").unwrap_err();
+    let err = approve(&store, &repo.change(), "proposal", "  ", Absence::Refuse).unwrap_err();
     assert_eq!(err.code(), "missing-source");
-    let err = approve(&store, &repo.change(), "review", "msg").unwrap_err();
+    let err = approve(&store, &repo.change(), "review", "msg", Absence::Refuse).unwrap_err();
     assert_eq!(err.code(), "unknown-artifact");
 }
 
@@ -341,14 +341,19 @@ fn custom_graph_from_schema_yaml() {
     let ws = Utf8Path::from_path(repo.path()).unwrap();
     let change = ChangeSet::new(ws, "add-auth", graph).unwrap();
     let mut env = StateEnvelope::new("add-auth");
-    for a in ["brief", "plan"] {
+    let brief = change.inventory("brief").unwrap().fingerprint;
+    for (a, upstream) in [
+        ("brief", vec![]),
+        ("plan", vec![("brief".to_owned(), brief)]),
+    ] {
         env.bind(Binding {
             change: "add-auth".into(),
             artifact: a.into(),
             fingerprint: change.inventory(a).unwrap().fingerprint,
             source: "s".into(),
             observed_at: "t".into(),
-            upstream: Default::default(),
+            upstream: upstream.into_iter().collect(),
+            inventory: None,
         });
     }
     repo.write(
@@ -368,4 +373,214 @@ fn custom_graph_from_schema_yaml() {
         .map(|a| a.state)
         .collect();
     assert_eq!(states, [C, R]);
+}
+
+fn code<T: std::fmt::Debug>(result: ledger_core::Result<T>) -> &'static str {
+    result.unwrap_err().code()
+}
+
+#[test]
+fn a_change_without_spec_files_has_an_empty_specs_set() {
+    let repo = Repo::new();
+    std::fs::remove_dir_all(repo.path().join(CHANGE).join("specs")).unwrap();
+    let store = Store::open(repo.path());
+    let change = repo.change();
+    let specs = change.inventory("specs").unwrap();
+    assert!(specs.entries.is_empty(), "{:?}", specs.entries);
+    assert_eq!(
+        specs.fingerprint,
+        ledger_core::fingerprint_entries(Vec::<ledger_core::Entry>::new()).unwrap()
+    );
+    // None of its files exist: approving it needs the explicit absence.
+    assert_eq!(
+        code(approve(&store, &change, "specs", "m", Absence::Refuse)),
+        "absent-artifact"
+    );
+    for a in ["proposal", "specs", "design", "tasks"] {
+        approve(&store, &change, a, "m", Absence::Approve).unwrap();
+    }
+    // A file elsewhere in the workspace is no part of any set.
+    std::fs::write(repo.path().join("README.md"), "unrelated\n").unwrap();
+    let now = status(&store, &change).unwrap();
+    assert!(now.all_approved(), "{now:?}");
+}
+
+#[test]
+fn an_approval_is_refused_while_an_upstream_is_blocked() {
+    let repo = Repo::new();
+    let store = Store::open(repo.path());
+    let change = repo.change();
+    for a in ["proposal", "specs"] {
+        approve(&store, &change, a, "m", Absence::Refuse).unwrap();
+    }
+    repo.remove("diagrams/flow.svg");
+    let err = approve(&store, &change, "tasks", "m", Absence::Refuse).unwrap_err();
+    assert_eq!(err.code(), "upstream-blocked", "{err}");
+    assert!(err.to_string().contains("\"design\""), "{err}");
+    assert!(err.to_string().contains("missing-material"), "{err}");
+    // Design replaced by text linking nothing, then approved: tasks was never
+    // approved on it, so it is not approved now.
+    repo.write("design.md", "# Another design\n");
+    approve(&store, &change, "design", "m", Absence::Refuse).unwrap();
+    let tasks = &status(&store, &change).unwrap().artifacts[3];
+    assert_eq!(tasks.state, U);
+}
+
+#[test]
+fn a_binding_without_an_upstream_fingerprint_is_reset() {
+    // A binding made before upstream-blocked existed, while design was blocked.
+    let repo = Repo::new();
+    let change = repo.change();
+    let mut env = repo.approve_all();
+    let tasks = env.binding("tasks").unwrap().clone();
+    let mut upstream = tasks.upstream.clone();
+    upstream.remove("design");
+    env.bind(Binding { upstream, ..tasks });
+    let row = &evaluate(&change, &env).artifacts[3];
+    assert_eq!(
+        (row.state, row.reset_by.clone()),
+        (R, vec!["design".to_owned()])
+    );
+}
+
+#[test]
+fn an_unknown_change_is_refused_and_nothing_is_recorded() {
+    let repo = Repo::new();
+    let store = Store::open(repo.path());
+    let ws = Utf8Path::from_path(repo.path()).unwrap();
+    let typo = ChangeSet::new(ws, "add-atuh", ArtifactGraph::spec_driven()).unwrap();
+    let err = approve(&store, &typo, "proposal", "m", Absence::Approve).unwrap_err();
+    assert_eq!(err.code(), "unknown-change");
+    assert!(err.to_string().contains("add-atuh"), "{err}");
+    assert_eq!(code(status(&store, &typo)), "unknown-change");
+    assert!(store.refs().unwrap().is_empty(), "nothing recorded");
+    // `archive` holds archived changes; it is no change itself.
+    std::fs::create_dir_all(repo.path().join("openspec/changes/archive")).unwrap();
+    let archive = ChangeSet::new(ws, "archive", ArtifactGraph::spec_driven()).unwrap();
+    assert_eq!(code(archive.require_present()), "unknown-change");
+}
+
+#[test]
+fn an_artifact_whose_file_is_missing_needs_the_explicit_absence() {
+    let repo = Repo::new();
+    let store = Store::open(repo.path());
+    let schema = "artifacts:\n  - id: brief\n    generates: proposal.md\n  - id: review\n    generates: review.md\n    requires: [brief]\n";
+    let graph = ArtifactGraph::from_schema_yaml(schema, "schema.yaml").unwrap();
+    let ws = Utf8Path::from_path(repo.path()).unwrap();
+    let change = ChangeSet::new(ws, "add-auth", graph).unwrap();
+    let err = approve(&store, &change, "review", "m", Absence::Refuse).unwrap_err();
+    assert_eq!(err.code(), "absent-artifact");
+    assert!(err.to_string().contains("review.md"), "{err}");
+    let binding = approve(&store, &change, "review", "m", Absence::Approve).unwrap();
+    assert_eq!(binding.inventory.unwrap().entries[0].kind(), "missing");
+    // Once it is written, the absence it was approved as no longer holds.
+    repo.write("review.md", "# Review\n");
+    let row = &status(&store, &change).unwrap().artifacts[1];
+    assert_eq!(row.state, C);
+}
+
+#[test]
+fn status_lists_the_paths_that_changed() {
+    let repo = Repo::new();
+    let store = Store::open(repo.path());
+    let change = repo.change();
+    repo.approve_all();
+    repo.write("specs/auth/spec.md", "## Requirement: login v2\n");
+    repo.remove("specs/api/tokens/spec.md");
+    repo.write("specs/billing/spec.md", "## Requirement: pay\n");
+    let specs = &status(&store, &change).unwrap().artifacts[1];
+    assert_eq!(specs.state, C);
+    let changes: Vec<(&str, &str)> = specs
+        .changes
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|c| (c.path(), c.change.as_str()))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (
+                "openspec/changes/add-auth/specs/api/tokens/spec.md",
+                "removed"
+            ),
+            (
+                "openspec/changes/add-auth/specs/auth/spec.md",
+                "content-changed"
+            ),
+            ("openspec/changes/add-auth/specs/billing/spec.md", "added"),
+        ]
+    );
+}
+
+#[test]
+fn an_archived_change_is_found_by_name_and_reported_as_archived() {
+    let repo = Repo::new();
+    let store = Store::open(repo.path());
+    repo.approve_all();
+    let archive = repo.path().join("openspec/changes/archive");
+    std::fs::create_dir_all(&archive).unwrap();
+    std::fs::rename(
+        repo.path().join(CHANGE),
+        archive.join("2026-12-01-add-auth"),
+    )
+    .unwrap();
+    let change = repo.change();
+    assert_eq!(
+        change.location,
+        ledger_core::ChangeLocation::Archived {
+            directory: "openspec/changes/archive/2026-12-01-add-auth".into()
+        }
+    );
+    let now = status(&store, &change).unwrap();
+    let states: Vec<ApprovalState> = now.artifacts.iter().map(|a| a.state).collect();
+    assert_eq!(states, [ApprovalState::Archived; 4]);
+    assert!(now.all_approved());
+    // An edit after the move is a change of the archived files, path by path.
+    std::fs::write(archive.join("2026-12-01-add-auth/proposal.md"), "edited\n").unwrap();
+    let now = status(&store, &change).unwrap();
+    let proposal = &now.artifacts[0];
+    assert_eq!(proposal.state, C);
+    let paths: Vec<&str> = proposal
+        .changes
+        .iter()
+        .flatten()
+        .map(|c| c.path())
+        .collect();
+    assert_eq!(
+        paths,
+        ["openspec/changes/archive/2026-12-01-add-auth/proposal.md"]
+    );
+    assert_eq!(now.artifacts[3].state, R);
+    assert_eq!(
+        code(approve(&store, &change, "proposal", "m", Absence::Refuse)),
+        "invalid-argument"
+    );
+}
+
+#[test]
+fn a_gone_change_is_reported_as_gone_and_can_be_retired() {
+    let repo = Repo::new();
+    let store = Store::open(repo.path());
+    repo.approve_all();
+    std::fs::remove_dir_all(repo.path().join(CHANGE)).unwrap();
+    let change = repo.change();
+    let now = status(&store, &change).unwrap();
+    assert!(now.artifacts.iter().all(|a| a.state == ApprovalState::Gone));
+    assert!(!now.all_approved());
+    let before = store.history("changes/add-auth").unwrap().len();
+    let record = ledger_core::retire(&store, "add-auth", "abandoned").unwrap();
+    assert_eq!(store.head("changes/add-auth").unwrap(), Some(record));
+    assert_eq!(store.history("changes/add-auth").unwrap().len(), before + 1);
+    let now = status(&store, &change).unwrap();
+    assert_eq!(now.retired.as_ref().unwrap().reason, "abandoned");
+    assert!(now.artifacts.iter().all(|a| a.binding.is_none()));
+    assert_eq!(
+        code(ledger_core::retire(&store, "never-recorded", "x")),
+        "invalid-argument"
+    );
+    assert_eq!(
+        code(ledger_core::retire(&store, "add-auth", " ")),
+        "invalid-argument"
+    );
 }

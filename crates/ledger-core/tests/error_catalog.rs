@@ -66,7 +66,7 @@ fn conflict() -> Error {
         !git(d, &["merge", "-q", "other"]),
         "the merge must conflict"
     );
-    expand_err(&Scope::new(ws(&dir)))
+    expand_err(&walk(&dir))
 }
 
 fn special_file() -> Error {
@@ -154,7 +154,7 @@ fn untrusted_repository() -> Option<Error> {
             return None; // not root: ownership cannot be given away here
         }
     }
-    Some(expand_err(&Scope::new(ws(&dir))))
+    Some(expand_err(&walk(&dir)))
 }
 
 fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -198,7 +198,62 @@ fn schema_error(yaml: &str) -> Error {
 fn missing_source() -> Error {
     let dir = tempfile::tempdir().unwrap();
     let set = ChangeSet::new(ws(&dir), "c", ArtifactGraph::spec_driven()).unwrap();
-    approve(&Store::open(dir.path()), &set, "proposal", " ").unwrap_err()
+    approve(
+        &Store::open(dir.path()),
+        &set,
+        "proposal",
+        " ",
+        Absence::Refuse,
+    )
+    .unwrap_err()
+}
+
+/// A change `c` with a proposal and a design that links `design_link`.
+fn change_dir(design: &str) -> (tempfile::TempDir, ChangeSet) {
+    let dir = tempfile::tempdir().unwrap();
+    let change = dir.path().join("openspec/changes/c");
+    std::fs::create_dir_all(&change).unwrap();
+    std::fs::write(change.join("proposal.md"), "# Why\n").unwrap();
+    std::fs::write(change.join("design.md"), design).unwrap();
+    let set = ChangeSet::new(ws(&dir), "c", ArtifactGraph::spec_driven()).unwrap();
+    (dir, set)
+}
+
+fn unknown_change() -> Error {
+    let (dir, _) = change_dir("");
+    let typo = ChangeSet::new(ws(&dir), "cc", ArtifactGraph::spec_driven()).unwrap();
+    approve(
+        &Store::open(dir.path()),
+        &typo,
+        "proposal",
+        "m",
+        Absence::Refuse,
+    )
+    .unwrap_err()
+}
+
+fn upstream_blocked() -> Error {
+    let (dir, set) = change_dir("![gone](gone.png)\n");
+    approve(
+        &Store::open(dir.path()),
+        &set,
+        "tasks",
+        "m",
+        Absence::Approve,
+    )
+    .unwrap_err()
+}
+
+fn absent_artifact() -> Error {
+    let (dir, set) = change_dir("");
+    approve(
+        &Store::open(dir.path()),
+        &set,
+        "specs",
+        "m",
+        Absence::Refuse,
+    )
+    .unwrap_err()
 }
 
 fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
@@ -308,6 +363,9 @@ fn every_code_is_provoked_by_a_real_input() {
         ),
         ("bad-schema", schema_error("artifacts: {not: a list}\n")),
         ("missing-source", missing_source()),
+        ("unknown-change", unknown_change()),
+        ("upstream-blocked", upstream_blocked()),
+        ("absent-artifact", absent_artifact()),
         ("prerequisite-failed", gate(&["true"], Some("exit 3"))),
         (
             "gate-not-started",
