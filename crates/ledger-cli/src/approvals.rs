@@ -5,8 +5,9 @@ use std::process::ExitCode;
 use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 use ledger_core::{
-    ApprovalState, ApprovalStatus, ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Error,
-    Fingerprint, StateEnvelope, Store, StoreReport, approve, current_state, status,
+    Absence, ApprovalState, ApprovalStatus, ArtifactGraph, ArtifactStatus, ChangeLocation,
+    ChangeSet, DEFAULT_CHANGES_ROOT, Error, Fingerprint, StateEnvelope, Store, StoreReport,
+    approve, current_state, retire, status,
 };
 
 use crate::report::json_line;
@@ -74,6 +75,9 @@ pub struct ApproveArgs {
     /// Where the owner's decision was observed (a message id, a URL...).
     #[arg(long, value_name = "TEXT")]
     source: String,
+    /// Approve the artifact although none of its files exist (absent on purpose).
+    #[arg(long)]
+    absent: bool,
 }
 
 #[derive(Args)]
@@ -95,6 +99,18 @@ pub enum StateCommand {
         #[command(flatten)]
         place: PlaceArgs,
     },
+    /// Retire a change's state (a mistyped name, an abandoned change): a new
+    /// record without bindings that says why; the records before it stay.
+    Retire {
+        /// The change.
+        #[arg(long, value_name = "C")]
+        change: String,
+        /// Why it is retired.
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+        #[command(flatten)]
+        place: PlaceArgs,
+    },
 }
 
 #[derive(Subcommand)]
@@ -113,7 +129,12 @@ pub enum StoreCommand {
 pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
     let change = args.change.change_set()?;
     let store = args.change.place.store()?;
-    let binding = approve(&store, &change, &args.artifact, &args.source)?;
+    let absence = if args.absent {
+        Absence::Approve
+    } else {
+        Absence::Refuse
+    };
+    let binding = approve(&store, &change, &args.artifact, &args.source, absence)?;
     let text = format!(
         "approved {} of {} at {} (source: {})\n{}\n",
         binding.artifact, binding.change, binding.observed_at, binding.source, binding.fingerprint
@@ -134,7 +155,18 @@ pub fn run_status(args: StatusArgs) -> Result<(String, ExitCode), Error> {
 }
 
 pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
-    let StateCommand::Show { change, place } = command;
+    let (change, place) = match command {
+        StateCommand::Show { change, place } => (change, place),
+        StateCommand::Retire {
+            change,
+            reason,
+            place,
+        } => {
+            let record = retire(&place.store()?, &change, &reason)?;
+            let text = format!("retired the state of {change} (record {record}): {reason}\n");
+            return Ok((text, ExitCode::SUCCESS));
+        }
+    };
     let store = place.store()?;
     let changes: Vec<String> = match change {
         Some(c) => vec![c],
@@ -171,35 +203,65 @@ fn short(fp: Option<Fingerprint>) -> String {
 
 fn status_table(status: &ApprovalStatus) -> String {
     let mut out = format!(
-        "change {} (state record: {})\n",
+        "change {} ({}; state record: {})\n",
         status.change,
+        location(&status.location),
         status
             .state_record
             .as_ref()
             .map_or_else(|| "none".to_owned(), |r| r.to_string())
     );
+    if let Some(retired) = &status.retired {
+        out.push_str(&format!(
+            "retired at {}: {}\n",
+            retired.observed_at, retired.reason
+        ));
+    }
     out.push_str(&format!(
         "{:<10} {:<9} {:<20} {:<20} cause\n",
         "artifact", "state", "approved", "current"
     ));
     for a in &status.artifacts {
-        let cause = match a.state {
-            ApprovalState::Approved => String::new(),
-            ApprovalState::Unbound => "no binding: needs an explicit decision".to_owned(),
-            ApprovalState::Changed => "its own files changed since approval".to_owned(),
-            ApprovalState::Reset => format!("upstream changed: {}", a.reset_by.join(", ")),
-            ApprovalState::Blocked => a.blocked.clone().unwrap_or_default(),
-        };
         out.push_str(&format!(
             "{:<10} {:<9} {:<20} {:<20} {}\n",
             a.artifact,
             a.state.as_str(),
             short(a.approved),
             short(a.current),
-            cause
+            cause(a)
         ));
+        for change in a.changes.iter().flatten() {
+            out.push_str(&format!(
+                "    {}: {}\n",
+                change.change.label(),
+                change.path()
+            ));
+        }
     }
     out
+}
+
+fn location(location: &ChangeLocation) -> String {
+    match location {
+        ChangeLocation::Active { directory } => format!("active in {directory}"),
+        ChangeLocation::Archived { directory } => format!("archived in {directory}"),
+        ChangeLocation::Missing => "its directory is gone".to_owned(),
+    }
+}
+
+fn cause(a: &ArtifactStatus) -> String {
+    match a.state {
+        ApprovalState::Approved => String::new(),
+        ApprovalState::Unbound => "no binding: needs an explicit decision".to_owned(),
+        ApprovalState::Changed if a.changes.is_none() => {
+            "its own files changed since approval (approved before ledger kept approved files: re-approve to list them)".to_owned()
+        }
+        ApprovalState::Changed => "its own files changed since approval:".to_owned(),
+        ApprovalState::Reset => format!("upstream changed: {}", a.reset_by.join(", ")),
+        ApprovalState::Blocked => a.blocked.clone().unwrap_or_default(),
+        ApprovalState::Archived => "archived as approved (byte-identical)".to_owned(),
+        ApprovalState::Gone => "the change's files are gone (neither active nor archived)".to_owned(),
+    }
 }
 
 fn store_report(report: &StoreReport) -> String {

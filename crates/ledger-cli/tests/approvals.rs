@@ -199,3 +199,154 @@ fn racing_approvals_either_win_or_conflict() {
 fn stdout_of(out: &std::process::Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
+
+fn status_json(s: &Sandbox) -> serde_json::Value {
+    let out = ledger(s, &["status", "--change", "add-auth", "--json"]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn refs(s: &Sandbox) -> usize {
+    let refs = s.w().join(".ledger/refs/changes");
+    std::fs::read_dir(refs).map_or(0, |d| d.count())
+}
+
+#[test]
+fn a_mistyped_change_is_refused_and_nothing_is_recorded() {
+    let s = openspec_checkout();
+    let out = ledger(
+        &s,
+        &[
+            "approve",
+            "--change",
+            "add-atuh",
+            "--artifact",
+            "proposal",
+            "--source",
+            "m",
+        ],
+    );
+    assert_blocked(&out, "unknown-change", "add-atuh");
+    let out = ledger(&s, &["status", "--change", "add-atuh"]);
+    assert_blocked(&out, "unknown-change", "openspec/changes/add-atuh");
+    assert_eq!(refs(&s), 0, "nothing recorded");
+}
+
+#[test]
+fn a_change_without_spec_files_is_not_the_whole_workspace() {
+    let s = openspec_checkout();
+    std::fs::remove_dir_all(s.w().join(CHANGE).join("specs")).unwrap();
+    let out = approve(&s, "specs");
+    assert_blocked(&out, "absent-artifact", "specs");
+    for a in ["proposal", "design"] {
+        stdout(&approve(&s, a));
+    }
+    let absent = [
+        "approve",
+        "--change",
+        "add-auth",
+        "--artifact",
+        "specs",
+        "--source",
+        "m",
+        "--absent",
+    ];
+    stdout(&ledger(&s, &absent));
+    stdout(&approve(&s, "tasks"));
+    s.write("unrelated.txt", b"anything\n");
+    s.write("src/lib.rs", b"fn main() {}\n");
+    assert_eq!(states(&s), ["approved"; 4]);
+}
+
+#[test]
+fn approving_on_a_blocked_upstream_is_refused() {
+    let s = openspec_checkout();
+    for a in ["proposal", "specs"] {
+        stdout(&approve(&s, a));
+    }
+    std::fs::remove_file(s.w().join(CHANGE).join("flow.svg")).unwrap();
+    let out = approve(&s, "tasks");
+    assert_blocked(&out, "upstream-blocked", "design");
+    s.write(&format!("{CHANGE}/design.md"), b"# Other design\n");
+    stdout(&approve(&s, "design"));
+    assert_eq!(states(&s), ["approved", "approved", "approved", "unbound"]);
+}
+
+#[test]
+fn status_names_the_changed_files() {
+    let s = openspec_checkout();
+    for a in ["proposal", "specs", "design", "tasks"] {
+        stdout(&approve(&s, a));
+    }
+    s.write(&format!("{CHANGE}/flow.svg"), b"<svg>v2</svg>\n");
+    s.write(&format!("{CHANGE}/specs/billing/spec.md"), b"## Pay\n");
+    let out = ledger(&s, &["status", "--change", "add-auth"]);
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains(&format!("    content changed: {CHANGE}/flow.svg\n")),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!("    added: {CHANGE}/specs/billing/spec.md\n")),
+        "{table}"
+    );
+    let json = status_json(&s);
+    let design = &json["artifacts"][2];
+    assert_eq!(design["state"], "changed");
+    assert_eq!(design["changes"][0]["change"], "content-changed");
+    assert_eq!(
+        design["changes"][0]["new"]["path"],
+        format!("{CHANGE}/flow.svg")
+    );
+}
+
+#[test]
+fn an_archived_change_is_reported_as_archived() {
+    let s = openspec_checkout();
+    for a in ["proposal", "specs", "design", "tasks"] {
+        stdout(&approve(&s, a));
+    }
+    let archive = s.w().join("openspec/changes/archive");
+    std::fs::create_dir_all(&archive).unwrap();
+    std::fs::rename(s.w().join(CHANGE), archive.join("2026-12-01-add-auth")).unwrap();
+    let out = ledger(&s, &["status", "--change", "add-auth"]);
+    let table = stdout(&out);
+    assert!(
+        table.contains("archived in openspec/changes/archive/2026-12-01-add-auth"),
+        "{table}"
+    );
+    assert!(!table.contains("own files changed"), "{table}");
+    assert_eq!(states(&s), ["archived"; 4]);
+    assert_eq!(status_json(&s)["location"]["state"], "archived");
+}
+
+#[test]
+fn a_gone_change_is_reported_and_retired() {
+    let s = openspec_checkout();
+    stdout(&approve(&s, "proposal"));
+    std::fs::remove_dir_all(s.w().join(CHANGE)).unwrap();
+    let out = ledger(&s, &["status", "--change", "add-auth"]);
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("its directory is gone"), "{table}");
+    assert_eq!(states(&s), ["gone"; 4]);
+    let retire = [
+        "state",
+        "retire",
+        "--change",
+        "add-auth",
+        "--reason",
+        "abandoned",
+    ];
+    let text = stdout(&ledger(&s, &retire));
+    assert!(text.starts_with("retired the state of add-auth"), "{text}");
+    let json = status_json(&s);
+    assert_eq!(json["retired"]["reason"], "abandoned");
+    let shown = stdout(&ledger(&s, &["state", "show", "--change", "add-auth"]));
+    assert!(shown.contains("\"retired\""), "{shown}");
+    // The history stays: two records behind the pointer.
+    let records = std::fs::read_dir(s.w().join(".ledger/records"))
+        .unwrap()
+        .count();
+    assert!(records >= 2, "{records}");
+}
