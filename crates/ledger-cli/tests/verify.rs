@@ -170,7 +170,8 @@ fn record_holds_scope_entries_and_metadata() {
     let (s, record) = recorded();
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
     assert_eq!(json["format"], "ledger-inventory");
-    assert_eq!(json["version"], "1.0");
+    assert_eq!(json["version"], "1.1");
+    assert_eq!(json["scope"]["roots"], serde_json::json!(["."]));
     assert_eq!(json["observed"]["meta"]["gate"], "make test");
     assert_eq!(json["scope"]["repositories"][0], ".");
     assert_eq!(
@@ -215,7 +216,7 @@ fn malformed_records_are_refused() {
     let cases = [
         (good[..good.len() / 3].to_owned(), "malformed-record"),
         (
-            good.replacen("\"version\": \"1.0\"", "\"version\": \"9.0\"", 1),
+            good.replacen("\"version\": \"1.1\"", "\"version\": \"9.0\"", 1),
             "unsupported-version",
         ),
         (
@@ -260,4 +261,26 @@ fn inventory_out_to_a_missing_directory_fails_cleanly() {
 
 fn stdout_any(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn a_version_1_0_record_without_roots_means_the_whole_checkout() {
+    // Version 1.0 wrote the "whole checkout" default as no roots at all.
+    let (s, record) = recorded();
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    json["version"] = "1.0".into();
+    json["scope"]["roots"] = serde_json::json!([]);
+    let legacy = s.dir.path().join("legacy.json");
+    std::fs::write(&legacy, json.to_string()).unwrap();
+    assert!(stdout(&verify(&s, &legacy, &[])).contains("match"));
+    s.write("new.txt", b"new\n");
+    assert_eq!(
+        changes(&s, &legacy),
+        [("added".to_owned(), "new.txt".to_owned())]
+    );
+    // From 1.1 on, no roots selects nothing: a new file is not in that set.
+    json["version"] = "1.1".into();
+    std::fs::write(&legacy, json.to_string()).unwrap();
+    assert_eq!(verify(&s, &legacy, &[]).status.code(), Some(0));
 }
