@@ -58,9 +58,40 @@ export interface Binding {
   observed_at: string
   /** The fingerprints of every upstream artifact at approval time. */
   upstream: Record<string, string>
+  /** The approved set itself (absent from bindings written before ledger kept it). */
+  inventory?: InventoryJson
 }
 
-export type ApprovalState = 'approved' | 'unbound' | 'changed' | 'reset' | 'blocked'
+export type ApprovalState =
+  | 'approved'
+  | 'unbound'
+  | 'changed'
+  | 'reset'
+  | 'blocked'
+  | 'archived'
+  | 'gone'
+
+/** One path that differs from the approved set. */
+export interface StatusChange {
+  change: ChangeKind
+  /** The entry when approved (`null`: the path was not in the approved set). */
+  old: Entry | null
+  /** The entry now (kind `missing` when it left the set). */
+  new: Entry
+}
+
+/** Where a change's directory is: active, archived by OpenSpec, or gone. */
+export type ChangeLocation =
+  | { state: 'active'; directory: string }
+  | { state: 'archived'; directory: string }
+  | { state: 'missing' }
+
+/** Set on a change whose state was retired (`ledger state retire`). */
+export interface Retirement {
+  reason: string
+  /** RFC 3339, UTC. */
+  observed_at: string
+}
 
 export interface ArtifactStatus {
   artifact: string
@@ -71,13 +102,17 @@ export interface ArtifactStatus {
   reset_by: string[]
   /** Why the set is blocked: `error[<code>]: <message>`. */
   blocked: string | null
+  /** When `changed`: every path that differs (`null` for bindings without a stored inventory). */
+  changes: StatusChange[] | null
   binding: Binding | null
 }
 
 /** `ledger status --json`. */
 export interface ApprovalStatus {
   change: string
+  location: ChangeLocation
   state_record: string | null
+  retired: Retirement | null
   artifacts: ArtifactStatus[]
 }
 
@@ -105,6 +140,7 @@ export interface StateEnvelope {
   blockers: string[]
   next_outcome: string | null
   validation: Validation | null
+  retired?: Retirement
 }
 
 /** One element of `ledger state show --json`. */

@@ -268,7 +268,7 @@ fn relocated(inventory: &Inventory, from: &str, to: &str) -> Option<Inventory> {
     for entry in &mut moved.entries {
         if let Some(rest) = entry.path.as_str().strip_prefix(from)
             && rest.starts_with('/')
-            && let Ok(path) = WorkspacePath::new(&format!("{to}{rest}"))
+            && let Ok(path) = WorkspacePath::new(format!("{to}{rest}"))
         {
             entry.path = path;
         }

@@ -318,7 +318,7 @@ fn archived_name_of(name: &str) -> Option<&str> {
 fn moved(path: &WorkspacePath, from: &str, to: &str) -> Result<WorkspacePath> {
     match path.as_str().strip_prefix(from) {
         Some(rest) if from != to && rest.starts_with('/') => {
-            WorkspacePath::new(&format!("{to}{rest}"))
+            WorkspacePath::new(format!("{to}{rest}"))
         }
         _ => Ok(path.clone()),
     }

@@ -213,7 +213,7 @@ fn tracked_files(scope: &Scope, repositories: &[Repository<'_>]) -> Vec<Workspac
         };
         for relative in listing.tracked_files() {
             in_repository(repository.name, relative, &mut bytes);
-            if selected(scope, &roots, &bytes)
+            if selected(scope, roots, &bytes)
                 && let Ok(path) = WorkspacePath::from_bytes(&bytes)
             {
                 out.push(path);
@@ -240,7 +240,7 @@ fn candidates(
             path: DisplayPath::from(repository.name),
             message: "not a Git repository (declared with --repo)".to_owned(),
         })?;
-        repository_candidates(repository.name, listing, scope, &roots, &mut paths)?;
+        repository_candidates(repository.name, listing, scope, roots, &mut paths)?;
     }
     let mut walked = Vec::new();
     for root in roots {

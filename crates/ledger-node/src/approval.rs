@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use camino::Utf8Path;
-use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Store};
+use ledger_core::{Absence, ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Store};
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -54,8 +54,8 @@ fn status_impl(options: &ChangeOptions) -> Result<Json, Failure> {
     json(&ledger_core::status(&options.store(), &change)?)
 }
 
-/// Each artifact's approval: approved, unbound, changed, reset or blocked, with
-/// its cause (`ledger status --json`).
+/// Each artifact's approval: approved, unbound, changed (with the changed
+/// paths), reset, blocked, archived or gone, with its cause (`ledger status --json`).
 #[napi(ts_return_type = "Promise<ApprovalStatus>")]
 pub fn status(options: ChangeOptions) -> AsyncTask<Work<Json>> {
     spawn(move || status_impl(&options))
@@ -67,21 +67,38 @@ pub fn status_sync(env: Env, options: ChangeOptions) -> napi::Result<Json> {
     block(&env, || status_impl(&options))
 }
 
-fn approve_impl(options: &ChangeOptions, artifact: &str, source: &str) -> Result<Json, Failure> {
+fn approve_impl(
+    options: &ChangeOptions,
+    artifact: &str,
+    source: &str,
+    absent: Option<bool>,
+) -> Result<Json, Failure> {
     let change = options.change_set()?;
+    let absence = if absent.unwrap_or(false) {
+        Absence::Approve
+    } else {
+        Absence::Refuse
+    };
     json(&ledger_core::approve(
         &options.store(),
         &change,
         artifact,
         source,
+        absence,
     )?)
 }
 
 /// Binds `artifact`'s current fingerprint to the owner's decision observed at
 /// `source` (a message id, a URL...), and advances the change's state pointer.
+/// `absent: true` approves a set none of whose files exist (refused otherwise).
 #[napi(ts_return_type = "Promise<Binding>")]
-pub fn approve(options: ChangeOptions, artifact: String, source: String) -> AsyncTask<Work<Json>> {
-    spawn(move || approve_impl(&options, &artifact, &source))
+pub fn approve(
+    options: ChangeOptions,
+    artifact: String,
+    source: String,
+    absent: Option<bool>,
+) -> AsyncTask<Work<Json>> {
+    spawn(move || approve_impl(&options, &artifact, &source, absent))
 }
 
 /// `approve`, blocking the JavaScript thread.
@@ -91,8 +108,27 @@ pub fn approve_sync(
     options: ChangeOptions,
     artifact: String,
     source: String,
+    absent: Option<bool>,
 ) -> napi::Result<Json> {
-    block(&env, || approve_impl(&options, &artifact, &source))
+    block(&env, || approve_impl(&options, &artifact, &source, absent))
+}
+
+fn retire_impl(options: &ChangeOptions, reason: &str) -> Result<String, Failure> {
+    let record = ledger_core::retire(&options.store(), &options.change, reason)?;
+    Ok(record.to_string())
+}
+
+/// Retires a change's state (`ledger state retire`): a new record without
+/// bindings that says why; the records before it stay. Resolves to its id.
+#[napi]
+pub fn retire(options: ChangeOptions, reason: String) -> AsyncTask<Work<String>> {
+    spawn(move || retire_impl(&options, &reason))
+}
+
+/// `retire`, blocking the JavaScript thread.
+#[napi]
+pub fn retire_sync(env: Env, options: ChangeOptions, reason: String) -> napi::Result<String> {
+    block(&env, || retire_impl(&options, &reason))
 }
 
 fn current_state_impl(options: &ChangeOptions) -> Result<Json, Failure> {

@@ -136,3 +136,42 @@ test('concurrent approvals from the pool: each lands or reports pointer-conflict
   assert.equal(report.orphans.length, conflicts, 'each conflicted write stays as an orphan')
   assert.deepEqual(states(await ledger.status(change)).slice(0, 1), ['approved'])
 })
+
+test('exact answers: absent sets, changed paths, archived and gone changes, retire', async (t) => {
+  const s = openspecCheckout(t)
+  const change = { workspace: s.w, change: 'add-auth' }
+  fs.rmSync(s.path(`${CHANGE}/specs`), { recursive: true })
+  assert.deepEqual((await ledger.changeInventory(change, 'specs')).entries, [])
+  await ledger.approve(change, 'proposal', 'm')
+  await ledger.approve(change, 'specs', 'm', true)
+  ledger.approveSync(change, 'design', 'm')
+  ledger.approveSync(change, 'tasks', 'm')
+  s.write('elsewhere.txt', 'unrelated\n')
+  assert.deepEqual(states(await ledger.status(change)), ['approved', 'approved', 'approved', 'approved'])
+
+  s.write(`${CHANGE}/flow.svg`, '<svg>v2</svg>\n')
+  const changed = (await ledger.status(change)).artifacts[2]
+  assert.equal(changed.state, 'changed')
+  assert.deepEqual(
+    changed.changes.map((c) => [c.change, c.new.path]),
+    [['content-changed', `${CHANGE}/flow.svg`]],
+  )
+  s.write(`${CHANGE}/flow.svg`, '<svg/>\n')
+
+  fs.mkdirSync(s.path('openspec/changes/archive'))
+  fs.renameSync(s.path(CHANGE), s.path('openspec/changes/archive/2026-12-01-add-auth'))
+  const archived = ledger.statusSync(change)
+  assert.deepEqual(archived.location, { state: 'archived', directory: 'openspec/changes/archive/2026-12-01-add-auth' })
+  assert.deepEqual(states(archived), ['archived', 'archived', 'archived', 'archived'])
+
+  fs.rmSync(s.path('openspec/changes/archive'), { recursive: true })
+  const gone = await ledger.status(change)
+  assert.deepEqual(gone.location, { state: 'missing' })
+  assert.deepEqual(states(gone), ['gone', 'gone', 'gone', 'gone'])
+  const record = await ledger.retire(change, 'abandoned')
+  assert.match(record, /^[0-9a-f]{64}$/)
+  const retired = ledger.statusSync(change)
+  assert.equal(retired.retired.reason, 'abandoned')
+  assert.equal(retired.state_record, record)
+  await assert.rejects(() => ledger.retire({ ...change, change: 'never' }, 'x'), { code: 'invalid-argument' })
+})

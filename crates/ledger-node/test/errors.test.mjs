@@ -201,6 +201,29 @@ test('approvals refuse: materials, artifacts, graphs, sources, the store', async
     { pathProperty: false },
   )
   await one(() => ledger.approveSync({ ...change, change: 'a/b' }, 'proposal', 'm'), 'invalid-path', 'a/b')
+  // A mistyped change, an upstream that cannot be fingerprinted, a set that is absent.
+  await both(
+    () => ledger.approve({ ...change, change: 'add-atuh' }, 'proposal', 'm'),
+    () => ledger.approveSync({ ...change, change: 'add-atuh' }, 'proposal', 'm'),
+    'unknown-change',
+    'add-atuh',
+  )
+  await both(
+    () => ledger.approve(change, 'tasks', 'm'),
+    () => ledger.approveSync(change, 'tasks', 'm'),
+    'upstream-blocked',
+    'design',
+    { pathProperty: false },
+  )
+  fs.rmSync(s.path(`${CHANGE}/proposal.md`))
+  await both(
+    () => ledger.approve(change, 'proposal', 'm'),
+    () => ledger.approveSync(change, 'proposal', 'm', false),
+    'absent-artifact',
+    'proposal.md',
+    { pathProperty: false },
+  )
+  s.write(`${CHANGE}/proposal.md`, '# Why\n')
 
   // Graphs: a cycle, an unknown requirement, a schema that is no graph.
   const cycle = 'artifacts:\n  - {id: a, generates: a.md, requires: [b]}\n  - {id: b, generates: b.md, requires: [a]}\n'

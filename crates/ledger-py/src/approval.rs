@@ -1,10 +1,13 @@
-//! `status()`, `approve()`, `current_state()`, `ledger.ApprovalStatus` and
-//! `ledger.ArtifactStatus` (core `approval`).
+//! `status()`, `approve()`, `retire()`, `current_state()`, `ledger.ApprovalStatus`
+//! and `ledger.ArtifactStatus` (core `approval`).
 
-use ledger_core::{ApprovalStatus, ArtifactStatus};
+use std::collections::BTreeMap;
+
+use ledger_core::{Absence, ApprovalStatus, ArtifactStatus, ChangeLocation};
 use pyo3::prelude::*;
 
 use crate::artifacts::PyChangeSet;
+use crate::compare::PyChange;
 use crate::envelope::{PyBinding, PyStateEnvelope};
 use crate::errors;
 use crate::scope::json_text;
@@ -25,7 +28,7 @@ impl PyArtifactStatus {
         &self.inner.artifact
     }
 
-    /// `approved`, `unbound`, `changed`, `reset` or `blocked`.
+    /// `approved`, `unbound`, `changed`, `reset`, `blocked`, `archived` or `gone`.
     #[getter]
     fn state(&self) -> &'static str {
         self.inner.state.as_str()
@@ -53,6 +56,19 @@ impl PyArtifactStatus {
     #[getter]
     fn blocked(&self) -> Option<&str> {
         self.inner.blocked.as_deref()
+    }
+
+    /// When `changed`: every path that differs from the approved set (`None`
+    /// when the binding predates stored inventories).
+    #[getter]
+    fn changes(&self) -> Option<Vec<PyChange>> {
+        let changes = self.inner.changes.clone()?;
+        Some(
+            changes
+                .into_iter()
+                .map(|inner| PyChange { inner })
+                .collect(),
+        )
     }
 
     /// The binding, when there is one.
@@ -87,6 +103,37 @@ impl PyApprovalStatus {
     #[getter]
     fn state_record(&self) -> Option<String> {
         self.inner.state_record.map(|r| r.to_string())
+    }
+
+    /// Where the change is: `active`, `archived` or `missing`.
+    #[getter]
+    fn location(&self) -> &'static str {
+        match self.inner.location {
+            ChangeLocation::Active { .. } => "active",
+            ChangeLocation::Archived { .. } => "archived",
+            ChangeLocation::Missing => "missing",
+        }
+    }
+
+    /// The change's directory (relative to the workspace), `None` when missing.
+    #[getter]
+    fn directory(&self) -> Option<&str> {
+        match &self.inner.location {
+            ChangeLocation::Active { directory } | ChangeLocation::Archived { directory } => {
+                Some(directory)
+            }
+            ChangeLocation::Missing => None,
+        }
+    }
+
+    /// `{"reason": ..., "observed_at": ...}` when the change's state was retired.
+    #[getter]
+    fn retired(&self) -> Option<BTreeMap<&'static str, String>> {
+        let retired = self.inner.retired.as_ref()?;
+        Some(BTreeMap::from([
+            ("reason", retired.reason.clone()),
+            ("observed_at", retired.observed_at.clone()),
+        ]))
     }
 
     /// One row per artifact, in topological order.
@@ -127,20 +174,37 @@ pub fn status(py: Python<'_>, store: &PyStore, change: &PyChangeSet) -> PyResult
 }
 
 /// Binds `artifact`'s current fingerprint to the observed `source` of the
-/// owner's decision and advances the change's state pointer.
+/// owner's decision and advances the change's state pointer. `absent=True`
+/// approves a set none of whose files exist (refused otherwise).
 #[pyfunction]
+#[pyo3(signature = (store, change, artifact, source, *, absent = false))]
 pub fn approve(
     py: Python<'_>,
     store: &PyStore,
     change: &PyChangeSet,
     artifact: String,
     source: String,
+    absent: bool,
 ) -> PyResult<PyBinding> {
     let (store, change) = (store.inner.clone(), change.inner.clone());
+    let absence = if absent {
+        Absence::Approve
+    } else {
+        Absence::Refuse
+    };
     let inner = errors::detached(py, move || {
-        ledger_core::approve(&store, &change, &artifact, &source)
+        ledger_core::approve(&store, &change, &artifact, &source, absence)
     })?;
     Ok(PyBinding { inner })
+}
+
+/// Retires a change's state: a new record without bindings that says why;
+/// the records before it stay. Returns the new record's id.
+#[pyfunction]
+pub fn retire(py: Python<'_>, store: &PyStore, change: String, reason: String) -> PyResult<String> {
+    let store = store.inner.clone();
+    let record = errors::detached(py, move || ledger_core::retire(&store, &change, &reason))?;
+    Ok(record.to_string())
 }
 
 /// The change's current state envelope and the record it came from (`None`

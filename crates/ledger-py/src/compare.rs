@@ -12,7 +12,7 @@ use crate::scope::json_text;
 #[pyclass(frozen, eq, name = "Change", module = "ledger")]
 #[derive(PartialEq)]
 pub struct PyChange {
-    inner: Change,
+    pub(crate) inner: Change,
 }
 
 #[pymethods]

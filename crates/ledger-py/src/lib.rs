@@ -56,7 +56,9 @@ mod ledger_module {
     use pyo3::prelude::*;
 
     #[pymodule_export]
-    use crate::approval::{PyApprovalStatus, PyArtifactStatus, approve, current_state, status};
+    use crate::approval::{
+        PyApprovalStatus, PyArtifactStatus, approve, current_state, retire, status,
+    };
     #[pymodule_export]
     use crate::artifacts::PyChangeSet;
     #[pymodule_export]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import ledger
 from conftest import CHANGE, write
 
@@ -121,3 +123,62 @@ def test_other_changes_root(tmp_path: Path) -> None:
     change = ledger.ChangeSet(tmp_path, "c1", changes_root="changes")
     assert change.directory() == "changes/c1"
     assert [e.path for e in change.inventory("proposal").entries] == ["changes/c1/proposal.md"]
+
+
+def test_exact_answers_of_the_cascade(workspace: Path) -> None:
+    store = ledger.Store(workspace)
+    d = workspace / "openspec/changes" / CHANGE
+    with pytest.raises(ledger.UnknownChangeError):
+        ledger.approve(store, ledger.ChangeSet(workspace, "add-lgoin"), "proposal", "m")
+    with pytest.raises(ledger.UnknownChangeError):
+        ledger.status(store, ledger.ChangeSet(workspace, "add-lgoin"))
+    assert store.refs() == []
+
+    # No spec files: an empty set, approved only as absent on purpose.
+    import shutil
+
+    shutil.rmtree(d / "specs")
+    change = ledger.ChangeSet(workspace, CHANGE)
+    assert change.inventory("specs").entries == []
+    with pytest.raises(ledger.AbsentArtifactError):
+        ledger.approve(store, change, "specs", "m")
+    (d / "diagrams" / "flow.svg").unlink()
+    ledger.approve(store, change, "proposal", "m")
+    ledger.approve(store, change, "specs", "m", absent=True)
+    with pytest.raises(ledger.UpstreamBlockedError) as blocked:
+        ledger.approve(store, change, "tasks", "m")
+    assert "design" in str(blocked.value)
+    write(d, "diagrams/flow.svg", "<svg/>\n")
+    for artifact in ["design", "tasks"]:
+        ledger.approve(store, change, artifact, "m")
+    write(workspace, "src/other.py", "unrelated\n")
+    assert ledger.status(store, change).all_approved()
+
+    # status names the files that changed.
+    write(d, "diagrams/flow.svg", "<svg>v2</svg>\n")
+    design = ledger.status(store, change).artifacts[2]
+    assert design.state == "changed"
+    assert [(c.change, c.path) for c in design.changes or []] == [
+        ("content-changed", f"openspec/changes/{CHANGE}/diagrams/flow.svg")
+    ]
+    write(d, "diagrams/flow.svg", "<svg/>\n")
+
+    # Archived: found by name, reported as archived.
+    archive = workspace / "openspec/changes/archive"
+    archive.mkdir()
+    d.rename(archive / f"2026-12-01-{CHANGE}")
+    status = ledger.status(store, ledger.ChangeSet(workspace, CHANGE))
+    assert status.location == "archived"
+    assert status.directory == f"openspec/changes/archive/2026-12-01-{CHANGE}"
+    assert set(states(status).values()) == {"archived"} and status.all_approved()
+
+    # Gone, then retired: a new record, the history kept.
+    shutil.rmtree(archive)
+    status = ledger.status(store, ledger.ChangeSet(workspace, CHANGE))
+    assert status.location == "missing" and set(states(status).values()) == {"gone"}
+    before = len(store.history(f"changes/{CHANGE}"))
+    record = ledger.retire(store, CHANGE, "abandoned")
+    assert store.head(f"changes/{CHANGE}") == record
+    assert len(store.history(f"changes/{CHANGE}")) == before + 1
+    retired = ledger.status(store, ledger.ChangeSet(workspace, CHANGE)).retired
+    assert retired is not None and retired["reason"] == "abandoned"

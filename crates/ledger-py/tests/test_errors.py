@@ -164,6 +164,23 @@ def missing_source(tmp: Path) -> object:
     return ledger.approve(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), "proposal", "  ")
 
 
+def unknown_change(tmp: Path) -> object:
+    make_change(tmp)
+    return ledger.approve(ledger.Store(tmp), ledger.ChangeSet(tmp, "add-lgoin"), "proposal", "m")
+
+
+def upstream_blocked(tmp: Path) -> object:
+    d = make_change(tmp)
+    (d / "diagrams" / "flow.svg").unlink()
+    return ledger.approve(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), "tasks", "m")
+
+
+def absent_artifact(tmp: Path) -> object:
+    d = make_change(tmp)
+    (d / "proposal.md").unlink()
+    return ledger.approve(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), "proposal", "m")
+
+
 def prerequisite_failed(tmp: Path) -> object:
     spec = ledger.GateSpec(
         "t", ["true"], ledger.Scope(tmp), prerequisites={"x": ledger.Observe.command("exit 3")}
@@ -278,6 +295,9 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "unknown-artifact": [unknown_artifact],
     "bad-schema": [bad_schema],
     "missing-source": [missing_source],
+    "unknown-change": [unknown_change],
+    "upstream-blocked": [upstream_blocked],
+    "absent-artifact": [absent_artifact],
     "prerequisite-failed": [prerequisite_failed],
     "gate-not-started": [gate_not_started],
     "invalid-argument": [invalid_argument],
