@@ -58,9 +58,40 @@ export interface Binding {
   observed_at: string
   /** The fingerprints of every upstream artifact at approval time. */
   upstream: Record<string, string>
+  /** The approved set itself (absent from bindings written before ledger kept it). */
+  inventory?: InventoryJson
 }
 
-export type ApprovalState = 'approved' | 'unbound' | 'changed' | 'reset' | 'blocked'
+export type ApprovalState =
+  | 'approved'
+  | 'unbound'
+  | 'changed'
+  | 'reset'
+  | 'blocked'
+  | 'archived'
+  | 'gone'
+
+/** One path that differs from the approved set. */
+export interface StatusChange {
+  change: ChangeKind
+  /** The entry when approved (`null`: the path was not in the approved set). */
+  old: Entry | null
+  /** The entry now (kind `missing` when it left the set). */
+  new: Entry
+}
+
+/** Where a change's directory is: active, archived by OpenSpec, or gone. */
+export type ChangeLocation =
+  | { state: 'active'; directory: string }
+  | { state: 'archived'; directory: string }
+  | { state: 'missing' }
+
+/** Set on a change whose state was retired (`ledger state retire`). */
+export interface Retirement {
+  reason: string
+  /** RFC 3339, UTC. */
+  observed_at: string
+}
 
 export interface ArtifactStatus {
   artifact: string
@@ -71,13 +102,17 @@ export interface ArtifactStatus {
   reset_by: string[]
   /** Why the set is blocked: `error[<code>]: <message>`. */
   blocked: string | null
+  /** When `changed`: every path that differs (`null` for bindings without a stored inventory). */
+  changes: StatusChange[] | null
   binding: Binding | null
 }
 
 /** `ledger status --json`. */
 export interface ApprovalStatus {
   change: string
+  location: ChangeLocation
   state_record: string | null
+  retired: Retirement | null
   artifacts: ArtifactStatus[]
 }
 
@@ -105,6 +140,7 @@ export interface StateEnvelope {
   blockers: string[]
   next_outcome: string | null
   validation: Validation | null
+  retired?: Retirement
 }
 
 /** One element of `ledger state show --json`. */
@@ -285,11 +321,12 @@ export declare class Store {
 /**
  * Binds `artifact`'s current fingerprint to the owner's decision observed at
  * `source` (a message id, a URL...), and advances the change's state pointer.
+ * `absent: true` approves a set none of whose files exist (refused otherwise).
  */
-export declare function approve(options: ChangeOptions, artifact: string, source: string): Promise<Binding>
+export declare function approve(options: ChangeOptions, artifact: string, source: string, absent?: boolean | undefined | null): Promise<Binding>
 
 /** `approve`, blocking the JavaScript thread. */
-export declare function approveSync(options: ChangeOptions, artifact: string, source: string): Binding
+export declare function approveSync(options: ChangeOptions, artifact: string, source: string, absent?: boolean | undefined | null): Binding
 
 /**
  * The artifact graph, checked (duplicate ids, unknown `requires`, cycles) and
@@ -528,6 +565,15 @@ export declare function resolveScope(options: ScopeOptions): Promise<Scope>
 export declare function resolveScopeSync(options: ScopeOptions): Scope
 
 /**
+ * Retires a change's state (`ledger state retire`): a new record without
+ * bindings that says why; the records before it stay. Resolves to its id.
+ */
+export declare function retire(options: ChangeOptions, reason: string): Promise<unknown>
+
+/** `retire`, blocking the JavaScript thread. */
+export declare function retireSync(options: ChangeOptions, reason: string): string
+
+/**
  * Reuses fresh evidence, or runs the command and records evidence whatever
  * its exit status (`ledger gate run --json`). The command runs on a libuv
  * pool thread for as long as it takes.
@@ -565,8 +611,8 @@ export interface ScopeOptions {
 }
 
 /**
- * Each artifact's approval: approved, unbound, changed, reset or blocked, with
- * its cause (`ledger status --json`).
+ * Each artifact's approval: approved, unbound, changed (with the changed
+ * paths), reset, blocked, archived or gone, with its cause (`ledger status --json`).
  */
 export declare function status(options: ChangeOptions): Promise<ApprovalStatus>
 
