@@ -193,8 +193,10 @@ impl ChangeSet {
         }
     }
 
-    /// The scope of an artifact's approval set, resolved now.
+    /// The scope of an artifact's approval set, resolved now. A change found
+    /// neither active nor archived has no sets (`unknown-change`).
     pub fn scope(&self, artifact: &str) -> Result<Scope> {
+        self.require_present()?;
         let artifact = self.graph.artifact(artifact)?;
         let mut scope = Scope::new(self.workspace.clone());
         scope.purpose = format!("approval: {} of change {}", artifact.id, self.change);
