@@ -18,6 +18,7 @@ use crate::error::{DisplayPath, Error, Result};
 use crate::graph::{Artifact, ArtifactGraph};
 use crate::inventory::Inventory;
 use crate::materials;
+use crate::own_file;
 use crate::path::WorkspacePath;
 use crate::scope::Scope;
 use crate::walk::walk_root;
@@ -250,23 +251,20 @@ impl ChangeSet {
     fn design_materials(&self, documents: &[WorkspacePath]) -> Result<Vec<WorkspacePath>> {
         let mut out = Vec::new();
         for document in documents {
-            let full = self.workspace.join(document.as_str());
-            let text = match std::fs::read(&full) {
-                Ok(bytes) => String::from_utf8(bytes).map_err(|_| Error::AmbiguousMaterial {
-                    document: DisplayPath::from(document.as_str()),
-                    material: DisplayPath::from(document.as_str()),
-                    reason: "the document is not UTF-8, so its links cannot be read".to_owned(),
-                })?,
-                // A missing design.md is itself a `missing` entry of the set.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(source) => {
-                    return Err(Error::Unreadable {
-                        path: DisplayPath::from(document.as_str()),
-                        operation: "read",
-                        source,
-                    });
-                }
-            };
+            // Read like an input: no symlink followed, a regular file, bounded.
+            let bytes = own_file::read_in_workspace(
+                self.workspace.as_std_path(),
+                document,
+                "design document",
+                own_file::DOCUMENT_LIMIT,
+            )?;
+            // A missing design.md is itself a `missing` entry of the set.
+            let Some(bytes) = bytes else { continue };
+            let text = String::from_utf8(bytes).map_err(|_| Error::AmbiguousMaterial {
+                document: DisplayPath::from(document.as_str()),
+                material: DisplayPath::from(document.as_str()),
+                reason: "the document is not UTF-8, so its links cannot be read".to_owned(),
+            })?;
             // An archived design's links were written for the change's active
             // directory (the move put it one level deeper): resolve them there,
             // and find what lay inside the change in the archive.

@@ -390,6 +390,19 @@ pub enum Error {
         /// The value with its invalid bytes escaped as `\xNN`.
         value: String,
     },
+    /// A file ledger reads for itself (a design, a schema, a record, a pointer)
+    /// that is larger than the bound it is read with.
+    #[error(
+        "{path} is larger than {limit} bytes, the most ledger reads of a {what}; it is refused rather than read without bound"
+    )]
+    TooLarge {
+        /// The file.
+        path: DisplayPath,
+        /// What it was read as, e.g. `design document`.
+        what: &'static str,
+        /// The bound, in bytes.
+        limit: u64,
+    },
     /// Text that is not a record id.
     #[error("invalid record id {text:?}: expected 64 lowercase hex digits")]
     BadRecordId {
@@ -439,6 +452,7 @@ impl Error {
             Error::UpstreamBlocked { .. } => "upstream-blocked",
             Error::AbsentArtifact { .. } => "absent-artifact",
             Error::NonUtf8Value { .. } => "non-utf8-value",
+            Error::TooLarge { .. } => "too-large",
         }
     }
 
@@ -465,6 +479,7 @@ impl Error {
             | Error::BadEntry { path, .. }
             | Error::DuplicateEntry { path }
             | Error::InvalidGitfile { path, .. }
+            | Error::TooLarge { path, .. }
             | Error::UnknownChange { active: path, .. } => Some(&path.0),
             Error::CorruptRecord { path, .. } => Some(&path.0),
             Error::PointerConflict { .. }
@@ -524,6 +539,7 @@ impl Error {
         "upstream-blocked",
         "absent-artifact",
         "non-utf8-value",
+        "too-large",
     ];
 }
 

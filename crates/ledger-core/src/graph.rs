@@ -120,10 +120,14 @@ impl ArtifactGraph {
 
     /// Reads a `schema.yaml` file.
     pub fn read(path: &Utf8Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Unreadable {
+        let bytes = crate::own_file::read_file(
+            path.as_std_path(),
+            "schema",
+            crate::own_file::DOCUMENT_LIMIT,
+        )?;
+        let text = String::from_utf8(bytes).map_err(|_| Error::BadSchema {
             path: DisplayPath::from(path.as_str()),
-            operation: "read schema",
-            source,
+            reason: "not UTF-8".to_owned(),
         })?;
         Self::from_schema_yaml(&text, path.as_str())
     }

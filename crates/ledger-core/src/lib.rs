@@ -52,6 +52,7 @@ mod graph;
 mod inventory;
 mod materials;
 mod normalize;
+mod own_file;
 mod path;
 mod read;
 mod record;

@@ -112,7 +112,7 @@ fn same_directory_runs(paths: &[WorkspacePath]) -> Vec<Run<'_>> {
 }
 
 /// Opens the workspace directory itself (it was canonicalized: following is fine).
-fn open_workspace(workspace: &Path) -> Result<OwnedFd> {
+pub(crate) fn open_workspace(workspace: &Path) -> Result<OwnedFd> {
     rustix::fs::open(workspace, dir_flags() & !OFlags::NOFOLLOW, Mode::empty()).map_err(|e| {
         Error::Unreadable {
             path: DisplayPath::from_bytes(workspace.as_os_str().as_encoded_bytes()),
@@ -127,7 +127,7 @@ fn dir_flags() -> OFlags {
 }
 
 /// Why the files of a directory cannot be read.
-enum DirProblem {
+pub(crate) enum DirProblem {
     /// An ancestor (this workspace path) is a symlink.
     Symlink(String),
     /// A directory could not be opened.
@@ -135,7 +135,7 @@ enum DirProblem {
 }
 
 impl DirProblem {
-    fn for_file(&self, path: &WorkspacePath) -> Error {
+    pub(crate) fn for_file(&self, path: &WorkspacePath) -> Error {
         match self {
             DirProblem::Symlink(link) => Error::SymlinkedParent {
                 path: DisplayPath::from(path.as_str()),
@@ -153,7 +153,10 @@ impl DirProblem {
 /// Opens `dir` (a workspace path, or "" for the workspace) one component at a
 /// time without following symlinks. `Ok(None)`: it does not exist (or a
 /// component is a regular file), so every path below it is missing.
-fn open_dir(root: &OwnedFd, dir: &str) -> std::result::Result<Option<OwnedFd>, DirProblem> {
+pub(crate) fn open_dir(
+    root: &OwnedFd,
+    dir: &str,
+) -> std::result::Result<Option<OwnedFd>, DirProblem> {
     let mut current: Option<OwnedFd> = None;
     let mut end = 0;
     for component in dir.split('/').filter(|c| !c.is_empty()) {
@@ -423,7 +426,7 @@ fn same_version(a: &Stat, b: &Stat) -> bool {
 }
 
 /// Names a non-regular, non-symlink file type for the error message.
-fn describe(file_type: FileType) -> &'static str {
+pub(crate) fn describe(file_type: FileType) -> &'static str {
     match file_type {
         FileType::Directory => "directory",
         FileType::Fifo => "FIFO",

@@ -144,12 +144,16 @@ impl InventoryRecord {
         Ok(record)
     }
 
-    /// Reads a record file.
+    /// Reads a record file: a regular file, not through a symlink, at most 1 GiB.
     pub fn read(path: &Utf8Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Unreadable {
-            path: DisplayPath::from(path.as_str()),
-            operation: "read record",
-            source,
+        let bytes = crate::own_file::read_file(
+            path.as_std_path(),
+            "record",
+            crate::own_file::RECORD_LIMIT,
+        )?;
+        let text = String::from_utf8(bytes).map_err(|e| Error::MalformedRecord {
+            record: DisplayPath::from(path.as_str()),
+            reason: format!("not UTF-8: {e}"),
         })?;
         Self::from_json(&text, path.as_str())
     }

@@ -584,3 +584,24 @@ fn a_gone_change_is_reported_as_gone_and_can_be_retired() {
         "invalid-argument"
     );
 }
+
+#[test]
+fn a_design_that_is_no_regular_file_blocks_without_hanging_or_following() {
+    let repo = Repo::new();
+    let store = Store::open(repo.path());
+    let design = repo.path().join(CHANGE).join("design.md");
+    let blocked = |repo: &Repo| -> String {
+        let status = status(&store, &repo.change()).unwrap();
+        assert_eq!(status.artifacts[2].state, B);
+        status.artifacts[2].blocked.clone().unwrap()
+    };
+    std::fs::remove_file(&design).unwrap();
+    let made = Command::new("mkfifo").arg(&design).status().unwrap();
+    assert!(made.success());
+    assert!(blocked(&repo).starts_with("error[special-file]"));
+    std::fs::remove_file(&design).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &design).unwrap();
+    let reason = blocked(&repo);
+    assert!(reason.starts_with("error[unreadable]"), "{reason}");
+    assert!(reason.contains("symlink"), "{reason}");
+}

@@ -256,6 +256,14 @@ fn absent_artifact() -> Error {
     .unwrap_err()
 }
 
+fn too_large() -> Error {
+    let (dir, set) = change_dir("");
+    let design = dir.path().join("openspec/changes/c/design.md");
+    let file = std::fs::File::create(design).unwrap();
+    file.set_len(17 * 1024 * 1024).unwrap(); // sparse: no disk used
+    set.inventory("design").unwrap_err()
+}
+
 fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
     let dir = tempfile::tempdir().unwrap();
     let spec = GateSpec {
@@ -366,6 +374,7 @@ fn every_code_is_provoked_by_a_real_input() {
         ("unknown-change", unknown_change()),
         ("upstream-blocked", upstream_blocked()),
         ("absent-artifact", absent_artifact()),
+        ("too-large", too_large()),
         ("prerequisite-failed", gate(&["true"], Some("exit 3"))),
         (
             "gate-not-started",

@@ -77,6 +77,7 @@ error_classes! {
     UpstreamBlockedError => "upstream-blocked": "An approval whose upstream artifact cannot be fingerprinted now.",
     AbsentArtifactError => "absent-artifact": "An approval of an artifact none of whose files exist (approve it as absent explicitly).",
     NonUtf8ValueError => "non-utf8-value": "A prerequisite value or command output that is not valid UTF-8.",
+    TooLargeError => "too-large": "A file ledger reads for itself (design, schema, record, pointer) that exceeds its size bound.",
     PanicError => "panic": "A bug: the Rust code panicked. The message says where; please report it.",
 }
 

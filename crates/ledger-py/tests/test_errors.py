@@ -181,6 +181,13 @@ def absent_artifact(tmp: Path) -> object:
     return ledger.approve(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), "proposal", "m")
 
 
+def too_large(tmp: Path) -> object:
+    d = make_change(tmp)
+    with open(d / "design.md", "wb") as f:
+        f.truncate(17 * 1024 * 1024)  # sparse
+    return ledger.ChangeSet(tmp, CHANGE).inventory("design")
+
+
 def prerequisite_failed(tmp: Path) -> object:
     spec = ledger.GateSpec(
         "t", ["true"], ledger.Scope(tmp), prerequisites={"x": ledger.Observe.command("exit 3")}
@@ -298,6 +305,7 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "unknown-change": [unknown_change],
     "upstream-blocked": [upstream_blocked],
     "absent-artifact": [absent_artifact],
+    "too-large": [too_large],
     "prerequisite-failed": [prerequisite_failed],
     "gate-not-started": [gate_not_started],
     "invalid-argument": [invalid_argument],

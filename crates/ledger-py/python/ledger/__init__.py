@@ -39,6 +39,7 @@ from ledger._ledger import (
     UpstreamBlockedError,
     AbsentArtifactError,
     NonUtf8ValueError,
+    TooLargeError,
     BadRefNameError,
     BadSchemaError,
     Binding,
@@ -178,6 +179,7 @@ __all__ = [
     "UpstreamBlockedError",
     "AbsentArtifactError",
     "NonUtf8ValueError",
+    "TooLargeError",
     "PanicError",
     # Constants
     "ERROR_CODES",
