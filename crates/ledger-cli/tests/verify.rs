@@ -284,3 +284,13 @@ fn a_version_1_0_record_without_roots_means_the_whole_checkout() {
     std::fs::write(&legacy, json.to_string()).unwrap();
     assert_eq!(verify(&s, &legacy, &[]).status.code(), Some(0));
 }
+
+#[test]
+fn store_files_cannot_be_named_into_an_inventory() {
+    let s = sample_checkout();
+    stdout(&s.ledger(&s.w(), &["fingerprint"]));
+    for flag in ["--path", "--tasks"] {
+        let out = s.ledger(&s.w(), &["fingerprint", flag, ".ledger/lock"]);
+        assert_blocked(&out, "invalid-path", ".ledger/lock");
+    }
+}

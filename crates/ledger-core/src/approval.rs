@@ -289,7 +289,7 @@ pub fn current_state(store: &Store, change: &str) -> Result<(Option<RecordId>, S
     match store.head(&state_ref(change))? {
         None => Ok((None, StateEnvelope::new(change))),
         Some(id) => {
-            let record = store.read_record::<StateEnvelope>(&id)?;
+            let record = store.read_record_of_kind::<StateEnvelope>(&id, STATE_KIND)?;
             Ok((Some(id), record.body))
         }
     }

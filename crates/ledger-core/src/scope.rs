@@ -210,9 +210,10 @@ impl Scope {
         Ok(())
     }
 
-    /// Adds an exact path.
+    /// Adds an exact path. A path in ledger's store is refused: the store is
+    /// never part of an inventory, explicit paths included.
     pub fn add_path(&mut self, path: &str) -> Result<()> {
-        push_unique(&mut self.paths, WorkspacePath::new(path)?);
+        push_unique(&mut self.paths, outside_store(WorkspacePath::new(path)?)?);
         Ok(())
     }
 
@@ -236,7 +237,10 @@ impl Scope {
 
     /// Marks a path for the task-checkbox normalization (approval Tasks).
     pub fn add_tasks(&mut self, path: &str) -> Result<()> {
-        push_unique(&mut self.normalize, WorkspacePath::new(path)?);
+        push_unique(
+            &mut self.normalize,
+            outside_store(WorkspacePath::new(path)?)?,
+        );
         Ok(())
     }
 
@@ -246,6 +250,9 @@ impl Scope {
     pub fn validate(&self) -> Result<()> {
         for root in self.repositories.iter().chain(&self.roots) {
             check_normal(root)?;
+        }
+        for path in self.paths.iter().chain(&self.normalize) {
+            outside_store(path.clone())?;
         }
         for exclusion in &self.exclusions {
             if check_normal(&exclusion.path)? == "." {
@@ -297,6 +304,17 @@ impl Scope {
     }
 }
 
+/// Refuses a path inside ledger's store ([`STORE_DIR`]).
+fn outside_store(path: WorkspacePath) -> Result<WorkspacePath> {
+    if path.is_within(STORE_DIR) {
+        return Err(Error::InvalidPath {
+            path: DisplayPath::from(path.as_str()),
+            reason: "it lies in ledger's store (.ledger/), which no inventory holds",
+        });
+    }
+    Ok(path)
+}
+
 /// Validates a root and requires it in normal form, returning it.
 fn check_normal(root: &str) -> Result<String> {
     let normal = normalize_root(root)?;
@@ -319,6 +337,41 @@ fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
+
+    #[test]
+    fn no_explicit_path_reaches_into_the_store() {
+        let mut scope = Scope::new("/w");
+        for path in [".ledger/lock", ".ledger/records/x.json"] {
+            assert_eq!(scope.add_path(path).unwrap_err().code(), "invalid-path");
+            assert_eq!(scope.add_tasks(path).unwrap_err().code(), "invalid-path");
+        }
+        scope.add_path(".ledger-notes.md").unwrap();
+        let json = r#"{"workspace": "/w", "paths": [".ledger/lock"]}"#;
+        assert_eq!(
+            Scope::from_json(json, "s.json").unwrap_err().code(),
+            "invalid-path"
+        );
+    }
+
+    #[test]
+    fn a_declaration_without_roots_selects_everything_an_empty_scope_nothing() {
+        let lists = ScopeLists::default();
+        assert_eq!(Scope::from_lists("/w", &lists).unwrap().roots, ["."]);
+        let lists = ScopeLists {
+            paths: vec!["a".into()],
+            ..ScopeLists::default()
+        };
+        assert!(Scope::from_lists("/w", &lists).unwrap().roots.is_empty());
+        assert!(Scope::new("/w").roots.is_empty());
+        let file = |json: &str| Scope::from_json(json, "s.json").unwrap().roots;
+        assert_eq!(file(r#"{"workspace": "/w"}"#), ["."]);
+        assert!(file(r#"{"workspace": "/w", "roots": []}"#).is_empty());
+        assert!(file(r#"{"workspace": "/w", "normalize": ["t.md"]}"#).is_empty());
+        // What a scope writes, it reads back as the same scope.
+        let empty = Scope::new("/w");
+        let text = serde_json::to_string(&empty).unwrap();
+        assert_eq!(Scope::from_json(&text, "s.json").unwrap(), empty);
+    }
 
     #[test]
     fn a_scope_read_from_json_is_checked_and_keeps_the_store_out() {

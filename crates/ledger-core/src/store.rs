@@ -240,6 +240,31 @@ impl Store {
         })
     }
 
+    /// [`Store::read_record`] of a record that must be of `kind`: its header is
+    /// checked before the body is interpreted, so that a record of another kind
+    /// (which might parse as a `T` full of defaults) is `corrupt-record`.
+    pub fn read_record_of_kind<T: DeserializeOwned>(
+        &self,
+        id: &RecordId,
+        kind: &str,
+    ) -> Result<StoredRecord<T>> {
+        let (path, bytes, header) = self.read_header(id)?;
+        if header.kind != kind {
+            return Err(Error::CorruptRecord {
+                path: shown(&path),
+                reason: format!(
+                    "it is a {:?} record where a {kind:?} record belongs",
+                    header.kind
+                ),
+            });
+        }
+        let mut json = serde_json::Deserializer::from_slice(&bytes);
+        serde_path_to_error::deserialize(&mut json).map_err(|e| Error::MalformedRecord {
+            record: shown(&path),
+            reason: format!("at {}: {}", e.path(), e.inner()),
+        })
+    }
+
     /// Reads a record's file and verified header.
     fn read_header(&self, id: &RecordId) -> Result<(PathBuf, Vec<u8>, StoredRecord<IgnoredAny>)> {
         let path = self.record_path(id);

@@ -605,3 +605,21 @@ fn a_design_that_is_no_regular_file_blocks_without_hanging_or_following() {
     assert!(reason.starts_with("error[unreadable]"), "{reason}");
     assert!(reason.contains("symlink"), "{reason}");
 }
+
+#[test]
+fn a_state_pointer_naming_another_kind_of_record_is_corrupt() {
+    let repo = Repo::new();
+    let store = Store::open(repo.path());
+    // Any JSON object would read as an empty envelope: the kind decides.
+    store
+        .commit(
+            "changes/add-auth",
+            "evidence",
+            None,
+            &serde_json::json!({"gate": "g"}),
+        )
+        .unwrap();
+    let err = status(&store, &repo.change()).unwrap_err();
+    assert_eq!(err.code(), "corrupt-record", "{err}");
+    assert!(err.to_string().contains("\"evidence\""), "{err}");
+}
