@@ -8,7 +8,7 @@ mod scope_args;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand};
 use ledger_core::{Error, Inventory, InventoryRecord, Observed};
 
@@ -203,7 +203,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let record = InventoryRecord::new(inventory, observed);
             match &args.out {
                 Some(file) => {
-                    write_atomically(file, &record.to_json())?;
+                    record.write(file)?;
                     (format!("{}\n", record.fingerprint), ExitCode::SUCCESS)
                 }
                 None => (record.to_json(), ExitCode::SUCCESS),
@@ -231,26 +231,4 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     };
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(code)
-}
-
-/// Writes `text` to `file` through a temporary file in the same directory and a
-/// rename, so that a reader never sees a half-written record.
-fn write_atomically(file: &Utf8Path, text: &str) -> Result<(), Error> {
-    let dir = match file.parent() {
-        Some(p) if !p.as_str().is_empty() => p,
-        _ => Utf8Path::new("."),
-    };
-    let failed = |operation, source| Error::Unwritable {
-        path: file.as_str().into(),
-        operation,
-        source,
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| failed("create a temporary file for", e))?;
-    temp.write_all(text.as_bytes())
-        .map_err(|e| failed("write", e))?;
-    temp.as_file().sync_all().map_err(|e| failed("sync", e))?;
-    temp.persist(file)
-        .map_err(|e| failed("rename into", e.error))?;
-    Ok(())
 }

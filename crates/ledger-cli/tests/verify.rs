@@ -4,7 +4,7 @@
 
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
 mod common;
 
@@ -293,4 +293,62 @@ fn store_files_cannot_be_named_into_an_inventory() {
         let out = s.ledger(&s.w(), &["fingerprint", flag, ".ledger/lock"]);
         assert_blocked(&out, "invalid-path", ".ledger/lock");
     }
+}
+
+#[test]
+fn inventory_out_replaces_only_regular_files_and_keeps_the_usual_mode() {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let s = sample_checkout();
+    let out = |target: &Path| s.ledger(&s.w(), &["inventory", "--out", target.to_str().unwrap()]);
+    // A new file: the mode of any new file, not a temp file's 0600.
+    let record = s.dir.path().join("new.json");
+    stdout(&out(&record));
+    let mode = std::fs::metadata(&record).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode & 0o044, 0o044, "readable like any new file: {mode:o}");
+    // A regular file is replaced; a symlink, a FIFO, a device and a file with
+    // other hard links are refused and left as they were.
+    stdout(&out(&record));
+    let elsewhere = s.dir.path().join("elsewhere.txt");
+    std::fs::write(&elsewhere, "keep\n").unwrap();
+    let link = s.dir.path().join("link.json");
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    assert_blocked(&out(&link), "unwritable", "link.json");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let hard = s.dir.path().join("hard.json");
+    std::fs::hard_link(&elsewhere, &hard).unwrap();
+    assert_blocked(&out(&hard), "unwritable", "hard.json");
+    assert_eq!(std::fs::metadata(&hard).unwrap().nlink(), 2);
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "keep\n");
+    let fifo = s.dir.path().join("fifo.json");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_blocked(&out(&fifo), "unwritable", "fifo.json");
+    assert_blocked(&out(Path::new("/dev/null")), "unwritable", "/dev/null");
+    assert!(
+        std::fs::symlink_metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    let leftovers = std::fs::read_dir(s.dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".tmp")
+        })
+        .count();
+    assert_eq!(leftovers, 0);
 }

@@ -144,6 +144,68 @@ impl InventoryRecord {
         Ok(record)
     }
 
+    /// Writes the record to `path` atomically (a temporary file in the same
+    /// directory, synced, renamed over `path`, the directory synced), so that a
+    /// reader never sees half a record.
+    ///
+    /// Only a new file or an existing regular file with no other hard link is
+    /// replaced: a symlink, device, FIFO or directory is refused (`unwritable`),
+    /// as is a file whose other names a rename would silently part from. The new
+    /// file gets the mode any new file gets (`0o644` less the umask).
+    pub fn write(&self, path: &Utf8Path) -> Result<()> {
+        use std::io::Write as _;
+        use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+        let failed = |operation: &'static str, source: std::io::Error| Error::Unwritable {
+            path: DisplayPath::from(path.as_str()),
+            operation,
+            source,
+        };
+        let refused = |operation| failed(operation, std::io::ErrorKind::InvalidInput.into());
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(refused(
+                    "replace (it is a symlink, which ledger never writes through)",
+                ));
+            }
+            Ok(meta) if !meta.is_file() => {
+                return Err(refused("replace (it is not a regular file)"));
+            }
+            Ok(meta) if meta.nlink() > 1 => {
+                return Err(refused(
+                    "replace (it has other hard links, which a new record would part from)",
+                ));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(failed("stat", e)),
+        }
+        let dir = match path.parent() {
+            Some(p) if !p.as_str().is_empty() => p,
+            _ => Utf8Path::new("."),
+        };
+        let name = path.file_name().unwrap_or("record");
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let temp = dir.join(format!(".{name}.{}-{nanos}.tmp", std::process::id()));
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .open(&temp)
+            .map_err(|e| failed("create a temporary file for", e))?;
+        let written = file
+            .write_all(self.to_json().as_bytes())
+            .and_then(|()| file.sync_all())
+            .and_then(|()| std::fs::rename(&temp, path))
+            .and_then(|()| std::fs::File::open(dir)?.sync_all());
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&temp);
+            return Err(failed("write", e));
+        }
+        Ok(())
+    }
+
     /// Reads a record file: a regular file, not through a symlink, at most 1 GiB.
     pub fn read(path: &Utf8Path) -> Result<Self> {
         let bytes = crate::own_file::read_file(
