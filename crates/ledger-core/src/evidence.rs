@@ -615,3 +615,260 @@ impl std::fmt::Display for StaleReason {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+    use crate::gate::{Echo, run_gate};
+
+    /// A workspace with `sub/input.txt`, walked in full (no Git), and its store.
+    fn workspace() -> (tempfile::TempDir, Scope, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/input.txt"), "v1\n").unwrap();
+        let mut scope = Scope::new(camino::Utf8Path::from_path(dir.path()).unwrap());
+        scope.add_root(".").unwrap();
+        let store = Store::open(dir.path());
+        (dir, scope, store)
+    }
+
+    fn spec(scope: &Scope, cwd: &str, prerequisites: &[(&str, Observe)]) -> Result<GateSpec> {
+        let argv = vec!["cat".to_owned(), "input.txt".to_owned()];
+        let prerequisites = prerequisites
+            .iter()
+            .map(|(n, o)| ((*n).to_owned(), o.clone()))
+            .collect();
+        GateSpec::new("test", argv, cwd, scope.clone(), prerequisites)
+    }
+
+    fn reasons(freshness: &Freshness) -> Vec<String> {
+        let json = serde_json::to_value(&freshness.reasons).unwrap();
+        let list = json.as_array().unwrap().iter();
+        list.map(|r| r["reason"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_cwd_is_one_directory_however_it_is_written() {
+        let (_dir, scope, store) = workspace();
+        let ran = run_gate(&store, &spec(&scope, "sub/", &[]).unwrap(), Echo::Off).unwrap();
+        let evidence = ran.evidence.unwrap();
+        assert_eq!((evidence.passed(), evidence.result.as_str()), (true, "v1"));
+        assert_eq!(evidence.spec.cwd(), "sub");
+        for same in ["sub/", "./sub", "sub", "./sub/"] {
+            let spec = spec(&scope, same, &[]).unwrap();
+            let freshness = check_gate(&store, &spec).unwrap();
+            assert!(freshness.fresh, "{same}: {:?}", reasons(&freshness));
+            assert!(run_gate(&store, &spec, Echo::Off).unwrap().reused, "{same}");
+        }
+        let other = check_gate(&store, &spec(&scope, ".", &[]).unwrap()).unwrap();
+        assert_eq!(reasons(&other), ["command-differs"]);
+        for (cwd, code) in [
+            ("..", "outside-workspace"),
+            ("sub/../..", "outside-workspace"),
+            ("/tmp", "outside-workspace"),
+            ("sub//x", "invalid-path"),
+        ] {
+            let e = spec(&scope, cwd, &[]).unwrap_err();
+            assert_eq!(e.code(), code, "{cwd}: {e}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_spec_cannot_be_built() {
+        let (_dir, scope, _) = workspace();
+        let new = |name: &str, argv: &[&str], prerequisites: &[(&str, Observe)]| {
+            let argv = argv.iter().map(|a| (*a).to_owned()).collect();
+            let prerequisites = prerequisites
+                .iter()
+                .map(|(n, o)| ((*n).to_owned(), o.clone()))
+                .collect();
+            GateSpec::new(name, argv, ".", scope.clone(), prerequisites)
+                .unwrap_err()
+                .code()
+        };
+        assert_eq!(new("test", &[], &[]), "invalid-argument");
+        assert_eq!(new("../x", &["true"], &[]), "bad-ref-name");
+        let literal = Observe::Literal("1".into());
+        assert_eq!(new("test", &["true"], &[("", literal)]), "invalid-argument");
+        for var in ["", "A=B", "A\0B"] {
+            let how = Observe::Environment(var.into());
+            assert_eq!(new("test", &["true"], &[("v", how)]), "invalid-argument");
+        }
+        // A stored spec is validated the same way: no way around the constructor.
+        let good = spec(&scope, "sub", &[]).unwrap();
+        let mut json = serde_json::to_value(&good).unwrap();
+        assert_eq!(
+            serde_json::from_value::<GateSpec>(json.clone()).unwrap(),
+            good
+        );
+        json["cwd"] = "./sub/".into();
+        assert_eq!(
+            serde_json::from_value::<GateSpec>(json.clone()).unwrap(),
+            good
+        );
+        json["cwd"] = "../elsewhere".into();
+        let e = serde_json::from_value::<GateSpec>(json).unwrap_err();
+        assert!(e.to_string().contains("../elsewhere"), "{e}");
+    }
+
+    #[test]
+    fn an_unset_variable_is_not_an_empty_one() {
+        let (_dir, scope, store) = workspace();
+        let var = "LEDGER_TEST_NEVER_SET_5F3A";
+        assert_eq!(std::env::var_os(var), None);
+        let spec = spec(
+            &scope,
+            "sub",
+            &[("flags", Observe::Environment(var.into()))],
+        )
+        .unwrap();
+        assert_eq!(spec.observe().unwrap(), [("flags".to_owned(), None)].into());
+        let evidence = run_gate(&store, &spec, Echo::Off)
+            .unwrap()
+            .evidence
+            .unwrap();
+        let json = serde_json::to_value(&evidence).unwrap();
+        assert_eq!(json["prerequisites"], serde_json::json!({ "flags": null }));
+        assert!(check_gate(&store, &spec).unwrap().fresh);
+        let empty = [("flags".to_owned(), Some(String::new()))].into();
+        let stale = check_gate_observed(&store, &spec, &empty).unwrap();
+        assert_eq!(reasons(&stale), ["prerequisite-changed"]);
+        let reason = serde_json::to_value(&stale.reasons[0]).unwrap();
+        assert_eq!(
+            reason,
+            serde_json::json!({"reason": "prerequisite-changed", "name": "flags", "recorded": null, "now": ""})
+        );
+        assert_eq!(
+            stale.reasons[0].to_string(),
+            "prerequisite flags changed: (unset) -> ''"
+        );
+        // Dropped: the side without the prerequisite has no field.
+        let dropped = check_gate_observed(&store, &spec, &Observations::new()).unwrap();
+        let reason = serde_json::to_value(&dropped.reasons[0]).unwrap();
+        assert_eq!(
+            reason,
+            serde_json::json!({"reason": "prerequisite-changed", "name": "flags", "recorded": null})
+        );
+        assert_eq!(
+            dropped.reasons[0].to_string(),
+            "prerequisite flags changed: (unset) -> (absent)"
+        );
+    }
+
+    #[test]
+    fn a_value_is_a_json_string_as_every_version_wrote_it() {
+        let (_dir, scope, store) = workspace();
+        let spec = spec(&scope, "sub", &[("flags", Observe::Literal("-O".into()))]).unwrap();
+        let evidence = run_gate(&store, &spec, Echo::Off)
+            .unwrap()
+            .evidence
+            .unwrap();
+        // A string value, as every version wrote it, reads as that value.
+        let json = serde_json::to_value(&evidence).unwrap();
+        assert_eq!(json["prerequisites"], serde_json::json!({ "flags": "-O" }));
+        let back: Evidence = serde_json::from_value(json).unwrap();
+        assert_eq!(back.prerequisites["flags"].as_deref(), Some("-O"));
+    }
+
+    #[test]
+    fn a_command_output_that_is_not_utf8_is_refused_not_collapsed() {
+        for output in [r"printf 'v\377'", r"printf 'v\376'"] {
+            let how = Observe::Command(output.into());
+            let e = how.value("tool").unwrap_err();
+            assert_eq!(e.code(), "non-utf8-value", "{e}");
+            assert!(
+                e.to_string().contains("prerequisite tool (output of"),
+                "{e}"
+            );
+            assert!(e.to_string().contains(&output[9..13].to_uppercase()), "{e}");
+        }
+        // Trimmed of ASCII whitespace only: a no-break space is a value of its own.
+        let nbsp = Observe::Command("printf 'v\\302\\240\\n'".into());
+        assert_eq!(nbsp.value("tool").unwrap().as_deref(), Some("v\u{a0}"));
+        // A failing command's stderr stays on the error's one line.
+        let failing = Observe::Command("echo one >&2; echo two >&2; exit 3".into());
+        let e = failing.value("tool").unwrap_err();
+        assert_eq!(e.code(), "prerequisite-failed");
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+
+    /// Replaces the head of `gates/test` with `edit` applied to its evidence,
+    /// as a consistent record (its bytes hash to its name): a lie, not damage.
+    fn rewrite(store: &Store, edit: impl FnOnce(&mut serde_json::Value)) -> RecordId {
+        let head = store.head("gates/test").unwrap().unwrap();
+        let record = store.read_record::<serde_json::Value>(&head).unwrap();
+        let mut body = record.body;
+        edit(&mut body);
+        store
+            .commit("gates/test", EVIDENCE_KIND, Some(&head), &body)
+            .unwrap()
+    }
+
+    #[test]
+    fn evidence_whose_entries_do_not_give_its_fingerprint_is_refused() {
+        let (dir, scope, store) = workspace();
+        let spec = spec(&scope, "sub", &[]).unwrap();
+        run_gate(&store, &spec, Echo::Off).unwrap();
+        std::fs::write(dir.path().join("sub/input.txt"), "v2\n").unwrap();
+        let now = Inventory::expand(&scope).unwrap();
+        // The fingerprint claims the inputs on disk now; the entries are those
+        // the command saw. Compared by fingerprint alone, this would be fresh.
+        let lie = rewrite(&store, |body| {
+            body["inventory"]["fingerprint"] = now.fingerprint.to_string().into();
+        });
+        for e in [
+            check_gate(&store, &spec).unwrap_err(),
+            run_gate(&store, &spec, Echo::Off).unwrap_err(),
+            latest_evidence(&store, "test").unwrap_err(),
+        ] {
+            assert_eq!(e.code(), "malformed-record", "{e}");
+            let text = e.to_string();
+            assert!(text.contains(&format!("{lie}.json")), "{text}");
+            assert!(text.contains("not its recorded fingerprint"), "{text}");
+        }
+    }
+
+    #[test]
+    fn evidence_that_is_not_of_its_gate_is_refused() {
+        let (_dir, scope, store) = workspace();
+        let spec = spec(&scope, "sub", &[("v", Observe::Literal("1".into()))]).unwrap();
+        run_gate(&store, &spec, Echo::Off).unwrap();
+        type Edit = fn(&mut serde_json::Value);
+        let edits: [(Edit, &str); 4] = [
+            (|b| b["spec"]["name"] = "deploy".into(), "not of \"test\""),
+            (
+                |b| b["prerequisites"] = serde_json::json!({}),
+                "prerequisites",
+            ),
+            (
+                |b| b["spec"]["scope"]["roots"] = serde_json::json!(["sub"]),
+                "scope",
+            ),
+            (
+                |b| b["spec"]["argv"] = serde_json::json!([]),
+                "argv is empty",
+            ),
+        ];
+        for (edit, says) in edits {
+            let lie = rewrite(&store, edit);
+            let e = check_gate(&store, &spec).unwrap_err();
+            assert_eq!(e.code(), "malformed-record", "{e}");
+            assert!(e.to_string().contains(&format!("{lie}.json")), "{e}");
+            assert!(e.to_string().contains(says), "{says}: {e}");
+            // The next run follows a good record again.
+            let head = store.head("gates/test").unwrap();
+            let good = store.history("gates/test").unwrap()[1];
+            let record = store.read_record::<serde_json::Value>(&good).unwrap();
+            store
+                .commit("gates/test", EVIDENCE_KIND, head.as_ref(), &record.body)
+                .unwrap();
+        }
+        // Writing such evidence is refused too.
+        let mut evidence = latest_evidence(&store, "test").unwrap().unwrap().1;
+        evidence.inventory.fingerprint = crate::fingerprint::fingerprint_entries([]).unwrap();
+        let e = record_evidence(&store, &evidence).unwrap_err();
+        assert_eq!(e.code(), "invalid-argument", "{e}");
+    }
+}
