@@ -102,6 +102,7 @@ fn environment_value(name: &str, var: &str) -> Result<Option<String>> {
         return Ok(None);
     };
     value.into_string().map(Some).map_err(|raw| {
+        let (name, var) = (one_line(name), one_line(var));
         let what = if name.is_empty() || name == var {
             format!("prerequisite {var} (environment variable)")
         } else {
@@ -109,6 +110,11 @@ fn environment_value(name: &str, var: &str) -> Result<Option<String>> {
         };
         non_utf8(what, raw.as_bytes())
     })
+}
+
+/// `text` with its control characters escaped, so that a message stays one line.
+fn one_line(text: &str) -> String {
+    DisplayPath::from(text).0
 }
 
 /// The `non-utf8-value` error for `bytes`, shown escaped and size-bounded.
@@ -124,8 +130,8 @@ fn non_utf8(what: String, bytes: &[u8]) -> Error {
 /// failure is an error, never an empty value that could match an earlier one.
 fn command_output(name: &str, command: &str) -> Result<String> {
     let failed = |reason: String| Error::PrerequisiteFailed {
-        name: name.to_owned(),
-        command: command.to_owned(),
+        name: one_line(name),
+        command: one_line(command),
         reason,
     };
     let output = Command::new("sh")
@@ -141,7 +147,11 @@ fn command_output(name: &str, command: &str) -> Result<String> {
     match std::str::from_utf8(stdout) {
         Ok(text) => Ok(text.to_owned()),
         Err(_) => Err(non_utf8(
-            format!("prerequisite {name} (output of `{command}`)"),
+            format!(
+                "prerequisite {} (output of `{}`)",
+                one_line(name),
+                one_line(command)
+            ),
             stdout,
         )),
     }
@@ -603,7 +613,8 @@ impl std::fmt::Display for StaleReason {
                 now,
             } => write!(
                 f,
-                "prerequisite {name} changed: {} -> {}",
+                "prerequisite {} changed: {} -> {}",
+                one_line(name),
                 shown_value(recorded.as_ref()),
                 shown_value(now.as_ref())
             ),

@@ -218,9 +218,17 @@ fn pump(
     })
 }
 
-/// The last `RESULT_LINES` lines of the output, as text.
+/// The last `RESULT_LINES` lines of the output, as text. Bytes that are not
+/// UTF-8 are shown as `\xNN` rather than replaced by U+FFFD, so that different
+/// outputs are not shown alike.
 fn last_lines(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            text.push_str(&format!("\\x{b:02X}"));
+        }
+    }
     let lines: Vec<&str> = text.trim_end().lines().collect();
     lines[lines.len().saturating_sub(RESULT_LINES)..].join("\n")
 }
@@ -237,5 +245,10 @@ mod tests {
             kept.starts_with("line 11\n") && kept.ends_with("line 30"),
             "{kept}"
         );
+    }
+
+    #[test]
+    fn result_shows_bytes_that_are_not_utf8_escaped() {
+        assert_eq!(last_lines(b"ok \xff\nthen \xfe\n"), "ok \\xFF\nthen \\xFE");
     }
 }
