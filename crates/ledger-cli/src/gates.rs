@@ -2,6 +2,7 @@
 //! `gate check` (fresh or stale, with every reason).
 
 use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
@@ -39,10 +40,10 @@ pub struct GateArgs {
     scope_file: Option<Utf8PathBuf>,
     /// A prerequisite: `NAME=VALUE` as given, or `NAME` to read the environment variable.
     #[arg(long = "env", value_name = "NAME[=VALUE]")]
-    env: Vec<String>,
+    env: Vec<OsString>,
     /// A prerequisite observed from a command's trimmed stdout, e.g. `rustc='rustc --version'`.
     #[arg(long = "env-cmd", value_name = "NAME=COMMAND")]
-    env_cmd: Vec<String>,
+    env_cmd: Vec<OsString>,
     /// Print a JSON summary on stdout (the command's own output then goes to stderr).
     #[arg(long)]
     json: bool,
@@ -88,21 +89,31 @@ impl GateArgs {
     fn prerequisites(&self) -> Result<BTreeMap<String, Observe>, Error> {
         let mut out = BTreeMap::new();
         for item in &self.env {
+            let item = exact_text(item, "--env")?;
             match item.split_once('=') {
                 Some((name, value)) => {
                     out.insert(name.to_owned(), Observe::Literal(value.to_owned()))
                 }
-                None => out.insert(item.clone(), Observe::Environment(item.clone())),
+                None => out.insert(item.to_owned(), Observe::Environment(item.to_owned())),
             };
         }
         for item in &self.env_cmd {
-            let (name, command) = item
+            let (name, command) = exact_text(item, "--env-cmd")?
                 .split_once('=')
                 .ok_or_else(|| usage("--env-cmd takes NAME=COMMAND"))?;
             out.insert(name.to_owned(), Observe::Command(command.to_owned()));
         }
         Ok(out)
     }
+}
+
+/// A prerequisite argument as UTF-8 text: one that is not is `non-utf8-value`
+/// naming its bytes, never a lossy value.
+fn exact_text<'a>(arg: &'a OsStr, flag: &str) -> Result<&'a str, Error> {
+    arg.to_str().ok_or_else(|| Error::NonUtf8Value {
+        what: format!("the {flag} argument"),
+        value: DisplayPath::from_bytes(arg.as_bytes()).0,
+    })
 }
 
 fn usage(message: &str) -> Error {

@@ -384,6 +384,17 @@ fn a_prerequisite_that_is_not_utf8_is_refused() {
         text.contains("prerequisite FLAGS (environment variable)"),
         "{text}"
     );
+    // A literal given on the command line, likewise.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+    s.env(&mut cmd);
+    let literal = OsStr::from_bytes(b"FLAGS=-O\xfe");
+    let args = ["gate", "run", "--name", "test", "--env"].map(OsStr::new);
+    let out = cmd
+        .current_dir(s.w())
+        .args(args)
+        .arg(literal)
+        .args(["--", "true"]);
+    assert_blocked(&out.output().unwrap(), "non-utf8-value", "FLAGS=-O\\xFE");
     // Two different outputs would both have read as U+FFFD.
     for output in [r"printf '\377'", r"printf '\376'"] {
         let out = gate(&[], &["--env-cmd", &format!("tool={output}")]);
