@@ -181,7 +181,7 @@ def test_a_value_that_is_not_utf8_is_refused(workspace: Path, flags: str) -> Non
     spec = spec_for(workspace, flags=ledger.Observe.environment(flags))
     with pytest.raises(ledger.NonUtf8ValueError) as info:
         ledger.run_gate(store, spec)
-    assert f"prerequisite {flags} (environment variable)" in str(info.value)
+    assert f"prerequisite flags (environment variable {flags})" in str(info.value)
     assert "-O\\xFF" in str(info.value)
     # Read through os.environ, the same bytes arrive as a lone surrogate.
     assert os.environ[flags] == "-O\udcff"
