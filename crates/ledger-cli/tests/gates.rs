@@ -353,6 +353,30 @@ fn a_gate_run_below_the_workspace_is_reused_there() {
 }
 
 #[test]
+fn a_recorded_cwd_is_read_normalized() {
+    let (s, counter) = setup();
+    let src = s.w().join("src");
+    let run = [
+        "gate", "run", "--name", "test", "--json", "--", "ls", "lib.rs",
+    ];
+    assert_eq!(json_of(&ledger_with(&s, &src, &[], &run))["reused"], false);
+    // Evidence written by another tool, its cwd in another spelling.
+    let store = Store::open(&s.w());
+    let head = store.head("gates/test").unwrap().unwrap();
+    let mut body = store.read_record::<serde_json::Value>(&head).unwrap().body;
+    body["spec"]["cwd"] = "./src/".into();
+    store
+        .commit("gates/test", "evidence", Some(&head), &body)
+        .unwrap();
+    let mut check = run.to_vec();
+    check[1] = "check";
+    let fresh = json_of(&ledger_with(&s, &src, &[], &check));
+    assert_eq!(fresh["fresh"], true, "{fresh}");
+    assert_eq!(fresh["evidence"]["spec"]["cwd"], "src");
+    assert_eq!(runs(&counter), 0);
+}
+
+#[test]
 fn a_current_directory_that_is_not_utf8_is_refused_not_decoded_lossily() {
     let (s, counter) = setup();
     let dir = s.w().join(OsStr::from_bytes(b"caf\xe9"));

@@ -1,30 +1,5 @@
 //! Gate evidence and its reuse (SPEC §11): a gate that ran on exactly these
 //! inputs, with these prerequisites, and passed, need not run again.
-//!
-//! ```
-//! use std::collections::BTreeMap;
-//! use ledger_core::{Echo, GateSpec, Observe, Scope, Store, check_gate, run_gate};
-//!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let dir = tempfile::tempdir()?;
-//! std::fs::create_dir(dir.path().join("sub"))?;
-//! std::fs::write(dir.path().join("sub/input.txt"), "v1\n")?;
-//! let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
-//! let mut scope = Scope::new(workspace);
-//! scope.add_root(".")?;
-//! let prerequisites = BTreeMap::from([("mode".to_owned(), Observe::Literal("debug".into()))]);
-//! // `sub/`, `./sub` and `sub` are one working directory.
-//! let argv = vec!["cat".to_owned(), "input.txt".to_owned()];
-//! let spec = GateSpec::new("test", argv.clone(), "sub/", scope.clone(), prerequisites.clone())?;
-//! assert_eq!(spec.cwd(), "sub");
-//! let store = Store::open(dir.path());
-//! assert!(!run_gate(&store, &spec, Echo::Off)?.reused);
-//! let same = GateSpec::new("test", argv, "./sub", scope, prerequisites)?;
-//! assert!(check_gate(&store, &same)?.fresh);
-//! assert!(run_gate(&store, &same, Echo::Off)?.reused);
-//! # Ok(())
-//! # }
-//! ```
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::ffi::OsStrExt;
@@ -163,6 +138,31 @@ fn command_output(name: &str, command: &str) -> Result<String> {
 /// Built only by [`GateSpec::new`] (reading evidence validates the same way),
 /// so every spec is valid and its working directory normalized: two specs that
 /// mean the same gate compare equal, whichever front door built them.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use ledger_core::{Echo, GateSpec, Observe, Scope, Store, check_gate, run_gate};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir(dir.path().join("sub"))?;
+/// std::fs::write(dir.path().join("sub/input.txt"), "v1\n")?;
+/// let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
+/// let mut scope = Scope::new(workspace);
+/// scope.add_root(".")?;
+/// let prerequisites = BTreeMap::from([("mode".to_owned(), Observe::Literal("debug".into()))]);
+/// // `sub/`, `./sub` and `sub` are one working directory.
+/// let argv = vec!["cat".to_owned(), "input.txt".to_owned()];
+/// let spec = GateSpec::new("test", argv.clone(), "sub/", scope.clone(), prerequisites.clone())?;
+/// assert_eq!(spec.cwd(), "sub");
+/// let store = Store::open(dir.path());
+/// assert!(!run_gate(&store, &spec, Echo::Off)?.reused);
+/// let same = GateSpec::new("test", argv, "./sub", scope, prerequisites)?;
+/// assert!(check_gate(&store, &same)?.fresh);
+/// assert!(run_gate(&store, &same, Echo::Off)?.reused);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "SpecFields")]
 pub struct GateSpec {
