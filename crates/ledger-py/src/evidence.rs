@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 
 use ledger_core::{DisplayPath, Error, Evidence, Freshness, GateSpec, Observe, StaleReason};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::args::{mapping, py_bool, strings};
+use crate::args::{mapping, py_bool};
 use crate::compare::PyComparison;
 use crate::errors;
 use crate::inventory::PyInventory;
@@ -37,18 +38,21 @@ impl PyObserve {
 
     /// The value of an environment variable, `None` when unset (`--env NAME`).
     #[staticmethod]
-    fn environment(variable: String) -> Self {
-        PyObserve {
+    fn environment(variable: &Bound<'_, PyString>) -> PyResult<Self> {
+        let variable = exact_text(variable, "an environment variable name")?;
+        Ok(PyObserve {
             inner: Observe::Environment(variable),
-        }
+        })
     }
 
-    /// The trimmed stdout of `sh -c command` (`--env-cmd NAME=COMMAND`).
+    /// The stdout of `sh -c command`, trimmed of ASCII whitespace
+    /// (`--env-cmd NAME=COMMAND`).
     #[staticmethod]
-    fn command(command: String) -> Self {
-        PyObserve {
+    fn command(command: &Bound<'_, PyString>) -> PyResult<Self> {
+        let command = exact_text(command, "a prerequisite command")?;
+        Ok(PyObserve {
             inner: Observe::Command(command),
-        }
+        })
     }
 
     /// `literal`, `environment` or `command`.
@@ -94,19 +98,25 @@ pub struct PyGateSpec {
 #[pymethods]
 impl PyGateSpec {
     #[new]
-    #[pyo3(signature = (name, argv, scope, *, cwd = ".".to_owned(), prerequisites = None))]
+    #[pyo3(signature = (name, argv, scope, *, cwd = None, prerequisites = None))]
     #[pyo3(text_signature = "(name, argv, scope, *, cwd='.', prerequisites=None)")]
     fn new(
         py: Python<'_>,
         name: String,
         argv: &Bound<'_, PyAny>,
         scope: &PyScope,
-        cwd: String,
+        cwd: Option<&Bound<'_, PyString>>,
         prerequisites: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let observe = |v: &Bound<'_, PyAny>| Ok(v.cast::<PyObserve>()?.get().inner.clone());
         let prerequisites = prerequisites.map(|p| mapping(p, observe)).transpose()?;
-        let (argv, scope) = (strings(argv)?, scope.inner.clone());
+        let what = format!("an argument of gate {name}");
+        let argv = exact_strings(argv, &what)?;
+        let cwd = match cwd {
+            Some(cwd) => exact_text(cwd, &format!("the cwd of gate {name}"))?,
+            None => ".".to_owned(),
+        };
+        let scope = scope.inner.clone();
         let prerequisites = prerequisites.unwrap_or_default();
         let inner = errors::run(py, || {
             GateSpec::new(&name, argv, &cwd, scope, prerequisites)
@@ -388,4 +398,16 @@ fn exact_text(value: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
         value: DisplayPath::from_bytes(bytes).0,
     };
     Err(errors::to_py(py, &error))
+}
+
+/// An iterable of `str` (not a `str` itself), each as exact text ([`exact_text`]).
+fn exact_strings(arg: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
+    if arg.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "expected an iterable of str, not a str",
+        ));
+    }
+    arg.try_iter()?
+        .map(|item| exact_text(item?.cast::<PyString>()?, what))
+        .collect()
 }

@@ -144,6 +144,13 @@ def test_an_invalid_spec_cannot_be_built(workspace: Path) -> None:
         ledger.GateSpec("test", ["true"], scope, prerequisites={"v": ledger.Observe.environment("A=B")})
     with pytest.raises(ledger.BadRefNameError):
         ledger.GateSpec("../x", ["true"], scope)
+    # Text that is not valid Unicode is refused, not replaced.
+    with pytest.raises(ledger.NonUtf8ValueError):
+        ledger.GateSpec("test", ["echo", "\udcff"], scope)
+    with pytest.raises(ledger.NonUtf8ValueError):
+        ledger.GateSpec("test", ["true"], scope, cwd="sub\udcff")
+    with pytest.raises(TypeError):
+        ledger.GateSpec("test", ["true", 1], scope)  # type: ignore[list-item]
 
 
 @pytest.fixture
