@@ -184,7 +184,8 @@ export interface GateSpecJson {
 /** The record of one gate run. */
 export interface Evidence {
   spec: GateSpecJson
-  prerequisites: Record<string, string>
+  /** Observed values; `null`: the environment variable was unset (not empty). */
+  prerequisites: Record<string, string | null>
   /** `null` when the command was killed by a signal. */
   exit_status: number | null
   started_at: string
@@ -201,7 +202,8 @@ export type StaleReason =
   | { reason: 'scope-differs'; recorded: Scope; requested: Scope }
   | { reason: 'command-differs'; recorded: string; requested: string }
   | { reason: 'inputs-changed'; comparison: Comparison }
-  | { reason: 'prerequisite-changed'; name: string; recorded: string | null; now: string | null }
+  /** A side without the prerequisite has no field; `null` is an unset variable. */
+  | { reason: 'prerequisite-changed'; name: string; recorded?: string | null; now?: string | null }
   | { reason: 'failed'; exit_status: number | null }
   | { reason: 'not-reusable'; why: string }
 
@@ -464,14 +466,18 @@ export declare function fingerprintSync(options: ScopeOptions): string
 
 /**
  * A gate: what it runs, where, on which inputs, and which environment
- * prerequisites its result depends on.
+ * prerequisites its result depends on. Text is taken exactly: a string with
+ * a lone surrogate is `non-utf8-value`, never a value with U+FFFD in it.
  */
 export interface GateSpec {
   /** The gate's name, e.g. `test`. */
   name: string
   /** The exact command. */
   argv: Array<string>
-  /** The working directory, relative to the workspace; default `.`. */
+  /**
+   * The working directory, relative to the workspace, normalized (`sub/`,
+   * `./sub` and `sub` are one directory); default `.`.
+   */
   cwd?: string
   /** The inputs. */
   scope: ScopeOptions
@@ -524,9 +530,9 @@ export interface Observed {
 export interface Prerequisite {
   /** The value as given (`--env NAME=VALUE`). */
   literal?: string
-  /** The value of this environment variable; absent reads as empty (`--env NAME`). */
+  /** The value of this environment variable; `null` in evidence when unset (`--env NAME`). */
   environment?: string
-  /** The trimmed stdout of this shell command (`--env-cmd NAME=COMMAND`). */
+  /** The stdout of this shell command, trimmed of ASCII whitespace (`--env-cmd NAME=COMMAND`). */
   command?: string
 }
 

@@ -184,7 +184,8 @@ export interface GateSpecJson {
 /** The record of one gate run. */
 export interface Evidence {
   spec: GateSpecJson
-  prerequisites: Record<string, string>
+  /** Observed values; `null`: the environment variable was unset (not empty). */
+  prerequisites: Record<string, string | null>
   /** `null` when the command was killed by a signal. */
   exit_status: number | null
   started_at: string
@@ -201,7 +202,8 @@ export type StaleReason =
   | { reason: 'scope-differs'; recorded: Scope; requested: Scope }
   | { reason: 'command-differs'; recorded: string; requested: string }
   | { reason: 'inputs-changed'; comparison: Comparison }
-  | { reason: 'prerequisite-changed'; name: string; recorded: string | null; now: string | null }
+  /** A side without the prerequisite has no field; `null` is an unset variable. */
+  | { reason: 'prerequisite-changed'; name: string; recorded?: string | null; now?: string | null }
   | { reason: 'failed'; exit_status: number | null }
   | { reason: 'not-reusable'; why: string }
 

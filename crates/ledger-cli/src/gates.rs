@@ -2,6 +2,8 @@
 //! `gate check` (fresh or stale, with every reason).
 
 use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -38,10 +40,10 @@ pub struct GateArgs {
     scope_file: Option<Utf8PathBuf>,
     /// A prerequisite: `NAME=VALUE` as given, or `NAME` to read the environment variable.
     #[arg(long = "env", value_name = "NAME[=VALUE]")]
-    env: Vec<String>,
+    env: Vec<OsString>,
     /// A prerequisite observed from a command's trimmed stdout, e.g. `rustc='rustc --version'`.
     #[arg(long = "env-cmd", value_name = "NAME=COMMAND")]
-    env_cmd: Vec<String>,
+    env_cmd: Vec<OsString>,
     /// Print a JSON summary on stdout (the command's own output then goes to stderr).
     #[arg(long)]
     json: bool,
@@ -54,23 +56,19 @@ impl GateArgs {
     /// The gate spec the flags describe; parts they leave out come from `recorded`.
     fn spec(&self, recorded: Option<&GateSpec>) -> Result<GateSpec, Error> {
         let scope = self.scope(recorded)?;
-        let here = current_dir_in(&scope.resolve()?.workspace)?;
         // The command runs where it was given; a recorded command where it was recorded.
         let (argv, cwd) = match (self.command.is_empty(), recorded) {
-            (true, Some(spec)) => (spec.argv.clone(), spec.cwd.clone()),
-            _ => (self.command.clone(), here),
+            (true, Some(spec)) => (spec.argv().to_vec(), spec.cwd().to_owned()),
+            _ => (
+                self.command.clone(),
+                current_dir_in(&scope.resolve()?.workspace)?,
+            ),
         };
         let prerequisites = match (self.env.is_empty() && self.env_cmd.is_empty(), recorded) {
-            (true, Some(spec)) => spec.prerequisites.clone(),
+            (true, Some(spec)) => spec.prerequisites().clone(),
             _ => self.prerequisites()?,
         };
-        Ok(GateSpec {
-            name: self.name.clone(),
-            argv,
-            cwd,
-            scope,
-            prerequisites,
-        })
+        GateSpec::new(&self.name, argv, &cwd, scope, prerequisites)
     }
 
     fn scope(&self, recorded: Option<&GateSpec>) -> Result<Scope, Error> {
@@ -83,7 +81,7 @@ impl GateArgs {
             return read_scope_file(file);
         }
         match recorded {
-            Some(spec) if self.scope.is_empty() => Ok(spec.scope.clone()),
+            Some(spec) if self.scope.is_empty() => Ok(spec.scope().clone()),
             _ => self.scope.to_scope(),
         }
     }
@@ -91,24 +89,31 @@ impl GateArgs {
     fn prerequisites(&self) -> Result<BTreeMap<String, Observe>, Error> {
         let mut out = BTreeMap::new();
         for item in &self.env {
+            let item = exact_text(item, "--env")?;
             match item.split_once('=') {
                 Some((name, value)) => {
                     out.insert(name.to_owned(), Observe::Literal(value.to_owned()))
                 }
-                None => out.insert(item.clone(), Observe::Environment(item.clone())),
+                None => out.insert(item.to_owned(), Observe::Environment(item.to_owned())),
             };
         }
         for item in &self.env_cmd {
-            let (name, command) = item
+            let (name, command) = exact_text(item, "--env-cmd")?
                 .split_once('=')
                 .ok_or_else(|| usage("--env-cmd takes NAME=COMMAND"))?;
             out.insert(name.to_owned(), Observe::Command(command.to_owned()));
         }
-        if out.keys().any(|k| k.is_empty()) {
-            return Err(usage("a prerequisite needs a name"));
-        }
         Ok(out)
     }
+}
+
+/// A prerequisite argument as UTF-8 text: one that is not is `non-utf8-value`
+/// naming its bytes, never a lossy value.
+fn exact_text<'a>(arg: &'a OsStr, flag: &str) -> Result<&'a str, Error> {
+    arg.to_str().ok_or_else(|| Error::NonUtf8Value {
+        what: format!("the {flag} argument"),
+        value: DisplayPath::from_bytes(arg.as_bytes()).0,
+    })
 }
 
 fn usage(message: &str) -> Error {
@@ -135,7 +140,8 @@ fn read_scope_file(file: &Utf8Path) -> Result<Scope, Error> {
     Ok(scope)
 }
 
-/// The current directory relative to the (absolute) workspace: `.` or a path.
+/// The current directory relative to the (absolute) workspace: `.` or a path,
+/// byte-exact (a directory name that is not UTF-8 is refused, never decoded lossily).
 fn current_dir_in(workspace: &Utf8Path) -> Result<String, Error> {
     let cwd = std::env::current_dir()
         .and_then(std::fs::canonicalize)
@@ -144,18 +150,20 @@ fn current_dir_in(workspace: &Utf8Path) -> Result<String, Error> {
             operation: "find the current directory",
             source,
         })?;
+    let shown = |path: &std::path::Path| DisplayPath::from_bytes(path.as_os_str().as_bytes());
     let relative =
         cwd.strip_prefix(workspace.as_std_path())
             .map_err(|_| Error::OutsideWorkspace {
-                path: DisplayPath::from(cwd.to_string_lossy().as_ref()),
+                path: shown(&cwd),
                 reason: "a gate runs inside its workspace",
             })?;
-    let text = relative.to_string_lossy();
-    Ok(if text.is_empty() {
-        ".".to_owned()
-    } else {
-        text.into_owned()
-    })
+    match relative.to_str() {
+        Some("") => Ok(".".to_owned()),
+        Some(text) => Ok(text.to_owned()),
+        None => Err(Error::NonUtf8Path {
+            path: shown(relative),
+        }),
+    }
 }
 
 pub fn run(command: GateCommand) -> Result<(String, ExitCode), Error> {
@@ -175,7 +183,7 @@ fn gate_run(args: &GateArgs) -> Result<(String, ExitCode), Error> {
     } else {
         Echo::Passthrough
     };
-    let outcome = run_gate(&Store::of_scope(&spec.scope)?, &spec, echo)?;
+    let outcome = run_gate(&Store::of_scope(spec.scope())?, &spec, echo)?;
     let code = ExitCode::from(u8::try_from(outcome.exit_code()).unwrap_or(1));
     if args.json {
         return Ok((json_line(&outcome), code));
@@ -187,8 +195,11 @@ fn gate_run(args: &GateArgs) -> Result<(String, ExitCode), Error> {
 fn gate_check(args: &GateArgs) -> Result<(String, ExitCode), Error> {
     let store = Store::of_scope(&args.scope(None)?)?;
     let recorded = latest_evidence(&store, &args.name)?.map(|(_, e)| e.spec);
-    let spec = args.spec(recorded.as_ref())?;
-    let freshness = check_gate(&store, &spec)?;
+    let freshness = match recorded {
+        // Nothing to take a left-out command from, and nothing to compare with.
+        None if args.command.is_empty() => Freshness::no_evidence(&args.name),
+        recorded => check_gate(&store, &args.spec(recorded.as_ref())?)?,
+    };
     let code = ExitCode::from(if freshness.fresh { 0 } else { 1 });
     let text = if args.json {
         json_line(&freshness)
@@ -214,7 +225,7 @@ fn run_summary(outcome: &RunOutcome) -> String {
     );
     let mut out = format!(
         "ledger: gate {} {status} after {:.1} s; evidence recorded on {}\n",
-        e.spec.name,
+        e.spec.name(),
         e.duration_ms as f64 / 1000.0,
         e.fingerprint()
     );

@@ -1,6 +1,8 @@
 //! `ledger gate run` and `ledger gate check` on a real Git repository.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -8,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 mod common;
 
 use common::*;
+use ledger_core::Store;
 
 /// A checkout plus a counter file outside it that the gate command appends to,
 /// so that a test can tell whether the command really ran.
@@ -302,4 +305,201 @@ fn scope_file_and_json_summary() {
 
 fn stdout_text(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// `ledger gate <verb> --name test --json <extra>` in `cwd` with `env` set
+/// (`None`: removed), as an `Output`.
+fn ledger_with(s: &Sandbox, cwd: &Path, env: &[(&str, Option<&OsStr>)], args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+    s.env(&mut cmd);
+    cmd.current_dir(cwd).args(args);
+    for (name, value) in env {
+        match value {
+            Some(value) => cmd.env(name, value),
+            None => cmd.env_remove(name),
+        };
+    }
+    cmd.output().unwrap()
+}
+
+fn json_of(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+#[test]
+fn a_gate_run_below_the_workspace_is_reused_there() {
+    let (s, counter) = setup();
+    let src = s.w().join("src");
+    let script = format!("echo run >> '{}'; ls lib.rs", counter.display());
+    let run = [
+        "gate", "run", "--name", "test", "--json", "--", "sh", "-c", &script,
+    ];
+    let first = json_of(&ledger_with(&s, &src, &[], &run));
+    assert_eq!(first["evidence"]["spec"]["cwd"], "src");
+    assert_eq!(first["evidence"]["result"], "lib.rs");
+    let again = json_of(&ledger_with(&s, &src, &[], &run));
+    assert_eq!(again["reused"], true);
+    assert_eq!(runs(&counter), 1);
+    // Checked from there with the command, or from anywhere without it.
+    let mut check = run.to_vec();
+    check[1] = "check";
+    assert_eq!(json_of(&ledger_with(&s, &src, &[], &check))["fresh"], true);
+    let (code, json) = check_json(&s, &[]);
+    assert_eq!((code, &json["fresh"]), (0, &serde_json::json!(true)));
+    // From the workspace, the same command is another command.
+    let out = ledger_with(&s, &s.w(), &[], &check);
+    assert_eq!(reasons(&json_of(&out)), ["command-differs"]);
+}
+
+#[test]
+fn a_recorded_cwd_is_read_normalized() {
+    let (s, counter) = setup();
+    let src = s.w().join("src");
+    let run = [
+        "gate", "run", "--name", "test", "--json", "--", "ls", "lib.rs",
+    ];
+    assert_eq!(json_of(&ledger_with(&s, &src, &[], &run))["reused"], false);
+    // Evidence written by another tool, its cwd in another spelling.
+    let store = Store::open(&s.w());
+    let head = store.head("gates/test").unwrap().unwrap();
+    let mut body = store.read_record::<serde_json::Value>(&head).unwrap().body;
+    body["spec"]["cwd"] = "./src/".into();
+    store
+        .commit("gates/test", "evidence", Some(&head), &body)
+        .unwrap();
+    let mut check = run.to_vec();
+    check[1] = "check";
+    let fresh = json_of(&ledger_with(&s, &src, &[], &check));
+    assert_eq!(fresh["fresh"], true, "{fresh}");
+    assert_eq!(fresh["evidence"]["spec"]["cwd"], "src");
+    assert_eq!(runs(&counter), 0);
+}
+
+#[test]
+fn a_current_directory_that_is_not_utf8_is_refused_not_decoded_lossily() {
+    let (s, counter) = setup();
+    let dir = s.w().join(OsStr::from_bytes(b"caf\xe9"));
+    std::fs::create_dir(&dir).unwrap();
+    let script = format!("echo run >> '{}'", counter.display());
+    let args = [
+        "gate", "run", "--name", "test", "--root", "src", "--", "sh", "-c", &script,
+    ];
+    let out = ledger_with(&s, &dir, &[], &args);
+    assert_blocked(&out, "non-utf8-path", "caf\\xE9");
+    assert_eq!(runs(&counter), 0);
+}
+
+#[test]
+fn a_prerequisite_that_is_not_utf8_is_refused() {
+    let (s, counter) = setup();
+    let script = format!("echo run >> '{}'", counter.display());
+    let gate = |env: &[(&str, Option<&OsStr>)], prerequisite: &[&str]| {
+        let mut args = vec!["gate", "run", "--name", "test"];
+        args.extend_from_slice(prerequisite);
+        args.extend_from_slice(&["--", "sh", "-c", &script]);
+        ledger_with(&s, &s.w(), env, &args)
+    };
+    let invalid = OsStr::from_bytes(b"-O\xff");
+    let out = gate(&[("FLAGS", Some(invalid))], &["--env", "FLAGS"]);
+    assert_blocked(&out, "non-utf8-value", "-O\\xFF");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("prerequisite FLAGS (environment variable)"),
+        "{text}"
+    );
+    // A literal given on the command line, likewise.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+    s.env(&mut cmd);
+    let literal = OsStr::from_bytes(b"FLAGS=-O\xfe");
+    let args = ["gate", "run", "--name", "test", "--env"].map(OsStr::new);
+    let out = cmd
+        .current_dir(s.w())
+        .args(args)
+        .arg(literal)
+        .args(["--", "true"]);
+    assert_blocked(&out.output().unwrap(), "non-utf8-value", "FLAGS=-O\\xFE");
+    // Two different outputs would both have read as U+FFFD.
+    for output in [r"printf '\377'", r"printf '\376'"] {
+        let out = gate(&[], &["--env-cmd", &format!("tool={output}")]);
+        assert_blocked(&out, "non-utf8-value", "prerequisite tool (output of");
+    }
+    assert_eq!(runs(&counter), 0, "nothing ran");
+}
+
+#[test]
+fn an_unset_variable_differs_from_an_empty_one() {
+    let (s, counter) = setup();
+    let script = format!("echo run >> '{}'", counter.display());
+    let run = [
+        "gate", "run", "--name", "test", "--env", "FLAGS", "--json", "--", "sh", "-c", &script,
+    ];
+    let unset = json_of(&ledger_with(&s, &s.w(), &[("FLAGS", None)], &run));
+    assert_eq!(
+        unset["evidence"]["prerequisites"],
+        serde_json::json!({"FLAGS": null})
+    );
+    let reused = json_of(&ledger_with(&s, &s.w(), &[("FLAGS", None)], &run));
+    assert_eq!(reused["reused"], true);
+    let empty = Some(OsStr::new(""));
+    let mut check = run.to_vec();
+    check[1] = "check";
+    let stale = json_of(&ledger_with(&s, &s.w(), &[("FLAGS", empty)], &check));
+    assert_eq!(
+        stale["reasons"],
+        serde_json::json!([{"reason": "prerequisite-changed", "name": "FLAGS", "recorded": null, "now": ""}])
+    );
+    let text = ledger_with(
+        &s,
+        &s.w(),
+        &[("FLAGS", empty)],
+        &["gate", "check", "--name", "test"],
+    );
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("prerequisite FLAGS changed: (unset) -> ''"),
+        "{}",
+        String::from_utf8_lossy(&text.stdout)
+    );
+    let ran = json_of(&ledger_with(&s, &s.w(), &[("FLAGS", empty)], &run));
+    assert_eq!(ran["reused"], false);
+    assert_eq!(
+        ran["evidence"]["prerequisites"],
+        serde_json::json!({"FLAGS": ""})
+    );
+    assert_eq!(runs(&counter), 2);
+}
+
+#[test]
+fn evidence_whose_entries_do_not_give_its_fingerprint_is_refused() {
+    let (s, counter) = setup();
+    assert!(gate_run(&s, &counter, &[], "true").status.success());
+    s.write("src/lib.rs", b"changed after the run\n");
+    // A consistent record (it hashes to its name) whose fingerprint claims
+    // the inputs as they are now, while its entries are those the gate saw.
+    let (_, now) = check_json(&s, &[]);
+    let new_fingerprint = now["reasons"][0]["comparison"]["new"].clone();
+    let store = Store::open(&s.w());
+    let head = store.head("gates/test").unwrap().unwrap();
+    let mut body = store.read_record::<serde_json::Value>(&head).unwrap().body;
+    body["inventory"]["fingerprint"] = new_fingerprint;
+    let lie = store
+        .commit("gates/test", "evidence", Some(&head), &body)
+        .unwrap();
+    let named = format!("{lie}.json");
+    let check = s.ledger(&s.w(), &["gate", "check", "--name", "test"]);
+    assert_blocked(&check, "malformed-record", &named);
+    assert!(String::from_utf8_lossy(&check.stderr).contains("not its recorded fingerprint"));
+    assert_blocked(
+        &gate_run(&s, &counter, &[], "true"),
+        "malformed-record",
+        &named,
+    );
+    assert_eq!(runs(&counter), 1, "the gate did not run on a lying record");
+}
+
+#[test]
+fn a_check_without_evidence_or_command_says_no_evidence() {
+    let (s, _) = setup();
+    let (code, json) = check_json(&s, &[]);
+    assert_eq!((code, reasons(&json)), (1, vec!["no-evidence".to_owned()]));
 }

@@ -1,25 +1,34 @@
 //! Gate evidence and its reuse (SPEC §11): a gate that ran on exactly these
 //! inputs, with these prerequisites, and passed, need not run again.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::ffi::OsStrExt;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
 use crate::compare::Comparison;
-use crate::error::{Error, Result};
-use crate::fingerprint::Fingerprint;
+use crate::error::{DisplayPath, Error, Result};
+use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::inventory::Inventory;
+use crate::path::normalize_root;
 use crate::scope::Scope;
-use crate::store::{RecordId, Store};
+use crate::store::{RecordId, Store, check_ref_name};
 
 /// The kind of record holding [`Evidence`].
 pub const EVIDENCE_KIND: &str = "evidence";
+
+/// At most this many bytes of a refused value are shown in its error.
+const SHOWN_VALUE_BYTES: usize = 200;
 
 /// The store reference of a gate's evidence log.
 pub fn gate_ref(gate: &str) -> String {
     format!("gates/{gate}")
 }
+
+/// Observed prerequisite values, name → value. `None` is an environment
+/// variable that is unset, which is not the same as one set to the empty text.
+pub type Observations = BTreeMap<String, Option<String>>;
 
 /// How a prerequisite's value is observed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,29 +36,77 @@ pub fn gate_ref(gate: &str) -> String {
 pub enum Observe {
     /// A value given by the caller (`--env NAME=VALUE`).
     Literal(String),
-    /// The value of an environment variable (`--env NAME`); absent reads as empty.
+    /// The value of an environment variable (`--env NAME`); `None` when unset.
     Environment(String),
-    /// The trimmed stdout of a shell command (`--env-cmd NAME='rustc --version'`).
+    /// The stdout of a shell command, trimmed of ASCII whitespace
+    /// (`--env-cmd NAME='rustc --version'`).
     Command(String),
 }
 
 impl Observe {
-    /// Observes the value now.
-    pub fn value(&self, name: &str) -> Result<String> {
+    /// Observes the value now. A value that is not UTF-8 is refused
+    /// (`non-utf8-value`): recording it lossily would make different values equal.
+    pub fn value(&self, name: &str) -> Result<Option<String>> {
         match self {
-            Observe::Literal(value) => Ok(value.clone()),
-            Observe::Environment(var) => Ok(std::env::var(var).unwrap_or_default()),
-            Observe::Command(command) => command_output(name, command),
+            Observe::Literal(value) => Ok(Some(value.clone())),
+            Observe::Environment(var) => environment_value(name, var),
+            Observe::Command(command) => command_output(name, command).map(Some),
+        }
+    }
+
+    /// Refuses what cannot be observed: an environment variable name that is
+    /// empty or holds `=` or NUL (no variable can have it, so it would always
+    /// read as unset).
+    fn validate(&self, name: &str) -> Result<()> {
+        match self {
+            Observe::Environment(var) if var.is_empty() || var.contains(['=', '\0']) => {
+                Err(Error::InvalidArgument {
+                    message: format!(
+                        "prerequisite {name:?}: {var:?} cannot name an environment variable"
+                    ),
+                })
+            }
+            _ => Ok(()),
         }
     }
 }
 
-/// Runs `sh -c command` and returns its trimmed stdout; a failure is an error,
-/// never an empty value that could match an earlier empty value.
+/// An environment variable's value: `None` when unset, refused when not UTF-8.
+fn environment_value(name: &str, var: &str) -> Result<Option<String>> {
+    let Some(value) = std::env::var_os(var) else {
+        return Ok(None);
+    };
+    value.into_string().map(Some).map_err(|raw| {
+        let (name, var) = (one_line(name), one_line(var));
+        let what = if name.is_empty() || name == var {
+            format!("prerequisite {var} (environment variable)")
+        } else {
+            format!("prerequisite {name} (environment variable {var})")
+        };
+        non_utf8(what, raw.as_bytes())
+    })
+}
+
+/// `text` with its control characters escaped, so that a message stays one line.
+fn one_line(text: &str) -> String {
+    DisplayPath::from(text).0
+}
+
+/// The `non-utf8-value` error for `bytes`, shown escaped and size-bounded.
+fn non_utf8(what: String, bytes: &[u8]) -> Error {
+    let mut value = DisplayPath::from_bytes(&bytes[..bytes.len().min(SHOWN_VALUE_BYTES)]).0;
+    if bytes.len() > SHOWN_VALUE_BYTES {
+        value.push_str("...");
+    }
+    Error::NonUtf8Value { what, value }
+}
+
+/// Runs `sh -c command` and returns its stdout trimmed of ASCII whitespace; a
+/// failure is an error, never an empty value that could match an earlier one.
 fn command_output(name: &str, command: &str) -> Result<String> {
     let failed = |reason: String| Error::PrerequisiteFailed {
-        name: name.to_owned(),
-        command: command.to_owned(),
+        name: one_line(name),
+        command: one_line(command),
         reason,
     };
     let output = Command::new("sh")
@@ -57,48 +114,178 @@ fn command_output(name: &str, command: &str) -> Result<String> {
         .output()
         .map_err(|e| failed(e.to_string()))?;
     if !output.status.success() {
-        return Err(failed(format!(
-            "{}: {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        )));
+        // Escaped, so that the error stays one line whatever the command printed.
+        let stderr = DisplayPath::from_bytes(output.stderr.trim_ascii()).0;
+        return Err(failed(format!("{}: {stderr}", output.status)));
     }
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    let stdout = output.stdout.trim_ascii();
+    match std::str::from_utf8(stdout) {
+        Ok(text) => Ok(text.to_owned()),
+        Err(_) => Err(non_utf8(
+            format!(
+                "prerequisite {} (output of `{}`)",
+                one_line(name),
+                one_line(command)
+            ),
+            stdout,
+        )),
+    }
 }
 
 /// A gate's definition: what it runs, where, on which inputs, and which
 /// environment prerequisites its result depends on.
+///
+/// Built only by [`GateSpec::new`] (reading evidence validates the same way),
+/// so every spec is valid and its working directory normalized: two specs that
+/// mean the same gate compare equal, whichever front door built them.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use ledger_core::{Echo, GateSpec, Observe, Scope, Store, check_gate, run_gate};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir(dir.path().join("sub"))?;
+/// std::fs::write(dir.path().join("sub/input.txt"), "v1\n")?;
+/// let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
+/// let mut scope = Scope::new(workspace);
+/// scope.add_root(".")?;
+/// let prerequisites = BTreeMap::from([("mode".to_owned(), Observe::Literal("debug".into()))]);
+/// // `sub/`, `./sub` and `sub` are one working directory.
+/// let argv = vec!["cat".to_owned(), "input.txt".to_owned()];
+/// let spec = GateSpec::new("test", argv.clone(), "sub/", scope.clone(), prerequisites.clone())?;
+/// assert_eq!(spec.cwd(), "sub");
+/// let store = Store::open(dir.path());
+/// assert!(!run_gate(&store, &spec, Echo::Off)?.reused);
+/// let same = GateSpec::new("test", argv, "./sub", scope, prerequisites)?;
+/// assert!(check_gate(&store, &same)?.fresh);
+/// assert!(run_gate(&store, &same, Echo::Off)?.reused);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "SpecFields")]
 pub struct GateSpec {
-    /// The gate's name, e.g. `test`.
-    pub name: String,
-    /// The exact command.
-    pub argv: Vec<String>,
-    /// The working directory, relative to the workspace (`.` for the workspace).
-    pub cwd: String,
-    /// The inputs.
-    pub scope: Scope,
-    /// Prerequisite name → how to observe it.
-    pub prerequisites: BTreeMap<String, Observe>,
+    name: String,
+    argv: Vec<String>,
+    cwd: String,
+    scope: Scope,
+    prerequisites: BTreeMap<String, Observe>,
+}
+
+/// A gate spec's fields as stored, validated into a [`GateSpec`] when read.
+#[derive(Deserialize)]
+struct SpecFields {
+    name: String,
+    argv: Vec<String>,
+    cwd: String,
+    scope: Scope,
+    prerequisites: BTreeMap<String, Observe>,
+}
+
+impl TryFrom<SpecFields> for GateSpec {
+    type Error = Error;
+
+    fn try_from(f: SpecFields) -> Result<Self> {
+        GateSpec::new(&f.name, f.argv, &f.cwd, f.scope, f.prerequisites)
+    }
 }
 
 impl GateSpec {
+    /// A validated gate spec. `name` must make a store ref (`bad-ref-name`);
+    /// `argv` must not be empty; `cwd` is relative to the workspace and
+    /// normalized (`sub/`, `./sub` and `sub` are one directory, `.` or the empty
+    /// text the workspace; absolute or `..`: `outside-workspace`); every
+    /// prerequisite needs a name, and an environment variable a possible name
+    /// (`invalid-argument`).
+    pub fn new(
+        name: &str,
+        argv: Vec<String>,
+        cwd: &str,
+        scope: Scope,
+        prerequisites: BTreeMap<String, Observe>,
+    ) -> Result<GateSpec> {
+        check_ref_name(&gate_ref(name))?;
+        if argv.is_empty() {
+            return Err(Error::InvalidArgument {
+                message: format!("gate {name:?} needs a command: its argv is empty"),
+            });
+        }
+        let cwd = normalize_root(cwd)?;
+        scope.validate()?;
+        for (prerequisite, how) in &prerequisites {
+            if prerequisite.is_empty() {
+                return Err(Error::InvalidArgument {
+                    message: "a prerequisite needs a name".to_owned(),
+                });
+            }
+            how.validate(prerequisite)?;
+        }
+        Ok(GateSpec {
+            name: name.to_owned(),
+            argv,
+            cwd,
+            scope,
+            prerequisites,
+        })
+    }
+
+    /// The gate's name, e.g. `test`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The exact command.
+    pub fn argv(&self) -> &[String] {
+        &self.argv
+    }
+
+    /// The working directory relative to the workspace, normalized: `.` for
+    /// the workspace, otherwise a workspace path such as `sub`.
+    pub fn cwd(&self) -> &str {
+        &self.cwd
+    }
+
+    /// The inputs.
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// Prerequisite name → how to observe it.
+    pub fn prerequisites(&self) -> &BTreeMap<String, Observe> {
+        &self.prerequisites
+    }
+
     /// Observes every prerequisite now.
-    pub fn observe(&self) -> Result<BTreeMap<String, String>> {
+    pub fn observe(&self) -> Result<Observations> {
         self.prerequisites
             .iter()
             .map(|(name, how)| Ok((name.clone(), how.value(name)?)))
             .collect()
     }
+
+    /// This spec with its scope as resolved for a run (what evidence records).
+    pub(crate) fn with_scope(&self, scope: Scope) -> GateSpec {
+        GateSpec {
+            scope,
+            ..self.clone()
+        }
+    }
 }
 
 /// The record of one gate run.
+///
+/// Reading evidence checks what it claims: its entries must reproduce its
+/// fingerprint, its scope must be the resolved scope of its spec, and its
+/// observed prerequisites the declared ones; otherwise the record is refused
+/// (`malformed-record`) rather than trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "EvidenceFields")]
 pub struct Evidence {
     /// The gate's definition, as run (the scope resolved).
     pub spec: GateSpec,
-    /// The prerequisites' observed values.
-    pub prerequisites: BTreeMap<String, String>,
+    /// The prerequisites' observed values (`None`: an unset environment variable).
+    pub prerequisites: Observations,
     /// The exit status; `None` when the command was killed by a signal.
     pub exit_status: Option<i32>,
     /// When the run started (RFC 3339, UTC).
@@ -113,6 +300,37 @@ pub struct Evidence {
     pub not_reusable: Option<String>,
 }
 
+/// Evidence's fields as stored, checked into [`Evidence`] when read.
+#[derive(Deserialize)]
+struct EvidenceFields {
+    spec: GateSpec,
+    prerequisites: Observations,
+    exit_status: Option<i32>,
+    started_at: String,
+    duration_ms: u64,
+    result: String,
+    inventory: Inventory,
+    not_reusable: Option<String>,
+}
+
+impl TryFrom<EvidenceFields> for Evidence {
+    type Error = String;
+
+    fn try_from(f: EvidenceFields) -> std::result::Result<Self, String> {
+        let evidence = Evidence {
+            spec: f.spec,
+            prerequisites: f.prerequisites,
+            exit_status: f.exit_status,
+            started_at: f.started_at,
+            duration_ms: f.duration_ms,
+            result: f.result,
+            inventory: f.inventory,
+            not_reusable: f.not_reusable,
+        };
+        evidence.defect().map_or(Ok(evidence), Err)
+    }
+}
+
 impl Evidence {
     /// The fingerprint of the inputs.
     pub fn fingerprint(&self) -> Fingerprint {
@@ -122,6 +340,36 @@ impl Evidence {
     /// Whether the command exited with status 0.
     pub fn passed(&self) -> bool {
         self.exit_status == Some(0)
+    }
+
+    /// What makes this evidence untrustworthy, if anything: a claim its own
+    /// content contradicts. Evidence whose entries do not give its fingerprint
+    /// would otherwise be found fresh on inputs it never saw.
+    fn defect(&self) -> Option<String> {
+        let inventory = &self.inventory;
+        match fingerprint_sorted(&inventory.entries) {
+            Err(e) => return Some(format!("its inventory's entries are invalid: {e}")),
+            Ok(computed) if computed != inventory.fingerprint => {
+                return Some(format!(
+                    "its entries give {computed}, not its recorded fingerprint {}",
+                    inventory.fingerprint
+                ));
+            }
+            Ok(_) => {}
+        }
+        if let Err(e) = inventory.scope.validate() {
+            return Some(format!("its scope is invalid: {e}"));
+        }
+        if !inventory.scope.workspace.is_absolute() {
+            return Some("its scope's workspace is not absolute".to_owned());
+        }
+        if self.spec.scope != inventory.scope {
+            return Some("its spec's scope is not the scope of its inventory".to_owned());
+        }
+        if !self.prerequisites.keys().eq(self.spec.prerequisites.keys()) {
+            return Some("its observed prerequisites are not the declared ones".to_owned());
+        }
+        None
     }
 }
 
@@ -151,14 +399,18 @@ pub enum StaleReason {
         /// Which paths changed, and both fingerprints.
         comparison: Box<Comparison>,
     },
-    /// A prerequisite's value differs (or it was added or dropped).
+    /// A prerequisite's value differs (or it was added or dropped). In JSON a
+    /// side without the prerequisite has no field, an unset variable is `null`.
     PrerequisiteChanged {
         /// Its name.
         name: String,
-        /// The recorded value.
-        recorded: Option<String>,
-        /// The value now.
-        now: Option<String>,
+        /// The recorded value: `None` when the evidence has no such
+        /// prerequisite, `Some(None)` when the variable was unset.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        recorded: Option<Option<String>>,
+        /// The value now, in the same terms.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        now: Option<Option<String>>,
     },
     /// The command failed: a failing exit status is never a PASS.
     Failed {
@@ -187,16 +439,49 @@ pub struct Freshness {
     pub reasons: Vec<StaleReason>,
 }
 
+impl Freshness {
+    /// The answer for a gate without evidence: stale, it never ran.
+    pub fn no_evidence(gate: &str) -> Freshness {
+        Freshness {
+            gate: gate.to_owned(),
+            fresh: false,
+            record: None,
+            evidence: None,
+            reasons: vec![StaleReason::NoEvidence],
+        }
+    }
+}
+
 /// The latest evidence of a gate and its record.
+///
+/// Refused with `malformed-record` naming the record file when the record is
+/// not evidence of this gate or contradicts itself (see [`Evidence`]); with
+/// `corrupt-record` when its bytes do not hash to its name.
 pub fn latest_evidence(store: &Store, gate: &str) -> Result<Option<(RecordId, Evidence)>> {
     let Some(id) = store.head(&gate_ref(gate))? else {
         return Ok(None);
     };
     let record = store.read_record::<Evidence>(&id)?;
-    Ok(Some((id, record.body)))
+    let wrong = if record.kind != EVIDENCE_KIND {
+        Some(format!("a {:?} record, not evidence", record.kind))
+    } else if record.body.spec.name != gate {
+        Some(format!(
+            "evidence of gate {:?}, not of {gate:?}",
+            record.body.spec.name
+        ))
+    } else {
+        None
+    };
+    match wrong {
+        Some(reason) => Err(Error::MalformedRecord {
+            record: DisplayPath::from_bytes(store.record_path(&id).as_os_str().as_bytes()),
+            reason: format!("on ref {}: {reason}", gate_ref(gate)),
+        }),
+        None => Ok(Some((id, record.body))),
+    }
 }
 
-/// Decides whether the latest evidence of `spec.name` can be reused for
+/// Decides whether the latest evidence of `spec.name()` can be reused for
 /// `spec`: identical scope, command and prerequisites, a successful exit, and
 /// identical inputs when re-expanded now. Every failing condition is reported.
 pub fn check_gate(store: &Store, spec: &GateSpec) -> Result<Freshness> {
@@ -208,7 +493,7 @@ pub fn check_gate(store: &Store, spec: &GateSpec) -> Result<Freshness> {
 pub fn check_gate_observed(
     store: &Store,
     spec: &GateSpec,
-    observed: &BTreeMap<String, String>,
+    observed: &Observations,
 ) -> Result<Freshness> {
     check_gate_against(store, spec, observed, None)
 }
@@ -218,17 +503,11 @@ pub fn check_gate_observed(
 pub(crate) fn check_gate_against(
     store: &Store,
     spec: &GateSpec,
-    observed: &BTreeMap<String, String>,
+    observed: &Observations,
     current: Option<&Inventory>,
 ) -> Result<Freshness> {
     let Some((record, evidence)) = latest_evidence(store, &spec.name)? else {
-        return Ok(Freshness {
-            gate: spec.name.clone(),
-            fresh: false,
-            record: None,
-            evidence: None,
-            reasons: vec![StaleReason::NoEvidence],
-        });
+        return Ok(Freshness::no_evidence(&spec.name));
     };
     let mut reasons = Vec::new();
     let requested = spec.scope.resolve()?;
@@ -238,6 +517,7 @@ pub(crate) fn check_gate_against(
             requested: Box::new(requested),
         });
     }
+    // Both sides are normalized GateSpecs, so equal commands compare equal.
     if (&spec.cwd, &spec.argv) != (&evidence.spec.cwd, &evidence.spec.argv) {
         reasons.push(StaleReason::CommandDiffers {
             recorded: format!("{}: {:?}", evidence.spec.cwd, evidence.spec.argv),
@@ -271,12 +551,10 @@ pub(crate) fn check_gate_against(
     })
 }
 
-/// Every prerequisite whose value differs, was added or was dropped.
-fn prerequisite_changes(
-    recorded: &BTreeMap<String, String>,
-    now: &BTreeMap<String, String>,
-) -> Vec<StaleReason> {
-    let names: std::collections::BTreeSet<&String> = recorded.keys().chain(now.keys()).collect();
+/// Every prerequisite whose value differs, was added or was dropped; an unset
+/// variable differs from an empty one.
+fn prerequisite_changes(recorded: &Observations, now: &Observations) -> Vec<StaleReason> {
+    let names: BTreeSet<&String> = recorded.keys().chain(now.keys()).collect();
     names
         .into_iter()
         .filter(|name| recorded.get(*name) != now.get(*name))
@@ -290,8 +568,25 @@ fn prerequisite_changes(
 
 /// Stores evidence at the end of its gate's log. Appending never conflicts:
 /// a run's evidence stands on its own, so two concurrent runs both land.
+///
+/// Evidence that contradicts itself (see [`Evidence`]) is refused with
+/// `invalid-argument`: it would be refused when read.
 pub fn record_evidence(store: &Store, evidence: &Evidence) -> Result<RecordId> {
+    if let Some(defect) = evidence.defect() {
+        return Err(Error::InvalidArgument {
+            message: format!("evidence of gate {:?}: {defect}", evidence.spec.name),
+        });
+    }
     store.append(&gate_ref(&evidence.spec.name), EVIDENCE_KIND, evidence)
+}
+
+/// A prerequisite's value in a sentence: quoted and escaped, `(unset)` or `(absent)`.
+fn shown_value(value: Option<&Option<String>>) -> String {
+    match value {
+        None => "(absent)".to_owned(),
+        Some(None) => "(unset)".to_owned(),
+        Some(Some(text)) => DisplayPath::from(text.as_str()).to_string(),
+    }
 }
 
 impl std::fmt::Display for StaleReason {
@@ -318,9 +613,10 @@ impl std::fmt::Display for StaleReason {
                 now,
             } => write!(
                 f,
-                "prerequisite {name} changed: {} -> {}",
-                recorded.as_deref().unwrap_or("(absent)"),
-                now.as_deref().unwrap_or("(absent)")
+                "prerequisite {} changed: {} -> {}",
+                one_line(name),
+                shown_value(recorded.as_ref()),
+                shown_value(now.as_ref())
             ),
             StaleReason::Failed { exit_status } => match exit_status {
                 Some(code) => write!(f, "the last run failed (exit status {code})"),
@@ -328,5 +624,262 @@ impl std::fmt::Display for StaleReason {
             },
             StaleReason::NotReusable { why } => write!(f, "not reusable: {why}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+    use crate::gate::{Echo, run_gate};
+
+    /// A workspace with `sub/input.txt`, walked in full (no Git), and its store.
+    fn workspace() -> (tempfile::TempDir, Scope, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/input.txt"), "v1\n").unwrap();
+        let mut scope = Scope::new(camino::Utf8Path::from_path(dir.path()).unwrap());
+        scope.add_root(".").unwrap();
+        let store = Store::open(dir.path());
+        (dir, scope, store)
+    }
+
+    fn spec(scope: &Scope, cwd: &str, prerequisites: &[(&str, Observe)]) -> Result<GateSpec> {
+        let argv = vec!["cat".to_owned(), "input.txt".to_owned()];
+        let prerequisites = prerequisites
+            .iter()
+            .map(|(n, o)| ((*n).to_owned(), o.clone()))
+            .collect();
+        GateSpec::new("test", argv, cwd, scope.clone(), prerequisites)
+    }
+
+    fn reasons(freshness: &Freshness) -> Vec<String> {
+        let json = serde_json::to_value(&freshness.reasons).unwrap();
+        let list = json.as_array().unwrap().iter();
+        list.map(|r| r["reason"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_cwd_is_one_directory_however_it_is_written() {
+        let (_dir, scope, store) = workspace();
+        let ran = run_gate(&store, &spec(&scope, "sub/", &[]).unwrap(), Echo::Off).unwrap();
+        let evidence = ran.evidence.unwrap();
+        assert_eq!((evidence.passed(), evidence.result.as_str()), (true, "v1"));
+        assert_eq!(evidence.spec.cwd(), "sub");
+        for same in ["sub/", "./sub", "sub", "./sub/"] {
+            let spec = spec(&scope, same, &[]).unwrap();
+            let freshness = check_gate(&store, &spec).unwrap();
+            assert!(freshness.fresh, "{same}: {:?}", reasons(&freshness));
+            assert!(run_gate(&store, &spec, Echo::Off).unwrap().reused, "{same}");
+        }
+        let other = check_gate(&store, &spec(&scope, ".", &[]).unwrap()).unwrap();
+        assert_eq!(reasons(&other), ["command-differs"]);
+        for (cwd, code) in [
+            ("..", "outside-workspace"),
+            ("sub/../..", "outside-workspace"),
+            ("/tmp", "outside-workspace"),
+            ("sub//x", "invalid-path"),
+        ] {
+            let e = spec(&scope, cwd, &[]).unwrap_err();
+            assert_eq!(e.code(), code, "{cwd}: {e}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_spec_cannot_be_built() {
+        let (_dir, scope, _) = workspace();
+        let new = |name: &str, argv: &[&str], prerequisites: &[(&str, Observe)]| {
+            let argv = argv.iter().map(|a| (*a).to_owned()).collect();
+            let prerequisites = prerequisites
+                .iter()
+                .map(|(n, o)| ((*n).to_owned(), o.clone()))
+                .collect();
+            GateSpec::new(name, argv, ".", scope.clone(), prerequisites)
+                .unwrap_err()
+                .code()
+        };
+        assert_eq!(new("test", &[], &[]), "invalid-argument");
+        assert_eq!(new("../x", &["true"], &[]), "bad-ref-name");
+        let literal = Observe::Literal("1".into());
+        assert_eq!(new("test", &["true"], &[("", literal)]), "invalid-argument");
+        for var in ["", "A=B", "A\0B"] {
+            let how = Observe::Environment(var.into());
+            assert_eq!(new("test", &["true"], &[("v", how)]), "invalid-argument");
+        }
+        // A stored spec is validated the same way: no way around the constructor.
+        let good = spec(&scope, "sub", &[]).unwrap();
+        let mut json = serde_json::to_value(&good).unwrap();
+        assert_eq!(
+            serde_json::from_value::<GateSpec>(json.clone()).unwrap(),
+            good
+        );
+        json["cwd"] = "./sub/".into();
+        assert_eq!(
+            serde_json::from_value::<GateSpec>(json.clone()).unwrap(),
+            good
+        );
+        json["cwd"] = "../elsewhere".into();
+        let e = serde_json::from_value::<GateSpec>(json).unwrap_err();
+        assert!(e.to_string().contains("../elsewhere"), "{e}");
+    }
+
+    #[test]
+    fn an_unset_variable_is_not_an_empty_one() {
+        let (_dir, scope, store) = workspace();
+        let var = "LEDGER_TEST_NEVER_SET_5F3A";
+        assert_eq!(std::env::var_os(var), None);
+        let spec = spec(
+            &scope,
+            "sub",
+            &[("flags", Observe::Environment(var.into()))],
+        )
+        .unwrap();
+        assert_eq!(spec.observe().unwrap(), [("flags".to_owned(), None)].into());
+        let evidence = run_gate(&store, &spec, Echo::Off)
+            .unwrap()
+            .evidence
+            .unwrap();
+        let json = serde_json::to_value(&evidence).unwrap();
+        assert_eq!(json["prerequisites"], serde_json::json!({ "flags": null }));
+        assert!(check_gate(&store, &spec).unwrap().fresh);
+        let empty = [("flags".to_owned(), Some(String::new()))].into();
+        let stale = check_gate_observed(&store, &spec, &empty).unwrap();
+        assert_eq!(reasons(&stale), ["prerequisite-changed"]);
+        let reason = serde_json::to_value(&stale.reasons[0]).unwrap();
+        assert_eq!(
+            reason,
+            serde_json::json!({"reason": "prerequisite-changed", "name": "flags", "recorded": null, "now": ""})
+        );
+        assert_eq!(
+            stale.reasons[0].to_string(),
+            "prerequisite flags changed: (unset) -> ''"
+        );
+        // Dropped: the side without the prerequisite has no field.
+        let dropped = check_gate_observed(&store, &spec, &Observations::new()).unwrap();
+        let reason = serde_json::to_value(&dropped.reasons[0]).unwrap();
+        assert_eq!(
+            reason,
+            serde_json::json!({"reason": "prerequisite-changed", "name": "flags", "recorded": null})
+        );
+        assert_eq!(
+            dropped.reasons[0].to_string(),
+            "prerequisite flags changed: (unset) -> (absent)"
+        );
+    }
+
+    #[test]
+    fn a_value_is_a_json_string_as_every_version_wrote_it() {
+        let (_dir, scope, store) = workspace();
+        let spec = spec(&scope, "sub", &[("flags", Observe::Literal("-O".into()))]).unwrap();
+        let evidence = run_gate(&store, &spec, Echo::Off)
+            .unwrap()
+            .evidence
+            .unwrap();
+        // A string value, as every version wrote it, reads as that value.
+        let json = serde_json::to_value(&evidence).unwrap();
+        assert_eq!(json["prerequisites"], serde_json::json!({ "flags": "-O" }));
+        let back: Evidence = serde_json::from_value(json).unwrap();
+        assert_eq!(back.prerequisites["flags"].as_deref(), Some("-O"));
+    }
+
+    #[test]
+    fn a_command_output_that_is_not_utf8_is_refused_not_collapsed() {
+        for output in [r"printf 'v\377'", r"printf 'v\376'"] {
+            let how = Observe::Command(output.into());
+            let e = how.value("tool").unwrap_err();
+            assert_eq!(e.code(), "non-utf8-value", "{e}");
+            assert!(
+                e.to_string().contains("prerequisite tool (output of"),
+                "{e}"
+            );
+            assert!(e.to_string().contains(&output[9..13].to_uppercase()), "{e}");
+        }
+        // Trimmed of ASCII whitespace only: a no-break space is a value of its own.
+        let nbsp = Observe::Command("printf 'v\\302\\240\\n'".into());
+        assert_eq!(nbsp.value("tool").unwrap().as_deref(), Some("v\u{a0}"));
+        // A failing command's stderr stays on the error's one line.
+        let failing = Observe::Command("echo one >&2; echo two >&2; exit 3".into());
+        let e = failing.value("tool").unwrap_err();
+        assert_eq!(e.code(), "prerequisite-failed");
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+
+    /// Replaces the head of `gates/test` with `edit` applied to its evidence,
+    /// as a consistent record (its bytes hash to its name): a lie, not damage.
+    fn rewrite(store: &Store, edit: impl FnOnce(&mut serde_json::Value)) -> RecordId {
+        let head = store.head("gates/test").unwrap().unwrap();
+        let record = store.read_record::<serde_json::Value>(&head).unwrap();
+        let mut body = record.body;
+        edit(&mut body);
+        store
+            .commit("gates/test", EVIDENCE_KIND, Some(&head), &body)
+            .unwrap()
+    }
+
+    #[test]
+    fn evidence_whose_entries_do_not_give_its_fingerprint_is_refused() {
+        let (dir, scope, store) = workspace();
+        let spec = spec(&scope, "sub", &[]).unwrap();
+        run_gate(&store, &spec, Echo::Off).unwrap();
+        std::fs::write(dir.path().join("sub/input.txt"), "v2\n").unwrap();
+        let now = Inventory::expand(&scope).unwrap();
+        // The fingerprint claims the inputs on disk now; the entries are those
+        // the command saw. Compared by fingerprint alone, this would be fresh.
+        let lie = rewrite(&store, |body| {
+            body["inventory"]["fingerprint"] = now.fingerprint.to_string().into();
+        });
+        for e in [
+            check_gate(&store, &spec).unwrap_err(),
+            run_gate(&store, &spec, Echo::Off).unwrap_err(),
+            latest_evidence(&store, "test").unwrap_err(),
+        ] {
+            assert_eq!(e.code(), "malformed-record", "{e}");
+            let text = e.to_string();
+            assert!(text.contains(&format!("{lie}.json")), "{text}");
+            assert!(text.contains("not its recorded fingerprint"), "{text}");
+        }
+    }
+
+    #[test]
+    fn evidence_that_is_not_of_its_gate_is_refused() {
+        let (_dir, scope, store) = workspace();
+        let spec = spec(&scope, "sub", &[("v", Observe::Literal("1".into()))]).unwrap();
+        run_gate(&store, &spec, Echo::Off).unwrap();
+        type Edit = fn(&mut serde_json::Value);
+        let edits: [(Edit, &str); 4] = [
+            (|b| b["spec"]["name"] = "deploy".into(), "not of \"test\""),
+            (
+                |b| b["prerequisites"] = serde_json::json!({}),
+                "prerequisites",
+            ),
+            (
+                |b| b["spec"]["scope"]["roots"] = serde_json::json!(["sub"]),
+                "scope",
+            ),
+            (
+                |b| b["spec"]["argv"] = serde_json::json!([]),
+                "argv is empty",
+            ),
+        ];
+        for (edit, says) in edits {
+            let lie = rewrite(&store, edit);
+            let e = check_gate(&store, &spec).unwrap_err();
+            assert_eq!(e.code(), "malformed-record", "{e}");
+            assert!(e.to_string().contains(&format!("{lie}.json")), "{e}");
+            assert!(e.to_string().contains(says), "{says}: {e}");
+            // The next run follows a good record again.
+            let head = store.head("gates/test").unwrap();
+            let good = store.history("gates/test").unwrap()[1];
+            let record = store.read_record::<serde_json::Value>(&good).unwrap();
+            store
+                .commit("gates/test", EVIDENCE_KIND, head.as_ref(), &record.body)
+                .unwrap();
+        }
+        // Writing such evidence is refused too.
+        let mut evidence = latest_evidence(&store, "test").unwrap().unwrap().1;
+        evidence.inventory.fingerprint = crate::fingerprint::fingerprint_entries([]).unwrap();
+        let e = record_evidence(&store, &evidence).unwrap_err();
+        assert_eq!(e.code(), "invalid-argument", "{e}");
     }
 }

@@ -12,7 +12,6 @@ use crate::compare::Comparison;
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Freshness, GateSpec, check_gate_against, record_evidence};
 use crate::inventory::Inventory;
-use crate::path::normalize_root;
 use crate::store::{RecordId, Store};
 
 /// At most this many bytes of output are kept for the evidence's result.
@@ -60,17 +59,10 @@ impl RunOutcome {
 /// the run, the evidence is recorded as not reusable. `echo` says where the
 /// command's output is streamed while it runs.
 pub fn run_gate(store: &Store, spec: &GateSpec, echo: Echo) -> Result<RunOutcome> {
-    if spec.argv.is_empty() {
-        return Err(Error::GateNotStarted {
-            gate: spec.name.clone(),
-            reason: "no command given".to_owned(),
-        });
-    }
-    let cwd = normalize_root(&spec.cwd)?;
     let prerequisites = spec.observe()?;
     // One expansion serves the freshness check and, when the gate must run,
     // as the inputs before the command.
-    let before = Inventory::expand(&spec.scope)?;
+    let before = Inventory::expand(spec.scope())?;
     let freshness = check_gate_against(store, spec, &prerequisites, Some(&before))?;
     if freshness.fresh {
         return Ok(RunOutcome {
@@ -80,22 +72,19 @@ pub fn run_gate(store: &Store, spec: &GateSpec, echo: Echo) -> Result<RunOutcome
             evidence: None,
         });
     }
+    // The spec's cwd is normalized and inside the workspace (GateSpec::new).
     let workspace = before.scope.workspace.as_std_path();
-    let dir = if cwd == "." {
-        workspace.to_path_buf()
-    } else {
-        workspace.join(&cwd)
+    let dir = match spec.cwd() {
+        "." => workspace.to_path_buf(),
+        cwd => workspace.join(cwd),
     };
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let clock = Instant::now();
-    let (exit_status, result) = execute(&spec.name, &spec.argv, &dir, echo)?;
+    let (exit_status, result) = execute(spec.name(), spec.argv(), &dir, echo)?;
     let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
     let not_reusable = changed_during_run(&before);
-    let mut spec = spec.clone();
-    spec.scope = before.scope.clone();
-    spec.cwd = cwd;
     let evidence = Evidence {
-        spec,
+        spec: spec.with_scope(before.scope.clone()),
         prerequisites,
         exit_status,
         started_at,
@@ -152,16 +141,26 @@ fn execute(
     dir: &std::path::Path,
     echo: Echo,
 ) -> Result<(Option<i32>, String)> {
-    let mut child = Command::new(&argv[0])
-        .args(&argv[1..])
+    let not_started = |reason: String| Error::GateNotStarted {
+        gate: gate.to_owned(),
+        reason,
+    };
+    // A GateSpec's argv is never empty; should one be, it is an error, not a panic.
+    let (program, args) = argv
+        .split_first()
+        .ok_or_else(|| not_started("no command given".to_owned()))?;
+    let mut child = Command::new(program)
+        .args(args)
         .current_dir(dir)
         .stdin(Stdio::inherit())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| Error::GateNotStarted {
-            gate: gate.to_owned(),
-            reason: format!("cannot start {:?} in {}: {e}", argv[0], dir.display()),
+        .map_err(|e| {
+            not_started(format!(
+                "cannot start {program:?} in {}: {e}",
+                dir.display()
+            ))
         })?;
     let tail = Arc::new(Mutex::new(Vec::new()));
     let (shown, to_stdout) = (echo != Echo::Off, echo == Echo::Passthrough);
@@ -175,10 +174,9 @@ fn execute(
             .take()
             .map(|err| pump(err, false, shown, Arc::clone(&tail))),
     ];
-    let status = child.wait().map_err(|e| Error::GateNotStarted {
-        gate: gate.to_owned(),
-        reason: format!("waiting for the command failed: {e}"),
-    })?;
+    let status = child
+        .wait()
+        .map_err(|e| not_started(format!("waiting for the command failed: {e}")))?;
     for handle in pumps.into_iter().flatten() {
         // A pump only fails if forwarding to our own stdout failed; the
         // command's exit status still stands.
@@ -220,9 +218,17 @@ fn pump(
     })
 }
 
-/// The last `RESULT_LINES` lines of the output, as text.
+/// The last `RESULT_LINES` lines of the output, as text. Bytes that are not
+/// UTF-8 are shown as `\xNN` rather than replaced by U+FFFD, so that different
+/// outputs are not shown alike.
 fn last_lines(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            text.push_str(&format!("\\x{b:02X}"));
+        }
+    }
     let lines: Vec<&str> = text.trim_end().lines().collect();
     lines[lines.len().saturating_sub(RESULT_LINES)..].join("\n")
 }
@@ -239,5 +245,10 @@ mod tests {
             kept.starts_with("line 11\n") && kept.ends_with("line 30"),
             "{kept}"
         );
+    }
+
+    #[test]
+    fn result_shows_bytes_that_are_not_utf8_escaped() {
+        assert_eq!(last_lines(b"ok \xff\nthen \xfe\n"), "ok \\xFF\nthen \\xFE");
     }
 }

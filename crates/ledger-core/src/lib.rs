@@ -70,7 +70,7 @@ pub use entry::{Content, Digest, Entry};
 pub use envelope::{Binding, Check, Retirement, StateEnvelope, Validation};
 pub use error::{DisplayPath, Error, Result};
 pub use evidence::{
-    EVIDENCE_KIND, Evidence, Freshness, GateSpec, Observe, StaleReason, check_gate,
+    EVIDENCE_KIND, Evidence, Freshness, GateSpec, Observations, Observe, StaleReason, check_gate,
     check_gate_observed, gate_ref, latest_evidence, record_evidence,
 };
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};

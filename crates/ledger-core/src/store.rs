@@ -437,7 +437,7 @@ impl Store {
         self.root.join("tmp")
     }
 
-    fn record_path(&self, id: &RecordId) -> PathBuf {
+    pub(crate) fn record_path(&self, id: &RecordId) -> PathBuf {
         self.records_dir().join(format!("{id}.json"))
     }
 

@@ -266,15 +266,11 @@ fn too_large() -> Error {
 
 fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
     let dir = tempfile::tempdir().unwrap();
-    let spec = GateSpec {
-        name: "g".into(),
-        argv: argv.iter().map(|s| s.to_string()).collect(),
-        cwd: ".".into(),
-        scope: walk(&dir),
-        prerequisites: prerequisite
-            .map(|c| [("tool".to_owned(), Observe::Command(c.to_owned()))].into())
-            .unwrap_or_default(),
-    };
+    let prerequisites = prerequisite
+        .map(|c| [("tool".to_owned(), Observe::Command(c.to_owned()))].into())
+        .unwrap_or_default();
+    let argv = argv.iter().map(|s| s.to_string()).collect();
+    let spec = GateSpec::new("g", argv, ".", walk(&dir), prerequisites).unwrap();
     run_gate(&Store::open(dir.path()), &spec, Echo::Off).unwrap_err()
 }
 
@@ -380,6 +376,7 @@ fn every_code_is_provoked_by_a_real_input() {
             "gate-not-started",
             gate(&["/nonexistent/gate-command"], None),
         ),
+        ("non-utf8-value", gate(&["true"], Some(r"printf 'v\377'"))),
         (
             "bad-entry",
             entries(&[("a", "file", "120000", &"0".repeat(64))]),

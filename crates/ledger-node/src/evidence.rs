@@ -6,7 +6,7 @@ use std::path::Path;
 
 use ledger_core::{Error, Observe, Store};
 use napi::Env;
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::{AsyncTask, Utf16String};
 use napi_derive::napi;
 
 use crate::error::Failure;
@@ -15,16 +15,18 @@ use crate::scope::ScopeOptions;
 use crate::task::{Work, block, spawn};
 
 /// A gate: what it runs, where, on which inputs, and which environment
-/// prerequisites its result depends on.
-#[napi(object)]
-#[derive(Debug, Clone)]
+/// prerequisites its result depends on. Text is taken exactly: a string with
+/// a lone surrogate is `non-utf8-value`, never a value with U+FFFD in it.
+#[napi(object, object_to_js = false)]
+#[derive(Debug)]
 pub struct GateSpec {
     /// The gate's name, e.g. `test`.
     pub name: String,
     /// The exact command.
-    pub argv: Vec<String>,
-    /// The working directory, relative to the workspace; default `.`.
-    pub cwd: Option<String>,
+    pub argv: Vec<Utf16String>,
+    /// The working directory, relative to the workspace, normalized (`sub/`,
+    /// `./sub` and `sub` are one directory); default `.`.
+    pub cwd: Option<Utf16String>,
     /// The inputs.
     pub scope: ScopeOptions,
     /// Prerequisite name → how its value is observed.
@@ -32,23 +34,43 @@ pub struct GateSpec {
 }
 
 /// How a prerequisite's value is observed: exactly one of the three.
-#[napi(object)]
-#[derive(Debug, Clone)]
+#[napi(object, object_to_js = false)]
+#[derive(Debug)]
 pub struct Prerequisite {
     /// The value as given (`--env NAME=VALUE`).
-    pub literal: Option<String>,
-    /// The value of this environment variable; absent reads as empty (`--env NAME`).
-    pub environment: Option<String>,
-    /// The trimmed stdout of this shell command (`--env-cmd NAME=COMMAND`).
-    pub command: Option<String>,
+    pub literal: Option<Utf16String>,
+    /// The value of this environment variable; `null` in evidence when unset (`--env NAME`).
+    pub environment: Option<Utf16String>,
+    /// The stdout of this shell command, trimmed of ASCII whitespace (`--env-cmd NAME=COMMAND`).
+    pub command: Option<Utf16String>,
+}
+
+/// A JavaScript string as exact UTF-8 text; one with a lone surrogate cannot
+/// be recorded byte-exactly and is refused, the surrogate shown as `\u{D800}`.
+fn exact(text: &Utf16String, what: impl FnOnce() -> String) -> Result<String, Failure> {
+    String::from_utf16(text).map_err(|_| {
+        let value = char::decode_utf16(text.iter().copied())
+            .map(|c| {
+                c.map_or_else(
+                    |e| format!("\\u{{{:X}}}", e.unpaired_surrogate()),
+                    String::from,
+                )
+            })
+            .collect();
+        Failure::Core(Error::NonUtf8Value {
+            what: what(),
+            value,
+        })
+    })
 }
 
 impl Prerequisite {
     fn to_core(&self, name: &str) -> Result<Observe, Failure> {
+        let text = |t: &Utf16String| exact(t, || format!("prerequisite {name}"));
         match (&self.literal, &self.environment, &self.command) {
-            (Some(v), None, None) => Ok(Observe::Literal(v.clone())),
-            (None, Some(v), None) => Ok(Observe::Environment(v.clone())),
-            (None, None, Some(v)) => Ok(Observe::Command(v.clone())),
+            (Some(v), None, None) => Ok(Observe::Literal(text(v)?)),
+            (None, Some(v), None) => Ok(Observe::Environment(text(v)?)),
+            (None, None, Some(v)) => Ok(Observe::Command(text(v)?)),
             _ => Err(Failure::Core(Error::InvalidArgument {
                 message: format!(
                     "prerequisite {name:?} needs exactly one of literal, environment, command"
@@ -59,7 +81,7 @@ impl Prerequisite {
 }
 
 impl GateSpec {
-    /// The core's gate spec.
+    /// The core's gate spec, validated by the core (`GateSpec::new`).
     pub fn to_core(&self) -> Result<ledger_core::GateSpec, Failure> {
         let prerequisites = self
             .prerequisites
@@ -67,19 +89,29 @@ impl GateSpec {
             .flatten()
             .map(|(name, how)| Ok((name.clone(), how.to_core(name)?)))
             .collect::<Result<BTreeMap<_, _>, Failure>>()?;
-        Ok(ledger_core::GateSpec {
-            name: self.name.clone(),
-            argv: self.argv.clone(),
-            cwd: self.cwd.clone().unwrap_or_else(|| ".".to_owned()),
-            scope: self.scope.to_scope()?,
+        let argv = self
+            .argv
+            .iter()
+            .map(|a| exact(a, || format!("an argument of gate {}", self.name)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let cwd = match &self.cwd {
+            Some(cwd) => exact(cwd, || format!("the cwd of gate {}", self.name))?,
+            None => ".".to_owned(),
+        };
+        let scope = self.scope.to_scope()?;
+        Ok(ledger_core::GateSpec::new(
+            &self.name,
+            argv,
+            &cwd,
+            scope,
             prerequisites,
-        })
+        )?)
     }
 }
 
 /// The store of a gate: the one of its resolved workspace, as the CLI does.
 pub fn store_of(spec: &ledger_core::GateSpec) -> Result<Store, Failure> {
-    Ok(Store::of_scope(&spec.scope)?)
+    Ok(Store::of_scope(spec.scope())?)
 }
 
 fn check_gate_impl(spec: &GateSpec) -> Result<Json, Failure> {

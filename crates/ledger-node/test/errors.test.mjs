@@ -294,6 +294,15 @@ test('gates refuse: prerequisites, commands, names', async (t) => {
   await both(() => ledger.runGate(badName), () => ledger.runGateSync(badName), 'bad-ref-name', '../x', {
     pathProperty: false,
   })
+  // Values that are not text are refused, never replaced by U+FFFD.
+  const bytes = spec({ prerequisites: { tool: { command: "printf 'v\\377'" } } })
+  await both(() => ledger.checkGate(bytes), () => ledger.checkGateSync(bytes), 'non-utf8-value', 'v\\xFF', {
+    pathProperty: false,
+  })
+  const surrogate = spec({ prerequisites: { tool: { literal: 'v\uD800' } } })
+  await both(() => ledger.runGate(surrogate), () => ledger.runGateSync(surrogate), 'non-utf8-value', 'v\\u{D800}', {
+    pathProperty: false,
+  })
   const outside = spec({ scope: { workspace: s.w, roots: ['../up'] } })
   await both(() => ledger.checkGate(outside), () => ledger.checkGateSync(outside), 'outside-workspace', '../up')
 })

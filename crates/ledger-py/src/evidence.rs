@@ -4,10 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use ledger_core::{Evidence, Freshness, GateSpec, Observe, StaleReason};
+use ledger_core::{DisplayPath, Error, Evidence, Freshness, GateSpec, Observe, StaleReason};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
 
-use crate::args::{mapping, py_bool, strings};
+use crate::args::{mapping, py_bool};
 use crate::compare::PyComparison;
 use crate::errors;
 use crate::inventory::PyInventory;
@@ -24,28 +26,33 @@ pub struct PyObserve {
 
 #[pymethods]
 impl PyObserve {
-    /// A value given by the caller (`--env NAME=VALUE`).
+    /// A value given by the caller (`--env NAME=VALUE`). A `str` that is not
+    /// valid Unicode (lone surrogates, e.g. a non-UTF-8 value read through
+    /// `os.environ`) is `NonUtf8ValueError`, never a replaced value.
     #[staticmethod]
-    fn literal(value: String) -> Self {
-        PyObserve {
-            inner: Observe::Literal(value),
-        }
+    fn literal(value: &Bound<'_, PyString>) -> PyResult<Self> {
+        Ok(PyObserve {
+            inner: Observe::Literal(exact_text(value, "prerequisite literal value")?),
+        })
     }
 
-    /// The value of an environment variable, empty when unset (`--env NAME`).
+    /// The value of an environment variable, `None` when unset (`--env NAME`).
     #[staticmethod]
-    fn environment(variable: String) -> Self {
-        PyObserve {
+    fn environment(variable: &Bound<'_, PyString>) -> PyResult<Self> {
+        let variable = exact_text(variable, "an environment variable name")?;
+        Ok(PyObserve {
             inner: Observe::Environment(variable),
-        }
+        })
     }
 
-    /// The trimmed stdout of `sh -c command` (`--env-cmd NAME=COMMAND`).
+    /// The stdout of `sh -c command`, trimmed of ASCII whitespace
+    /// (`--env-cmd NAME=COMMAND`).
     #[staticmethod]
-    fn command(command: String) -> Self {
-        PyObserve {
+    fn command(command: &Bound<'_, PyString>) -> PyResult<Self> {
+        let command = exact_text(command, "a prerequisite command")?;
+        Ok(PyObserve {
             inner: Observe::Command(command),
-        }
+        })
     }
 
     /// `literal`, `environment` or `command`.
@@ -66,9 +73,11 @@ impl PyObserve {
         }
     }
 
-    /// Observes the value now (`PrerequisiteFailedError` when the command fails).
+    /// Observes the value now: `None` for an unset variable
+    /// (`PrerequisiteFailedError` when the command fails, `NonUtf8ValueError`
+    /// when the value is not UTF-8).
     #[pyo3(signature = (name = ""))]
-    fn observe(&self, py: Python<'_>, name: &str) -> PyResult<String> {
+    fn observe(&self, py: Python<'_>, name: &str) -> PyResult<Option<String>> {
         let (how, name) = (self.inner.clone(), name.to_owned());
         errors::detached(py, move || how.value(&name))
     }
@@ -89,71 +98,76 @@ pub struct PyGateSpec {
 #[pymethods]
 impl PyGateSpec {
     #[new]
-    #[pyo3(signature = (name, argv, scope, *, cwd = ".".to_owned(), prerequisites = None))]
+    #[pyo3(signature = (name, argv, scope, *, cwd = None, prerequisites = None))]
     #[pyo3(text_signature = "(name, argv, scope, *, cwd='.', prerequisites=None)")]
     fn new(
+        py: Python<'_>,
         name: String,
         argv: &Bound<'_, PyAny>,
         scope: &PyScope,
-        cwd: String,
+        cwd: Option<&Bound<'_, PyString>>,
         prerequisites: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let observe = |v: &Bound<'_, PyAny>| Ok(v.cast::<PyObserve>()?.get().inner.clone());
         let prerequisites = prerequisites.map(|p| mapping(p, observe)).transpose()?;
-        Ok(PyGateSpec {
-            inner: GateSpec {
-                name,
-                argv: strings(argv)?,
-                cwd,
-                scope: scope.inner.clone(),
-                prerequisites: prerequisites.unwrap_or_default(),
-            },
-        })
+        let what = format!("an argument of gate {name}");
+        let argv = exact_strings(argv, &what)?;
+        let cwd = match cwd {
+            Some(cwd) => exact_text(cwd, &format!("the cwd of gate {name}"))?,
+            None => ".".to_owned(),
+        };
+        let scope = scope.inner.clone();
+        let prerequisites = prerequisites.unwrap_or_default();
+        let inner = errors::run(py, || {
+            GateSpec::new(&name, argv, &cwd, scope, prerequisites)
+        })?;
+        Ok(PyGateSpec { inner })
     }
 
     /// The gate's name.
     #[getter]
     fn name(&self) -> &str {
-        &self.inner.name
+        self.inner.name()
     }
 
     /// The exact command.
     #[getter]
     fn argv(&self) -> Vec<String> {
-        self.inner.argv.clone()
+        self.inner.argv().to_vec()
     }
 
-    /// The working directory, relative to the workspace.
+    /// The working directory relative to the workspace, normalized (`.` or
+    /// a path such as `sub`).
     #[getter]
     fn cwd(&self) -> &str {
-        &self.inner.cwd
+        self.inner.cwd()
     }
 
     /// The inputs.
     #[getter]
     fn scope(&self) -> PyScope {
         PyScope {
-            inner: self.inner.scope.clone(),
+            inner: self.inner.scope().clone(),
         }
     }
 
     /// Prerequisite name → how it is observed.
     #[getter]
     fn prerequisites(&self) -> BTreeMap<String, PyObserve> {
-        let prerequisites = self.inner.prerequisites.iter();
+        let prerequisites = self.inner.prerequisites().iter();
         prerequisites
             .map(|(k, v)| (k.clone(), PyObserve { inner: v.clone() }))
             .collect()
     }
 
-    /// Observes every prerequisite now.
-    fn observe(&self, py: Python<'_>) -> PyResult<BTreeMap<String, String>> {
+    /// Observes every prerequisite now (`None`: an unset variable).
+    fn observe(&self, py: Python<'_>) -> PyResult<BTreeMap<String, Option<String>>> {
         let spec = self.inner.clone();
         errors::detached(py, move || spec.observe())
     }
 
     fn __repr__(&self) -> String {
-        format!("GateSpec({:?}, {:?})", self.inner.name, self.inner.argv)
+        format!("GateSpec({:?}, {:?})", self.inner.name(), self.inner.argv())
     }
 }
 
@@ -174,9 +188,9 @@ impl PyEvidence {
         }
     }
 
-    /// The prerequisites' observed values.
+    /// The prerequisites' observed values (`None`: an unset variable).
     #[getter]
-    fn prerequisites(&self) -> BTreeMap<String, String> {
+    fn prerequisites(&self) -> BTreeMap<String, Option<String>> {
         self.inner.prerequisites.clone()
     }
 
@@ -237,7 +251,8 @@ impl PyEvidence {
         let e = &self.inner;
         format!(
             "Evidence({:?}, exit_status={:?})",
-            e.spec.name, e.exit_status
+            e.spec.name(),
+            e.exit_status
         )
     }
 }
@@ -364,4 +379,35 @@ pub fn latest_evidence(
     let store = store.inner.clone();
     let latest = errors::detached(py, move || ledger_core::latest_evidence(&store, &gate))?;
     Ok(latest.map(|(id, inner)| (id.to_string(), PyEvidence { inner })))
+}
+
+/// A `str` as exact UTF-8 text. One that is not valid Unicode (lone
+/// surrogates) cannot be recorded byte-exactly: it is `NonUtf8ValueError`
+/// naming its bytes (as `os.fsencode` gives them), never replaced by U+FFFD.
+fn exact_text(value: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
+    if let Ok(text) = value.extract::<String>() {
+        return Ok(text);
+    }
+    let py = value.py();
+    let encoded = value
+        .call_method1("encode", ("utf-8", "surrogateescape"))
+        .or_else(|_| value.call_method1("encode", ("utf-8", "surrogatepass")))?;
+    let bytes = encoded.cast::<PyBytes>()?.as_bytes();
+    let error = Error::NonUtf8Value {
+        what: what.to_owned(),
+        value: DisplayPath::from_bytes(bytes).0,
+    };
+    Err(errors::to_py(py, &error))
+}
+
+/// An iterable of `str` (not a `str` itself), each as exact text ([`exact_text`]).
+fn exact_strings(arg: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
+    if arg.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "expected an iterable of str, not a str",
+        ));
+    }
+    arg.try_iter()?
+        .map(|item| exact_text(item?.cast::<PyString>()?, what))
+        .collect()
 }

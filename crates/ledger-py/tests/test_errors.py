@@ -200,6 +200,14 @@ def gate_not_started(tmp: Path) -> object:
     return ledger.run_gate(ledger.Store(tmp), spec)
 
 
+def non_utf8_value(tmp: Path) -> object:
+    return ledger.Observe.command("printf 'v\\377'").observe("tool")
+
+
+def non_utf8_literal(tmp: Path) -> object:
+    return ledger.Observe.literal("v\udcff")
+
+
 def invalid_argument(tmp: Path) -> object:
     spec = ledger.GateSpec("t", ["true"], ledger.Scope(tmp))
     return ledger.run_gate(ledger.Store(tmp), spec, echo="loud")  # type: ignore[arg-type]
@@ -309,6 +317,7 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "prerequisite-failed": [prerequisite_failed],
     "gate-not-started": [gate_not_started],
     "invalid-argument": [invalid_argument],
+    "non-utf8-value": [non_utf8_value, non_utf8_literal],
     "bad-entry": [bad_entry],
     "duplicate-entry": [duplicate_entry],
     "corrupt-record": [corrupt_record],

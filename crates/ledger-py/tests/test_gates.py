@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
 
 import ledger
-from conftest import write
+from conftest import Cli, write
 
 
 def spec_for(ws: Path, argv: list[str] | None = None, **prerequisites: ledger.Observe) -> ledger.GateSpec:
@@ -50,7 +55,7 @@ def test_run_then_reuse_then_stale(workspace: Path) -> None:
     inputs = next(r for r in stale.reasons if r.reason == "inputs-changed")
     assert inputs.comparison is not None
     assert [c.path for c in inputs.comparison.changes] == ["src/app.py"]
-    assert "prerequisite tool changed: 1.0 -> 2.0" in [str(r) for r in stale.reasons]
+    assert "prerequisite tool changed: '1.0' -> '2.0'" in [str(r) for r in stale.reasons]
     assert json.loads(stale.to_json())["gate"] == "test"
 
 
@@ -80,7 +85,7 @@ def test_observe(monkeypatch: object) -> None:
         assert ledger.Observe.environment("LEDGER_PY_TEST_VAR").observe() == "set"
     finally:
         del os.environ["LEDGER_PY_TEST_VAR"]
-    assert ledger.Observe.environment("LEDGER_PY_TEST_VAR").observe() == ""
+    assert ledger.Observe.environment("LEDGER_PY_TEST_VAR").observe() is None
     cmd = ledger.Observe.command("echo '  v1.2  '")
     assert cmd.kind == "command" and cmd.text == "echo '  v1.2  '" and cmd.observe("v") == "v1.2"
     assert ledger.Observe.literal("x") == ledger.Observe.literal("x")
@@ -104,3 +109,127 @@ def test_arguments_take_any_iterable_or_mapping(workspace: Path) -> None:
     assert [a.id for a in graph.artifacts] == ["a"]
     text = ledger.inventory(workspace).to_json(meta=MappingProxyType({"k": "v"}), command=iter(["x"]))
     assert json.loads(text)["observed"] == {"command": ["x"], "meta": {"k": "v"}}
+
+
+def test_a_cwd_below_the_workspace_is_one_directory_however_written(workspace: Path, cli: Cli) -> None:
+    store = ledger.Store(workspace)
+    argv = ["sh", "-c", "ls app.py"]
+    spec = ledger.GateSpec("test", argv, ledger.Scope(workspace), cwd="src/")
+    assert spec.cwd == "src"
+    ran = ledger.run_gate(store, spec)
+    assert ran.evidence is not None and ran.evidence.result == "app.py"
+    assert ran.evidence.spec.cwd == "src"
+    for same in ["src/", "./src", "src"]:
+        again = ledger.GateSpec("test", argv, ledger.Scope(workspace), cwd=same)
+        assert ledger.check_gate(store, again).fresh, same
+        assert ledger.run_gate(store, again).reused, same
+    # The CLI, run from there, finds the same evidence fresh.
+    out = cli.run("gate", "check", "--name", "test", "--json", "--", *argv, cwd=workspace / "src")
+    assert out.returncode == 0 and json.loads(out.stdout)["fresh"], out.stdout + out.stderr
+    elsewhere = ledger.GateSpec("test", argv, ledger.Scope(workspace), cwd=".")
+    assert [r.reason for r in ledger.check_gate(store, elsewhere).reasons] == ["command-differs"]
+
+
+def test_an_invalid_spec_cannot_be_built(workspace: Path) -> None:
+    scope = ledger.Scope(workspace)
+    with pytest.raises(ledger.OutsideWorkspaceError):
+        ledger.GateSpec("test", ["true"], scope, cwd="../elsewhere")
+    with pytest.raises(ledger.OutsideWorkspaceError):
+        ledger.GateSpec("test", ["true"], scope, cwd="/tmp")
+    with pytest.raises(ledger.InvalidArgumentError):
+        ledger.GateSpec("test", [], scope)
+    with pytest.raises(ledger.InvalidArgumentError):
+        ledger.GateSpec("test", ["true"], scope, prerequisites={"": ledger.Observe.literal("1")})
+    with pytest.raises(ledger.InvalidArgumentError):
+        ledger.GateSpec("test", ["true"], scope, prerequisites={"v": ledger.Observe.environment("A=B")})
+    with pytest.raises(ledger.BadRefNameError):
+        ledger.GateSpec("../x", ["true"], scope)
+    # Text that is not valid Unicode is refused, not replaced.
+    with pytest.raises(ledger.NonUtf8ValueError):
+        ledger.GateSpec("test", ["echo", "\udcff"], scope)
+    with pytest.raises(ledger.NonUtf8ValueError):
+        ledger.GateSpec("test", ["true"], scope, cwd="sub\udcff")
+    with pytest.raises(TypeError):
+        ledger.GateSpec("test", ["true", 1], scope)  # type: ignore[list-item]
+
+
+@pytest.fixture
+def flags() -> Iterator[str]:
+    """An environment variable name, unset before and after the test."""
+    name = "LEDGER_PY_TEST_FLAGS"
+    os.environ.pop(name, None)
+    yield name
+    os.environ.pop(name, None)
+
+
+def test_an_unset_variable_differs_from_an_empty_one(workspace: Path, flags: str) -> None:
+    store = ledger.Store(workspace)
+    spec = spec_for(workspace, flags=ledger.Observe.environment(flags))
+    assert spec.observe() == {"flags": None}
+    ran = ledger.run_gate(store, spec)
+    assert ran.evidence is not None and ran.evidence.prerequisites == {"flags": None}
+    assert json.loads(ran.evidence.to_json())["prerequisites"] == {"flags": None}
+    assert ledger.run_gate(store, spec).reused
+    os.environ[flags] = ""
+    stale = ledger.check_gate(store, spec)
+    assert [r.reason for r in stale.reasons] == ["prerequisite-changed"]
+    assert json.loads(stale.reasons[0].to_json()) == {
+        "reason": "prerequisite-changed", "name": "flags", "recorded": None, "now": ""
+    }
+    assert str(stale.reasons[0]) == "prerequisite flags changed: (unset) -> ''"
+    again = ledger.run_gate(store, spec)
+    assert not again.reused and again.evidence is not None
+    assert again.evidence.prerequisites == {"flags": ""}
+
+
+def test_a_value_that_is_not_utf8_is_refused(workspace: Path, flags: str) -> None:
+    store = ledger.Store(workspace)
+    os.environb[flags.encode()] = b"-O\xff"
+    spec = spec_for(workspace, flags=ledger.Observe.environment(flags))
+    with pytest.raises(ledger.NonUtf8ValueError) as info:
+        ledger.run_gate(store, spec)
+    assert f"prerequisite flags (environment variable {flags})" in str(info.value)
+    assert "-O\\xFF" in str(info.value)
+    # Read through os.environ, the same bytes arrive as a lone surrogate.
+    assert os.environ[flags] == "-O\udcff"
+    with pytest.raises(ledger.NonUtf8ValueError) as info:
+        ledger.Observe.literal(os.environ[flags])
+    assert "-O\\xFF" in str(info.value)
+    # Two outputs that would both have decoded to U+FFFD.
+    for output in ["printf '\\377'", "printf '\\376'"]:
+        with pytest.raises(ledger.NonUtf8ValueError):
+            ledger.Observe.command(output).observe("tool")
+    assert ledger.latest_evidence(store, "test") is None, "nothing was recorded"
+
+
+def rewrite_head(store_dir: Path, gate: str, edit: Callable[[dict[str, Any]], None]) -> str:
+    """Replaces the head of a gate's log by an edited copy: a consistent record
+    (its bytes hash to its name) that lies."""
+    store = ledger.Store(store_dir.parent)
+    latest = ledger.latest_evidence(store, gate)
+    assert latest is not None
+    record = store.read_record(latest[0])
+    edit(record["body"])
+    record["previous"] = latest[0]
+    data = (json.dumps(record, indent=2) + "\n").encode()
+    lie = hashlib.sha256(data).hexdigest()
+    (store_dir / "records" / f"{lie}.json").write_bytes(data)
+    (store_dir / "refs" / "gates" / gate).write_text(lie + "\n")
+    return lie
+
+
+def test_evidence_whose_entries_do_not_give_its_fingerprint_is_refused(workspace: Path) -> None:
+    store = ledger.Store(workspace)
+    spec = spec_for(workspace)
+    ledger.run_gate(store, spec)
+    write(workspace, "src/app.py", "print('changed after the run')\n")
+    now = ledger.fingerprint(workspace, roots=["src"])
+
+    def claim_now(body: dict[str, Any]) -> None:
+        body["inventory"]["fingerprint"] = now
+
+    lie = rewrite_head(workspace / ".ledger", "test", claim_now)
+    for call in (ledger.check_gate, ledger.run_gate):
+        with pytest.raises(ledger.MalformedRecordError) as info:
+            call(store, spec)
+        assert f"{lie}.json" in str(info.value) and "not its recorded fingerprint" in str(info.value)
