@@ -13,10 +13,7 @@ use camino::Utf8Path;
 use ledger_core::*;
 
 /// Codes that only a front door constructs, and the test that covers them.
-const FRONT_DOOR_ONLY: &[(&str, &str)] = &[(
-    "invalid-argument",
-    "crates/ledger-cli/tests/gates.rs::errors_are_coded",
-)];
+const FRONT_DOOR_ONLY: &[(&str, &str)] = &[];
 
 fn git(dir: &Path, args: &[&str]) -> bool {
     Command::new("git")
@@ -371,6 +368,10 @@ fn every_code_is_provoked_by_a_real_input() {
         ("upstream-blocked", upstream_blocked()),
         ("absent-artifact", absent_artifact()),
         ("too-large", too_large()),
+        (
+            "invalid-argument",
+            retire(&Store::open(Path::new("/nonexistent")), "c", " ").unwrap_err(),
+        ),
         ("prerequisite-failed", gate(&["true"], Some("exit 3"))),
         (
             "gate-not-started",
