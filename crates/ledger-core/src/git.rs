@@ -94,16 +94,20 @@ impl Listing {
     /// Opens the repository for `dir` and reads its index. `Ok(None)` when there is
     /// no repository (see [`Locate`]).
     pub(crate) fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<Listing>> {
-        let Some(repo) = open(dir, locate, display)? else {
+        let Some(mut repo) = open(dir, locate, display)? else {
             return Ok(None);
         };
-        let workdir = repo.workdir().ok_or_else(|| {
-            git_error(
-                display,
-                "the repository is bare: it has no worktree to list",
-            )
-        })?;
-        let mut prefix_slash = worktree_prefix(dir, workdir, repo.git_dir(), display)?;
+        let workdir = repo
+            .workdir()
+            .ok_or_else(|| {
+                git_error(
+                    display,
+                    "the repository is bare: it has no worktree to list",
+                )
+            })?
+            .to_path_buf();
+        let mut prefix_slash = worktree_prefix(dir, &workdir, repo.git_dir(), display)?;
+        anchor_excludes_file(&mut repo, &workdir, display)?;
         if !prefix_slash.is_empty() {
             prefix_slash.push(b'/');
         }
@@ -313,6 +317,89 @@ fn worktree_prefix(dir: &Path, workdir: &Path, git_dir: &Path, display: &str) ->
         }
     }
     Ok(bytes)
+}
+
+/// git reads `core.excludesFile` (default `$XDG_CONFIG_HOME/git/ignore`, else
+/// `$HOME/.config/git/ignore`) after moving to the top of the worktree, so a relative
+/// path is relative to that top; gix would resolve it against the process's current
+/// directory and silently lose the rules elsewhere. The path git uses is computed here and
+/// set, absolute, in the repository's in-memory configuration, which the walk then reads.
+fn anchor_excludes_file(repo: &mut gix::Repository, workdir: &Path, display: &str) -> Result<()> {
+    // No file at all: an empty file has the same (no) rules, and keeps gix from
+    // looking for its own default.
+    let file = match excludes_file_git_reads(repo, display)? {
+        Some(file) => workdir.join(file),
+        None => PathBuf::from("/dev/null"),
+    };
+    let value = gix::path::os_str_into_bstr(file.as_os_str())
+        .map_err(|_| git_error(display, "core.excludesFile is not valid UTF-8"))?
+        .to_owned();
+    let mut config = repo.config_snapshot_mut();
+    config
+        .set_value(&gix::config::tree::Core::EXCLUDES_FILE, value.as_bstr())
+        .map_err(|err| gix_error(display, "cannot set core.excludesFile", &err))?;
+    config
+        .commit()
+        .map_err(|err| gix_error(display, "cannot read the configuration", &err))?;
+    Ok(())
+}
+
+/// The excludes file git reads, as configured (possibly relative), or `None`:
+/// `core.excludesFile` from trusted configuration, `~` expanded as git does (from
+/// `$HOME`), none when it is set empty; the default when it is unset.
+fn excludes_file_git_reads(repo: &gix::Repository, display: &str) -> Result<Option<PathBuf>> {
+    let Some(path) = repo
+        .config_snapshot()
+        .plumbing()
+        .path_filter("core.excludesFile", gix::config::section::is_trusted)
+    else {
+        return Ok(default_excludes_file());
+    };
+    if path.value.is_empty() {
+        return Ok(None);
+    }
+    let home = gix::path::env::home_dir();
+    let context = gix::config::path::interpolate::Context {
+        git_install_dir: None,
+        home_dir: home.as_deref(),
+        home_for_user: Some(gix::config::path::interpolate::home_for_user),
+    };
+    let value = path.value.clone();
+    let interpolated = path.interpolate(context).map_err(|err| {
+        git_error(
+            display,
+            format!(
+                "cannot expand core.excludesFile {:?}: {}",
+                value,
+                one_line(&err.to_string())
+            ),
+        )
+    })?;
+    Ok(Some(interpolated))
+}
+
+/// The excludes file git reads when `core.excludesFile` is unset: `git/ignore` below a
+/// non-empty `$XDG_CONFIG_HOME`, else below `$HOME/.config`, else none.
+fn default_excludes_file() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(xdg) => PathBuf::from(xdg),
+        // git writes `$HOME/.config`: an empty `$HOME` gives `/.config`.
+        None => {
+            let mut home = std::env::var_os("HOME")?;
+            home.push("/.config");
+            PathBuf::from(home)
+        }
+    };
+    Some(base.join("git").join("ignore"))
+}
+
+/// `text` on one line: line breaks become `; `.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Reads the index as an owned copy we may modify; an absent index (fresh repository)

@@ -322,6 +322,50 @@ fn core_excludes_file_from_local_config() {
     assert_eq!(status_of(&listed, "old.bak"), Some(Status::Untracked));
 }
 
+/// git reads a relative `core.excludesFile` from the top of the worktree, whatever the
+/// directory it runs in; the process's current directory (here the crate's) plays no part.
+#[test]
+fn a_relative_core_excludes_file_is_relative_to_the_worktree_top() {
+    let outer = TempDir::new().unwrap();
+    let r = &outer.path().join("w");
+    test_home();
+    git(outer.path(), &["init", "-q", "w"]);
+    std::fs::write(outer.path().join("user.exclude"), "*.up\n").unwrap();
+    write(r, b".git/my-excludes", "*.in-git\n");
+    write(r, b"rules/included.exclude", "*.inc\n");
+    for file in ["kept.txt", "a.up", "b.in-git", "c.inc"] {
+        write(r, format!("sub/deeper/{file}").as_bytes(), "");
+        write(r, file.as_bytes(), "");
+    }
+    let assert_ignored = |suffix: &str| {
+        for dir in [r.clone(), r.join("sub"), r.join("sub/deeper")] {
+            let listed = assert_parity(&dir);
+            assert!(
+                listed.iter().all(|c| !c.path.ends_with(suffix.as_bytes())),
+                "{suffix} listed from {}",
+                dir.display()
+            );
+            assert!(!listed.is_empty());
+        }
+    };
+    git(r, &["config", "core.excludesFile", "../user.exclude"]);
+    assert_ignored(".up");
+    git(r, &["config", "core.excludesFile", ".git/my-excludes"]);
+    assert_ignored(".in-git");
+    // From an included file: still relative to the worktree top, not to that file.
+    git(r, &["config", "--unset", "core.excludesFile"]);
+    write(
+        r,
+        b".git/extra.config",
+        "[core]\n\texcludesFile = rules/included.exclude\n",
+    );
+    git(r, &["config", "include.path", "extra.config"]);
+    assert_ignored(".inc");
+    // Set but empty: git reads no excludes file, not even the default one.
+    git(r, &["config", "core.excludesFile", ""]);
+    assert_parity(r);
+}
+
 #[test]
 fn a_deleted_tracked_gitignore_no_longer_applies() {
     let repo = new_repo();
