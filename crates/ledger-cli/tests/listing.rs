@@ -118,3 +118,89 @@ fn the_default_excludes_file_follows_xdg_config_home_even_when_relative() {
     // An empty one counts as unset: `$HOME/.config/git/ignore`.
     assert_same_from_everywhere(&s, &[("XDG_CONFIG_HOME", "")], ".xdg");
 }
+
+/// Runs `ledger args` in `cwd` with the sandbox's environment.
+fn ledger(s: &Sandbox, cwd: &Path, args: &[&str]) -> Output {
+    run(s, env!("CARGO_BIN_EXE_ledger"), cwd, &[], args)
+}
+
+/// Asserts that git refuses to list in `dir` (it names `gitfile` in its message).
+fn assert_git_refuses(s: &Sandbox, dir: &Path, gitfile: &str) {
+    let out = run(
+        s,
+        "git",
+        dir,
+        &[],
+        &["ls-files", "-co", "--exclude-standard"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "git lists in {}", dir.display());
+    assert!(
+        stderr.contains(gitfile) || stderr.contains("not a git repository"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_broken_gitfile_of_a_submodule_is_refused_not_listed_empty() {
+    let upstream = Sandbox::new();
+    upstream.init();
+    upstream.write("readme", b"sub");
+    upstream.commit_all();
+    let s = Sandbox::new();
+    s.init();
+    s.write("top.txt", b"top");
+    s.commit_all();
+    let url = upstream.w();
+    s.git(
+        &s.w(),
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            url.to_str().unwrap(),
+            "sub",
+        ],
+    );
+    s.git(&s.w(), &["commit", "-q", "-m", "sub"]);
+    let sub = s.w().join("sub");
+    for gitfile in ["garbage\n", "gitdir: ../.git/modules/gone\n", "gitdir: \n"] {
+        std::fs::write(sub.join(".git"), gitfile).unwrap();
+        assert_git_refuses(&s, &sub, "sub/.git");
+        // The workspace is the broken checkout: given, or found from the cwd.
+        let workspace = sub.to_str().unwrap();
+        let given = ledger(&s, &s.w(), &["fingerprint", "--workspace", workspace]);
+        assert_blocked(&given, "invalid-gitfile", "sub/.git");
+        assert_blocked(
+            &ledger(&s, &sub, &["fingerprint"]),
+            "invalid-gitfile",
+            "sub/.git",
+        );
+        // Declared as a repository of the superproject's workspace.
+        let declared = ledger(&s, &s.w(), &["fingerprint", "--repo", ".", "--repo", "sub"]);
+        assert_blocked(&declared, "invalid-gitfile", "'sub/.git'");
+        // Undeclared, it is the superproject's gitlink, as git lists it.
+        let undeclared = ledger(&s, &s.w(), &["fingerprint"]);
+        assert_blocked(&undeclared, "nested-repository", "sub");
+    }
+}
+
+#[test]
+fn a_broken_gitfile_outside_git_is_refused_as_such() {
+    let s = Sandbox::new();
+    s.write("a.txt", b"a");
+    s.write("nested/b.txt", b"b");
+    std::fs::write(s.w().join("nested/.git"), "gitdir: /nonexistent\n").unwrap();
+    let walked = ledger(&s, &s.w(), &["fingerprint"]);
+    assert_blocked(&walked, "invalid-gitfile", "'nested/.git'");
+    // At the workspace root: not "nested-repository '.'".
+    std::fs::write(s.w().join(".git"), "not a gitfile\n").unwrap();
+    assert_git_refuses(&s, &s.w(), ".git");
+    assert_blocked(
+        &ledger(&s, &s.w(), &["fingerprint"]),
+        "invalid-gitfile",
+        ".git",
+    );
+}

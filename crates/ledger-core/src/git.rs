@@ -162,6 +162,7 @@ impl Listing {
             display,
         )?;
 
+        refuse_broken_nested_gitfiles(&self.repo, &self.prefix_slash, &collect.out, display)?;
         // The index part is sorted already (unless sparse directories were expanded); the
         // sort finds that run, so the cost is mostly that of sorting the untracked files.
         out.append(&mut collect.out);
@@ -174,6 +175,37 @@ impl Listing {
         out.dedup_by(|later, earlier| later.path == earlier.path);
         Ok(out)
     }
+}
+
+/// gix takes a directory for a nested repository when its `.git` file names one after
+/// trimming all trailing whitespace; git trims only line ends, and where the `.git` file
+/// then names no repository it lists the directory's files as plain ones. That listing
+/// is not known here: such a directory is refused as the broken gitfile it is to git.
+fn refuse_broken_nested_gitfiles(
+    repo: &gix::Repository,
+    prefix_slash: &[u8],
+    untracked: &[Candidate],
+    display: &str,
+) -> Result<()> {
+    let Some(workdir) = repo.workdir() else {
+        return Ok(());
+    };
+    for candidate in untracked {
+        if candidate.status != Status::NestedRepository {
+            continue;
+        }
+        let mut in_worktree = prefix_slash.to_vec();
+        in_worktree.extend_from_slice(&candidate.path);
+        let dir = workdir
+            .join(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&in_worktree));
+        let shown = || {
+            let mut gitfile = candidate.path.clone();
+            gitfile.extend_from_slice(b"/.git");
+            in_display(display, &DisplayPath::from_bytes(&gitfile).0)
+        };
+        dot_git(&dir, &shown)?;
+    }
+    Ok(())
 }
 
 /// The top of the worktree of the repository containing `dir` (like
@@ -226,10 +258,13 @@ fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Reposit
                     });
                 }
             }
+            // git refuses a broken `.git` file; gix might open something else.
+            dot_git(dir, &|| in_display(display, ".git"))?;
             gix::open_opts(dir, options)
         }
         Locate::Discover => {
-            gix::discover_opts(dir, gix::discover::upwards::Options::default(), options)
+            check_dot_gits_upward(dir, display)?;
+            gix::discover_opts(dir, discover_options(), options)
         }
     };
     match opened {
@@ -254,6 +289,139 @@ fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Reposit
             Err(gix_error(display, "cannot open the repository", &err))
         }
     }
+}
+
+/// Discovery as git does it: `GIT_CEILING_DIRECTORIES` stops the search upward.
+fn discover_options() -> gix::discover::upwards::Options<'static> {
+    gix::discover::upwards::Options::default().apply_environment()
+}
+
+/// `name` below the repository shown as `display` (`.` is the workspace itself).
+fn in_display(display: &str, name: &str) -> DisplayPath {
+    if display == "." {
+        DisplayPath::from(name)
+    } else {
+        DisplayPath::from(format!("{}/{name}", display.trim_end_matches('/')).as_str())
+    }
+}
+
+/// What a directory's `.git` is, by git's rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DotGit {
+    /// There is no `.git`, or one git does not take for a repository (a directory that
+    /// is no Git directory, a FIFO, ...): git looks further up, or lists the directory
+    /// as plain files.
+    NotARepository,
+    /// A Git directory, or a `.git` file whose `gitdir:` line names one.
+    Repository,
+}
+
+/// Classifies `dir/.git` as git does (`read_gitfile_gently`, `is_git_directory`); a
+/// `.git` file that names no repository is [`Error::InvalidGitfile`], shown as `shown()`,
+/// because git refuses it ("invalid gitfile format", "not a git repository") rather than
+/// looking elsewhere.
+pub(crate) fn dot_git(dir: &Path, shown: &dyn Fn() -> DisplayPath) -> Result<DotGit> {
+    let path = dir.join(gix::discover::DOT_GIT_DIR);
+    // Like git, follows a symlinked `.git`; a `.git` that cannot be stat'ed is none.
+    let Ok(meta) = std::fs::metadata(&path) else {
+        return Ok(DotGit::NotARepository);
+    };
+    if meta.is_dir() {
+        return Ok(match gix::discover::is_git(&path) {
+            Ok(_) => DotGit::Repository,
+            Err(_) => DotGit::NotARepository,
+        });
+    }
+    if !meta.is_file() {
+        return Ok(DotGit::NotARepository);
+    }
+    let invalid = |reason: String| Error::InvalidGitfile {
+        path: shown(),
+        reason,
+    };
+    let target = gitfile_target(&path, meta.len()).map_err(|problem| match problem {
+        GitfileProblem::Invalid(reason) => invalid(reason.to_owned()),
+        GitfileProblem::Unreadable(source) => Error::Unreadable {
+            path: shown(),
+            operation: "read the gitfile",
+            source,
+        },
+    })?;
+    if gix::discover::is_git(&target).is_err() {
+        return Err(invalid(format!(
+            "not a git repository: {}",
+            DisplayPath::from_bytes(target.as_os_str().as_encoded_bytes())
+        )));
+    }
+    Ok(DotGit::Repository)
+}
+
+/// Why a `.git` file gives no Git directory.
+enum GitfileProblem {
+    /// Its content is not one `gitdir: <path>` line (git's wording).
+    Invalid(&'static str),
+    /// It cannot be read.
+    Unreadable(std::io::Error),
+}
+
+/// The directory the `.git` file `path` of `size` bytes names, parsed as git's
+/// `read_gitfile_gently` does: `gitdir: ` then the path up to trailing CR/LF, relative
+/// to the file's directory unless absolute. Existence is not checked here.
+fn gitfile_target(path: &Path, size: u64) -> std::result::Result<PathBuf, GitfileProblem> {
+    use std::io::Read;
+    const LARGEST: u64 = 1 << 20;
+    if size > LARGEST {
+        return Err(GitfileProblem::Invalid("too large to be a .git file"));
+    }
+    let mut buf = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(LARGEST).read_to_end(&mut buf))
+        .map_err(GitfileProblem::Unreadable)?;
+    // git reads the file as a C string.
+    let text = buf.split(|b| *b == 0).next().unwrap_or_default();
+    let rest = text
+        .strip_prefix(b"gitdir: ")
+        .ok_or(GitfileProblem::Invalid("invalid gitfile format"))?;
+    let mut end = rest.len();
+    while end > 0 && matches!(rest[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    if end == 0 {
+        return Err(GitfileProblem::Invalid("no path in gitfile"));
+    }
+    let target =
+        Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&rest[..end]));
+    Ok(match path.parent() {
+        Some(parent) if target.is_relative() => parent.join(target),
+        _ => target.to_path_buf(),
+    })
+}
+
+/// git's discovery stops at the first directory, from `dir` upward, whose `.git` is a
+/// repository, and dies on a broken `.git` file on the way; gix steps over such a file
+/// and would open an enclosing repository instead (a superproject, whose listing
+/// below a submodule is empty). This walk refuses where git refuses.
+fn check_dot_gits_upward(dir: &Path, display: &str) -> Result<()> {
+    let Ok(start) = std::fs::canonicalize(dir) else {
+        return Ok(()); // gix reports it
+    };
+    let ceilings = discover_options().ceiling_dirs;
+    for ancestor in start.ancestors() {
+        if ceilings.iter().any(|c| c == ancestor) {
+            break;
+        }
+        let shown = || {
+            if ancestor == start {
+                in_display(display, ".git")
+            } else {
+                DisplayPath::from_bytes(ancestor.join(".git").as_os_str().as_encoded_bytes())
+            }
+        };
+        if dot_git(ancestor, &shown)? == DotGit::Repository {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// Whether the repository containing `dir` fails the ownership check git applies (its

@@ -529,6 +529,70 @@ fn submodules_are_gitlinks() {
     assert_parity(&sub);
 }
 
+/// A `.git` file that names no repository: git refuses to run in (or below) its
+/// directory, and lists the directory's files as plain ones from the superproject.
+/// ledger refuses in the first case and agrees in the second.
+#[test]
+fn broken_gitfiles_are_refused_as_git_refuses_them() {
+    let upstream = new_repo();
+    write(upstream.path(), b"readme", "sub");
+    commit_all(upstream.path(), "sub");
+    let other = new_repo();
+    let other_git = other.path().join(".git");
+    let repo = new_repo();
+    let r = repo.path();
+    write(r, b"top.txt", "");
+    commit_all(r, "init");
+    let url = upstream.path().to_str().unwrap();
+    git(r, &["submodule", "add", "-q", url, "registered"]);
+    git(r, &["commit", "-q", "-m", "submodule"]);
+    let shapes: [(&str, String); 6] = [
+        ("garbage", "garbage\n".to_owned()),
+        ("missing", "gitdir: /nonexistent/ledger-test\n".to_owned()),
+        ("empty-path", "gitdir: \n".to_owned()),
+        ("relative-missing", "gitdir: ../nowhere\n".to_owned()),
+        // Absolute-looking, but not `gitdir: ` then a path: git takes neither.
+        ("no-space", format!("gitdir:{}\n", other_git.display())),
+        ("registered", "gitdir: ../.git/modules/gone\n".to_owned()),
+    ];
+    for (name, content) in &shapes {
+        write(r, format!("{name}/file.txt").as_bytes(), "x");
+        write(r, format!("{name}/deeper/more.txt").as_bytes(), "x");
+        std::fs::write(r.join(name).join(".git"), content).unwrap();
+    }
+    for (name, _) in &shapes {
+        for shown in [name.to_string(), format!("{name}/deeper")] {
+            let dir = r.join(&shown);
+            let git_says = git_output(&dir, &["ls-files", "--cached", "--others"]);
+            assert!(!git_says.status.success(), "git lists {}", dir.display());
+            let err = list(&dir, Locate::Discover, &shown).unwrap_err();
+            assert_eq!(err.code(), "invalid-gitfile", "{name}: {err}");
+            assert!(err.to_string().contains(&format!("{name}/.git")), "{err}");
+        }
+        // Declared as a repository of its own.
+        let err = list(&r.join(name), Locate::RootOnly, name).unwrap_err();
+        assert_eq!(err.code(), "invalid-gitfile", "{name}: {err}");
+        assert_eq!(err.path(), Some(format!("{name}/.git").as_str()));
+    }
+    // From the superproject, the broken checkouts are plain directories to git.
+    let listed = assert_parity(r);
+    assert_eq!(
+        status_of(&listed, "garbage/file.txt"),
+        Some(Status::Untracked)
+    );
+    assert_eq!(status_of(&listed, "registered"), Some(Status::Submodule));
+
+    // gix, trimming the trailing space, would take this one for a nested repository,
+    // where git lists its files: refused instead of either answer.
+    write(r, b"trailing-space/file.txt", "x");
+    let gitfile = format!("gitdir: {} \n", other_git.display());
+    std::fs::write(r.join("trailing-space/.git"), gitfile).unwrap();
+    assert!(oracle(r).contains(b"trailing-space/file.txt".as_slice()));
+    let err = list(r, Locate::Discover, ".").unwrap_err();
+    assert_eq!(err.code(), "invalid-gitfile", "{err}");
+    assert_eq!(err.path(), Some("trailing-space/.git"));
+}
+
 #[test]
 fn untracked_nested_repositories_are_listed_once() {
     let repo = new_repo();
