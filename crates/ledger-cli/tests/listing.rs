@@ -4,6 +4,7 @@
 //! friends, and the one-line error contract.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -143,28 +144,7 @@ fn assert_git_refuses(s: &Sandbox, dir: &Path, gitfile: &str) {
 
 #[test]
 fn a_broken_gitfile_of_a_submodule_is_refused_not_listed_empty() {
-    let upstream = Sandbox::new();
-    upstream.init();
-    upstream.write("readme", b"sub");
-    upstream.commit_all();
-    let s = Sandbox::new();
-    s.init();
-    s.write("top.txt", b"top");
-    s.commit_all();
-    let url = upstream.w();
-    s.git(
-        &s.w(),
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            url.to_str().unwrap(),
-            "sub",
-        ],
-    );
-    s.git(&s.w(), &["commit", "-q", "-m", "sub"]);
+    let (s, _upstream) = checkout_with_submodule();
     let sub = s.w().join("sub");
     for gitfile in ["garbage\n", "gitdir: ../.git/modules/gone\n", "gitdir: \n"] {
         std::fs::write(sub.join(".git"), gitfile).unwrap();
@@ -203,4 +183,139 @@ fn a_broken_gitfile_outside_git_is_refused_as_such() {
         "invalid-gitfile",
         ".git",
     );
+}
+
+/// Runs `ledger args` in `cwd` as a user that meets permission errors: `nobody` when
+/// the tests run as root (root reads anything), else the current user. The sandbox is
+/// made readable and its repositories safe for that user.
+fn ledger_unprivileged(s: &Sandbox, cwd: &Path, args: &[&str]) -> Output {
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        return ledger(s, cwd, args);
+    }
+    s.git(
+        &s.w(),
+        &["config", "--global", "--add", "safe.directory", "*"],
+    );
+    for dir in [s.dir.path(), &s.home()] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let config = s.home().join(".gitconfig");
+    std::fs::set_permissions(config, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let mut cmd = Command::new("setpriv");
+    s.env(&mut cmd);
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_ledger"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+/// The paths of `ledger entries` output.
+fn paths_of(out: &Output) -> Vec<String> {
+    stdout(out)
+        .lines()
+        .filter_map(|line| line.split_once('\t').map(|(_, path)| path.to_owned()))
+        .collect()
+}
+
+#[test]
+fn an_unreadable_directory_blocks_in_scope_and_is_never_opened_out_of_it() {
+    let s = sample_checkout();
+    s.write("secret/hidden.txt", b"h");
+    std::fs::set_permissions(s.w().join("secret"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    let w = s.w();
+    // In scope: git would warn and list less; ledger refuses, naming the directory.
+    let out = ledger_unprivileged(&s, &w, &["entries"]);
+    assert_blocked(&out, "unreadable", "'secret'");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // Out of scope (outside every root, excluded, outside the workspace): the answer
+    // is git's for the scope, as root (which reads everything) lists it.
+    let cases: [(&Path, &[&str], &[&str]); 3] = [
+        (&w, &["--root", "src"], &["src"]),
+        (&w, &["--exclude", "secret"], &[".", ":(exclude)secret"]),
+        (&w.join("src"), &[], &["."]),
+    ];
+    for (cwd, args, pathspecs) in cases {
+        let mut all = vec!["entries"];
+        all.extend_from_slice(args);
+        let workspace_args: Vec<&str> = if cwd == w {
+            all.clone()
+        } else {
+            let mut with = all.clone();
+            with.extend(["--workspace", cwd.to_str().unwrap()]);
+            with
+        };
+        let out = ledger_unprivileged(&s, &w, &workspace_args);
+        let mut git_args = vec![
+            "ls-files",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "--",
+        ];
+        git_args.extend_from_slice(pathspecs);
+        let listed = s.git(cwd, &git_args);
+        // Both quote a name with a tab alike; the order of quoted names may differ.
+        let sorted = |mut paths: Vec<String>| {
+            paths.sort();
+            paths
+        };
+        let expected = sorted(
+            String::from_utf8(listed.stdout)
+                .unwrap()
+                .lines()
+                .map(str::to_owned)
+                .collect(),
+        );
+        let ours = sorted(paths_of(&out));
+        assert_eq!(ours, expected, "{args:?} in {}", cwd.display());
+        assert!(!expected.is_empty());
+        assert_eq!(last_line(&out), last_line(&ledger(&s, &w, &workspace_args)));
+    }
+    std::fs::set_permissions(s.w().join("secret"), std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A checkout with a submodule `sub` (holding `readme`), committed.
+fn checkout_with_submodule() -> (Sandbox, Sandbox) {
+    let upstream = Sandbox::new();
+    upstream.init();
+    upstream.write("readme", b"sub");
+    upstream.commit_all();
+    let s = Sandbox::new();
+    s.init();
+    s.write("top.txt", b"top");
+    s.commit_all();
+    let url = upstream.w();
+    let url = url.to_str().unwrap();
+    let allow = ["-c", "protocol.file.allow=always"];
+    s.git(
+        &s.w(),
+        &[&allow[..], &["submodule", "add", "-q", url, "sub"]].concat(),
+    );
+    s.git(&s.w(), &["commit", "-q", "-m", "sub"]);
+    (s, upstream)
+}
+
+#[test]
+fn a_root_inside_an_undeclared_submodule_blocks() {
+    let (s, _upstream) = checkout_with_submodule();
+    let out = ledger(&s, &s.w(), &["fingerprint", "--root", "sub/readme"]);
+    assert_blocked(&out, "nested-repository", "'sub'");
+    let declared = ledger(
+        &s,
+        &s.w(),
+        &[
+            "entries",
+            "--repo",
+            ".",
+            "--repo",
+            "sub",
+            "--root",
+            "sub/readme",
+        ],
+    );
+    assert_eq!(paths_of(&declared), ["sub/readme"]);
 }

@@ -146,21 +146,27 @@ impl Listing {
 
     /// Everything `git ls-files --cached --others --exclude-standard` lists below
     /// `dir`: sorted by path bytes, each path once, with its strongest status.
-    pub(crate) fn list(mut self) -> Result<Vec<Candidate>> {
+    #[cfg(test)]
+    pub(crate) fn list(self) -> Result<Vec<Candidate>> {
+        self.list_within(&Within::default())
+    }
+
+    /// Like [`Listing::list`], but the worktree is walked only `within` the scope:
+    /// directories outside it are never opened (an unreadable one there is no
+    /// concern of the scope, and not reading it saves time). Tracked paths outside it
+    /// may still be listed: the caller selects.
+    pub(crate) fn list_within(mut self, within: &Within) -> Result<Vec<Candidate>> {
         let display = self.display.as_str();
         let mut out = tracked(&self.repo, &self.index, &self.prefix_slash, display)?;
         mark_excluded_from_worktree_uptodate(&mut self.index);
         let mut collect = CollectUntracked {
             prefix_slash: &self.prefix_slash,
+            exclusions: &within.exclusions,
             out: Vec::new(),
         };
-        walk_untracked(
-            &self.repo,
-            &self.index,
-            &self.prefix_slash,
-            &mut collect,
-            display,
-        )?;
+        if let Some(patterns) = walk_patterns(&self.prefix_slash, within) {
+            walk_untracked(&self.repo, &self.index, &patterns, &mut collect, display)?;
+        }
 
         refuse_broken_nested_gitfiles(&self.repo, &self.prefix_slash, &collect.out, display)?;
         // The index part is sorted already (unless sparse directories were expanded); the
@@ -236,9 +242,23 @@ fn git_error(display: &str, message: impl Into<String>) -> Error {
     }
 }
 
-/// An `Error::Git` carrying what gix reported, with its whole chain of causes.
+/// An `Error::Git` carrying what gix reported, with its whole chain of causes on one
+/// line (never gix's multi-line `Debug` rendering).
 fn gix_error(display: &str, what: &str, err: &gix::Error) -> Error {
-    git_error(display, format!("{what}: {err:#}"))
+    git_error(display, format!("{what}: {}", describe(err)))
+}
+
+/// The messages of `err` and its causes, outermost first, joined on one line.
+fn describe(err: &gix::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.iter_errors() {
+        let text = one_line(&cause.to_string());
+        // A wrapper often repeats its cause's message.
+        if !text.is_empty() && !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ")
 }
 
 /// Opens the repository for `dir`, refusing repositories owned by another user (as git
@@ -717,12 +737,55 @@ fn mark_excluded_from_worktree_uptodate(state: &mut gix::index::State) {
     }
 }
 
-/// Runs the dirwalk below `prefix_slash`, emitting untracked, non-ignored files and
-/// untracked nested repositories to `collect`.
+/// The part of a listing's directory a scope selects, as paths relative to that
+/// directory (`/`-separated; an empty path is all of it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Within {
+    /// Only these paths and what lies below them; `None`: everything.
+    pub roots: Option<Vec<Vec<u8>>>,
+    /// Never these paths nor what lies below them.
+    pub exclusions: Vec<Vec<u8>>,
+}
+
+/// The pathspecs restricting the walk to `within` below `prefix_slash`, or `None`
+/// when nothing is to be walked. `top` anchors a pattern at the worktree root whatever
+/// the process's current directory, `literal` disables globbing; a pattern matches its
+/// path and everything below it, as a scope root does.
+fn walk_patterns(prefix_slash: &[u8], within: &Within) -> Option<Vec<Vec<u8>>> {
+    let pattern = |magic: &[u8], relative: &[u8]| {
+        let mut pattern = magic.to_vec();
+        pattern.extend_from_slice(prefix_slash);
+        pattern.extend_from_slice(relative);
+        if relative.is_empty() {
+            pattern.pop(); // the prefix's `/`
+        }
+        pattern
+    };
+    let mut patterns = Vec::new();
+    match &within.roots {
+        Some(roots) if roots.is_empty() => return None,
+        Some(roots) if roots.iter().all(|r| !r.is_empty()) => {
+            patterns.extend(roots.iter().map(|r| pattern(b":(top,literal)", r)));
+        }
+        // All of `dir`.
+        _ if !prefix_slash.is_empty() => patterns.push(pattern(b":(top,literal)", b"")),
+        _ => {}
+    }
+    for exclusion in &within.exclusions {
+        if exclusion.is_empty() {
+            return None;
+        }
+        patterns.push(pattern(b":(top,literal,exclude)", exclusion));
+    }
+    Some(patterns)
+}
+
+/// Runs the dirwalk restricted by `patterns`, emitting untracked, non-ignored files
+/// and untracked nested repositories to `collect`.
 fn walk_untracked(
     repo: &gix::Repository,
     state: &gix::index::State,
-    prefix_slash: &[u8],
+    patterns: &[Vec<u8>],
     collect: &mut CollectUntracked<'_>,
     display: &str,
 ) -> Result<()> {
@@ -738,14 +801,6 @@ fn walk_untracked(
         .classify_untracked_bare_repositories(false)
         .symlinks_to_directories_are_ignored_like_directories(false)
         .empty_patterns_match_prefix(false);
-    // Restricts the walk to `dir`: `top` anchors the pattern at the worktree root
-    // whatever the process's current directory, `literal` disables globbing.
-    let mut patterns: Vec<Vec<u8>> = Vec::new();
-    if let Some(prefix) = prefix_slash.strip_suffix(b"/") {
-        let mut pattern = b":(top,literal)".to_vec();
-        pattern.extend_from_slice(prefix);
-        patterns.push(pattern);
-    }
     let interrupt = AtomicBool::new(false);
     repo.dirwalk(
         state,
@@ -754,19 +809,97 @@ fn walk_untracked(
         options,
         collect,
     )
-    .map_err(|err| gix_error(display, "cannot walk the worktree", &err))?;
+    .map_err(|err| walk_error(repo, collect.prefix_slash, &err, display))?;
     Ok(())
+}
+
+/// A failed walk as a coded error: a directory that cannot be read is `unreadable`,
+/// named relative to the listed directory as shown by `display` (git would only warn
+/// and list less); anything else is `git`.
+fn walk_error(
+    repo: &gix::Repository,
+    prefix_slash: &[u8],
+    err: &gix::Error,
+    display: &str,
+) -> Error {
+    let Some(io) = err.downcast_any_ref::<std::io::Error>() else {
+        return gix_error(display, "cannot walk the worktree", err);
+    };
+    let source = std::io::Error::new(io.kind(), io.to_string());
+    let dir = err.iter_errors().find_map(|cause| {
+        let text = cause.to_string();
+        let quoted = text.strip_prefix("Failed to read the directory at \"")?;
+        Some(PathBuf::from(quoted.strip_suffix('"')?))
+    });
+    let path = match (&dir, repo.workdir()) {
+        (Some(dir), Some(workdir)) => shown_below(dir, workdir, prefix_slash, display),
+        (Some(dir), None) => DisplayPath::from_bytes(dir.as_os_str().as_encoded_bytes()),
+        (None, _) => DisplayPath::from(display),
+    };
+    Error::Unreadable {
+        path,
+        operation: "read directory",
+        source,
+    }
+}
+
+/// `path` (in the worktree `workdir`) as shown relative to the listed directory, whose
+/// worktree prefix is `prefix_slash` and which is shown as `display`; absolute when it
+/// lies elsewhere.
+fn shown_below(path: &Path, workdir: &Path, prefix_slash: &[u8], display: &str) -> DisplayPath {
+    let relative = path
+        .strip_prefix(workdir)
+        .ok()
+        .map(|rel| rel.as_os_str().as_encoded_bytes())
+        .and_then(|rel| {
+            let prefix = prefix_slash.strip_suffix(b"/").unwrap_or(prefix_slash);
+            if rel == prefix {
+                Some(&b""[..])
+            } else {
+                rel.strip_prefix(prefix_slash)
+            }
+        });
+    match relative {
+        Some([]) => DisplayPath::from(display),
+        Some(rel) => in_display(display, &DisplayPath::from_bytes(rel).0),
+        None => DisplayPath::from_bytes(path.as_os_str().as_encoded_bytes()),
+    }
 }
 
 /// Collects what `git ls-files --others --exclude-standard` prints, relative to `dir`.
 struct CollectUntracked<'a> {
     /// `prefix/` of `dir` in the worktree, or empty.
     prefix_slash: &'a [u8],
+    /// Paths relative to `dir` whose directories are never opened.
+    exclusions: &'a [Vec<u8>],
     /// Untracked candidates, in walk order.
     out: Vec<Candidate>,
 }
 
 impl Delegate for CollectUntracked<'_> {
+    /// An excluded directory is not opened: exclusion pathspecs alone would still
+    /// have gix read it (and fail on an unreadable one the scope does not concern).
+    fn can_recurse(
+        &mut self,
+        entry: gix::dir::EntryRef<'_>,
+        for_deletion: Option<gix::dir::walk::ForDeletionMode>,
+        worktree_root_is_repository: bool,
+    ) -> bool {
+        let path: &[u8] = entry.rela_path.as_ref();
+        let excluded = path.strip_prefix(self.prefix_slash).is_some_and(|rel| {
+            self.exclusions.iter().any(|e| {
+                rel == e.as_slice() || rel.starts_with(e) && rel.get(e.len()) == Some(&b'/')
+            })
+        });
+        !excluded
+            && entry.status.can_recurse(
+                entry.disk_kind,
+                entry.pathspec_match,
+                for_deletion,
+                worktree_root_is_repository,
+            )
+    }
+
     fn emit(
         &mut self,
         entry: gix::dir::EntryRef<'_>,

@@ -185,6 +185,32 @@ fn open_repositories(scope: &Scope) -> Vec<Repository<'_>> {
     out
 }
 
+/// Where the scope's roots and exclusions meet the repository `name`, relative to it,
+/// so that its walk opens no directory outside the scope.
+fn within_repository(name: &str, scope: &Scope, roots: &[String]) -> git::Within {
+    // `Some(b"")`: all of the repository; `None`: nothing of it.
+    let relative = |path: &str| -> Option<Vec<u8>> {
+        if name == "." {
+            return Some(if path == "." { Vec::new() } else { path.into() });
+        }
+        if is_within(name.as_bytes(), path) {
+            Some(Vec::new())
+        } else {
+            let below = path.strip_prefix(name)?.strip_prefix('/')?;
+            Some(below.into())
+        }
+    };
+    let roots: Vec<Vec<u8>> = roots.iter().filter_map(|r| relative(r)).collect();
+    git::Within {
+        roots: (!roots.iter().any(Vec::is_empty)).then_some(roots),
+        exclusions: scope
+            .exclusions
+            .iter()
+            .filter_map(|e| relative(&e.path))
+            .collect(),
+    }
+}
+
 /// The workspace path of `relative` in the repository `name` (`.` is the workspace).
 fn in_repository(name: &str, relative: &[u8], bytes: &mut Vec<u8>) {
     bytes.clear();
@@ -271,12 +297,22 @@ fn repository_candidates(
     roots: &[String],
     out: &mut Vec<WorkspacePath>,
 ) -> Result<()> {
-    let listing = listing.list()?;
+    let listing = listing.list_within(&within_repository(name, scope, roots))?;
     out.reserve(listing.len());
     let mut bytes = Vec::new();
     for candidate in listing {
         in_repository(name, &candidate.path, &mut bytes);
-        if !selected(scope, roots, &bytes) {
+        let nested = matches!(
+            candidate.status,
+            Status::Submodule | Status::NestedRepository
+        );
+        // A root inside a nested repository selects part of it: the nested
+        // repository is in scope (git lists none of its files).
+        let holds_root = nested
+            && std::str::from_utf8(&bytes)
+                .is_ok_and(|path| roots.iter().any(|r| is_within(r.as_bytes(), path)));
+        let in_scope = selected(scope, roots, &bytes) || (holds_root && !scope.excludes(&bytes));
+        if !in_scope {
             continue;
         }
         let path = WorkspacePath::from_bytes(&bytes)?;

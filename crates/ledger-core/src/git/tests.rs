@@ -864,6 +864,109 @@ fn listing_from_a_subdirectory_is_relative_to_it() {
     assert_eq!(via_link, assert_parity(&r.join("sub")));
 }
 
+/// What git lists for `pathspecs`, as [`oracle`] does.
+fn oracle_for(dir: &Path, pathspecs: &[String]) -> BTreeSet<Vec<u8>> {
+    let mut args: Vec<&str> = vec!["ls-files", "-co", "--exclude-standard", "-z", "--"];
+    args.extend(pathspecs.iter().map(String::as_str));
+    git(dir, &args)
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| p.strip_suffix(b"/").unwrap_or(p).to_vec())
+        .collect()
+}
+
+/// Whether `path` equals `root` or lies below it (empty `root`: everything).
+fn below(path: &[u8], root: &[u8]) -> bool {
+    root.is_empty()
+        || path == root
+        || (path.starts_with(root) && path.get(root.len()) == Some(&b'/'))
+}
+
+/// The walk restricted to roots and exclusions lists, within them, exactly what git
+/// lists for the same pathspecs, from the top and from a subdirectory.
+#[test]
+fn a_walk_within_roots_and_exclusions_matches_git_pathspecs() {
+    let repo = new_repo();
+    let r = repo.path();
+    write(r, b".gitignore", "*.log\n");
+    for file in ["a/t.txt", "a/x/t.txt", "b/t.txt", "top.txt", "ab/t.txt"] {
+        write(r, file.as_bytes(), "");
+    }
+    commit_all(r, "init");
+    for file in [
+        "a/u.txt",
+        "a/x/u.txt",
+        "a/x/y/u.txt",
+        "a/i.log",
+        "b/u.txt",
+        "c/u.txt",
+        "ab/u.txt",
+        "new/deep/u.txt",
+        "u.txt",
+    ] {
+        write(r, file.as_bytes(), "");
+    }
+    write(r, b"nested/inside.txt", "");
+    git(&r.join("nested"), &["init", "-q"]);
+    let cases: [(&[&str], &[&str]); 9] = [
+        (&["nested/inside.txt"], &[]),
+        (&["a"], &[]),
+        (&["a", "b"], &["a/x"]),
+        (&["a/x/y/u.txt", "top.txt"], &[]),
+        (&["new/deep"], &[]),
+        (&[""], &["b", "new"]),
+        (&[""], &["a/x/y"]),
+        (&["nested"], &[]),
+        (&["a/x"], &["a/x/u.txt"]),
+    ];
+    for (prefix, sub) in [(&b""[..], r.to_path_buf()), (&b"a/"[..], r.join("a"))] {
+        for (roots, exclusions) in cases {
+            let bytes = |p: &&str| p.as_bytes().to_vec();
+            let within = Within {
+                roots: Some(roots.iter().map(bytes).collect()),
+                exclusions: exclusions.iter().map(bytes).collect(),
+            };
+            // The same, as pathspecs relative to `sub`.
+            let full = |p: &str| format!("{}{p}", String::from_utf8_lossy(prefix));
+            let mut pathspecs: Vec<String> = roots
+                .iter()
+                .map(|p| format!(":(top,literal){}", full(p).trim_end_matches('/')))
+                .collect();
+            pathspecs.extend(
+                exclusions
+                    .iter()
+                    .map(|p| format!(":(top,literal,exclude){}", full(p))),
+            );
+            let listing = Listing::open(&sub, Locate::Discover, "test")
+                .unwrap()
+                .unwrap();
+            let ours: BTreeSet<Vec<u8>> = listing
+                .list_within(&within)
+                .unwrap()
+                .into_iter()
+                .map(|c| c.path)
+                .filter(|p| within.roots.as_ref().unwrap().iter().any(|r| below(p, r)))
+                .filter(|p| !within.exclusions.iter().any(|e| below(p, e)))
+                .collect();
+            let expected: BTreeSet<Vec<u8>> = oracle_for(&sub, &pathspecs)
+                .into_iter()
+                .map(|p| p.strip_prefix(&b"../"[..]).unwrap_or(&p).to_vec())
+                .collect();
+            assert_eq!(
+                ours.iter()
+                    .map(|p| String::from_utf8_lossy(p))
+                    .collect::<Vec<_>>(),
+                expected
+                    .iter()
+                    .map(|p| String::from_utf8_lossy(p))
+                    .collect::<Vec<_>>(),
+                "roots {roots:?}, exclusions {exclusions:?}, from {}",
+                sub.display()
+            );
+        }
+    }
+}
+
 #[test]
 fn odd_names_are_raw_bytes() {
     let repo = new_repo();
@@ -1228,10 +1331,11 @@ fn timing() {
     mark_excluded_from_worktree_uptodate(&mut index);
     let mut collect = CollectUntracked {
         prefix_slash: b"",
+        exclusions: &[],
         out: Vec::new(),
     };
     let t = std::time::Instant::now();
-    walk_untracked(&repo, &index, b"", &mut collect, ".").unwrap();
+    walk_untracked(&repo, &index, &[], &mut collect, ".").unwrap();
     let t_walk = t.elapsed();
     println!(
         "open {t_open:?}, read index {t_index:?}, {tracked_len} index paths {t_tracked:?}, walk ({} untracked) {t_walk:?}",
