@@ -189,9 +189,14 @@ fn a_broken_gitfile_outside_git_is_refused_as_such() {
 /// the tests run as root (root reads anything), else the current user. The sandbox is
 /// made readable and its repositories safe for that user.
 fn ledger_unprivileged(s: &Sandbox, cwd: &Path, args: &[&str]) -> Output {
+    unprivileged(s, env!("CARGO_BIN_EXE_ledger"), cwd, args)
+}
+
+/// [`ledger_unprivileged`] for any program.
+fn unprivileged(s: &Sandbox, program: &str, cwd: &Path, args: &[&str]) -> Output {
     let uid = Command::new("id").arg("-u").output().unwrap();
     if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
-        return ledger(s, cwd, args);
+        return run(s, program, cwd, &[], args);
     }
     s.git(
         &s.w(),
@@ -205,7 +210,7 @@ fn ledger_unprivileged(s: &Sandbox, cwd: &Path, args: &[&str]) -> Output {
     let mut cmd = Command::new("setpriv");
     s.env(&mut cmd);
     cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_ledger"))
+        .arg(program)
         .args(args)
         .current_dir(cwd)
         .output()
@@ -318,4 +323,150 @@ fn a_root_inside_an_undeclared_submodule_blocks() {
         ],
     );
     assert_eq!(paths_of(&declared), ["sub/readme"]);
+}
+
+/// Asserts the one-line error contract: exit 2, nothing on stdout, stderr exactly
+/// `error[code]: message` on one line naming `path`, no `Debug` rendering in it.
+fn assert_one_line(out: &Output, code: &str, path: &str) {
+    assert_blocked(out, code, path);
+    let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+    let line = stderr.strip_suffix('\n').unwrap_or(&stderr);
+    assert!(!line.contains('\n'), "more than one line: {stderr}");
+    for debug in ["{", "Os {", "Caused by", "Message {"] {
+        assert!(!line.contains(debug), "a Debug dump: {stderr}");
+    }
+}
+
+#[test]
+fn every_reachable_git_failure_is_one_coded_line() {
+    let s = sample_checkout();
+    let w = s.w();
+    // A regular file as the workspace.
+    let out = ledger(&s, &w, &["fingerprint", "--workspace", "README.md"]);
+    assert_one_line(&out, "unreadable", "README.md");
+    // An index that is no index.
+    let out = run(
+        &s,
+        env!("CARGO_BIN_EXE_ledger"),
+        &w,
+        &[("GIT_INDEX_FILE", "/dev/null")],
+        &["fingerprint"],
+    );
+    assert_one_line(&out, "git", "/dev/null");
+    // A worktree that does not exist: gix would call the repository unsafe.
+    s.git(
+        &w,
+        &["config", "core.worktree", "/nonexistent/ledger-worktree"],
+    );
+    let out = ledger(&s, &w, &["fingerprint"]);
+    assert_one_line(&out, "git", "/nonexistent/ledger-worktree");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    let config = w.join(".git/config");
+    let config = config.to_str().unwrap();
+    s.git(
+        s.dir.path(),
+        &["config", "-f", config, "--unset", "core.worktree"],
+    );
+    // A broken gitfile below.
+    s.write("nested/x", b"x");
+    std::fs::write(w.join("nested/.git"), "gitdir:\n").unwrap();
+    let out = ledger(&s, &w, &["fingerprint", "--workspace", "nested"]);
+    assert_one_line(&out, "invalid-gitfile", "nested/.git");
+    std::fs::remove_dir_all(w.join("nested")).unwrap();
+    // A split index whose shared part is damaged, then gone.
+    s.git(&w, &["update-index", "--split-index"]);
+    let shared: Vec<_> = std::fs::read_dir(w.join(".git"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("sharedindex.")
+        })
+        .collect();
+    assert_eq!(shared.len(), 1, "{shared:?}");
+    let mut bytes = std::fs::read(&shared[0]).unwrap();
+    bytes[40] ^= 0xff;
+    std::fs::set_permissions(&shared[0], std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::write(&shared[0], &bytes).unwrap();
+    assert_one_line(&ledger(&s, &w, &["fingerprint"]), "git", "'.'");
+    std::fs::remove_file(&shared[0]).unwrap();
+    assert_one_line(&ledger(&s, &w, &["fingerprint"]), "git", "sharedindex");
+}
+
+#[test]
+fn unreadable_ignore_files_block_and_an_unreadable_home_does_not() {
+    let s = sample_checkout();
+    let w = s.w();
+    // Files the unreadable user excludes file would ignore: git warns and lists them.
+    std::fs::create_dir_all(s.home().join(".config/git")).unwrap();
+    std::fs::write(s.home().join(".config/git/ignore"), "*.txt\n").unwrap();
+    std::fs::set_permissions(
+        s.home().join(".config"),
+        std::fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
+    let git = unprivileged(&s, "git", &w, &["ls-files", "-co", "--exclude-standard"]);
+    assert!(git.status.success());
+    assert!(
+        String::from_utf8_lossy(&git.stderr).contains("warning"),
+        "{git:?}"
+    );
+    let mut expected: Vec<String> = String::from_utf8(git.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    expected.sort();
+    assert!(expected.iter().any(|p| p == "untracked.txt"));
+    let mut ours = paths_of(&ledger_unprivileged(&s, &w, &["entries"]));
+    ours.sort();
+    assert_eq!(ours, expected);
+    // An ignore file in the repository git would skip with a warning: refused.
+    s.write("src/.gitignore", b"*.rs\n");
+    std::fs::set_permissions(
+        w.join("src/.gitignore"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let out = ledger_unprivileged(&s, &w, &["entries"]);
+    assert_one_line(&out, "unreadable", "'src/.gitignore'");
+    std::fs::remove_file(w.join("src/.gitignore")).unwrap();
+    s.write(".git/info/exclude", b"*.sh\n");
+    std::fs::set_permissions(
+        w.join(".git/info/exclude"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let out = ledger_unprivileged(&s, &w, &["entries"]);
+    assert_one_line(&out, "unreadable", ".git/info/exclude");
+}
+
+#[test]
+fn a_missing_workspace_is_an_error_for_every_verb() {
+    let s = Sandbox::new();
+    let file = s.dir.path().join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    for workspace in ["/nonexistent/ledger-workspace", file.to_str().unwrap()] {
+        let verbs: [&[&str]; 7] = [
+            &["store", "check"],
+            &["state", "show", "--change", "x"],
+            &["status", "--change", "x"],
+            &["fingerprint"],
+            &["entries"],
+            &["gate", "check", "--name", "g"],
+            &["gate", "run", "--name", "g"],
+        ];
+        for verb in verbs {
+            let mut args = verb.to_vec();
+            args.extend(["--workspace", workspace]);
+            if verb[0] == "gate" {
+                args.extend(["--", "true"]);
+            }
+            let out = ledger(&s, s.dir.path(), &args);
+            assert_one_line(&out, "unreadable", workspace);
+        }
+    }
 }

@@ -202,8 +202,7 @@ fn refuse_broken_nested_gitfiles(
         }
         let mut in_worktree = prefix_slash.to_vec();
         in_worktree.extend_from_slice(&candidate.path);
-        let dir = workdir
-            .join(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&in_worktree));
+        let dir = workdir.join(bytes_to_path(&in_worktree));
         let shown = || {
             let mut gitfile = candidate.path.clone();
             gitfile.extend_from_slice(b"/.git");
@@ -305,6 +304,15 @@ fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Reposit
                 return Err(Error::UntrustedRepository {
                     path: DisplayPath::from(display),
                 });
+            }
+            if let Some(worktree) = missing_worktree(dir, locate) {
+                return Err(git_error(
+                    display,
+                    format!(
+                        "its worktree {} (core.worktree or GIT_WORK_TREE) does not exist",
+                        DisplayPath::from_bytes(worktree.as_os_str().as_encoded_bytes())
+                    ),
+                ));
             }
             Err(gix_error(display, "cannot open the repository", &err))
         }
@@ -409,8 +417,7 @@ fn gitfile_target(path: &Path, size: u64) -> std::result::Result<PathBuf, Gitfil
     if end == 0 {
         return Err(GitfileProblem::Invalid("no path in gitfile"));
     }
-    let target =
-        Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&rest[..end]));
+    let target = bytes_to_path(&rest[..end]);
     Ok(match path.parent() {
         Some(parent) if target.is_relative() => parent.join(target),
         _ => target.to_path_buf(),
@@ -442,6 +449,20 @@ fn check_dot_gits_upward(dir: &Path, display: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The configured worktree of the repository for `dir` when it does not exist: gix
+/// refuses such a repository as if it were owned by someone else, which it is not.
+/// Only asked once opening failed.
+fn missing_worktree(dir: &Path, locate: Locate) -> Option<PathBuf> {
+    let options = gix::open::Options::default().bail_if_untrusted(false);
+    let repo = match locate {
+        Locate::RootOnly => gix::open_opts(dir, options),
+        Locate::Discover => gix::discover_opts(dir, discover_options(), options),
+    }
+    .ok()?;
+    let worktree = repo.workdir()?;
+    (!worktree.exists()).then(|| worktree.to_path_buf())
 }
 
 /// Whether the repository containing `dir` fails the ownership check git applies (its
@@ -516,8 +537,10 @@ fn anchor_excludes_file(repo: &mut gix::Repository, workdir: &Path, display: &st
     // No file at all: an empty file has the same (no) rules, and keeps gix from
     // looking for its own default.
     let file = match excludes_file_git_reads(repo, display)? {
-        Some(file) => workdir.join(file),
-        None => PathBuf::from("/dev/null"),
+        // git skips a file it cannot open (silently when absent, with a warning
+        // otherwise, e.g. below an unreadable `$HOME`); gix would fail the walk.
+        Some(file) if std::fs::File::open(workdir.join(&file)).is_ok() => workdir.join(file),
+        _ => PathBuf::from("/dev/null"),
     };
     let value = gix::path::os_str_into_bstr(file.as_os_str())
         .map_err(|_| git_error(display, "core.excludesFile is not valid UTF-8"))?
@@ -603,8 +626,13 @@ fn load_index(repo: &gix::Repository, display: &str) -> Result<gix::index::File>
         }
         _ => {}
     }
-    repo.open_index()
-        .map_err(|err| gix_error(display, "cannot read the index", &err))
+    repo.open_index().map_err(|err| {
+        let what = format!(
+            "cannot read the index {}",
+            DisplayPath::from_bytes(path.as_os_str().as_encoded_bytes())
+        );
+        gix_error(display, &what, &err)
+    })
 }
 
 /// Every index path below `prefix_slash`, relative to it: stage-0 entries as tracked
@@ -822,25 +850,75 @@ fn walk_error(
     err: &gix::Error,
     display: &str,
 ) -> Error {
+    let generic = || gix_error(display, "cannot walk the worktree", err);
     let Some(io) = err.downcast_any_ref::<std::io::Error>() else {
-        return gix_error(display, "cannot walk the worktree", err);
+        return generic();
     };
     let source = std::io::Error::new(io.kind(), io.to_string());
-    let dir = err.iter_errors().find_map(|cause| {
-        let text = cause.to_string();
+    let messages: Vec<String> = err.iter_errors().map(|c| c.to_string()).collect();
+    // gix names the directory in its message only.
+    let dir = messages.iter().find_map(|text| {
         let quoted = text.strip_prefix("Failed to read the directory at \"")?;
         Some(PathBuf::from(quoted.strip_suffix('"')?))
     });
-    let path = match (&dir, repo.workdir()) {
-        (Some(dir), Some(workdir)) => shown_below(dir, workdir, prefix_slash, display),
-        (Some(dir), None) => DisplayPath::from_bytes(dir.as_os_str().as_encoded_bytes()),
-        (None, _) => DisplayPath::from(display),
-    };
-    Error::Unreadable {
-        path,
-        operation: "read directory",
-        source,
+    if let (Some(dir), Some(workdir)) = (dir, repo.workdir()) {
+        return Error::Unreadable {
+            path: shown_below(&dir, workdir, prefix_slash, display),
+            operation: "read directory",
+            source,
+        };
     }
+    // git would skip an unreadable ignore file with a warning, listing files it
+    // excludes: refused. gix does not say which `.gitignore` failed; it is looked for.
+    if messages
+        .iter()
+        .any(|m| m.starts_with("Failed to update the excludes stack"))
+        && let Some(workdir) = repo.workdir()
+        && let Some(gitignore) =
+            find_unreadable_gitignore(&workdir.join(bytes_to_path(prefix_slash)))
+    {
+        return Error::Unreadable {
+            path: shown_below(&gitignore, workdir, prefix_slash, display),
+            operation: "read ignore rules from",
+            source,
+        };
+    }
+    // The excludes file was checked before: what fails is `info/exclude`.
+    if messages
+        .iter()
+        .any(|m| m == "Could not read repository exclude")
+    {
+        let exclude = repo.common_dir().join("info").join("exclude");
+        return Error::Unreadable {
+            path: DisplayPath::from_bytes(exclude.as_os_str().as_encoded_bytes()),
+            operation: "read ignore rules from",
+            source,
+        };
+    }
+    generic()
+}
+
+/// The first `.gitignore` below `dir` (nested repositories and unreadable directories
+/// aside) that cannot be opened. Only looked for once a walk has failed on one.
+fn find_unreadable_gitignore(dir: &Path) -> Option<PathBuf> {
+    let mut walker = walkdir::WalkDir::new(dir).follow_links(false).into_iter();
+    while let Some(Ok(entry)) = walker.next() {
+        let is_dir = entry.file_type().is_dir();
+        if is_dir && entry.depth() > 0 && entry.path().join(".git").exists() {
+            walker.skip_current_dir();
+        } else if !is_dir
+            && entry.file_name() == ".gitignore"
+            && std::fs::File::open(entry.path()).is_err()
+        {
+            return Some(entry.into_path());
+        }
+    }
+    None
+}
+
+/// Raw `/`-separated bytes as a path.
+fn bytes_to_path(bytes: &[u8]) -> &Path {
+    Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes))
 }
 
 /// `path` (in the worktree `workdir`) as shown relative to the listed directory, whose

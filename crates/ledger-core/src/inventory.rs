@@ -105,6 +105,13 @@ impl Scope {
                 operation: "open workspace",
                 source,
             })?;
+        if !absolute.is_dir() {
+            return Err(Error::Unreadable {
+                path: DisplayPath::from(given.as_str()),
+                operation: "open workspace",
+                source: std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory"),
+            });
+        }
         scope.workspace = Utf8PathBuf::from_path_buf(absolute).map_err(|p| Error::NonUtf8Path {
             path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
         })?;
