@@ -470,3 +470,81 @@ fn a_missing_workspace_is_an_error_for_every_verb() {
         }
     }
 }
+
+#[test]
+fn git_locating_variables_are_refused_unless_they_name_what_ledger_opens() {
+    let s = Sandbox::new();
+    s.init();
+    s.write("fa", b"a");
+    s.write("sub/s", b"s");
+    s.commit_all();
+    s.write("u.txt", b"untracked");
+    let w = s.w();
+    let other = s.dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    s.git(&other, &["init", "-q", "-b", "main"]);
+    std::fs::write(other.join("fb"), b"b").unwrap();
+    s.git(&other, &["add", "fb"]);
+    // The common directory holds `info/exclude`: here one that hides `u.txt`.
+    std::fs::write(other.join(".git/info/exclude"), b"u.txt\n").unwrap();
+    let other_git = other.join(".git");
+    let (other, other_git) = (other.to_str().unwrap(), other_git.to_str().unwrap());
+    let plain = git_paths(&s, &w, &[]);
+    let refused: [(&str, &[(&str, &str)]); 5] = [
+        ("", &[("GIT_DIR", other_git)]),
+        ("", &[("GIT_WORK_TREE", other)]),
+        ("", &[("GIT_COMMON_DIR", other_git)]),
+        ("", &[("GIT_DIR", "/nonexistent/ledger.git")]),
+        // From a subdirectory, git takes it for the top of the worktree.
+        ("sub", &[("GIT_DIR", "../.git")]),
+    ];
+    for (cwd, env) in refused {
+        let cwd = w.join(cwd);
+        let git = run(
+            &s,
+            "git",
+            &cwd,
+            env,
+            &["ls-files", "-co", "--exclude-standard"],
+        );
+        let git_listing = String::from_utf8_lossy(&git.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        assert!(
+            !git.status.success() || git_listing != plain,
+            "{env:?}: git agrees"
+        );
+        let out = run(&s, env!("CARGO_BIN_EXE_ledger"), &cwd, env, &["entries"]);
+        assert_one_line(&out, "git-environment", env[0].0);
+    }
+    // Naming exactly the repository and worktree ledger finds: git's answer.
+    let top = w.to_str().unwrap().to_owned();
+    let git_dir = format!("{top}/.git");
+    let agreeing: [&[(&str, &str)]; 4] = [
+        &[("GIT_DIR", ".git")],
+        &[("GIT_DIR", &git_dir), ("GIT_WORK_TREE", &top)],
+        &[("GIT_WORK_TREE", ".")],
+        &[("GIT_COMMON_DIR", &git_dir)],
+    ];
+    for env in agreeing {
+        let expected = git_paths(&s, &w, env);
+        assert_eq!(expected, plain, "{env:?}");
+        assert_eq!(ledger_paths(&s, &w, env, &[]), expected, "{env:?}");
+    }
+    // A linked worktree, as its hooks see it.
+    let linked = s.dir.path().join("linked");
+    s.git(&w, &["worktree", "add", "-q", linked.to_str().unwrap()]);
+    std::fs::write(linked.join("new.txt"), b"n").unwrap();
+    let linked_git = format!("{git_dir}/worktrees/linked");
+    let env: &[(&str, &str)] = &[("GIT_DIR", &linked_git), ("GIT_COMMON_DIR", &git_dir)];
+    let expected = git_paths(&s, &linked, env);
+    assert!(expected.iter().any(|p| p == "new.txt"), "{expected:?}");
+    assert_eq!(ledger_paths(&s, &linked, env, &[]), expected);
+    let env: &[(&str, &str)] = &[("GIT_DIR", &git_dir)];
+    assert_one_line(
+        &run(&s, env!("CARGO_BIN_EXE_ledger"), &linked, env, &["entries"]),
+        "git-environment",
+        "GIT_DIR",
+    );
+}

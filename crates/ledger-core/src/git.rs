@@ -263,6 +263,7 @@ fn describe(err: &gix::Error) -> String {
 /// Opens the repository for `dir`, refusing repositories owned by another user (as git
 /// does, `safe.directory` aside). `Ok(None)` when there is no repository to open.
 fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Repository>> {
+    check_git_environment(dir, locate)?;
     let options = gix::open::Options::default().bail_if_untrusted(true);
     let opened = match locate {
         Locate::RootOnly => {
@@ -449,6 +450,85 @@ fn check_dot_gits_upward(dir: &Path, display: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The variables that make git use another repository or worktree than the one found
+/// from the directory it runs in. gix ignores `GIT_DIR` and `GIT_COMMON_DIR` and applies
+/// `GIT_WORK_TREE`: following them half-way would be a third answer.
+const LOCATING_VARIABLES: [&str; 3] = ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"];
+
+/// Refuses (`git-environment`) a `GIT_DIR`, `GIT_WORK_TREE` or `GIT_COMMON_DIR` under
+/// which `git -C dir ls-files` would list another repository or worktree than the one
+/// found from `dir` without them; set to exactly those, they change nothing and are
+/// accepted (a hook may run with them). `GIT_INDEX_FILE` is honoured as it is.
+fn check_git_environment(dir: &Path, locate: Locate) -> Result<()> {
+    let set: Vec<(&str, std::ffi::OsString)> = LOCATING_VARIABLES
+        .iter()
+        .filter_map(|&name| std::env::var_os(name).map(|value| (name, value)))
+        .collect();
+    if set.is_empty() {
+        return Ok(());
+    }
+    let found = open_without_environment(dir, locate);
+    let value_of = |name: &str| set.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
+    // What each variable must name for git to list what ledger lists.
+    let expected = |name: &str| -> Option<PathBuf> {
+        let repo = found.as_ref()?;
+        match name {
+            "GIT_DIR" => Some(repo.git_dir().to_path_buf()),
+            "GIT_COMMON_DIR" => Some(repo.common_dir().to_path_buf()),
+            _ => repo.workdir().map(Path::to_path_buf),
+        }
+    };
+    for (name, value) in &set {
+        // A relative value: relative to the current directory for whoever set it,
+        // to `dir` for `git -C dir`; it must fit both readings.
+        let value = Path::new(value);
+        let expected = expected(name);
+        if !same_place(value, expected.as_deref())
+            || (value.is_relative() && !same_place(&dir.join(value), expected.as_deref()))
+        {
+            return Err(environment_error(name, value.as_os_str()));
+        }
+    }
+    // With `GIT_DIR` alone, git takes the directory it runs in for the top of the
+    // worktree (unless `core.worktree` says otherwise).
+    if let (Some(value), None, Some(repo)) =
+        (value_of("GIT_DIR"), value_of("GIT_WORK_TREE"), &found)
+        && repo.config_snapshot().string("core.worktree").is_none()
+        && !same_place(dir, repo.workdir())
+    {
+        return Err(environment_error("GIT_DIR", value));
+    }
+    Ok(())
+}
+
+/// The repository for `dir` as found without any of git's locating variables, `None`
+/// when there is none or it cannot be opened.
+fn open_without_environment(dir: &Path, locate: Locate) -> Option<gix::Repository> {
+    let mut permissions = gix::open::Permissions::all();
+    permissions.env.git_prefix = gix::sec::Permission::Deny;
+    let options = gix::open::Options::default()
+        .bail_if_untrusted(true)
+        .permissions(permissions);
+    match locate {
+        Locate::RootOnly => gix::open_opts(dir, options),
+        Locate::Discover => gix::discover_opts(dir, discover_options(), options),
+    }
+    .ok()
+}
+
+/// Whether `a` and `b` name the same existing directory.
+fn same_place(a: &Path, b: Option<&Path>) -> bool {
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    b.is_some_and(|b| real(a).is_some_and(|a| Some(a) == real(b)))
+}
+
+fn environment_error(name: &str, value: &std::ffi::OsStr) -> Error {
+    Error::GitEnvironment {
+        variable: name.to_owned(),
+        value: DisplayPath::from_bytes(value.as_encoded_bytes()).to_string(),
+    }
 }
 
 /// The configured worktree of the repository for `dir` when it does not exist: gix
