@@ -548,3 +548,33 @@ fn git_locating_variables_are_refused_unless_they_name_what_ledger_opens() {
         "GIT_DIR",
     );
 }
+
+/// git reads a relative `GIT_INDEX_FILE` from the top of the worktree, as it reads
+/// everything, wherever it was started.
+#[test]
+fn a_relative_git_index_file_is_relative_to_the_worktree_top() {
+    let s = sample_checkout();
+    let w = s.w();
+    std::fs::copy(w.join(".git/index"), w.join(".git/alt-index")).unwrap();
+    s.write("ghost", b"g");
+    let env: &[(&str, &str)] = &[("GIT_INDEX_FILE", ".git/alt-index")];
+    let staged = run(&s, "git", &w, env, &["add", "ghost"]);
+    assert!(staged.status.success());
+    std::fs::remove_file(w.join("ghost")).unwrap();
+    let expected = git_paths(&s, &w, env);
+    assert!(expected.iter().any(|p| p == "ghost"), "{expected:?}");
+    // git from the subdirectory lists the same index (`:/` is the whole tree).
+    let below = run(
+        &s,
+        "git",
+        &w.join("src"),
+        env,
+        &["ls-files", "--cached", "--full-name", ":/ghost"],
+    );
+    assert_eq!(String::from_utf8_lossy(&below.stdout), "ghost\n");
+    let mut ours = ledger_paths(&s, &w.join("src"), env, &[]);
+    ours.sort();
+    let mut expected = expected;
+    expected.sort();
+    assert_eq!(ours, expected);
+}

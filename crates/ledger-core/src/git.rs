@@ -696,7 +696,7 @@ fn one_line(text: &str) -> String {
 /// Reads the index as an owned copy we may modify; an absent index (fresh repository)
 /// is an empty one.
 fn load_index(repo: &gix::Repository, display: &str) -> Result<gix::index::File> {
-    let path = repo.index_path();
+    let path = index_path(repo);
     match std::fs::symlink_metadata(&path) {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             return Ok(gix::index::File::from_state(
@@ -706,13 +706,35 @@ fn load_index(repo: &gix::Repository, display: &str) -> Result<gix::index::File>
         }
         _ => {}
     }
-    repo.open_index().map_err(|err| {
+    let read = if path == repo.index_path() {
+        repo.open_index()
+    } else {
+        let skip_hash = repo
+            .config_snapshot()
+            .boolean("index.skipHash")
+            .unwrap_or(false);
+        gix::index::File::at(&path, repo.object_hash(), skip_hash, Default::default())
+            .map_err(gix::Error::from_error)
+    };
+    read.map_err(|err| {
         let what = format!(
             "cannot read the index {}",
             DisplayPath::from_bytes(path.as_os_str().as_encoded_bytes())
         );
         gix_error(display, &what, &err)
     })
+}
+
+/// The index git reads: `GIT_INDEX_FILE` when set (a hook of `git commit -a` gets a
+/// temporary one), a relative value being relative to the top of the worktree, where
+/// git runs; gix would take it relative to the process's current directory.
+fn index_path(repo: &gix::Repository) -> PathBuf {
+    match (std::env::var_os("GIT_INDEX_FILE"), repo.workdir()) {
+        (Some(value), Some(workdir)) if !value.is_empty() && Path::new(&value).is_relative() => {
+            workdir.join(value)
+        }
+        _ => repo.index_path(),
+    }
 }
 
 /// Every index path below `prefix_slash`, relative to it: stage-0 entries as tracked
