@@ -106,6 +106,28 @@ fn relative_core_excludes_file_is_relative_to_the_worktree_top() {
     assert_same_from_everywhere(&s, &[], ".home");
 }
 
+/// A hook of `git -c core.excludesFile=... commit` inherits the value in
+/// `GIT_CONFIG_PARAMETERS`; git lists with it, and so must ledger.
+#[test]
+fn git_c_values_passed_down_by_git_are_applied() {
+    let s = checkout_for_excludes();
+    std::fs::write(s.dir.path().join("user.exclude"), "*.up\n").unwrap();
+    let parameters = "'user.name'='a b' 'core.excludesfile'='../user.exclude'";
+    assert_same_from_everywhere(&s, &[("GIT_CONFIG_PARAMETERS", parameters)], ".up");
+    // What git calls a bogus format, git refuses too.
+    let bogus: &[(&str, &str)] = &[("GIT_CONFIG_PARAMETERS", "core.excludesfile=x")];
+    let git = run(&s, "git", &s.w(), bogus, &["ls-files"]);
+    assert!(!git.status.success());
+    let out = run(
+        &s,
+        env!("CARGO_BIN_EXE_ledger"),
+        &s.w(),
+        bogus,
+        &["entries"],
+    );
+    assert_one_line(&out, "git", "GIT_CONFIG_PARAMETERS");
+}
+
 #[test]
 fn the_default_excludes_file_follows_xdg_config_home_even_when_relative() {
     let s = checkout_for_excludes();

@@ -18,6 +18,14 @@
 //!   expands them, so we expand them from the object database.
 //! * From a subdirectory git lists only paths below it, relative to it.
 //! * A repository owned by another user is refused, as git refuses it.
+//! * git reads a relative `core.excludesFile`, `$XDG_CONFIG_HOME/git/ignore` and
+//!   `GIT_INDEX_FILE` from the top of the worktree; gix from the process's directory.
+//! * git refuses a `.git` file that names no repository where gix would step over it
+//!   and open an enclosing repository ([`dot_git`]).
+//! * gix ignores `GIT_DIR` and `GIT_COMMON_DIR` and applies `GIT_WORK_TREE`; all three
+//!   are accepted only when they change nothing, else refused. gix ignores the `git -c`
+//!   values of `GIT_CONFIG_PARAMETERS`; they are applied as git applies them.
+//! * git warns about an unreadable directory or ignore file and lists less; refused.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -264,7 +272,7 @@ fn describe(err: &gix::Error) -> String {
 /// does, `safe.directory` aside). `Ok(None)` when there is no repository to open.
 fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Repository>> {
     check_git_environment(dir, locate)?;
-    let options = gix::open::Options::default().bail_if_untrusted(true);
+    let options = open_options(display)?;
     let opened = match locate {
         Locate::RootOnly => {
             match std::fs::symlink_metadata(dir.join(gix::discover::DOT_GIT_DIR)) {
@@ -316,6 +324,69 @@ fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Reposit
                 ));
             }
             Err(gix_error(display, "cannot open the repository", &err))
+        }
+    }
+}
+
+/// How every repository is opened: refused when owned by another user, with the
+/// `git -c` values a parent git passed down in `GIT_CONFIG_PARAMETERS` (a hook of
+/// `git -c core.excludesFile=... commit` sees them; gix does not read them).
+fn open_options(display: &str) -> Result<gix::open::Options> {
+    let parameters = match std::env::var_os("GIT_CONFIG_PARAMETERS") {
+        Some(text) => parse_config_parameters(text.as_encoded_bytes()).ok_or_else(|| {
+            git_error(
+                display,
+                "GIT_CONFIG_PARAMETERS is not in git's format ('key'='value' ...); git refuses it too",
+            )
+        })?,
+        None => Vec::new(),
+    };
+    Ok(gix::open::Options::default()
+        .bail_if_untrusted(true)
+        .cli_overrides(parameters))
+}
+
+/// `GIT_CONFIG_PARAMETERS` as git parses it: shell-single-quoted words separated by
+/// spaces, each `'key'='value'`, or `'key=value'` / `'key'` (true) in the old form.
+/// Returns `key=value` (or `key`) items; `None` for what git calls a bogus format.
+fn parse_config_parameters(text: &[u8]) -> Option<Vec<gix::bstr::BString>> {
+    let mut out = Vec::new();
+    let mut rest = text.trim_ascii_start();
+    while !rest.is_empty() {
+        let (key, after) = sq_dequote_step(rest)?;
+        let (item, after) = match after.split_first() {
+            // `'key'=` alone is an implicit `true`, as `'key'` is.
+            Some((b'=', value)) if value.first() == Some(&b'\'') => {
+                let (value, after) = sq_dequote_step(value)?;
+                ([key, b"=".to_vec(), value].concat(), after)
+            }
+            Some((b'=', after)) => (key, after),
+            _ => (key, after),
+        };
+        if after.first().is_some_and(|c| !c.is_ascii_whitespace()) {
+            return None;
+        }
+        out.push(item.into());
+        rest = after.trim_ascii_start();
+    }
+    Some(out)
+}
+
+/// One single-quoted word at the start of `text` (`'\''` and `'\!'` stand for a quote
+/// and a `!`), and what follows it; `None` when `text` does not start with one.
+fn sq_dequote_step(text: &[u8]) -> Option<(Vec<u8>, &[u8])> {
+    let mut rest = text.strip_prefix(b"'")?;
+    let mut word = Vec::new();
+    loop {
+        let end = rest.iter().position(|b| *b == b'\'')?;
+        word.extend_from_slice(&rest[..end]);
+        rest = &rest[end + 1..];
+        match rest {
+            [b'\\', c @ (b'\'' | b'!'), b'\'', after @ ..] => {
+                word.push(*c);
+                rest = after;
+            }
+            _ => return Some((word, rest)),
         }
     }
 }
@@ -508,9 +579,7 @@ fn check_git_environment(dir: &Path, locate: Locate) -> Result<()> {
 fn open_without_environment(dir: &Path, locate: Locate) -> Option<gix::Repository> {
     let mut permissions = gix::open::Permissions::all();
     permissions.env.git_prefix = gix::sec::Permission::Deny;
-    let options = gix::open::Options::default()
-        .bail_if_untrusted(true)
-        .permissions(permissions);
+    let options = open_options(".").ok()?.permissions(permissions);
     match locate {
         Locate::RootOnly => gix::open_opts(dir, options),
         Locate::Discover => gix::discover_opts(dir, discover_options(), options),
@@ -535,7 +604,7 @@ fn environment_error(name: &str, value: &std::ffi::OsStr) -> Error {
 /// refuses such a repository as if it were owned by someone else, which it is not.
 /// Only asked once opening failed.
 fn missing_worktree(dir: &Path, locate: Locate) -> Option<PathBuf> {
-    let options = gix::open::Options::default().bail_if_untrusted(false);
+    let options = open_options(".").ok()?.bail_if_untrusted(false);
     let repo = match locate {
         Locate::RootOnly => gix::open_opts(dir, options),
         Locate::Discover => gix::discover_opts(dir, discover_options(), options),

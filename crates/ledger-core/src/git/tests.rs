@@ -366,6 +366,45 @@ fn a_relative_core_excludes_file_is_relative_to_the_worktree_top() {
     assert_parity(r);
 }
 
+/// `GIT_CONFIG_PARAMETERS` as `git -c` writes it, in its new and old forms.
+#[test]
+fn git_config_parameters_parse_as_git_parses_them() {
+    let parse = |text: &str| {
+        parse_config_parameters(text.as_bytes())
+            .map(|items| items.iter().map(ToString::to_string).collect::<Vec<_>>())
+    };
+    assert_eq!(
+        parse("'user.name'='a b' 'core.excludesfile'='x'\\''y'"),
+        Some(vec![
+            "user.name=a b".to_owned(),
+            "core.excludesfile=x'y".to_owned()
+        ])
+    );
+    assert_eq!(
+        parse(" 'core.bare=false' 'core.ignorecase'  "),
+        Some(vec![
+            "core.bare=false".to_owned(),
+            "core.ignorecase".to_owned()
+        ])
+    );
+    // As git 2.47 writes `-c a.b=c!d -c core.ignorecase`.
+    assert_eq!(
+        parse("'a.b'='c'\\!'d' 'core.ignorecase'="),
+        Some(vec!["a.b=c!d".to_owned(), "core.ignorecase".to_owned()])
+    );
+    assert_eq!(parse(""), Some(vec![]));
+    for bogus in [
+        "a.b=c",
+        "'a.b'x",
+        "'a.b'='c",
+        "'unterminated",
+        "'a.b'=x",
+        "'a.b'='c'x",
+    ] {
+        assert_eq!(parse(bogus), None, "{bogus}");
+    }
+}
+
 #[test]
 fn a_deleted_tracked_gitignore_no_longer_applies() {
     let repo = new_repo();
