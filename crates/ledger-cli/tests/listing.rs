@@ -600,3 +600,23 @@ fn a_relative_git_index_file_is_relative_to_the_worktree_top() {
     expected.sort();
     assert_eq!(ours, expected);
 }
+
+/// Below a ceiling git finds no repository; ledger neither, and walks the directory.
+#[test]
+fn git_ceiling_directories_bound_the_search_for_the_repository() {
+    let s = sample_checkout();
+    let w = s.w();
+    s.write("src/ignored.log", b"log");
+    let ceiling = w.to_str().unwrap().to_owned();
+    let env: &[(&str, &str)] = &[("GIT_CEILING_DIRECTORIES", &ceiling)];
+    let git = run(&s, "git", &w.join("src"), env, &["ls-files"]);
+    assert!(!git.status.success(), "git finds a repository");
+    let paths = ledger_paths(&s, &w.join("src"), env, &[]);
+    assert_eq!(paths, ["deep/er/x.txt", "ignored.log", "lib.rs"]);
+    // The ceiling itself is searched, as git searches the directory it runs in.
+    let mut ours = ledger_paths(&s, &w, env, &[]);
+    ours.sort();
+    assert_eq!(ours, git_paths(&s, &w, env));
+    // Without it, the checkout's listing (no ignored file).
+    assert!(!ledger_paths(&s, &w.join("src"), &[], &[]).contains(&"src/ignored.log".to_owned()));
+}

@@ -27,6 +27,7 @@
 //!   values of `GIT_CONFIG_PARAMETERS`; they are applied as git applies them.
 //! * git warns about an unreadable directory or ignore file and lists less; refused.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -273,48 +274,18 @@ fn describe(err: &gix::Error) -> String {
 fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Repository>> {
     check_git_environment(dir, locate)?;
     let options = open_options(display)?;
-    let opened = match locate {
-        Locate::RootOnly => {
-            match std::fs::symlink_metadata(dir.join(gix::discover::DOT_GIT_DIR)) {
-                Ok(_) => {}
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-                Err(err) => {
-                    return Err(Error::Unreadable {
-                        path: DisplayPath::from(display),
-                        operation: "stat .git in",
-                        source: err,
-                    });
-                }
-            }
-            // git refuses a broken `.git` file; gix might open something else.
-            dot_git(dir, &|| in_display(display, ".git"))?;
-            gix::open_opts(dir, options)
-        }
-        Locate::Discover => {
-            check_dot_gits_upward(dir, display)?;
-            gix::discover_opts(dir, discover_options(), options)
-        }
+    let Some(found) = locate_repository(dir, locate, display)? else {
+        return Ok(None);
     };
-    match opened {
+    match gix::open_opts(&found, options) {
         Ok(repo) => Ok(Some(repo)),
         Err(err) => {
-            if let Some(discover_err) = err.downcast_any_ref::<gix::discover::upwards::Error>() {
-                use gix::discover::upwards::Error as E;
-                if matches!(
-                    discover_err,
-                    E::NoGitRepository { .. }
-                        | E::NoGitRepositoryWithinCeiling { .. }
-                        | E::NoGitRepositoryWithinFs { .. }
-                ) {
-                    return Ok(None);
-                }
-            }
             if is_owned_by_someone_else(dir) {
                 return Err(Error::UntrustedRepository {
                     path: DisplayPath::from(display),
                 });
             }
-            if let Some(worktree) = missing_worktree(dir, locate) {
+            if let Some(worktree) = missing_worktree(&found) {
                 return Err(git_error(
                     display,
                     format!(
@@ -326,6 +297,29 @@ fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Reposit
             Err(gix_error(display, "cannot open the repository", &err))
         }
     }
+}
+
+/// The directory to open for `dir`, or `None` when there is no repository: `dir`
+/// itself when it holds `.git` ([`Locate::RootOnly`]), else the first directory from
+/// `dir` upward that git takes for a repository ([`find_upward`]).
+fn locate_repository(dir: &Path, locate: Locate, display: &str) -> Result<Option<PathBuf>> {
+    if locate == Locate::Discover {
+        return find_upward(dir, display);
+    }
+    match std::fs::symlink_metadata(dir.join(gix::discover::DOT_GIT_DIR)) {
+        Ok(_) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => {
+            return Err(Error::Unreadable {
+                path: DisplayPath::from(display),
+                operation: "stat .git in",
+                source: err,
+            });
+        }
+    }
+    // git refuses a broken `.git` file; gix might open something else.
+    dot_git(dir, &|| in_display(display, ".git"))?;
+    Ok(Some(dir.to_path_buf()))
 }
 
 /// How every repository is opened: refused when owned by another user, with the
@@ -389,11 +383,6 @@ fn sq_dequote_step(text: &[u8]) -> Option<(Vec<u8>, &[u8])> {
             _ => return Some((word, rest)),
         }
     }
-}
-
-/// Discovery as git does it: `GIT_CEILING_DIRECTORIES` stops the search upward.
-fn discover_options() -> gix::discover::upwards::Options<'static> {
-    gix::discover::upwards::Options::default().apply_environment()
 }
 
 /// `name` below the repository shown as `display` (`.` is the workspace itself).
@@ -496,17 +485,22 @@ fn gitfile_target(path: &Path, size: u64) -> std::result::Result<PathBuf, Gitfil
     })
 }
 
-/// git's discovery stops at the first directory, from `dir` upward, whose `.git` is a
-/// repository, and dies on a broken `.git` file on the way; gix steps over such a file
-/// and would open an enclosing repository instead (a superproject, whose listing
-/// below a submodule is empty). This walk refuses where git refuses.
-fn check_dot_gits_upward(dir: &Path, display: &str) -> Result<()> {
+/// git's discovery (`setup_git_directory`): from `dir` upward, the first directory
+/// whose `.git` is a repository (a `.git` file that names none is refused, where gix
+/// would step over it and open an enclosing superproject, whose listing below a
+/// submodule is empty), or that is a Git directory itself; never reaching a
+/// `GIT_CEILING_DIRECTORIES` entry above `dir` (gix looks into the ceiling itself) nor
+/// crossing a filesystem unless `GIT_DISCOVERY_ACROSS_FILESYSTEM` is true.
+fn find_upward(dir: &Path, display: &str) -> Result<Option<PathBuf>> {
     let Ok(start) = std::fs::canonicalize(dir) else {
-        return Ok(()); // gix reports it
+        return Ok(Some(dir.to_path_buf())); // opening it reports why
     };
-    let ceilings = discover_options().ceiling_dirs;
-    for ancestor in start.ancestors() {
-        if ceilings.iter().any(|c| c == ancestor) {
+    let highest = ceiling_height(&start);
+    let device = |path: &Path| std::fs::metadata(path).ok().map(|m| m.dev());
+    let start_device = device(&start);
+    let cross_fs = env_is_true("GIT_DISCOVERY_ACROSS_FILESYSTEM");
+    for (height, ancestor) in start.ancestors().enumerate() {
+        if highest.is_some_and(|h| height > h) || (!cross_fs && device(ancestor) != start_device) {
             break;
         }
         let shown = || {
@@ -516,11 +510,53 @@ fn check_dot_gits_upward(dir: &Path, display: &str) -> Result<()> {
                 DisplayPath::from_bytes(ancestor.join(".git").as_os_str().as_encoded_bytes())
             }
         };
-        if dot_git(ancestor, &shown)? == DotGit::Repository {
-            break;
+        if dot_git(ancestor, &shown)? == DotGit::Repository
+            || gix::discover::is_git(ancestor).is_ok()
+        {
+            return Ok(Some(ancestor.to_path_buf()));
         }
     }
-    Ok(())
+    Ok(None)
+}
+
+/// How many directories above `start` git's discovery may look into: it stops below
+/// the deepest `GIT_CEILING_DIRECTORIES` entry that is a proper ancestor of `start`
+/// (absolute entries only; those after an empty entry are taken as written, the
+/// others with symlinks resolved). `None`: no limit.
+fn ceiling_height(start: &Path) -> Option<usize> {
+    let ceilings = std::env::var_os("GIT_CEILING_DIRECTORIES")?;
+    let mut resolve = true;
+    let mut highest: Option<usize> = None;
+    for entry in std::env::split_paths(&ceilings) {
+        if entry.as_os_str().is_empty() {
+            resolve = false;
+            continue;
+        }
+        if entry.is_relative() {
+            continue;
+        }
+        let ceiling = if resolve {
+            std::fs::canonicalize(&entry).unwrap_or(entry)
+        } else {
+            entry
+        };
+        let Ok(below) = start.strip_prefix(&ceiling) else {
+            continue;
+        };
+        let depth = below.components().count();
+        if depth > 0 {
+            highest = Some(highest.map_or(depth - 1, |h| h.min(depth - 1)));
+        }
+    }
+    highest
+}
+
+/// Whether the environment variable `name` is set to one of git's true values.
+fn env_is_true(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|value| {
+        let value = value.to_string_lossy().to_ascii_lowercase();
+        matches!(value.as_str(), "true" | "yes" | "on" | "1")
+    })
 }
 
 /// The variables that make git use another repository or worktree than the one found
@@ -580,11 +616,8 @@ fn open_without_environment(dir: &Path, locate: Locate) -> Option<gix::Repositor
     let mut permissions = gix::open::Permissions::all();
     permissions.env.git_prefix = gix::sec::Permission::Deny;
     let options = open_options(".").ok()?.permissions(permissions);
-    match locate {
-        Locate::RootOnly => gix::open_opts(dir, options),
-        Locate::Discover => gix::discover_opts(dir, discover_options(), options),
-    }
-    .ok()
+    let found = locate_repository(dir, locate, ".").ok()??;
+    gix::open_opts(found, options).ok()
 }
 
 /// Whether `a` and `b` name the same existing directory.
@@ -600,16 +633,12 @@ fn environment_error(name: &str, value: &std::ffi::OsStr) -> Error {
     }
 }
 
-/// The configured worktree of the repository for `dir` when it does not exist: gix
+/// The configured worktree of the repository at `found` when it does not exist: gix
 /// refuses such a repository as if it were owned by someone else, which it is not.
 /// Only asked once opening failed.
-fn missing_worktree(dir: &Path, locate: Locate) -> Option<PathBuf> {
+fn missing_worktree(found: &Path) -> Option<PathBuf> {
     let options = open_options(".").ok()?.bail_if_untrusted(false);
-    let repo = match locate {
-        Locate::RootOnly => gix::open_opts(dir, options),
-        Locate::Discover => gix::discover_opts(dir, discover_options(), options),
-    }
-    .ok()?;
+    let repo = gix::open_opts(found, options).ok()?;
     let worktree = repo.workdir()?;
     (!worktree.exists()).then(|| worktree.to_path_buf())
 }
