@@ -758,8 +758,8 @@ fn excludes_file_git_reads(repo: &gix::Repository, display: &str) -> Result<Opti
         git_error(
             display,
             format!(
-                "cannot expand core.excludesFile {:?}: {}",
-                value,
+                "cannot expand core.excludesFile {}: {}",
+                DisplayPath::from_bytes(&value),
                 one_line(&err.to_string())
             ),
         )

@@ -111,6 +111,38 @@ fn a_missing_workspace_is_unreadable() {
     );
 }
 
+#[test]
+fn a_workspace_that_is_a_file_is_unreadable() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file.txt");
+    std::fs::write(&file, "x").unwrap();
+    let scope = Scope::new(Utf8Path::from_path(&file).unwrap());
+    let err = Inventory::expand(&scope).unwrap_err();
+    assert_eq!(err.code(), "unreadable", "{err}");
+    assert!(err.to_string().contains("file.txt"), "{err}");
+}
+
+/// The store of a workspace that does not exist is not an empty, clean store.
+#[test]
+fn the_store_of_a_missing_workspace_is_unreadable() {
+    let store = ledger_core::Store::open(std::path::Path::new("/nonexistent/ledger/workspace"));
+    for err in [
+        store.check().unwrap_err(),
+        store.head("changes/x").unwrap_err(),
+    ] {
+        assert_eq!(err.code(), "unreadable", "{err}");
+        assert!(
+            err.to_string().contains("/nonexistent/ledger/workspace"),
+            "{err}"
+        );
+    }
+    // An existing workspace without a store is empty and clean.
+    let dir = tempfile::tempdir().unwrap();
+    let store = ledger_core::Store::open(dir.path());
+    assert!(store.check().unwrap().is_clean());
+    assert_eq!(store.head("changes/x").unwrap(), None);
+}
+
 mod generated_trees {
     use super::*;
     use proptest::prelude::*;
