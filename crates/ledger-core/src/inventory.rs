@@ -1,5 +1,6 @@
 //! Expansion (SPEC §4): a scope becomes an inventory of entries and its fingerprint.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -207,7 +208,12 @@ fn within_repository(name: &str, scope: &Scope, roots: &[String]) -> git::Within
             Some(below.into())
         }
     };
-    let roots: Vec<Vec<u8>> = roots.iter().filter_map(|r| relative(r)).collect();
+    let mut roots: Vec<Vec<u8>> = roots.iter().filter_map(|r| relative(r)).collect();
+    let dir = match name {
+        "." => scope.workspace.as_std_path().to_path_buf(),
+        _ => scope.workspace.as_std_path().join(name),
+    };
+    roots.extend(repositories_above_roots(&dir, &roots));
     git::Within {
         roots: (!roots.iter().any(Vec::is_empty)).then_some(roots),
         exclusions: scope
@@ -216,6 +222,31 @@ fn within_repository(name: &str, scope: &Scope, roots: &[String]) -> git::Within
             .filter_map(|e| relative(&e.path))
             .collect(),
     }
+}
+
+/// The directories between `dir` and one of its `roots` that hold a repository git
+/// takes for one (e.g. `nested` for the root `nested/file`): a walk restricted to the
+/// root alone would not see it, and it must block (or be declared) like any nested
+/// repository in scope. Walked as roots of their own, they are listed as git lists
+/// them (once, unless ignored). A few `stat`s per root, none per file.
+fn repositories_above_roots(dir: &Path, roots: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut found = Vec::new();
+    for root in roots {
+        let ancestors = root
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'/')
+            .map(|(i, _)| &root[..i]);
+        for ancestor in ancestors {
+            let path = dir.join(std::ffi::OsStr::from_bytes(ancestor));
+            let nested = git::dot_git(&path, &|| DisplayPath::from_bytes(ancestor));
+            if matches!(nested, Ok(git::DotGit::Repository)) && !found.iter().any(|f| f == ancestor)
+            {
+                found.push(ancestor.to_vec());
+            }
+        }
+    }
+    found
 }
 
 /// The workspace path of `relative` in the repository `name` (`.` is the workspace).

@@ -319,3 +319,30 @@ fn in_a_repository_a_listing_error_comes_before_any_reading_error() {
     assert_eq!(err.code(), "special-file");
     assert_eq!(err.path(), Some("d0/f0"));
 }
+
+/// A root inside an untracked nested repository selects part of it: the nested
+/// repository is in scope and blocks until declared (git lists none of its files from
+/// the enclosing repository); declared, its own listing is used.
+#[test]
+fn a_root_inside_an_untracked_nested_repository_blocks_until_declared() {
+    let dir = repository(13);
+    let nested = dir.path().join("d12/nested");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(nested.join("inside.txt"), "x").unwrap();
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&nested)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
+    scope.add_root("d12/nested/inside.txt").unwrap();
+    let err = Inventory::expand(&scope).unwrap_err();
+    assert_eq!(err.code(), "nested-repository", "{err}");
+    assert_eq!(err.path(), Some("d12/nested"));
+    scope.add_repository(".").unwrap();
+    scope.add_repository("d12/nested").unwrap();
+    let inventory = Inventory::expand(&scope).unwrap();
+    let paths: Vec<&str> = inventory.entries.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["d12/nested/inside.txt"]);
+}
