@@ -18,7 +18,16 @@
 //!   expands them, so we expand them from the object database.
 //! * From a subdirectory git lists only paths below it, relative to it.
 //! * A repository owned by another user is refused, as git refuses it.
+//! * git reads a relative `core.excludesFile`, `$XDG_CONFIG_HOME/git/ignore` and
+//!   `GIT_INDEX_FILE` from the top of the worktree; gix from the process's directory.
+//! * git refuses a `.git` file that names no repository where gix would step over it
+//!   and open an enclosing repository ([`dot_git`]).
+//! * gix ignores `GIT_DIR` and `GIT_COMMON_DIR` and applies `GIT_WORK_TREE`; all three
+//!   are accepted only when they change nothing, else refused. gix ignores the `git -c`
+//!   values of `GIT_CONFIG_PARAMETERS`; they are applied as git applies them.
+//! * git warns about an unreadable directory or ignore file and lists less; refused.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -94,16 +103,20 @@ impl Listing {
     /// Opens the repository for `dir` and reads its index. `Ok(None)` when there is
     /// no repository (see [`Locate`]).
     pub(crate) fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<Listing>> {
-        let Some(repo) = open(dir, locate, display)? else {
+        let Some(mut repo) = open(dir, locate, display)? else {
             return Ok(None);
         };
-        let workdir = repo.workdir().ok_or_else(|| {
-            git_error(
-                display,
-                "the repository is bare: it has no worktree to list",
-            )
-        })?;
-        let mut prefix_slash = worktree_prefix(dir, workdir, repo.git_dir(), display)?;
+        let workdir = repo
+            .workdir()
+            .ok_or_else(|| {
+                git_error(
+                    display,
+                    "the repository is bare: it has no worktree to list",
+                )
+            })?
+            .to_path_buf();
+        let mut prefix_slash = worktree_prefix(dir, &workdir, repo.git_dir(), display)?;
+        anchor_excludes_file(&mut repo, &workdir, display)?;
         if !prefix_slash.is_empty() {
             prefix_slash.push(b'/');
         }
@@ -142,22 +155,29 @@ impl Listing {
 
     /// Everything `git ls-files --cached --others --exclude-standard` lists below
     /// `dir`: sorted by path bytes, each path once, with its strongest status.
-    pub(crate) fn list(mut self) -> Result<Vec<Candidate>> {
+    #[cfg(test)]
+    pub(crate) fn list(self) -> Result<Vec<Candidate>> {
+        self.list_within(&Within::default())
+    }
+
+    /// Like [`Listing::list`], but the worktree is walked only `within` the scope:
+    /// directories outside it are never opened (an unreadable one there is no
+    /// concern of the scope, and not reading it saves time). Tracked paths outside it
+    /// may still be listed: the caller selects.
+    pub(crate) fn list_within(mut self, within: &Within) -> Result<Vec<Candidate>> {
         let display = self.display.as_str();
         let mut out = tracked(&self.repo, &self.index, &self.prefix_slash, display)?;
         mark_excluded_from_worktree_uptodate(&mut self.index);
         let mut collect = CollectUntracked {
             prefix_slash: &self.prefix_slash,
+            exclusions: &within.exclusions,
             out: Vec::new(),
         };
-        walk_untracked(
-            &self.repo,
-            &self.index,
-            &self.prefix_slash,
-            &mut collect,
-            display,
-        )?;
+        if let Some(patterns) = walk_patterns(&self.prefix_slash, within) {
+            walk_untracked(&self.repo, &self.index, &patterns, &mut collect, display)?;
+        }
 
+        refuse_broken_nested_gitfiles(&self.repo, &self.prefix_slash, &collect.out, display)?;
         // The index part is sorted already (unless sparse directories were expanded); the
         // sort finds that run, so the cost is mostly that of sorting the untracked files.
         out.append(&mut collect.out);
@@ -170,6 +190,36 @@ impl Listing {
         out.dedup_by(|later, earlier| later.path == earlier.path);
         Ok(out)
     }
+}
+
+/// gix takes a directory for a nested repository when its `.git` file names one after
+/// trimming all trailing whitespace; git trims only line ends, and where the `.git` file
+/// then names no repository it lists the directory's files as plain ones. That listing
+/// is not known here: such a directory is refused as the broken gitfile it is to git.
+fn refuse_broken_nested_gitfiles(
+    repo: &gix::Repository,
+    prefix_slash: &[u8],
+    untracked: &[Candidate],
+    display: &str,
+) -> Result<()> {
+    let Some(workdir) = repo.workdir() else {
+        return Ok(());
+    };
+    for candidate in untracked {
+        if candidate.status != Status::NestedRepository {
+            continue;
+        }
+        let mut in_worktree = prefix_slash.to_vec();
+        in_worktree.extend_from_slice(&candidate.path);
+        let dir = workdir.join(bytes_to_path(&in_worktree));
+        let shown = || {
+            let mut gitfile = candidate.path.clone();
+            gitfile.extend_from_slice(b"/.git");
+            in_display(display, &DisplayPath::from_bytes(&gitfile).0)
+        };
+        dot_git(&dir, &shown)?;
+    }
+    Ok(())
 }
 
 /// The top of the worktree of the repository containing `dir` (like
@@ -200,56 +250,397 @@ fn git_error(display: &str, message: impl Into<String>) -> Error {
     }
 }
 
-/// An `Error::Git` carrying what gix reported, with its whole chain of causes.
+/// An `Error::Git` carrying what gix reported, with its whole chain of causes on one
+/// line (never gix's multi-line `Debug` rendering).
 fn gix_error(display: &str, what: &str, err: &gix::Error) -> Error {
-    git_error(display, format!("{what}: {err:#}"))
+    git_error(display, format!("{what}: {}", describe(err)))
+}
+
+/// The messages of `err` and its causes, outermost first, joined on one line.
+fn describe(err: &gix::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.iter_errors() {
+        let text = one_line(&cause.to_string());
+        // A wrapper often repeats its cause's message.
+        if !text.is_empty() && !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ")
 }
 
 /// Opens the repository for `dir`, refusing repositories owned by another user (as git
 /// does, `safe.directory` aside). `Ok(None)` when there is no repository to open.
 fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Repository>> {
-    let options = gix::open::Options::default().bail_if_untrusted(true);
-    let opened = match locate {
-        Locate::RootOnly => {
-            match std::fs::symlink_metadata(dir.join(gix::discover::DOT_GIT_DIR)) {
-                Ok(_) => {}
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-                Err(err) => {
-                    return Err(Error::Unreadable {
-                        path: DisplayPath::from(display),
-                        operation: "stat .git in",
-                        source: err,
-                    });
-                }
-            }
-            gix::open_opts(dir, options)
-        }
-        Locate::Discover => {
-            gix::discover_opts(dir, gix::discover::upwards::Options::default(), options)
-        }
+    check_git_environment(dir, locate)?;
+    let options = open_options(display)?;
+    let Some(found) = locate_repository(dir, locate, display)? else {
+        return Ok(None);
     };
-    match opened {
+    match gix::open_opts(&found, options) {
         Ok(repo) => Ok(Some(repo)),
         Err(err) => {
-            if let Some(discover_err) = err.downcast_any_ref::<gix::discover::upwards::Error>() {
-                use gix::discover::upwards::Error as E;
-                if matches!(
-                    discover_err,
-                    E::NoGitRepository { .. }
-                        | E::NoGitRepositoryWithinCeiling { .. }
-                        | E::NoGitRepositoryWithinFs { .. }
-                ) {
-                    return Ok(None);
-                }
-            }
             if is_owned_by_someone_else(dir) {
                 return Err(Error::UntrustedRepository {
                     path: DisplayPath::from(display),
                 });
             }
+            if let Some(worktree) = missing_worktree(&found) {
+                return Err(git_error(
+                    display,
+                    format!(
+                        "its worktree {} (core.worktree or GIT_WORK_TREE) does not exist",
+                        DisplayPath::from_bytes(worktree.as_os_str().as_encoded_bytes())
+                    ),
+                ));
+            }
             Err(gix_error(display, "cannot open the repository", &err))
         }
     }
+}
+
+/// The directory to open for `dir`, or `None` when there is no repository: `dir`
+/// itself when it holds `.git` ([`Locate::RootOnly`]), else the first directory from
+/// `dir` upward that git takes for a repository ([`find_upward`]).
+fn locate_repository(dir: &Path, locate: Locate, display: &str) -> Result<Option<PathBuf>> {
+    if locate == Locate::Discover {
+        return find_upward(dir, display);
+    }
+    match std::fs::symlink_metadata(dir.join(gix::discover::DOT_GIT_DIR)) {
+        Ok(_) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => {
+            return Err(Error::Unreadable {
+                path: DisplayPath::from(display),
+                operation: "stat .git in",
+                source: err,
+            });
+        }
+    }
+    // git refuses a broken `.git` file; gix might open something else.
+    dot_git(dir, &|| in_display(display, ".git"))?;
+    Ok(Some(dir.to_path_buf()))
+}
+
+/// How every repository is opened: refused when owned by another user, with the
+/// `git -c` values a parent git passed down in `GIT_CONFIG_PARAMETERS` (a hook of
+/// `git -c core.excludesFile=... commit` sees them; gix does not read them).
+fn open_options(display: &str) -> Result<gix::open::Options> {
+    let parameters = match std::env::var_os("GIT_CONFIG_PARAMETERS") {
+        Some(text) => parse_config_parameters(text.as_encoded_bytes()).ok_or_else(|| {
+            git_error(
+                display,
+                "GIT_CONFIG_PARAMETERS is not in git's format ('key'='value' ...); git refuses it too",
+            )
+        })?,
+        None => Vec::new(),
+    };
+    Ok(gix::open::Options::default()
+        .bail_if_untrusted(true)
+        .cli_overrides(parameters))
+}
+
+/// `GIT_CONFIG_PARAMETERS` as git parses it: shell-single-quoted words separated by
+/// spaces, each `'key'='value'`, or `'key=value'` / `'key'` (true) in the old form.
+/// Returns `key=value` (or `key`) items; `None` for what git calls a bogus format.
+fn parse_config_parameters(text: &[u8]) -> Option<Vec<gix::bstr::BString>> {
+    let mut out = Vec::new();
+    let mut rest = text.trim_ascii_start();
+    while !rest.is_empty() {
+        let (key, after) = sq_dequote_step(rest)?;
+        let (item, after) = match after.split_first() {
+            // `'key'=` alone is an implicit `true`, as `'key'` is.
+            Some((b'=', value)) if value.first() == Some(&b'\'') => {
+                let (value, after) = sq_dequote_step(value)?;
+                ([key, b"=".to_vec(), value].concat(), after)
+            }
+            Some((b'=', after)) => (key, after),
+            _ => (key, after),
+        };
+        if after.first().is_some_and(|c| !c.is_ascii_whitespace()) {
+            return None;
+        }
+        out.push(item.into());
+        rest = after.trim_ascii_start();
+    }
+    Some(out)
+}
+
+/// One single-quoted word at the start of `text` (`'\''` and `'\!'` stand for a quote
+/// and a `!`), and what follows it; `None` when `text` does not start with one.
+fn sq_dequote_step(text: &[u8]) -> Option<(Vec<u8>, &[u8])> {
+    let mut rest = text.strip_prefix(b"'")?;
+    let mut word = Vec::new();
+    loop {
+        let end = rest.iter().position(|b| *b == b'\'')?;
+        word.extend_from_slice(&rest[..end]);
+        rest = &rest[end + 1..];
+        match rest {
+            [b'\\', c @ (b'\'' | b'!'), b'\'', after @ ..] => {
+                word.push(*c);
+                rest = after;
+            }
+            _ => return Some((word, rest)),
+        }
+    }
+}
+
+/// `name` below the repository shown as `display` (`.` is the workspace itself).
+fn in_display(display: &str, name: &str) -> DisplayPath {
+    if display == "." {
+        DisplayPath::from(name)
+    } else {
+        DisplayPath::from(format!("{}/{name}", display.trim_end_matches('/')).as_str())
+    }
+}
+
+/// What a directory's `.git` is, by git's rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DotGit {
+    /// There is no `.git`, or one git does not take for a repository (a directory that
+    /// is no Git directory, a FIFO, ...): git looks further up, or lists the directory
+    /// as plain files.
+    NotARepository,
+    /// A Git directory, or a `.git` file whose `gitdir:` line names one.
+    Repository,
+}
+
+/// Classifies `dir/.git` as git does (`read_gitfile_gently`, `is_git_directory`); a
+/// `.git` file that names no repository is [`Error::InvalidGitfile`], shown as `shown()`,
+/// because git refuses it ("invalid gitfile format", "not a git repository") rather than
+/// looking elsewhere.
+pub(crate) fn dot_git(dir: &Path, shown: &dyn Fn() -> DisplayPath) -> Result<DotGit> {
+    let path = dir.join(gix::discover::DOT_GIT_DIR);
+    // Like git, follows a symlinked `.git`; a `.git` that cannot be stat'ed is none.
+    let Ok(meta) = std::fs::metadata(&path) else {
+        return Ok(DotGit::NotARepository);
+    };
+    if meta.is_dir() {
+        return Ok(match gix::discover::is_git(&path) {
+            Ok(_) => DotGit::Repository,
+            Err(_) => DotGit::NotARepository,
+        });
+    }
+    if !meta.is_file() {
+        return Ok(DotGit::NotARepository);
+    }
+    let invalid = |reason: String| Error::InvalidGitfile {
+        path: shown(),
+        reason,
+    };
+    let target = gitfile_target(&path, meta.len()).map_err(|problem| match problem {
+        GitfileProblem::Invalid(reason) => invalid(reason.to_owned()),
+        GitfileProblem::Unreadable(source) => Error::Unreadable {
+            path: shown(),
+            operation: "read the gitfile",
+            source,
+        },
+    })?;
+    if gix::discover::is_git(&target).is_err() {
+        return Err(invalid(format!(
+            "not a git repository: {}",
+            DisplayPath::from_bytes(target.as_os_str().as_encoded_bytes())
+        )));
+    }
+    Ok(DotGit::Repository)
+}
+
+/// Why a `.git` file gives no Git directory.
+enum GitfileProblem {
+    /// Its content is not one `gitdir: <path>` line (git's wording).
+    Invalid(&'static str),
+    /// It cannot be read.
+    Unreadable(std::io::Error),
+}
+
+/// The directory the `.git` file `path` of `size` bytes names, parsed as git's
+/// `read_gitfile_gently` does: `gitdir: ` then the path up to trailing CR/LF, relative
+/// to the file's directory unless absolute. Existence is not checked here.
+fn gitfile_target(path: &Path, size: u64) -> std::result::Result<PathBuf, GitfileProblem> {
+    use std::io::Read;
+    const LARGEST: u64 = 1 << 20;
+    if size > LARGEST {
+        return Err(GitfileProblem::Invalid("too large to be a .git file"));
+    }
+    let mut buf = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(LARGEST).read_to_end(&mut buf))
+        .map_err(GitfileProblem::Unreadable)?;
+    // git reads the file as a C string.
+    let text = buf.split(|b| *b == 0).next().unwrap_or_default();
+    let rest = text
+        .strip_prefix(b"gitdir: ")
+        .ok_or(GitfileProblem::Invalid("invalid gitfile format"))?;
+    let mut end = rest.len();
+    while end > 0 && matches!(rest[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    if end == 0 {
+        return Err(GitfileProblem::Invalid("no path in gitfile"));
+    }
+    let target = bytes_to_path(&rest[..end]);
+    Ok(match path.parent() {
+        Some(parent) if target.is_relative() => parent.join(target),
+        _ => target.to_path_buf(),
+    })
+}
+
+/// git's discovery (`setup_git_directory`): from `dir` upward, the first directory
+/// whose `.git` is a repository (a `.git` file that names none is refused, where gix
+/// would step over it and open an enclosing superproject, whose listing below a
+/// submodule is empty), or that is a Git directory itself; never reaching a
+/// `GIT_CEILING_DIRECTORIES` entry above `dir` (gix looks into the ceiling itself) nor
+/// crossing a filesystem unless `GIT_DISCOVERY_ACROSS_FILESYSTEM` is true.
+fn find_upward(dir: &Path, display: &str) -> Result<Option<PathBuf>> {
+    let Ok(start) = std::fs::canonicalize(dir) else {
+        return Ok(Some(dir.to_path_buf())); // opening it reports why
+    };
+    let highest = ceiling_height(&start);
+    let device = |path: &Path| std::fs::metadata(path).ok().map(|m| m.dev());
+    let start_device = device(&start);
+    let cross_fs = env_is_true("GIT_DISCOVERY_ACROSS_FILESYSTEM");
+    for (height, ancestor) in start.ancestors().enumerate() {
+        if highest.is_some_and(|h| height > h) || (!cross_fs && device(ancestor) != start_device) {
+            break;
+        }
+        let shown = || {
+            if ancestor == start {
+                in_display(display, ".git")
+            } else {
+                DisplayPath::from_bytes(ancestor.join(".git").as_os_str().as_encoded_bytes())
+            }
+        };
+        if dot_git(ancestor, &shown)? == DotGit::Repository
+            || gix::discover::is_git(ancestor).is_ok()
+        {
+            return Ok(Some(ancestor.to_path_buf()));
+        }
+    }
+    Ok(None)
+}
+
+/// How many directories above `start` git's discovery may look into: it stops below
+/// the deepest `GIT_CEILING_DIRECTORIES` entry that is a proper ancestor of `start`
+/// (absolute entries only; those after an empty entry are taken as written, the
+/// others with symlinks resolved). `None`: no limit.
+fn ceiling_height(start: &Path) -> Option<usize> {
+    let ceilings = std::env::var_os("GIT_CEILING_DIRECTORIES")?;
+    let mut resolve = true;
+    let mut highest: Option<usize> = None;
+    for entry in std::env::split_paths(&ceilings) {
+        if entry.as_os_str().is_empty() {
+            resolve = false;
+            continue;
+        }
+        if entry.is_relative() {
+            continue;
+        }
+        let ceiling = if resolve {
+            std::fs::canonicalize(&entry).unwrap_or(entry)
+        } else {
+            entry
+        };
+        let Ok(below) = start.strip_prefix(&ceiling) else {
+            continue;
+        };
+        let depth = below.components().count();
+        if depth > 0 {
+            highest = Some(highest.map_or(depth - 1, |h| h.min(depth - 1)));
+        }
+    }
+    highest
+}
+
+/// Whether the environment variable `name` is set to one of git's true values.
+fn env_is_true(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|value| {
+        let value = value.to_string_lossy().to_ascii_lowercase();
+        matches!(value.as_str(), "true" | "yes" | "on" | "1")
+    })
+}
+
+/// The variables that make git use another repository or worktree than the one found
+/// from the directory it runs in. gix ignores `GIT_DIR` and `GIT_COMMON_DIR` and applies
+/// `GIT_WORK_TREE`: following them half-way would be a third answer.
+const LOCATING_VARIABLES: [&str; 3] = ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"];
+
+/// Refuses (`git-environment`) a `GIT_DIR`, `GIT_WORK_TREE` or `GIT_COMMON_DIR` under
+/// which `git -C dir ls-files` would list another repository or worktree than the one
+/// found from `dir` without them; set to exactly those, they change nothing and are
+/// accepted (a hook may run with them). `GIT_INDEX_FILE` is honoured as it is.
+fn check_git_environment(dir: &Path, locate: Locate) -> Result<()> {
+    let set: Vec<(&str, std::ffi::OsString)> = LOCATING_VARIABLES
+        .iter()
+        .filter_map(|&name| std::env::var_os(name).map(|value| (name, value)))
+        .collect();
+    if set.is_empty() {
+        return Ok(());
+    }
+    let found = open_without_environment(dir, locate);
+    let value_of = |name: &str| set.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
+    // What each variable must name for git to list what ledger lists.
+    let expected = |name: &str| -> Option<PathBuf> {
+        let repo = found.as_ref()?;
+        match name {
+            "GIT_DIR" => Some(repo.git_dir().to_path_buf()),
+            "GIT_COMMON_DIR" => Some(repo.common_dir().to_path_buf()),
+            _ => repo.workdir().map(Path::to_path_buf),
+        }
+    };
+    for (name, value) in &set {
+        // A relative value: relative to the current directory for whoever set it,
+        // to `dir` for `git -C dir`; it must fit both readings.
+        let value = Path::new(value);
+        let expected = expected(name);
+        if !same_place(value, expected.as_deref())
+            || (value.is_relative() && !same_place(&dir.join(value), expected.as_deref()))
+        {
+            return Err(environment_error(name, value.as_os_str()));
+        }
+    }
+    // With `GIT_DIR` alone, git takes the directory it runs in for the top of the
+    // worktree (unless `core.worktree` says otherwise).
+    if let (Some(value), None, Some(repo)) =
+        (value_of("GIT_DIR"), value_of("GIT_WORK_TREE"), &found)
+        && repo.config_snapshot().string("core.worktree").is_none()
+        && !same_place(dir, repo.workdir())
+    {
+        return Err(environment_error("GIT_DIR", value));
+    }
+    Ok(())
+}
+
+/// The repository for `dir` as found without any of git's locating variables, `None`
+/// when there is none or it cannot be opened.
+fn open_without_environment(dir: &Path, locate: Locate) -> Option<gix::Repository> {
+    let mut permissions = gix::open::Permissions::all();
+    permissions.env.git_prefix = gix::sec::Permission::Deny;
+    let options = open_options(".").ok()?.permissions(permissions);
+    let found = locate_repository(dir, locate, ".").ok()??;
+    gix::open_opts(found, options).ok()
+}
+
+/// Whether `a` and `b` name the same existing directory.
+fn same_place(a: &Path, b: Option<&Path>) -> bool {
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    b.is_some_and(|b| real(a).is_some_and(|a| Some(a) == real(b)))
+}
+
+fn environment_error(name: &str, value: &std::ffi::OsStr) -> Error {
+    Error::GitEnvironment {
+        variable: name.to_owned(),
+        value: DisplayPath::from_bytes(value.as_encoded_bytes()).to_string(),
+    }
+}
+
+/// The configured worktree of the repository at `found` when it does not exist: gix
+/// refuses such a repository as if it were owned by someone else, which it is not.
+/// Only asked once opening failed.
+fn missing_worktree(found: &Path) -> Option<PathBuf> {
+    let options = open_options(".").ok()?.bail_if_untrusted(false);
+    let repo = gix::open_opts(found, options).ok()?;
+    let worktree = repo.workdir()?;
+    (!worktree.exists()).then(|| worktree.to_path_buf())
 }
 
 /// Whether the repository containing `dir` fails the ownership check git applies (its
@@ -315,10 +706,95 @@ fn worktree_prefix(dir: &Path, workdir: &Path, git_dir: &Path, display: &str) ->
     Ok(bytes)
 }
 
+/// git reads `core.excludesFile` (default `$XDG_CONFIG_HOME/git/ignore`, else
+/// `$HOME/.config/git/ignore`) after moving to the top of the worktree, so a relative
+/// path is relative to that top; gix would resolve it against the process's current
+/// directory and silently lose the rules elsewhere. The path git uses is computed here and
+/// set, absolute, in the repository's in-memory configuration, which the walk then reads.
+fn anchor_excludes_file(repo: &mut gix::Repository, workdir: &Path, display: &str) -> Result<()> {
+    // No file at all: an empty file has the same (no) rules, and keeps gix from
+    // looking for its own default.
+    let file = match excludes_file_git_reads(repo, display)? {
+        // git skips a file it cannot open (silently when absent, with a warning
+        // otherwise, e.g. below an unreadable `$HOME`); gix would fail the walk.
+        Some(file) if std::fs::File::open(workdir.join(&file)).is_ok() => workdir.join(file),
+        _ => PathBuf::from("/dev/null"),
+    };
+    let value = gix::path::os_str_into_bstr(file.as_os_str())
+        .map_err(|_| git_error(display, "core.excludesFile is not valid UTF-8"))?
+        .to_owned();
+    let mut config = repo.config_snapshot_mut();
+    config
+        .set_value(&gix::config::tree::Core::EXCLUDES_FILE, value.as_bstr())
+        .map_err(|err| gix_error(display, "cannot set core.excludesFile", &err))?;
+    config
+        .commit()
+        .map_err(|err| gix_error(display, "cannot read the configuration", &err))?;
+    Ok(())
+}
+
+/// The excludes file git reads, as configured (possibly relative), or `None`:
+/// `core.excludesFile` from trusted configuration, `~` expanded as git does (from
+/// `$HOME`), none when it is set empty; the default when it is unset.
+fn excludes_file_git_reads(repo: &gix::Repository, display: &str) -> Result<Option<PathBuf>> {
+    let Some(path) = repo
+        .config_snapshot()
+        .plumbing()
+        .path_filter("core.excludesFile", gix::config::section::is_trusted)
+    else {
+        return Ok(default_excludes_file());
+    };
+    if path.value.is_empty() {
+        return Ok(None);
+    }
+    let home = gix::path::env::home_dir();
+    let context = gix::config::path::interpolate::Context {
+        git_install_dir: None,
+        home_dir: home.as_deref(),
+        home_for_user: Some(gix::config::path::interpolate::home_for_user),
+    };
+    let value = path.value.clone();
+    let interpolated = path.interpolate(context).map_err(|err| {
+        git_error(
+            display,
+            format!(
+                "cannot expand core.excludesFile {}: {}",
+                DisplayPath::from_bytes(&value),
+                one_line(&err.to_string())
+            ),
+        )
+    })?;
+    Ok(Some(interpolated))
+}
+
+/// The excludes file git reads when `core.excludesFile` is unset: `git/ignore` below a
+/// non-empty `$XDG_CONFIG_HOME`, else below `$HOME/.config`, else none.
+fn default_excludes_file() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(xdg) => PathBuf::from(xdg),
+        // git writes `$HOME/.config`: an empty `$HOME` gives `/.config`.
+        None => {
+            let mut home = std::env::var_os("HOME")?;
+            home.push("/.config");
+            PathBuf::from(home)
+        }
+    };
+    Some(base.join("git").join("ignore"))
+}
+
+/// `text` on one line: line breaks become `; `.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// Reads the index as an owned copy we may modify; an absent index (fresh repository)
 /// is an empty one.
 fn load_index(repo: &gix::Repository, display: &str) -> Result<gix::index::File> {
-    let path = repo.index_path();
+    let path = index_path(repo);
     match std::fs::symlink_metadata(&path) {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             return Ok(gix::index::File::from_state(
@@ -328,8 +804,35 @@ fn load_index(repo: &gix::Repository, display: &str) -> Result<gix::index::File>
         }
         _ => {}
     }
-    repo.open_index()
-        .map_err(|err| gix_error(display, "cannot read the index", &err))
+    let read = if path == repo.index_path() {
+        repo.open_index()
+    } else {
+        let skip_hash = repo
+            .config_snapshot()
+            .boolean("index.skipHash")
+            .unwrap_or(false);
+        gix::index::File::at(&path, repo.object_hash(), skip_hash, Default::default())
+            .map_err(gix::Error::from_error)
+    };
+    read.map_err(|err| {
+        let what = format!(
+            "cannot read the index {}",
+            DisplayPath::from_bytes(path.as_os_str().as_encoded_bytes())
+        );
+        gix_error(display, &what, &err)
+    })
+}
+
+/// The index git reads: `GIT_INDEX_FILE` when set (a hook of `git commit -a` gets a
+/// temporary one), a relative value being relative to the top of the worktree, where
+/// git runs; gix would take it relative to the process's current directory.
+fn index_path(repo: &gix::Repository) -> PathBuf {
+    match (std::env::var_os("GIT_INDEX_FILE"), repo.workdir()) {
+        (Some(value), Some(workdir)) if !value.is_empty() && Path::new(&value).is_relative() => {
+            workdir.join(value)
+        }
+        _ => repo.index_path(),
+    }
 }
 
 /// Every index path below `prefix_slash`, relative to it: stage-0 entries as tracked
@@ -462,12 +965,55 @@ fn mark_excluded_from_worktree_uptodate(state: &mut gix::index::State) {
     }
 }
 
-/// Runs the dirwalk below `prefix_slash`, emitting untracked, non-ignored files and
-/// untracked nested repositories to `collect`.
+/// The part of a listing's directory a scope selects, as paths relative to that
+/// directory (`/`-separated; an empty path is all of it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Within {
+    /// Only these paths and what lies below them; `None`: everything.
+    pub roots: Option<Vec<Vec<u8>>>,
+    /// Never these paths nor what lies below them.
+    pub exclusions: Vec<Vec<u8>>,
+}
+
+/// The pathspecs restricting the walk to `within` below `prefix_slash`, or `None`
+/// when nothing is to be walked. `top` anchors a pattern at the worktree root whatever
+/// the process's current directory, `literal` disables globbing; a pattern matches its
+/// path and everything below it, as a scope root does.
+fn walk_patterns(prefix_slash: &[u8], within: &Within) -> Option<Vec<Vec<u8>>> {
+    let pattern = |magic: &[u8], relative: &[u8]| {
+        let mut pattern = magic.to_vec();
+        pattern.extend_from_slice(prefix_slash);
+        pattern.extend_from_slice(relative);
+        if relative.is_empty() {
+            pattern.pop(); // the prefix's `/`
+        }
+        pattern
+    };
+    let mut patterns = Vec::new();
+    match &within.roots {
+        Some(roots) if roots.is_empty() => return None,
+        Some(roots) if roots.iter().all(|r| !r.is_empty()) => {
+            patterns.extend(roots.iter().map(|r| pattern(b":(top,literal)", r)));
+        }
+        // All of `dir`.
+        _ if !prefix_slash.is_empty() => patterns.push(pattern(b":(top,literal)", b"")),
+        _ => {}
+    }
+    for exclusion in &within.exclusions {
+        if exclusion.is_empty() {
+            return None;
+        }
+        patterns.push(pattern(b":(top,literal,exclude)", exclusion));
+    }
+    Some(patterns)
+}
+
+/// Runs the dirwalk restricted by `patterns`, emitting untracked, non-ignored files
+/// and untracked nested repositories to `collect`.
 fn walk_untracked(
     repo: &gix::Repository,
     state: &gix::index::State,
-    prefix_slash: &[u8],
+    patterns: &[Vec<u8>],
     collect: &mut CollectUntracked<'_>,
     display: &str,
 ) -> Result<()> {
@@ -483,14 +1029,6 @@ fn walk_untracked(
         .classify_untracked_bare_repositories(false)
         .symlinks_to_directories_are_ignored_like_directories(false)
         .empty_patterns_match_prefix(false);
-    // Restricts the walk to `dir`: `top` anchors the pattern at the worktree root
-    // whatever the process's current directory, `literal` disables globbing.
-    let mut patterns: Vec<Vec<u8>> = Vec::new();
-    if let Some(prefix) = prefix_slash.strip_suffix(b"/") {
-        let mut pattern = b":(top,literal)".to_vec();
-        pattern.extend_from_slice(prefix);
-        patterns.push(pattern);
-    }
     let interrupt = AtomicBool::new(false);
     repo.dirwalk(
         state,
@@ -499,19 +1037,147 @@ fn walk_untracked(
         options,
         collect,
     )
-    .map_err(|err| gix_error(display, "cannot walk the worktree", &err))?;
+    .map_err(|err| walk_error(repo, collect.prefix_slash, &err, display))?;
     Ok(())
+}
+
+/// A failed walk as a coded error: a directory that cannot be read is `unreadable`,
+/// named relative to the listed directory as shown by `display` (git would only warn
+/// and list less); anything else is `git`.
+fn walk_error(
+    repo: &gix::Repository,
+    prefix_slash: &[u8],
+    err: &gix::Error,
+    display: &str,
+) -> Error {
+    let generic = || gix_error(display, "cannot walk the worktree", err);
+    let Some(io) = err.downcast_any_ref::<std::io::Error>() else {
+        return generic();
+    };
+    let source = std::io::Error::new(io.kind(), io.to_string());
+    let messages: Vec<String> = err.iter_errors().map(|c| c.to_string()).collect();
+    // gix names the directory in its message only.
+    let dir = messages.iter().find_map(|text| {
+        let quoted = text.strip_prefix("Failed to read the directory at \"")?;
+        Some(PathBuf::from(quoted.strip_suffix('"')?))
+    });
+    if let (Some(dir), Some(workdir)) = (dir, repo.workdir()) {
+        return Error::Unreadable {
+            path: shown_below(&dir, workdir, prefix_slash, display),
+            operation: "read directory",
+            source,
+        };
+    }
+    // git would skip an unreadable ignore file with a warning, listing files it
+    // excludes: refused. gix does not say which `.gitignore` failed; it is looked for.
+    if messages
+        .iter()
+        .any(|m| m.starts_with("Failed to update the excludes stack"))
+        && let Some(workdir) = repo.workdir()
+        && let Some(gitignore) =
+            find_unreadable_gitignore(&workdir.join(bytes_to_path(prefix_slash)))
+    {
+        return Error::Unreadable {
+            path: shown_below(&gitignore, workdir, prefix_slash, display),
+            operation: "read ignore rules from",
+            source,
+        };
+    }
+    // The excludes file was checked before: what fails is `info/exclude`.
+    if messages
+        .iter()
+        .any(|m| m == "Could not read repository exclude")
+    {
+        let exclude = repo.common_dir().join("info").join("exclude");
+        return Error::Unreadable {
+            path: DisplayPath::from_bytes(exclude.as_os_str().as_encoded_bytes()),
+            operation: "read ignore rules from",
+            source,
+        };
+    }
+    generic()
+}
+
+/// The first `.gitignore` below `dir` (nested repositories and unreadable directories
+/// aside) that cannot be opened. Only looked for once a walk has failed on one.
+fn find_unreadable_gitignore(dir: &Path) -> Option<PathBuf> {
+    let mut walker = walkdir::WalkDir::new(dir).follow_links(false).into_iter();
+    while let Some(Ok(entry)) = walker.next() {
+        let is_dir = entry.file_type().is_dir();
+        if is_dir && entry.depth() > 0 && entry.path().join(".git").exists() {
+            walker.skip_current_dir();
+        } else if !is_dir
+            && entry.file_name() == ".gitignore"
+            && std::fs::File::open(entry.path()).is_err()
+        {
+            return Some(entry.into_path());
+        }
+    }
+    None
+}
+
+/// Raw `/`-separated bytes as a path.
+fn bytes_to_path(bytes: &[u8]) -> &Path {
+    Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes))
+}
+
+/// `path` (in the worktree `workdir`) as shown relative to the listed directory, whose
+/// worktree prefix is `prefix_slash` and which is shown as `display`; absolute when it
+/// lies elsewhere.
+fn shown_below(path: &Path, workdir: &Path, prefix_slash: &[u8], display: &str) -> DisplayPath {
+    let relative = path
+        .strip_prefix(workdir)
+        .ok()
+        .map(|rel| rel.as_os_str().as_encoded_bytes())
+        .and_then(|rel| {
+            let prefix = prefix_slash.strip_suffix(b"/").unwrap_or(prefix_slash);
+            if rel == prefix {
+                Some(&b""[..])
+            } else {
+                rel.strip_prefix(prefix_slash)
+            }
+        });
+    match relative {
+        Some([]) => DisplayPath::from(display),
+        Some(rel) => in_display(display, &DisplayPath::from_bytes(rel).0),
+        None => DisplayPath::from_bytes(path.as_os_str().as_encoded_bytes()),
+    }
 }
 
 /// Collects what `git ls-files --others --exclude-standard` prints, relative to `dir`.
 struct CollectUntracked<'a> {
     /// `prefix/` of `dir` in the worktree, or empty.
     prefix_slash: &'a [u8],
+    /// Paths relative to `dir` whose directories are never opened.
+    exclusions: &'a [Vec<u8>],
     /// Untracked candidates, in walk order.
     out: Vec<Candidate>,
 }
 
 impl Delegate for CollectUntracked<'_> {
+    /// An excluded directory is not opened: exclusion pathspecs alone would still
+    /// have gix read it (and fail on an unreadable one the scope does not concern).
+    fn can_recurse(
+        &mut self,
+        entry: gix::dir::EntryRef<'_>,
+        for_deletion: Option<gix::dir::walk::ForDeletionMode>,
+        worktree_root_is_repository: bool,
+    ) -> bool {
+        let path: &[u8] = entry.rela_path.as_ref();
+        let excluded = path.strip_prefix(self.prefix_slash).is_some_and(|rel| {
+            self.exclusions.iter().any(|e| {
+                rel == e.as_slice() || rel.starts_with(e) && rel.get(e.len()) == Some(&b'/')
+            })
+        });
+        !excluded
+            && entry.status.can_recurse(
+                entry.disk_kind,
+                entry.pathspec_match,
+                for_deletion,
+                worktree_root_is_repository,
+            )
+    }
+
     fn emit(
         &mut self,
         entry: gix::dir::EntryRef<'_>,

@@ -1,5 +1,6 @@
 //! Expansion (SPEC §4): a scope becomes an inventory of entries and its fingerprint.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -105,6 +106,13 @@ impl Scope {
                 operation: "open workspace",
                 source,
             })?;
+        if !absolute.is_dir() {
+            return Err(Error::Unreadable {
+                path: DisplayPath::from(given.as_str()),
+                operation: "open workspace",
+                source: std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory"),
+            });
+        }
         scope.workspace = Utf8PathBuf::from_path_buf(absolute).map_err(|p| Error::NonUtf8Path {
             path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
         })?;
@@ -183,6 +191,62 @@ fn open_repositories(scope: &Scope) -> Vec<Repository<'_>> {
         }
     }
     out
+}
+
+/// Where the scope's roots and exclusions meet the repository `name`, relative to it,
+/// so that its walk opens no directory outside the scope.
+fn within_repository(name: &str, scope: &Scope, roots: &[String]) -> git::Within {
+    // `Some(b"")`: all of the repository; `None`: nothing of it.
+    let relative = |path: &str| -> Option<Vec<u8>> {
+        if name == "." {
+            return Some(if path == "." { Vec::new() } else { path.into() });
+        }
+        if is_within(name.as_bytes(), path) {
+            Some(Vec::new())
+        } else {
+            let below = path.strip_prefix(name)?.strip_prefix('/')?;
+            Some(below.into())
+        }
+    };
+    let mut roots: Vec<Vec<u8>> = roots.iter().filter_map(|r| relative(r)).collect();
+    let dir = match name {
+        "." => scope.workspace.as_std_path().to_path_buf(),
+        _ => scope.workspace.as_std_path().join(name),
+    };
+    roots.extend(repositories_above_roots(&dir, &roots));
+    git::Within {
+        roots: (!roots.iter().any(Vec::is_empty)).then_some(roots),
+        exclusions: scope
+            .exclusions
+            .iter()
+            .filter_map(|e| relative(&e.path))
+            .collect(),
+    }
+}
+
+/// The directories between `dir` and one of its `roots` that hold a repository git
+/// takes for one (e.g. `nested` for the root `nested/file`): a walk restricted to the
+/// root alone would not see it, and it must block (or be declared) like any nested
+/// repository in scope. Walked as roots of their own, they are listed as git lists
+/// them (once, unless ignored). A few `stat`s per root, none per file.
+fn repositories_above_roots(dir: &Path, roots: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut found = Vec::new();
+    for root in roots {
+        let ancestors = root
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'/')
+            .map(|(i, _)| &root[..i]);
+        for ancestor in ancestors {
+            let path = dir.join(std::ffi::OsStr::from_bytes(ancestor));
+            let nested = git::dot_git(&path, &|| DisplayPath::from_bytes(ancestor));
+            if matches!(nested, Ok(git::DotGit::Repository)) && !found.iter().any(|f| f == ancestor)
+            {
+                found.push(ancestor.to_vec());
+            }
+        }
+    }
+    found
 }
 
 /// The workspace path of `relative` in the repository `name` (`.` is the workspace).
@@ -271,12 +335,22 @@ fn repository_candidates(
     roots: &[String],
     out: &mut Vec<WorkspacePath>,
 ) -> Result<()> {
-    let listing = listing.list()?;
+    let listing = listing.list_within(&within_repository(name, scope, roots))?;
     out.reserve(listing.len());
     let mut bytes = Vec::new();
     for candidate in listing {
         in_repository(name, &candidate.path, &mut bytes);
-        if !selected(scope, roots, &bytes) {
+        let nested = matches!(
+            candidate.status,
+            Status::Submodule | Status::NestedRepository
+        );
+        // A root inside a nested repository selects part of it: the nested
+        // repository is in scope (git lists none of its files).
+        let holds_root = nested
+            && std::str::from_utf8(&bytes)
+                .is_ok_and(|path| roots.iter().any(|r| is_within(r.as_bytes(), path)));
+        let in_scope = selected(scope, roots, &bytes) || (holds_root && !scope.excludes(&bytes));
+        if !in_scope {
             continue;
         }
         let path = WorkspacePath::from_bytes(&bytes)?;

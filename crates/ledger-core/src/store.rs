@@ -281,7 +281,30 @@ impl Store {
     /// with `.`, e.g. `changes/add-auth` or `gates/test`.
     pub fn head(&self, reference: &str) -> Result<Option<RecordId>> {
         check_ref_name(reference)?;
-        read_ref(&self.ref_path(reference))
+        let head = read_ref(&self.ref_path(reference))?;
+        if head.is_none() {
+            self.check_workspace()?;
+        }
+        Ok(head)
+    }
+
+    /// An absent store is empty, but only in a workspace that exists: a workspace
+    /// that does not (a mistyped `--workspace`) is `unreadable`, never an empty store
+    /// whose checks all pass. Asked only when something was found absent.
+    pub(crate) fn check_workspace(&self) -> Result<()> {
+        let workspace = match self.root.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        match fs::metadata(workspace) {
+            Ok(meta) if meta.is_dir() => Ok(()),
+            Ok(_) => {
+                let not_dir =
+                    std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory");
+                Err(unreadable(workspace, "open workspace", not_dir))
+            }
+            Err(e) => Err(unreadable(workspace, "open workspace", e)),
+        }
     }
 
     /// Compare-and-swap: points `reference` at `new` only if it still names

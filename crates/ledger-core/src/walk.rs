@@ -8,6 +8,7 @@ use std::path::Path;
 use walkdir::WalkDir;
 
 use crate::error::{DisplayPath, Error, Result};
+use crate::git;
 use crate::path::WorkspacePath;
 use crate::scope::Scope;
 
@@ -66,16 +67,29 @@ pub(crate) fn walk_root(
 }
 
 /// A directory holding `.git` (a directory or a gitfile) is a repository; unless
-/// declared, it blocks the walk.
+/// declared, it blocks the walk. A `.git` file that names no repository is refused as
+/// such (`invalid-gitfile`): declaring it would not help.
 fn check_not_repository(dir: &Path, display: &str, repositories: &[String]) -> Result<()> {
-    if std::fs::symlink_metadata(dir.join(".git")).is_ok()
-        && !repositories.iter().any(|r| r == display)
-    {
-        return Err(Error::NestedRepository {
-            path: DisplayPath::from(display),
-        });
+    let Ok(meta) = std::fs::symlink_metadata(dir.join(".git")) else {
+        return Ok(());
+    };
+    if repositories.iter().any(|r| r == display) {
+        return Ok(());
     }
-    Ok(())
+    if meta.is_file() {
+        let shown = || {
+            let gitfile = if display == "." {
+                ".git".to_owned()
+            } else {
+                format!("{display}/.git")
+            };
+            DisplayPath::from(gitfile.as_str())
+        };
+        git::dot_git(dir, &shown)?;
+    }
+    Err(Error::NestedRepository {
+        path: DisplayPath::from(display),
+    })
 }
 
 fn walk_error(workspace: &Path, e: walkdir::Error) -> Error {

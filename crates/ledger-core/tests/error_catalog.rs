@@ -175,6 +175,34 @@ fn not_a_repository() -> Error {
     expand_err(&scope)
 }
 
+/// A workspace whose `.git` file names no repository: git refuses it too.
+fn invalid_gitfile() -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".git"), "gitdir: /nonexistent/ledger.git\n").unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a").unwrap();
+    expand_err(&Scope::new(ws(&dir)))
+}
+
+/// `GIT_WORK_TREE` naming another directory than the repository's worktree: git
+/// would list the index against that directory.
+fn git_environment() -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(git(dir.path(), &["init", "-q"]));
+    let elsewhere = tempfile::tempdir().unwrap();
+    // SAFETY: this binary's one test provokes its cases one after the other on this
+    // thread; no other thread reads the environment while the variable is set.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::env::set_var("GIT_WORK_TREE", elsewhere.path());
+    }
+    let result = Inventory::expand(&Scope::new(ws(&dir)));
+    #[allow(unsafe_code)]
+    unsafe {
+        std::env::remove_var("GIT_WORK_TREE");
+    }
+    result.unwrap_err()
+}
+
 fn record_error(text: &str) -> Error {
     InventoryRecord::from_json(text, "r.json").unwrap_err()
 }
@@ -338,6 +366,8 @@ fn every_code_is_provoked_by_a_real_input() {
         ("outside-workspace", outside_workspace()),
         ("invalid-path", invalid_path()),
         ("git", not_a_repository()),
+        ("invalid-gitfile", invalid_gitfile()),
+        ("git-environment", git_environment()),
         (
             "bad-fingerprint",
             "sha256:zz".parse::<Fingerprint>().unwrap_err(),

@@ -111,6 +111,38 @@ fn a_missing_workspace_is_unreadable() {
     );
 }
 
+#[test]
+fn a_workspace_that_is_a_file_is_unreadable() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file.txt");
+    std::fs::write(&file, "x").unwrap();
+    let scope = Scope::new(Utf8Path::from_path(&file).unwrap());
+    let err = Inventory::expand(&scope).unwrap_err();
+    assert_eq!(err.code(), "unreadable", "{err}");
+    assert!(err.to_string().contains("file.txt"), "{err}");
+}
+
+/// The store of a workspace that does not exist is not an empty, clean store.
+#[test]
+fn the_store_of_a_missing_workspace_is_unreadable() {
+    let store = ledger_core::Store::open(std::path::Path::new("/nonexistent/ledger/workspace"));
+    for err in [
+        store.check().unwrap_err(),
+        store.head("changes/x").unwrap_err(),
+    ] {
+        assert_eq!(err.code(), "unreadable", "{err}");
+        assert!(
+            err.to_string().contains("/nonexistent/ledger/workspace"),
+            "{err}"
+        );
+    }
+    // An existing workspace without a store is empty and clean.
+    let dir = tempfile::tempdir().unwrap();
+    let store = ledger_core::Store::open(dir.path());
+    assert!(store.check().unwrap().is_clean());
+    assert_eq!(store.head("changes/x").unwrap(), None);
+}
+
 mod generated_trees {
     use super::*;
     use proptest::prelude::*;
@@ -286,4 +318,31 @@ fn in_a_repository_a_listing_error_comes_before_any_reading_error() {
     let err = Inventory::expand(&scope).unwrap_err();
     assert_eq!(err.code(), "special-file");
     assert_eq!(err.path(), Some("d0/f0"));
+}
+
+/// A root inside an untracked nested repository selects part of it: the nested
+/// repository is in scope and blocks until declared (git lists none of its files from
+/// the enclosing repository); declared, its own listing is used.
+#[test]
+fn a_root_inside_an_untracked_nested_repository_blocks_until_declared() {
+    let dir = repository(13);
+    let nested = dir.path().join("d12/nested");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(nested.join("inside.txt"), "x").unwrap();
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&nested)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
+    scope.add_root("d12/nested/inside.txt").unwrap();
+    let err = Inventory::expand(&scope).unwrap_err();
+    assert_eq!(err.code(), "nested-repository", "{err}");
+    assert_eq!(err.path(), Some("d12/nested"));
+    scope.add_repository(".").unwrap();
+    scope.add_repository("d12/nested").unwrap();
+    let inventory = Inventory::expand(&scope).unwrap();
+    let paths: Vec<&str> = inventory.entries.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["d12/nested/inside.txt"]);
 }

@@ -102,6 +102,28 @@ test('expansion refuses: each blocking code of a real checkout', async (t) => {
     await fp('git', { workspace: s.w, repos: ['plain'] }, 'plain')
   })
 
+  await t.test('invalid-gitfile: a .git file that names no repository', async (t) => {
+    const s = new Sandbox(t)
+    s.write('a.txt', 'a')
+    s.write('.git', 'gitdir: /nonexistent/ledger.git\n')
+    await fp('invalid-gitfile', { workspace: s.w }, '.git')
+  })
+
+  await t.test('git-environment: GIT_WORK_TREE names another directory', async (t) => {
+    const s = new Sandbox(t)
+    s.init()
+    const elsewhere = path.join(s.dir, 'elsewhere')
+    fs.mkdirSync(elsewhere)
+    const saved = process.env.GIT_WORK_TREE
+    process.env.GIT_WORK_TREE = elsewhere
+    t.after(() => {
+      if (saved === undefined) delete process.env.GIT_WORK_TREE
+      else process.env.GIT_WORK_TREE = saved
+    })
+    const e = await fp('git-environment', { workspace: s.w })
+    assert.match(e.message, /GIT_WORK_TREE/)
+  })
+
   await t.test('unreadable: a workspace that does not exist', async (t) => {
     const s = new Sandbox(t)
     const missing = path.join(s.dir, 'nowhere')

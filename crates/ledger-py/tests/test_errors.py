@@ -118,6 +118,27 @@ def git_error(tmp: Path) -> object:
     return ledger.fingerprint(tmp, repos=["plain"])
 
 
+def invalid_gitfile(tmp: Path) -> object:
+    write(tmp, "a.txt")
+    write(tmp, ".git", "gitdir: /nonexistent/ledger.git\n")
+    return ledger.fingerprint(tmp)
+
+
+def git_environment(tmp: Path) -> object:
+    w = init_repo(tmp / "w")
+    elsewhere = tmp / "elsewhere"
+    elsewhere.mkdir()
+    saved = os.environ.get("GIT_WORK_TREE")
+    os.environ["GIT_WORK_TREE"] = str(elsewhere)
+    try:
+        return ledger.fingerprint(w)
+    finally:
+        if saved is None:
+            del os.environ["GIT_WORK_TREE"]
+        else:
+            os.environ["GIT_WORK_TREE"] = saved
+
+
 def bad_fingerprint(tmp: Path) -> object:
     return ledger.parse_fingerprint("sha256:XYZ")
 
@@ -301,6 +322,8 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "outside-workspace": [outside_workspace],
     "untrusted-repository": [untrusted_repository],
     "git": [git_error],
+    "invalid-gitfile": [invalid_gitfile],
+    "git-environment": [git_environment],
     "bad-fingerprint": [bad_fingerprint],
     "malformed-record": [malformed_record],
     "unsupported-version": [unsupported_version],

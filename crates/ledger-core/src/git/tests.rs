@@ -322,6 +322,89 @@ fn core_excludes_file_from_local_config() {
     assert_eq!(status_of(&listed, "old.bak"), Some(Status::Untracked));
 }
 
+/// git reads a relative `core.excludesFile` from the top of the worktree, whatever the
+/// directory it runs in; the process's current directory (here the crate's) plays no part.
+#[test]
+fn a_relative_core_excludes_file_is_relative_to_the_worktree_top() {
+    let outer = TempDir::new().unwrap();
+    let r = &outer.path().join("w");
+    test_home();
+    git(outer.path(), &["init", "-q", "w"]);
+    std::fs::write(outer.path().join("user.exclude"), "*.up\n").unwrap();
+    write(r, b".git/my-excludes", "*.in-git\n");
+    write(r, b"rules/included.exclude", "*.inc\n");
+    for file in ["kept.txt", "a.up", "b.in-git", "c.inc"] {
+        write(r, format!("sub/deeper/{file}").as_bytes(), "");
+        write(r, file.as_bytes(), "");
+    }
+    let assert_ignored = |suffix: &str| {
+        for dir in [r.clone(), r.join("sub"), r.join("sub/deeper")] {
+            let listed = assert_parity(&dir);
+            assert!(
+                listed.iter().all(|c| !c.path.ends_with(suffix.as_bytes())),
+                "{suffix} listed from {}",
+                dir.display()
+            );
+            assert!(!listed.is_empty());
+        }
+    };
+    git(r, &["config", "core.excludesFile", "../user.exclude"]);
+    assert_ignored(".up");
+    git(r, &["config", "core.excludesFile", ".git/my-excludes"]);
+    assert_ignored(".in-git");
+    // From an included file: still relative to the worktree top, not to that file.
+    git(r, &["config", "--unset", "core.excludesFile"]);
+    write(
+        r,
+        b".git/extra.config",
+        "[core]\n\texcludesFile = rules/included.exclude\n",
+    );
+    git(r, &["config", "include.path", "extra.config"]);
+    assert_ignored(".inc");
+    // Set but empty: git reads no excludes file, not even the default one.
+    git(r, &["config", "core.excludesFile", ""]);
+    assert_parity(r);
+}
+
+/// `GIT_CONFIG_PARAMETERS` as `git -c` writes it, in its new and old forms.
+#[test]
+fn git_config_parameters_parse_as_git_parses_them() {
+    let parse = |text: &str| {
+        parse_config_parameters(text.as_bytes())
+            .map(|items| items.iter().map(ToString::to_string).collect::<Vec<_>>())
+    };
+    assert_eq!(
+        parse("'user.name'='a b' 'core.excludesfile'='x'\\''y'"),
+        Some(vec![
+            "user.name=a b".to_owned(),
+            "core.excludesfile=x'y".to_owned()
+        ])
+    );
+    assert_eq!(
+        parse(" 'core.bare=false' 'core.ignorecase'  "),
+        Some(vec![
+            "core.bare=false".to_owned(),
+            "core.ignorecase".to_owned()
+        ])
+    );
+    // As git 2.47 writes `-c a.b=c!d -c core.ignorecase`.
+    assert_eq!(
+        parse("'a.b'='c'\\!'d' 'core.ignorecase'="),
+        Some(vec!["a.b=c!d".to_owned(), "core.ignorecase".to_owned()])
+    );
+    assert_eq!(parse(""), Some(vec![]));
+    for bogus in [
+        "a.b=c",
+        "'a.b'x",
+        "'a.b'='c",
+        "'unterminated",
+        "'a.b'=x",
+        "'a.b'='c'x",
+    ] {
+        assert_eq!(parse(bogus), None, "{bogus}");
+    }
+}
+
 #[test]
 fn a_deleted_tracked_gitignore_no_longer_applies() {
     let repo = new_repo();
@@ -483,6 +566,70 @@ fn submodules_are_gitlinks() {
         Some(Status::Untracked)
     );
     assert_parity(&sub);
+}
+
+/// A `.git` file that names no repository: git refuses to run in (or below) its
+/// directory, and lists the directory's files as plain ones from the superproject.
+/// ledger refuses in the first case and agrees in the second.
+#[test]
+fn broken_gitfiles_are_refused_as_git_refuses_them() {
+    let upstream = new_repo();
+    write(upstream.path(), b"readme", "sub");
+    commit_all(upstream.path(), "sub");
+    let other = new_repo();
+    let other_git = other.path().join(".git");
+    let repo = new_repo();
+    let r = repo.path();
+    write(r, b"top.txt", "");
+    commit_all(r, "init");
+    let url = upstream.path().to_str().unwrap();
+    git(r, &["submodule", "add", "-q", url, "registered"]);
+    git(r, &["commit", "-q", "-m", "submodule"]);
+    let shapes: [(&str, String); 6] = [
+        ("garbage", "garbage\n".to_owned()),
+        ("missing", "gitdir: /nonexistent/ledger-test\n".to_owned()),
+        ("empty-path", "gitdir: \n".to_owned()),
+        ("relative-missing", "gitdir: ../nowhere\n".to_owned()),
+        // Absolute-looking, but not `gitdir: ` then a path: git takes neither.
+        ("no-space", format!("gitdir:{}\n", other_git.display())),
+        ("registered", "gitdir: ../.git/modules/gone\n".to_owned()),
+    ];
+    for (name, content) in &shapes {
+        write(r, format!("{name}/file.txt").as_bytes(), "x");
+        write(r, format!("{name}/deeper/more.txt").as_bytes(), "x");
+        std::fs::write(r.join(name).join(".git"), content).unwrap();
+    }
+    for (name, _) in &shapes {
+        for shown in [name.to_string(), format!("{name}/deeper")] {
+            let dir = r.join(&shown);
+            let git_says = git_output(&dir, &["ls-files", "--cached", "--others"]);
+            assert!(!git_says.status.success(), "git lists {}", dir.display());
+            let err = list(&dir, Locate::Discover, &shown).unwrap_err();
+            assert_eq!(err.code(), "invalid-gitfile", "{name}: {err}");
+            assert!(err.to_string().contains(&format!("{name}/.git")), "{err}");
+        }
+        // Declared as a repository of its own.
+        let err = list(&r.join(name), Locate::RootOnly, name).unwrap_err();
+        assert_eq!(err.code(), "invalid-gitfile", "{name}: {err}");
+        assert_eq!(err.path(), Some(format!("{name}/.git").as_str()));
+    }
+    // From the superproject, the broken checkouts are plain directories to git.
+    let listed = assert_parity(r);
+    assert_eq!(
+        status_of(&listed, "garbage/file.txt"),
+        Some(Status::Untracked)
+    );
+    assert_eq!(status_of(&listed, "registered"), Some(Status::Submodule));
+
+    // gix, trimming the trailing space, would take this one for a nested repository,
+    // where git lists its files: refused instead of either answer.
+    write(r, b"trailing-space/file.txt", "x");
+    let gitfile = format!("gitdir: {} \n", other_git.display());
+    std::fs::write(r.join("trailing-space/.git"), gitfile).unwrap();
+    assert!(oracle(r).contains(b"trailing-space/file.txt".as_slice()));
+    let err = list(r, Locate::Discover, ".").unwrap_err();
+    assert_eq!(err.code(), "invalid-gitfile", "{err}");
+    assert_eq!(err.path(), Some("trailing-space/.git"));
 }
 
 #[test]
@@ -754,6 +901,109 @@ fn listing_from_a_subdirectory_is_relative_to_it() {
     std::os::unix::fs::symlink(r.join("sub"), &link).unwrap();
     let via_link = list(&link, Locate::Discover, "link").unwrap().unwrap();
     assert_eq!(via_link, assert_parity(&r.join("sub")));
+}
+
+/// What git lists for `pathspecs`, as [`oracle`] does.
+fn oracle_for(dir: &Path, pathspecs: &[String]) -> BTreeSet<Vec<u8>> {
+    let mut args: Vec<&str> = vec!["ls-files", "-co", "--exclude-standard", "-z", "--"];
+    args.extend(pathspecs.iter().map(String::as_str));
+    git(dir, &args)
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| p.strip_suffix(b"/").unwrap_or(p).to_vec())
+        .collect()
+}
+
+/// Whether `path` equals `root` or lies below it (empty `root`: everything).
+fn below(path: &[u8], root: &[u8]) -> bool {
+    root.is_empty()
+        || path == root
+        || (path.starts_with(root) && path.get(root.len()) == Some(&b'/'))
+}
+
+/// The walk restricted to roots and exclusions lists, within them, exactly what git
+/// lists for the same pathspecs, from the top and from a subdirectory.
+#[test]
+fn a_walk_within_roots_and_exclusions_matches_git_pathspecs() {
+    let repo = new_repo();
+    let r = repo.path();
+    write(r, b".gitignore", "*.log\n");
+    for file in ["a/t.txt", "a/x/t.txt", "b/t.txt", "top.txt", "ab/t.txt"] {
+        write(r, file.as_bytes(), "");
+    }
+    commit_all(r, "init");
+    for file in [
+        "a/u.txt",
+        "a/x/u.txt",
+        "a/x/y/u.txt",
+        "a/i.log",
+        "b/u.txt",
+        "c/u.txt",
+        "ab/u.txt",
+        "new/deep/u.txt",
+        "u.txt",
+    ] {
+        write(r, file.as_bytes(), "");
+    }
+    write(r, b"nested/inside.txt", "");
+    git(&r.join("nested"), &["init", "-q"]);
+    let cases: [(&[&str], &[&str]); 9] = [
+        (&["nested/inside.txt"], &[]),
+        (&["a"], &[]),
+        (&["a", "b"], &["a/x"]),
+        (&["a/x/y/u.txt", "top.txt"], &[]),
+        (&["new/deep"], &[]),
+        (&[""], &["b", "new"]),
+        (&[""], &["a/x/y"]),
+        (&["nested"], &[]),
+        (&["a/x"], &["a/x/u.txt"]),
+    ];
+    for (prefix, sub) in [(&b""[..], r.to_path_buf()), (&b"a/"[..], r.join("a"))] {
+        for (roots, exclusions) in cases {
+            let bytes = |p: &&str| p.as_bytes().to_vec();
+            let within = Within {
+                roots: Some(roots.iter().map(bytes).collect()),
+                exclusions: exclusions.iter().map(bytes).collect(),
+            };
+            // The same, as pathspecs relative to `sub`.
+            let full = |p: &str| format!("{}{p}", String::from_utf8_lossy(prefix));
+            let mut pathspecs: Vec<String> = roots
+                .iter()
+                .map(|p| format!(":(top,literal){}", full(p).trim_end_matches('/')))
+                .collect();
+            pathspecs.extend(
+                exclusions
+                    .iter()
+                    .map(|p| format!(":(top,literal,exclude){}", full(p))),
+            );
+            let listing = Listing::open(&sub, Locate::Discover, "test")
+                .unwrap()
+                .unwrap();
+            let ours: BTreeSet<Vec<u8>> = listing
+                .list_within(&within)
+                .unwrap()
+                .into_iter()
+                .map(|c| c.path)
+                .filter(|p| within.roots.as_ref().unwrap().iter().any(|r| below(p, r)))
+                .filter(|p| !within.exclusions.iter().any(|e| below(p, e)))
+                .collect();
+            let expected: BTreeSet<Vec<u8>> = oracle_for(&sub, &pathspecs)
+                .into_iter()
+                .map(|p| p.strip_prefix(&b"../"[..]).unwrap_or(&p).to_vec())
+                .collect();
+            assert_eq!(
+                ours.iter()
+                    .map(|p| String::from_utf8_lossy(p))
+                    .collect::<Vec<_>>(),
+                expected
+                    .iter()
+                    .map(|p| String::from_utf8_lossy(p))
+                    .collect::<Vec<_>>(),
+                "roots {roots:?}, exclusions {exclusions:?}, from {}",
+                sub.display()
+            );
+        }
+    }
 }
 
 #[test]
@@ -1120,10 +1370,11 @@ fn timing() {
     mark_excluded_from_worktree_uptodate(&mut index);
     let mut collect = CollectUntracked {
         prefix_slash: b"",
+        exclusions: &[],
         out: Vec::new(),
     };
     let t = std::time::Instant::now();
-    walk_untracked(&repo, &index, b"", &mut collect, ".").unwrap();
+    walk_untracked(&repo, &index, &[], &mut collect, ".").unwrap();
     let t_walk = t.elapsed();
     println!(
         "open {t_open:?}, read index {t_index:?}, {tracked_len} index paths {t_tracked:?}, walk ({} untracked) {t_walk:?}",

@@ -81,12 +81,16 @@ pub(super) struct ScannedRef {
 
 impl Store {
     /// Lists orphan records, leftover temp files, corrupt records and refs, and
-    /// refs whose chain reaches a missing record. An absent store is clean.
+    /// refs whose chain reaches a missing record. An absent store is clean; a
+    /// workspace that does not exist is `unreadable`.
     ///
     /// Meant for a store at rest: a save in progress shows as a temp file or an
     /// orphan. It never shows as a dangling ref: refs are read before records,
     /// and a record is complete before any ref names it.
     pub fn check(&self) -> Result<StoreReport> {
+        if !self.root().exists() {
+            self.check_workspace()?;
+        }
         let scanned = self.scan_refs()?;
         let (records, mut corrupt) = self.scan_records()?;
         let mut report = StoreReport {
