@@ -56,7 +56,8 @@ fn expansion(c: &mut Criterion) {
     group.sample_size(10);
     for files in [10_000usize, 100_000] {
         let repo = repository(files);
-        let scope = Scope::new(camino::Utf8Path::from_path(repo.path()).unwrap());
+        let mut scope = Scope::new(camino::Utf8Path::from_path(repo.path()).unwrap());
+        scope.add_root(".").unwrap();
         group.throughput(Throughput::Elements(files as u64));
         group.bench_with_input(BenchmarkId::from_parameter(files), &scope, |b, scope| {
             b.iter(|| Inventory::expand(scope).unwrap())

@@ -258,7 +258,8 @@ fn in_pool<T: Send>(threads: usize, op: impl FnOnce() -> T + Send) -> T {
 #[test]
 fn in_a_repository_tracked_and_untracked_files_are_read_once_whatever_the_threads() {
     let dir = repository(600);
-    let scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
+    let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
+    scope.add_root(".").unwrap();
     let one = in_pool(1, || Inventory::expand(&scope).unwrap());
     // 600 files and .gitignore; the ignored file is not listed.
     assert_eq!(one.entries.len(), 601);
@@ -308,7 +309,8 @@ fn in_a_repository_a_listing_error_comes_before_any_reading_error() {
             .unwrap()
             .success()
     );
-    let scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
+    let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
+    scope.add_root(".").unwrap();
     for threads in [1, 2, 8] {
         let err = in_pool(threads, || Inventory::expand(&scope).unwrap_err());
         assert_eq!(err.code(), "nested-repository", "{threads} threads");
