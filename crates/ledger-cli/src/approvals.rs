@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use ledger_core::{
     Absence, ApprovalState, ApprovalStatus, ArtifactGraph, ArtifactStatus, ChangeLocation,
     ChangeSet, DEFAULT_CHANGES_ROOT, Error, Fingerprint, StateEnvelope, Store, StoreReport,
-    approve, current_state, retire, status,
+    approve, current_state, quote, retire, status,
 };
 
 use crate::report::json_line;
@@ -224,7 +224,7 @@ fn status_table(status: &ApprovalStatus) -> String {
     for a in &status.artifacts {
         out.push_str(&format!(
             "{:<10} {:<9} {:<20} {:<20} {}\n",
-            a.artifact,
+            quote(&a.artifact),
             a.state.as_str(),
             short(a.approved),
             short(a.current),

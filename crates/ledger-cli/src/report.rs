@@ -1,6 +1,6 @@
 //! Text and JSON renderings of results.
 
-use ledger_core::{ChangeKind, Comparison, Entry};
+use ledger_core::{ChangeKind, Comparison, Entry, quote};
 
 pub fn json_line(value: &impl serde::Serialize) -> String {
     // Serializing these types cannot fail: every map key is a string.
@@ -18,28 +18,6 @@ pub fn entry_line(entry: &Entry) -> String {
         entry.digest_text(),
         quote(entry.path.as_str())
     )
-}
-
-/// Quotes a path like git does (`"a\tb"`) when it holds control characters, a
-/// quote or a backslash, so that every entry stays on one line.
-fn quote(path: &str) -> String {
-    if !path
-        .chars()
-        .any(|c| c.is_control() || c == '"' || c == '\\')
-    {
-        return path.to_owned();
-    }
-    let mut out = String::from("\"");
-    for c in path.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.extend(c.escape_default()),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// A readable comparison: the verdict, both fingerprints, then the changed

@@ -386,7 +386,7 @@ fn a_current_directory_that_is_not_utf8_is_refused_not_decoded_lossily() {
         "gate", "run", "--name", "test", "--root", "src", "--", "sh", "-c", &script,
     ];
     let out = ledger_with(&s, &dir, &[], &args);
-    assert_blocked(&out, "non-utf8-path", "caf\\xE9");
+    assert_blocked(&out, "non-utf8-path", "caf\\351");
     assert_eq!(runs(&counter), 0);
 }
 
@@ -402,7 +402,7 @@ fn a_prerequisite_that_is_not_utf8_is_refused() {
     };
     let invalid = OsStr::from_bytes(b"-O\xff");
     let out = gate(&[("FLAGS", Some(invalid))], &["--env", "FLAGS"]);
-    assert_blocked(&out, "non-utf8-value", "-O\\xFF");
+    assert_blocked(&out, "non-utf8-value", "-O\\377");
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(
         text.contains("prerequisite FLAGS (environment variable)"),
@@ -418,7 +418,7 @@ fn a_prerequisite_that_is_not_utf8_is_refused() {
         .args(args)
         .arg(literal)
         .args(["--", "true"]);
-    assert_blocked(&out.output().unwrap(), "non-utf8-value", "FLAGS=-O\\xFE");
+    assert_blocked(&out.output().unwrap(), "non-utf8-value", "FLAGS=-O\\376");
     // Two different outputs would both have read as U+FFFD.
     for output in [r"printf '\377'", r"printf '\376'"] {
         let out = gate(&[], &["--env-cmd", &format!("tool={output}")]);

@@ -12,28 +12,17 @@ use std::io;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A path as the user should read it in a message: workspace-relative when it is
-/// valid UTF-8, otherwise with the offending bytes escaped (`\xNN`), never lossy.
+/// valid UTF-8, otherwise with the offending bytes escaped (octal, `\377`: see [`crate::quote`]), never lossy.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct DisplayPath(pub String);
 
 impl DisplayPath {
-    /// Renders raw bytes, escaping every byte that is not part of valid UTF-8 and
-    /// every control character, so that the message is one readable line.
+    /// Renders raw bytes with ledger's one quoting ([`crate::escape`]): bytes
+    /// that are not UTF-8, control characters and characters that reorder or
+    /// break a line are escaped, so that the message is one readable line and
+    /// two different names never read the same.
     pub fn from_bytes(bytes: &[u8]) -> Self {
-        let mut out = String::with_capacity(bytes.len());
-        for chunk in bytes.utf8_chunks() {
-            for c in chunk.valid().chars() {
-                if c.is_control() {
-                    out.extend(c.escape_default());
-                } else {
-                    out.push(c);
-                }
-            }
-            for b in chunk.invalid() {
-                out.push_str(&format!("\\x{b:02X}"));
-            }
-        }
-        DisplayPath(out)
+        DisplayPath(crate::quote::escape(bytes).into_owned())
     }
 }
 
@@ -74,7 +63,7 @@ pub enum Error {
         "path {path} is not valid UTF-8; rename it, or exclude the directory holding it from the scope"
     )]
     NonUtf8Path {
-        /// The path with its invalid bytes escaped as `\xNN`.
+        /// The path with its invalid bytes escaped (octal, `\377`).
         path: DisplayPath,
     },
     /// An in-scope path with an unresolved merge conflict (index stage ≠ 0).
@@ -387,7 +376,7 @@ pub enum Error {
     NonUtf8Value {
         /// What the value is, e.g. `prerequisite FLAGS (environment variable)`.
         what: String,
-        /// The value with its invalid bytes escaped as `\xNN`.
+        /// The value with its invalid bytes escaped (octal, `\377`).
         value: String,
     },
     /// A file ledger reads for itself (a design, a schema, a record, a pointer)
@@ -550,6 +539,6 @@ mod tests {
     #[test]
     fn display_path_escapes_invalid_bytes_and_controls() {
         let p = DisplayPath::from_bytes(b"a\xffb\nc");
-        assert_eq!(p.0, "a\\xFFb\\nc");
+        assert_eq!(p.0, "a\\377b\\nc");
     }
 }

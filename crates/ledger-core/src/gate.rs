@@ -219,18 +219,18 @@ fn pump(
 }
 
 /// The last `RESULT_LINES` lines of the output, as text. Bytes that are not
-/// UTF-8 are shown as `\xNN` rather than replaced by U+FFFD, so that different
-/// outputs are not shown alike.
+/// UTF-8 and control characters are octal escapes (`\377`, `\033`) rather than
+/// U+FFFD or raw, so that different outputs are not shown alike and an output
+/// cannot drive the terminal of whoever reads the evidence.
 fn last_lines(bytes: &[u8]) -> String {
-    let mut text = String::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        text.push_str(chunk.valid());
-        for b in chunk.invalid() {
-            text.push_str(&format!("\\x{b:02X}"));
-        }
-    }
-    let lines: Vec<&str> = text.trim_end().lines().collect();
-    lines[lines.len().saturating_sub(RESULT_LINES)..].join("\n")
+    // A line ending `\r\n` is a line ending, not a carriage return to show.
+    let lines: Vec<&[u8]> = bytes
+        .trim_ascii_end()
+        .split(|b| *b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .collect();
+    let kept = &lines[lines.len().saturating_sub(RESULT_LINES)..];
+    crate::quote::sanitize_prose(&kept.join(&b'\n'))
 }
 
 #[cfg(test)]
@@ -249,6 +249,7 @@ mod tests {
 
     #[test]
     fn result_shows_bytes_that_are_not_utf8_escaped() {
-        assert_eq!(last_lines(b"ok \xff\nthen \xfe\n"), "ok \\xFF\nthen \\xFE");
+        assert_eq!(last_lines(b"ok \xff\nthen \xfe\n"), "ok \\377\nthen \\376");
+        assert_eq!(last_lines(b"\x1b[2Jfresh\r"), "\\033[2Jfresh");
     }
 }

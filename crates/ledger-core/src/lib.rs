@@ -54,6 +54,7 @@ mod materials;
 mod normalize;
 mod own_file;
 mod path;
+mod quote;
 mod read;
 mod record;
 mod scope;
@@ -79,6 +80,7 @@ pub use graph::{Artifact, ArtifactGraph};
 pub use inventory::{Inventory, default_workspace, worktree_root};
 pub use normalize::normalize_tasks;
 pub use path::WorkspacePath;
+pub use quote::{escape, quote};
 pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
