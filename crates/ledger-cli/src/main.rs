@@ -12,7 +12,7 @@ use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand};
 use ledger_core::{Error, Inventory, InventoryRecord, Observed};
 
-use crate::report::{comparison_text, entry_line, json_line};
+use crate::report::{comparison_text, entry_line, entry_record, json_line};
 use crate::scope_args::ScopeArgs;
 
 const EXIT_CODES: &str = "\
@@ -40,9 +40,10 @@ enum Command {
     /// --others --exclude-standard` lists in the whole checkout.
     #[command(after_help = EXIT_CODES)]
     Fingerprint(Expand),
-    /// Show the scope's entries: mode, kind, digest and path, one per line.
+    /// Show the scope's entries: mode, kind, digest and path, one per line
+    /// (paths quoted when they hold odd characters; `-z` for raw paths).
     #[command(after_help = EXIT_CODES)]
-    Entries(Expand),
+    Entries(EntriesArgs),
     /// Write an inventory record (JSON): scope, entries, fingerprint, metadata.
     #[command(after_help = EXIT_CODES)]
     Inventory(InventoryArgs),
@@ -74,6 +75,16 @@ struct Expand {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Args)]
+struct EntriesArgs {
+    #[command(flatten)]
+    expand: Expand,
+    /// End every entry (and the final fingerprint) with NUL instead of a newline,
+    /// paths unquoted: any path round-trips, like `git ls-files -z`.
+    #[arg(short = 'z', conflicts_with = "json")]
+    nul: bool,
 }
 
 #[derive(Args)]
@@ -184,9 +195,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             (text, ExitCode::SUCCESS)
         }
         Command::Entries(args) => {
-            let inventory = Inventory::expand(&args.scope.to_scope()?)?;
-            let text = if args.json {
+            let inventory = Inventory::expand(&args.expand.scope.to_scope()?)?;
+            let text = if args.expand.json {
                 json_line(&inventory)
+            } else if args.nul {
+                let mut text: String = inventory.entries.iter().map(entry_record).collect();
+                text.push_str(&format!("{}\0", inventory.fingerprint));
+                text
             } else {
                 let mut text: String = inventory.entries.iter().map(entry_line).collect();
                 text.push_str(&format!("{}\n", inventory.fingerprint));

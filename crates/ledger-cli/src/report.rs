@@ -20,6 +20,17 @@ pub fn entry_line(entry: &Entry) -> String {
     )
 }
 
+/// `<mode> <kind> <digest>\t<path>\0`: the path raw, for `entries -z`.
+pub fn entry_record(entry: &Entry) -> String {
+    format!(
+        "{} {:<7} {:<64}\t{}\0",
+        entry.mode(),
+        entry.kind(),
+        entry.digest_text(),
+        entry.path.as_str()
+    )
+}
+
 /// A readable comparison: the verdict, both fingerprints, then the changed
 /// paths grouped by reason.
 pub fn comparison_text(c: &Comparison) -> String {

@@ -352,3 +352,66 @@ fn inventory_out_replaces_only_regular_files_and_keeps_the_usual_mode() {
         .count();
     assert_eq!(leftovers, 0);
 }
+
+#[test]
+fn every_path_is_quoted_in_text_and_round_trips_in_json_and_nul_output() {
+    let s = sample_checkout();
+    let names = [
+        "new\nline",
+        "tab\there",
+        "cr\rhere",
+        "esc\u{1b}[2J",
+        "quote\"d",
+        "back\\slash",
+        "rlo\u{202e}txt.exe",
+        "ls\u{2028}x",
+    ];
+    for name in names {
+        s.write(name, b"x\n");
+    }
+    let text = stdout(&s.ledger(&s.w(), &["entries"]));
+    for line in text.lines() {
+        assert!(
+            !line.contains(['\u{1b}', '\r', '\u{202e}', '\u{2028}']),
+            "{line:?}"
+        );
+    }
+    for shown in [
+        "\"new\\nline\"",
+        "\"tab\\there\"",
+        "\"cr\\rhere\"",
+        "\"esc\\033[2J\"",
+        "\"quote\\\"d\"",
+        "\"back\\\\slash\"",
+        "\"rlo\\342\\200\\256txt.exe\"",
+        "\"ls\\342\\200\\250x\"",
+    ] {
+        assert!(text.contains(&format!("\t{shown}\n")), "{shown} in {text}");
+    }
+    // Each line is one entry, plus the fingerprint.
+    let listed = text.lines().count() - 1;
+    let out = s.ledger(&s.w(), &["entries", "-z"]);
+    let raw = stdout(&out);
+    let records: Vec<&str> = raw.strip_suffix('\0').unwrap().split('\0').collect();
+    assert_eq!(records.len() - 1, listed);
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&s.ledger(&s.w(), &["entries", "--json"]))).unwrap();
+    let from_json: Vec<&str> = json["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    let from_nul: Vec<&str> = records[..listed]
+        .iter()
+        .map(|r| r.split_once('\t').unwrap().1)
+        .collect();
+    assert_eq!(from_json, from_nul);
+    for name in names {
+        assert!(from_nul.contains(&name), "{name:?}");
+    }
+    assert_eq!(
+        *records.last().unwrap(),
+        last_line(&s.ledger(&s.w(), &["fingerprint"]))
+    );
+}
