@@ -103,7 +103,9 @@ struct InventoryArgs {
 struct VerifyArgs {
     /// The inventory record to check.
     record: Utf8PathBuf,
-    /// Re-expand in DIR instead of the record's workspace (e.g. a moved checkout).
+    /// Re-expand in DIR [default: the top of the enclosing Git checkout, else the
+    /// current directory]. The record's own workspace is never where ledger goes:
+    /// a record is input, and could name any directory.
     #[arg(long, value_name = "DIR")]
     workspace: Option<Utf8PathBuf>,
     /// Print the comparison as JSON.
@@ -225,10 +227,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             }
         }
         Command::Verify(args) => {
-            let mut record = InventoryRecord::read(&args.record)?.inventory();
-            if let Some(dir) = args.workspace {
-                record.scope.workspace = dir;
-            }
+            let workspace = match args.workspace {
+                Some(dir) => dir,
+                None => scope_args::default_workspace()?,
+            };
+            let record = InventoryRecord::read(&args.record)?
+                .inventory()
+                .relocate(workspace);
             let comparison = record.compare()?;
             let text = if args.json {
                 json_line(&comparison)

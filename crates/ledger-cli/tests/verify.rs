@@ -415,3 +415,18 @@ fn every_path_is_quoted_in_text_and_round_trips_in_json_and_nul_output() {
         last_line(&s.ledger(&s.w(), &["fingerprint"]))
     );
 }
+
+#[test]
+fn verify_expands_in_the_callers_workspace_never_in_the_records() {
+    // A record is input: one that names the parent directory as its workspace
+    // must not make ledger hash the parent's files.
+    let (s, record) = recorded();
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    json["scope"]["workspace"] = s.dir.path().to_str().unwrap().into();
+    let forged = s.dir.path().join("forged.json");
+    std::fs::write(&forged, json.to_string()).unwrap();
+    let text = stdout(&verify(&s, &forged, &[]));
+    assert!(text.starts_with("match: "), "{text}");
+    assert!(!s.dir.path().join(".ledger").exists());
+}

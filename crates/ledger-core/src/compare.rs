@@ -177,6 +177,14 @@ fn diff(old: Option<&Entry>, new: &Entry, out: &mut Vec<Change>) {
 }
 
 impl Inventory {
+    /// This inventory with its scope moved to `workspace`: the paths stay, the
+    /// directory they are relative to changes (a moved checkout, or a record
+    /// whose own workspace must not be trusted — the caller says where to look).
+    pub fn relocate(mut self, workspace: impl Into<camino::Utf8PathBuf>) -> Inventory {
+        self.scope.workspace = workspace.into();
+        self
+    }
+
     /// Re-expands this inventory's scope plus every path it held (a vanished
     /// file stays in the set as `missing`, a new file enters).
     pub fn reexpand(&self) -> Result<Inventory> {

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use camino::Utf8PathBuf;
 use ledger_core::InventoryRecord;
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;
@@ -75,11 +74,11 @@ impl Inventory {
 
 /// The record's inventory, its workspace replaced when asked to.
 fn relocated(record: InventoryRecord, workspace: Option<String>) -> Inventory {
-    let mut inventory = record.inventory();
-    if let Some(dir) = workspace {
-        inventory.scope.workspace = Utf8PathBuf::from(dir);
-    }
-    Inventory::from(inventory)
+    let inventory = record.inventory();
+    Inventory::from(match workspace {
+        Some(dir) => inventory.relocate(dir),
+        None => inventory,
+    })
 }
 
 fn read_record_impl(path: &str, workspace: Option<String>) -> Result<Inventory, Failure> {

@@ -115,10 +115,10 @@ impl PyInventory {
     /// `ledger verify` does. `workspace` re-roots the scope (a moved checkout).
     #[pyo3(signature = (workspace = None))]
     fn compare(&self, py: Python<'_>, workspace: Option<PathArg>) -> PyResult<PyComparison> {
-        let mut inventory = self.inner.clone();
-        if let Some(dir) = workspace {
-            inventory.scope.workspace = Utf8PathBuf::from(dir.0);
-        }
+        let inventory = match workspace {
+            Some(dir) => self.inner.clone().relocate(dir.0),
+            None => self.inner.clone(),
+        };
         let inner = errors::detached(py, move || inventory.compare())?;
         Ok(PyComparison { inner })
     }
