@@ -126,7 +126,7 @@ test('records: byte-identical to the CLI, read back strictly, compared like veri
   // Nothing changed yet.
   const same = await (await ledger.readRecord(cliRecord)).compare()
   assert.equal(same.matches, true)
-  assert.deepEqual(same, JSON.parse(cli(['verify', cliRecord, '--json']).stdout))
+  assert.deepEqual(same, JSON.parse(cli(['verify', cliRecord, '--json', '--workspace', s.w]).stdout))
 
   // One change of every kind.
   s.write('README.md', '# changed\n')
@@ -135,7 +135,7 @@ test('records: byte-identical to the CLI, read back strictly, compared like veri
   fs.chmodSync(s.path('run.sh'), 0o644)
   fs.rmSync(s.path('link'))
   s.write('link', 'now a file')
-  const expected = JSON.parse(cli(['verify', cliRecord, '--json'], { ok: [1] }).stdout)
+  const expected = JSON.parse(cli(['verify', cliRecord, '--json', '--workspace', s.w], { ok: [1] }).stdout)
   const fromText = ledger.Inventory.fromRecord(fs.readFileSync(cliRecord, 'utf8'), { source: cliRecord })
   const viaRead = ledger.readRecordSync(cliRecord)
   for (const comparison of [await inventory.compare(), inventory.compareSync(), await fromText.compare(), viaRead.compareSync()]) {

@@ -80,14 +80,14 @@ def test_inventory_record_is_byte_identical(repo: Path, cli: Cli) -> None:
 def test_verify_and_compare_agree(repo: Path, cli: Cli, tmp_path: Path) -> None:
     record = tmp_path / "approved.json"
     record.write_text(ledger.inventory(repo).to_json(meta={"by": "python"}))
-    same = cli.run("verify", str(record), "--json")
+    same = cli.run("verify", str(record), "--json", "--workspace", str(repo))
     assert same.returncode == 0
     assert ledger.Inventory.read(record).compare().to_json() == same.stdout
 
     write(repo, "README.md", "# changed\n")
     write(repo, "src/new.rs", "new\n")
     (repo / "src/lib.rs").unlink()
-    changed = cli.run("verify", str(record), "--json")
+    changed = cli.run("verify", str(record), "--json", "--workspace", str(repo))
     assert changed.returncode == 1
     comparison = ledger.Inventory.read(record).compare()
     assert not comparison.matches
