@@ -101,9 +101,34 @@ def unreadable(tmp: Path) -> object:
 
 def unreadable_by_permission(tmp: Path) -> object:
     if IS_ROOT:
-        pytest.skip("root reads files whatever their mode (chmod 000 does not block it)")
+        pytest.skip("root reads any file: test_unreadable_by_permission_as_nobody runs it")
     write(tmp, "secret.txt").chmod(0)
     return ledger.fingerprint(tmp)
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="unreadable_by_permission runs it in process")
+def test_unreadable_by_permission_as_nobody() -> None:
+    """As root (CI), a real permission error needs another user: the same call
+    in a Python process running as `nobody`, on a tree it may traverse."""
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        tmp.chmod(0o755)
+        write(tmp, "secret.txt").chmod(0)
+        code = (
+            "import ledger, sys\n"
+            "try:\n    ledger.fingerprint(sys.argv[1])\n"
+            "except ledger.LedgerError as e:\n    print(e.code, e.path)\n"
+        )
+        out = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             sys.executable, "-c", code, str(tmp)],
+            capture_output=True, text=True, check=True, cwd="/",
+        )
+    assert out.stdout.split() == ["unreadable", "secret.txt"], out
 
 
 def unwritable(tmp: Path) -> object:
