@@ -108,6 +108,14 @@ def unreadable_by_permission(tmp: Path) -> object:
 
 def unwritable(tmp: Path) -> object:
     make_change(tmp)
+    # A ref named `changes` where the directory of the change refs belongs.
+    write(tmp, ".ledger/refs/changes", "not a record id\n")
+    store = ledger.Store(tmp)
+    return ledger.approve(store, ledger.ChangeSet(tmp, CHANGE), "proposal", "msg 1")
+
+
+def untrusted_store(tmp: Path) -> object:
+    make_change(tmp)
     write(tmp, "not-a-dir", "a file where the store's directory should be")
     store = ledger.Store.at(tmp / "not-a-dir")
     return ledger.approve(store, ledger.ChangeSet(tmp, CHANGE), "proposal", "msg 1")
@@ -321,6 +329,7 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "changed-while-reading": [changed_while_reading],
     "outside-workspace": [outside_workspace],
     "untrusted-repository": [untrusted_repository],
+    "untrusted-store": [untrusted_store],
     "git": [git_error],
     "invalid-gitfile": [invalid_gitfile],
     "git-environment": [git_environment],
