@@ -148,7 +148,7 @@ pub enum Error {
     /// symlink, FIFO, device or socket where a file or directory belongs, a file
     /// owned by another user, or a store whose files Git tracks (it came with
     /// the checkout).
-    #[error("{path} is not a store entry ledger can trust: {reason}")]
+    #[error("{path} is not trusted as ledger's store: {reason}")]
     UntrustedStore {
         /// The entry.
         path: DisplayPath,

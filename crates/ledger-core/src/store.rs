@@ -8,7 +8,15 @@
 //! refs/<name>         one line: the id of the record the ref names
 //! tmp/                files being written; anything left here was interrupted
 //! lock                held while a ref is compared and replaced
+//! .gitignore          `*`, written with the store: Git ignores it
 //! ```
+//!
+//! Trust boundary (SPEC §15): every path is opened `openat`-style from the
+//! store directory, never through a symlink; an entry that is not a directory
+//! or regular file where ledger keeps one, or that another user owns, is
+//! refused with `untrusted-store` and never opened for reading; every read is
+//! bounded (`too-large`); and a store whose files Git tracks came with the
+//! checkout and is refused too. [`Store::check`] lists all of these instead.
 //!
 //! Saving order: canonical outcome → immutable record → state pointer. A record
 //! is complete and synced before any ref names it, so an interrupted save leaves

@@ -324,7 +324,7 @@ fn a_store_that_comes_with_the_checkout_is_not_trusted() {
 
     let err = store.head(REF).unwrap_err();
     assert_eq!(err.code(), "untrusted-store", "{err}");
-    assert!(err.to_string().contains("tracked by Git"), "{err}");
+    assert!(err.to_string().contains("Git tracks"), "{err}");
     assert_eq!(code(store.read_record::<String>(&id)), "untrusted-store");
     assert_eq!(
         code(store.commit(REF, "state", Some(&id), &2)),

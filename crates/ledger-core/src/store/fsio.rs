@@ -101,8 +101,13 @@ fn describe(file_type: FileType) -> &'static str {
 pub(super) fn expect(path: &Path, stat: &Stat, kind: Kind) -> Result<()> {
     let found = FileType::from_raw_mode(stat.st_mode);
     if found != kind.file_type() {
+        let why = if found == FileType::Symlink {
+            "ledger follows no symlink in its store"
+        } else {
+            "ledger opens nothing there that it did not create"
+        };
         let reason = format!(
-            "it is a {} where ledger keeps a {}; ledger follows no symlink in its store and reads nothing it did not create",
+            "it is a {} where ledger keeps a {}; {why}",
             describe(found),
             kind.name()
         );
@@ -335,6 +340,10 @@ impl StoreDir {
     /// never through a symlink: `O_CREAT|O_NOFOLLOW`, then checked by `fstat`.
     pub(super) fn open_or_create(&self, name: &str) -> Result<File> {
         let path = self.join(name);
+        // A FIFO or device planted under the name is refused before any open.
+        if let Some(stat) = self.stat(name, &path)? {
+            expect(&path, &stat, Kind::File)?;
+        }
         let flags = OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK;
         let fd = rustix::fs::openat(
             &self.fd,
@@ -343,13 +352,8 @@ impl StoreDir {
             Mode::from_raw_mode(0o644),
         )
         .map_err(|e| match e {
-            Errno::LOOP => match self.stat(name, &path) {
-                Ok(Some(stat)) => expect(&path, &stat, Kind::File)
-                    .err()
-                    .unwrap_or_else(|| unwritable(&path, "open", e.into())),
-                Ok(None) => unwritable(&path, "open", e.into()),
-                Err(err) => err,
-            },
+            // Swapped in since the stat: still never followed.
+            Errno::LOOP => unwritable(&path, "open (a symlink, never followed)", e.into()),
             e => unwritable(&path, "open", e.into()),
         })?;
         let stat = rustix::fs::fstat(&fd).map_err(|e| unreadable(&path, "stat", e.into()))?;

@@ -10,6 +10,7 @@ use std::path::Path;
 use crate::error::Result;
 use crate::git::{Listing, Locate};
 use crate::quote::escape;
+use crate::scope::STORE_DIR;
 
 use super::fsio::untrusted;
 
@@ -46,19 +47,20 @@ pub(super) fn tracked(root: &Path) -> Result<Vec<String>> {
 /// Refuses (`untrusted-store`) a store any of whose files Git tracks.
 pub(super) fn refuse_tracked(root: &Path) -> Result<()> {
     let files = tracked(root)?;
-    let Some(first) = files.first() else {
+    if files.is_empty() {
         return Ok(());
-    };
+    }
     let name = root
         .file_name()
-        .map_or_else(|| ".ledger".into(), |n| n.to_string_lossy());
-    let others = match files.len() {
-        1 => String::new(),
-        n => format!(" (and {} more of its files)", n - 1),
-    };
+        .map_or_else(|| STORE_DIR.into(), |n| n.to_string_lossy());
+    let mut some = files.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    if files.len() > 3 {
+        some.push_str(", ...");
+    }
     let reason = format!(
-        "it is tracked by Git{others}: a store that comes with the checkout is not trusted; \
-         untrack it (git rm -r --cached {name}) and keep {name}/ ignored"
+        "Git tracks {} of its files ({some}): a store that comes with the checkout \
+         is not trusted; untrack it (git rm -r --cached {name}) and keep {name}/ ignored",
+        files.len()
     );
-    Err(untrusted(&root.join(first), reason))
+    Err(untrusted(root, reason))
 }
