@@ -312,6 +312,12 @@ fn a_new_store_ignores_itself_and_stays_out_of_inventories() {
     let paths: Vec<_> = inventory.entries.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(paths, ["a.txt"]);
     assert!(store.check().unwrap().is_clean());
+
+    // A store from before ledger wrote the file gets it with its next write.
+    fs::remove_file(&ignore).unwrap();
+    let head = store.head(REF).unwrap();
+    store.commit(REF, "state", head.as_ref(), &"next").unwrap();
+    assert_eq!(fs::read(&ignore).unwrap(), b"*\n");
 }
 
 #[test]

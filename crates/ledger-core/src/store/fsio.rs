@@ -150,8 +150,8 @@ impl StoreDir {
     /// Opens the store directory `root` (`None`: it does not exist, unless
     /// `missing` creates it). Its parent, the workspace, is the caller's choice
     /// and opened as given; the store itself is not followed if it is a
-    /// symlink. A store ledger creates gets a `.gitignore` holding `*`, so that
-    /// Git ignores it and it never comes with a checkout.
+    /// symlink. A store ledger writes to gets a `.gitignore` holding `*` (when
+    /// it has none), so that Git ignores it and it never comes with a checkout.
     pub(super) fn open_root(root: &Path, missing: Missing) -> Result<Option<StoreDir>> {
         let parent = match root.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -164,9 +164,11 @@ impl StoreDir {
             return StoreDir::checked(fd, root.to_path_buf()).map(Some);
         };
         let workspace = StoreDir::open_workspace(parent, missing)?;
-        let created = missing == Missing::Create && workspace.make_dir(name)?;
+        if missing == Missing::Create {
+            workspace.make_dir(name)?;
+        }
         let store = workspace.open_sub(name, root.to_path_buf(), missing)?;
-        if let (true, Some(store)) = (created, &store) {
+        if let (Missing::Create, Some(store)) = (missing, &store) {
             store.write_gitignore()?;
         }
         Ok(store)
@@ -234,13 +236,14 @@ impl StoreDir {
         })
     }
 
-    /// Creates the directory `name` unless it exists; `true` when it was created.
-    fn make_dir<P: rustix::path::Arg + AsRef<OsStr>>(&self, name: P) -> Result<bool> {
+    /// Creates the directory `name` unless it exists, syncing this directory
+    /// so that the new entry survives a crash.
+    fn make_dir<P: rustix::path::Arg + AsRef<OsStr>>(&self, name: P) -> Result<()> {
         let path = self.join(name.as_ref());
         match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
-            Ok(()) => self.sync().map(|()| true),
+            Ok(()) => self.sync(),
             // Exists, perhaps made by another writer: opening it checks what it is.
-            Err(Errno::EXIST) => Ok(false),
+            Err(Errno::EXIST) => Ok(()),
             Err(e) => Err(unwritable(&path, "create directory", e.into())),
         }
     }
@@ -373,18 +376,20 @@ impl StoreDir {
         ) {
             Ok(fd) => Ok(Some(File::from(fd))),
             Err(Errno::EXIST) => Ok(None),
-            Err(e) => Err(unwritable(&self.join(name), "create temp file", e.into())),
+            Err(e) => Err(unwritable(&self.join(name), "create", e.into())),
         }
     }
 
-    /// Writes `.gitignore` holding `*` into a store just created.
+    /// Writes `.gitignore` holding `*` into the store unless it has one: when
+    /// the store is created, and into a store made before ledger wrote it (or
+    /// by a writer that died before writing it).
     fn write_gitignore(&self) -> Result<()> {
-        let path = self.join(GITIGNORE);
-        if let Some(mut file) = self.create_new(GITIGNORE)? {
-            file.write_all(b"*\n")
-                .and_then(|()| file.sync_all())
-                .map_err(|e| unwritable(&path, "write", e))?;
-        }
+        let Some(mut file) = self.create_new(GITIGNORE)? else {
+            return Ok(());
+        };
+        file.write_all(b"*\n")
+            .and_then(|()| file.sync_all())
+            .map_err(|e| unwritable(&self.join(GITIGNORE), "write", e))?;
         self.sync()
     }
 
