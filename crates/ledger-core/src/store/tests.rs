@@ -297,6 +297,7 @@ fn files_are_never_group_or_world_writable() {
         store.record_path(&id),
         store.ref_path("changes/a"),
         store.root().join("lock"),
+        store.root().join(".gitignore"),
         store.records_dir(),
         store.refs_dir().join("changes"),
     ] {
