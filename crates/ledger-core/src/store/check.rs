@@ -21,10 +21,11 @@ pub struct RefHead {
     pub id: RecordId,
 }
 
-/// A store file whose content cannot be trusted.
+/// A store entry whose content cannot be trusted: corrupt, or untrusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CorruptFile {
-    /// The file, relative to the store root (`records/<id>.json`, `refs/<name>`).
+    /// The entry, relative to the store root (`records/<id>.json`,
+    /// `refs/<name>`, `tmp/<name>`, `lock`, ...; `.` for the store directory).
     pub file: String,
     /// What is wrong with it.
     pub reason: String,
@@ -51,7 +52,10 @@ pub struct StoreReport {
     pub orphans: Vec<RecordId>,
     /// Files left in `tmp/` by interrupted writes.
     pub temp_files: Vec<String>,
-    /// Record and ref files whose content cannot be trusted.
+    /// Record and ref files whose content cannot be trusted, and every entry
+    /// ledger would refuse to read: a symlink, FIFO, device, socket or
+    /// directory where another kind belongs, an entry owned by another user,
+    /// a file Git tracks.
     pub corrupt: Vec<CorruptFile>,
     /// Refs whose chain reaches a missing or corrupt record.
     pub dangling: Vec<DanglingRef>,
