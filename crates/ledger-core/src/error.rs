@@ -144,6 +144,17 @@ pub enum Error {
         /// Workspace path of the repository (`.` for the workspace itself).
         path: DisplayPath,
     },
+    /// A store, or an entry of it, that ledger did not create for this user: a
+    /// symlink, FIFO, device or socket where a file or directory belongs, a file
+    /// owned by another user, or a store whose files Git tracks (it came with
+    /// the checkout).
+    #[error("{path} is not trusted as ledger's store: {reason}")]
+    UntrustedStore {
+        /// The entry.
+        path: DisplayPath,
+        /// What is wrong with it, and what to do.
+        reason: String,
+    },
     /// A declared repository that is not a Git repository, or whose index or
     /// configuration cannot be read.
     #[error("cannot read Git repository {path}: {message}")]
@@ -415,6 +426,7 @@ impl Error {
             Error::ChangedWhileReading { .. } => "changed-while-reading",
             Error::OutsideWorkspace { .. } => "outside-workspace",
             Error::UntrustedRepository { .. } => "untrusted-repository",
+            Error::UntrustedStore { .. } => "untrusted-store",
             Error::Git { .. } => "git",
             Error::BadFingerprint { .. } => "bad-fingerprint",
             Error::MalformedRecord { .. } => "malformed-record",
@@ -459,6 +471,7 @@ impl Error {
             | Error::ChangedWhileReading { path }
             | Error::OutsideWorkspace { path, .. }
             | Error::UntrustedRepository { path }
+            | Error::UntrustedStore { path, .. }
             | Error::Git { path, .. }
             | Error::MalformedRecord { record: path, .. }
             | Error::UnsupportedVersion { record: path, .. }
@@ -502,6 +515,7 @@ impl Error {
         "changed-while-reading",
         "outside-workspace",
         "untrusted-repository",
+        "untrusted-store",
         "git",
         "bad-fingerprint",
         "malformed-record",

@@ -8,7 +8,15 @@
 //! refs/<name>         one line: the id of the record the ref names
 //! tmp/                files being written; anything left here was interrupted
 //! lock                held while a ref is compared and replaced
+//! .gitignore          `*`, written with the store: Git ignores it
 //! ```
+//!
+//! Trust boundary (SPEC §15): every path is opened `openat`-style from the
+//! store directory, never through a symlink; an entry that is not a directory
+//! or regular file where ledger keeps one, or that another user owns, is
+//! refused with `untrusted-store` and never opened for reading; every read is
+//! bounded (`too-large`); and a store whose files Git tracks came with the
+//! checkout and is refused too. [`Store::check`] lists all of these instead.
 //!
 //! Saving order: canonical outcome → immutable record → state pointer. A record
 //! is complete and synced before any ref names it, so an interrupted save leaves
@@ -39,12 +47,12 @@ mod check;
 mod fsio;
 #[cfg(test)]
 mod tests;
+mod trust;
 
 use std::collections::HashSet;
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::SystemTime;
@@ -58,7 +66,13 @@ use crate::error::{Error, Result};
 use crate::scope::{STORE_DIR, Scope};
 
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
-use fsio::{TempFile, is_absent, shown, unreadable, unwritable};
+use fsio::{Missing, RECORD_LIMIT, REF_LIMIT, StoreDir, TempFile, shown, unreadable, unwritable};
+
+/// The store's entries, below its directory.
+const RECORDS: &str = "records";
+const REFS: &str = "refs";
+const TMP: &str = "tmp";
+const LOCK: &str = "lock";
 
 /// The `format` field of every stored record.
 pub const STORED_RECORD_FORMAT: &str = "ledger-record";
@@ -205,23 +219,26 @@ impl Store {
     /// existing record is never replaced, even by a racing writer.
     fn write_bytes(&self, bytes: &[u8]) -> Result<RecordId> {
         let id = RecordId::of(bytes);
-        let records = self.records_dir();
-        fsio::ensure_dir(&records)?;
-        let mut temp = TempFile::create(&self.tmp_dir(), "record")?;
+        let root = self.create_dir()?;
+        let records = root.make_sub(RECORDS)?;
+        let tmp = root.make_sub(TMP)?;
+        let mut temp = TempFile::create(&tmp, "record")?;
         temp.write_synced(bytes)?;
-        let target = self.record_path(&id);
-        let linked = fs::hard_link(temp.path(), &target);
+        let name = record_name(&id);
+        let linked = tmp.link(temp.name(), &records, &name);
         // The temp name is removed whatever happened; should that fail, the
         // leftover is harmless and `check` lists it.
         drop(temp);
         match linked {
             Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => same_bytes(&target, bytes)?,
-            Err(e) => return Err(unwritable(&target, "link record", e)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                same_bytes(&records, &name, bytes)?;
+            }
+            Err(e) => return Err(unwritable(&records.join(&name), "link record", e)),
         }
         // The new name is durable only once its directory is synced. Also after
         // AlreadyExists: the writer that created it may not have synced yet.
-        fsio::sync_dir(&records)?;
+        records.sync()?;
         Ok(id)
     }
 
@@ -231,6 +248,7 @@ impl Store {
     /// bytes do not hash to its name, or its header does not parse.
     /// `unsupported-version`: another format or major version.
     /// `malformed-record`: the record is intact but its body is not a `T`.
+    /// `untrusted-store`, `too-large`: see [`Store::head`].
     pub fn read_record<T: DeserializeOwned>(&self, id: &RecordId) -> Result<StoredRecord<T>> {
         let (path, bytes, _) = self.read_header(id)?;
         let mut json = serde_json::Deserializer::from_slice(&bytes);
@@ -267,44 +285,47 @@ impl Store {
 
     /// Reads a record's file and verified header.
     fn read_header(&self, id: &RecordId) -> Result<(PathBuf, Vec<u8>, StoredRecord<IgnoredAny>)> {
-        let path = self.record_path(id);
-        let bytes = fs::read(&path).map_err(|e| unreadable(&path, "read record", e))?;
-        match verify(id, &bytes) {
-            Ok(header) => Ok((path, bytes, header)),
-            Err(defect) => Err(defect.into_error(&path)),
-        }
+        let root = self.existing_dir()?;
+        let (bytes, header) = read_header_in(root.as_ref(), &self.record_path(id), id)?;
+        Ok((self.record_path(id), bytes, header))
     }
 
     /// The record a ref names now (`None` when the ref does not exist yet).
     ///
     /// Ref names are `/`-separated segments of `[A-Za-z0-9._-]`, none starting
     /// with `.`, e.g. `changes/add-auth` or `gates/test`.
+    ///
+    /// Every read of the store refuses with `untrusted-store` a store that is
+    /// not what ledger created for this user — a symlink, FIFO, device or socket
+    /// where a file or directory belongs, an entry owned by another user, a
+    /// store whose files Git tracks — and with `too-large` a ref or record past
+    /// its bound. An absent store is empty, but only in a workspace that exists:
+    /// a workspace that does not (a mistyped `--workspace`) is `unreadable`.
     pub fn head(&self, reference: &str) -> Result<Option<RecordId>> {
         check_ref_name(reference)?;
-        let head = read_ref(&self.ref_path(reference))?;
-        if head.is_none() {
-            self.check_workspace()?;
+        match self.existing_dir()? {
+            Some(root) => read_ref(&root, reference),
+            None => Ok(None),
         }
-        Ok(head)
     }
 
-    /// An absent store is empty, but only in a workspace that exists: a workspace
-    /// that does not (a mistyped `--workspace`) is `unreadable`, never an empty store
-    /// whose checks all pass. Asked only when something was found absent.
-    pub(crate) fn check_workspace(&self) -> Result<()> {
-        let workspace = match self.root.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
-        match fs::metadata(workspace) {
-            Ok(meta) if meta.is_dir() => Ok(()),
-            Ok(_) => {
-                let not_dir =
-                    std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory");
-                Err(unreadable(workspace, "open workspace", not_dir))
-            }
-            Err(e) => Err(unreadable(workspace, "open workspace", e)),
+    /// The store directory, opened and trusted; `None` when there is none yet.
+    fn existing_dir(&self) -> Result<Option<StoreDir>> {
+        let root = StoreDir::open_root(&self.root, Missing::Absent)?;
+        if root.is_some() {
+            trust::refuse_tracked(&self.root)?;
         }
+        Ok(root)
+    }
+
+    /// The store directory, created if needed, opened and trusted.
+    fn create_dir(&self) -> Result<StoreDir> {
+        let root = StoreDir::open_root(&self.root, Missing::Create)?.ok_or_else(|| {
+            let gone = io::Error::new(io::ErrorKind::NotFound, "removed as it was created");
+            unwritable(&self.root, "create directory", gone)
+        })?;
+        trust::refuse_tracked(&self.root)?;
+        Ok(root)
     }
 
     /// Compare-and-swap: points `reference` at `new` only if it still names
@@ -331,11 +352,10 @@ impl Store {
                 expected: or_none(expected),
             });
         }
-        let target = self.ref_path(reference);
-        let dir = target.parent().unwrap_or(&self.root).to_path_buf();
-        fsio::ensure_dir(&dir)?;
-        let _lock = self.lock()?;
-        let found = read_ref(&target)?;
+        let root = self.create_dir()?;
+        let (dir, leaf) = ref_dir(&root, reference)?;
+        let _lock = lock(&root)?;
+        let found = read_ref_in(&dir, leaf)?;
         if found.as_ref() == Some(new) {
             return Ok(());
         }
@@ -347,7 +367,7 @@ impl Store {
                 orphan: new.to_string(),
             });
         }
-        self.replace_ref(&target, &dir, new)
+        replace_ref(&root, &dir, leaf, new)
     }
 
     /// Appends a record to a ref's chain, whatever the ref names now: under the
@@ -356,24 +376,13 @@ impl Store {
     /// before; state derived from what a writer read uses [`Store::commit`].
     pub fn append<T: Serialize>(&self, reference: &str, kind: &str, body: &T) -> Result<RecordId> {
         check_ref_name(reference)?;
-        let target = self.ref_path(reference);
-        let dir = target.parent().unwrap_or(&self.root).to_path_buf();
-        fsio::ensure_dir(&dir)?;
-        let _lock = self.lock()?;
-        let head = read_ref(&target)?;
+        let root = self.create_dir()?;
+        let (dir, leaf) = ref_dir(&root, reference)?;
+        let _lock = lock(&root)?;
+        let head = read_ref_in(&dir, leaf)?;
         let id = self.write_record(kind, head.as_ref(), body)?;
-        self.replace_ref(&target, &dir, &id)?;
+        replace_ref(&root, &dir, leaf, &id)?;
         Ok(id)
-    }
-
-    /// Points the ref file `target` at `id`; the caller holds the lock.
-    fn replace_ref(&self, target: &Path, dir: &Path, id: &RecordId) -> Result<()> {
-        let mut temp = TempFile::create(&self.tmp_dir(), "ref")?;
-        temp.write_synced(format!("{id}\n").as_bytes())?;
-        // rename() replaces the ref atomically: a reader sees the old id or the
-        // new one, never a partly written file.
-        temp.rename_to(target)?;
-        fsio::sync_dir(dir)
     }
 
     /// Writes a record following `expected`, then advances the ref to it. On
@@ -392,26 +401,26 @@ impl Store {
     }
 
     /// Every ref and the record it names, sorted by name. A ref file that does
-    /// not hold a record id is refused with `corrupt-record`.
+    /// not hold a record id is refused with `corrupt-record`; an entry below
+    /// `refs/` that is not a file or directory of this user's, with
+    /// `untrusted-store`.
     pub fn refs(&self) -> Result<Vec<(String, RecordId)>> {
         self.scan_refs()?
             .into_iter()
-            .map(|r| match r.head {
-                Ok(id) => Ok((r.name, id)),
-                Err(reason) => Err(Error::CorruptRecord {
-                    path: shown(&r.path),
-                    reason,
-                }),
-            })
+            .map(|r| r.head.map(|id| (r.name, id)))
             .collect()
     }
 
     /// The ids on a ref, newest first, following each record's `previous`. A
     /// missing or corrupt record on the way ends the walk with its error.
     pub fn history(&self, reference: &str) -> Result<Vec<RecordId>> {
+        check_ref_name(reference)?;
+        let Some(root) = self.existing_dir()? else {
+            return Ok(Vec::new());
+        };
         let mut ids = Vec::new();
         let mut seen = HashSet::new();
-        let mut next = self.head(reference)?;
+        let mut next = read_ref(&root, reference)?;
         while let Some(id) = next {
             // Unreachable without a SHA-256 collision, but a loop must not hang.
             if !seen.insert(id) {
@@ -420,51 +429,34 @@ impl Store {
                     reason: "the chain of previous records loops back to it".to_owned(),
                 });
             }
-            next = self.read_header(&id)?.2.previous;
+            next = read_header_in(Some(&root), &self.record_path(&id), &id)?
+                .1
+                .previous;
             ids.push(id);
         }
         Ok(ids)
     }
 
-    /// Takes the store's exclusive lock, released when the file is dropped.
-    ///
-    /// The lock is a file of its own because the ref itself is replaced by
-    /// rename: a lock on the ref would be held on a file that is swapped away,
-    /// and the next writer would lock the new one without waiting. The lock is
-    /// advisory (`flock`), so the kernel drops it when its holder dies: a killed
-    /// writer never leaves a stale lock behind.
-    fn lock(&self) -> Result<File> {
-        fsio::ensure_dir(&self.root)?;
-        let path = self.root.join("lock");
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o644)
-            .open(&path)
-            .map_err(|e| unwritable(&path, "open lock file", e))?;
-        file.lock().map_err(|e| unwritable(&path, "lock", e))?;
-        Ok(file)
-    }
-
     fn records_dir(&self) -> PathBuf {
-        self.root.join("records")
+        self.root.join(RECORDS)
     }
 
+    #[cfg(test)]
     fn refs_dir(&self) -> PathBuf {
-        self.root.join("refs")
+        self.root.join(REFS)
     }
 
+    #[cfg(test)]
     fn tmp_dir(&self) -> PathBuf {
-        self.root.join("tmp")
+        self.root.join(TMP)
     }
 
     pub(crate) fn record_path(&self, id: &RecordId) -> PathBuf {
-        self.records_dir().join(format!("{id}.json"))
+        self.records_dir().join(record_name(id))
     }
 
     /// The file of a ref whose name has been checked.
+    #[cfg(test)]
     fn ref_path(&self, reference: &str) -> PathBuf {
         self.refs_dir().join(reference)
     }
@@ -475,16 +467,119 @@ fn or_none(id: Option<&RecordId>) -> String {
     id.map_or_else(|| "none".to_owned(), RecordId::to_string)
 }
 
-/// Succeeds when the existing record file holds exactly `bytes`.
-fn same_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
-    let existing = fs::read(path).map_err(|e| unreadable(path, "read record", e))?;
+/// The file name of a record.
+fn record_name(id: &RecordId) -> String {
+    format!("{id}.json")
+}
+
+/// Succeeds when the existing record file `name` holds exactly `bytes`.
+fn same_bytes(records: &StoreDir, name: &str, bytes: &[u8]) -> Result<()> {
+    let path = records.join(name);
+    let existing = records
+        .read(name, "record", RECORD_LIMIT)?
+        .ok_or_else(|| unreadable(&path, "read record", io::ErrorKind::NotFound.into()))?;
     if existing == bytes {
         return Ok(());
     }
     Err(Error::CorruptRecord {
-        path: shown(path),
+        path: shown(&path),
         reason: "it already exists with other bytes than the record named by their hash".to_owned(),
     })
+}
+
+/// Reads the record `id` (at `path`, for messages) of the store `root` (`None`:
+/// there is no store) and verifies its header.
+fn read_header_in(
+    root: Option<&StoreDir>,
+    path: &Path,
+    id: &RecordId,
+) -> Result<(Vec<u8>, StoredRecord<IgnoredAny>)> {
+    let records = match root {
+        Some(root) => root.sub(RECORDS, Missing::Absent)?,
+        None => None,
+    };
+    let bytes = match records {
+        Some(records) => records.read(&record_name(id), "record", RECORD_LIMIT)?,
+        None => None,
+    };
+    let bytes =
+        bytes.ok_or_else(|| unreadable(path, "read record", io::ErrorKind::NotFound.into()))?;
+    match verify(id, &bytes) {
+        Ok(header) => Ok((bytes, header)),
+        Err(defect) => Err(defect.into_error(path)),
+    }
+}
+
+/// Takes the store's exclusive lock, released when the file is dropped.
+///
+/// The lock is a file of its own because the ref itself is replaced by
+/// rename: a lock on the ref would be held on a file that is swapped away,
+/// and the next writer would lock the new one without waiting. The lock is
+/// advisory (`flock`), so the kernel drops it when its holder dies: a killed
+/// writer never leaves a stale lock behind. It is opened `O_NOFOLLOW`, so a
+/// symlink planted as `lock` never makes ledger create a file elsewhere.
+fn lock(root: &StoreDir) -> Result<File> {
+    let file = root.open_or_create(LOCK)?;
+    file.lock()
+        .map_err(|e| unwritable(&root.join(LOCK), "lock", e))?;
+    Ok(file)
+}
+
+/// The directory of the ref `reference` (a checked name), created if needed,
+/// and the ref's file name in it.
+fn ref_dir<'r>(root: &StoreDir, reference: &'r str) -> Result<(StoreDir, &'r str)> {
+    let (dirs, leaf) = match reference.rsplit_once('/') {
+        Some((dirs, leaf)) => (Some(dirs), leaf),
+        None => (None, reference),
+    };
+    let mut dir = root.make_sub(REFS)?;
+    for segment in dirs.into_iter().flat_map(|d| d.split('/')) {
+        dir = dir.make_sub(segment)?;
+    }
+    Ok((dir, leaf))
+}
+
+/// Points the ref `leaf` of `dir` at `id`; the caller holds the lock.
+fn replace_ref(root: &StoreDir, dir: &StoreDir, leaf: &str, id: &RecordId) -> Result<()> {
+    let tmp = root.make_sub(TMP)?;
+    let mut temp = TempFile::create(&tmp, "ref")?;
+    temp.write_synced(format!("{id}\n").as_bytes())?;
+    // rename() replaces the ref atomically: a reader sees the old id or the
+    // new one, never a partly written file.
+    temp.rename_to(dir, leaf)?;
+    dir.sync()
+}
+
+/// Reads the ref `reference` (a checked name) of the store `root`: `None`
+/// when it does not exist.
+fn read_ref(root: &StoreDir, reference: &str) -> Result<Option<RecordId>> {
+    let Some(mut dir) = root.sub(REFS, Missing::Absent)? else {
+        return Ok(None);
+    };
+    let mut segments = reference.split('/').peekable();
+    while let Some(segment) = segments.next() {
+        if segments.peek().is_none() {
+            return read_ref_in(&dir, segment);
+        }
+        match dir.sub(segment, Missing::AbsentOrFile)? {
+            Some(next) => dir = next,
+            None => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// Reads the ref file `leaf` of `dir`: `None` when it does not exist.
+fn read_ref_in(dir: &StoreDir, leaf: &str) -> Result<Option<RecordId>> {
+    let Some(bytes) = dir.read(leaf, "ref", REF_LIMIT)? else {
+        return Ok(None);
+    };
+    parse_ref(&bytes)
+        .map(Some)
+        .map_err(|reason| Error::CorruptRecord {
+            path: shown(&dir.join(leaf)),
+            reason,
+        })
 }
 
 /// Why a record file cannot be trusted.
@@ -535,20 +630,6 @@ fn verify(id: &RecordId, bytes: &[u8]) -> Result<StoredRecord<IgnoredAny>, Defec
         )));
     }
     Ok(header)
-}
-
-/// Reads a ref file: `None` when it does not exist.
-fn read_ref(path: &Path) -> Result<Option<RecordId>> {
-    match fs::read(path) {
-        Ok(bytes) => parse_ref(&bytes)
-            .map(Some)
-            .map_err(|reason| Error::CorruptRecord {
-                path: shown(path),
-                reason,
-            }),
-        Err(e) if is_absent(&e) => Ok(None),
-        Err(e) => Err(unreadable(path, "read ref", e)),
-    }
 }
 
 /// A ref file holds exactly `<64 hex>\n`.

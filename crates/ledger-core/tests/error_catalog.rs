@@ -289,6 +289,14 @@ fn too_large() -> Error {
     set.inventory("design").unwrap_err()
 }
 
+/// A store that is a symlink to another directory: never followed.
+fn untrusted_store() -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
+    symlink("elsewhere", dir.path().join(STORE_DIR)).unwrap();
+    Store::open(dir.path()).head("changes/x").unwrap_err()
+}
+
 fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
     let dir = tempfile::tempdir().unwrap();
     let prerequisites = prerequisite
@@ -398,6 +406,7 @@ fn every_code_is_provoked_by_a_real_input() {
         ("upstream-blocked", upstream_blocked()),
         ("absent-artifact", absent_artifact()),
         ("too-large", too_large()),
+        ("untrusted-store", untrusted_store()),
         (
             "invalid-argument",
             retire(&Store::open(Path::new("/nonexistent")), "c", " ").unwrap_err(),

@@ -157,6 +157,8 @@ fn racing_processes_each_advance_the_chain_exactly_once() {
     assert!(report.temp_files.is_empty(), "{:?}", report.temp_files);
     // Four processes on one ref: if none ever collided, this test proved nothing.
     assert!(!conflicted.is_empty(), "the workers never raced");
+    // Four processes created the store at once: one wrote its .gitignore.
+    assert_eq!(fs::read(store.root().join(".gitignore")).unwrap(), b"*\n");
     assert_modes(store.root());
 }
 

@@ -192,6 +192,16 @@ function openspecCheckout(t) {
 test('approvals refuse: materials, artifacts, graphs, sources, the store', async (t) => {
   const s = openspecCheckout(t)
   const change = { workspace: s.w, change: 'add-auth' }
+  // A design document past the bound ledger reads documents with.
+  const design = fs.readFileSync(s.path(`${CHANGE}/design.md`))
+  fs.truncateSync(s.path(`${CHANGE}/design.md`), 17 * 1024 * 1024)
+  await both(
+    () => ledger.changeInventory(change, 'design'),
+    () => ledger.changeInventorySync(change, 'design'),
+    'too-large',
+    'design.md',
+  )
+  fs.writeFileSync(s.path(`${CHANGE}/design.md`), design)
   // design.md links a directory: ambiguous.
   await both(
     () => ledger.changeInventory(change, 'design'),
@@ -275,7 +285,7 @@ test('approvals refuse: materials, artifacts, graphs, sources, the store', async
   await one(() => ledger.artifactGraph({ schema: path.join(s.dir, 'none.yaml') }), 'unreadable', 'none.yaml')
   await one(() => ledger.artifactGraph({ schema, yaml: cycle }), 'invalid-argument', 'either', { pathProperty: false })
 
-  // The store: a bad ref name, a corrupt ref, an unwritable store.
+  // The store: a bad ref name, a corrupt ref, an unwritable ref, an untrusted store.
   const store = ledger.Store.open(s.w)
   await both(() => store.head('../x'), () => store.headSync('../x'), 'bad-ref-name', '../x', { pathProperty: false })
   fs.mkdirSync(s.path('.ledger/refs/changes'), { recursive: true })
@@ -287,12 +297,21 @@ test('approvals refuse: materials, artifacts, graphs, sources, the store', async
     'corrupt-record',
     'add-auth',
   )
+  // A ref named `changes` where the directory of the change refs belongs.
+  fs.rmSync(s.path('.ledger/refs/changes'), { recursive: true })
+  fs.writeFileSync(s.path('.ledger/refs/changes'), 'not a record id\n')
+  await both(
+    () => ledger.approve(change, 'proposal', 'msg 1'),
+    () => ledger.approveSync(change, 'proposal', 'msg 1'),
+    'unwritable',
+    '.ledger/refs/changes',
+  )
   fs.rmSync(s.path('.ledger'), { recursive: true })
   fs.writeFileSync(s.path('.ledger'), 'a file where the store directory belongs')
   await both(
     () => ledger.approve(change, 'proposal', 'msg 1'),
     () => ledger.approveSync(change, 'proposal', 'msg 1'),
-    'unwritable',
+    'untrusted-store',
     '.ledger',
   )
 })

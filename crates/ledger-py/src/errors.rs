@@ -51,6 +51,7 @@ error_classes! {
     ChangedWhileReadingError => "changed-while-reading": "A file whose size or mtime changed while it was read.",
     OutsideWorkspaceError => "outside-workspace": "A path that would leave the workspace (absolute, or with '..').",
     UntrustedRepositoryError => "untrusted-repository": "A repository owned by another user (git's safe.directory).",
+    UntrustedStoreError => "untrusted-store": "A store entry ledger did not create for this user: a symlink or special file, another user's, or tracked by Git.",
     GitError => "git": "A declared repository that is not a Git repository or cannot be read.",
     BadFingerprintError => "bad-fingerprint": "Text that is not 'sha256:' and 64 lowercase hex digits.",
     MalformedRecordError => "malformed-record": "A record that is not valid JSON, has wrong fields, or does not reproduce its fingerprint.",

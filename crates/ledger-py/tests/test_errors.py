@@ -133,6 +133,14 @@ def test_unreadable_by_permission_as_nobody() -> None:
 
 def unwritable(tmp: Path) -> object:
     make_change(tmp)
+    # A ref named `changes` where the directory of the change refs belongs.
+    write(tmp, ".ledger/refs/changes", "not a record id\n")
+    store = ledger.Store(tmp)
+    return ledger.approve(store, ledger.ChangeSet(tmp, CHANGE), "proposal", "msg 1")
+
+
+def untrusted_store(tmp: Path) -> object:
+    make_change(tmp)
     write(tmp, "not-a-dir", "a file where the store's directory should be")
     store = ledger.Store.at(tmp / "not-a-dir")
     return ledger.approve(store, ledger.ChangeSet(tmp, CHANGE), "proposal", "msg 1")
@@ -346,6 +354,7 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "changed-while-reading": [changed_while_reading],
     "outside-workspace": [outside_workspace],
     "untrusted-repository": [untrusted_repository],
+    "untrusted-store": [untrusted_store],
     "git": [git_error],
     "invalid-gitfile": [invalid_gitfile],
     "git-environment": [git_environment],

@@ -3,15 +3,14 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::OsStr;
-use std::fs;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
 
+use rustix::fs::FileType;
 use serde::{Deserialize, Serialize};
 
-use super::fsio::{is_absent, unreadable};
-use super::{RecordId, Store, check_ref_name, parse_ref, verify};
-use crate::error::{DisplayPath, Result};
+use super::fsio::{GITIGNORE, Kind, Missing, RECORD_LIMIT, REF_LIMIT, StoreDir, expect, shown};
+use super::{LOCK, RECORDS, REFS, RecordId, Store, TMP, check_ref_name, parse_ref, trust, verify};
+use crate::error::{DisplayPath, Error, Result};
 
 /// A ref and the record it names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,10 +21,11 @@ pub struct RefHead {
     pub id: RecordId,
 }
 
-/// A store file whose content cannot be trusted.
+/// A store entry whose content cannot be trusted: corrupt, or untrusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CorruptFile {
-    /// The file, relative to the store root (`records/<id>.json`, `refs/<name>`).
+    /// The entry, relative to the store root (`records/<id>.json`,
+    /// `refs/<name>`, `tmp/<name>`, `lock`, ...; `.` for the store directory).
     pub file: String,
     /// What is wrong with it.
     pub reason: String,
@@ -52,7 +52,10 @@ pub struct StoreReport {
     pub orphans: Vec<RecordId>,
     /// Files left in `tmp/` by interrupted writes.
     pub temp_files: Vec<String>,
-    /// Record and ref files whose content cannot be trusted.
+    /// Record and ref files whose content cannot be trusted, and every entry
+    /// ledger would refuse to read: a symlink, FIFO, device, socket or
+    /// directory where another kind belongs, an entry owned by another user,
+    /// a file Git tracks.
     pub corrupt: Vec<CorruptFile>,
     /// Refs whose chain reaches a missing or corrupt record.
     pub dangling: Vec<DanglingRef>,
@@ -74,28 +77,54 @@ type Links = BTreeMap<RecordId, Option<RecordId>>;
 /// One file below `refs/`, read.
 pub(super) struct ScannedRef {
     pub(super) name: String,
-    pub(super) path: PathBuf,
-    /// The record it names, or why it names none.
-    pub(super) head: Result<RecordId, String>,
+    /// The record it names, or why it names none (`corrupt-record`,
+    /// `untrusted-store`, `too-large`).
+    pub(super) head: Result<RecordId>,
 }
 
 impl Store {
     /// Lists orphan records, leftover temp files, corrupt records and refs, and
-    /// refs whose chain reaches a missing record. An absent store is clean; a
-    /// workspace that does not exist is `unreadable`.
+    /// refs whose chain reaches a missing record. Lists as corrupt, too, every
+    /// entry ledger would refuse to read — a symlink, FIFO, device, socket or
+    /// directory where another kind belongs, an entry owned by another user, a
+    /// file Git tracks — instead of following it or stopping at it. An absent
+    /// store is clean; a workspace that does not exist is `unreadable`.
     ///
     /// Meant for a store at rest: a save in progress shows as a temp file or an
     /// orphan. It never shows as a dangling ref: refs are read before records,
     /// and a record is complete before any ref names it.
     pub fn check(&self) -> Result<StoreReport> {
-        if !self.root().exists() {
-            self.check_workspace()?;
+        let mut corrupt = Vec::new();
+        let root = match StoreDir::open_root(self.root(), Missing::Absent) {
+            Ok(Some(root)) => root,
+            Ok(None) => return Ok(StoreReport::default()),
+            Err(e) => {
+                corrupt.push(listed(".".to_owned(), e)?);
+                return Ok(StoreReport {
+                    corrupt,
+                    ..StoreReport::default()
+                });
+            }
+        };
+        for file in trust::tracked(self.root())? {
+            let reason = trust::TRACKED.to_owned();
+            corrupt.push(CorruptFile { file, reason });
         }
-        let scanned = self.scan_refs()?;
-        let (records, mut corrupt) = self.scan_records()?;
+        check_files(&root, &mut corrupt)?;
+        let scanned = match open_listed(&root, REFS, &mut corrupt)? {
+            Some(refs) => scan_refs_in(&refs)?,
+            None => Vec::new(),
+        };
+        let records = match open_listed(&root, RECORDS, &mut corrupt)? {
+            Some(dir) => scan_records(&dir, &mut corrupt)?,
+            None => Links::new(),
+        };
         let mut report = StoreReport {
             records: records.len(),
-            temp_files: self.scan_temp()?,
+            temp_files: match open_listed(&root, TMP, &mut corrupt)? {
+                Some(dir) => scan_temp(&dir, &mut corrupt)?,
+                None => Vec::new(),
+            },
             ..StoreReport::default()
         };
         let mut reachable = HashSet::new();
@@ -110,10 +139,7 @@ impl Store {
                     }
                     report.refs.push(RefHead { name: r.name, id });
                 }
-                Err(reason) => corrupt.push(CorruptFile {
-                    file: format!("refs/{}", r.name),
-                    reason,
-                }),
+                Err(e) => corrupt.push(listed(format!("{REFS}/{}", r.name), e)?),
             }
         }
         report.orphans = records
@@ -127,49 +153,114 @@ impl Store {
 
     /// Every file below `refs/`, sorted by name.
     pub(super) fn scan_refs(&self) -> Result<Vec<ScannedRef>> {
-        let mut found = Vec::new();
-        collect_refs(&self.refs_dir(), "", &mut found)?;
-        found.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(found)
-    }
-
-    /// Intact records (id → previous) and the record files that are not.
-    fn scan_records(&self) -> Result<(Links, Vec<CorruptFile>)> {
-        let mut records = BTreeMap::new();
-        let mut corrupt = Vec::new();
-        for (name, path) in list_dir(&self.records_dir())? {
-            let id = Path::new(&name)
-                .to_str()
-                .and_then(|n| n.strip_suffix(".json"))
-                .and_then(|n| n.parse::<RecordId>().ok());
-            let shown_name = format!("records/{}", escaped(&name));
-            let Some(id) = id else {
-                let reason = "not named <64 lowercase hex digits>.json".to_owned();
-                corrupt.push(CorruptFile {
-                    file: shown_name,
-                    reason,
-                });
-                continue;
-            };
-            let bytes = fs::read(&path).map_err(|e| unreadable(&path, "read record", e))?;
-            match verify(&id, &bytes) {
-                Ok(header) => {
-                    records.insert(id, header.previous);
-                }
-                Err(defect) => corrupt.push(CorruptFile {
-                    file: shown_name,
-                    reason: defect.reason().to_owned(),
-                }),
-            }
+        let Some(root) = self.existing_dir()? else {
+            return Ok(Vec::new());
+        };
+        match root.sub(REFS, Missing::Absent)? {
+            Some(refs) => scan_refs_in(&refs),
+            None => Ok(Vec::new()),
         }
-        Ok((records, corrupt))
     }
+}
 
-    /// Names of the files left in `tmp/`.
-    fn scan_temp(&self) -> Result<Vec<String>> {
-        let entries = list_dir(&self.tmp_dir())?;
-        Ok(entries.iter().map(|(name, _)| escaped(name)).collect())
+/// A problem with the store entry `file` as `check` lists it, when `e` is one
+/// (the entry is corrupt, untrusted or too large); any other error stops the
+/// check.
+fn listed(file: String, e: Error) -> Result<CorruptFile> {
+    let reason = match e {
+        Error::CorruptRecord { reason, .. } | Error::UntrustedStore { reason, .. } => reason,
+        Error::TooLarge { what, limit, .. } => {
+            format!("it is larger than {limit} bytes, the most ledger reads of a {what}")
+        }
+        e => return Err(e),
+    };
+    Ok(CorruptFile { file, reason })
+}
+
+/// The directory `name` of the store, or `None` (listed in `corrupt` when it
+/// is not a directory of this user's).
+fn open_listed(
+    root: &StoreDir,
+    name: &str,
+    corrupt: &mut Vec<CorruptFile>,
+) -> Result<Option<StoreDir>> {
+    match root.sub(name, Missing::Absent) {
+        Ok(dir) => Ok(dir),
+        Err(e) => {
+            corrupt.push(listed(name.to_owned(), e)?);
+            Ok(None)
+        }
     }
+}
+
+/// Lists the store's own files (`lock`, `.gitignore`) when they are not
+/// regular files of this user's.
+fn check_files(root: &StoreDir, corrupt: &mut Vec<CorruptFile>) -> Result<()> {
+    for name in [LOCK, GITIGNORE] {
+        let path = root.join(name);
+        if let Some(stat) = root.stat(name, &path)?
+            && let Err(e) = expect(&path, &stat, Kind::File)
+        {
+            corrupt.push(listed(name.to_owned(), e)?);
+        }
+    }
+    Ok(())
+}
+
+/// Intact records (id → previous); the record entries that are not are added
+/// to `corrupt`.
+fn scan_records(records: &StoreDir, corrupt: &mut Vec<CorruptFile>) -> Result<Links> {
+    let mut intact = BTreeMap::new();
+    for name in records.names()? {
+        let shown_name = format!("{RECORDS}/{}", escaped(&name));
+        let id = name
+            .to_str()
+            .and_then(|n| n.strip_suffix(".json"))
+            .and_then(|n| n.parse::<RecordId>().ok());
+        let (Some(id), Some(text)) = (id, name.to_str()) else {
+            let reason = "not named <64 lowercase hex digits>.json".to_owned();
+            corrupt.push(CorruptFile {
+                file: shown_name,
+                reason,
+            });
+            continue;
+        };
+        let bytes = match records.read(text, "record", RECORD_LIMIT) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => continue,
+            Err(e) => {
+                corrupt.push(listed(shown_name, e)?);
+                continue;
+            }
+        };
+        match verify(&id, &bytes) {
+            Ok(header) => {
+                intact.insert(id, header.previous);
+            }
+            Err(defect) => corrupt.push(CorruptFile {
+                file: shown_name,
+                reason: defect.reason().to_owned(),
+            }),
+        }
+    }
+    Ok(intact)
+}
+
+/// Names of the files left in `tmp/`; its entries that are not regular files
+/// of this user's are added to `corrupt` instead.
+fn scan_temp(tmp: &StoreDir, corrupt: &mut Vec<CorruptFile>) -> Result<Vec<String>> {
+    let mut left = Vec::new();
+    for name in tmp.names()? {
+        let path = tmp.join(&name);
+        let Some(stat) = tmp.stat(&*name, &path)? else {
+            continue;
+        };
+        match expect(&path, &stat, Kind::File) {
+            Ok(()) => left.push(escaped(&name)),
+            Err(e) => corrupt.push(listed(format!("{TMP}/{}", escaped(&name)), e)?),
+        }
+    }
+    Ok(left)
 }
 
 /// Marks the chain from `id` reachable; returns the first id on it that is not
@@ -187,49 +278,49 @@ fn walk(records: &Links, id: RecordId, reachable: &mut HashSet<RecordId>) -> Opt
     None
 }
 
-/// Reads every file below `dir` into `found`; `prefix` is the ref name of `dir`.
-fn collect_refs(dir: &Path, prefix: &str, found: &mut Vec<ScannedRef>) -> Result<()> {
-    for (file_name, path) in list_dir(dir)? {
-        let name = format!("{prefix}{}", escaped(&file_name));
-        let meta = match fs::symlink_metadata(&path) {
-            Ok(meta) => meta,
-            Err(e) if is_absent(&e) => continue,
-            Err(e) => return Err(unreadable(&path, "stat", e)),
-        };
-        if meta.is_dir() {
-            collect_refs(&path, &format!("{name}/"), found)?;
-            continue;
-        }
-        let head = if check_ref_name(&name).is_err() {
-            Err("not a valid ref name".to_owned())
-        } else if !meta.is_file() {
-            Err("not a regular file".to_owned())
-        } else {
-            match fs::read(&path) {
-                Ok(bytes) => parse_ref(&bytes),
-                Err(e) if is_absent(&e) => continue,
-                Err(e) => return Err(unreadable(&path, "read ref", e)),
-            }
-        };
-        found.push(ScannedRef { name, path, head });
-    }
-    Ok(())
+/// Every file below the `refs/` directory `refs`, sorted by name.
+fn scan_refs_in(refs: &StoreDir) -> Result<Vec<ScannedRef>> {
+    let mut found = Vec::new();
+    collect_refs(refs, "", &mut found)?;
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(found)
 }
 
-/// The entries of a directory (none when it does not exist), sorted by name.
-fn list_dir(dir: &Path) -> Result<Vec<(Box<OsStr>, PathBuf)>> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if is_absent(&e) => return Ok(Vec::new()),
-        Err(e) => return Err(unreadable(dir, "read directory", e)),
-    };
-    let mut out = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| unreadable(dir, "read directory", e))?;
-        out.push((entry.file_name().into_boxed_os_str(), entry.path()));
+/// Reads every file below `dir` into `found`; `prefix` is the ref name of `dir`.
+fn collect_refs(dir: &StoreDir, prefix: &str, found: &mut Vec<ScannedRef>) -> Result<()> {
+    for file_name in dir.names()? {
+        let name = format!("{prefix}{}", escaped(&file_name));
+        let path = dir.join(&file_name);
+        let Some(stat) = dir.stat(&*file_name, &path)? else {
+            continue;
+        };
+        let text = file_name.to_str().filter(|_| check_ref_name(&name).is_ok());
+        let is_dir = FileType::from_raw_mode(stat.st_mode) == FileType::Directory;
+        let head = match text {
+            Some(text) if is_dir => match dir.sub(text, Missing::Absent) {
+                Ok(Some(sub)) => {
+                    collect_refs(&sub, &format!("{name}/"), found)?;
+                    continue;
+                }
+                Ok(None) => continue,
+                Err(e) => Err(e),
+            },
+            Some(text) => match dir.read(text, "ref", REF_LIMIT) {
+                Ok(Some(bytes)) => parse_ref(&bytes).map_err(|reason| Error::CorruptRecord {
+                    path: shown(&path),
+                    reason,
+                }),
+                Ok(None) => continue,
+                Err(e) => Err(e),
+            },
+            None => Err(Error::CorruptRecord {
+                path: shown(&path),
+                reason: "not a valid ref name".to_owned(),
+            }),
+        };
+        found.push(ScannedRef { name, head });
     }
-    out.sort();
-    Ok(out)
+    Ok(())
 }
 
 /// A file name as text, with invalid bytes escaped.

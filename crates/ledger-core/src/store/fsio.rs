@@ -1,17 +1,34 @@
-//! The store's file-system steps: directories, temp files, fsync.
+//! The store's file-system steps, all `openat`-style from the store directory
+//! (SPEC §15): no symlink is followed below it, every entry must be the kind of
+//! file ledger creates there (a directory or a regular file) and be owned by
+//! this user, and every read is bounded.
 //!
 //! Files are created `0o644` and directories `0o755`; the process umask may take
 //! bits away but can never add any, so nothing the store creates is writable by
 //! other users.
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::{self, Write};
+use std::ffi::OsStr;
+use std::fs::{DirBuilder, File};
+use std::io::{self, Read, Write};
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
+use rustix::io::Errno;
+
 use crate::error::{DisplayPath, Error, Result};
+
+/// The most ledger reads of a record (an inventory of millions of entries).
+pub(super) const RECORD_LIMIT: u64 = 1024 * 1024 * 1024;
+
+/// The most ledger reads of a ref: one id and a newline, with room to spare.
+pub(super) const REF_LIMIT: u64 = 4096;
+
+/// The file that makes the store ignore itself in Git.
+pub(super) const GITIGNORE: &str = ".gitignore";
 
 /// A path as shown in messages (full path, invalid bytes escaped).
 pub(super) fn shown(path: &Path) -> DisplayPath {
@@ -34,41 +51,380 @@ pub(super) fn unwritable(path: &Path, operation: &'static str, source: io::Error
     }
 }
 
-/// A path that does not exist, or whose parent is not a directory (the ref
-/// `a/b` when `a` is a ref file): either way there is nothing there.
-pub(super) fn is_absent(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-    )
-}
-
-/// Makes sure `dir` exists, creating missing ancestors. Each new directory's
-/// parent is synced: a directory entry survives a crash only once the directory
-/// holding it is on disk, or a synced record could vanish with its directory.
-pub(super) fn ensure_dir(dir: &Path) -> Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let parent = match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    ensure_dir(parent)?;
-    match DirBuilder::new().mode(0o755).create(dir) {
-        Ok(()) => sync_dir(parent),
-        // Another writer created it between our check and our attempt.
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
-        Err(e) => Err(unwritable(dir, "create directory", e)),
+/// `untrusted-store` for `path`.
+pub(super) fn untrusted(path: &Path, reason: String) -> Error {
+    Error::UntrustedStore {
+        path: shown(path),
+        reason,
     }
 }
 
-/// Syncs a directory, making the names created in it (link, rename) durable:
-/// fsync of a file covers its bytes, not the directory entry that names it.
-pub(super) fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| unwritable(dir, "sync directory", e))
+/// What a store entry must be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Directory,
+    File,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Directory => "directory",
+            Kind::File => "regular file",
+        }
+    }
+
+    fn file_type(self) -> FileType {
+        match self {
+            Kind::Directory => FileType::Directory,
+            Kind::File => FileType::RegularFile,
+        }
+    }
+}
+
+/// Names a file type in a message.
+fn describe(file_type: FileType) -> &'static str {
+    match file_type {
+        FileType::Symlink => "symlink",
+        FileType::Directory => "directory",
+        FileType::RegularFile => "regular file",
+        FileType::Fifo => "FIFO",
+        FileType::Socket => "socket",
+        FileType::BlockDevice | FileType::CharacterDevice => "device",
+        _ => "special file",
+    }
+}
+
+/// Refuses an entry that is not of the kind ledger creates there, or that
+/// another user owns: ledger never follows it, never reads it, never writes
+/// through it.
+pub(super) fn expect(path: &Path, stat: &Stat, kind: Kind) -> Result<()> {
+    let found = FileType::from_raw_mode(stat.st_mode);
+    if found != kind.file_type() {
+        let why = if found == FileType::Symlink {
+            "ledger follows no symlink in its store"
+        } else {
+            "ledger opens nothing there that it did not create"
+        };
+        let reason = format!(
+            "it is a {} where ledger keeps a {}; {why}",
+            describe(found),
+            kind.name()
+        );
+        return Err(untrusted(path, reason));
+    }
+    let me = rustix::process::geteuid().as_raw();
+    if stat.st_uid != me {
+        let reason = format!(
+            "it is owned by uid {}, not by this user (uid {me}); a store another user wrote is not trusted",
+            stat.st_uid
+        );
+        return Err(untrusted(path, reason));
+    }
+    Ok(())
+}
+
+fn dir_flags() -> OFlags {
+    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
+}
+
+/// What [`StoreDir::sub`] makes of a directory that is not there.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Missing {
+    /// Absent: `Ok(None)`.
+    Absent,
+    /// Absent, and so is a regular file where the directory would be: the ref
+    /// `a/b` when `a` is a ref has nothing below it.
+    AbsentOrFile,
+    /// Create it (its parent synced, so the entry survives a crash).
+    Create,
+}
+
+/// An open directory of the store, with its path for messages.
+pub(super) struct StoreDir {
+    fd: OwnedFd,
+    path: PathBuf,
+}
+
+impl StoreDir {
+    /// Opens the store directory `root` (`None`: it does not exist, unless
+    /// `missing` creates it). Its parent, the workspace, is the caller's choice
+    /// and opened as given; the store itself is not followed if it is a
+    /// symlink. A store ledger writes to gets a `.gitignore` holding `*` (when
+    /// it has none), so that Git ignores it and it never comes with a checkout.
+    pub(super) fn open_root(root: &Path, missing: Missing) -> Result<Option<StoreDir>> {
+        let parent = match root.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let Some(name) = root.file_name() else {
+            // `/` or `..`: no name to refuse as a symlink; the caller chose it.
+            let fd = rustix::fs::open(root, dir_flags() & !OFlags::NOFOLLOW, Mode::empty())
+                .map_err(|e| unreadable(root, "open store", e.into()))?;
+            return StoreDir::checked(fd, root.to_path_buf()).map(Some);
+        };
+        let workspace = StoreDir::open_workspace(parent, missing)?;
+        if missing == Missing::Create {
+            workspace.make_dir(name)?;
+        }
+        let store = workspace.open_sub(name, root.to_path_buf(), missing)?;
+        if let (Missing::Create, Some(store)) = (missing, &store) {
+            store.write_gitignore()?;
+        }
+        Ok(store)
+    }
+
+    /// The workspace directory, created (with its ancestors) only for a write.
+    fn open_workspace(path: &Path, missing: Missing) -> Result<StoreDir> {
+        let open = || rustix::fs::open(path, dir_flags() & !OFlags::NOFOLLOW, Mode::empty());
+        let fd = match (open(), missing) {
+            (Ok(fd), _) => fd,
+            (Err(Errno::NOENT), Missing::Create) => {
+                DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o755)
+                    .create(path)
+                    .map_err(|e| unwritable(path, "create directory", e))?;
+                open().map_err(|e| unwritable(path, "open the directory of the store", e.into()))?
+            }
+            (Err(e), Missing::Create) => {
+                return Err(unwritable(
+                    path,
+                    "open the directory of the store",
+                    e.into(),
+                ));
+            }
+            (Err(e), _) => return Err(unreadable(path, "open workspace", e.into())),
+        };
+        Ok(StoreDir {
+            fd,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// An opened directory, once it is known to be this user's.
+    fn checked(fd: OwnedFd, path: PathBuf) -> Result<StoreDir> {
+        let stat = rustix::fs::fstat(&fd).map_err(|e| unreadable(&path, "stat", e.into()))?;
+        expect(&path, &stat, Kind::Directory)?;
+        Ok(StoreDir { fd, path })
+    }
+
+    /// The directory's path.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The path of the entry `name`, for messages.
+    pub(super) fn join(&self, name: impl AsRef<OsStr>) -> PathBuf {
+        self.path.join(name.as_ref())
+    }
+
+    /// The subdirectory `name`, never through a symlink; `None` as `missing`
+    /// says. Anything but a directory of this user's is `untrusted-store`.
+    pub(super) fn sub(&self, name: &str, missing: Missing) -> Result<Option<StoreDir>> {
+        if missing == Missing::Create {
+            self.make_dir(name)?;
+        }
+        self.open_sub(name, self.join(name), missing)
+    }
+
+    /// The subdirectory `name`, created if needed.
+    pub(super) fn make_sub(&self, name: &str) -> Result<StoreDir> {
+        self.sub(name, Missing::Create)?.ok_or_else(|| {
+            let gone = io::Error::new(io::ErrorKind::NotFound, "removed as it was created");
+            unwritable(&self.join(name), "create directory", gone)
+        })
+    }
+
+    /// Creates the directory `name` unless it exists, syncing this directory
+    /// so that the new entry survives a crash.
+    fn make_dir<P: rustix::path::Arg + AsRef<OsStr>>(&self, name: P) -> Result<()> {
+        let path = self.join(name.as_ref());
+        match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
+            Ok(()) => self.sync(),
+            // Exists, perhaps made by another writer: opening it checks what it is.
+            Err(Errno::EXIST) => Ok(()),
+            Err(e) => Err(unwritable(&path, "create directory", e.into())),
+        }
+    }
+
+    fn open_sub<P: rustix::path::Arg + Copy>(
+        &self,
+        name: P,
+        path: PathBuf,
+        missing: Missing,
+    ) -> Result<Option<StoreDir>> {
+        match rustix::fs::openat(&self.fd, name, dir_flags(), Mode::empty()) {
+            Ok(fd) => StoreDir::checked(fd, path).map(Some),
+            Err(Errno::NOENT) => Ok(None),
+            Err(Errno::LOOP | Errno::NOTDIR) => {
+                let Some(stat) = self.stat(name, &path)? else {
+                    return Ok(None);
+                };
+                let regular = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
+                match missing {
+                    Missing::AbsentOrFile if regular => Ok(None),
+                    // A ref where a directory of refs belongs: refused as ever.
+                    Missing::Create if regular => Err(unwritable(
+                        &path,
+                        "create directory",
+                        io::ErrorKind::NotADirectory.into(),
+                    )),
+                    _ => expect(&path, &stat, Kind::Directory).map(|()| None),
+                }
+            }
+            Err(e) => Err(unreadable(&path, "open directory", e.into())),
+        }
+    }
+
+    /// `lstat` of the entry `name` (`None`: it does not exist).
+    pub(super) fn stat(&self, name: impl rustix::path::Arg, path: &Path) -> Result<Option<Stat>> {
+        match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => Ok(Some(stat)),
+            Err(Errno::NOENT) => Ok(None),
+            Err(e) => Err(unreadable(path, "stat", e.into())),
+        }
+    }
+
+    /// Opens the regular file `name` without following a symlink: checked by
+    /// `lstat` before the open (a FIFO or device is never opened) and by `fstat`
+    /// after it (the entry may have been swapped in between).
+    fn open_file(&self, name: &str, flags: OFlags) -> Result<Option<File>> {
+        let path = self.join(name);
+        let Some(before) = self.stat(name, &path)? else {
+            return Ok(None);
+        };
+        expect(&path, &before, Kind::File)?;
+        // O_NONBLOCK: should a FIFO have been swapped in, the open does not wait.
+        let flags = flags | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let fd = match rustix::fs::openat(&self.fd, name, flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => return Ok(None),
+            Err(e) => return Err(unreadable(&path, "open", e.into())),
+        };
+        let after = rustix::fs::fstat(&fd).map_err(|e| unreadable(&path, "stat", e.into()))?;
+        expect(&path, &after, Kind::File)?;
+        Ok(Some(File::from(fd)))
+    }
+
+    /// Reads the regular file `name` whole (`what` names it in errors), refused
+    /// past `limit` bytes. `Ok(None)` when it does not exist.
+    pub(super) fn read(
+        &self,
+        name: &str,
+        what: &'static str,
+        limit: u64,
+    ) -> Result<Option<Vec<u8>>> {
+        let Some(file) = self.open_file(name, OFlags::RDONLY)? else {
+            return Ok(None);
+        };
+        let path = self.join(name);
+        let too_large = || Error::TooLarge {
+            path: shown(&path),
+            what,
+            limit,
+        };
+        let size = file.metadata().map_or(0, |m| m.len());
+        if size > limit {
+            return Err(too_large());
+        }
+        // A file that grows while it is read is still read no further than the limit.
+        let mut bytes = Vec::new();
+        file.take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| unreadable(&path, "read", e))?;
+        if bytes.len() as u64 > limit {
+            return Err(too_large());
+        }
+        Ok(Some(bytes))
+    }
+
+    /// Opens (creating it if needed) the regular file `name` for writing,
+    /// never through a symlink: `O_CREAT|O_NOFOLLOW`, then checked by `fstat`.
+    pub(super) fn open_or_create(&self, name: &str) -> Result<File> {
+        let path = self.join(name);
+        // A FIFO or device planted under the name is refused before any open.
+        if let Some(stat) = self.stat(name, &path)? {
+            expect(&path, &stat, Kind::File)?;
+        }
+        let flags = OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK;
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name,
+            flags | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+        .map_err(|e| match e {
+            // Swapped in since the stat: still never followed.
+            Errno::LOOP => unwritable(&path, "open (a symlink, never followed)", e.into()),
+            e => unwritable(&path, "open", e.into()),
+        })?;
+        let stat = rustix::fs::fstat(&fd).map_err(|e| unreadable(&path, "stat", e.into()))?;
+        expect(&path, &stat, Kind::File)?;
+        Ok(File::from(fd))
+    }
+
+    /// Creates the new file `name` (`None`: the name is taken). `O_EXCL` never
+    /// follows a symlink, not even a dangling one.
+    fn create_new(&self, name: &str) -> Result<Option<File>> {
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
+        match rustix::fs::openat(
+            &self.fd,
+            name,
+            flags | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        ) {
+            Ok(fd) => Ok(Some(File::from(fd))),
+            Err(Errno::EXIST) => Ok(None),
+            Err(e) => Err(unwritable(&self.join(name), "create", e.into())),
+        }
+    }
+
+    /// Writes `.gitignore` holding `*` into the store unless it has one: when
+    /// the store is created, and into a store made before ledger wrote it (or
+    /// by a writer that died before writing it).
+    fn write_gitignore(&self) -> Result<()> {
+        let Some(mut file) = self.create_new(GITIGNORE)? else {
+            return Ok(());
+        };
+        file.write_all(b"*\n")
+            .and_then(|()| file.sync_all())
+            .map_err(|e| unwritable(&self.join(GITIGNORE), "write", e))?;
+        self.sync()
+    }
+
+    /// Hard-links `from` in this directory as `to` in `dir`. Fails with
+    /// `AlreadyExists` when `to` exists: a link never replaces anything, and
+    /// neither name is followed if it is a symlink.
+    pub(super) fn link(&self, from: &str, dir: &StoreDir, to: &str) -> io::Result<()> {
+        rustix::fs::linkat(&self.fd, from, &dir.fd, to, AtFlags::empty()).map_err(io::Error::from)
+    }
+
+    /// Renames `from` in this directory over `to` in `dir`, atomically. A
+    /// symlink at `to` is replaced, never followed.
+    pub(super) fn rename(&self, from: &str, dir: &StoreDir, to: &str) -> io::Result<()> {
+        rustix::fs::renameat(&self.fd, from, &dir.fd, to).map_err(io::Error::from)
+    }
+
+    /// Syncs the directory, making the names created in it (link, rename)
+    /// durable: fsync of a file covers its bytes, not the entry that names it.
+    pub(super) fn sync(&self) -> Result<()> {
+        rustix::fs::fsync(&self.fd).map_err(|e| unwritable(&self.path, "sync directory", e.into()))
+    }
+
+    /// The names in the directory (not `.` and `..`), sorted.
+    pub(super) fn names(&self) -> Result<Vec<Box<OsStr>>> {
+        let read = |e: Errno| unreadable(&self.path, "read directory", e.into());
+        let mut names = Vec::new();
+        for entry in rustix::fs::Dir::read_from(&self.fd).map_err(read)? {
+            let name = entry.map_err(read)?.file_name().to_bytes().to_vec();
+            if name != b"." && name != b".." {
+                names.push(OsStr::from_bytes(&name).into());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
 }
 
 /// Tells temp files of one process apart.
@@ -76,47 +432,39 @@ static SEQUENCE: AtomicU64 = AtomicU64::new(0);
 
 /// A file in the store's `tmp/`, removed when dropped unless renamed away.
 /// A crash skips the drop: the file stays, and `check` lists it.
-pub(super) struct TempFile {
-    path: PathBuf,
+pub(super) struct TempFile<'a> {
+    dir: &'a StoreDir,
+    name: String,
     file: File,
     /// Whether the file still has its temp name (so drop must remove it).
     owned: bool,
 }
 
-impl TempFile {
-    /// Creates a new, empty temp file named after `what`, this process and a
-    /// sequence number. `create_new`: a leftover of a crashed process with the
-    /// same pid is never reused, the next number is tried instead.
-    pub(super) fn create(dir: &Path, what: &str) -> Result<TempFile> {
-        ensure_dir(dir)?;
+impl<'a> TempFile<'a> {
+    /// Creates a new, empty temp file in `dir` named after `what`, this process
+    /// and a sequence number. Never an existing file: a leftover of a crashed
+    /// process with the same pid is never reused, the next number is tried.
+    pub(super) fn create(dir: &'a StoreDir, what: &str) -> Result<TempFile<'a>> {
         let pid = std::process::id();
-        let mut attempts = 0;
-        loop {
+        for _ in 0..100 {
             let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
-            let path = dir.join(format!("{what}-{pid}-{seq}.tmp"));
-            let opened = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o644)
-                .open(&path);
-            match opened {
-                Ok(file) => {
-                    return Ok(TempFile {
-                        path,
-                        file,
-                        owned: true,
-                    });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 100 => {
-                    attempts += 1;
-                }
-                Err(e) => return Err(unwritable(&path, "create temp file", e)),
+            let name = format!("{what}-{pid}-{seq}.tmp");
+            if let Some(file) = dir.create_new(&name)? {
+                return Ok(TempFile {
+                    dir,
+                    name,
+                    file,
+                    owned: true,
+                });
             }
         }
+        let taken = io::Error::new(io::ErrorKind::AlreadyExists, "100 names in a row are taken");
+        Err(unwritable(dir.path(), "create temp file in", taken))
     }
 
-    pub(super) fn path(&self) -> &Path {
-        &self.path
+    /// The file's name in `tmp/`.
+    pub(super) fn name(&self) -> &str {
+        &self.name
     }
 
     /// Writes all of `bytes` and syncs them, so that whatever name the file
@@ -125,22 +473,24 @@ impl TempFile {
         self.file
             .write_all(bytes)
             .and_then(|()| self.file.sync_all())
-            .map_err(|e| unwritable(&self.path, "write temp file", e))
+            .map_err(|e| unwritable(&self.dir.join(&self.name), "write temp file", e))
     }
 
-    /// Renames the file over `target` (atomically replacing it).
-    pub(super) fn rename_to(mut self, target: &Path) -> Result<()> {
-        fs::rename(&self.path, target).map_err(|e| unwritable(target, "replace", e))?;
+    /// Renames the file over `to` in `dir` (atomically replacing it).
+    pub(super) fn rename_to(mut self, dir: &StoreDir, to: &str) -> Result<()> {
+        self.dir
+            .rename(&self.name, dir, to)
+            .map_err(|e| unwritable(&dir.join(to), "replace", e))?;
         self.owned = false;
         Ok(())
     }
 }
 
-impl Drop for TempFile {
+impl Drop for TempFile<'_> {
     fn drop(&mut self) {
         if self.owned {
             // Best effort: a failure leaves a leftover that `check` reports.
-            let _ = fs::remove_file(&self.path);
+            let _ = rustix::fs::unlinkat(&self.dir.fd, self.name.as_str(), AtFlags::empty());
         }
     }
 }

@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
 use serde_json::{Value, json};
@@ -82,7 +83,7 @@ fn an_existing_name_with_other_bytes_is_never_replaced() {
     let mut bytes = serde_json::to_vec_pretty(&record).unwrap();
     bytes.push(b'\n');
     let id = RecordId::of(&bytes);
-    fsio::ensure_dir(&store.records_dir()).unwrap();
+    fs::create_dir_all(store.records_dir()).unwrap();
     fs::write(store.record_path(&id), b"edited\n").unwrap();
 
     assert_eq!(code(store.write_stored(&record)), "corrupt-record");
@@ -296,6 +297,7 @@ fn files_are_never_group_or_world_writable() {
         store.record_path(&id),
         store.ref_path("changes/a"),
         store.root().join("lock"),
+        store.root().join(".gitignore"),
         store.records_dir(),
         store.refs_dir().join("changes"),
     ] {
