@@ -289,7 +289,7 @@ fn store_report(report: &StoreReport) -> String {
     );
     section("temporary files", report.temp_files.clone());
     section(
-        "corrupt records",
+        "corrupt or untrusted entries",
         report
             .corrupt
             .iter()
