@@ -9,12 +9,12 @@ use std::process::ExitCode;
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Subcommand};
 use ledger_core::{
-    DisplayPath, Echo, Error, Freshness, GateSpec, Observe, RunOutcome, Scope, StaleReason, Store,
-    check_gate, latest_evidence, run_gate,
+    DisplayPath, Echo, Error, Freshness, GateQuery, GateSpec, Observe, RunOutcome, Scope,
+    StaleReason, Store, check_gate_query, quote, run_gate,
 };
 
 use crate::report::{comparison_text, json_line};
-use crate::scope_args::ScopeArgs;
+use crate::scope_args::{ScopeArgs, default_workspace};
 
 #[derive(Subcommand)]
 pub enum GateCommand {
@@ -53,36 +53,64 @@ pub struct GateArgs {
 }
 
 impl GateArgs {
-    /// The gate spec the flags describe; parts they leave out come from `recorded`.
-    fn spec(&self, recorded: Option<&GateSpec>) -> Result<GateSpec, Error> {
-        let scope = self.scope(recorded)?;
-        // The command runs where it was given; a recorded command where it was recorded.
-        let (argv, cwd) = match (self.command.is_empty(), recorded) {
-            (true, Some(spec)) => (spec.argv().to_vec(), spec.cwd().to_owned()),
-            _ => (
-                self.command.clone(),
-                current_dir_in(&scope.resolve()?.workspace)?,
-            ),
-        };
-        let prerequisites = match (self.env.is_empty() && self.env_cmd.is_empty(), recorded) {
-            (true, Some(spec)) => spec.prerequisites().clone(),
-            _ => self.prerequisites()?,
-        };
-        GateSpec::new(&self.name, argv, &cwd, scope, prerequisites)
+    /// The full gate spec `gate run` runs: every part from the command line.
+    fn spec(&self) -> Result<GateSpec, Error> {
+        let scope = self.scope()?.unwrap_or(self.scope.to_scope()?);
+        let cwd = current_dir_in(&scope.resolve()?.workspace)?;
+        GateSpec::new(
+            &self.name,
+            self.command.clone(),
+            &cwd,
+            scope,
+            self.prerequisites()?,
+        )
     }
 
-    fn scope(&self, recorded: Option<&GateSpec>) -> Result<Scope, Error> {
+    /// What `gate check` asks: the parts given on the command line; the core
+    /// takes the rest from the evidence, and runs none of it.
+    fn query(&self) -> Result<GateQuery, Error> {
+        let scope = self.scope()?;
+        // The caller's workspace: the one of the scope flags, else the default
+        // (a scope file lies at or below it).
+        let workspace = match (&self.scope_file, &scope) {
+            (None, Some(flags)) => flags.workspace.clone(),
+            _ => default_workspace()?,
+        };
+        let command = match self.command.is_empty() {
+            true => None,
+            false => {
+                let inputs = scope.as_ref().map_or(&workspace, |s| &s.workspace);
+                let cwd = current_dir_in(&Scope::new(inputs.clone()).resolve()?.workspace)?;
+                Some((self.command.clone(), cwd))
+            }
+        };
+        let observes = !(self.env.is_empty() && self.env_cmd.is_empty());
+        Ok(GateQuery {
+            name: self.name.clone(),
+            workspace,
+            scope,
+            command,
+            prerequisites: observes.then(|| self.prerequisites()).transpose()?,
+        })
+    }
+
+    /// The scope the flags give: `None` when none is given (`gate check`
+    /// then takes the recorded one). A scope file's workspace must be the
+    /// caller's workspace or lie below it.
+    fn scope(&self) -> Result<Option<Scope>, Error> {
         if let Some(file) = &self.scope_file {
             if !self.scope.is_empty() {
                 return Err(usage(
                     "--scope-file replaces the scope flags; give one or the other",
                 ));
             }
-            return read_scope_file(file);
+            let scope = Scope::read(file)?;
+            scope.check_within(&default_workspace()?)?;
+            return Ok(Some(scope));
         }
-        match recorded {
-            Some(spec) if self.scope.is_empty() => Ok(spec.scope().clone()),
-            _ => self.scope.to_scope(),
+        match self.scope.is_empty() {
+            true => Ok(None),
+            false => self.scope.to_scope().map(Some),
         }
     }
 
@@ -122,24 +150,6 @@ fn usage(message: &str) -> Error {
     }
 }
 
-/// A scope from a JSON file; a relative workspace is relative to the file.
-fn read_scope_file(file: &Utf8Path) -> Result<Scope, Error> {
-    let text = std::fs::read_to_string(file).map_err(|source| Error::Unreadable {
-        path: DisplayPath::from(file.as_str()),
-        operation: "read scope file",
-        source,
-    })?;
-    let mut scope = Scope::from_json(&text, file.as_str())?;
-    if scope.workspace.is_relative() {
-        let base = file
-            .parent()
-            .filter(|p| !p.as_str().is_empty())
-            .unwrap_or(Utf8Path::new("."));
-        scope.workspace = base.join(&scope.workspace);
-    }
-    Ok(scope)
-}
-
 /// The current directory relative to the (absolute) workspace: `.` or a path,
 /// byte-exact (a directory name that is not UTF-8 is refused, never decoded lossily).
 fn current_dir_in(workspace: &Utf8Path) -> Result<String, Error> {
@@ -177,7 +187,7 @@ fn gate_run(args: &GateArgs) -> Result<(String, ExitCode), Error> {
     if args.command.is_empty() {
         return Err(usage("gate run needs the command after `--`"));
     }
-    let spec = args.spec(None)?;
+    let spec = args.spec()?;
     let echo = if args.json {
         Echo::Stderr
     } else {
@@ -193,13 +203,7 @@ fn gate_run(args: &GateArgs) -> Result<(String, ExitCode), Error> {
 }
 
 fn gate_check(args: &GateArgs) -> Result<(String, ExitCode), Error> {
-    let store = Store::of_scope(&args.scope(None)?)?;
-    let recorded = latest_evidence(&store, &args.name)?.map(|(_, e)| e.spec);
-    let freshness = match recorded {
-        // Nothing to take a left-out command from, and nothing to compare with.
-        None if args.command.is_empty() => Freshness::no_evidence(&args.name),
-        recorded => check_gate(&store, &args.spec(recorded.as_ref())?)?,
-    };
+    let freshness = check_gate_query(&args.query()?)?;
     let code = ExitCode::from(if freshness.fresh { 0 } else { 1 });
     let text = if args.json {
         json_line(&freshness)
@@ -225,11 +229,12 @@ fn run_summary(outcome: &RunOutcome) -> String {
     );
     let mut out = format!(
         "ledger: gate {} {status} after {:.1} s; evidence recorded on {}\n",
-        e.spec.name(),
+        quote(e.spec.name()),
         e.duration_ms as f64 / 1000.0,
         e.fingerprint()
     );
     if let Some(why) = &e.not_reusable {
+        // Built by the core for this run, its paths quoted.
         out.push_str(&format!("ledger: this evidence is not reusable: {why}\n"));
     }
     out
@@ -240,12 +245,12 @@ fn freshness_text(f: &Freshness) -> String {
         let e = f.evidence.as_ref();
         return format!(
             "fresh: gate {} passed at {} on {}; reused, not run\n",
-            f.gate,
-            e.map_or("?", |e| e.started_at.as_str()),
+            quote(&f.gate),
+            quote(e.map_or("?", |e| e.started_at.as_str())),
             e.map_or_else(|| "?".to_owned(), |e| e.fingerprint().to_string()),
         );
     }
-    let mut out = format!("stale: gate {}\n", f.gate);
+    let mut out = format!("stale: gate {}\n", quote(&f.gate));
     for reason in &f.reasons {
         out.push_str(&format!("  - {reason}\n"));
         if let StaleReason::InputsChanged { comparison } = reason {

@@ -453,7 +453,7 @@ fn an_unset_variable_differs_from_an_empty_one() {
         &s,
         &s.w(),
         &[("FLAGS", empty)],
-        &["gate", "check", "--name", "test"],
+        &["gate", "check", "--name", "test", "--env", "FLAGS"],
     );
     assert!(
         String::from_utf8_lossy(&text.stdout).contains("prerequisite FLAGS changed: (unset) -> ''"),
@@ -502,4 +502,185 @@ fn a_check_without_evidence_or_command_says_no_evidence() {
     let (s, _) = setup();
     let (code, json) = check_json(&s, &[]);
     assert_eq!((code, reasons(&json)), (1, vec!["no-evidence".to_owned()]));
+}
+
+/// Replaces the head of `gates/test` with `edit` applied to its evidence, as a
+/// consistent record (its bytes hash to its name): a forgery, not damage.
+fn forge(s: &Sandbox, edit: impl FnOnce(&mut serde_json::Value)) {
+    let store = Store::open(&s.w());
+    let head = store.head("gates/test").unwrap().unwrap();
+    let mut body = store.read_record::<serde_json::Value>(&head).unwrap().body;
+    edit(&mut body);
+    store
+        .commit("gates/test", "evidence", Some(&head), &body)
+        .unwrap();
+}
+
+#[test]
+fn a_check_never_runs_a_recorded_prerequisite_command() {
+    let (s, counter) = setup();
+    let marker = s.dir.path().join("observed");
+    let observe = format!("tool=touch '{}'; echo tool 1.0", marker.display());
+    let run = gate_run(&s, &counter, &["--env-cmd", &observe], "true");
+    assert!(run.status.success());
+    std::fs::remove_file(&marker).unwrap();
+    // Left out, the prerequisite cannot be observed: reported, not trusted.
+    let (code, json) = check_json(&s, &[]);
+    assert_eq!(
+        (code, reasons(&json)),
+        (1, vec!["prerequisite-unverified".to_owned()])
+    );
+    assert_eq!(json["reasons"][0]["name"], "tool");
+    assert_eq!(json["reasons"][0]["recorded"], "tool 1.0");
+    let text = stdout_text(&s.ledger(&s.w(), &["gate", "check", "--name", "test"]));
+    assert!(text.contains("prerequisite tool not verified"), "{text}");
+    // A forged record's command is not run either.
+    let pwned = s.dir.path().join("pwned");
+    forge(&s, |body| {
+        body["spec"]["prerequisites"]["tool"]["command"] =
+            format!("touch '{}'; echo tool 1.0", pwned.display()).into();
+    });
+    let (code, _) = check_json(&s, &[]);
+    assert_eq!(code, 1);
+    assert!(
+        !marker.exists() && !pwned.exists(),
+        "a recorded command ran"
+    );
+    // Passed now, it is observed and the evidence is fresh.
+    let (code, json) = check_json(&s, &["--env-cmd", "tool=echo tool 1.0"]);
+    assert_eq!(
+        (code, &json["fresh"]),
+        (0, &serde_json::json!(true)),
+        "{json}"
+    );
+    assert_eq!(runs(&counter), 1);
+}
+
+#[test]
+fn a_recorded_workspace_is_a_mismatch_never_a_place_to_hash() {
+    let (s, counter) = setup();
+    assert!(gate_run(&s, &counter, &[], "true").status.success());
+    // The parent of the checkout holds a FIFO: hashing it would block the check.
+    let parent = s.dir.path().to_str().unwrap().to_owned();
+    forge(&s, |body| {
+        body["spec"]["scope"]["workspace"] = parent.clone().into();
+        body["inventory"]["scope"]["workspace"] = parent.clone().into();
+    });
+    rustix_mkfifo(&s.dir.path().join("fifo"));
+    let (code, json) = check_json(&s, &[]);
+    assert_eq!(
+        (code, reasons(&json)),
+        (1, vec!["scope-differs".to_owned()])
+    );
+    assert_eq!(
+        json["reasons"][0]["requested"]["workspace"],
+        s.w().canonicalize().unwrap().to_str().unwrap()
+    );
+    let text = stdout_text(&s.ledger(&s.w(), &["gate", "check", "--name", "test"]));
+    assert!(text.contains("it ran in "), "{text}");
+    assert!(!s.dir.path().join(".ledger").exists());
+}
+
+fn rustix_mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_scope_file_cannot_move_the_workspace_above_the_checkout() {
+    let (s, counter) = setup();
+    std::fs::create_dir(s.w().join("ci")).unwrap();
+    let file = s.w().join("ci/scope.json");
+    let parent = s.dir.path().to_str().unwrap().to_owned();
+    for workspace in ["../..", parent.as_str(), "/"] {
+        let json = serde_json::json!({ "workspace": workspace, "roots": ["."] });
+        std::fs::write(&file, json.to_string()).unwrap();
+        for verb in ["run", "check"] {
+            let script = format!("echo run >> '{}'", counter.display());
+            let args = [
+                "gate",
+                verb,
+                "--name",
+                "test",
+                "--scope-file",
+                "ci/scope.json",
+                "--",
+                "sh",
+                "-c",
+                &script,
+            ];
+            let out = s.ledger(&s.w(), &args);
+            let expected = 2;
+            assert_eq!(out.status.code(), Some(expected), "{workspace} {verb}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("error[outside-workspace]"),
+                "{workspace}: {err}"
+            );
+        }
+    }
+    assert_eq!(runs(&counter), 0);
+    assert!(
+        !s.dir.path().join(".ledger").exists(),
+        "no store above the checkout"
+    );
+    // `..` from ci/ is the checkout itself.
+    std::fs::write(&file, br#"{"workspace": "..", "roots": ["src"]}"#).unwrap();
+    let out = gate_run(&s, &counter, &["--scope-file", "ci/scope.json"], "true");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A scope file that is a symlink is not followed.
+    std::os::unix::fs::symlink(&file, s.w().join("link.json")).unwrap();
+    let out = gate_run(&s, &counter, &["--scope-file", "link.json"], "true");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symlink"));
+}
+
+#[test]
+fn check_output_quotes_every_value_and_path() {
+    let (s, counter) = setup();
+    assert!(
+        gate_run(&s, &counter, &["--env", "V=\x1b[2Jplain"], "true")
+            .status
+            .success()
+    );
+    forge(&s, |body| {
+        body["started_at"] = "2026\x1b[31m\nfresh: forged".into();
+    });
+    let text = stdout_text(&s.ledger(
+        &s.w(),
+        &["gate", "check", "--name", "test", "--env", "V=\x1b[2Jplain"],
+    ));
+    assert!(
+        !text.contains('\x1b') && text.lines().count() == 1,
+        "{text}"
+    );
+    assert!(text.contains("\\033[31m\\nfresh: forged"), "{text}");
+    let text = stdout_text(&s.ledger(
+        &s.w(),
+        &["gate", "check", "--name", "test", "--env", "V=\u{202e}x"],
+    ));
+    assert!(
+        !text.contains('\x1b') && !text.contains('\u{202e}'),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""\033[2Jplain" -> "\342\200\256x""#),
+        "{text}"
+    );
+    // A path changed during the run, in the reason it is not reusable.
+    let script = "printf x > \"$(printf 'src/e\\033[2Jvil')\"";
+    let out = gate_run(&s, &counter, &[], script);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains('\x1b') && err.contains(r#""src/e\033[2Jvil""#),
+        "{err}"
+    );
+    let text = stdout_text(&s.ledger(&s.w(), &["gate", "check", "--name", "test"]));
+    assert!(
+        !text.contains('\x1b') && text.contains(r#""src/e\033[2Jvil""#),
+        "{text}"
+    );
 }

@@ -12,6 +12,7 @@ use crate::compare::Comparison;
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Freshness, GateSpec, check_gate_against, record_evidence};
 use crate::inventory::Inventory;
+use crate::quote::quote;
 use crate::store::{RecordId, Store};
 
 /// At most this many bytes of output are kept for the evidence's result.
@@ -63,7 +64,7 @@ pub fn run_gate(store: &Store, spec: &GateSpec, echo: Echo) -> Result<RunOutcome
     // One expansion serves the freshness check and, when the gate must run,
     // as the inputs before the command.
     let before = Inventory::expand(spec.scope())?;
-    let freshness = check_gate_against(store, spec, &prerequisites, Some(&before))?;
+    let freshness = check_gate_against(store, spec, Some(&prerequisites), Some(&before))?;
     if freshness.fresh {
         return Ok(RunOutcome {
             reused: true,
@@ -114,10 +115,11 @@ fn changed_during_run(before: &Inventory) -> Option<String> {
             if comparison.matches {
                 return None;
             }
-            let paths: Vec<&str> = comparison
+            // Quoted: the reason is printed, and a path may hold anything.
+            let paths: Vec<String> = comparison
                 .changes
                 .iter()
-                .map(|c| c.path())
+                .map(|c| quote(c.path()).into_owned())
                 .take(5)
                 .collect();
             Some(format!(
