@@ -9,22 +9,53 @@ use std::process::ExitCode;
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Subcommand};
 use ledger_core::{
-    DisplayPath, Echo, Error, Freshness, GateQuery, GateSpec, Observe, RunOutcome, Scope,
-    StaleReason, Store, check_gate_query, quote, run_gate,
+    DisplayPath, Echo, Error, Freshness, GateQuery, GateSpec, Observe, RunOptions, RunOutcome,
+    Scope, StaleReason, Store, check_gate_query, quote, run_gate_with, wrapper_exit_code,
 };
 
 use crate::report::{comparison_text, json_line};
 use crate::scope_args::{ScopeArgs, default_workspace};
 
+/// The exit statuses of `gate run`, after the wrapper convention of `env`,
+/// `timeout` and `xargs`, so that a gate's own status is never taken for
+/// ledger's.
+const RUN_EXIT_CODES: &str = "\
+Exit codes:
+  0        fresh evidence was reused (the command did not run), or it exited 0
+  1-124    the command's own exit status
+  125      ledger itself failed (bad usage, a blocking condition, a refused
+           record); stderr says `error[<code>]: <message>`
+  126      the command was found but cannot be executed
+  127      the command was not found
+  128+N    the command was killed by signal N (a timeout: SIGTERM, 143, or
+           SIGKILL, 137)
+A command that exits 125-127 or above 128 itself is reported as it exited.";
+
 #[derive(Subcommand)]
 pub enum GateCommand {
     /// Reuse fresh evidence, or run the command (output streamed through) and
     /// record evidence whatever its exit status; exit with the command's status.
-    Run(GateArgs),
+    ///
+    /// The command runs in a process group of its own: SIGINT, SIGTERM and
+    /// SIGHUP sent to ledger are forwarded to that group, ledger waits for the
+    /// command and records the run as not reusable.
+    #[command(after_help = RUN_EXIT_CODES)]
+    Run(RunArgs),
     /// Answer whether the gate's evidence is fresh (exit 0) or stale (exit 1,
     /// with every reason) without running anything. Parts not given on the
     /// command line (scope, command, prerequisites) are taken from the evidence.
     Check(GateArgs),
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    gate: GateArgs,
+    /// Stop the command after DURATION (e.g. `90s`, `10m`, `1h 30m`): its
+    /// process group gets SIGTERM, then SIGKILL 2 s later; the run is recorded
+    /// as failed and not reusable.
+    #[arg(long, value_name = "DURATION")]
+    timeout: Option<String>,
 }
 
 #[derive(Args)]
@@ -183,23 +214,58 @@ pub fn run(command: GateCommand) -> Result<(String, ExitCode), Error> {
     }
 }
 
-fn gate_run(args: &GateArgs) -> Result<(String, ExitCode), Error> {
-    if args.command.is_empty() {
+/// `gate run`: exits with the command's status; ledger's own failures are
+/// reported here, with the wrapper convention's 125/126/127.
+fn gate_run(args: &RunArgs) -> Result<(String, ExitCode), Error> {
+    match run_supervised(args) {
+        Ok(done) => Ok(done),
+        Err(e) => {
+            eprintln!("error[{}]: {e}", e.code());
+            Ok((String::new(), ExitCode::from(wrapper_exit_code(&e))))
+        }
+    }
+}
+
+fn run_supervised(args: &RunArgs) -> Result<(String, ExitCode), Error> {
+    let gate = &args.gate;
+    if gate.command.is_empty() {
         return Err(usage("gate run needs the command after `--`"));
     }
-    let spec = args.spec()?;
-    let echo = if args.json {
-        Echo::Stderr
-    } else {
-        Echo::Passthrough
+    let spec = gate.spec()?;
+    let options = RunOptions {
+        echo: if gate.json {
+            Echo::Stderr
+        } else {
+            Echo::Passthrough
+        },
+        timeout: args.timeout.as_deref().map(parse_timeout).transpose()?,
+        forward_signals: true,
     };
-    let outcome = run_gate(&Store::of_scope(spec.scope())?, &spec, echo)?;
-    let code = ExitCode::from(u8::try_from(outcome.exit_code()).unwrap_or(1));
-    if args.json {
+    let outcome = run_gate_with(&Store::of_scope(spec.scope())?, &spec, &options)?;
+    let code = ExitCode::from(u8::try_from(outcome.exit_code()).unwrap_or(125));
+    if gate.json {
         return Ok((json_line(&outcome), code));
     }
     eprint!("{}", run_summary(&outcome));
     Ok((String::new(), code))
+}
+
+/// `--timeout` in humantime's format; zero is refused (it would stop every gate).
+fn parse_timeout(text: &str) -> Result<std::time::Duration, Error> {
+    match humantime::parse_duration(text) {
+        Ok(limit) if !limit.is_zero() => Ok(limit),
+        Ok(_) => Err(usage("--timeout must be longer than zero")),
+        Err(e) => Err(Error::InvalidArgument {
+            message: format!("--timeout {}: {e} (e.g. 90s, 10m, 1h 30m)", quote(text)),
+        }),
+    }
+}
+
+/// The exit status of a usage error: 125 for `gate run` (ledger's own
+/// failure, apart from the command's statuses), otherwise `None` (the usual 2).
+pub fn usage_exit_code() -> Option<u8> {
+    let args: Vec<_> = std::env::args_os().skip(1).take(2).collect();
+    (args == ["gate", "run"]).then_some(125)
 }
 
 fn gate_check(args: &GateArgs) -> Result<(String, ExitCode), Error> {
@@ -223,10 +289,11 @@ fn run_summary(outcome: &RunOutcome) -> String {
     let Some(e) = &outcome.evidence else {
         return String::new();
     };
-    let status = e.exit_status.map_or_else(
-        || "was killed by a signal".to_owned(),
-        |c| format!("exited {c}"),
-    );
+    let status = match (e.exit_status, e.signal) {
+        (Some(code), _) => format!("exited {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        (None, None) => "was killed by a signal".to_owned(),
+    };
     let mut out = format!(
         "ledger: gate {} {status} after {:.1} s; evidence recorded on {}\n",
         quote(e.spec.name()),

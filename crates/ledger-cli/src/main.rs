@@ -144,7 +144,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
         "error[invalid-argument]: {}",
         text.trim_start_matches("error: ")
     );
-    ExitCode::from(2)
+    ExitCode::from(gates::usage_exit_code().unwrap_or(2))
 }
 
 /// Why a command failed: a ledger error, or stdout could not be written.

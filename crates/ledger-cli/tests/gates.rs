@@ -249,11 +249,26 @@ fn concurrent_runs_of_one_gate_both_land() {
     assert_eq!(code, 0);
 }
 
+/// A `gate run` that ledger itself refused: exit 125 (the wrapper
+/// convention), the coded message on stderr, nothing on stdout.
+fn assert_run_refused(out: &Output, status: i32, code: &str, path: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(status), "stderr: {stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(stderr.starts_with(&format!("error[{code}]: ")), "{stderr}");
+    assert!(stderr.contains(path), "message must name {path}: {stderr}");
+}
+
 #[test]
 fn errors_are_coded() {
     let (s, counter) = setup();
-    assert_blocked(
+    assert_run_refused(
         &gate_run(&s, &counter, &["--env-cmd", "tool=exit 4"], "true"),
+        125,
         "prerequisite-failed",
         "tool",
     );
@@ -261,20 +276,177 @@ fn errors_are_coded() {
         &s.w(),
         &["gate", "run", "--name", "test", "--", "/nonexistent/tool"],
     );
-    assert_blocked(&out, "gate-not-started", "/nonexistent/tool");
-    assert_blocked(
+    assert_run_refused(&out, 127, "gate-not-started", "/nonexistent/tool");
+    assert_run_refused(
         &s.ledger(&s.w(), &["gate", "run", "--name", "test"]),
+        125,
         "invalid-argument",
         "--",
     );
     let out = s.ledger(&s.w(), &["gate", "run", "--name", "../x", "--", "true"]);
-    assert_blocked(&out, "bad-ref-name", "../x");
+    assert_run_refused(&out, 125, "bad-ref-name", "../x");
     let out = s.ledger(
         &s.w(),
         &["gate", "run", "--name", "a", "--name", "b", "--", "true"],
     );
-    assert_blocked(&out, "invalid-argument", "--name");
+    assert_run_refused(&out, 125, "invalid-argument", "--name");
+    let out = s.ledger(
+        &s.w(),
+        &[
+            "gate",
+            "run",
+            "--name",
+            "t",
+            "--timeout",
+            "soon",
+            "--",
+            "true",
+        ],
+    );
+    assert_run_refused(&out, 125, "invalid-argument", "--timeout soon");
+    // `gate check` keeps the usual error status.
+    let out = s.ledger(&s.w(), &["gate", "check", "--name", "../x"]);
+    assert_blocked(&out, "bad-ref-name", "../x");
     assert_eq!(runs(&counter), 0, "nothing ran");
+}
+
+#[test]
+fn a_gate_status_is_never_taken_for_ledger_s_own() {
+    let (s, counter) = setup();
+    // The gate's own 2 is the gate's; ledger's failures are 125, 126, 127.
+    assert_eq!(gate_run(&s, &counter, &[], "exit 2").status.code(), Some(2));
+    s.write("not-executable", b"#!/bin/sh\n");
+    let out = s.ledger(
+        &s.w(),
+        &["gate", "run", "--name", "test", "--", "./not-executable"],
+    );
+    assert_run_refused(&out, 126, "gate-not-started", "not-executable");
+    let out = s.ledger(
+        &s.w(),
+        &["gate", "run", "--name", "test", "--", "no-such-tool-5f3a"],
+    );
+    assert_run_refused(&out, 127, "gate-not-started", "no-such-tool-5f3a");
+    let help = s.ledger(&s.w(), &["gate", "run", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("125      ledger itself failed"));
+}
+
+#[test]
+fn a_gate_killed_by_signal_n_exits_128_plus_n() {
+    let (s, counter) = setup();
+    for (signal, number) in [("USR1", 10), ("TERM", 15), ("KILL", 9)] {
+        let out = gate_run(&s, &counter, &["--json"], &format!("kill -{signal} $$"));
+        assert_eq!(out.status.code(), Some(128 + number), "{signal}");
+        let json = json_of(&out);
+        assert_eq!(json["evidence"]["exit_status"], serde_json::Value::Null);
+        assert_eq!(json["evidence"]["signal"], number);
+    }
+}
+
+/// Whether process `pid` is alive (a zombie is not).
+fn alive(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits until `file` holds a line, and returns it.
+fn wait_for_line(file: &Path) -> String {
+    for _ in 0..500 {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && text.ends_with('\n')
+        {
+            return text.trim().to_owned();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("{} was never written", file.display());
+}
+
+#[test]
+fn a_timeout_stops_the_whole_process_group_and_is_never_reused() {
+    let (s, counter) = setup();
+    let pids = s.dir.path().join("pids");
+    // A child that ignores SIGTERM and a grandchild in the background.
+    let script = format!(
+        "trap '' TERM; sleep 60 & echo $! > '{}'; while :; do sleep 0.05; done",
+        pids.display()
+    );
+    let clock = std::time::Instant::now();
+    let out = gate_run(&s, &counter, &["--timeout", "300ms", "--json"], &script);
+    let elapsed = clock.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(128 + 9),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
+    let grandchild = wait_for_line(&pids);
+    assert!(
+        !alive(&grandchild),
+        "the gate's background process outlived it"
+    );
+    let json = json_of(&out);
+    let why = json["evidence"]["not_reusable"].as_str().unwrap();
+    assert!(why.starts_with("timed out after 300ms"), "{why}");
+    let (code, check) = check_json(&s, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(reasons(&check), ["failed", "not-reusable"]);
+    // A gate that stops on SIGTERM exits 128+15.
+    let out = gate_run(&s, &counter, &["--timeout", "200ms"], "sleep 30");
+    assert_eq!(out.status.code(), Some(128 + 15));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not reusable: timed out after 200ms"));
+}
+
+#[test]
+fn a_terminated_ledger_forwards_the_signal_and_waits_for_the_gate() {
+    for (signal, name) in [("TERM", "SIGTERM"), ("INT", "SIGINT"), ("HUP", "SIGHUP")] {
+        let (s, counter) = setup();
+        let pid_file = s.dir.path().join("gate-pid");
+        let script = format!(
+            "echo run >> '{}'; trap 'echo stopped >> {}; exit 7' {signal}; echo $$ > '{}'; while :; do sleep 0.05; done",
+            counter.display(),
+            counter.display(),
+            pid_file.display()
+        );
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+        s.env(&mut cmd);
+        let child = cmd
+            .current_dir(s.w())
+            .args([
+                "gate", "run", "--name", "test", "--json", "--", "sh", "-c", &script,
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let gate = wait_for_line(&pid_file);
+        let kill = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(child.id().to_string())
+            .status();
+        assert!(kill.unwrap().success());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(7),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!alive(&gate), "{name}: the gate was left running");
+        assert_eq!(
+            runs(&counter),
+            2,
+            "{name}: the gate got the signal and stopped"
+        );
+        let json = json_of(&out);
+        let why = json["evidence"]["not_reusable"].as_str().unwrap();
+        assert!(why.contains(&format!("ledger received {name}")), "{why}");
+    }
 }
 
 #[test]
@@ -386,7 +558,7 @@ fn a_current_directory_that_is_not_utf8_is_refused_not_decoded_lossily() {
         "gate", "run", "--name", "test", "--root", "src", "--", "sh", "-c", &script,
     ];
     let out = ledger_with(&s, &dir, &[], &args);
-    assert_blocked(&out, "non-utf8-path", "caf\\351");
+    assert_run_refused(&out, 125, "non-utf8-path", "caf\\351");
     assert_eq!(runs(&counter), 0);
 }
 
@@ -402,7 +574,7 @@ fn a_prerequisite_that_is_not_utf8_is_refused() {
     };
     let invalid = OsStr::from_bytes(b"-O\xff");
     let out = gate(&[("FLAGS", Some(invalid))], &["--env", "FLAGS"]);
-    assert_blocked(&out, "non-utf8-value", "-O\\377");
+    assert_run_refused(&out, 125, "non-utf8-value", "-O\\377");
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(
         text.contains("prerequisite FLAGS (environment variable)"),
@@ -418,11 +590,16 @@ fn a_prerequisite_that_is_not_utf8_is_refused() {
         .args(args)
         .arg(literal)
         .args(["--", "true"]);
-    assert_blocked(&out.output().unwrap(), "non-utf8-value", "FLAGS=-O\\376");
+    assert_run_refused(
+        &out.output().unwrap(),
+        125,
+        "non-utf8-value",
+        "FLAGS=-O\\376",
+    );
     // Two different outputs would both have read as U+FFFD.
     for output in [r"printf '\377'", r"printf '\376'"] {
         let out = gate(&[], &["--env-cmd", &format!("tool={output}")]);
-        assert_blocked(&out, "non-utf8-value", "prerequisite tool (output of");
+        assert_run_refused(&out, 125, "non-utf8-value", "prerequisite tool (output of");
     }
     assert_eq!(runs(&counter), 0, "nothing ran");
 }
@@ -489,8 +666,9 @@ fn evidence_whose_entries_do_not_give_its_fingerprint_is_refused() {
     let check = s.ledger(&s.w(), &["gate", "check", "--name", "test"]);
     assert_blocked(&check, "malformed-record", &named);
     assert!(String::from_utf8_lossy(&check.stderr).contains("not its recorded fingerprint"));
-    assert_blocked(
+    assert_run_refused(
         &gate_run(&s, &counter, &[], "true"),
+        125,
         "malformed-record",
         &named,
     );
@@ -610,7 +788,7 @@ fn a_scope_file_cannot_move_the_workspace_above_the_checkout() {
                 &script,
             ];
             let out = s.ledger(&s.w(), &args);
-            let expected = 2;
+            let expected = if verb == "run" { 125 } else { 2 };
             assert_eq!(out.status.code(), Some(expected), "{workspace} {verb}");
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(

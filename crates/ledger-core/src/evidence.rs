@@ -292,6 +292,10 @@ pub struct Evidence {
     pub prerequisites: Observations,
     /// The exit status; `None` when the command was killed by a signal.
     pub exit_status: Option<i32>,
+    /// The signal that killed the command, if one did (`None` in records
+    /// written before it was recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
     /// When the run started (RFC 3339, UTC).
     pub started_at: String,
     /// How long it ran, in milliseconds.
@@ -310,6 +314,8 @@ struct EvidenceFields {
     spec: GateSpec,
     prerequisites: Observations,
     exit_status: Option<i32>,
+    #[serde(default)]
+    signal: Option<i32>,
     started_at: String,
     duration_ms: u64,
     result: String,
@@ -325,6 +331,7 @@ impl TryFrom<EvidenceFields> for Evidence {
             spec: f.spec,
             prerequisites: f.prerequisites,
             exit_status: f.exit_status,
+            signal: f.signal,
             started_at: f.started_at,
             duration_ms: f.duration_ms,
             result: f.result,

@@ -76,7 +76,9 @@ pub use evidence::{
     check_gate, check_gate_observed, check_gate_query, gate_ref, latest_evidence, record_evidence,
 };
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
-pub use gate::{Echo, RunOutcome, run_gate};
+pub use gate::{
+    Echo, KILL_GRACE, RunOptions, RunOutcome, run_gate, run_gate_with, wrapper_exit_code,
+};
 pub use graph::{Artifact, ArtifactGraph};
 pub use inventory::{Inventory, default_workspace, worktree_root};
 pub use normalize::normalize_tasks;
