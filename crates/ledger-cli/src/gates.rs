@@ -240,6 +240,7 @@ fn run_supervised(args: &RunArgs) -> Result<(String, ExitCode), Error> {
         },
         timeout: args.timeout.as_deref().map(parse_timeout).transpose()?,
         forward_signals: true,
+        interrupt: None,
     };
     let outcome = run_gate_with(&Store::of_scope(spec.scope())?, &spec, &options)?;
     let code = ExitCode::from(u8::try_from(outcome.exit_code()).unwrap_or(125));

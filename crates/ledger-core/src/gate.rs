@@ -39,8 +39,17 @@ pub enum Echo {
     Stderr,
 }
 
+/// Asked about once every few milliseconds while a gate runs: `true` stops
+/// it as a timeout does (e.g. Python's Ctrl-C, seen by the binding).
+pub type Interrupt = Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// How a gate run is supervised, besides where its output goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+///
+/// With a timeout, forwarded signals or an interrupt, the command runs in a
+/// process group of its own, so that stopping it reaches every process it
+/// started; otherwise it stays in the caller's group, as any child does (a
+/// terminal's Ctrl-C reaches both).
+#[derive(Clone, Default)]
 pub struct RunOptions {
     /// Where the command's output goes while it runs.
     pub echo: Echo,
@@ -53,6 +62,27 @@ pub struct RunOptions {
     /// it running. For a process that is the gate's supervisor, such as the
     /// `ledger` command; a library host (Python, Node) keeps its own handlers.
     pub forward_signals: bool,
+    /// Stop the gate when this says so (see [`Interrupt`]); the run is
+    /// recorded as failed and not reusable, like a timeout.
+    pub interrupt: Option<Interrupt>,
+}
+
+impl RunOptions {
+    /// Whether ledger may have to stop the gate: it then gets a process group.
+    fn supervises(&self) -> bool {
+        self.timeout.is_some() || self.forward_signals || self.interrupt.is_some()
+    }
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("echo", &self.echo)
+            .field("timeout", &self.timeout)
+            .field("forward_signals", &self.forward_signals)
+            .field("interrupt", &self.interrupt.is_some())
+            .finish()
+    }
 }
 
 /// How long a timed-out gate is given between SIGTERM and SIGKILL.
@@ -233,10 +263,13 @@ fn execute(gate: &str, argv: &[String], dir: &Path, options: &RunOptions) -> Res
         })?),
         false => None,
     };
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    if options.supervises() {
+        command.process_group(0);
+    }
+    let mut child = command
         .args(args)
         .current_dir(dir)
-        .process_group(0)
         .stdin(Stdio::inherit())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -261,7 +294,7 @@ fn execute(gate: &str, argv: &[String], dir: &Path, options: &RunOptions) -> Res
             .take()
             .map(|err| pump(err, false, shown, Arc::clone(&tail))),
     ];
-    let (status, stopped) = supervise(&mut child, signals, options.timeout)
+    let (status, stopped) = supervise(&mut child, signals, options)
         .map_err(|e| not_started(format!("waiting for the command failed: {e}"), None))?;
     for handle in pumps.into_iter().flatten() {
         // A pump only fails if forwarding to our own stdout failed; the
@@ -283,13 +316,16 @@ const FORWARDED: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 const TICK: Duration = Duration::from_millis(20);
 
 /// Waits for the gate, forwarding the signals received to its process group
-/// and stopping the group at the timeout (SIGTERM, then SIGKILL after
-/// [`KILL_GRACE`]). Returns its status and why ledger stopped it, if it did.
+/// and stopping the group at the timeout or interrupt (SIGTERM, then SIGKILL
+/// after [`KILL_GRACE`]). Returns its status and why ledger stopped it, if it did.
 fn supervise(
     child: &mut Child,
     mut signals: Option<Signals>,
-    timeout: Option<Duration>,
+    options: &RunOptions,
 ) -> std::io::Result<(ExitStatus, Option<String>)> {
+    if !options.supervises() {
+        return Ok((child.wait()?, None));
+    }
     let group = Pid::from_child(child);
     let started = Instant::now();
     let mut stopped: Option<String> = None;
@@ -297,7 +333,7 @@ fn supervise(
     loop {
         if let Some(status) = child.try_wait()? {
             if terminated_at.is_some() {
-                // The timeout stops the whole group, whatever outlived its leader.
+                // A stop reaches the whole group, whatever outlived its leader.
                 signal_group(group, SIGKILL);
             }
             return Ok((status, stopped));
@@ -311,22 +347,32 @@ fn supervise(
                 )
             });
         }
-        match (timeout, terminated_at) {
-            (Some(limit), None) if started.elapsed() >= limit => {
-                signal_group(group, SIGTERM);
-                terminated_at = Some(Instant::now());
-                stopped = Some(format!(
-                    "timed out after {}: its process group was sent SIGTERM",
-                    humantime::format_duration(limit)
-                ));
+        match terminated_at {
+            None => {
+                if let Some(why) = stop_reason(options, started.elapsed()) {
+                    signal_group(group, SIGTERM);
+                    terminated_at = Some(Instant::now());
+                    stopped = Some(why);
+                }
             }
-            (_, Some(at)) if at.elapsed() >= KILL_GRACE => {
-                signal_group(group, SIGKILL);
-            }
-            _ => {}
+            Some(at) if at.elapsed() >= KILL_GRACE => signal_group(group, SIGKILL),
+            Some(_) => {}
         }
         std::thread::sleep(TICK);
     }
+}
+
+/// Why ledger must stop the gate now, if it must: its timeout expired or
+/// the caller interrupted it.
+fn stop_reason(options: &RunOptions, elapsed: Duration) -> Option<String> {
+    if let Some(limit) = options.timeout.filter(|limit| elapsed >= *limit) {
+        return Some(format!(
+            "timed out after {}: its process group was sent SIGTERM",
+            humantime::format_duration(limit)
+        ));
+    }
+    let interrupted = options.interrupt.as_ref().is_some_and(|asks| asks());
+    interrupted.then(|| "interrupted by the caller: its process group was sent SIGTERM".to_owned())
 }
 
 /// Sends `signal` to the process group `group`. A group that is gone already

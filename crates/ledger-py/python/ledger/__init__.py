@@ -90,6 +90,7 @@ from ledger._ledger import (
     approve,
     retire,
     check_gate,
+    check_recorded_gate,
     current_state,
     fingerprint,
     fingerprint_entries,
@@ -138,6 +139,7 @@ __all__ = [
     "StaleReason",
     "RunOutcome",
     "check_gate",
+    "check_recorded_gate",
     "run_gate",
     "latest_evidence",
     # Errors
