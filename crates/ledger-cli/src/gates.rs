@@ -86,7 +86,10 @@ pub struct GateArgs {
 impl GateArgs {
     /// The full gate spec `gate run` runs: every part from the command line.
     fn spec(&self) -> Result<GateSpec, Error> {
-        let scope = self.scope()?.unwrap_or(self.scope.to_scope()?);
+        let scope = match self.scope()? {
+            Some(scope) => scope,
+            None => self.scope.to_scope()?,
+        };
         let cwd = current_dir_in(&scope.resolve()?.workspace)?;
         GateSpec::new(
             &self.name,

@@ -839,6 +839,53 @@ mod tests {
     }
 
     #[test]
+    fn a_query_runs_nothing_it_read_and_stays_in_the_callers_workspace() {
+        let (dir, scope, store) = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        let marker = outside.path().join("observed");
+        let how = Observe::Command(format!("touch '{}'; echo 1", marker.display()));
+        let spec = spec(&scope, "sub", &[("tool", how)]).unwrap();
+        run_gate(&store, &spec, Echo::Off).unwrap();
+        std::fs::remove_file(&marker).unwrap();
+        let query = GateQuery {
+            name: "test".to_owned(),
+            workspace: scope.workspace.clone(),
+            ..GateQuery::default()
+        };
+        let freshness = check_gate_query(&query).unwrap();
+        assert_eq!(reasons(&freshness), ["prerequisite-unverified"]);
+        assert!(!marker.exists(), "a recorded command ran");
+        let given = GateQuery {
+            prerequisites: Some([("tool".to_owned(), Observe::Literal("1".into()))].into()),
+            ..query.clone()
+        };
+        assert!(check_gate_query(&given).unwrap().fresh);
+        // A record naming another workspace is a mismatch, and is not expanded.
+        let parent = dir.path().parent().unwrap().to_str().unwrap().to_owned();
+        rewrite(&store, |body| {
+            body["spec"]["scope"]["workspace"] = parent.clone().into();
+            body["inventory"]["scope"]["workspace"] = parent.clone().into();
+        });
+        assert_eq!(
+            reasons(&check_gate_query(&given).unwrap()),
+            ["scope-differs"]
+        );
+        assert_eq!(
+            reasons(&check_gate(&store, &spec).unwrap()),
+            ["scope-differs"]
+        );
+        // A scope above the caller's workspace is refused.
+        let above = GateQuery {
+            scope: Some(Scope::new(parent.as_str())),
+            ..given
+        };
+        assert_eq!(
+            check_gate_query(&above).unwrap_err().code(),
+            "outside-workspace"
+        );
+    }
+
+    #[test]
     fn an_invalid_spec_cannot_be_built() {
         let (_dir, scope, _) = workspace();
         let new = |name: &str, argv: &[&str], prerequisites: &[(&str, Observe)]| {

@@ -181,16 +181,6 @@ function openspecCheckout(t) {
   const s = new Sandbox(t)
   s.init()
   s.write(`${CHANGE}/proposal.md`, '# Why\n')
-  // A design document past the bound ledger reads documents with.
-  const design = fs.readFileSync(s.path(`${CHANGE}/design.md`))
-  fs.truncateSync(s.path(`${CHANGE}/design.md`), 17 * 1024 * 1024)
-  await both(
-    () => ledger.changeInventory(change, 'design'),
-    () => ledger.changeInventorySync(change, 'design'),
-    'too-large',
-    'design.md',
-  )
-  fs.writeFileSync(s.path(`${CHANGE}/design.md`), design)
   s.write(`${CHANGE}/design.md`, '# Design\n![flow](flow.svg)\n[dir](specs)\n')
   s.write(`${CHANGE}/flow.svg`, '<svg/>\n')
   s.write(`${CHANGE}/specs/auth/spec.md`, '## Requirement\n')
@@ -202,6 +192,16 @@ function openspecCheckout(t) {
 test('approvals refuse: materials, artifacts, graphs, sources, the store', async (t) => {
   const s = openspecCheckout(t)
   const change = { workspace: s.w, change: 'add-auth' }
+  // A design document past the bound ledger reads documents with.
+  const design = fs.readFileSync(s.path(`${CHANGE}/design.md`))
+  fs.truncateSync(s.path(`${CHANGE}/design.md`), 17 * 1024 * 1024)
+  await both(
+    () => ledger.changeInventory(change, 'design'),
+    () => ledger.changeInventorySync(change, 'design'),
+    'too-large',
+    'design.md',
+  )
+  fs.writeFileSync(s.path(`${CHANGE}/design.md`), design)
   // design.md links a directory: ambiguous.
   await both(
     () => ledger.changeInventory(change, 'design'),
