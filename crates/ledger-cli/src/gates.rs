@@ -42,8 +42,13 @@ pub enum GateCommand {
     #[command(after_help = RUN_EXIT_CODES)]
     Run(RunArgs),
     /// Answer whether the gate's evidence is fresh (exit 0) or stale (exit 1,
-    /// with every reason) without running anything. Parts not given on the
-    /// command line (scope, command, prerequisites) are taken from the evidence.
+    /// with every reason) without running the gate.
+    ///
+    /// The scope and command not given on the command line are taken from the
+    /// evidence (the command is compared, never run). Prerequisites are
+    /// observed only as given now (`--env`, `--env-cmd`): a recorded one not
+    /// given is `prerequisite-unverified`, because a check never runs a command
+    /// read from the store.
     Check(GateArgs),
 }
 
@@ -265,9 +270,10 @@ fn parse_timeout(text: &str) -> Result<std::time::Duration, Error> {
     }
 }
 
-/// The exit status of a usage error: 125 for `gate run` (ledger's own
-/// failure, apart from the command's statuses), otherwise `None` (the usual 2).
-pub fn usage_exit_code() -> Option<u8> {
+/// The exit status of a failure outside the verb (a usage error, stdout that
+/// cannot be written): 125 for `gate run` (ledger's own failure, apart from
+/// the command's statuses), otherwise `None` (the usual 2).
+pub fn own_failure_exit_code() -> Option<u8> {
     let args: Vec<_> = std::env::args_os().skip(1).take(2).collect();
     (args == ["gate", "run"]).then_some(125)
 }

@@ -129,7 +129,9 @@ fn check_gate_impl(spec: &GateSpec) -> Result<Json, Failure> {
 }
 
 /// Whether the gate's latest evidence can be reused: fresh, or stale with
-/// every reason. Runs nothing but the prerequisite commands of `spec`.
+/// every reason. Runs nothing but the prerequisite commands of `spec` — so
+/// pass a spec you built, not one read from evidence: `checkRecordedGate`
+/// fills a check from the evidence without running any of it.
 #[napi(ts_return_type = "Promise<Freshness>")]
 pub fn check_gate(spec: GateSpec) -> AsyncTask<Work<Json>> {
     spawn(move || check_gate_impl(&spec))

@@ -371,7 +371,10 @@ impl PyFreshness {
 
 /// Whether the latest evidence of `spec.name` can be reused for `spec`:
 /// identical scope, command and prerequisites, a successful exit, and
-/// identical inputs now. Runs nothing but the prerequisite commands of `spec`.
+/// identical inputs now. Runs nothing but the prerequisite commands of `spec`
+/// — so pass a spec you built, not one read from evidence (whose commands
+/// anyone who can write the store chose): `check_recorded_gate` fills a check
+/// from the evidence without running any of it.
 #[pyfunction]
 pub fn check_gate(py: Python<'_>, store: &PyStore, spec: &PyGateSpec) -> PyResult<PyFreshness> {
     let (store, spec) = (store.inner.clone(), spec.inner.clone());
