@@ -190,6 +190,8 @@ export interface Evidence {
   exit_status: number | null
   /** The signal that killed the command; absent when none did (or in older records). */
   signal?: number
+  /** Why ledger stopped the command, if it did; such a run never passes. */
+  stopped?: { by: 'timeout'; after_ms: number } | { by: 'signal'; signal: number } | { by: 'interrupt' }
   started_at: string
   duration_ms: number
   /** The last lines of the output, size-bounded. */

@@ -27,8 +27,8 @@ Exit codes:
            record); stderr says `error[<code>]: <message>`
   126      the command was found but cannot be executed
   127      the command was not found
-  128+N    the command was killed by signal N (a timeout: SIGTERM, 143, or
-           SIGKILL, 137)
+  124      --timeout expired (the command was stopped, as timeout(1) reports)
+  128+N    the command was killed by signal N
 A command that exits 125-127 or above 128 itself is reported as it exited.";
 
 #[derive(Subcommand)]
@@ -58,7 +58,7 @@ pub struct RunArgs {
     gate: GateArgs,
     /// Stop the command after DURATION (e.g. `90s`, `10m`, `1h 30m`): its
     /// process group gets SIGTERM, then SIGKILL 2 s later; the run is recorded
-    /// as failed and not reusable.
+    /// as failed and not reusable, and exits 124.
     #[arg(long, value_name = "DURATION")]
     timeout: Option<String>,
 }

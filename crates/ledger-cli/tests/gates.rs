@@ -378,12 +378,9 @@ fn a_timeout_stops_the_whole_process_group_and_is_never_reused() {
     let clock = std::time::Instant::now();
     let out = gate_run(&s, &counter, &["--timeout", "300ms", "--json"], &script);
     let elapsed = clock.elapsed();
-    assert_eq!(
-        out.status.code(),
-        Some(128 + 9),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // 124, as timeout(1) reports it: the gate ignored SIGTERM and got SIGKILL.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(124), "{stderr}");
     assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
     let grandchild = wait_for_line(&pids);
     assert!(
@@ -391,15 +388,25 @@ fn a_timeout_stops_the_whole_process_group_and_is_never_reused() {
         "the gate's background process outlived it"
     );
     let json = json_of(&out);
+    assert_eq!(json["evidence"]["signal"], 9);
+    let stopped = serde_json::json!({"by": "timeout", "after_ms": 300});
+    assert_eq!(json["evidence"]["stopped"], stopped);
     let why = json["evidence"]["not_reusable"].as_str().unwrap();
     assert!(why.starts_with("timed out after 300ms"), "{why}");
     let (code, check) = check_json(&s, &[]);
     assert_eq!(code, 1);
     assert_eq!(reasons(&check), ["failed", "not-reusable"]);
-    // A gate that stops on SIGTERM exits 128+15.
-    let out = gate_run(&s, &counter, &["--timeout", "200ms"], "sleep 30");
-    assert_eq!(out.status.code(), Some(128 + 15));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not reusable: timed out after 200ms"));
+    // A gate that exits 0 when told to stop did not pass either.
+    let script = "trap 'exit 0' TERM; while :; do sleep 0.05; done";
+    let out = gate_run(&s, &counter, &["--timeout", "200ms", "--json"], script);
+    assert_eq!(out.status.code(), Some(124));
+    assert_eq!(json_of(&out)["evidence"]["exit_status"], 0);
+    let text = stdout_text(&s.ledger(&s.w(), &["gate", "check", "--name", "test"]));
+    assert!(text.contains("did not pass: ledger stopped it"), "{text}");
+    assert!(
+        text.contains("not reusable: timed out after 200ms"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -446,6 +453,13 @@ fn a_terminated_ledger_forwards_the_signal_and_waits_for_the_gate() {
         let json = json_of(&out);
         let why = json["evidence"]["not_reusable"].as_str().unwrap();
         assert!(why.contains(&format!("ledger received {name}")), "{why}");
+        assert_eq!(json["evidence"]["stopped"]["by"], "signal");
+        assert_eq!(json["reused"], false);
+        let (code, check) = check_json(&s, &[]);
+        assert_eq!(
+            (code, reasons(&check)),
+            (1, vec!["failed".to_owned(), "not-reusable".to_owned()])
+        );
     }
 }
 

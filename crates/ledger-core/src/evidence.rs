@@ -277,6 +277,25 @@ impl GateSpec {
     }
 }
 
+/// Why ledger stopped a gate before it ended by itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "kebab-case")]
+pub enum Stopped {
+    /// Its timeout expired: its process group was sent SIGTERM (SIGKILL
+    /// after a grace period).
+    Timeout {
+        /// The timeout, in milliseconds.
+        after_ms: u64,
+    },
+    /// ledger received this signal (SIGINT, SIGTERM, SIGHUP) and forwarded it.
+    Signal {
+        /// The signal's number.
+        signal: i32,
+    },
+    /// The caller interrupted it (Python's Ctrl-C).
+    Interrupt,
+}
+
 /// The record of one gate run.
 ///
 /// Reading evidence checks what it claims: its entries must reproduce its
@@ -296,6 +315,10 @@ pub struct Evidence {
     /// written before it was recorded).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
+    /// Why ledger stopped the command, if it did: such a run is never a PASS,
+    /// whatever the command exited with once told to stop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stopped>,
     /// When the run started (RFC 3339, UTC).
     pub started_at: String,
     /// How long it ran, in milliseconds.
@@ -316,6 +339,8 @@ struct EvidenceFields {
     exit_status: Option<i32>,
     #[serde(default)]
     signal: Option<i32>,
+    #[serde(default)]
+    stopped: Option<Stopped>,
     started_at: String,
     duration_ms: u64,
     result: String,
@@ -332,6 +357,7 @@ impl TryFrom<EvidenceFields> for Evidence {
             prerequisites: f.prerequisites,
             exit_status: f.exit_status,
             signal: f.signal,
+            stopped: f.stopped,
             started_at: f.started_at,
             duration_ms: f.duration_ms,
             result: f.result,
@@ -348,9 +374,10 @@ impl Evidence {
         self.inventory.fingerprint
     }
 
-    /// Whether the command exited with status 0.
+    /// Whether the command exited with status 0 on its own (not after
+    /// ledger stopped it).
     pub fn passed(&self) -> bool {
-        self.exit_status == Some(0)
+        self.exit_status == Some(0) && self.stopped.is_none()
     }
 
     /// What makes this evidence untrustworthy, if anything: a claim its own
@@ -765,6 +792,7 @@ impl std::fmt::Display for StaleReason {
                 shown_value(Some(recorded))
             ),
             StaleReason::Failed { exit_status } => match exit_status {
+                Some(0) => write!(f, "the last run did not pass: ledger stopped it"),
                 Some(code) => write!(f, "the last run failed (exit status {code})"),
                 None => write!(f, "the last run was killed by a signal"),
             },

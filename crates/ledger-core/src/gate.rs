@@ -17,7 +17,9 @@ use serde::Serialize;
 
 use crate::compare::Comparison;
 use crate::error::{DisplayPath, Error, Result};
-use crate::evidence::{Evidence, Freshness, GateSpec, check_gate_against, record_evidence};
+use crate::evidence::{
+    Evidence, Freshness, GateSpec, Stopped, check_gate_against, record_evidence,
+};
 use crate::inventory::Inventory;
 use crate::quote::quote;
 use crate::store::{RecordId, Store};
@@ -121,9 +123,13 @@ pub struct RunOutcome {
 impl RunOutcome {
     /// The exit status to report: 0 when reused, else the command's, or
     /// 128 + N when signal N killed it (as shells report it).
+    ///
+    /// A gate stopped by its timeout reports 124, as `timeout(1)` does,
+    /// whatever it exited with once it was sent SIGTERM.
     pub fn exit_code(&self) -> i32 {
         match &self.evidence {
             None => 0,
+            Some(e) if matches!(e.stopped, Some(Stopped::Timeout { .. })) => 124,
             Some(e) => e.exit_status.unwrap_or_else(|| 128 + e.signal.unwrap_or(0)),
         }
     }
@@ -169,15 +175,16 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
     let ran = execute(spec.name(), spec.argv(), &dir, options)?;
     let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
     let changed = changed_during_run(&before);
-    let not_reusable = match (ran.stopped, changed) {
+    let not_reusable = match (&ran.stopped, changed) {
         (Some(stopped), Some(changed)) => Some(format!("{stopped}; {changed}")),
-        (stopped, changed) => stopped.or(changed),
+        (stopped, changed) => stopped.as_ref().map(Stopped::to_string).or(changed),
     };
     let evidence = Evidence {
         spec: spec.with_scope(before.scope.clone()),
         prerequisites,
         exit_status: ran.status.code(),
         signal: ran.status.signal(),
+        stopped: ran.stopped,
         started_at,
         duration_ms,
         result: ran.result,
@@ -232,7 +239,7 @@ struct Ran {
     /// The tail of its output.
     result: String,
     /// Why ledger stopped it, if it did.
-    stopped: Option<String>,
+    stopped: Option<Stopped>,
 }
 
 /// Runs the command in a process group of its own, forwarding its output and
@@ -318,17 +325,19 @@ const TICK: Duration = Duration::from_millis(20);
 /// Waits for the gate, forwarding the signals received to its process group
 /// and stopping the group at the timeout or interrupt (SIGTERM, then SIGKILL
 /// after [`KILL_GRACE`]). Returns its status and why ledger stopped it, if it did.
+/// A forwarded signal is the caller's: a later timeout still stops the gate,
+/// but the first reason stays the one recorded.
 fn supervise(
     child: &mut Child,
     mut signals: Option<Signals>,
     options: &RunOptions,
-) -> std::io::Result<(ExitStatus, Option<String>)> {
+) -> std::io::Result<(ExitStatus, Option<Stopped>)> {
     if !options.supervises() {
         return Ok((child.wait()?, None));
     }
     let group = Pid::from_child(child);
     let started = Instant::now();
-    let mut stopped: Option<String> = None;
+    let mut stopped: Option<Stopped> = None;
     let mut terminated_at: Option<Instant> = None;
     loop {
         if let Some(status) = child.try_wait()? {
@@ -340,19 +349,14 @@ fn supervise(
         }
         for signal in signals.iter_mut().flat_map(|s| s.pending()) {
             signal_group(group, signal);
-            stopped.get_or_insert_with(|| {
-                format!(
-                    "ledger received {} during the run and forwarded it to the gate",
-                    signal_name(signal)
-                )
-            });
+            stopped.get_or_insert(Stopped::Signal { signal });
         }
         match terminated_at {
             None => {
                 if let Some(why) = stop_reason(options, started.elapsed()) {
                     signal_group(group, SIGTERM);
                     terminated_at = Some(Instant::now());
-                    stopped = Some(why);
+                    stopped.get_or_insert(why);
                 }
             }
             Some(at) if at.elapsed() >= KILL_GRACE => signal_group(group, SIGKILL),
@@ -364,15 +368,13 @@ fn supervise(
 
 /// Why ledger must stop the gate now, if it must: its timeout expired or
 /// the caller interrupted it.
-fn stop_reason(options: &RunOptions, elapsed: Duration) -> Option<String> {
+fn stop_reason(options: &RunOptions, elapsed: Duration) -> Option<Stopped> {
     if let Some(limit) = options.timeout.filter(|limit| elapsed >= *limit) {
-        return Some(format!(
-            "timed out after {}: its process group was sent SIGTERM",
-            humantime::format_duration(limit)
-        ));
+        let after_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+        return Some(Stopped::Timeout { after_ms });
     }
     let interrupted = options.interrupt.as_ref().is_some_and(|asks| asks());
-    interrupted.then(|| "interrupted by the caller: its process group was sent SIGTERM".to_owned())
+    interrupted.then_some(Stopped::Interrupt)
 }
 
 /// Sends `signal` to the process group `group`. A group that is gone already
@@ -390,6 +392,27 @@ fn signal_name(signal: i32) -> String {
         SIGTERM => "SIGTERM".to_owned(),
         SIGHUP => "SIGHUP".to_owned(),
         n => format!("signal {n}"),
+    }
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::Timeout { after_ms } => write!(
+                f,
+                "timed out after {}: its process group was sent SIGTERM",
+                humantime::format_duration(Duration::from_millis(*after_ms))
+            ),
+            Stopped::Signal { signal } => write!(
+                f,
+                "ledger received {} during the run and forwarded it to the gate",
+                signal_name(*signal)
+            ),
+            Stopped::Interrupt => write!(
+                f,
+                "interrupted by the caller: its process group was sent SIGTERM"
+            ),
+        }
     }
 }
 

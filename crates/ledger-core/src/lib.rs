@@ -73,7 +73,8 @@ pub use envelope::{Binding, Check, Retirement, StateEnvelope, Validation};
 pub use error::{DisplayPath, Error, Result};
 pub use evidence::{
     EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, Observations, Observe, StaleReason,
-    check_gate, check_gate_observed, check_gate_query, gate_ref, latest_evidence, record_evidence,
+    Stopped, check_gate, check_gate_observed, check_gate_query, gate_ref, latest_evidence,
+    record_evidence,
 };
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
 pub use gate::{

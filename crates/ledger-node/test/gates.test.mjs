@@ -203,6 +203,7 @@ test('runGate with timeoutMs stops the gate and records it as not reusable', asy
   assert.ok(performance.now() - started < 10_000)
   assert.equal(outcome.evidence.exit_status, null)
   assert.equal(outcome.evidence.signal, 15)
+  assert.deepEqual(outcome.evidence.stopped, { by: 'timeout', after_ms: 300 })
   assert.match(outcome.evidence.not_reusable, /^timed out after 300ms/)
   const check = await ledger.checkGate(spec)
   assert.deepEqual(check.reasons.map((r) => r.reason), ['failed', 'not-reusable'])

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use ledger_core::{
-    DisplayPath, Error, Evidence, Freshness, GateQuery, GateSpec, Observe, StaleReason,
+    DisplayPath, Error, Evidence, Freshness, GateQuery, GateSpec, Observe, StaleReason, Stopped,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -206,6 +206,17 @@ impl PyEvidence {
     #[getter]
     fn signal(&self) -> Option<i32> {
         self.inner.signal
+    }
+
+    /// Why ledger stopped the command, if it did: `timeout`, `signal` (a
+    /// forwarded one) or `interrupt` (Ctrl-C); such a run never passes.
+    #[getter]
+    fn stopped(&self) -> Option<&'static str> {
+        self.inner.stopped.as_ref().map(|stopped| match stopped {
+            Stopped::Timeout { .. } => "timeout",
+            Stopped::Signal { .. } => "signal",
+            Stopped::Interrupt => "interrupt",
+        })
     }
 
     /// When the run started (RFC 3339, UTC).

@@ -48,7 +48,7 @@ impl PyRunOutcome {
     }
 
     /// 0 when reused, else the command's exit status (128 + N when signal N
-    /// killed it).
+    /// killed it; 124 when its timeout expired).
     #[getter]
     fn exit_code(&self) -> i32 {
         self.inner.exit_code()

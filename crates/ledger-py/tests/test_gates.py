@@ -287,8 +287,9 @@ def test_a_timeout_stops_the_gate_and_is_never_reused(workspace: Path) -> None:
     start = time.monotonic()
     ran = ledger.run_gate(store, spec, timeout=0.3)
     assert time.monotonic() - start < 10
-    assert ran.exit_code == 128 + 15 and ran.evidence is not None
+    assert ran.exit_code == 124 and ran.evidence is not None
     assert ran.evidence.signal == 15 and ran.evidence.exit_status is None
+    assert ran.evidence.stopped == "timeout" and not ran.evidence.passed
     assert (ran.evidence.not_reusable or "").startswith("timed out after 300ms")
     reasons = [r.reason for r in ledger.check_gate(store, spec).reasons]
     assert reasons == ["failed", "not-reusable"]
@@ -322,7 +323,7 @@ def test_ctrl_c_stops_the_gate_records_it_and_is_raised(workspace: Path, tmp_pat
     with pytest.raises(KeyboardInterrupt):
         ledger.run_gate(store, spec, timeout=60)
     latest = ledger.latest_evidence(store, "test")
-    assert latest is not None and not latest[1].passed
+    assert latest is not None and not latest[1].passed and latest[1].stopped == "interrupt"
     assert (latest[1].not_reusable or "").startswith("interrupted by the caller")
     gate = pid_file.read_text().strip()
     assert not Path(f"/proc/{gate}").exists() or "Z" in Path(f"/proc/{gate}/stat").read_text().split(")")[-1][:3]
