@@ -190,6 +190,8 @@ export interface Evidence {
   exit_status: number | null
   /** The signal that killed the command; absent when none did (or in older records). */
   signal?: number
+  /** Why ledger stopped the command, if it did; such a run never passes. */
+  stopped?: { by: 'timeout'; after_ms: number } | { by: 'signal'; signal: number } | { by: 'interrupt' }
   started_at: string
   duration_ms: number
   /** The last lines of the output, size-bounded. */
@@ -376,7 +378,9 @@ export interface ChangeOptions {
 
 /**
  * Whether the gate's latest evidence can be reused: fresh, or stale with
- * every reason. Runs nothing but the prerequisite commands of `spec`.
+ * every reason. Runs nothing but the prerequisite commands of `spec` — so
+ * pass a spec you built, not one read from evidence: `checkRecordedGate`
+ * fills a check from the evidence without running any of it.
  */
 export declare function checkGate(spec: GateSpec): Promise<Freshness>
 
