@@ -188,6 +188,10 @@ export interface Evidence {
   prerequisites: Record<string, string | null>
   /** `null` when the command was killed by a signal. */
   exit_status: number | null
+  /** The signal that killed the command; absent when none did (or in older records). */
+  signal?: number
+  /** Why ledger stopped the command, if it did; such a run never passes. */
+  stopped?: { by: 'timeout'; after_ms: number } | { by: 'signal'; signal: number } | { by: 'interrupt' }
   started_at: string
   duration_ms: number
   /** The last lines of the output, size-bounded. */
@@ -204,6 +208,8 @@ export type StaleReason =
   | { reason: 'inputs-changed'; comparison: Comparison }
   /** A side without the prerequisite has no field; `null` is an unset variable. */
   | { reason: 'prerequisite-changed'; name: string; recorded?: string | null; now?: string | null }
+  /** Recorded, but not observed now: a check never runs a recorded command. */
+  | { reason: 'prerequisite-unverified'; name: string; recorded: string | null }
   | { reason: 'failed'; exit_status: number | null }
   | { reason: 'not-reusable'; why: string }
 
@@ -372,13 +378,24 @@ export interface ChangeOptions {
 
 /**
  * Whether the gate's latest evidence can be reused: fresh, or stale with
- * every reason (`ledger gate check --json`). Runs nothing but the
- * prerequisite commands.
+ * every reason. Runs nothing but the prerequisite commands of `spec` — so
+ * pass a spec you built, not one read from evidence: `checkRecordedGate`
+ * fills a check from the evidence without running any of it.
  */
 export declare function checkGate(spec: GateSpec): Promise<Freshness>
 
 /** `checkGate`, blocking the JavaScript thread. */
 export declare function checkGateSync(spec: GateSpec): Freshness
+
+/**
+ * What `ledger gate check --json` answers: whether the gate's latest
+ * evidence is fresh for the parts given now, the rest taken from it. Runs
+ * nothing read from the store: only the prerequisite commands given here.
+ */
+export declare function checkRecordedGate(query: RecordedGateQuery): Promise<Freshness>
+
+/** `checkRecordedGate`, blocking the JavaScript thread. */
+export declare function checkRecordedGateSync(query: RecordedGateQuery): Freshness
 
 /** The answer of `inventory.compare()`. */
 export interface Comparison {
@@ -542,6 +559,32 @@ export declare function readRecord(path: string, options?: RecordOptions | undef
 /** `readRecord`, blocking the JavaScript thread. */
 export declare function readRecordSync(path: string, options?: RecordOptions | undefined | null): Inventory
 
+/**
+ * What `ledger gate check` is asked: the gate in the caller's workspace, and
+ * the parts of its spec given now; the parts left out are taken from the
+ * latest evidence, and nothing read from it is run.
+ */
+export interface RecordedGateQuery {
+  /**
+   * The caller's workspace: its store holds the evidence; a recorded
+   * scope of another workspace is `scope-differs`.
+   */
+  workspace: string
+  /** The gate's name. */
+  name: string
+  /** The inputs (at or below `workspace`); default: the recorded scope. */
+  scope?: ScopeOptions
+  /** The command; default: the recorded one (compared, never run). */
+  argv?: Array<string>
+  /** The working directory of `argv`, relative to the workspace; default `.`. */
+  cwd?: string
+  /**
+   * How to observe the prerequisites now; default: none is observed, and
+   * each recorded one is `prerequisite-unverified`.
+   */
+  prerequisites?: Record<string, Prerequisite>
+}
+
 /** How a record is read. */
 export interface RecordOptions {
   /** Where the record came from, named in error messages; default `<record>`. */
@@ -581,13 +624,18 @@ export declare function retireSync(options: ChangeOptions, reason: string): stri
 
 /**
  * Reuses fresh evidence, or runs the command and records evidence whatever
- * its exit status (`ledger gate run --json`). The command runs on a libuv
- * pool thread for as long as it takes.
+ * its exit status (`ledger gate run --json`). `timeoutMs`: after so long the
+ * gate's process group is sent SIGTERM (SIGKILL 2 s later), and the run is
+ * recorded as failed and not reusable.
+ *
+ * The gate runs on a thread of its own, not on the libuv pool: a gate that
+ * takes minutes must not hold one of the pool's few threads, which every
+ * other asynchronous call (fs, ledger's own) needs.
  */
-export declare function runGate(spec: GateSpec, echo?: Echo | undefined | null): Promise<RunOutcome>
+export declare function runGate(spec: GateSpec, echo?: Echo | undefined | null, timeoutMs?: number | undefined | null): Promise<RunOutcome>
 
 /** `runGate`, blocking the JavaScript thread. */
-export declare function runGateSync(spec: GateSpec, echo?: Echo | undefined | null): RunOutcome
+export declare function runGateSync(spec: GateSpec, echo?: Echo | undefined | null, timeoutMs?: number | undefined | null): RunOutcome
 
 /**
  * What an inventory covers. Every path is relative to `workspace`; each list

@@ -188,6 +188,10 @@ export interface Evidence {
   prerequisites: Record<string, string | null>
   /** `null` when the command was killed by a signal. */
   exit_status: number | null
+  /** The signal that killed the command; absent when none did (or in older records). */
+  signal?: number
+  /** Why ledger stopped the command, if it did; such a run never passes. */
+  stopped?: { by: 'timeout'; after_ms: number } | { by: 'signal'; signal: number } | { by: 'interrupt' }
   started_at: string
   duration_ms: number
   /** The last lines of the output, size-bounded. */
@@ -204,6 +208,8 @@ export type StaleReason =
   | { reason: 'inputs-changed'; comparison: Comparison }
   /** A side without the prerequisite has no field; `null` is an unset variable. */
   | { reason: 'prerequisite-changed'; name: string; recorded?: string | null; now?: string | null }
+  /** Recorded, but not observed now: a check never runs a recorded command. */
+  | { reason: 'prerequisite-unverified'; name: string; recorded: string | null }
   | { reason: 'failed'; exit_status: number | null }
   | { reason: 'not-reusable'; why: string }
 

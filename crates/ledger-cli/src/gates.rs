@@ -9,22 +9,58 @@ use std::process::ExitCode;
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Subcommand};
 use ledger_core::{
-    DisplayPath, Echo, Error, Freshness, GateSpec, Observe, RunOutcome, Scope, StaleReason, Store,
-    check_gate, latest_evidence, run_gate,
+    DisplayPath, Echo, Error, Freshness, GateQuery, GateSpec, Observe, RunOptions, RunOutcome,
+    Scope, StaleReason, Store, check_gate_query, quote, run_gate_with, wrapper_exit_code,
 };
 
 use crate::report::{comparison_text, json_line};
-use crate::scope_args::ScopeArgs;
+use crate::scope_args::{ScopeArgs, default_workspace};
+
+/// The exit statuses of `gate run`, after the wrapper convention of `env`,
+/// `timeout` and `xargs`, so that a gate's own status is never taken for
+/// ledger's.
+const RUN_EXIT_CODES: &str = "\
+Exit codes:
+  0        fresh evidence was reused (the command did not run), or it exited 0
+  1-124    the command's own exit status
+  125      ledger itself failed (bad usage, a blocking condition, a refused
+           record); stderr says `error[<code>]: <message>`
+  126      the command was found but cannot be executed
+  127      the command was not found
+  124      --timeout expired (the command was stopped, as timeout(1) reports)
+  128+N    the command was killed by signal N
+A command that exits 125-127 or above 128 itself is reported as it exited.";
 
 #[derive(Subcommand)]
 pub enum GateCommand {
     /// Reuse fresh evidence, or run the command (output streamed through) and
     /// record evidence whatever its exit status; exit with the command's status.
-    Run(GateArgs),
+    ///
+    /// The command runs in a process group of its own: SIGINT, SIGTERM and
+    /// SIGHUP sent to ledger are forwarded to that group, ledger waits for the
+    /// command and records the run as not reusable.
+    #[command(after_help = RUN_EXIT_CODES)]
+    Run(RunArgs),
     /// Answer whether the gate's evidence is fresh (exit 0) or stale (exit 1,
-    /// with every reason) without running anything. Parts not given on the
-    /// command line (scope, command, prerequisites) are taken from the evidence.
+    /// with every reason) without running the gate.
+    ///
+    /// The scope and command not given on the command line are taken from the
+    /// evidence (the command is compared, never run). Prerequisites are
+    /// observed only as given now (`--env`, `--env-cmd`): a recorded one not
+    /// given is `prerequisite-unverified`, because a check never runs a command
+    /// read from the store.
     Check(GateArgs),
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    gate: GateArgs,
+    /// Stop the command after DURATION (e.g. `90s`, `10m`, `1h 30m`): its
+    /// process group gets SIGTERM, then SIGKILL 2 s later; the run is recorded
+    /// as failed and not reusable, and exits 124.
+    #[arg(long, value_name = "DURATION")]
+    timeout: Option<String>,
 }
 
 #[derive(Args)]
@@ -53,36 +89,67 @@ pub struct GateArgs {
 }
 
 impl GateArgs {
-    /// The gate spec the flags describe; parts they leave out come from `recorded`.
-    fn spec(&self, recorded: Option<&GateSpec>) -> Result<GateSpec, Error> {
-        let scope = self.scope(recorded)?;
-        // The command runs where it was given; a recorded command where it was recorded.
-        let (argv, cwd) = match (self.command.is_empty(), recorded) {
-            (true, Some(spec)) => (spec.argv().to_vec(), spec.cwd().to_owned()),
-            _ => (
-                self.command.clone(),
-                current_dir_in(&scope.resolve()?.workspace)?,
-            ),
+    /// The full gate spec `gate run` runs: every part from the command line.
+    fn spec(&self) -> Result<GateSpec, Error> {
+        let scope = match self.scope()? {
+            Some(scope) => scope,
+            None => self.scope.to_scope()?,
         };
-        let prerequisites = match (self.env.is_empty() && self.env_cmd.is_empty(), recorded) {
-            (true, Some(spec)) => spec.prerequisites().clone(),
-            _ => self.prerequisites()?,
-        };
-        GateSpec::new(&self.name, argv, &cwd, scope, prerequisites)
+        let cwd = current_dir_in(&scope.resolve()?.workspace)?;
+        GateSpec::new(
+            &self.name,
+            self.command.clone(),
+            &cwd,
+            scope,
+            self.prerequisites()?,
+        )
     }
 
-    fn scope(&self, recorded: Option<&GateSpec>) -> Result<Scope, Error> {
+    /// What `gate check` asks: the parts given on the command line; the core
+    /// takes the rest from the evidence, and runs none of it.
+    fn query(&self) -> Result<GateQuery, Error> {
+        let scope = self.scope()?;
+        // The caller's workspace: the one of the scope flags, else the default
+        // (a scope file lies at or below it).
+        let workspace = match (&self.scope_file, &scope) {
+            (None, Some(flags)) => flags.workspace.clone(),
+            _ => default_workspace()?,
+        };
+        let command = match self.command.is_empty() {
+            true => None,
+            false => {
+                let inputs = scope.as_ref().map_or(&workspace, |s| &s.workspace);
+                let cwd = current_dir_in(&Scope::new(inputs.clone()).resolve()?.workspace)?;
+                Some((self.command.clone(), cwd))
+            }
+        };
+        let observes = !(self.env.is_empty() && self.env_cmd.is_empty());
+        Ok(GateQuery {
+            name: self.name.clone(),
+            workspace,
+            scope,
+            command,
+            prerequisites: observes.then(|| self.prerequisites()).transpose()?,
+        })
+    }
+
+    /// The scope the flags give: `None` when none is given (`gate check`
+    /// then takes the recorded one). A scope file's workspace must be the
+    /// caller's workspace or lie below it.
+    fn scope(&self) -> Result<Option<Scope>, Error> {
         if let Some(file) = &self.scope_file {
             if !self.scope.is_empty() {
                 return Err(usage(
                     "--scope-file replaces the scope flags; give one or the other",
                 ));
             }
-            return read_scope_file(file);
+            let scope = Scope::read(file)?;
+            scope.check_within(&default_workspace()?)?;
+            return Ok(Some(scope));
         }
-        match recorded {
-            Some(spec) if self.scope.is_empty() => Ok(spec.scope().clone()),
-            _ => self.scope.to_scope(),
+        match self.scope.is_empty() {
+            true => Ok(None),
+            false => self.scope.to_scope().map(Some),
         }
     }
 
@@ -122,24 +189,6 @@ fn usage(message: &str) -> Error {
     }
 }
 
-/// A scope from a JSON file; a relative workspace is relative to the file.
-fn read_scope_file(file: &Utf8Path) -> Result<Scope, Error> {
-    let text = std::fs::read_to_string(file).map_err(|source| Error::Unreadable {
-        path: DisplayPath::from(file.as_str()),
-        operation: "read scope file",
-        source,
-    })?;
-    let mut scope = Scope::from_json(&text, file.as_str())?;
-    if scope.workspace.is_relative() {
-        let base = file
-            .parent()
-            .filter(|p| !p.as_str().is_empty())
-            .unwrap_or(Utf8Path::new("."));
-        scope.workspace = base.join(&scope.workspace);
-    }
-    Ok(scope)
-}
-
 /// The current directory relative to the (absolute) workspace: `.` or a path,
 /// byte-exact (a directory name that is not UTF-8 is refused, never decoded lossily).
 fn current_dir_in(workspace: &Utf8Path) -> Result<String, Error> {
@@ -173,33 +222,64 @@ pub fn run(command: GateCommand) -> Result<(String, ExitCode), Error> {
     }
 }
 
-fn gate_run(args: &GateArgs) -> Result<(String, ExitCode), Error> {
-    if args.command.is_empty() {
+/// `gate run`: exits with the command's status; ledger's own failures are
+/// reported here, with the wrapper convention's 125/126/127.
+fn gate_run(args: &RunArgs) -> Result<(String, ExitCode), Error> {
+    match run_supervised(args) {
+        Ok(done) => Ok(done),
+        Err(e) => {
+            eprintln!("error[{}]: {e}", e.code());
+            Ok((String::new(), ExitCode::from(wrapper_exit_code(&e))))
+        }
+    }
+}
+
+fn run_supervised(args: &RunArgs) -> Result<(String, ExitCode), Error> {
+    let gate = &args.gate;
+    if gate.command.is_empty() {
         return Err(usage("gate run needs the command after `--`"));
     }
-    let spec = args.spec(None)?;
-    let echo = if args.json {
-        Echo::Stderr
-    } else {
-        Echo::Passthrough
+    let spec = gate.spec()?;
+    let options = RunOptions {
+        echo: if gate.json {
+            Echo::Stderr
+        } else {
+            Echo::Passthrough
+        },
+        timeout: args.timeout.as_deref().map(parse_timeout).transpose()?,
+        forward_signals: true,
+        interrupt: None,
     };
-    let outcome = run_gate(&Store::of_scope(spec.scope())?, &spec, echo)?;
-    let code = ExitCode::from(u8::try_from(outcome.exit_code()).unwrap_or(1));
-    if args.json {
+    let outcome = run_gate_with(&Store::of_scope(spec.scope())?, &spec, &options)?;
+    let code = ExitCode::from(u8::try_from(outcome.exit_code()).unwrap_or(125));
+    if gate.json {
         return Ok((json_line(&outcome), code));
     }
     eprint!("{}", run_summary(&outcome));
     Ok((String::new(), code))
 }
 
+/// `--timeout` in humantime's format; zero is refused (it would stop every gate).
+fn parse_timeout(text: &str) -> Result<std::time::Duration, Error> {
+    match humantime::parse_duration(text) {
+        Ok(limit) if !limit.is_zero() => Ok(limit),
+        Ok(_) => Err(usage("--timeout must be longer than zero")),
+        Err(e) => Err(Error::InvalidArgument {
+            message: format!("--timeout {}: {e} (e.g. 90s, 10m, 1h 30m)", quote(text)),
+        }),
+    }
+}
+
+/// The exit status of a failure outside the verb (a usage error, stdout that
+/// cannot be written): 125 for `gate run` (ledger's own failure, apart from
+/// the command's statuses), otherwise `None` (the usual 2).
+pub fn own_failure_exit_code() -> Option<u8> {
+    let args: Vec<_> = std::env::args_os().skip(1).take(2).collect();
+    (args == ["gate", "run"]).then_some(125)
+}
+
 fn gate_check(args: &GateArgs) -> Result<(String, ExitCode), Error> {
-    let store = Store::of_scope(&args.scope(None)?)?;
-    let recorded = latest_evidence(&store, &args.name)?.map(|(_, e)| e.spec);
-    let freshness = match recorded {
-        // Nothing to take a left-out command from, and nothing to compare with.
-        None if args.command.is_empty() => Freshness::no_evidence(&args.name),
-        recorded => check_gate(&store, &args.spec(recorded.as_ref())?)?,
-    };
+    let freshness = check_gate_query(&args.query()?)?;
     let code = ExitCode::from(if freshness.fresh { 0 } else { 1 });
     let text = if args.json {
         json_line(&freshness)
@@ -219,17 +299,19 @@ fn run_summary(outcome: &RunOutcome) -> String {
     let Some(e) = &outcome.evidence else {
         return String::new();
     };
-    let status = e.exit_status.map_or_else(
-        || "was killed by a signal".to_owned(),
-        |c| format!("exited {c}"),
-    );
+    let status = match (e.exit_status, e.signal) {
+        (Some(code), _) => format!("exited {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        (None, None) => "was killed by a signal".to_owned(),
+    };
     let mut out = format!(
         "ledger: gate {} {status} after {:.1} s; evidence recorded on {}\n",
-        e.spec.name(),
+        quote(e.spec.name()),
         e.duration_ms as f64 / 1000.0,
         e.fingerprint()
     );
     if let Some(why) = &e.not_reusable {
+        // Built by the core for this run, its paths quoted.
         out.push_str(&format!("ledger: this evidence is not reusable: {why}\n"));
     }
     out
@@ -240,12 +322,12 @@ fn freshness_text(f: &Freshness) -> String {
         let e = f.evidence.as_ref();
         return format!(
             "fresh: gate {} passed at {} on {}; reused, not run\n",
-            f.gate,
-            e.map_or("?", |e| e.started_at.as_str()),
+            quote(&f.gate),
+            quote(e.map_or("?", |e| e.started_at.as_str())),
             e.map_or_else(|| "?".to_owned(), |e| e.fingerprint().to_string()),
         );
     }
-    let mut out = format!("stale: gate {}\n", f.gate);
+    let mut out = format!("stale: gate {}\n", quote(&f.gate));
     for reason in &f.reasons {
         out.push_str(&format!("  - {reason}\n"));
         if let StaleReason::InputsChanged { comparison } = reason {

@@ -134,7 +134,7 @@ fn main() -> ExitCode {
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Output(e)) => {
             eprintln!("error[output]: cannot write to stdout: {e}");
-            ExitCode::from(2)
+            ExitCode::from(gates::own_failure_exit_code().unwrap_or(2))
         }
     }
 }
@@ -157,7 +157,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
         "error[invalid-argument]: {}",
         text.trim_start_matches("error: ")
     );
-    ExitCode::from(2)
+    ExitCode::from(gates::own_failure_exit_code().unwrap_or(2))
 }
 
 /// Why a command failed: a ledger error, or stdout could not be written.

@@ -249,11 +249,26 @@ fn concurrent_runs_of_one_gate_both_land() {
     assert_eq!(code, 0);
 }
 
+/// A `gate run` that ledger itself refused: exit 125 (the wrapper
+/// convention), the coded message on stderr, nothing on stdout.
+fn assert_run_refused(out: &Output, status: i32, code: &str, path: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(status), "stderr: {stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(stderr.starts_with(&format!("error[{code}]: ")), "{stderr}");
+    assert!(stderr.contains(path), "message must name {path}: {stderr}");
+}
+
 #[test]
 fn errors_are_coded() {
     let (s, counter) = setup();
-    assert_blocked(
+    assert_run_refused(
         &gate_run(&s, &counter, &["--env-cmd", "tool=exit 4"], "true"),
+        125,
         "prerequisite-failed",
         "tool",
     );
@@ -261,20 +276,191 @@ fn errors_are_coded() {
         &s.w(),
         &["gate", "run", "--name", "test", "--", "/nonexistent/tool"],
     );
-    assert_blocked(&out, "gate-not-started", "/nonexistent/tool");
-    assert_blocked(
+    assert_run_refused(&out, 127, "gate-not-started", "/nonexistent/tool");
+    assert_run_refused(
         &s.ledger(&s.w(), &["gate", "run", "--name", "test"]),
+        125,
         "invalid-argument",
         "--",
     );
     let out = s.ledger(&s.w(), &["gate", "run", "--name", "../x", "--", "true"]);
-    assert_blocked(&out, "bad-ref-name", "../x");
+    assert_run_refused(&out, 125, "bad-ref-name", "../x");
     let out = s.ledger(
         &s.w(),
         &["gate", "run", "--name", "a", "--name", "b", "--", "true"],
     );
-    assert_blocked(&out, "invalid-argument", "--name");
+    assert_run_refused(&out, 125, "invalid-argument", "--name");
+    let out = s.ledger(
+        &s.w(),
+        &[
+            "gate",
+            "run",
+            "--name",
+            "t",
+            "--timeout",
+            "soon",
+            "--",
+            "true",
+        ],
+    );
+    assert_run_refused(&out, 125, "invalid-argument", "--timeout soon");
+    // `gate check` keeps the usual error status.
+    let out = s.ledger(&s.w(), &["gate", "check", "--name", "../x"]);
+    assert_blocked(&out, "bad-ref-name", "../x");
     assert_eq!(runs(&counter), 0, "nothing ran");
+}
+
+#[test]
+fn a_gate_status_is_never_taken_for_ledger_s_own() {
+    let (s, counter) = setup();
+    // The gate's own 2 is the gate's; ledger's failures are 125, 126, 127.
+    assert_eq!(gate_run(&s, &counter, &[], "exit 2").status.code(), Some(2));
+    s.write("not-executable", b"#!/bin/sh\n");
+    let out = s.ledger(
+        &s.w(),
+        &["gate", "run", "--name", "test", "--", "./not-executable"],
+    );
+    assert_run_refused(&out, 126, "gate-not-started", "not-executable");
+    let out = s.ledger(
+        &s.w(),
+        &["gate", "run", "--name", "test", "--", "no-such-tool-5f3a"],
+    );
+    assert_run_refused(&out, 127, "gate-not-started", "no-such-tool-5f3a");
+    let help = s.ledger(&s.w(), &["gate", "run", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("125      ledger itself failed"));
+}
+
+#[test]
+fn a_gate_killed_by_signal_n_exits_128_plus_n() {
+    let (s, counter) = setup();
+    for (signal, number) in [("USR1", 10), ("TERM", 15), ("KILL", 9)] {
+        let out = gate_run(&s, &counter, &["--json"], &format!("kill -{signal} $$"));
+        assert_eq!(out.status.code(), Some(128 + number), "{signal}");
+        let json = json_of(&out);
+        assert_eq!(json["evidence"]["exit_status"], serde_json::Value::Null);
+        assert_eq!(json["evidence"]["signal"], number);
+    }
+}
+
+/// Whether process `pid` is alive (a zombie is not).
+fn alive(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits until `file` holds a line, and returns it.
+fn wait_for_line(file: &Path) -> String {
+    for _ in 0..500 {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && text.ends_with('\n')
+        {
+            return text.trim().to_owned();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("{} was never written", file.display());
+}
+
+#[test]
+fn a_timeout_stops_the_whole_process_group_and_is_never_reused() {
+    let (s, counter) = setup();
+    let pids = s.dir.path().join("pids");
+    // A child that ignores SIGTERM and a grandchild in the background.
+    let script = format!(
+        "trap '' TERM; sleep 60 & echo $! > '{}'; while :; do sleep 0.05; done",
+        pids.display()
+    );
+    let clock = std::time::Instant::now();
+    let out = gate_run(&s, &counter, &["--timeout", "300ms", "--json"], &script);
+    let elapsed = clock.elapsed();
+    // 124, as timeout(1) reports it: the gate ignored SIGTERM and got SIGKILL.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(124), "{stderr}");
+    assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
+    let grandchild = wait_for_line(&pids);
+    assert!(
+        !alive(&grandchild),
+        "the gate's background process outlived it"
+    );
+    let json = json_of(&out);
+    assert_eq!(json["evidence"]["signal"], 9);
+    let stopped = serde_json::json!({"by": "timeout", "after_ms": 300});
+    assert_eq!(json["evidence"]["stopped"], stopped);
+    let why = json["evidence"]["not_reusable"].as_str().unwrap();
+    assert!(why.starts_with("timed out after 300ms"), "{why}");
+    let (code, check) = check_json(&s, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(reasons(&check), ["failed", "not-reusable"]);
+    // A gate that exits 0 when told to stop did not pass either.
+    let script = "trap 'exit 0' TERM; while :; do sleep 0.05; done";
+    let out = gate_run(&s, &counter, &["--timeout", "200ms", "--json"], script);
+    assert_eq!(out.status.code(), Some(124));
+    assert_eq!(json_of(&out)["evidence"]["exit_status"], 0);
+    let text = stdout_text(&s.ledger(&s.w(), &["gate", "check", "--name", "test"]));
+    assert!(text.contains("did not pass: ledger stopped it"), "{text}");
+    assert!(
+        text.contains("not reusable: timed out after 200ms"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_terminated_ledger_forwards_the_signal_and_waits_for_the_gate() {
+    for (signal, name) in [("TERM", "SIGTERM"), ("INT", "SIGINT"), ("HUP", "SIGHUP")] {
+        let (s, counter) = setup();
+        let pid_file = s.dir.path().join("gate-pid");
+        let script = format!(
+            "echo run >> '{}'; trap 'echo stopped >> {}; exit 7' {signal}; echo $$ > '{}'; while :; do sleep 0.05; done",
+            counter.display(),
+            counter.display(),
+            pid_file.display()
+        );
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+        s.env(&mut cmd);
+        let child = cmd
+            .current_dir(s.w())
+            .args([
+                "gate", "run", "--name", "test", "--json", "--", "sh", "-c", &script,
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let gate = wait_for_line(&pid_file);
+        let kill = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(child.id().to_string())
+            .status();
+        assert!(kill.unwrap().success());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(7),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!alive(&gate), "{name}: the gate was left running");
+        assert_eq!(
+            runs(&counter),
+            2,
+            "{name}: the gate got the signal and stopped"
+        );
+        let json = json_of(&out);
+        let why = json["evidence"]["not_reusable"].as_str().unwrap();
+        assert!(why.contains(&format!("ledger received {name}")), "{why}");
+        assert_eq!(json["evidence"]["stopped"]["by"], "signal");
+        assert_eq!(json["reused"], false);
+        let (code, check) = check_json(&s, &[]);
+        assert_eq!(
+            (code, reasons(&check)),
+            (1, vec!["failed".to_owned(), "not-reusable".to_owned()])
+        );
+    }
 }
 
 #[test]
@@ -386,7 +572,7 @@ fn a_current_directory_that_is_not_utf8_is_refused_not_decoded_lossily() {
         "gate", "run", "--name", "test", "--root", "src", "--", "sh", "-c", &script,
     ];
     let out = ledger_with(&s, &dir, &[], &args);
-    assert_blocked(&out, "non-utf8-path", "caf\\351");
+    assert_run_refused(&out, 125, "non-utf8-path", "caf\\351");
     assert_eq!(runs(&counter), 0);
 }
 
@@ -402,7 +588,7 @@ fn a_prerequisite_that_is_not_utf8_is_refused() {
     };
     let invalid = OsStr::from_bytes(b"-O\xff");
     let out = gate(&[("FLAGS", Some(invalid))], &["--env", "FLAGS"]);
-    assert_blocked(&out, "non-utf8-value", "-O\\377");
+    assert_run_refused(&out, 125, "non-utf8-value", "-O\\377");
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(
         text.contains("prerequisite FLAGS (environment variable)"),
@@ -418,11 +604,16 @@ fn a_prerequisite_that_is_not_utf8_is_refused() {
         .args(args)
         .arg(literal)
         .args(["--", "true"]);
-    assert_blocked(&out.output().unwrap(), "non-utf8-value", "FLAGS=-O\\376");
+    assert_run_refused(
+        &out.output().unwrap(),
+        125,
+        "non-utf8-value",
+        "FLAGS=-O\\376",
+    );
     // Two different outputs would both have read as U+FFFD.
     for output in [r"printf '\377'", r"printf '\376'"] {
         let out = gate(&[], &["--env-cmd", &format!("tool={output}")]);
-        assert_blocked(&out, "non-utf8-value", "prerequisite tool (output of");
+        assert_run_refused(&out, 125, "non-utf8-value", "prerequisite tool (output of");
     }
     assert_eq!(runs(&counter), 0, "nothing ran");
 }
@@ -453,7 +644,7 @@ fn an_unset_variable_differs_from_an_empty_one() {
         &s,
         &s.w(),
         &[("FLAGS", empty)],
-        &["gate", "check", "--name", "test"],
+        &["gate", "check", "--name", "test", "--env", "FLAGS"],
     );
     assert!(
         String::from_utf8_lossy(&text.stdout).contains("prerequisite FLAGS changed: (unset) -> ''"),
@@ -489,8 +680,9 @@ fn evidence_whose_entries_do_not_give_its_fingerprint_is_refused() {
     let check = s.ledger(&s.w(), &["gate", "check", "--name", "test"]);
     assert_blocked(&check, "malformed-record", &named);
     assert!(String::from_utf8_lossy(&check.stderr).contains("not its recorded fingerprint"));
-    assert_blocked(
+    assert_run_refused(
         &gate_run(&s, &counter, &[], "true"),
+        125,
         "malformed-record",
         &named,
     );
@@ -502,4 +694,185 @@ fn a_check_without_evidence_or_command_says_no_evidence() {
     let (s, _) = setup();
     let (code, json) = check_json(&s, &[]);
     assert_eq!((code, reasons(&json)), (1, vec!["no-evidence".to_owned()]));
+}
+
+/// Replaces the head of `gates/test` with `edit` applied to its evidence, as a
+/// consistent record (its bytes hash to its name): a forgery, not damage.
+fn forge(s: &Sandbox, edit: impl FnOnce(&mut serde_json::Value)) {
+    let store = Store::open(&s.w());
+    let head = store.head("gates/test").unwrap().unwrap();
+    let mut body = store.read_record::<serde_json::Value>(&head).unwrap().body;
+    edit(&mut body);
+    store
+        .commit("gates/test", "evidence", Some(&head), &body)
+        .unwrap();
+}
+
+#[test]
+fn a_check_never_runs_a_recorded_prerequisite_command() {
+    let (s, counter) = setup();
+    let marker = s.dir.path().join("observed");
+    let observe = format!("tool=touch '{}'; echo tool 1.0", marker.display());
+    let run = gate_run(&s, &counter, &["--env-cmd", &observe], "true");
+    assert!(run.status.success());
+    std::fs::remove_file(&marker).unwrap();
+    // Left out, the prerequisite cannot be observed: reported, not trusted.
+    let (code, json) = check_json(&s, &[]);
+    assert_eq!(
+        (code, reasons(&json)),
+        (1, vec!["prerequisite-unverified".to_owned()])
+    );
+    assert_eq!(json["reasons"][0]["name"], "tool");
+    assert_eq!(json["reasons"][0]["recorded"], "tool 1.0");
+    let text = stdout_text(&s.ledger(&s.w(), &["gate", "check", "--name", "test"]));
+    assert!(text.contains("prerequisite tool not verified"), "{text}");
+    // A forged record's command is not run either.
+    let pwned = s.dir.path().join("pwned");
+    forge(&s, |body| {
+        body["spec"]["prerequisites"]["tool"]["command"] =
+            format!("touch '{}'; echo tool 1.0", pwned.display()).into();
+    });
+    let (code, _) = check_json(&s, &[]);
+    assert_eq!(code, 1);
+    assert!(
+        !marker.exists() && !pwned.exists(),
+        "a recorded command ran"
+    );
+    // Passed now, it is observed and the evidence is fresh.
+    let (code, json) = check_json(&s, &["--env-cmd", "tool=echo tool 1.0"]);
+    assert_eq!(
+        (code, &json["fresh"]),
+        (0, &serde_json::json!(true)),
+        "{json}"
+    );
+    assert_eq!(runs(&counter), 1);
+}
+
+#[test]
+fn a_recorded_workspace_is_a_mismatch_never_a_place_to_hash() {
+    let (s, counter) = setup();
+    assert!(gate_run(&s, &counter, &[], "true").status.success());
+    // The parent of the checkout holds a FIFO: hashing it would block the check.
+    let parent = s.dir.path().to_str().unwrap().to_owned();
+    forge(&s, |body| {
+        body["spec"]["scope"]["workspace"] = parent.clone().into();
+        body["inventory"]["scope"]["workspace"] = parent.clone().into();
+    });
+    rustix_mkfifo(&s.dir.path().join("fifo"));
+    let (code, json) = check_json(&s, &[]);
+    assert_eq!(
+        (code, reasons(&json)),
+        (1, vec!["scope-differs".to_owned()])
+    );
+    assert_eq!(
+        json["reasons"][0]["requested"]["workspace"],
+        s.w().canonicalize().unwrap().to_str().unwrap()
+    );
+    let text = stdout_text(&s.ledger(&s.w(), &["gate", "check", "--name", "test"]));
+    assert!(text.contains("it ran in "), "{text}");
+    assert!(!s.dir.path().join(".ledger").exists());
+}
+
+fn rustix_mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_scope_file_cannot_move_the_workspace_above_the_checkout() {
+    let (s, counter) = setup();
+    std::fs::create_dir(s.w().join("ci")).unwrap();
+    let file = s.w().join("ci/scope.json");
+    let parent = s.dir.path().to_str().unwrap().to_owned();
+    for workspace in ["../..", parent.as_str(), "/"] {
+        let json = serde_json::json!({ "workspace": workspace, "roots": ["."] });
+        std::fs::write(&file, json.to_string()).unwrap();
+        for verb in ["run", "check"] {
+            let script = format!("echo run >> '{}'", counter.display());
+            let args = [
+                "gate",
+                verb,
+                "--name",
+                "test",
+                "--scope-file",
+                "ci/scope.json",
+                "--",
+                "sh",
+                "-c",
+                &script,
+            ];
+            let out = s.ledger(&s.w(), &args);
+            let expected = if verb == "run" { 125 } else { 2 };
+            assert_eq!(out.status.code(), Some(expected), "{workspace} {verb}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("error[outside-workspace]"),
+                "{workspace}: {err}"
+            );
+        }
+    }
+    assert_eq!(runs(&counter), 0);
+    assert!(
+        !s.dir.path().join(".ledger").exists(),
+        "no store above the checkout"
+    );
+    // `..` from ci/ is the checkout itself.
+    std::fs::write(&file, br#"{"workspace": "..", "roots": ["src"]}"#).unwrap();
+    let out = gate_run(&s, &counter, &["--scope-file", "ci/scope.json"], "true");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A scope file that is a symlink is not followed.
+    std::os::unix::fs::symlink(&file, s.w().join("link.json")).unwrap();
+    let out = gate_run(&s, &counter, &["--scope-file", "link.json"], "true");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symlink"));
+}
+
+#[test]
+fn check_output_quotes_every_value_and_path() {
+    let (s, counter) = setup();
+    assert!(
+        gate_run(&s, &counter, &["--env", "V=\x1b[2Jplain"], "true")
+            .status
+            .success()
+    );
+    forge(&s, |body| {
+        body["started_at"] = "2026\x1b[31m\nfresh: forged".into();
+    });
+    let text = stdout_text(&s.ledger(
+        &s.w(),
+        &["gate", "check", "--name", "test", "--env", "V=\x1b[2Jplain"],
+    ));
+    assert!(
+        !text.contains('\x1b') && text.lines().count() == 1,
+        "{text}"
+    );
+    assert!(text.contains("\\033[31m\\nfresh: forged"), "{text}");
+    let text = stdout_text(&s.ledger(
+        &s.w(),
+        &["gate", "check", "--name", "test", "--env", "V=\u{202e}x"],
+    ));
+    assert!(
+        !text.contains('\x1b') && !text.contains('\u{202e}'),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""\033[2Jplain" -> "\342\200\256x""#),
+        "{text}"
+    );
+    // A path changed during the run, in the reason it is not reusable.
+    let script = "printf x > \"$(printf 'src/e\\033[2Jvil')\"";
+    let out = gate_run(&s, &counter, &[], script);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains('\x1b') && err.contains(r#""src/e\033[2Jvil""#),
+        "{err}"
+    );
+    let text = stdout_text(&s.ledger(&s.w(), &["gate", "check", "--name", "test"]));
+    assert!(
+        !text.contains('\x1b') && text.contains(r#""src/e\033[2Jvil""#),
+        "{text}"
+    );
 }

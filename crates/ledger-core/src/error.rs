@@ -252,6 +252,10 @@ pub enum Error {
         gate: String,
         /// Why.
         reason: String,
+        /// The operating system's answer when the command could not be
+        /// executed (`NotFound`: no such program).
+        #[source]
+        source: Option<io::Error>,
     },
     /// Arguments that do not fit together or are incomplete.
     #[error("invalid arguments: {message}")]

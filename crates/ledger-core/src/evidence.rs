@@ -5,6 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::ffi::OsStrExt;
 use std::process::Command;
 
+use std::borrow::Cow;
+
+use camino::Utf8PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::compare::Comparison;
@@ -12,7 +15,8 @@ use crate::error::{DisplayPath, Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::inventory::Inventory;
 use crate::path::normalize_root;
-use crate::scope::Scope;
+use crate::quote::quote;
+use crate::scope::{Scope, ScopeLists};
 use crate::store::{RecordId, Store, check_ref_name};
 
 /// The kind of record holding [`Evidence`].
@@ -273,6 +277,25 @@ impl GateSpec {
     }
 }
 
+/// Why ledger stopped a gate before it ended by itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "kebab-case")]
+pub enum Stopped {
+    /// Its timeout expired: its process group was sent SIGTERM (SIGKILL
+    /// after a grace period).
+    Timeout {
+        /// The timeout, in milliseconds.
+        after_ms: u64,
+    },
+    /// ledger received this signal (SIGINT, SIGTERM, SIGHUP) and forwarded it.
+    Signal {
+        /// The signal's number.
+        signal: i32,
+    },
+    /// The caller interrupted it (Python's Ctrl-C).
+    Interrupt,
+}
+
 /// The record of one gate run.
 ///
 /// Reading evidence checks what it claims: its entries must reproduce its
@@ -288,6 +311,14 @@ pub struct Evidence {
     pub prerequisites: Observations,
     /// The exit status; `None` when the command was killed by a signal.
     pub exit_status: Option<i32>,
+    /// The signal that killed the command, if one did (`None` in records
+    /// written before it was recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// Why ledger stopped the command, if it did: such a run is never a PASS,
+    /// whatever the command exited with once told to stop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stopped>,
     /// When the run started (RFC 3339, UTC).
     pub started_at: String,
     /// How long it ran, in milliseconds.
@@ -306,6 +337,10 @@ struct EvidenceFields {
     spec: GateSpec,
     prerequisites: Observations,
     exit_status: Option<i32>,
+    #[serde(default)]
+    signal: Option<i32>,
+    #[serde(default)]
+    stopped: Option<Stopped>,
     started_at: String,
     duration_ms: u64,
     result: String,
@@ -321,6 +356,8 @@ impl TryFrom<EvidenceFields> for Evidence {
             spec: f.spec,
             prerequisites: f.prerequisites,
             exit_status: f.exit_status,
+            signal: f.signal,
+            stopped: f.stopped,
             started_at: f.started_at,
             duration_ms: f.duration_ms,
             result: f.result,
@@ -337,9 +374,10 @@ impl Evidence {
         self.inventory.fingerprint
     }
 
-    /// Whether the command exited with status 0.
+    /// Whether the command exited with status 0 on its own (not after
+    /// ledger stopped it).
     pub fn passed(&self) -> bool {
-        self.exit_status == Some(0)
+        self.exit_status == Some(0) && self.stopped.is_none()
     }
 
     /// What makes this evidence untrustworthy, if anything: a claim its own
@@ -411,6 +449,15 @@ pub enum StaleReason {
         /// The value now, in the same terms.
         #[serde(skip_serializing_if = "Option::is_none")]
         now: Option<Option<String>>,
+    },
+    /// A recorded prerequisite the caller did not observe now. A check runs
+    /// nothing it read from the store: a prerequisite left out of the request
+    /// cannot be re-observed, so it is reported rather than trusted.
+    PrerequisiteUnverified {
+        /// Its name.
+        name: String,
+        /// The recorded value (`None`: the variable was unset).
+        recorded: Option<String>,
     },
     /// The command failed: a failing exit status is never a PASS.
     Failed {
@@ -495,15 +542,20 @@ pub fn check_gate_observed(
     spec: &GateSpec,
     observed: &Observations,
 ) -> Result<Freshness> {
-    check_gate_against(store, spec, observed, None)
+    check_gate_against(store, spec, Some(observed), None)
 }
 
 /// [`check_gate_observed`], comparing the recorded inputs with `current` (the
 /// requested scope, expanded just now) instead of expanding them again.
+/// `observed` is `None` when the caller observed no prerequisite now: every
+/// recorded one is then `prerequisite-unverified`.
+///
+/// The recorded scope is re-expanded only when it is the requested one: a
+/// record naming another workspace is a mismatch, never a place to read.
 pub(crate) fn check_gate_against(
     store: &Store,
     spec: &GateSpec,
-    observed: &Observations,
+    observed: Option<&Observations>,
     current: Option<&Inventory>,
 ) -> Result<Freshness> {
     let Some((record, evidence)) = latest_evidence(store, &spec.name)? else {
@@ -511,7 +563,8 @@ pub(crate) fn check_gate_against(
     };
     let mut reasons = Vec::new();
     let requested = spec.scope.resolve()?;
-    if requested != evidence.inventory.scope {
+    let same_scope = requested == evidence.inventory.scope;
+    if !same_scope {
         reasons.push(StaleReason::ScopeDiffers {
             recorded: Box::new(evidence.inventory.scope.clone()),
             requested: Box::new(requested),
@@ -520,8 +573,8 @@ pub(crate) fn check_gate_against(
     // Both sides are normalized GateSpecs, so equal commands compare equal.
     if (&spec.cwd, &spec.argv) != (&evidence.spec.cwd, &evidence.spec.argv) {
         reasons.push(StaleReason::CommandDiffers {
-            recorded: format!("{}: {:?}", evidence.spec.cwd, evidence.spec.argv),
-            requested: format!("{}: {:?}", spec.cwd, spec.argv),
+            recorded: shown_command(&evidence.spec),
+            requested: shown_command(spec),
         });
     }
     if !evidence.passed() {
@@ -532,15 +585,20 @@ pub(crate) fn check_gate_against(
     if let Some(why) = &evidence.not_reusable {
         reasons.push(StaleReason::NotReusable { why: why.clone() });
     }
-    reasons.extend(prerequisite_changes(&evidence.prerequisites, observed));
-    let comparison = match current {
-        Some(current) => evidence.inventory.compare_with(current)?,
-        None => evidence.inventory.compare()?,
-    };
-    if !comparison.matches {
-        reasons.push(StaleReason::InputsChanged {
-            comparison: Box::new(comparison),
-        });
+    match observed {
+        Some(now) => reasons.extend(prerequisite_changes(&evidence.prerequisites, now)),
+        None => reasons.extend(unverified(&evidence.prerequisites)),
+    }
+    if same_scope {
+        let comparison = match current {
+            Some(current) => evidence.inventory.compare_with(current)?,
+            None => evidence.inventory.compare()?,
+        };
+        if !comparison.matches {
+            reasons.push(StaleReason::InputsChanged {
+                comparison: Box::new(comparison),
+            });
+        }
     }
     Ok(Freshness {
         gate: spec.name.clone(),
@@ -549,6 +607,102 @@ pub(crate) fn check_gate_against(
         evidence: Some(evidence),
         reasons,
     })
+}
+
+/// What a caller asks a check about: the gate, the caller's workspace, and
+/// the parts of the spec it gives now. [`check_gate_query`] takes the parts
+/// left out from the latest evidence, and never runs anything read from it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GateQuery {
+    /// The gate's name.
+    pub name: String,
+    /// The caller's workspace: its store holds the evidence, and a recorded
+    /// scope of another workspace is a mismatch (`scope-differs`), never a
+    /// place to read.
+    pub workspace: Utf8PathBuf,
+    /// The inputs asked for; `None`: the recorded scope, in `workspace`. A
+    /// scope given must lie at or below `workspace` (`outside-workspace`).
+    pub scope: Option<Scope>,
+    /// The command and its working directory relative to the workspace;
+    /// `None`: the recorded ones (compared, never run).
+    pub command: Option<(Vec<String>, String)>,
+    /// How to observe the prerequisites now; `None`: none is observed, and
+    /// every recorded one is `prerequisite-unverified`.
+    pub prerequisites: Option<BTreeMap<String, Observe>>,
+}
+
+impl GateQuery {
+    /// The spec to check: the parts given, the rest from `recorded`. `None`
+    /// when there is no command to compare with (no evidence, none given).
+    fn spec(
+        &self,
+        recorded: Option<&GateSpec>,
+        workspace: &Utf8PathBuf,
+    ) -> Result<Option<GateSpec>> {
+        let (argv, cwd) = match (&self.command, recorded) {
+            (Some((argv, cwd)), _) => (argv.clone(), cwd.clone()),
+            (None, Some(spec)) => (spec.argv.clone(), spec.cwd.clone()),
+            (None, None) => return Ok(None),
+        };
+        let scope = match (&self.scope, recorded) {
+            (Some(scope), _) => scope.clone(),
+            // The recorded selection, but in the caller's workspace: a record
+            // cannot move the workspace, it can only differ from it.
+            (None, Some(spec)) => Scope {
+                workspace: workspace.clone(),
+                ..spec.scope.clone()
+            },
+            (None, None) => Scope::from_lists(workspace.clone(), &ScopeLists::default())?,
+        };
+        let prerequisites = match (&self.prerequisites, recorded) {
+            (Some(given), _) => given.clone(),
+            (None, Some(spec)) => spec.prerequisites.clone(),
+            (None, None) => BTreeMap::new(),
+        };
+        GateSpec::new(&self.name, argv, &cwd, scope, prerequisites).map(Some)
+    }
+}
+
+/// Whether the latest evidence of `query.name` is fresh for what the caller
+/// gives now (`ledger gate check`). Parts left out come from the evidence;
+/// nothing read from the store is executed: left-out prerequisites are
+/// reported `prerequisite-unverified`, a recorded scope of another workspace
+/// than the caller's is `scope-differs` and is not expanded. Only the
+/// prerequisite commands the caller passes in `query` run.
+pub fn check_gate_query(query: &GateQuery) -> Result<Freshness> {
+    let workspace = Scope::new(query.workspace.clone()).resolve()?.workspace;
+    let store = match &query.scope {
+        Some(scope) => {
+            scope.check_within(&workspace)?;
+            Store::of_scope(scope)?
+        }
+        None => Store::open(workspace.as_std_path()),
+    };
+    let recorded = latest_evidence(&store, &query.name)?.map(|(_, e)| e.spec);
+    let Some(spec) = query.spec(recorded.as_ref(), &workspace)? else {
+        return Ok(Freshness::no_evidence(&query.name));
+    };
+    let observed = match &query.prerequisites {
+        Some(_) => Some(spec.observe()?),
+        None => None,
+    };
+    check_gate_against(&store, &spec, observed.as_ref(), None)
+}
+
+/// `cwd: argv` of a spec, each part quoted as text output quotes it.
+fn shown_command(spec: &GateSpec) -> String {
+    let argv: Vec<String> = spec.argv.iter().map(|a| quote(a).into_owned()).collect();
+    format!("{}: {}", quote(&spec.cwd), argv.join(" "))
+}
+
+/// Every recorded prerequisite, as not observed now.
+fn unverified(recorded: &Observations) -> impl Iterator<Item = StaleReason> + '_ {
+    recorded
+        .iter()
+        .map(|(name, value)| StaleReason::PrerequisiteUnverified {
+            name: name.clone(),
+            recorded: value.clone(),
+        })
 }
 
 /// Every prerequisite whose value differs, was added or was dropped; an unset
@@ -585,7 +739,11 @@ fn shown_value(value: Option<&Option<String>>) -> String {
     match value {
         None => "(absent)".to_owned(),
         Some(None) => "(unset)".to_owned(),
-        Some(Some(text)) => DisplayPath::from(text.as_str()).to_string(),
+        // Always between quotes, so that `''` (empty) reads apart from `(unset)`.
+        Some(Some(text)) => match quote(text) {
+            Cow::Borrowed(plain) => format!("'{plain}'"),
+            Cow::Owned(quoted) => quoted,
+        },
     }
 }
 
@@ -593,6 +751,15 @@ impl std::fmt::Display for StaleReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StaleReason::NoEvidence => write!(f, "no evidence: the gate never ran"),
+            StaleReason::ScopeDiffers {
+                recorded,
+                requested,
+            } if recorded.workspace != requested.workspace => write!(
+                f,
+                "the scope differs from the one the gate ran on: it ran in {}, not in {}",
+                quote(recorded.workspace.as_str()),
+                quote(requested.workspace.as_str())
+            ),
             StaleReason::ScopeDiffers { .. } => {
                 write!(f, "the scope differs from the one the gate ran on")
             }
@@ -614,15 +781,28 @@ impl std::fmt::Display for StaleReason {
             } => write!(
                 f,
                 "prerequisite {} changed: {} -> {}",
-                one_line(name),
+                quote(name),
                 shown_value(recorded.as_ref()),
                 shown_value(now.as_ref())
             ),
+            StaleReason::PrerequisiteUnverified { name, recorded } => write!(
+                f,
+                "prerequisite {} not verified: recorded {}, not observed now (pass it with --env or --env-cmd; a check never runs a recorded command)",
+                quote(name),
+                shown_value(Some(recorded))
+            ),
             StaleReason::Failed { exit_status } => match exit_status {
+                Some(0) => write!(f, "the last run did not pass: ledger stopped it"),
                 Some(code) => write!(f, "the last run failed (exit status {code})"),
                 None => write!(f, "the last run was killed by a signal"),
             },
-            StaleReason::NotReusable { why } => write!(f, "not reusable: {why}"),
+            // Sanitized like a gate's output: the reason is prose whose paths
+            // are quoted already, but a forged record's may hold anything.
+            StaleReason::NotReusable { why } => write!(
+                f,
+                "not reusable: {}",
+                crate::quote::sanitize_prose(why.as_bytes()).replace('\n', "\\n")
+            ),
         }
     }
 }
@@ -684,6 +864,53 @@ mod tests {
             let e = spec(&scope, cwd, &[]).unwrap_err();
             assert_eq!(e.code(), code, "{cwd}: {e}");
         }
+    }
+
+    #[test]
+    fn a_query_runs_nothing_it_read_and_stays_in_the_callers_workspace() {
+        let (dir, scope, store) = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        let marker = outside.path().join("observed");
+        let how = Observe::Command(format!("touch '{}'; echo 1", marker.display()));
+        let spec = spec(&scope, "sub", &[("tool", how)]).unwrap();
+        run_gate(&store, &spec, Echo::Off).unwrap();
+        std::fs::remove_file(&marker).unwrap();
+        let query = GateQuery {
+            name: "test".to_owned(),
+            workspace: scope.workspace.clone(),
+            ..GateQuery::default()
+        };
+        let freshness = check_gate_query(&query).unwrap();
+        assert_eq!(reasons(&freshness), ["prerequisite-unverified"]);
+        assert!(!marker.exists(), "a recorded command ran");
+        let given = GateQuery {
+            prerequisites: Some([("tool".to_owned(), Observe::Literal("1".into()))].into()),
+            ..query.clone()
+        };
+        assert!(check_gate_query(&given).unwrap().fresh);
+        // A record naming another workspace is a mismatch, and is not expanded.
+        let parent = dir.path().parent().unwrap().to_str().unwrap().to_owned();
+        rewrite(&store, |body| {
+            body["spec"]["scope"]["workspace"] = parent.clone().into();
+            body["inventory"]["scope"]["workspace"] = parent.clone().into();
+        });
+        assert_eq!(
+            reasons(&check_gate_query(&given).unwrap()),
+            ["scope-differs"]
+        );
+        assert_eq!(
+            reasons(&check_gate(&store, &spec).unwrap()),
+            ["scope-differs"]
+        );
+        // A scope above the caller's workspace is refused.
+        let above = GateQuery {
+            scope: Some(Scope::new(parent.as_str())),
+            ..given
+        };
+        assert_eq!(
+            check_gate_query(&above).unwrap_err().code(),
+            "outside-workspace"
+        );
     }
 
     #[test]

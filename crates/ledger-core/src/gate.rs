@@ -2,16 +2,26 @@
 //! streamed through, and record evidence whatever the exit status.
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
+
+use rustix::process::{Pid, Signal};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGKILL, SIGTERM};
+use signal_hook::iterator::Signals;
 
 use serde::Serialize;
 
 use crate::compare::Comparison;
-use crate::error::{Error, Result};
-use crate::evidence::{Evidence, Freshness, GateSpec, check_gate_against, record_evidence};
+use crate::error::{DisplayPath, Error, Result};
+use crate::evidence::{
+    Evidence, Freshness, GateSpec, Stopped, check_gate_against, record_evidence,
+};
 use crate::inventory::Inventory;
+use crate::quote::quote;
 use crate::store::{RecordId, Store};
 
 /// At most this many bytes of output are kept for the evidence's result.
@@ -20,14 +30,81 @@ const RESULT_BYTES: usize = 4096;
 const RESULT_LINES: usize = 20;
 
 /// Where a gate command's output goes, besides the evidence's result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Echo {
     /// Nowhere: only the tail is kept.
+    #[default]
     Off,
     /// Its stdout to ours, its stderr to ours.
     Passthrough,
     /// Both to our stderr (when our stdout carries a machine-readable answer).
     Stderr,
+}
+
+/// Asked about once every few milliseconds while a gate runs: `true` stops
+/// it as a timeout does (e.g. Python's Ctrl-C, seen by the binding).
+pub type Interrupt = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// How a gate run is supervised, besides where its output goes.
+///
+/// With a timeout, forwarded signals or an interrupt, the command runs in a
+/// process group of its own, so that stopping it reaches every process it
+/// started; otherwise it stays in the caller's group, as any child does (a
+/// terminal's Ctrl-C reaches both).
+#[derive(Clone, Default)]
+pub struct RunOptions {
+    /// Where the command's output goes while it runs.
+    pub echo: Echo,
+    /// Stop the gate after this long: its process group is sent SIGTERM, then
+    /// SIGKILL after [`KILL_GRACE`], and the evidence is recorded as failed and
+    /// not reusable.
+    pub timeout: Option<Duration>,
+    /// Forward SIGINT, SIGTERM and SIGHUP received by this process to the
+    /// gate's process group (and wait for it), instead of dying and leaving
+    /// it running. For a process that is the gate's supervisor, such as the
+    /// `ledger` command; a library host (Python, Node) keeps its own handlers.
+    pub forward_signals: bool,
+    /// Stop the gate when this says so (see [`Interrupt`]); the run is
+    /// recorded as failed and not reusable, like a timeout.
+    pub interrupt: Option<Interrupt>,
+}
+
+impl RunOptions {
+    /// Whether ledger may have to stop the gate: it then gets a process group.
+    fn supervises(&self) -> bool {
+        self.timeout.is_some() || self.forward_signals || self.interrupt.is_some()
+    }
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("echo", &self.echo)
+            .field("timeout", &self.timeout)
+            .field("forward_signals", &self.forward_signals)
+            .field("interrupt", &self.interrupt.is_some())
+            .finish()
+    }
+}
+
+/// How long a timed-out gate is given between SIGTERM and SIGKILL.
+pub const KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// The exit status of a process that ran a gate under the wrapper convention
+/// of `env`, `timeout` and `xargs`: `125` when ledger itself failed, `126`
+/// when the command was found but cannot be executed, `127` when it was not
+/// found. The gate's own status (0–255, or 128+N when signal N killed it) is
+/// [`RunOutcome::exit_code`].
+pub fn wrapper_exit_code(error: &Error) -> u8 {
+    match error {
+        Error::GateNotStarted {
+            source: Some(e), ..
+        } if e.kind() == std::io::ErrorKind::NotFound => 127,
+        Error::GateNotStarted {
+            source: Some(_), ..
+        } => 126,
+        _ => 125,
+    }
 }
 
 /// What `run_gate` did.
@@ -44,12 +121,16 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// The exit status to report: 0 when reused, else the command's
-    /// (killed by a signal: 128 + 1, as no status exists).
+    /// The exit status to report: 0 when reused, else the command's, or
+    /// 128 + N when signal N killed it (as shells report it).
+    ///
+    /// A gate stopped by its timeout reports 124, as `timeout(1)` does,
+    /// whatever it exited with once it was sent SIGTERM.
     pub fn exit_code(&self) -> i32 {
         match &self.evidence {
             None => 0,
-            Some(e) => e.exit_status.unwrap_or(129),
+            Some(e) if matches!(e.stopped, Some(Stopped::Timeout { .. })) => 124,
+            Some(e) => e.exit_status.unwrap_or_else(|| 128 + e.signal.unwrap_or(0)),
         }
     }
 }
@@ -59,11 +140,22 @@ impl RunOutcome {
 /// the run, the evidence is recorded as not reusable. `echo` says where the
 /// command's output is streamed while it runs.
 pub fn run_gate(store: &Store, spec: &GateSpec, echo: Echo) -> Result<RunOutcome> {
+    let options = RunOptions {
+        echo,
+        ..RunOptions::default()
+    };
+    run_gate_with(store, spec, &options)
+}
+
+/// [`run_gate`] supervised as `options` say. The command runs in a process
+/// group of its own, so that a timeout or a forwarded signal reaches every
+/// process it started; a run that was stopped is recorded as not reusable.
+pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Result<RunOutcome> {
     let prerequisites = spec.observe()?;
     // One expansion serves the freshness check and, when the gate must run,
     // as the inputs before the command.
     let before = Inventory::expand(spec.scope())?;
-    let freshness = check_gate_against(store, spec, &prerequisites, Some(&before))?;
+    let freshness = check_gate_against(store, spec, Some(&prerequisites), Some(&before))?;
     if freshness.fresh {
         return Ok(RunOutcome {
             reused: true,
@@ -80,16 +172,22 @@ pub fn run_gate(store: &Store, spec: &GateSpec, echo: Echo) -> Result<RunOutcome
     };
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let clock = Instant::now();
-    let (exit_status, result) = execute(spec.name(), spec.argv(), &dir, echo)?;
+    let ran = execute(spec.name(), spec.argv(), &dir, options)?;
     let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let not_reusable = changed_during_run(&before);
+    let changed = changed_during_run(&before);
+    let not_reusable = match (&ran.stopped, changed) {
+        (Some(stopped), Some(changed)) => Some(format!("{stopped}; {changed}")),
+        (stopped, changed) => stopped.as_ref().map(Stopped::to_string).or(changed),
+    };
     let evidence = Evidence {
         spec: spec.with_scope(before.scope.clone()),
         prerequisites,
-        exit_status,
+        exit_status: ran.status.code(),
+        signal: ran.status.signal(),
+        stopped: ran.stopped,
         started_at,
         duration_ms,
-        result,
+        result: ran.result,
         inventory: before,
         not_reusable,
     };
@@ -114,10 +212,11 @@ fn changed_during_run(before: &Inventory) -> Option<String> {
             if comparison.matches {
                 return None;
             }
-            let paths: Vec<&str> = comparison
+            // Quoted: the reason is printed, and a path may hold anything.
+            let paths: Vec<String> = comparison
                 .changes
                 .iter()
-                .map(|c| c.path())
+                .map(|c| quote(c.path()).into_owned())
                 .take(5)
                 .collect();
             Some(format!(
@@ -134,22 +233,48 @@ fn changed_during_run(before: &Inventory) -> Option<String> {
     }
 }
 
-/// Runs the command, forwarding its output and keeping the tail of it.
-fn execute(
-    gate: &str,
-    argv: &[String],
-    dir: &std::path::Path,
-    echo: Echo,
-) -> Result<(Option<i32>, String)> {
-    let not_started = |reason: String| Error::GateNotStarted {
+/// How the command ended.
+struct Ran {
+    status: ExitStatus,
+    /// The tail of its output.
+    result: String,
+    /// Why ledger stopped it, if it did.
+    stopped: Option<Stopped>,
+}
+
+/// Runs the command in a process group of its own, forwarding its output and
+/// keeping the tail of it, and supervises it until it ends (see [`supervise`]).
+fn execute(gate: &str, argv: &[String], dir: &Path, options: &RunOptions) -> Result<Ran> {
+    let not_started = |reason: String, source: Option<std::io::Error>| Error::GateNotStarted {
         gate: gate.to_owned(),
         reason,
+        source,
     };
     // A GateSpec's argv is never empty; should one be, it is an error, not a panic.
     let (program, args) = argv
         .split_first()
-        .ok_or_else(|| not_started("no command given".to_owned()))?;
-    let mut child = Command::new(program)
+        .ok_or_else(|| not_started("no command given".to_owned(), None))?;
+    // A missing directory is ledger's failure to report, not "command not found".
+    if !dir.is_dir() {
+        return Err(Error::Unreadable {
+            path: DisplayPath::from_bytes(dir.as_os_str().as_bytes()),
+            operation: "run the gate in",
+            source: std::io::ErrorKind::NotFound.into(),
+        });
+    }
+    // Registered before the spawn: a signal in between would otherwise kill
+    // ledger and leave the gate running.
+    let signals = match options.forward_signals {
+        true => Some(Signals::new(FORWARDED).map_err(|e| {
+            not_started(format!("cannot watch for termination signals: {e}"), None)
+        })?),
+        false => None,
+    };
+    let mut command = Command::new(program);
+    if options.supervises() {
+        command.process_group(0);
+    }
+    let mut child = command
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::inherit())
@@ -157,13 +282,15 @@ fn execute(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| {
-            not_started(format!(
-                "cannot start {program:?} in {}: {e}",
-                dir.display()
-            ))
+            let reason = format!(
+                "cannot start {} in {}: {e}",
+                quote(program),
+                quote(&dir.to_string_lossy())
+            );
+            not_started(reason, Some(e))
         })?;
     let tail = Arc::new(Mutex::new(Vec::new()));
-    let (shown, to_stdout) = (echo != Echo::Off, echo == Echo::Passthrough);
+    let (shown, to_stdout) = (options.echo != Echo::Off, options.echo == Echo::Passthrough);
     let pumps = [
         child
             .stdout
@@ -174,16 +301,119 @@ fn execute(
             .take()
             .map(|err| pump(err, false, shown, Arc::clone(&tail))),
     ];
-    let status = child
-        .wait()
-        .map_err(|e| not_started(format!("waiting for the command failed: {e}")))?;
+    let (status, stopped) = supervise(&mut child, signals, options)
+        .map_err(|e| not_started(format!("waiting for the command failed: {e}"), None))?;
     for handle in pumps.into_iter().flatten() {
         // A pump only fails if forwarding to our own stdout failed; the
         // command's exit status still stands.
         let _ = handle.join();
     }
     let bytes = tail.lock().map(|t| t.clone()).unwrap_or_default();
-    Ok((status.code(), last_lines(&bytes)))
+    Ok(Ran {
+        status,
+        result: last_lines(&bytes),
+        stopped,
+    })
+}
+
+/// The signals a supervising ledger forwards to the gate instead of dying.
+const FORWARDED: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
+
+/// How often the supervisor looks at the child, its signals and the clock.
+const TICK: Duration = Duration::from_millis(20);
+
+/// Waits for the gate, forwarding the signals received to its process group
+/// and stopping the group at the timeout or interrupt (SIGTERM, then SIGKILL
+/// after [`KILL_GRACE`]). Returns its status and why ledger stopped it, if it did.
+/// A forwarded signal is the caller's: a later timeout still stops the gate,
+/// but the first reason stays the one recorded.
+fn supervise(
+    child: &mut Child,
+    mut signals: Option<Signals>,
+    options: &RunOptions,
+) -> std::io::Result<(ExitStatus, Option<Stopped>)> {
+    if !options.supervises() {
+        return Ok((child.wait()?, None));
+    }
+    let group = Pid::from_child(child);
+    let started = Instant::now();
+    let mut stopped: Option<Stopped> = None;
+    let mut terminated_at: Option<Instant> = None;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            if terminated_at.is_some() {
+                // A stop reaches the whole group, whatever outlived its leader.
+                signal_group(group, SIGKILL);
+            }
+            return Ok((status, stopped));
+        }
+        for signal in signals.iter_mut().flat_map(|s| s.pending()) {
+            signal_group(group, signal);
+            stopped.get_or_insert(Stopped::Signal { signal });
+        }
+        match terminated_at {
+            None => {
+                if let Some(why) = stop_reason(options, started.elapsed()) {
+                    signal_group(group, SIGTERM);
+                    terminated_at = Some(Instant::now());
+                    stopped.get_or_insert(why);
+                }
+            }
+            Some(at) if at.elapsed() >= KILL_GRACE => signal_group(group, SIGKILL),
+            Some(_) => {}
+        }
+        std::thread::sleep(TICK);
+    }
+}
+
+/// Why ledger must stop the gate now, if it must: its timeout expired or
+/// the caller interrupted it.
+fn stop_reason(options: &RunOptions, elapsed: Duration) -> Option<Stopped> {
+    if let Some(limit) = options.timeout.filter(|limit| elapsed >= *limit) {
+        let after_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+        return Some(Stopped::Timeout { after_ms });
+    }
+    let interrupted = options.interrupt.as_ref().is_some_and(|asks| asks());
+    interrupted.then_some(Stopped::Interrupt)
+}
+
+/// Sends `signal` to the process group `group`. A group that is gone already
+/// (ESRCH) needs no signal; nothing else can fail for our own child's group.
+fn signal_group(group: Pid, signal: i32) {
+    if let Some(signal) = Signal::from_named_raw(signal) {
+        let _ = rustix::process::kill_process_group(group, signal);
+    }
+}
+
+/// `SIGTERM` for 15, and so on.
+fn signal_name(signal: i32) -> String {
+    match signal {
+        SIGINT => "SIGINT".to_owned(),
+        SIGTERM => "SIGTERM".to_owned(),
+        SIGHUP => "SIGHUP".to_owned(),
+        n => format!("signal {n}"),
+    }
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::Timeout { after_ms } => write!(
+                f,
+                "timed out after {}: its process group was sent SIGTERM",
+                humantime::format_duration(Duration::from_millis(*after_ms))
+            ),
+            Stopped::Signal { signal } => write!(
+                f,
+                "ledger received {} during the run and forwarded it to the gate",
+                signal_name(*signal)
+            ),
+            Stopped::Interrupt => write!(
+                f,
+                "interrupted by the caller: its process group was sent SIGTERM"
+            ),
+        }
+    }
 }
 
 /// Copies a child's stream to our stdout or stderr (when `echo`) and into the

@@ -58,6 +58,7 @@ mod quote;
 mod read;
 mod record;
 mod scope;
+mod scope_file;
 mod store;
 mod walk;
 
@@ -71,11 +72,14 @@ pub use entry::{Content, Digest, Entry};
 pub use envelope::{Binding, Check, Retirement, StateEnvelope, Validation};
 pub use error::{DisplayPath, Error, Result};
 pub use evidence::{
-    EVIDENCE_KIND, Evidence, Freshness, GateSpec, Observations, Observe, StaleReason, check_gate,
-    check_gate_observed, gate_ref, latest_evidence, record_evidence,
+    EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, Observations, Observe, StaleReason,
+    Stopped, check_gate, check_gate_observed, check_gate_query, gate_ref, latest_evidence,
+    record_evidence,
 };
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
-pub use gate::{Echo, RunOutcome, run_gate};
+pub use gate::{
+    Echo, Interrupt, KILL_GRACE, RunOptions, RunOutcome, run_gate, run_gate_with, wrapper_exit_code,
+};
 pub use graph::{Artifact, ArtifactGraph};
 pub use inventory::{Inventory, default_workspace, worktree_root};
 pub use normalize::normalize_tasks;

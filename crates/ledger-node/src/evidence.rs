@@ -80,20 +80,29 @@ impl Prerequisite {
     }
 }
 
+/// The prerequisites as the core observes them.
+fn prerequisites_of(
+    prerequisites: Option<&HashMap<String, Prerequisite>>,
+) -> Result<BTreeMap<String, Observe>, Failure> {
+    prerequisites
+        .into_iter()
+        .flatten()
+        .map(|(name, how)| Ok((name.clone(), how.to_core(name)?)))
+        .collect()
+}
+
+/// The argv as exact text.
+fn argv_of(argv: &[Utf16String], gate: &str) -> Result<Vec<String>, Failure> {
+    argv.iter()
+        .map(|a| exact(a, || format!("an argument of gate {gate}")))
+        .collect()
+}
+
 impl GateSpec {
     /// The core's gate spec, validated by the core (`GateSpec::new`).
     pub fn to_core(&self) -> Result<ledger_core::GateSpec, Failure> {
-        let prerequisites = self
-            .prerequisites
-            .iter()
-            .flatten()
-            .map(|(name, how)| Ok((name.clone(), how.to_core(name)?)))
-            .collect::<Result<BTreeMap<_, _>, Failure>>()?;
-        let argv = self
-            .argv
-            .iter()
-            .map(|a| exact(a, || format!("an argument of gate {}", self.name)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let prerequisites = prerequisites_of(self.prerequisites.as_ref())?;
+        let argv = argv_of(&self.argv, &self.name)?;
         let cwd = match &self.cwd {
             Some(cwd) => exact(cwd, || format!("the cwd of gate {}", self.name))?,
             None => ".".to_owned(),
@@ -120,8 +129,9 @@ fn check_gate_impl(spec: &GateSpec) -> Result<Json, Failure> {
 }
 
 /// Whether the gate's latest evidence can be reused: fresh, or stale with
-/// every reason (`ledger gate check --json`). Runs nothing but the
-/// prerequisite commands.
+/// every reason. Runs nothing but the prerequisite commands of `spec` — so
+/// pass a spec you built, not one read from evidence: `checkRecordedGate`
+/// fills a check from the evidence without running any of it.
 #[napi(ts_return_type = "Promise<Freshness>")]
 pub fn check_gate(spec: GateSpec) -> AsyncTask<Work<Json>> {
     spawn(move || check_gate_impl(&spec))
@@ -131,6 +141,71 @@ pub fn check_gate(spec: GateSpec) -> AsyncTask<Work<Json>> {
 #[napi(ts_return_type = "Freshness")]
 pub fn check_gate_sync(env: Env, spec: GateSpec) -> napi::Result<Json> {
     block(&env, || check_gate_impl(&spec))
+}
+
+/// What `ledger gate check` is asked: the gate in the caller's workspace, and
+/// the parts of its spec given now; the parts left out are taken from the
+/// latest evidence, and nothing read from it is run.
+#[napi(object, object_to_js = false)]
+#[derive(Debug)]
+pub struct RecordedGateQuery {
+    /// The caller's workspace: its store holds the evidence; a recorded
+    /// scope of another workspace is `scope-differs`.
+    pub workspace: String,
+    /// The gate's name.
+    pub name: String,
+    /// The inputs (at or below `workspace`); default: the recorded scope.
+    pub scope: Option<ScopeOptions>,
+    /// The command; default: the recorded one (compared, never run).
+    pub argv: Option<Vec<Utf16String>>,
+    /// The working directory of `argv`, relative to the workspace; default `.`.
+    pub cwd: Option<Utf16String>,
+    /// How to observe the prerequisites now; default: none is observed, and
+    /// each recorded one is `prerequisite-unverified`.
+    pub prerequisites: Option<HashMap<String, Prerequisite>>,
+}
+
+fn check_recorded_gate_impl(query: &RecordedGateQuery) -> Result<Json, Failure> {
+    let name = &query.name;
+    let command = match &query.argv {
+        Some(argv) => {
+            let cwd = match &query.cwd {
+                Some(cwd) => exact(cwd, || format!("the cwd of gate {name}"))?,
+                None => ".".to_owned(),
+            };
+            Some((argv_of(argv, name)?, cwd))
+        }
+        None => None,
+    };
+    let core = ledger_core::GateQuery {
+        name: name.clone(),
+        workspace: query.workspace.clone().into(),
+        scope: query
+            .scope
+            .as_ref()
+            .map(ScopeOptions::to_scope)
+            .transpose()?,
+        command,
+        prerequisites: match &query.prerequisites {
+            Some(given) => Some(prerequisites_of(Some(given))?),
+            None => None,
+        },
+    };
+    json(&ledger_core::check_gate_query(&core)?)
+}
+
+/// What `ledger gate check --json` answers: whether the gate's latest
+/// evidence is fresh for the parts given now, the rest taken from it. Runs
+/// nothing read from the store: only the prerequisite commands given here.
+#[napi(ts_return_type = "Promise<Freshness>")]
+pub fn check_recorded_gate(query: RecordedGateQuery) -> AsyncTask<Work<Json>> {
+    spawn(move || check_recorded_gate_impl(&query))
+}
+
+/// `checkRecordedGate`, blocking the JavaScript thread.
+#[napi(ts_return_type = "Freshness")]
+pub fn check_recorded_gate_sync(env: Env, query: RecordedGateQuery) -> napi::Result<Json> {
+    block(&env, || check_recorded_gate_impl(&query))
 }
 
 /// Which gate's evidence, in which workspace.

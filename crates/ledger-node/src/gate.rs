@@ -1,13 +1,16 @@
 //! Running a gate unless fresh evidence of it exists (`runGate`).
 
+use std::time::Duration;
+
+use ledger_core::{Error, RunOptions};
 use napi::Env;
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::Object;
 use napi_derive::napi;
 
-use crate::error::Failure;
+use crate::error::{Failure, guard, to_js};
 use crate::evidence::{GateSpec, store_of};
 use crate::json::{Json, json};
-use crate::task::{Work, block, spawn};
+use crate::task::block;
 
 /// Where a gate command's output goes while it runs (its tail is kept in the
 /// evidence either way).
@@ -32,22 +35,76 @@ impl From<Echo> for ledger_core::Echo {
     }
 }
 
-fn run_gate_impl(spec: &GateSpec, echo: Option<Echo>) -> Result<Json, Failure> {
+/// `timeoutMs` as a duration: a positive, finite number (`invalid-argument`).
+fn timeout_of(timeout_ms: Option<f64>) -> Result<Option<Duration>, Failure> {
+    let Some(ms) = timeout_ms else {
+        return Ok(None);
+    };
+    match Duration::try_from_secs_f64(ms / 1000.0) {
+        Ok(limit) if !limit.is_zero() => Ok(Some(limit)),
+        _ => Err(Failure::Core(Error::InvalidArgument {
+            message: format!("timeoutMs must be a positive number of milliseconds, not {ms}"),
+        })),
+    }
+}
+
+fn run_gate_impl(
+    spec: &GateSpec,
+    echo: Option<Echo>,
+    timeout_ms: Option<f64>,
+) -> Result<Json, Failure> {
     let spec = spec.to_core()?;
-    let echo = echo.map_or(ledger_core::Echo::Off, ledger_core::Echo::from);
-    json(&ledger_core::run_gate(&store_of(&spec)?, &spec, echo)?)
+    let options = RunOptions {
+        echo: echo.map_or(ledger_core::Echo::Off, ledger_core::Echo::from),
+        timeout: timeout_of(timeout_ms)?,
+        // Node's own signal handling stays Node's.
+        forward_signals: false,
+        interrupt: None,
+    };
+    json(&ledger_core::run_gate_with(
+        &store_of(&spec)?,
+        &spec,
+        &options,
+    )?)
 }
 
 /// Reuses fresh evidence, or runs the command and records evidence whatever
-/// its exit status (`ledger gate run --json`). The command runs on a libuv
-/// pool thread for as long as it takes.
+/// its exit status (`ledger gate run --json`). `timeoutMs`: after so long the
+/// gate's process group is sent SIGTERM (SIGKILL 2 s later), and the run is
+/// recorded as failed and not reusable.
+///
+/// The gate runs on a thread of its own, not on the libuv pool: a gate that
+/// takes minutes must not hold one of the pool's few threads, which every
+/// other asynchronous call (fs, ledger's own) needs.
 #[napi(ts_return_type = "Promise<RunOutcome>")]
-pub fn run_gate(spec: GateSpec, echo: Option<Echo>) -> AsyncTask<Work<Json>> {
-    spawn(move || run_gate_impl(&spec, echo))
+pub fn run_gate<'env>(
+    env: &'env Env,
+    spec: GateSpec,
+    echo: Option<Echo>,
+    timeout_ms: Option<f64>,
+) -> napi::Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred()?;
+    std::thread::Builder::new()
+        .name("ledger-gate".to_owned())
+        .spawn(move || {
+            let outcome = guard(|| run_gate_impl(&spec, echo, timeout_ms));
+            // The JavaScript value (or error, with its code) is made on the
+            // JavaScript thread, where the promise settles.
+            deferred.resolve(move |env| outcome.map_err(|failure| to_js(&env, failure)));
+        })
+        .map_err(|e| {
+            napi::Error::from_reason(format!("cannot start a thread for the gate: {e}"))
+        })?;
+    Ok(promise)
 }
 
 /// `runGate`, blocking the JavaScript thread.
 #[napi(ts_return_type = "RunOutcome")]
-pub fn run_gate_sync(env: Env, spec: GateSpec, echo: Option<Echo>) -> napi::Result<Json> {
-    block(&env, || run_gate_impl(&spec, echo))
+pub fn run_gate_sync(
+    env: Env,
+    spec: GateSpec,
+    echo: Option<Echo>,
+    timeout_ms: Option<f64>,
+) -> napi::Result<Json> {
+    block(&env, || run_gate_impl(&spec, echo, timeout_ms))
 }

@@ -1,11 +1,12 @@
 // Gate evidence: run, reuse while fresh, stale with every reason — the same
 // documents as `ledger gate check --json`.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { cli, expectCode, ledger, noCli, sampleCheckout, sha256hex } from './helpers.mjs'
+import { cli, expectCode, ledger, noCli, packageDir, sampleCheckout, sha256hex } from './helpers.mjs'
 
 function setup(t) {
   const s = sampleCheckout(t)
@@ -164,4 +165,73 @@ test('evidence whose entries do not give its fingerprint is refused', async (t) 
     assert.match(e.message, /not its recorded fingerprint/)
   }
   assert.equal(runs(), 1, 'the gate did not run on a lying record')
+})
+
+test('a long runGate holds no libuv pool thread: other async calls complete meanwhile', async (t) => {
+  const { s } = setup(t)
+  const go = path.join(s.dir, 'go')
+  // With one pool thread, a gate on the pool would keep `fingerprint` waiting
+  // until it gave up; on a thread of its own, `fingerprint` answers first.
+  const script = `
+    const ledger = require(${JSON.stringify(path.join(packageDir, 'index.js'))})
+    const fs = require('node:fs')
+    const go = ${JSON.stringify(go)}
+    const gate = ledger.runGate({
+      name: 'wait',
+      argv: ['sh', '-c', 'i=0; while [ ! -e "$0" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; [ -e "$0" ] && echo saw go || echo gave up', go],
+      scope: { workspace: ${JSON.stringify(s.w)}, roots: ['src'] },
+    })
+    ledger.fingerprint({ workspace: ${JSON.stringify(s.w)}, roots: ['src'] }).then((fp) => {
+      fs.writeFileSync(go, fp)
+      return gate
+    }).then((outcome) => console.log(outcome.evidence.result))
+  `
+  const out = spawnSync(process.execPath, ['-e', script], {
+    env: { ...process.env, UV_THREADPOOL_SIZE: '1' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  })
+  assert.equal(out.status, 0, out.stderr)
+  assert.equal(out.stdout.trim(), 'saw go')
+})
+
+test('runGate with timeoutMs stops the gate and records it as not reusable', async (t) => {
+  const { s } = setup(t)
+  const spec = { name: 'slow', argv: ['sh', '-c', 'sleep 30'], scope: { workspace: s.w, roots: ['src'] } }
+  const started = performance.now()
+  const outcome = await ledger.runGate(spec, 'off', 300)
+  assert.ok(performance.now() - started < 10_000)
+  assert.equal(outcome.evidence.exit_status, null)
+  assert.equal(outcome.evidence.signal, 15)
+  assert.deepEqual(outcome.evidence.stopped, { by: 'timeout', after_ms: 300 })
+  assert.match(outcome.evidence.not_reusable, /^timed out after 300ms/)
+  const check = await ledger.checkGate(spec)
+  assert.deepEqual(check.reasons.map((r) => r.reason), ['failed', 'not-reusable'])
+  await expectCode(assert, () => ledger.runGate(spec, 'off', 0), 'invalid-argument', 'timeoutMs', { pathProperty: false })
+  assert.throws(() => ledger.runGateSync(spec, 'off', -5), (e) => e.code === 'invalid-argument')
+  const killed = await ledger.runGate({ ...spec, name: 'usr1', argv: ['sh', '-c', 'kill -USR1 $$'] })
+  assert.equal(killed.evidence.signal, 10)
+})
+
+test('checkRecordedGate runs no recorded command and reports what it cannot observe', async (t) => {
+  const { s, spec } = setup(t)
+  const marker = path.join(s.dir, 'observed')
+  const observed = { ...spec, prerequisites: { tool: { command: `touch '${marker}'; echo tool 1.0` } } }
+  await ledger.runGate(observed)
+  fs.rmSync(marker)
+  const check = await ledger.checkRecordedGate({ workspace: s.w, name: 'test' })
+  assert.equal(check.fresh, false)
+  assert.deepEqual(check.reasons, [{ reason: 'prerequisite-unverified', name: 'tool', recorded: 'tool 1.0' }])
+  assert.equal(fs.existsSync(marker), false, 'a recorded command ran')
+  const now = { tool: { literal: 'tool 1.0' } }
+  assert.equal(ledger.checkRecordedGateSync({ workspace: s.w, name: 'test', prerequisites: now }).fresh, true)
+  const other = await ledger.checkRecordedGate({ workspace: s.w, name: 'test', argv: ['make'], prerequisites: now })
+  assert.deepEqual(other.reasons.map((r) => r.reason), ['command-differs'])
+  await expectCode(
+    assert,
+    () => ledger.checkRecordedGate({ workspace: s.w, name: 'test', scope: { workspace: s.dir } }),
+    'outside-workspace',
+    s.dir,
+    { pathProperty: false },
+  )
 })

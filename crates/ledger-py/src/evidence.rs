@@ -4,12 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use ledger_core::{DisplayPath, Error, Evidence, Freshness, GateSpec, Observe, StaleReason};
+use ledger_core::{
+    DisplayPath, Error, Evidence, Freshness, GateQuery, GateSpec, Observe, StaleReason, Stopped,
+};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::args::{mapping, py_bool};
+use crate::args::{PathArg, mapping, py_bool};
 use crate::compare::PyComparison;
 use crate::errors;
 use crate::inventory::PyInventory;
@@ -200,6 +202,23 @@ impl PyEvidence {
         self.inner.exit_status
     }
 
+    /// The signal that killed the command, if one did.
+    #[getter]
+    fn signal(&self) -> Option<i32> {
+        self.inner.signal
+    }
+
+    /// Why ledger stopped the command, if it did: `timeout`, `signal` (a
+    /// forwarded one) or `interrupt` (Ctrl-C); such a run never passes.
+    #[getter]
+    fn stopped(&self) -> Option<&'static str> {
+        self.inner.stopped.as_ref().map(|stopped| match stopped {
+            Stopped::Timeout { .. } => "timeout",
+            Stopped::Signal { .. } => "signal",
+            Stopped::Interrupt => "interrupt",
+        })
+    }
+
     /// When the run started (RFC 3339, UTC).
     #[getter]
     fn started_at(&self) -> &str {
@@ -268,7 +287,8 @@ pub struct PyStaleReason {
 #[pymethods]
 impl PyStaleReason {
     /// `no-evidence`, `scope-differs`, `command-differs`, `inputs-changed`,
-    /// `prerequisite-changed`, `failed` or `not-reusable`.
+    /// `prerequisite-changed`, `prerequisite-unverified`, `failed` or
+    /// `not-reusable`.
     #[getter]
     fn reason(&self) -> &'static str {
         match self.inner {
@@ -277,6 +297,7 @@ impl PyStaleReason {
             StaleReason::CommandDiffers { .. } => "command-differs",
             StaleReason::InputsChanged { .. } => "inputs-changed",
             StaleReason::PrerequisiteChanged { .. } => "prerequisite-changed",
+            StaleReason::PrerequisiteUnverified { .. } => "prerequisite-unverified",
             StaleReason::Failed { .. } => "failed",
             StaleReason::NotReusable { .. } => "not-reusable",
         }
@@ -361,11 +382,51 @@ impl PyFreshness {
 
 /// Whether the latest evidence of `spec.name` can be reused for `spec`:
 /// identical scope, command and prerequisites, a successful exit, and
-/// identical inputs now. Runs nothing but the prerequisite commands.
+/// identical inputs now. Runs nothing but the prerequisite commands of `spec`
+/// — so pass a spec you built, not one read from evidence (whose commands
+/// anyone who can write the store chose): `check_recorded_gate` fills a check
+/// from the evidence without running any of it.
 #[pyfunction]
 pub fn check_gate(py: Python<'_>, store: &PyStore, spec: &PyGateSpec) -> PyResult<PyFreshness> {
     let (store, spec) = (store.inner.clone(), spec.inner.clone());
     let inner = errors::detached(py, move || ledger_core::check_gate(&store, &spec))?;
+    Ok(PyFreshness { inner })
+}
+
+/// What `ledger gate check` answers: whether the latest evidence of gate
+/// `name` in the caller's `workspace` is fresh for the parts given now; the
+/// parts left out are taken from the evidence. Nothing read from the store is
+/// run: left-out prerequisites are `prerequisite-unverified`, a recorded scope
+/// of another workspace is `scope-differs`. `scope` must lie at or below
+/// `workspace`; `cwd` (default `.`) goes with `argv`.
+#[pyfunction]
+#[pyo3(signature = (workspace, name, *, scope = None, argv = None, cwd = None, prerequisites = None))]
+pub fn check_recorded_gate(
+    py: Python<'_>,
+    workspace: PathArg,
+    name: String,
+    scope: Option<&PyScope>,
+    argv: Option<&Bound<'_, PyAny>>,
+    cwd: Option<&Bound<'_, PyString>>,
+    prerequisites: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyFreshness> {
+    let observe = |v: &Bound<'_, PyAny>| Ok(v.cast::<PyObserve>()?.get().inner.clone());
+    let prerequisites = prerequisites.map(|p| mapping(p, observe)).transpose()?;
+    let argv = argv
+        .map(|a| exact_strings(a, &format!("an argument of gate {name}")))
+        .transpose()?;
+    let cwd = match cwd {
+        Some(cwd) => exact_text(cwd, &format!("the cwd of gate {name}"))?,
+        None => ".".to_owned(),
+    };
+    let query = GateQuery {
+        name,
+        workspace: workspace.0.into(),
+        scope: scope.map(|s| s.inner.clone()),
+        command: argv.map(|argv| (argv, cwd)),
+        prerequisites,
+    };
+    let inner = errors::detached(py, move || ledger_core::check_gate_query(&query))?;
     Ok(PyFreshness { inner })
 }
 

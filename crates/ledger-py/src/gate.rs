@@ -1,6 +1,9 @@
 //! `run_gate()` and `ledger.RunOutcome` (core `gate`).
 
-use ledger_core::{Echo, Error, RunOutcome};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ledger_core::{Echo, Error, Interrupt, RunOptions, RunOutcome};
 use pyo3::prelude::*;
 
 use crate::args::py_bool;
@@ -44,7 +47,8 @@ impl PyRunOutcome {
         evidence.map(|inner| PyEvidence { inner })
     }
 
-    /// 0 when reused, else the command's exit status (129 when killed).
+    /// 0 when reused, else the command's exit status (128 + N when signal N
+    /// killed it; 124 when its timeout expired).
     #[getter]
     fn exit_code(&self) -> i32 {
         self.inner.exit_code()
@@ -68,14 +72,19 @@ impl PyRunOutcome {
 /// Runs the gate unless fresh evidence exists, and records evidence whatever
 /// the exit status. `echo`: where the command's output goes while it runs —
 /// `off` (only kept as the evidence's result), `passthrough` (the process's
-/// stdout/stderr, as the CLI does) or `stderr`. The GIL is released meanwhile.
+/// stdout/stderr, as the CLI does) or `stderr`. `timeout`: seconds after which
+/// the gate's process group is sent SIGTERM (SIGKILL 2 s later), recorded as
+/// failed and not reusable. Called from the main thread, a Ctrl-C
+/// (`KeyboardInterrupt`) stops the gate the same way, and is raised once its
+/// evidence is recorded. The GIL is released meanwhile.
 #[pyfunction]
-#[pyo3(signature = (store, spec, *, echo = "off"))]
+#[pyo3(signature = (store, spec, *, echo = "off", timeout = None))]
 pub fn run_gate(
     py: Python<'_>,
     store: &PyStore,
     spec: &PyGateSpec,
     echo: &str,
+    timeout: Option<f64>,
 ) -> PyResult<PyRunOutcome> {
     let echo = match echo {
         "off" => Echo::Off,
@@ -86,7 +95,62 @@ pub fn run_gate(
             return Err(errors::to_py(py, &Error::InvalidArgument { message }));
         }
     };
+    let timeout = timeout
+        .map(|seconds| seconds_to_duration(py, seconds))
+        .transpose()?;
+    let pending = Arc::new(Mutex::new(None));
+    let options = RunOptions {
+        echo,
+        timeout,
+        forward_signals: false,
+        interrupt: on_main_thread(py)?.then(|| keyboard_interrupt(&pending)),
+    };
     let (store, spec) = (store.inner.clone(), spec.inner.clone());
-    let inner = errors::detached(py, move || ledger_core::run_gate(&store, &spec, echo))?;
+    let inner = errors::detached(py, move || {
+        ledger_core::run_gate_with(&store, &spec, &options)
+    })?;
+    // The gate was stopped for a Ctrl-C and its evidence recorded: now the
+    // interrupt is the caller's.
+    if let Some(interrupt) = pending.lock().ok().and_then(|mut p| p.take()) {
+        return Err(interrupt);
+    }
     Ok(PyRunOutcome { inner })
+}
+
+/// A timeout in seconds: a positive, finite number (`InvalidArgumentError`).
+fn seconds_to_duration(py: Python<'_>, seconds: f64) -> PyResult<Duration> {
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(limit) if !limit.is_zero() => Ok(limit),
+        _ => {
+            let message = format!("timeout must be a positive number of seconds, not {seconds}");
+            Err(errors::to_py(py, &Error::InvalidArgument { message }))
+        }
+    }
+}
+
+/// Whether this is Python's main thread: only there are signals seen.
+fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
+    let threading = py.import("threading")?;
+    let current = threading.call_method0("current_thread")?;
+    current
+        .is(&threading.call_method0("main_thread")?)
+        .then_some(true)
+        .map_or(Ok(false), Ok)
+}
+
+/// Asks Python whether a signal handler raised (Ctrl-C: `KeyboardInterrupt`),
+/// keeping the exception to raise once the gate is stopped and recorded.
+fn keyboard_interrupt(pending: &Arc<Mutex<Option<PyErr>>>) -> Interrupt {
+    let pending = Arc::clone(pending);
+    Arc::new(move || {
+        Python::attach(|py| match py.check_signals() {
+            Ok(()) => false,
+            Err(raised) => {
+                if let Ok(mut slot) = pending.lock() {
+                    slot.get_or_insert(raised);
+                }
+                true
+            }
+        })
+    })
 }

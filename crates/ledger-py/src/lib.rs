@@ -71,7 +71,8 @@ mod ledger_module {
     use crate::errors::panic_for_test;
     #[pymodule_export]
     use crate::evidence::{
-        PyEvidence, PyFreshness, PyGateSpec, PyObserve, PyStaleReason, check_gate, latest_evidence,
+        PyEvidence, PyFreshness, PyGateSpec, PyObserve, PyStaleReason, check_gate,
+        check_recorded_gate, latest_evidence,
     };
     #[pymodule_export]
     use crate::fingerprint::{fingerprint_entries, parse_fingerprint};

@@ -147,14 +147,17 @@ def test_gate_evidence_is_shared_with_the_cli(workspace: Path, cli: Cli) -> None
     run = cli.run("gate", "run", "--name", "test", "--workspace", str(workspace),
                   "--env", "shell=sh", "--", "sh", "-c", "echo ran", cwd=workspace)
     assert run.returncode == 0 and "reused, not run" in run.stderr, run.stderr
-    # ... and both answer the freshness question identically.
-    check = cli.run("gate", "check", "--name", "test", "--workspace", str(workspace), "--json", cwd=workspace)
+    # ... and both answer the freshness question identically (a check observes
+    # the prerequisites it is given: it never runs or trusts the recorded ones).
+    check = cli.run("gate", "check", "--name", "test", "--workspace", str(workspace),
+                    "--env", "shell=sh", "--json", cwd=workspace)
     freshness = ledger.check_gate(store, spec)
     assert check.returncode == 0 and freshness.fresh
     assert freshness.to_json() == check.stdout
 
     write(workspace, "src/app.py", "print('changed')\n")
-    check = cli.run("gate", "check", "--name", "test", "--workspace", str(workspace), "--json", cwd=workspace)
+    check = cli.run("gate", "check", "--name", "test", "--workspace", str(workspace),
+                    "--env", "shell=sh", "--json", cwd=workspace)
     freshness = ledger.check_gate(store, spec)
     assert check.returncode == 1 and not freshness.fresh
     assert freshness.to_json() == check.stdout

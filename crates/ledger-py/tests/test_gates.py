@@ -233,3 +233,97 @@ def test_evidence_whose_entries_do_not_give_its_fingerprint_is_refused(workspace
         with pytest.raises(ledger.MalformedRecordError) as info:
             call(store, spec)
         assert f"{lie}.json" in str(info.value) and "not its recorded fingerprint" in str(info.value)
+
+
+def test_a_check_never_runs_a_recorded_prerequisite_command(workspace: Path, tmp_path: Path) -> None:
+    store = ledger.Store(workspace)
+    marker = tmp_path / "observed"
+    observe = ledger.Observe.command(f"touch '{marker}'; echo tool 1.0")
+    assert not ledger.run_gate(store, spec_for(workspace, tool=observe)).reused
+    marker.unlink()
+    # Left out, the prerequisite cannot be observed: reported, not trusted.
+    check = ledger.check_recorded_gate(workspace, "test")
+    assert not check.fresh and [r.reason for r in check.reasons] == ["prerequisite-unverified"]
+    assert json.loads(check.reasons[0].to_json()) == {
+        "reason": "prerequisite-unverified", "name": "tool", "recorded": "tool 1.0"
+    }
+    assert not marker.exists(), "a recorded command ran"
+    # Given now, it is observed; so are a command and a scope given now.
+    now = {"tool": ledger.Observe.literal("tool 1.0")}
+    assert ledger.check_recorded_gate(workspace, "test", prerequisites=now).fresh
+    argv = spec_for(workspace).argv
+    scope = ledger.Scope(workspace, roots=["src"])
+    assert ledger.check_recorded_gate(workspace, "test", scope=scope, argv=argv, prerequisites=now).fresh
+    other = ledger.check_recorded_gate(workspace, "test", argv=["make"], prerequisites=now)
+    assert [r.reason for r in other.reasons] == ["command-differs"]
+    assert [r.reason for r in ledger.check_recorded_gate(workspace, "never").reasons] == ["no-evidence"]
+
+
+def test_a_recorded_workspace_is_a_mismatch_never_a_place_to_hash(workspace: Path, tmp_path: Path) -> None:
+    store = ledger.Store(workspace)
+    spec = spec_for(workspace)
+    ledger.run_gate(store, spec)
+
+    def elsewhere(body: dict[str, Any]) -> None:
+        body["spec"]["scope"]["workspace"] = str(tmp_path)
+        body["inventory"]["scope"]["workspace"] = str(tmp_path)
+
+    rewrite_head(workspace / ".ledger", "test", elsewhere)
+    # Hashing the parent would meet this FIFO.
+    os.mkfifo(tmp_path / "fifo")
+    for check in (ledger.check_gate(store, spec), ledger.check_recorded_gate(workspace, "test")):
+        assert [r.reason for r in check.reasons] == ["scope-differs"]
+        assert "it ran in " in str(check.reasons[0])
+    # A scope outside the caller's workspace is refused.
+    with pytest.raises(ledger.OutsideWorkspaceError):
+        ledger.check_recorded_gate(workspace, "test", scope=ledger.Scope(tmp_path))
+
+
+def test_a_timeout_stops_the_gate_and_is_never_reused(workspace: Path) -> None:
+    import time
+
+    store = ledger.Store(workspace)
+    spec = spec_for(workspace, ["sh", "-c", "sleep 30"])
+    start = time.monotonic()
+    ran = ledger.run_gate(store, spec, timeout=0.3)
+    assert time.monotonic() - start < 10
+    assert ran.exit_code == 124 and ran.evidence is not None
+    assert ran.evidence.signal == 15 and ran.evidence.exit_status is None
+    assert ran.evidence.stopped == "timeout" and not ran.evidence.passed
+    assert (ran.evidence.not_reusable or "").startswith("timed out after 300ms")
+    reasons = [r.reason for r in ledger.check_gate(store, spec).reasons]
+    assert reasons == ["failed", "not-reusable"]
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ledger.InvalidArgumentError):
+            ledger.run_gate(store, spec, timeout=bad)
+
+
+def test_a_gate_killed_by_signal_n_exits_128_plus_n(workspace: Path) -> None:
+    store = ledger.Store(workspace)
+    ran = ledger.run_gate(store, spec_for(workspace, ["sh", "-c", "kill -USR1 $$"]))
+    assert ran.exit_code == 128 + 10 and ran.evidence is not None and ran.evidence.signal == 10
+
+
+def test_ctrl_c_stops_the_gate_records_it_and_is_raised(workspace: Path, tmp_path: Path) -> None:
+    import signal
+    import threading
+
+    store = ledger.Store(workspace)
+    pid_file = tmp_path / "gate-pid"
+    spec = spec_for(workspace, ["sh", "-c", f"echo $$ > '{pid_file}'; sleep 30"])
+
+    def interrupt() -> None:
+        for _ in range(500):
+            if pid_file.exists() and pid_file.read_text().endswith("\n"):
+                break
+            threading.Event().wait(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt).start()
+    with pytest.raises(KeyboardInterrupt):
+        ledger.run_gate(store, spec, timeout=60)
+    latest = ledger.latest_evidence(store, "test")
+    assert latest is not None and not latest[1].passed and latest[1].stopped == "interrupt"
+    assert (latest[1].not_reusable or "").startswith("interrupted by the caller")
+    gate = pid_file.read_text().strip()
+    assert not Path(f"/proc/{gate}").exists() or "Z" in Path(f"/proc/{gate}/stat").read_text().split(")")[-1][:3]

@@ -91,6 +91,7 @@ from ledger._ledger import (
     approve,
     retire,
     check_gate,
+    check_recorded_gate,
     current_state,
     fingerprint,
     fingerprint_entries,
@@ -139,6 +140,7 @@ __all__ = [
     "StaleReason",
     "RunOutcome",
     "check_gate",
+    "check_recorded_gate",
     "run_gate",
     "latest_evidence",
     # Errors

@@ -93,6 +93,7 @@ __all__ = [
     "approve",
     "retire",
     "check_gate",
+    "check_recorded_gate",
     "current_state",
     "fingerprint",
     "fingerprint_entries",
@@ -501,6 +502,10 @@ class Evidence:
     @property
     def exit_status(self) -> Optional[int]: ...
     @property
+    def signal(self) -> Optional[int]: ...
+    @property
+    def stopped(self) -> Optional[Literal["timeout", "signal", "interrupt"]]: ...
+    @property
     def started_at(self) -> str: ...
     @property
     def duration_ms(self) -> int: ...
@@ -529,6 +534,7 @@ class StaleReason:
         "command-differs",
         "inputs-changed",
         "prerequisite-changed",
+        "prerequisite-unverified",
         "failed",
         "not-reusable",
     ]: ...
@@ -569,7 +575,18 @@ class RunOutcome:
     def to_json(self) -> str: ...
 
 def check_gate(store: Store, spec: GateSpec) -> Freshness: ...
-def run_gate(store: Store, spec: GateSpec, *, echo: _Echo = "off") -> RunOutcome: ...
+def check_recorded_gate(
+    workspace: _StrPath,
+    name: str,
+    *,
+    scope: Optional[Scope] = None,
+    argv: Optional[Iterable[str]] = None,
+    cwd: Optional[str] = None,
+    prerequisites: Optional[Mapping[str, Observe]] = None,
+) -> Freshness: ...
+def run_gate(
+    store: Store, spec: GateSpec, *, echo: _Echo = "off", timeout: Optional[float] = None
+) -> RunOutcome: ...
 def latest_evidence(store: Store, gate: str) -> Optional[tuple[str, Evidence]]: ...
 
 # Errors: one subclass of LedgerError per core error code.
