@@ -816,9 +816,14 @@ fn a_scope_file_cannot_move_the_workspace_above_the_checkout() {
         !s.dir.path().join(".ledger").exists(),
         "no store above the checkout"
     );
-    // `..` from ci/ is the checkout itself.
+    // Even `..` from ci/, the checkout itself, is above the file: refused.
     std::fs::write(&file, br#"{"workspace": "..", "roots": ["src"]}"#).unwrap();
     let out = gate_run(&s, &counter, &["--scope-file", "ci/scope.json"], "true");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error[outside-workspace]"));
+    // A scope file at the top naming its own directory is the checkout.
+    let top = s.w().join("scope.json");
+    std::fs::write(&top, br#"{"workspace": ".", "roots": ["src"]}"#).unwrap();
+    let out = gate_run(&s, &counter, &["--scope-file", "scope.json"], "true");
     assert!(
         out.status.success(),
         "{}",

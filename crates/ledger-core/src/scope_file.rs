@@ -13,12 +13,13 @@ use crate::scope::Scope;
 
 impl Scope {
     /// Reads the scope file `path`. A relative `workspace` is relative to the
-    /// file's own directory (so `..` in `ci/scope.json` is the checkout,
-    /// wherever it is). The file is opened without following a symlink, must
-    /// be a regular file and is read with a size bound.
+    /// file's own directory, and the workspace must be that directory or lie
+    /// below it (`outside-workspace`): a file that came with a checkout cannot
+    /// point hashing above itself. The file is opened without following a
+    /// symlink, must be a regular file and is read with a size bound.
     ///
-    /// Where the workspace may lie is the caller's decision: check it with
-    /// [`Scope::check_within`] before using the scope.
+    /// Whether the workspace is also within the caller's is checked with
+    /// [`Scope::check_within`].
     pub fn read(path: &Utf8Path) -> Result<Scope> {
         let bytes = read_file(path.as_std_path(), "scope file", DOCUMENT_LIMIT)?;
         let text = std::str::from_utf8(&bytes).map_err(|e| Error::MalformedRecord {
@@ -32,6 +33,14 @@ impl Scope {
                 .filter(|p| !p.as_str().is_empty())
                 .unwrap_or(Utf8Path::new("."));
             scope.workspace = base.join(&scope.workspace);
+        }
+        let base = path.parent().filter(|p| !p.as_str().is_empty());
+        if !canonical(&scope.workspace)?.starts_with(canonical(base.unwrap_or(Utf8Path::new(".")))?)
+        {
+            return Err(Error::OutsideWorkspace {
+                path: DisplayPath::from(scope.workspace.as_str()),
+                reason: "a scope file's workspace must be the file's own directory or lie below it",
+            });
         }
         Ok(scope)
     }
@@ -82,15 +91,27 @@ mod tests {
             std::fs::write(&file, json.to_string()).unwrap();
             Scope::read(&file).unwrap()
         };
-        // Relative to the file: `..` is the checkout.
-        let scope = write("..");
-        assert_eq!(scope.workspace, checkout.join("ci/.."));
+        // Relative to the file, and never above it.
+        let scope = write(".");
+        assert_eq!(scope.workspace, checkout.join("ci/."));
         scope.check_within(&checkout).unwrap();
-        write(".").check_within(&checkout).unwrap();
-        for above in ["../..", "/", root.as_str()] {
-            let e = write(above).check_within(&checkout).unwrap_err();
+        for above in ["..", "../..", "/", root.as_str()] {
+            let file = checkout.join("ci/scope.json");
+            let json = serde_json::json!({ "workspace": above, "roots": ["src"] });
+            std::fs::write(&file, json.to_string()).unwrap();
+            let e = Scope::read(&file).unwrap_err();
             assert_eq!(e.code(), "outside-workspace", "{above}: {e}");
         }
+        // Within the file's directory but outside the caller's workspace.
+        let e = write(".")
+            .check_within(&checkout.join("ci/elsewhere"))
+            .unwrap_err();
+        assert_eq!(e.code(), "unreadable", "{e}");
+        std::fs::create_dir(checkout.join("other")).unwrap();
+        let e = write(".")
+            .check_within(&checkout.join("other"))
+            .unwrap_err();
+        assert_eq!(e.code(), "outside-workspace", "{e}");
         // A symlink is not followed, and a FIFO is not waited for.
         let link = checkout.join("link.json");
         std::os::unix::fs::symlink(checkout.join("ci/scope.json"), &link).unwrap();
