@@ -249,20 +249,6 @@ fn concurrent_runs_of_one_gate_both_land() {
     assert_eq!(code, 0);
 }
 
-/// A `gate run` that ledger itself refused: exit 125 (the wrapper
-/// convention), the coded message on stderr, nothing on stdout.
-fn assert_run_refused(out: &Output, status: i32, code: &str, path: &str) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(status), "stderr: {stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert!(stderr.starts_with(&format!("error[{code}]: ")), "{stderr}");
-    assert!(stderr.contains(path), "message must name {path}: {stderr}");
-}
-
 #[test]
 fn errors_are_coded() {
     let (s, counter) = setup();

@@ -27,7 +27,7 @@ fn committed_evidence_is_not_trusted() {
     assert!(stderr.contains("Git tracks 4 of its files"), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     // Not reused: the run is refused rather than skipped as fresh.
-    assert_blocked(&s.ledger(&s.w(), &run), "untrusted-store", ".ledger");
+    assert_run_refused(&s.ledger(&s.w(), &run), 125, "untrusted-store", ".ledger");
 
     let report = s.ledger(&s.w(), &["store", "check"]);
     assert_eq!(report.status.code(), Some(1));
@@ -64,7 +64,7 @@ fn a_symlinked_store_is_refused_and_listed() {
     symlink(&elsewhere, s.w().join(".ledger")).unwrap();
     let mut run: Vec<&str> = GATE.to_vec();
     run.push("exit 0");
-    assert_blocked(&s.ledger(&s.w(), &run), "untrusted-store", ".ledger");
+    assert_run_refused(&s.ledger(&s.w(), &run), 125, "untrusted-store", ".ledger");
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
 
     let report = s.ledger(&s.w(), &["store", "check"]);

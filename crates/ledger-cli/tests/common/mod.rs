@@ -175,3 +175,17 @@ pub fn sample_checkout() -> Sandbox {
     s.write("tab\there name", b"odd");
     s
 }
+
+/// A `gate run` that ledger itself refused: exit 125 (the wrapper
+/// convention), the coded message on stderr, nothing on stdout.
+pub fn assert_run_refused(out: &Output, status: i32, code: &str, path: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(status), "stderr: {stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(stderr.starts_with(&format!("error[{code}]: ")), "{stderr}");
+    assert!(stderr.contains(path), "message must name {path}: {stderr}");
+}
