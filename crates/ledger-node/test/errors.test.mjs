@@ -256,16 +256,6 @@ test('approvals refuse: materials, artifacts, graphs, sources, the store', async
     { pathProperty: false },
   )
   s.write(`${CHANGE}/proposal.md`, '# Why\n')
-  // A design document past the bound ledger reads documents with.
-  const design = fs.readFileSync(s.path(`${CHANGE}/design.md`))
-  fs.truncateSync(s.path(`${CHANGE}/design.md`), 17 * 1024 * 1024)
-  await both(
-    () => ledger.changeInventory(change, 'design'),
-    () => ledger.changeInventorySync(change, 'design'),
-    'too-large',
-    'design.md',
-  )
-  fs.writeFileSync(s.path(`${CHANGE}/design.md`), design)
 
   // Graphs: a cycle, an unknown requirement, a schema that is no graph.
   const cycle = 'artifacts:\n  - {id: a, generates: a.md, requires: [b]}\n  - {id: b, generates: b.md, requires: [a]}\n'
