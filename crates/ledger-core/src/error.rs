@@ -46,7 +46,13 @@ impl From<&str> for DisplayPath {
 
 /// Everything that can go wrong in ledger. No variant ever comes with a fingerprint:
 /// a blocked expansion produces an error, never an approximate result.
-#[derive(Debug, thiserror::Error)]
+///
+/// The codes are the variants' names in kebab case (`NonUtf8Path` is
+/// `non-utf8-path`), derived once by `strum`: [`Error::code`] and
+/// [`Error::CODES`] cannot drift apart, and the bindings take their tables
+/// from `CODES`.
+#[derive(Debug, thiserror::Error, strum::IntoStaticStr, strum::VariantNames)]
+#[strum(serialize_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Error {
     /// A path is not a valid workspace path (§2): empty, absolute, `.`/`..` or empty
@@ -418,47 +424,7 @@ pub enum Error {
 impl Error {
     /// The stable machine-readable code of this error, e.g. `"conflict"`.
     pub fn code(&self) -> &'static str {
-        match self {
-            Error::InvalidPath { .. } => "invalid-path",
-            Error::NonUtf8Path { .. } => "non-utf8-path",
-            Error::Conflict { .. } => "conflict",
-            Error::SpecialFile { .. } => "special-file",
-            Error::NestedRepository { .. } => "nested-repository",
-            Error::Unreadable { .. } => "unreadable",
-            Error::Unwritable { .. } => "unwritable",
-            Error::SymlinkedParent { .. } => "symlinked-parent",
-            Error::ChangedWhileReading { .. } => "changed-while-reading",
-            Error::OutsideWorkspace { .. } => "outside-workspace",
-            Error::UntrustedRepository { .. } => "untrusted-repository",
-            Error::UntrustedStore { .. } => "untrusted-store",
-            Error::Git { .. } => "git",
-            Error::BadFingerprint { .. } => "bad-fingerprint",
-            Error::MalformedRecord { .. } => "malformed-record",
-            Error::UnsupportedVersion { .. } => "unsupported-version",
-            Error::MissingMaterial { .. } => "missing-material",
-            Error::AmbiguousMaterial { .. } => "ambiguous-material",
-            Error::GraphCycle { .. } => "graph-cycle",
-            Error::UnknownArtifact { .. } => "unknown-artifact",
-            Error::BadSchema { .. } => "bad-schema",
-            Error::MissingSource { .. } => "missing-source",
-            Error::PrerequisiteFailed { .. } => "prerequisite-failed",
-            Error::GateNotStarted { .. } => "gate-not-started",
-            Error::InvalidArgument { .. } => "invalid-argument",
-            Error::BadEntry { .. } => "bad-entry",
-            Error::DuplicateEntry { .. } => "duplicate-entry",
-            Error::PointerConflict { .. } => "pointer-conflict",
-            Error::ChainMismatch { .. } => "chain-mismatch",
-            Error::CorruptRecord { .. } => "corrupt-record",
-            Error::BadRefName { .. } => "bad-ref-name",
-            Error::BadRecordId { .. } => "bad-record-id",
-            Error::InvalidGitfile { .. } => "invalid-gitfile",
-            Error::GitEnvironment { .. } => "git-environment",
-            Error::UnknownChange { .. } => "unknown-change",
-            Error::UpstreamBlocked { .. } => "upstream-blocked",
-            Error::AbsentArtifact { .. } => "absent-artifact",
-            Error::NonUtf8Value { .. } => "non-utf8-value",
-            Error::TooLarge { .. } => "too-large",
-        }
+        self.into()
     }
 
     /// The workspace path the error is about, when there is one.
@@ -506,53 +472,27 @@ impl Error {
         }
     }
 
-    /// Every code this version can return, for documentation and binding tests.
-    pub const CODES: &'static [&'static str] = &[
-        "invalid-path",
-        "non-utf8-path",
-        "conflict",
-        "special-file",
-        "nested-repository",
-        "unreadable",
-        "unwritable",
-        "symlinked-parent",
-        "changed-while-reading",
-        "outside-workspace",
-        "untrusted-repository",
-        "untrusted-store",
-        "git",
-        "bad-fingerprint",
-        "malformed-record",
-        "unsupported-version",
-        "missing-material",
-        "ambiguous-material",
-        "graph-cycle",
-        "unknown-artifact",
-        "bad-schema",
-        "missing-source",
-        "prerequisite-failed",
-        "gate-not-started",
-        "invalid-argument",
-        "bad-entry",
-        "duplicate-entry",
-        "pointer-conflict",
-        "chain-mismatch",
-        "corrupt-record",
-        "bad-ref-name",
-        "bad-record-id",
-        "invalid-gitfile",
-        "git-environment",
-        "unknown-change",
-        "upstream-blocked",
-        "absent-artifact",
-        "non-utf8-value",
-        "too-large",
-    ];
+    /// Every code this version can return, in declaration order, for
+    /// documentation and the bindings' tables.
+    pub const CODES: &'static [&'static str] = <Error as strum::VariantNames>::VARIANTS;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codes_are_the_variant_names_in_kebab_case() {
+        // Digits stay with their word: the code of NonUtf8Path is non-utf8-path.
+        let e = Error::NonUtf8Path {
+            path: DisplayPath::from("x"),
+        };
+        assert_eq!(e.code(), "non-utf8-path");
+        assert_eq!(Error::CODES.len(), 39);
+        assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
+        let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
+        assert_eq!(unique.len(), Error::CODES.len());
+    }
 
     #[test]
     fn display_path_escapes_invalid_bytes_and_controls() {
