@@ -12,12 +12,14 @@
 //! `panic = "unwind"` for exactly this.
 
 use std::any::Any;
+use std::ffi::CString;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use ledger_core::Error;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
 
 create_exception!(
@@ -27,62 +29,46 @@ create_exception!(
     "Base class of every error ledger raises; `.code` is the stable code, `.path` the path concerned (or None)."
 );
 
-/// Declares one `LedgerError` subclass per code, and the code → class table.
-macro_rules! error_classes {
-    ($($class:ident => $code:literal: $doc:literal,)*) => {
-        $(create_exception!(ledger, $class, LedgerError, $doc);)*
+/// One `LedgerError` subclass per code of `Error::CODES` (plus `panic`), named
+/// after it (`non-utf8-path` → `NonUtf8PathError`) and made once per
+/// interpreter: the core's list is the only table, so a new code gets its class
+/// without an edit here.
+static CLASSES: PyOnceLock<Vec<(&'static str, Py<PyType>)>> = PyOnceLock::new();
 
-        /// Every subclass with its code, in the order of `Error::CODES` (plus `panic`).
-        fn classes(py: Python<'_>) -> Vec<(&'static str, Bound<'_, PyType>)> {
-            vec![$(($code, py.get_type::<$class>()),)*]
-        }
-    };
+fn classes(py: Python<'_>) -> PyResult<&Vec<(&'static str, Py<PyType>)>> {
+    CLASSES.get_or_try_init(py, || {
+        let base = py.get_type::<LedgerError>();
+        let codes = Error::CODES.iter().copied().chain([PANIC_CODE]);
+        codes
+            .map(|code| {
+                let name = CString::new(format!("ledger.{}", class_name(code)))?;
+                let doc = CString::new(format!(
+                    "LedgerError of code '{code}' (see docs/errors.md for its cause and remedy)."
+                ))?;
+                let class = PyErr::new_type(py, &name, Some(&doc), Some(&base), None)?;
+                class.bind(py).setattr("code", code)?;
+                Ok((code, class))
+            })
+            .collect::<PyResult<Vec<_>>>()
+    })
 }
 
-error_classes! {
-    InvalidPathError => "invalid-path": "A path that is not a valid workspace path (empty, '.'/'..' or empty segment, trailing '/', NUL).",
-    NonUtf8PathError => "non-utf8-path": "A path that is not valid UTF-8.",
-    ConflictError => "conflict": "An in-scope path with an unresolved merge conflict.",
-    SpecialFileError => "special-file": "A directory where a file is listed, a FIFO, socket or device.",
-    NestedRepositoryError => "nested-repository": "An undeclared nested repository or submodule in scope.",
-    UnreadableError => "unreadable": "An input that cannot be read (permission, I/O error, missing workspace).",
-    UnwritableError => "unwritable": "An output that cannot be written.",
-    SymlinkedParentError => "symlinked-parent": "A path whose parent directory is a symlink.",
-    ChangedWhileReadingError => "changed-while-reading": "A file whose size or mtime changed while it was read.",
-    OutsideWorkspaceError => "outside-workspace": "A path that would leave the workspace (absolute, or with '..').",
-    UntrustedRepositoryError => "untrusted-repository": "A repository owned by another user (git's safe.directory).",
-    UntrustedStoreError => "untrusted-store": "A store entry ledger did not create for this user: a symlink or special file, another user's, or tracked by Git.",
-    GitError => "git": "A declared repository that is not a Git repository or cannot be read.",
-    BadFingerprintError => "bad-fingerprint": "Text that is not 'sha256:' and 64 lowercase hex digits.",
-    MalformedRecordError => "malformed-record": "A record that is not valid JSON, has wrong fields, or does not reproduce its fingerprint.",
-    UnsupportedVersionError => "unsupported-version": "A record of another format or an unknown major version.",
-    MissingMaterialError => "missing-material": "A design links a material that does not exist.",
-    AmbiguousMaterialError => "ambiguous-material": "A design links something that is not one workspace file.",
-    GraphCycleError => "graph-cycle": "An artifact graph whose requirements form a cycle.",
-    UnknownArtifactError => "unknown-artifact": "An artifact name the graph does not define.",
-    BadSchemaError => "bad-schema": "A schema that cannot be read as an artifact graph.",
-    MissingSourceError => "missing-source": "An approval without the observed source of the decision.",
-    PrerequisiteFailedError => "prerequisite-failed": "A prerequisite command failed, so its value is unknown.",
-    GateNotStartedError => "gate-not-started": "A gate's command could not be started.",
-    InvalidArgumentError => "invalid-argument": "Arguments that do not fit together or are incomplete.",
-    BadEntryError => "bad-entry": "An entry that is not a valid (path, kind, mode, digest).",
-    DuplicateEntryError => "duplicate-entry": "The same path given twice to fingerprint_entries.",
-    PointerConflictError => "pointer-conflict": "A ref moved by another writer since this write started.",
-    ChainMismatchError => "chain-mismatch": "A record advanced onto a ref it does not follow.",
-    CorruptRecordError => "corrupt-record": "A store file whose content is not what the store wrote.",
-    BadRefNameError => "bad-ref-name": "A ref name that is not '/'-separated segments of [A-Za-z0-9._-].",
-    BadRecordIdError => "bad-record-id": "Text that is not a record id (64 lowercase hex digits).",
-    InvalidGitfileError => "invalid-gitfile": "A .git file that does not name a repository (git refuses it too).",
-    GitEnvironmentError => "git-environment": "GIT_DIR, GIT_WORK_TREE or a like variable is set and would change git's answer.",
-    UnknownChangeError => "unknown-change": "A change found neither among the active changes nor in the archive.",
-    UpstreamBlockedError => "upstream-blocked": "An approval whose upstream artifact cannot be fingerprinted now.",
-    AbsentArtifactError => "absent-artifact": "An approval of an artifact none of whose files exist (approve it as absent explicitly).",
-    NonUtf8ValueError => "non-utf8-value": "A prerequisite value or command output that is not valid UTF-8.",
-    TooLargeError => "too-large": "A file ledger reads for itself (design, schema, record, pointer) that exceeds its size bound.",
-    PanicError => "panic": "A bug: the Rust code panicked. The message says where; please report it.",
+/// `non-utf8-path` → `NonUtf8PathError`.
+pub fn class_name(code: &str) -> String {
+    let mut name: String = code
+        .split('-')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect();
+    name.push_str("Error");
+    name
 }
 
-/// The code of [`PanicError`]; not a core code, the core never panics on purpose.
+/// The code of `PanicError`; not a core code, the core never panics on purpose.
 pub const PANIC_CODE: &str = "panic";
 
 /// Adds the exception classes to the module, each subclass with its `code` as
@@ -93,9 +79,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let base = py.get_type::<LedgerError>();
     base.setattr("path", py.None())?;
     m.add("LedgerError", base)?;
-    for (code, class) in classes(py) {
-        class.setattr("code", code)?;
-        m.add(class.name()?, class)?;
+    for (code, class) in classes(py)? {
+        m.add(class_name(code), class.bind(py))?;
     }
     Ok(())
 }
@@ -109,9 +94,12 @@ pub fn to_py(py: Python<'_>, error: &Error) -> PyErr {
 /// Builds the exception of `code` with its attributes set on the instance.
 fn raise(py: Python<'_>, code: &str, path: Option<&str>, message: String) -> PyErr {
     let class = classes(py)
-        .into_iter()
-        .find(|(c, _)| *c == code)
-        .map_or_else(|| py.get_type::<LedgerError>(), |(_, class)| class);
+        .ok()
+        .and_then(|all| all.iter().find(|(c, _)| *c == code))
+        .map_or_else(
+            || py.get_type::<LedgerError>(),
+            |(_, class)| class.bind(py).clone(),
+        );
     let err = PyErr::from_type(class, (message,));
     let value = err.value(py);
     // Setting attributes on a fresh exception instance cannot fail; if it

@@ -402,6 +402,26 @@ def test_every_code_has_its_class() -> None:
         assert cls.__module__ == "ledger"
 
 
+def test_the_stub_types_every_code_the_core_has() -> None:
+    """`LedgerError.code` is typed by a Literal in the stub; it lists exactly the
+    core's codes (taken from Rust's `Error::CODES` at run time) and `panic`."""
+    import ast
+
+    stub = Path(ledger.__file__).with_name("_ledger.pyi").read_text()
+    tree = ast.parse(stub)
+    [literal] = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "_ErrorCode" for t in node.targets)
+    ]
+    assert isinstance(literal, ast.Subscript)
+    assert isinstance(literal.slice, ast.Tuple)
+    typed = [e.value for e in literal.slice.elts if isinstance(e, ast.Constant)]
+    assert sorted(typed) == sorted([*ledger.ERROR_CODES, "panic"])
+    assert len(typed) == len(set(typed))
+
+
 def test_every_code_is_raised_by_a_test_or_explained() -> None:
     assert set(TRIGGERS) | set(UNREACHABLE) == set(ledger.ERROR_CODES) | {"panic"}
     assert not set(TRIGGERS) & set(UNREACHABLE)

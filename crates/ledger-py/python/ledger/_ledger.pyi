@@ -17,6 +17,49 @@ _ChangeKind = Literal["added", "removed", "kind-changed", "mode-changed", "conte
 _State = Literal["approved", "unbound", "changed", "reset", "blocked", "archived", "gone"]
 _Location = Literal["active", "archived", "missing"]
 _Echo = Literal["off", "passthrough", "stderr"]
+_ErrorCode = Literal[
+    "invalid-path",
+    "non-utf8-path",
+    "conflict",
+    "special-file",
+    "nested-repository",
+    "unreadable",
+    "unwritable",
+    "symlinked-parent",
+    "changed-while-reading",
+    "outside-workspace",
+    "untrusted-repository",
+    "untrusted-store",
+    "git",
+    "bad-fingerprint",
+    "malformed-record",
+    "unsupported-version",
+    "missing-material",
+    "ambiguous-material",
+    "graph-cycle",
+    "unknown-artifact",
+    "bad-schema",
+    "missing-source",
+    "prerequisite-failed",
+    "gate-not-started",
+    "invalid-argument",
+    "bad-entry",
+    "duplicate-entry",
+    "pointer-conflict",
+    "chain-mismatch",
+    "corrupt-record",
+    "bad-ref-name",
+    "bad-record-id",
+    "invalid-gitfile",
+    "git-environment",
+    "unknown-change",
+    "upstream-blocked",
+    "absent-artifact",
+    "non-utf8-value",
+    "too-large",
+    "panic",
+]
+"""Every ``LedgerError.code``: the core's codes (``ERROR_CODES``) and ``panic``."""
 
 __all__ = [
     "AmbiguousMaterialError",
@@ -106,7 +149,7 @@ __all__ = [
     "worktree_root",
 ]
 __version__: str
-ERROR_CODES: list[str]
+ERROR_CODES: list[_ErrorCode]
 FORMAT_V1: str
 RECORD_FORMAT: str
 RECORD_VERSION: str
@@ -592,7 +635,7 @@ def latest_evidence(store: Store, gate: str) -> Optional[tuple[str, Evidence]]: 
 # Errors: one subclass of LedgerError per core error code.
 
 class LedgerError(Exception):
-    code: str
+    code: _ErrorCode
     """The core's stable error code, e.g. ``"conflict"`` (also a class attribute)."""
     path: Optional[str]
     """The path the error is about, or ``None``."""
