@@ -4,7 +4,7 @@ use camino::Utf8PathBuf;
 use clap::Args;
 use ledger_core::{Error, Scope, ScopeLists};
 
-/// The flags that declare a scope (SPEC §3).
+/// The flags that declare a scope (docs/records.md, `scope`).
 #[derive(Args)]
 pub struct ScopeArgs {
     /// Workspace directory [default: the top of the Git checkout containing the

@@ -1,4 +1,4 @@
-//! The approval cascade (SPEC §9): on recovery, each artifact is `approved`,
+//! The approval cascade (docs/approvals.md): on recovery, each artifact is `approved`,
 //! `unbound`, `changed` or `reset`, in topological order.
 
 use std::collections::BTreeMap;

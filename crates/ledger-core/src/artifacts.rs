@@ -1,4 +1,4 @@
-//! Approval sets (SPEC §9): which files each artifact of a change covers.
+//! Approval sets (docs/approvals.md): which files each artifact of a change covers.
 //!
 //! For a change directory `<changes root>/<change>/` every artifact's set is
 //! resolved afresh each time: a generated file (`proposal.md`), or every file
@@ -6,7 +6,7 @@
 //! seen); `design` adds the materials its Markdown links; the tracked file
 //! (`tasks.md`) gets the task-checkbox normalization.
 //!
-//! A change is found where OpenSpec keeps it (SPEC §13): active in
+//! A change is found where OpenSpec keeps it (docs/approvals.md, Artifact sets): active in
 //! `<changes root>/<change>/`, or archived in
 //! `<changes root>/archive/YYYY-MM-DD-<change>/` once OpenSpec's `archive` moved it.
 
@@ -29,7 +29,7 @@ pub const DEFAULT_CHANGES_ROOT: &str = "openspec/changes";
 /// The directory below the changes root where OpenSpec's `archive` moves changes.
 pub const ARCHIVE_DIR: &str = "archive";
 
-/// Where a change's directory is on disk (SPEC §13), found when the
+/// Where a change's directory is on disk (docs/approvals.md, Artifact sets), found when the
 /// [`ChangeSet`] is made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]

@@ -1,4 +1,4 @@
-//! Comparison (SPEC §8): what changed between a stored inventory and the disk.
+//! Comparison (docs/records.md): what changed between a stored inventory and the disk.
 
 use std::cmp::Ordering;
 

@@ -1,4 +1,4 @@
-//! Entries (SPEC §5): one `(path, kind, mode, digest)` per inventory path.
+//! Entries (docs/format.md §2): one `(path, kind, mode, digest)` per inventory path.
 
 use std::fmt;
 

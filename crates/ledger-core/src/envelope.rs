@@ -1,4 +1,4 @@
-//! The state envelope (SPEC §10): the self-contained handoff a new session reads
+//! The state envelope (docs/approvals.md, The record store): the self-contained handoff a new session reads
 //! to continue a change, stored in immutable records behind the change's pointer.
 
 use std::collections::BTreeMap;

@@ -283,7 +283,7 @@ pub enum Error {
         /// The repeated path.
         path: DisplayPath,
     },
-    /// A ref that no longer names the record the writer started from (SPEC §10).
+    /// A ref that no longer names the record the writer started from (docs/approvals.md, The record store).
     #[error(
         "ref {pointer:?} was moved by another writer: this write started from record {expected}, the ref now names record {found}; the ref was not replaced, and the new record {orphan} stays in the store as an orphan — read the ref again and decide"
     )]

@@ -1,4 +1,4 @@
-//! Gate evidence and its reuse (SPEC §11): a gate that ran on exactly these
+//! Gate evidence and its reuse (docs/gates.md): a gate that ran on exactly these
 //! inputs, with these prerequisites, and passed, need not run again.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,4 +1,4 @@
-//! Fingerprint v1 (SPEC §7): the streaming encoder and the `sha256:<hex>` type.
+//! Fingerprint v1 (docs/format.md §3): the streaming encoder and the `sha256:<hex>` type.
 //!
 //! Stream: `wealth-ledger-input-v1` NUL, then for each entry in ascending UTF-8
 //! byte order of its path: `path` NUL `kind` NUL `mode` NUL `digest` NUL.

@@ -1,4 +1,4 @@
-//! Candidate listing from Git (SPEC §4.1), in process with `gix`.
+//! Candidate listing from Git (docs/errors.md, Expansion), in process with `gix`.
 //!
 //! [`Listing::list`] answers exactly what `git -C dir ls-files --cached --others --exclude-standard -z`
 //! answers: every index entry (staged or not, deleted from the worktree or not, skip-worktree

@@ -1,4 +1,4 @@
-//! Artifact graphs (SPEC §9): which artifacts a change has, what files each one
+//! Artifact graphs (docs/approvals.md): which artifacts a change has, what files each one
 //! generates, and which artifacts it requires.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,4 +1,4 @@
-//! Expansion (SPEC §4): a scope becomes an inventory of entries and its fingerprint.
+//! Expansion: a scope becomes an inventory of entries and its fingerprint (what blocks it: docs/errors.md, Expansion).
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! Design materials (SPEC §9): the workspace files a Design document links.
+//! Design materials (docs/approvals.md): the workspace files a Design document links.
 //!
 //! The Markdown is parsed with pulldown-cmark (so reference-style links,
 //! images, and links inside emphasis are found, and code spans are not

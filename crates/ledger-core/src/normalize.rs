@@ -1,4 +1,4 @@
-//! Task-checkbox normalization (SPEC §6), as a streaming transducer.
+//! Task-checkbox normalization (docs/format.md §4), as a streaming transducer.
 //!
 //! A line that starts with `- [x] ` followed by `[0-9]+ "." [0-9]+ " " "[" AREA "]"`
 //! (AREA: one or more bytes other than `]`, `\r`, `\n`) has its prefix rewritten to

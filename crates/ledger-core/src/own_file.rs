@@ -1,4 +1,4 @@
-//! Files ledger reads for its own purposes (SPEC §15): design documents,
+//! Files ledger reads for its own purposes (docs/errors.md, Security model): design documents,
 //! schemas, records. Unlike inventory inputs, which are hashed in bounded
 //! chunks, these are parsed whole, so each read is bounded: opened without
 //! following a symlink, only as a regular file (a FIFO never hangs the open,

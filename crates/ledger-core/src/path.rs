@@ -1,4 +1,4 @@
-//! Workspace paths (SPEC §2): validated, `/`-separated, relative, UTF-8.
+//! Workspace paths (docs/format.md §1): validated, `/`-separated, relative, UTF-8.
 //!
 //! The type wraps a `String` rather than a `camino::Utf8PathBuf` because their
 //! orderings differ: `Utf8PathBuf` compares by components (`a/b` < `a.b`), while the

@@ -1,4 +1,4 @@
-//! Reading paths into entries (SPEC §5): never following a symlink, neither
+//! Reading paths into entries (docs/format.md §2): never following a symlink, neither
 //! the file's own nor a parent directory's, in bounded chunks, and refusing a
 //! file that changes while it is read.
 //!

@@ -1,4 +1,4 @@
-//! Inventory records (SPEC §8): an inventory as a versioned JSON document.
+//! Inventory records (docs/records.md): an inventory as a versioned JSON document.
 //!
 //! The format is documented in `docs/records.md`, with a JSON Schema in
 //! `docs/inventory-record.schema.json`. Reading is strict: the entries must be

@@ -1,4 +1,4 @@
-//! Scope (SPEC §3): what the caller declares an inventory to cover.
+//! Scope (docs/records.md, `scope`): what the caller declares an inventory to cover.
 
 use camino::Utf8PathBuf;
 use serde::{Deserialize, Serialize};

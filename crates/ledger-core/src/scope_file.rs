@@ -1,5 +1,5 @@
 //! Scope files (`--scope-file`): a JSON [`Scope`] the caller keeps next to
-//! its sources. A scope file is input like a record (SPEC §15): it is read
+//! its sources. A scope file is input like a record (docs/errors.md, Security model): it is read
 //! bounded and without following a symlink, and it cannot move the workspace
 //! above the caller's.
 

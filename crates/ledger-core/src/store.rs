@@ -1,4 +1,4 @@
-//! The record store (SPEC §10): immutable records under content-derived names,
+//! The record store (docs/approvals.md, The record store): immutable records under content-derived names,
 //! and refs — the state pointers — replaced only by compare-and-swap.
 //!
 //! Layout below the store root (`<workspace>/.ledger`):
@@ -11,7 +11,7 @@
 //! .gitignore          `*`, written with the store: Git ignores it
 //! ```
 //!
-//! Trust boundary (SPEC §15): every path is opened `openat`-style from the
+//! Trust boundary (docs/errors.md, Security model): every path is opened `openat`-style from the
 //! store directory, never through a symlink; an entry that is not a directory
 //! or regular file where ledger keeps one, or that another user owns, is
 //! refused with `untrusted-store` and never opened for reading; every read is

@@ -1,4 +1,4 @@
-//! Walking a root that lies outside every repository (SPEC §4.2): every regular
+//! Walking a root that lies outside every repository (docs/errors.md, Expansion): every regular
 //! file and symlink, symlinks not followed, no ignore rules. Special files are
 //! listed too, so that reading refuses them.
 

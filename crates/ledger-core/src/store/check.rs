@@ -1,5 +1,5 @@
 //! The store's integrity check: what an interrupted or conflicting write left
-//! behind stays visible (SPEC §10).
+//! behind stays visible (docs/approvals.md, The record store).
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::OsStr;

@@ -1,5 +1,5 @@
 //! The store's file-system steps, all `openat`-style from the store directory
-//! (SPEC §15): no symlink is followed below it, every entry must be the kind of
+//! (docs/errors.md, Security model): no symlink is followed below it, every entry must be the kind of
 //! file ledger creates there (a directory or a regular file) and be owned by
 //! this user, and every read is bounded.
 //!

@@ -1,4 +1,4 @@
-//! Whether a store comes with the checkout (SPEC §15): a store whose files Git
+//! Whether a store comes with the checkout (docs/errors.md, Security model): a store whose files Git
 //! tracks arrived with a clone or a merge, so anyone who could commit wrote it,
 //! and its evidence and approvals say nothing about this workspace.
 //!
