@@ -12,10 +12,10 @@ fmt-check:
 	$(CARGO) fmt --all -- --check
 
 clippy:
-	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --locked --features ledger-core/fuzzing -- -D warnings
 
 rust-test:
-	$(CARGO) test --workspace --locked
+	$(CARGO) test --workspace --locked --features ledger-core/fuzzing
 
 # Each binding's suite: builds the package from scratch into a local
 # environment (a venv, node_modules) and runs its tests against it.

@@ -44,6 +44,9 @@ mod envelope;
 mod error;
 mod evidence;
 mod fingerprint;
+/// Fuzz-target bodies, for the fuzz crate and the corpus replay test only
+/// (feature `fuzzing`; not part of the API).
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod gate;
@@ -52,6 +55,8 @@ mod graph;
 mod inventory;
 mod materials;
 mod normalize;
+#[cfg(any(test, feature = "fuzzing"))]
+mod normalize_reference;
 mod own_file;
 mod path;
 mod quote;

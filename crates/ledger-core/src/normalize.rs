@@ -245,43 +245,9 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// A deliberately naive whole-buffer reference: split into lines, test each.
+    /// The naive whole-buffer reference the fuzz target uses too.
     fn reference(input: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        for (i, line) in input.split(|&b| b == b'\n').enumerate() {
-            if i > 0 {
-                out.push(b'\n');
-            }
-            if is_canonical(line) {
-                out.extend_from_slice(UNCHECKED);
-                out.extend_from_slice(&line[6..]);
-            } else {
-                out.extend_from_slice(line);
-            }
-        }
-        out
-    }
-
-    fn is_canonical(line: &[u8]) -> bool {
-        let Some(rest) = line.strip_prefix(CHECKED.as_slice()) else {
-            return false;
-        };
-        let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
-        let major = digits(rest);
-        if major == 0 || rest.get(major) != Some(&b'.') {
-            return false;
-        }
-        let rest = &rest[major + 1..];
-        let minor = digits(rest);
-        if minor == 0 || !rest[minor..].starts_with(b" [") {
-            return false;
-        }
-        let area = &rest[minor + 2..];
-        let len = area
-            .iter()
-            .take_while(|&&b| b != b']' && b != b'\r')
-            .count();
-        len > 0 && area.get(len) == Some(&b']')
+        crate::normalize_reference::reference_normalize(input)
     }
 
     fn chunked_hash(input: &[u8], cuts: &[usize]) -> [u8; 32] {
