@@ -3,21 +3,13 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::path::Path;
-use std::process::Command;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ledger_core::{Inventory, Scope};
+use ledger_testkit::Git;
 
 fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
+    Git::isolated().run(dir, args);
 }
 
 /// A repository of `files` files of 4 KiB; the last 10% stay untracked.

@@ -199,14 +199,7 @@ fn conflict_blocks() {
     s.git(&w, &["checkout", "-q", "main"]);
     s.write("README.md", b"main\n");
     s.commit_all();
-    let mut cmd = Command::new("git");
-    s.env(&mut cmd);
-    let merge = cmd
-        .arg("-C")
-        .arg(&w)
-        .args(["merge", "-q", "other"])
-        .output()
-        .unwrap();
+    let merge = s.git_output(&w, &["merge", "-q", "other"]);
     assert!(!merge.status.success(), "the merge must conflict");
     assert_blocked(&s.ledger(&w, &["fingerprint"]), "conflict", "README.md");
     // Out of scope, the conflict does not block.

@@ -9,6 +9,7 @@ use ledger_core::{
     Absence, ApprovalState, ArtifactGraph, Binding, ChangeSet, StateEnvelope, Store, approve,
     evaluate, status,
 };
+use ledger_testkit::Git;
 
 const CHANGE: &str = "openspec/changes/add-auth";
 
@@ -53,15 +54,7 @@ impl Repo {
     }
 
     fn git(&self, args: &[&str]) {
-        let status = Command::new("git")
-            .arg("-C")
-            .arg(self.path())
-            .args(args)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
+        Git::isolated().run(self.path(), args);
     }
 
     /// Writes a file relative to the change directory.

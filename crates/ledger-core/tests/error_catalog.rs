@@ -7,29 +7,16 @@ use std::collections::BTreeSet;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::Command;
 
 use camino::Utf8Path;
 use ledger_core::*;
+use ledger_testkit::Git;
 
 /// Codes that only a front door constructs, and the test that covers them.
 const FRONT_DOOR_ONLY: &[(&str, &str)] = &[];
 
 fn git(dir: &Path, args: &[&str]) -> bool {
-    Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .output()
-        .unwrap()
-        .status
-        .success()
+    Git::isolated().identity("t", "t@t").succeeds(dir, args)
 }
 
 fn ws(dir: &tempfile::TempDir) -> &Utf8Path {

@@ -4,6 +4,7 @@
 
 use camino::Utf8Path;
 use ledger_core::{Entry, Inventory, Scope};
+use ledger_testkit::Git;
 
 fn tree(files: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -225,16 +226,9 @@ mod generated_trees {
 /// untracked, plus one ignored file.
 fn repository(files: usize) -> tempfile::TempDir {
     let dir = tree(files);
+    let repo = Git::isolated().identity("t", "t@t");
     let git = |args: &[&str]| {
-        let status = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(dir.path())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
+        repo.run(dir.path(), args);
     };
     git(&["init", "-q"]);
     std::fs::write(dir.path().join(".gitignore"), "*.log\n").unwrap();
@@ -301,14 +295,7 @@ fn in_a_repository_a_listing_error_comes_before_any_reading_error() {
     );
     let nested = dir.path().join("zz");
     std::fs::create_dir(&nested).unwrap();
-    assert!(
-        std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(&nested)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(Git::isolated().succeeds(&nested, &["init", "-q"]));
     let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
     scope.add_root(".").unwrap();
     for threads in [1, 2, 8] {
@@ -331,12 +318,7 @@ fn a_root_inside_an_untracked_nested_repository_blocks_until_declared() {
     let nested = dir.path().join("d12/nested");
     std::fs::create_dir_all(&nested).unwrap();
     std::fs::write(nested.join("inside.txt"), "x").unwrap();
-    let status = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&nested)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    assert!(Git::isolated().succeeds(&nested, &["init", "-q"]));
     let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
     scope.add_root("d12/nested/inside.txt").unwrap();
     let err = Inventory::expand(&scope).unwrap_err();

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use camino::Utf8Path;
 use ledger_core::{Inventory, RecordId, STORE_DIR, Scope, Store, StoreReport};
+use ledger_testkit::Git;
 
 const REF: &str = "changes/add-auth";
 
@@ -276,20 +277,7 @@ fn entries_of_tmp_that_are_not_files_are_listed_as_untrusted() {
 }
 
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(Git::isolated().identity("t", "t@t").stdout(dir, args)).unwrap()
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use ledger_core::{Entry, fingerprint_entries};
+use ledger_testkit::Git;
 use sha2::{Digest, Sha256};
 
 /// A temp dir with an isolated Git configuration (no user or system config).
@@ -32,27 +33,25 @@ impl Sandbox {
         self.dir.path().join("w")
     }
 
-    pub fn env(&self, cmd: &mut Command) {
-        cmd.env("HOME", self.home())
-            .env("XDG_CONFIG_HOME", self.home().join(".config"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", self.home().join(".gitconfig"))
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
+    /// The isolated git environment: `HOME` (and its `.gitconfig`) in the sandbox.
+    pub fn testkit(&self) -> Git {
+        Git::isolated()
+            .home(self.home())
+            .identity("t", "t@example.invalid")
     }
 
+    pub fn env(&self, cmd: &mut Command) {
+        self.testkit().env(cmd);
+    }
+
+    /// Runs `git -C dir args`, which must succeed.
     pub fn git(&self, dir: &Path, args: &[&str]) -> Output {
-        let mut cmd = Command::new("git");
-        self.env(&mut cmd);
-        let out = cmd.arg("-C").arg(dir).args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
+        self.testkit().run(dir, args)
+    }
+
+    /// Runs `git -C dir args`, whatever its exit status.
+    pub fn git_output(&self, dir: &Path, args: &[&str]) -> Output {
+        self.testkit().output(dir, args)
     }
 
     pub fn ledger(&self, cwd: &Path, args: &[&str]) -> Output {
@@ -68,12 +67,11 @@ impl Sandbox {
     }
 
     pub fn init(&self) {
-        self.git(&self.w(), &["init", "-q", "-b", "main"]);
+        self.testkit().init(&self.w(), &["-b", "main"]);
     }
 
     pub fn commit_all(&self) {
-        self.git(&self.w(), &["add", "-A"]);
-        self.git(&self.w(), &["commit", "-q", "-m", "c"]);
+        self.testkit().commit_all(&self.w(), "c");
     }
 
     /// The fingerprint computed independently: git's listing, files read with std.

@@ -9,12 +9,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use ledger_testkit::Git;
 use tempfile::TempDir;
 
 use super::*;
 
 /// One isolated `HOME` for the whole test process, shared by gix (in process) and the
-/// git CLI (which inherits the environment).
+/// git CLI (given it per command by [`testkit`]).
 fn test_home() -> &'static Path {
     static HOME: OnceLock<PathBuf> = OnceLock::new();
     HOME.get_or_init(|| {
@@ -34,6 +35,15 @@ fn test_home() -> &'static Path {
         )
         .unwrap();
         std::fs::create_dir_all(home.join(".config")).unwrap();
+        // The git CLI does not need this: `testkit()` sets its environment per
+        // command. The code under test does, and cannot be told otherwise without
+        // changing it: it reads the process environment itself (`HOME` and
+        // `XDG_CONFIG_HOME` for the default excludes file, the locating variables
+        // removed below), and opens repositories with `gix::open::Options` it builds
+        // internally, so gix reads the global configuration (`safe.directory`,
+        // `~/` in `core.excludesFile`) from `HOME`/`GIT_CONFIG_GLOBAL` and
+        // `GIT_CONFIG_NOSYSTEM`, and ownership from `SUDO_UID`, of this process.
+        //
         // SAFETY: runs once, before any test touches the environment or spawns a
         // process: every test starts by calling `test_home()` (through `git` or
         // `new_repo`), and the others block on this `OnceLock` meanwhile.
@@ -61,34 +71,26 @@ fn test_home() -> &'static Path {
     })
 }
 
+/// The git CLI with [`test_home`] as `HOME` (its `.gitconfig` the global configuration).
+fn testkit() -> Git {
+    Git::isolated().home(test_home())
+}
+
 /// Runs `git -C dir args`, returning its output whatever the exit status.
 fn git_output(dir: &Path, args: &[&str]) -> Output {
-    test_home();
-    Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap()
+    testkit().output(dir, args)
 }
 
 /// Runs `git -C dir args`, which must succeed; returns stdout.
 fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let out = git_output(dir, args);
-    assert!(
-        out.status.success(),
-        "git {args:?} in {} failed: {}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    testkit().stdout(dir, args)
 }
 
 /// A fresh repository (branch `main`) in a temporary directory.
 fn new_repo() -> TempDir {
     test_home();
     let dir = TempDir::new().unwrap();
-    git(dir.path(), &["init", "-q"]);
+    testkit().init(dir.path(), &[]);
     dir
 }
 
@@ -101,8 +103,7 @@ fn write(root: &Path, rel: &[u8], content: &str) {
 
 /// Stages everything and commits.
 fn commit_all(dir: &Path, message: &str) {
-    git(dir, &["add", "-A"]);
-    git(dir, &["commit", "-q", "-m", message]);
+    testkit().commit_all(dir, message);
 }
 
 /// What git lists in `dir`: one entry per line (duplicates of conflict stages removed),
