@@ -223,12 +223,19 @@ export interface Freshness {
   reasons: StaleReason[]
 }
 
-/** `ledger gate run --json`. */
+/** `ledger gate run --json`, and the status that command exits with. */
 export interface RunOutcome {
   reused: boolean
   freshness: Freshness
   record: string | null
   evidence: Evidence | null
+  /**
+   * What `ledger gate run` exits with (Python's `RunOutcome.exit_code`; not
+   * in its `--json` document): 0 when reused, else the command's exit
+   * status, 128 + N when signal N killed it (`evidence.signal`), 124 when
+   * its timeout stopped it.
+   */
+  exit_code: number
 }
 
 export interface LatestEvidence {
@@ -245,6 +252,17 @@ export interface LatestEvidence {
 export interface LedgerError extends Error {
   code: string
   path?: string
+}
+
+/**
+ * The runtime object of the `Echo` string enum (`#[napi(string_enum)]`): each
+ * member is its string, so `Echo.Stderr` and `'stderr'` are both an `Echo`
+ * (the type, generated below as the union of these strings).
+ */
+export declare const Echo: {
+  readonly Off: 'off'
+  readonly Passthrough: 'passthrough'
+  readonly Stderr: 'stderr'
 }
 
 // ---------------------------------------------------------------------------
@@ -299,6 +317,8 @@ export declare class Inventory {
 
 /** A record store. Opening creates nothing; an absent store is empty and clean. */
 export declare class Store {
+  /** The store of a workspace: `<workspace>/.ledger` (as `Store.open`). */
+  constructor(workspace: string)
   /** The store of a workspace: `<workspace>/.ledger`. */
   static open(workspace: string): Store
   /** The store in an explicit directory. */

@@ -2,10 +2,11 @@
 
 use std::time::Duration;
 
-use ledger_core::{Error, RunOptions};
+use ledger_core::{Error, RunOptions, RunOutcome};
 use napi::Env;
 use napi::bindgen_prelude::Object;
 use napi_derive::napi;
+use serde::Serialize;
 
 use crate::error::{Failure, guard, to_js};
 use crate::evidence::{GateSpec, store_of};
@@ -61,11 +62,20 @@ fn run_gate_impl(
         forward_signals: false,
         interrupt: None,
     };
-    json(&ledger_core::run_gate_with(
-        &store_of(&spec)?,
-        &spec,
-        &options,
-    )?)
+    let outcome = ledger_core::run_gate_with(&store_of(&spec)?, &spec, &options)?;
+    json(&WithExitCode {
+        exit_code: outcome.exit_code(),
+        outcome: &outcome,
+    })
+}
+
+/// `ledger gate run --json`'s document plus the status that command exits
+/// with (`RunOutcome::exit_code`, Python's `RunOutcome.exit_code`).
+#[derive(Serialize)]
+struct WithExitCode<'a> {
+    #[serde(flatten)]
+    outcome: &'a RunOutcome,
+    exit_code: i32,
 }
 
 /// Reuses fresh evidence, or runs the command and records evidence whatever

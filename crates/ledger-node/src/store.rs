@@ -30,6 +30,12 @@ pub struct Store {
 
 #[napi]
 impl Store {
+    /// The store of a workspace: `<workspace>/.ledger` (as `Store.open`).
+    #[napi(constructor)]
+    pub fn new(workspace: String) -> Store {
+        Store::open(workspace)
+    }
+
     /// The store of a workspace: `<workspace>/.ledger`.
     #[napi(factory)]
     pub fn open(workspace: String) -> Store {

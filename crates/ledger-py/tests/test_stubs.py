@@ -32,6 +32,9 @@ states: list[str] = [a.state for a in status.artifacts]
 binding: ledger.Binding = ledger.approve(store, change, "proposal", "msg 1")
 spec = ledger.GateSpec("test", ["make", "test"], ledger.Scope("."),
                        prerequisites={"rustc": ledger.Observe.command("rustc --version")})
+tuple_spec = ledger.GateSpec("test", ("make", "test"), ledger.Scope("."), cwd="src")
+recorded: ledger.Freshness = ledger.check_recorded_gate(".", "test", argv=("make", "test"))
+record_text: str = inv.to_json(command=["make", "test"])
 outcome: ledger.RunOutcome = ledger.run_gate(store, spec, echo="passthrough")
 fresh: bool = ledger.check_gate(store, spec).fresh
 try:
@@ -64,3 +67,39 @@ def test_typed_use_passes_mypy_strict(tmp_path: Path) -> None:
     (tmp_path / "use.py").write_text(TYPED_USE)
     out = run("mypy", "--strict", "--no-incremental", "use.py", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+# A `str` is an `Iterable[str]` (and a `Sequence[str]`), but an argv that is
+# one string is refused at run time: each of these must fail both mypy (an
+# `arg-type` error on its line) and the runtime (`TypeError`). `inv` is an
+# Inventory, `ws` a workspace.
+STR_ARGV = [
+    'ledger.GateSpec("t", "cargo test", ledger.Scope(ws))',
+    'ledger.check_recorded_gate(ws, "t", argv="cargo test")',
+    'inv.to_json(command="cargo test")',
+]
+
+
+def test_a_str_argv_is_a_mypy_error(tmp_path: Path) -> None:
+    prelude = ["import ledger", "ws = '.'", "inv = ledger.inventory(ws)"]
+    (tmp_path / "bad.py").write_text("\n".join(prelude + STR_ARGV) + "\n")
+    out = run("mypy", "--strict", "--no-incremental", "--show-error-codes", "bad.py", cwd=tmp_path)
+    assert out.returncode == 1, out.stdout + out.stderr
+    errors = [line for line in out.stdout.splitlines() if ": error: " in line]
+    for number, call in enumerate(STR_ARGV, start=len(prelude) + 1):
+        on_line = [e for e in errors if e.startswith(f"bad.py:{number}: ")]
+        assert len(on_line) == 1, (call, out.stdout)
+        assert '"str"' in on_line[0] and on_line[0].endswith("[arg-type]"), on_line[0]
+    assert len(errors) == len(STR_ARGV), out.stdout
+
+
+def test_a_str_argv_is_a_runtime_error_and_a_list_or_tuple_is_not(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a")
+    names = {"ledger": ledger, "ws": str(tmp_path), "inv": ledger.inventory(tmp_path)}
+    for call in STR_ARGV:
+        with pytest.raises(TypeError, match="not a str"):
+            eval(call, names)
+        for argv in ('["cargo", "test"]', '("cargo", "test")'):
+            eval(call.replace('"cargo test"', argv), names)
+    spec = ledger.GateSpec("t", ("cargo", "test"), ledger.Scope(tmp_path))
+    assert spec.argv == ["cargo", "test"] == ledger.GateSpec("t", ["cargo", "test"], ledger.Scope(tmp_path)).argv

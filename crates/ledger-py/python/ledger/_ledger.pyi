@@ -12,6 +12,9 @@ _Exclusions = Union[_StrPath, Iterable[_StrPath], Mapping[_StrPath, str], None]
 """_Paths to exclude (with the default reason) or a mapping of path to reason."""
 _EntryParts = Union["Entry", tuple[str, str, str, str], Iterable[str]]
 """An ``Entry`` or ``(path, kind, mode, digest)``."""
+_Argv = Union[list[str], tuple[str, ...]]
+"""A command and its arguments. Not ``Iterable[str]`` (nor ``Sequence[str]``):
+a ``str`` is one, and the runtime refuses it (``TypeError``)."""
 _Kind = Literal["file", "symlink", "missing"]
 _ChangeKind = Literal["added", "removed", "kind-changed", "mode-changed", "content-changed"]
 _State = Literal["approved", "unbound", "changed", "reset", "blocked", "archived", "gone"]
@@ -287,7 +290,7 @@ class Inventory:
         *,
         meta: Optional[Mapping[str, str]] = None,
         tools: Optional[Mapping[str, str]] = None,
-        command: Optional[Iterable[str]] = None,
+        command: Optional[_Argv] = None,
     ) -> str: ...
     @staticmethod
     def from_json(text: str, source: str = "<string>") -> Inventory: ...
@@ -516,7 +519,7 @@ class GateSpec:
     def __new__(
         cls,
         name: str,
-        argv: Iterable[str],
+        argv: _Argv,
         scope: Scope,
         *,
         cwd: str = ".",
@@ -623,7 +626,7 @@ def check_recorded_gate(
     name: str,
     *,
     scope: Optional[Scope] = None,
-    argv: Optional[Iterable[str]] = None,
+    argv: Optional[_Argv] = None,
     cwd: Optional[str] = None,
     prerequisites: Optional[Mapping[str, Observe]] = None,
 ) -> Freshness: ...

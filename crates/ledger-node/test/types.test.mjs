@@ -1,0 +1,66 @@
+// What test/types.ts lets TypeScript code do works at run time, and what it
+// refuses fails at run time too: `new Store(workspace)`, the `Echo` object and
+// its strings, and `RunOutcome.exit_code`.
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { test } from 'node:test'
+
+// Named imports, as a TypeScript or ESM user writes them: each must be a
+// named export of index.js that Node's CommonJS interop finds.
+import { Echo, Store, runGate, runGateSync } from '../index.js'
+import { ledger, Sandbox } from './helpers.mjs'
+
+test('new Store(workspace) is the store Store.open(workspace) gives', async (t) => {
+  const s = new Sandbox(t)
+  const made = new Store(s.w)
+  assert.ok(made instanceof Store)
+  assert.ok(made instanceof ledger.Store)
+  assert.equal(made.root, path.join(s.w, '.ledger'))
+  assert.equal(made.root, Store.open(s.w).root)
+  assert.deepEqual(await made.refs(), [])
+  assert.equal(made.headSync('gates/test'), null)
+  // What the types refuse: no workspace, or not a string.
+  assert.throws(() => new Store(), /into rust type `String`/)
+  assert.throws(() => new Store(42), /into rust type `String`/)
+})
+
+test('Echo is a runtime object of the three strings the Echo type allows', async (t) => {
+  assert.deepEqual({ ...Echo }, { Off: 'off', Passthrough: 'passthrough', Stderr: 'stderr' })
+  assert.equal(ledger.Echo, Echo)
+  const s = new Sandbox(t)
+  s.write('in.txt', 'x')
+  const spec = { name: 'echo', argv: ['sh', '-c', 'echo out; echo err >&2'], scope: { workspace: s.w } }
+  const first = await runGate(spec, Echo.Off)
+  assert.equal(first.reused, false)
+  for (const echo of [...Object.values(Echo), undefined, null]) {
+    assert.equal((await runGate(spec, echo)).reused, true, String(echo))
+    assert.equal(runGateSync(spec, echo).reused, true, String(echo))
+  }
+  assert.throws(() => runGateSync(spec, 'loud'), (e) => e.code === 'InvalidArg')
+  await assert.rejects(async () => runGate(spec, 'loud'), (e) => e.code === 'InvalidArg')
+})
+
+test('RunOutcome.exit_code is what `ledger gate run` exits with', async (t) => {
+  const s = new Sandbox(t)
+  s.write('in.txt', 'x')
+  const scope = { workspace: s.w }
+  const passing = { name: 'ok', argv: ['true'], scope }
+  const ran = await runGate(passing)
+  assert.equal(ran.reused, false)
+  assert.equal(ran.exit_code, 0)
+  const reused = runGateSync(passing)
+  assert.equal(reused.reused, true)
+  assert.equal(reused.exit_code, 0)
+  const failing = await runGate({ name: 'three', argv: ['sh', '-c', 'exit 3'], scope })
+  assert.equal(failing.evidence.exit_status, 3)
+  assert.equal(failing.exit_code, 3)
+  const killed = runGateSync({ name: 'usr1', argv: ['sh', '-c', 'kill -USR1 $$'], scope })
+  assert.equal(killed.evidence.exit_status, null)
+  assert.equal(killed.evidence.signal, 10)
+  assert.equal(killed.exit_code, 128 + 10)
+  const slow = await runGate({ name: 'slow', argv: ['sh', '-c', 'sleep 30'], scope }, 'off', 200)
+  assert.deepEqual(slow.evidence.stopped, { by: 'timeout', after_ms: 200 })
+  assert.equal(slow.exit_code, 124)
+  // Every other field is the document `ledger gate run --json` prints.
+  assert.deepEqual(Object.keys(ran).sort(), ['evidence', 'exit_code', 'freshness', 'record', 'reused'])
+})
