@@ -91,7 +91,7 @@ pub fn to_js(env: &Env, failure: Failure) -> napi::Error {
 /// Every code the core can return (`ledger_core::Error::CODES`), plus
 /// `'panic'`: the values `err.code` can take besides napi-rs's own argument
 /// errors (e.g. `'InvalidArg'` for an option of the wrong type).
-#[napi]
+#[napi(ts_return_type = "ErrorCode[]")]
 pub fn error_codes() -> Vec<String> {
     ledger_core::Error::CODES
         .iter()

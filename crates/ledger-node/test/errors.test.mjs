@@ -363,6 +363,16 @@ const unreachable = {
   'bad-record-id': 'no call takes a record id; a ref holding a bad one is corrupt-record',
 }
 
+test('the ErrorCode type lists exactly the codes the core has', () => {
+  const dts = fs.readFileSync(path.join(packageDir, 'index.d.ts'), 'utf8')
+  const union = dts.match(/export type ErrorCode =([^;]*?)\n\n/s)
+  assert.ok(union, 'index.d.ts declares ErrorCode')
+  const typed = [...union[1].matchAll(/'([a-z0-9-]+)'/g)].map((m) => m[1])
+  assert.deepEqual([...typed].sort(), [...ledger.errorCodes()].sort())
+  assert.equal(new Set(typed).size, typed.length)
+  assert.match(dts, /code: ErrorCode/)
+})
+
 test('every code of the core is covered here or explained', () => {
   const codes = ledger.errorCodes()
   assert.ok(codes.includes('conflict') && codes.includes('panic'))
