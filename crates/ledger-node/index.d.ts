@@ -243,6 +243,49 @@ export interface LatestEvidence {
   evidence: Evidence
 }
 
+/** Every `code` of a ledger error: the core's codes (`errorCodes()`) and `'panic'`. */
+export type ErrorCode =
+  | 'invalid-path'
+  | 'non-utf8-path'
+  | 'conflict'
+  | 'special-file'
+  | 'nested-repository'
+  | 'unreadable'
+  | 'unwritable'
+  | 'symlinked-parent'
+  | 'changed-while-reading'
+  | 'outside-workspace'
+  | 'untrusted-repository'
+  | 'untrusted-store'
+  | 'git'
+  | 'bad-fingerprint'
+  | 'malformed-record'
+  | 'unsupported-version'
+  | 'missing-material'
+  | 'ambiguous-material'
+  | 'graph-cycle'
+  | 'unknown-artifact'
+  | 'bad-schema'
+  | 'missing-source'
+  | 'prerequisite-failed'
+  | 'gate-not-started'
+  | 'invalid-argument'
+  | 'bad-entry'
+  | 'duplicate-entry'
+  | 'pointer-conflict'
+  | 'chain-mismatch'
+  | 'corrupt-record'
+  | 'bad-ref-name'
+  | 'invalid-gitfile'
+  | 'git-environment'
+  | 'unknown-change'
+  | 'upstream-blocked'
+  | 'absent-artifact'
+  | 'non-utf8-value'
+  | 'too-large'
+  | 'bad-record-id'
+  | 'panic'
+
 /**
  * Every error this package throws or rejects with (besides napi-rs's own
  * argument errors such as `code: 'InvalidArg'`): `code` is the core's stable
@@ -250,7 +293,7 @@ export interface LatestEvidence {
  * error concerns a path.
  */
 export interface LedgerError extends Error {
-  code: string
+  code: ErrorCode
   path?: string
 }
 
@@ -466,7 +509,7 @@ export interface Entry {
  * `'panic'`: the values `err.code` can take besides napi-rs's own argument
  * errors (e.g. `'InvalidArg'` for an option of the wrong type).
  */
-export declare function errorCodes(): Array<string>
+export declare function errorCodes(): ErrorCode[]
 
 /** Which gate's evidence, in which workspace. */
 export interface EvidenceOptions {
