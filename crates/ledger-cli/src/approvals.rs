@@ -6,8 +6,8 @@ use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 use ledger_core::{
     Absence, ApprovalState, ApprovalStatus, ArtifactGraph, ArtifactStatus, ChangeLocation,
-    ChangeSet, DEFAULT_CHANGES_ROOT, Error, Fingerprint, StateEnvelope, Store, StoreReport,
-    approve, current_state, quote, retire, status,
+    ChangeSet, CurrentState, DEFAULT_CHANGES_ROOT, Error, Fingerprint, Store, StoreReport, approve,
+    changes, current_state, quote, retire, status,
 };
 
 use crate::report::json_line;
@@ -168,19 +168,14 @@ pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
         }
     };
     let store = place.store()?;
-    let changes: Vec<String> = match change {
+    let names: Vec<String> = match change {
         Some(c) => vec![c],
-        None => store
-            .refs()?
-            .into_iter()
-            .filter_map(|(name, _)| name.strip_prefix("changes/").map(str::to_owned))
-            .collect(),
+        None => changes(&store)?,
     };
-    let mut states: Vec<serde_json::Value> = Vec::new();
-    for c in &changes {
-        let (record, envelope): (_, StateEnvelope) = current_state(&store, c)?;
-        states.push(serde_json::json!({ "record": record, "state": envelope }));
-    }
+    let states = names
+        .iter()
+        .map(|c| current_state(&store, c).map(CurrentState::from))
+        .collect::<Result<Vec<_>, Error>>()?;
     Ok((json_line(&states), ExitCode::SUCCESS))
 }
 

@@ -2,12 +2,7 @@
 
 use ledger_core::{ChangeKind, Comparison, Entry, quote};
 
-pub fn json_line(value: &impl serde::Serialize) -> String {
-    // Serializing these types cannot fail: every map key is a string.
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
-}
+pub use ledger_core::to_pretty_json as json_line;
 
 /// `<mode> <kind> <digest>\t<path>`, the path quoted when it holds odd characters.
 pub fn entry_line(entry: &Entry) -> String {

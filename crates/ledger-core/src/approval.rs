@@ -283,6 +283,32 @@ fn coded(e: &Error) -> String {
     format!("error[{}]: {e}", e.code())
 }
 
+/// A change's state envelope and the record it came from, as `ledger state
+/// show --json` prints it (`record` is `null` when no state is recorded).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CurrentState {
+    /// The record the change's pointer names.
+    pub record: Option<RecordId>,
+    /// Its envelope (empty when no state is recorded).
+    pub state: StateEnvelope,
+}
+
+impl From<(Option<RecordId>, StateEnvelope)> for CurrentState {
+    fn from((record, state): (Option<RecordId>, StateEnvelope)) -> Self {
+        CurrentState { record, state }
+    }
+}
+
+/// The names of the changes with recorded state, sorted.
+pub fn changes(store: &Store) -> Result<Vec<String>> {
+    let prefix = state_ref("");
+    Ok(store
+        .refs()?
+        .into_iter()
+        .filter_map(|(name, _)| name.strip_prefix(prefix.as_str()).map(str::to_owned))
+        .collect())
+}
+
 /// The change's current state envelope and the record it came from; a change
 /// with no recorded state (legacy or new) gets an empty envelope.
 pub fn current_state(store: &Store, change: &str) -> Result<(Option<RecordId>, StateEnvelope)> {

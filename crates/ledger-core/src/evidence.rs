@@ -412,8 +412,9 @@ impl Evidence {
 }
 
 /// Why evidence cannot be reused.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum StaleReason {
     /// The gate never ran.
     NoEvidence,
@@ -469,6 +470,30 @@ pub enum StaleReason {
         /// Why.
         why: String,
     },
+}
+
+impl StaleReason {
+    /// The reason's stable code, as serialized in `reason`: `no-evidence`,
+    /// `scope-differs`, `command-differs`, `inputs-changed`,
+    /// `prerequisite-changed`, `prerequisite-unverified`, `failed`, `not-reusable`.
+    pub fn code(&self) -> &'static str {
+        self.into()
+    }
+}
+
+/// A gate's latest evidence and the record holding it, as the bindings return it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LatestEvidence {
+    /// The record the gate's pointer names.
+    pub record: RecordId,
+    /// The evidence it holds.
+    pub evidence: Evidence,
+}
+
+impl From<(RecordId, Evidence)> for LatestEvidence {
+    fn from((record, evidence): (RecordId, Evidence)) -> Self {
+        LatestEvidence { record, evidence }
+    }
 }
 
 /// The answer of a reuse check.

@@ -41,6 +41,25 @@ pub enum Echo {
     Stderr,
 }
 
+impl std::str::FromStr for Echo {
+    type Err = Error;
+
+    /// `off`, `passthrough` or `stderr`; anything else is `invalid-argument`.
+    fn from_str(text: &str) -> Result<Echo> {
+        match text {
+            "off" => Ok(Echo::Off),
+            "passthrough" => Ok(Echo::Passthrough),
+            "stderr" => Ok(Echo::Stderr),
+            other => Err(Error::InvalidArgument {
+                message: format!(
+                    "echo must be 'off', 'passthrough' or 'stderr', not '{}'",
+                    crate::quote::escape(other.as_bytes())
+                ),
+            }),
+        }
+    }
+}
+
 /// Asked about once every few milliseconds while a gate runs: `true` stops
 /// it as a timeout does (e.g. Python's Ctrl-C, seen by the binding).
 pub type Interrupt = Arc<dyn Fn() -> bool + Send + Sync>;
@@ -466,6 +485,16 @@ fn last_lines(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn echo_parses_its_three_names_only() {
+        assert_eq!("off".parse::<Echo>().unwrap(), Echo::Off);
+        assert_eq!("passthrough".parse::<Echo>().unwrap(), Echo::Passthrough);
+        assert_eq!("stderr".parse::<Echo>().unwrap(), Echo::Stderr);
+        let err = "loud\n".parse::<Echo>().unwrap_err();
+        assert_eq!(err.code(), "invalid-argument");
+        assert!(err.to_string().contains("loud\\n"), "{err}");
+    }
 
     #[test]
     fn result_keeps_the_last_lines() {

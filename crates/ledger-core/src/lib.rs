@@ -68,8 +68,8 @@ mod store;
 mod walk;
 
 pub use approval::{
-    Absence, ApprovalState, ApprovalStatus, ArtifactStatus, STATE_KIND, approve, current_state,
-    evaluate, retire, state_ref, status,
+    Absence, ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, STATE_KIND, approve,
+    changes, current_state, evaluate, retire, state_ref, status,
 };
 pub use artifacts::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT};
 pub use compare::{Change, ChangeKind, Comparison};
@@ -77,9 +77,9 @@ pub use entry::{Content, Digest, Entry};
 pub use envelope::{Binding, Check, Retirement, StateEnvelope, Validation};
 pub use error::{DisplayPath, Error, Result};
 pub use evidence::{
-    EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, Observations, Observe, StaleReason,
-    Stopped, check_gate, check_gate_observed, check_gate_query, gate_ref, latest_evidence,
-    record_evidence,
+    EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence, Observations, Observe,
+    StaleReason, Stopped, check_gate, check_gate_observed, check_gate_query, gate_ref,
+    latest_evidence, record_evidence,
 };
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
 pub use gate::{
@@ -90,6 +90,7 @@ pub use inventory::{Inventory, default_workspace, worktree_root};
 pub use normalize::normalize_tasks;
 pub use path::WorkspacePath;
 pub use quote::{escape, quote};
+pub use record::to_pretty_json;
 pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,

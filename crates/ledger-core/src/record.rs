@@ -90,10 +90,7 @@ impl InventoryRecord {
 
     /// The record as pretty-printed JSON, ending with a newline.
     pub fn to_json(&self) -> String {
-        // Every map in a record has string keys, so serialization cannot fail.
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
-        text.push('\n');
-        text
+        to_pretty_json(self)
     }
 
     /// Parses and checks a record. `source` names it in errors (a file path).
@@ -219,6 +216,15 @@ impl InventoryRecord {
         })?;
         Self::from_json(&text, path.as_str())
     }
+}
+
+/// `value` as pretty JSON ending with a newline: the one form of every JSON
+/// document ledger writes (records, `--json` output, the bindings' `to_json`).
+pub fn to_pretty_json(value: &impl Serialize) -> String {
+    // Every map in ledger's types has string keys, so serializing cannot fail.
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// Version 1.0 wrote the front doors' "whole workspace" default as a scope with

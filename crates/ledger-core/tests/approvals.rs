@@ -616,3 +616,21 @@ fn a_state_pointer_naming_another_kind_of_record_is_corrupt() {
     assert_eq!(err.code(), "corrupt-record", "{err}");
     assert!(err.to_string().contains("\"evidence\""), "{err}");
 }
+
+#[test]
+fn changes_lists_every_change_with_recorded_state() {
+    let repo = Repo::new();
+    let store = Store::open(repo.path());
+    assert!(ledger_core::changes(&store).unwrap().is_empty());
+    repo.approve_all();
+    store
+        .commit("gates/test", "evidence", None, &serde_json::json!({}))
+        .unwrap();
+    assert_eq!(ledger_core::changes(&store).unwrap(), ["add-auth"]);
+    let state: ledger_core::CurrentState = ledger_core::current_state(&store, "add-auth")
+        .unwrap()
+        .into();
+    let json = serde_json::to_value(&state).unwrap();
+    assert_eq!(json["record"], state.record.unwrap().to_string());
+    assert_eq!(json["state"]["change"], "add-auth");
+}

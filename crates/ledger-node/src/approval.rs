@@ -132,8 +132,8 @@ pub fn retire_sync(env: Env, options: ChangeOptions, reason: String) -> napi::Re
 }
 
 fn current_state_impl(options: &ChangeOptions) -> Result<Json, Failure> {
-    let (record, state) = ledger_core::current_state(&options.store(), &options.change)?;
-    json(&serde_json::json!({ "record": record, "state": state }))
+    let state = ledger_core::current_state(&options.store(), &options.change)?;
+    json(&ledger_core::CurrentState::from(state))
 }
 
 /// The state envelope a change's pointer names, and its record

@@ -221,9 +221,7 @@ pub struct EvidenceOptions {
 fn latest_evidence_impl(options: &EvidenceOptions) -> Result<Option<Json>, Failure> {
     let store = Store::open(Path::new(&options.workspace));
     ledger_core::latest_evidence(&store, &options.gate)?
-        .map(|(record, evidence)| {
-            json(&serde_json::json!({ "record": record, "evidence": evidence }))
-        })
+        .map(|latest| json(&ledger_core::LatestEvidence::from(latest)))
         .transpose()
 }
 

@@ -291,16 +291,7 @@ impl PyStaleReason {
     /// `not-reusable`.
     #[getter]
     fn reason(&self) -> &'static str {
-        match self.inner {
-            StaleReason::NoEvidence => "no-evidence",
-            StaleReason::ScopeDiffers { .. } => "scope-differs",
-            StaleReason::CommandDiffers { .. } => "command-differs",
-            StaleReason::InputsChanged { .. } => "inputs-changed",
-            StaleReason::PrerequisiteChanged { .. } => "prerequisite-changed",
-            StaleReason::PrerequisiteUnverified { .. } => "prerequisite-unverified",
-            StaleReason::Failed { .. } => "failed",
-            StaleReason::NotReusable { .. } => "not-reusable",
-        }
+        self.inner.code()
     }
 
     /// For `inputs-changed`: which paths changed, and both fingerprints.

@@ -86,15 +86,7 @@ pub fn run_gate(
     echo: &str,
     timeout: Option<f64>,
 ) -> PyResult<PyRunOutcome> {
-    let echo = match echo {
-        "off" => Echo::Off,
-        "passthrough" => Echo::Passthrough,
-        "stderr" => Echo::Stderr,
-        other => {
-            let message = format!("echo must be 'off', 'passthrough' or 'stderr', not {other:?}");
-            return Err(errors::to_py(py, &Error::InvalidArgument { message }));
-        }
-    };
+    let echo: Echo = errors::run(py, || echo.parse())?;
     let timeout = timeout
         .map(|seconds| seconds_to_duration(py, seconds))
         .transpose()?;

@@ -160,9 +160,4 @@ impl PyScope {
 }
 
 /// Pretty JSON ending with a newline: what the CLI prints for `--json`.
-pub fn json_text(value: &impl serde::Serialize) -> String {
-    // Every map in ledger's types has string keys, so this cannot fail.
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
-}
+pub use ledger_core::to_pretty_json as json_text;
