@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 use ledger_core::{
-    Absence, ApprovalState, ApprovalStatus, ArtifactGraph, ArtifactStatus, ChangeLocation,
-    ChangeSet, CurrentState, DEFAULT_CHANGES_ROOT, Error, Fingerprint, Store, StoreReport, approve,
-    changes, current_state, quote, retire, status,
+    ApprovalState, ApprovalStatus, ArtifactGraph, ArtifactStatus, ChangeLocation, ChangeSet,
+    CurrentState, DEFAULT_CHANGES_ROOT, Error, Fingerprint, Store, StoreReport, approve, changes,
+    current_state, quote, retire, status,
 };
 
 use crate::report::json_line;
@@ -129,12 +129,13 @@ pub enum StoreCommand {
 pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
     let change = args.change.change_set()?;
     let store = args.change.place.store()?;
-    let absence = if args.absent {
-        Absence::Approve
-    } else {
-        Absence::Refuse
-    };
-    let binding = approve(&store, &change, &args.artifact, &args.source, absence)?;
+    let binding = approve(
+        &store,
+        &change,
+        &args.artifact,
+        &args.source,
+        args.absent.into(),
+    )?;
     let text = format!(
         "approved {} of {} at {} (source: {})\n{}\n",
         binding.artifact, binding.change, binding.observed_at, binding.source, binding.fingerprint
@@ -237,10 +238,9 @@ fn status_table(status: &ApprovalStatus) -> String {
 }
 
 fn location(location: &ChangeLocation) -> String {
-    match location {
-        ChangeLocation::Active { directory } => format!("active in {directory}"),
-        ChangeLocation::Archived { directory } => format!("archived in {directory}"),
-        ChangeLocation::Missing => "its directory is gone".to_owned(),
+    match location.directory() {
+        Some(directory) => format!("{} in {}", location.state(), quote(directory)),
+        None => "its directory is gone".to_owned(),
     }
 }
 

@@ -13,7 +13,6 @@ use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::graph::Artifact;
 use crate::inventory::Inventory;
-use crate::path::WorkspacePath;
 use crate::store::{RecordId, Store};
 
 /// The kind of record holding a [`StateEnvelope`].
@@ -266,12 +265,7 @@ fn relocated(inventory: &Inventory, from: &str, to: &str) -> Option<Inventory> {
     }
     let mut moved = inventory.clone();
     for entry in &mut moved.entries {
-        if let Some(rest) = entry.path.as_str().strip_prefix(from)
-            && rest.starts_with('/')
-            && let Ok(path) = WorkspacePath::new(format!("{to}{rest}"))
-        {
-            entry.path = path;
-        }
+        entry.path = entry.path.moved(from, to).ok()?;
     }
     moved.entries.sort_by(|a, b| a.path.cmp(&b.path));
     moved.fingerprint = fingerprint_sorted(&moved.entries).ok()?;
@@ -342,6 +336,17 @@ pub enum Absence {
     Refuse,
     /// Bind it: the owner decided that the artifact is absent on purpose.
     Approve,
+}
+
+impl From<bool> for Absence {
+    /// The front doors' `--absent` / `absent=` flag.
+    fn from(absent: bool) -> Absence {
+        if absent {
+            Absence::Approve
+        } else {
+            Absence::Refuse
+        }
+    }
 }
 
 /// Binds `artifact`'s current fingerprint with the observed `source` of the

@@ -48,6 +48,27 @@ pub enum ChangeLocation {
     Missing,
 }
 
+impl ChangeLocation {
+    /// `active`, `archived` or `missing`, as serialized in `state`.
+    pub fn state(&self) -> &'static str {
+        match self {
+            ChangeLocation::Active { .. } => "active",
+            ChangeLocation::Archived { .. } => "archived",
+            ChangeLocation::Missing => "missing",
+        }
+    }
+
+    /// The directory the change was found in, relative to the workspace.
+    pub fn directory(&self) -> Option<&str> {
+        match self {
+            ChangeLocation::Active { directory } | ChangeLocation::Archived { directory } => {
+                Some(directory)
+            }
+            ChangeLocation::Missing => None,
+        }
+    }
+}
+
 /// One change of a workspace and its artifact graph.
 ///
 /// ```no_run
@@ -123,12 +144,9 @@ impl ChangeSet {
     /// The change's directory, relative to the workspace: where it was found,
     /// or where an active change of this name would be.
     pub fn directory(&self) -> String {
-        match &self.location {
-            ChangeLocation::Active { directory } | ChangeLocation::Archived { directory } => {
-                directory.clone()
-            }
-            ChangeLocation::Missing => self.active_directory(),
-        }
+        self.location
+            .directory()
+            .map_or_else(|| self.active_directory(), str::to_owned)
     }
 
     /// Where the change is while it is active: `<changes root>/<change>`.
@@ -152,6 +170,9 @@ impl ChangeSet {
             return Ok(ChangeLocation::Active { directory: active });
         }
         let archive = self.in_changes_root(ARCHIVE_DIR);
+        if !self.is_directory(&archive)? {
+            return Ok(ChangeLocation::Missing);
+        }
         let entries = match std::fs::read_dir(self.workspace.join(&archive)) {
             Ok(entries) => entries,
             Err(e) if is_absent(&e) => return Ok(ChangeLocation::Missing),
@@ -268,10 +289,10 @@ impl ChangeSet {
             // An archived design's links were written for the change's active
             // directory (the move put it one level deeper): resolve them there,
             // and find what lay inside the change in the archive.
-            let origin = moved(document, &self.directory(), &self.active_directory())?;
+            let origin = document.moved(&self.directory(), &self.active_directory())?;
             for dest in materials::link_destinations(&text) {
                 if let Some(material) = materials::resolve(&origin, &dest)? {
-                    let material = moved(&material, &self.active_directory(), &self.directory())?;
+                    let material = material.moved(&self.active_directory(), &self.directory())?;
                     self.check_material(document, &dest, &material)?;
                     out.push(material);
                 }
@@ -312,16 +333,6 @@ fn archived_name_of(name: &str) -> Option<&str> {
         _ => b.is_ascii_digit(),
     });
     (shape && !change.is_empty()).then_some(change)
-}
-
-/// `path` with its directory `from` (when it lies below it) replaced by `to`.
-fn moved(path: &WorkspacePath, from: &str, to: &str) -> Result<WorkspacePath> {
-    match path.as_str().strip_prefix(from) {
-        Some(rest) if from != to && rest.starts_with('/') => {
-            WorkspacePath::new(format!("{to}{rest}"))
-        }
-        _ => Ok(path.clone()),
-    }
 }
 
 /// Not there: absent, or a path through something that is not a directory.

@@ -77,6 +77,17 @@ impl WorkspacePath {
         is_within(self.0.as_bytes(), root)
     }
 
+    /// This path with its directory `from` replaced by `to` when it lies below
+    /// `from` (a change moved into the archive), otherwise itself.
+    pub(crate) fn moved(&self, from: &str, to: &str) -> Result<WorkspacePath> {
+        match self.0.strip_prefix(from) {
+            Some(rest) if from != to && rest.starts_with('/') => {
+                WorkspacePath::new(format!("{to}{rest}"))
+            }
+            _ => Ok(self.clone()),
+        }
+    }
+
     /// The directory holding this path, `""` for the workspace: `a/b/c` gives `a/b`.
     pub fn dir(&self) -> &str {
         self.0.rsplit_once('/').map_or("", |(dir, _)| dir)

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use camino::Utf8Path;
-use ledger_core::{Absence, ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Store};
+use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Store};
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -74,11 +74,7 @@ fn approve_impl(
     absent: Option<bool>,
 ) -> Result<Json, Failure> {
     let change = options.change_set()?;
-    let absence = if absent.unwrap_or(false) {
-        Absence::Approve
-    } else {
-        Absence::Refuse
-    };
+    let absence = absent.unwrap_or(false).into();
     json(&ledger_core::approve(
         &options.store(),
         &change,

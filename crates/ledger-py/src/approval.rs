@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use ledger_core::{Absence, ApprovalStatus, ArtifactStatus, ChangeLocation};
+use ledger_core::{ApprovalStatus, ArtifactStatus};
 use pyo3::prelude::*;
 
 use crate::artifacts::PyChangeSet;
@@ -108,22 +108,13 @@ impl PyApprovalStatus {
     /// Where the change is: `active`, `archived` or `missing`.
     #[getter]
     fn location(&self) -> &'static str {
-        match self.inner.location {
-            ChangeLocation::Active { .. } => "active",
-            ChangeLocation::Archived { .. } => "archived",
-            ChangeLocation::Missing => "missing",
-        }
+        self.inner.location.state()
     }
 
     /// The change's directory (relative to the workspace), `None` when missing.
     #[getter]
     fn directory(&self) -> Option<&str> {
-        match &self.inner.location {
-            ChangeLocation::Active { directory } | ChangeLocation::Archived { directory } => {
-                Some(directory)
-            }
-            ChangeLocation::Missing => None,
-        }
+        self.inner.location.directory()
     }
 
     /// `{"reason": ..., "observed_at": ...}` when the change's state was retired.
@@ -187,13 +178,8 @@ pub fn approve(
     absent: bool,
 ) -> PyResult<PyBinding> {
     let (store, change) = (store.inner.clone(), change.inner.clone());
-    let absence = if absent {
-        Absence::Approve
-    } else {
-        Absence::Refuse
-    };
     let inner = errors::detached(py, move || {
-        ledger_core::approve(&store, &change, &artifact, &source, absence)
+        ledger_core::approve(&store, &change, &artifact, &source, absent.into())
     })?;
     Ok(PyBinding { inner })
 }
