@@ -44,6 +44,12 @@ impl From<&str> for DisplayPath {
     }
 }
 
+/// A name from the caller or a file (a change, an artifact), escaped as every
+/// printed value is ([`crate::quote`]).
+fn esc(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::quote::escape(text.as_bytes())
+}
+
 /// Everything that can go wrong in ledger. No variant ever comes with a fingerprint:
 /// a blocked expansion produces an error, never an approximate result.
 ///
@@ -356,7 +362,9 @@ pub enum Error {
     },
     /// A change name found neither among the active changes nor in the archive.
     #[error(
-        "no change {change:?}: neither {active} nor an archived '<date>-{change}' under {archive} exists; check the name (`ledger status` lists what is recorded)"
+        "no change \"{}\": neither {active} nor an archived '<date>-{}' under {archive} exists; check the name (`ledger status` lists what is recorded)",
+        esc(.change),
+        esc(.change)
     )]
     UnknownChange {
         /// The name as given.
@@ -369,7 +377,10 @@ pub enum Error {
     /// An approval whose upstream artifact cannot be fingerprinted now: the approval
     /// could not record what it stands on.
     #[error(
-        "cannot approve {artifact:?}: its upstream {upstream:?} cannot be fingerprinted ({reason}); fix {upstream:?} first — an approval stands on the exact fingerprints of all its upstreams"
+        "cannot approve \"{}\": its upstream \"{}\" cannot be fingerprinted ({reason}); fix \"{}\" first — an approval stands on the exact fingerprints of all its upstreams",
+        esc(.artifact),
+        esc(.upstream),
+        esc(.upstream)
     )]
     UpstreamBlocked {
         /// The artifact being approved.
@@ -381,7 +392,9 @@ pub enum Error {
     },
     /// An approval of an artifact none of whose files exist.
     #[error(
-        "cannot approve {artifact:?}: none of its files exist ({expected}); write it, or approve it as absent explicitly (--absent)"
+        "cannot approve \"{}\": none of its files exist ({}); write it, or approve it as absent explicitly (--absent)",
+        esc(.artifact),
+        esc(.expected)
     )]
     AbsentArtifact {
         /// The artifact.

@@ -66,7 +66,9 @@ impl Observe {
             Observe::Environment(var) if var.is_empty() || var.contains(['=', '\0']) => {
                 Err(Error::InvalidArgument {
                     message: format!(
-                        "prerequisite {name:?}: {var:?} cannot name an environment variable"
+                        "prerequisite \"{}\": \"{}\" cannot name an environment variable",
+                        one_line(name),
+                        one_line(var)
                     ),
                 })
             }
@@ -212,7 +214,10 @@ impl GateSpec {
         check_ref_name(&gate_ref(name))?;
         if argv.is_empty() {
             return Err(Error::InvalidArgument {
-                message: format!("gate {name:?} needs a command: its argv is empty"),
+                message: format!(
+                    "gate \"{}\" needs a command: its argv is empty",
+                    one_line(name)
+                ),
             });
         }
         let cwd = normalize_root(cwd)?;
@@ -278,8 +283,9 @@ impl GateSpec {
 }
 
 /// Why ledger stopped a gate before it ended by itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(tag = "by", rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Stopped {
     /// Its timeout expired: its process group was sent SIGTERM (SIGKILL
     /// after a grace period).
@@ -294,6 +300,13 @@ pub enum Stopped {
     },
     /// The caller interrupted it (Python's Ctrl-C).
     Interrupt,
+}
+
+impl Stopped {
+    /// `timeout`, `signal` or `interrupt`, as serialized in `by`.
+    pub fn code(&self) -> &'static str {
+        self.into()
+    }
 }
 
 /// The record of one gate run.
@@ -535,11 +548,15 @@ pub fn latest_evidence(store: &Store, gate: &str) -> Result<Option<(RecordId, Ev
     };
     let record = store.read_record::<Evidence>(&id)?;
     let wrong = if record.kind != EVIDENCE_KIND {
-        Some(format!("a {:?} record, not evidence", record.kind))
+        Some(format!(
+            "a \"{}\" record, not evidence",
+            one_line(&record.kind)
+        ))
     } else if record.body.spec.name != gate {
         Some(format!(
-            "evidence of gate {:?}, not of {gate:?}",
-            record.body.spec.name
+            "evidence of gate \"{}\", not of \"{}\"",
+            one_line(&record.body.spec.name),
+            one_line(gate)
         ))
     } else {
         None
@@ -583,11 +600,26 @@ pub(crate) fn check_gate_against(
     observed: Option<&Observations>,
     current: Option<&Inventory>,
 ) -> Result<Freshness> {
-    let Some((record, evidence)) = latest_evidence(store, &spec.name)? else {
+    freshness_of(latest_evidence(store, &spec.name)?, spec, observed, current)
+}
+
+/// [`check_gate_against`] on evidence already read, so that a check that took
+/// parts of its spec from the latest evidence judges that same record.
+fn freshness_of(
+    latest: Option<(RecordId, Evidence)>,
+    spec: &GateSpec,
+    observed: Option<&Observations>,
+    current: Option<&Inventory>,
+) -> Result<Freshness> {
+    let Some((record, evidence)) = latest else {
         return Ok(Freshness::no_evidence(&spec.name));
     };
     let mut reasons = Vec::new();
-    let requested = spec.scope.resolve()?;
+    // An inventory expanded just now holds its resolved scope already.
+    let requested = match current {
+        Some(current) => current.scope.clone(),
+        None => spec.scope.resolve()?,
+    };
     let same_scope = requested == evidence.inventory.scope;
     if !same_scope {
         reasons.push(StaleReason::ScopeDiffers {
@@ -679,11 +711,9 @@ impl GateQuery {
             },
             (None, None) => Scope::from_lists(workspace.clone(), &ScopeLists::default())?,
         };
-        let prerequisites = match (&self.prerequisites, recorded) {
-            (Some(given), _) => given.clone(),
-            (None, Some(spec)) => spec.prerequisites.clone(),
-            (None, None) => BTreeMap::new(),
-        };
+        // Only what the caller passes now: a recorded prerequisite (which may
+        // be a command) is compared, never copied into a spec that could run it.
+        let prerequisites = self.prerequisites.clone().unwrap_or_default();
         GateSpec::new(&self.name, argv, &cwd, scope, prerequisites).map(Some)
     }
 }
@@ -703,15 +733,16 @@ pub fn check_gate_query(query: &GateQuery) -> Result<Freshness> {
         }
         None => Store::open(workspace.as_std_path()),
     };
-    let recorded = latest_evidence(&store, &query.name)?.map(|(_, e)| e.spec);
-    let Some(spec) = query.spec(recorded.as_ref(), &workspace)? else {
+    let latest = latest_evidence(&store, &query.name)?;
+    let recorded = latest.as_ref().map(|(_, evidence)| &evidence.spec);
+    let Some(spec) = query.spec(recorded, &workspace)? else {
         return Ok(Freshness::no_evidence(&query.name));
     };
     let observed = match &query.prerequisites {
         Some(_) => Some(spec.observe()?),
         None => None,
     };
-    check_gate_against(&store, &spec, observed.as_ref(), None)
+    freshness_of(latest, &spec, observed.as_ref(), None)
 }
 
 /// `cwd: argv` of a spec, each part quoted as text output quotes it.
@@ -753,7 +784,10 @@ fn prerequisite_changes(recorded: &Observations, now: &Observations) -> Vec<Stal
 pub fn record_evidence(store: &Store, evidence: &Evidence) -> Result<RecordId> {
     if let Some(defect) = evidence.defect() {
         return Err(Error::InvalidArgument {
-            message: format!("evidence of gate {:?}: {defect}", evidence.spec.name),
+            message: format!(
+                "evidence of gate \"{}\": {defect}",
+                one_line(&evidence.spec.name)
+            ),
         });
     }
     store.append(&gate_ref(&evidence.spec.name), EVIDENCE_KIND, evidence)

@@ -89,6 +89,16 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
+    /// A timeout of `seconds` (the bindings' `timeout=` and `timeoutMs / 1000`):
+    /// `None` unless it is a finite number above zero.
+    pub fn timeout_from_secs(seconds: f64) -> Option<Duration> {
+        Duration::try_from_secs_f64(seconds)
+            .ok()
+            .filter(|limit| !limit.is_zero())
+    }
+}
+
+impl RunOptions {
     /// Whether ledger may have to stop the gate: it then gets a process group.
     fn supervises(&self) -> bool {
         self.timeout.is_some() || self.forward_signals || self.interrupt.is_some()

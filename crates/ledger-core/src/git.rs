@@ -215,7 +215,7 @@ fn refuse_broken_nested_gitfiles(
         let shown = || {
             let mut gitfile = candidate.path.clone();
             gitfile.extend_from_slice(b"/.git");
-            in_display(display, &DisplayPath::from_bytes(&gitfile).0)
+            in_display(display, &gitfile)
         };
         dot_git(&dir, &shown)?;
     }
@@ -318,7 +318,7 @@ fn locate_repository(dir: &Path, locate: Locate, display: &str) -> Result<Option
         }
     }
     // git refuses a broken `.git` file; gix might open something else.
-    dot_git(dir, &|| in_display(display, ".git"))?;
+    dot_git(dir, &|| in_display(display, b".git"))?;
     Ok(Some(dir.to_path_buf()))
 }
 
@@ -386,12 +386,15 @@ fn sq_dequote_step(text: &[u8]) -> Option<(Vec<u8>, &[u8])> {
 }
 
 /// `name` below the repository shown as `display` (`.` is the workspace itself).
-fn in_display(display: &str, name: &str) -> DisplayPath {
+pub(crate) fn in_display(display: &str, name: &[u8]) -> DisplayPath {
     if display == "." {
-        DisplayPath::from(name)
-    } else {
-        DisplayPath::from(format!("{}/{name}", display.trim_end_matches('/')).as_str())
+        return DisplayPath::from_bytes(name);
     }
+    // Escaped once, as a whole: `name` holds raw bytes.
+    let mut bytes = display.trim_end_matches('/').as_bytes().to_vec();
+    bytes.push(b'/');
+    bytes.extend_from_slice(name);
+    DisplayPath::from_bytes(&bytes)
 }
 
 /// What a directory's `.git` is, by git's rules.
@@ -505,7 +508,7 @@ fn find_upward(dir: &Path, display: &str) -> Result<Option<PathBuf>> {
         }
         let shown = || {
             if ancestor == start {
-                in_display(display, ".git")
+                in_display(display, b".git")
             } else {
                 DisplayPath::from_bytes(ancestor.join(".git").as_os_str().as_encoded_bytes())
             }
@@ -1102,11 +1105,17 @@ fn walk_error(
 /// aside) that cannot be opened. Only looked for once a walk has failed on one.
 fn find_unreadable_gitignore(dir: &Path) -> Option<PathBuf> {
     let mut walker = walkdir::WalkDir::new(dir).follow_links(false).into_iter();
-    while let Some(Ok(entry)) = walker.next() {
-        let is_dir = entry.file_type().is_dir();
-        if is_dir && entry.depth() > 0 && entry.path().join(".git").exists() {
+    while let Some(item) = walker.next() {
+        // An unreadable directory is skipped, not the end of the search.
+        let Ok(entry) = item else { continue };
+        let kind = entry.file_type();
+        if kind.is_dir()
+            && entry.depth() > 0
+            && std::fs::symlink_metadata(entry.path().join(".git")).is_ok()
+        {
             walker.skip_current_dir();
-        } else if !is_dir
+        } else if kind.is_file()
+            // Only a regular file is opened (never a FIFO, never through a link).
             && entry.file_name() == ".gitignore"
             && std::fs::File::open(entry.path()).is_err()
         {
@@ -1139,7 +1148,7 @@ fn shown_below(path: &Path, workdir: &Path, prefix_slash: &[u8], display: &str) 
         });
     match relative {
         Some([]) => DisplayPath::from(display),
-        Some(rel) => in_display(display, &DisplayPath::from_bytes(rel).0),
+        Some(rel) => in_display(display, rel),
         None => DisplayPath::from_bytes(path.as_os_str().as_encoded_bytes()),
     }
 }

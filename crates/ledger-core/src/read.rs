@@ -122,7 +122,7 @@ pub(crate) fn open_workspace(workspace: &Path) -> Result<OwnedFd> {
     })
 }
 
-fn dir_flags() -> OFlags {
+pub(crate) fn dir_flags() -> OFlags {
     OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
 }
 
@@ -425,9 +425,11 @@ fn same_version(a: &Stat, b: &Stat) -> bool {
         && (a.st_ctime, a.st_ctime_nsec) == (b.st_ctime, b.st_ctime_nsec)
 }
 
-/// Names a non-regular, non-symlink file type for the error message.
+/// Names a file type for an error message.
 pub(crate) fn describe(file_type: FileType) -> &'static str {
     match file_type {
+        FileType::Symlink => "symlink",
+        FileType::RegularFile => "regular file",
         FileType::Directory => "directory",
         FileType::Fifo => "FIFO",
         FileType::Socket => "socket",

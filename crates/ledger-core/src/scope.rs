@@ -49,35 +49,30 @@ pub struct Exclusion {
 /// assert_eq!(scope.exclusions[0].path, ".ledger");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, from = "ScopeJson")]
+// Read through `ScopeJson`, which holds the defaults and refuses unknown keys.
+#[serde(from = "ScopeJson")]
 pub struct Scope {
     /// The workspace directory; every path is relative to it.
     pub workspace: Utf8PathBuf,
     /// Git repositories at or below the workspace (`.` for the workspace itself).
     /// Empty means the default: the repository containing the workspace, if any.
-    #[serde(default)]
     pub repositories: Vec<String>,
     /// Directory roots (or single paths) selecting candidates; `.` selects all,
     /// none selects nothing.
-    #[serde(default)]
     pub roots: Vec<String>,
     /// Exact paths added regardless of Git (files outside Git, relevant ignored inputs).
-    #[serde(default)]
     pub paths: Vec<WorkspacePath>,
     /// Paths or roots removed from the candidates, each with a reason.
-    #[serde(default)]
     pub exclusions: Vec<Exclusion>,
     /// Paths whose payload gets the task-checkbox normalization. They are part
     /// of the inventory even when no root selects them.
-    #[serde(default)]
     pub normalize: Vec<WorkspacePath>,
     /// What the set is for, e.g. "approval: tasks of change X".
-    #[serde(default)]
     pub purpose: String,
 }
 
 /// A scope as JSON declares it: a missing `roots` key takes the declaration
-/// default of §3 (`.` when no paths are given either); `"roots": []` is no root.
+/// default (`.` when no paths are given either); `"roots": []` is no root.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ScopeJson {

@@ -271,8 +271,9 @@ impl Store {
             return Err(Error::CorruptRecord {
                 path: shown(&path),
                 reason: format!(
-                    "it is a {:?} record where a {kind:?} record belongs",
-                    header.kind
+                    "it is a \"{}\" record where a \"{}\" record belongs",
+                    crate::quote::escape(header.kind.as_bytes()),
+                    crate::quote::escape(kind.as_bytes())
                 ),
             });
         }
@@ -320,12 +321,12 @@ impl Store {
 
     /// The store directory, created if needed, opened and trusted.
     fn create_dir(&self) -> Result<StoreDir> {
-        let root = StoreDir::open_root(&self.root, Missing::Create)?.ok_or_else(|| {
+        // Refused before anything is created or written in it.
+        trust::refuse_tracked(&self.root)?;
+        StoreDir::open_root(&self.root, Missing::Create)?.ok_or_else(|| {
             let gone = io::Error::new(io::ErrorKind::NotFound, "removed as it was created");
             unwritable(&self.root, "create directory", gone)
-        })?;
-        trust::refuse_tracked(&self.root)?;
-        Ok(root)
+        })
     }
 
     /// Compare-and-swap: points `reference` at `new` only if it still names

@@ -77,15 +77,7 @@ fn check_not_repository(dir: &Path, display: &str, repositories: &[String]) -> R
         return Ok(());
     }
     if meta.is_file() {
-        let shown = || {
-            let gitfile = if display == "." {
-                ".git".to_owned()
-            } else {
-                format!("{display}/.git")
-            };
-            DisplayPath::from(gitfile.as_str())
-        };
-        git::dot_git(dir, &shown)?;
+        git::dot_git(dir, &|| git::in_display(display, b".git"))?;
     }
     Err(Error::NestedRepository {
         path: DisplayPath::from(display),

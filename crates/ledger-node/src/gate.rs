@@ -41,9 +41,9 @@ fn timeout_of(timeout_ms: Option<f64>) -> Result<Option<Duration>, Failure> {
     let Some(ms) = timeout_ms else {
         return Ok(None);
     };
-    match Duration::try_from_secs_f64(ms / 1000.0) {
-        Ok(limit) if !limit.is_zero() => Ok(Some(limit)),
-        _ => Err(Failure::Core(Error::InvalidArgument {
+    match RunOptions::timeout_from_secs(ms / 1000.0) {
+        Some(limit) => Ok(Some(limit)),
+        None => Err(Failure::Core(Error::InvalidArgument {
             message: format!("timeoutMs must be a positive number of milliseconds, not {ms}"),
         })),
     }

@@ -203,6 +203,7 @@ test('runGate with timeoutMs stops the gate and records it as not reusable', asy
   assert.ok(performance.now() - started < 10_000)
   assert.equal(outcome.evidence.exit_status, null)
   assert.equal(outcome.evidence.signal, 15)
+  assert.equal(outcome.exit_code, 124, 'a timed-out run exits as GNU timeout does')
   assert.deepEqual(outcome.evidence.stopped, { by: 'timeout', after_ms: 300 })
   assert.match(outcome.evidence.not_reusable, /^timed out after 300ms/)
   const check = await ledger.checkGate(spec)
@@ -211,6 +212,7 @@ test('runGate with timeoutMs stops the gate and records it as not reusable', asy
   assert.throws(() => ledger.runGateSync(spec, 'off', -5), (e) => e.code === 'invalid-argument')
   const killed = await ledger.runGate({ ...spec, name: 'usr1', argv: ['sh', '-c', 'kill -USR1 $$'] })
   assert.equal(killed.evidence.signal, 10)
+  assert.equal(killed.exit_code, 128 + 10, 'signal N exits 128+N')
 })
 
 test('checkRecordedGate runs no recorded command and reports what it cannot observe', async (t) => {

@@ -212,11 +212,7 @@ impl PyEvidence {
     /// forwarded one) or `interrupt` (Ctrl-C); such a run never passes.
     #[getter]
     fn stopped(&self) -> Option<&'static str> {
-        self.inner.stopped.as_ref().map(|stopped| match stopped {
-            Stopped::Timeout { .. } => "timeout",
-            Stopped::Signal { .. } => "signal",
-            Stopped::Interrupt => "interrupt",
-        })
+        self.inner.stopped.as_ref().map(Stopped::code)
     }
 
     /// When the run started (RFC 3339, UTC).

@@ -111,13 +111,10 @@ pub fn run_gate(
 
 /// A timeout in seconds: a positive, finite number (`InvalidArgumentError`).
 fn seconds_to_duration(py: Python<'_>, seconds: f64) -> PyResult<Duration> {
-    match Duration::try_from_secs_f64(seconds) {
-        Ok(limit) if !limit.is_zero() => Ok(limit),
-        _ => {
-            let message = format!("timeout must be a positive number of seconds, not {seconds}");
-            Err(errors::to_py(py, &Error::InvalidArgument { message }))
-        }
-    }
+    RunOptions::timeout_from_secs(seconds).ok_or_else(|| {
+        let message = format!("timeout must be a positive number of seconds, not {seconds}");
+        errors::to_py(py, &Error::InvalidArgument { message })
+    })
 }
 
 /// Whether this is Python's main thread: only there are signals seen.

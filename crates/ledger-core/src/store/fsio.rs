@@ -20,9 +20,8 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
 
 use crate::error::{DisplayPath, Error, Result};
-
-/// The most ledger reads of a record (an inventory of millions of entries).
-pub(super) const RECORD_LIMIT: u64 = 1024 * 1024 * 1024;
+pub(super) use crate::own_file::RECORD_LIMIT;
+use crate::read::{describe, dir_flags};
 
 /// The most ledger reads of a ref: one id and a newline, with room to spare.
 pub(super) const REF_LIMIT: u64 = 4096;
@@ -82,19 +81,6 @@ impl Kind {
     }
 }
 
-/// Names a file type in a message.
-fn describe(file_type: FileType) -> &'static str {
-    match file_type {
-        FileType::Symlink => "symlink",
-        FileType::Directory => "directory",
-        FileType::RegularFile => "regular file",
-        FileType::Fifo => "FIFO",
-        FileType::Socket => "socket",
-        FileType::BlockDevice | FileType::CharacterDevice => "device",
-        _ => "special file",
-    }
-}
-
 /// Refuses an entry that is not of the kind ledger creates there, or that
 /// another user owns: ledger never follows it, never reads it, never writes
 /// through it.
@@ -122,10 +108,6 @@ pub(super) fn expect(path: &Path, stat: &Stat, kind: Kind) -> Result<()> {
         return Err(untrusted(path, reason));
     }
     Ok(())
-}
-
-fn dir_flags() -> OFlags {
-    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
 }
 
 /// What [`StoreDir::sub`] makes of a directory that is not there.
