@@ -11,6 +11,9 @@ use std::io;
 /// Convenient alias used across the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The error gix reported under an [`Error::Git`].
+pub type GitSource = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// A path as the user should read it in a message: workspace-relative when it is
 /// valid UTF-8, otherwise with the offending bytes escaped (octal, `\377`: see [`crate::quote`]), never lossy.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -173,8 +176,12 @@ pub enum Error {
     Git {
         /// Workspace path of the repository.
         path: DisplayPath,
-        /// What gix reported.
+        /// What failed, with gix's chain of causes on one line.
         message: String,
+        /// gix's own error, when gix reported one, for callers that walk
+        /// [`std::error::Error::source`].
+        #[source]
+        source: Option<GitSource>,
     },
     /// A string that is not `sha256:` followed by 64 lowercase hex digits.
     #[error("invalid fingerprint {text:?}: expected 'sha256:' and 64 lowercase hex digits")]

@@ -247,13 +247,19 @@ fn git_error(display: &str, message: impl Into<String>) -> Error {
     Error::Git {
         path: DisplayPath::from(display),
         message: message.into(),
+        source: None,
     }
 }
 
-/// An `Error::Git` carrying what gix reported, with its whole chain of causes on one
-/// line (never gix's multi-line `Debug` rendering).
-fn gix_error(display: &str, what: &str, err: &gix::Error) -> Error {
-    git_error(display, format!("{what}: {}", describe(err)))
+/// An `Error::Git` carrying what gix reported: its whole chain of causes on one line
+/// in the message (never gix's multi-line `Debug` rendering), the error itself as
+/// the source.
+fn gix_error(display: &str, what: &str, err: gix::Error) -> Error {
+    Error::Git {
+        path: DisplayPath::from(display),
+        message: format!("{what}: {}", describe(&err)),
+        source: Some(Box::new(err)),
+    }
 }
 
 /// The messages of `err` and its causes, outermost first, joined on one line.
@@ -294,7 +300,7 @@ fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Reposit
                     ),
                 ));
             }
-            Err(gix_error(display, "cannot open the repository", &err))
+            Err(gix_error(display, "cannot open the repository", err))
         }
     }
 }
@@ -729,10 +735,10 @@ fn anchor_excludes_file(repo: &mut gix::Repository, workdir: &Path, display: &st
     let mut config = repo.config_snapshot_mut();
     config
         .set_value(&gix::config::tree::Core::EXCLUDES_FILE, value.as_bstr())
-        .map_err(|err| gix_error(display, "cannot set core.excludesFile", &err))?;
+        .map_err(|err| gix_error(display, "cannot set core.excludesFile", err))?;
     config
         .commit()
-        .map_err(|err| gix_error(display, "cannot read the configuration", &err))?;
+        .map_err(|err| gix_error(display, "cannot read the configuration", err))?;
     Ok(())
 }
 
@@ -822,7 +828,7 @@ fn load_index(repo: &gix::Repository, display: &str) -> Result<gix::index::File>
             "cannot read the index {}",
             DisplayPath::from_bytes(path.as_os_str().as_encoded_bytes())
         );
-        gix_error(display, &what, &err)
+        gix_error(display, &what, err)
     })
 }
 
@@ -926,7 +932,7 @@ fn expand_sparse_directory(
                     "cannot read the tree of the sparse directory {}",
                     DisplayPath::from_bytes(&dir)
                 ),
-                &err,
+                err,
             )
         })?;
         for entry in &tree.entries {
@@ -1022,7 +1028,7 @@ fn walk_untracked(
 ) -> Result<()> {
     let options = repo
         .dirwalk_options()
-        .map_err(|err| gix_error(display, "cannot read the configuration", &err))?
+        .map_err(|err| gix_error(display, "cannot read the configuration", err))?
         .emit_untracked(EmissionMode::Matching)
         .emit_ignored(None)
         .emit_tracked(false)
@@ -1040,7 +1046,7 @@ fn walk_untracked(
         options,
         collect,
     )
-    .map_err(|err| walk_error(repo, collect.prefix_slash, &err, display))?;
+    .map_err(|err| walk_error(repo, collect.prefix_slash, err, display))?;
     Ok(())
 }
 
@@ -1050,12 +1056,11 @@ fn walk_untracked(
 fn walk_error(
     repo: &gix::Repository,
     prefix_slash: &[u8],
-    err: &gix::Error,
+    err: gix::Error,
     display: &str,
 ) -> Error {
-    let generic = || gix_error(display, "cannot walk the worktree", err);
     let Some(io) = err.downcast_any_ref::<std::io::Error>() else {
-        return generic();
+        return gix_error(display, "cannot walk the worktree", err);
     };
     let source = std::io::Error::new(io.kind(), io.to_string());
     let messages: Vec<String> = err.iter_errors().map(|c| c.to_string()).collect();
@@ -1098,7 +1103,7 @@ fn walk_error(
             source,
         };
     }
-    generic()
+    gix_error(display, "cannot walk the worktree", err)
 }
 
 /// The first `.gitignore` below `dir` (nested repositories and unreadable directories

@@ -303,6 +303,7 @@ fn candidates(
         let listing = repository.opened?.ok_or_else(|| Error::Git {
             path: DisplayPath::from(repository.name),
             message: "not a Git repository (declared with --repo)".to_owned(),
+            source: None,
         })?;
         repository_candidates(repository.name, listing, scope, roots, &mut paths)?;
     }

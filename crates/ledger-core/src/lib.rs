@@ -75,7 +75,7 @@ pub use artifacts::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT
 pub use compare::{Change, ChangeKind, Comparison};
 pub use entry::{Content, Digest, Entry};
 pub use envelope::{Binding, Check, Retirement, StateEnvelope, Validation};
-pub use error::{DisplayPath, Error, Result};
+pub use error::{DisplayPath, Error, GitSource, Result};
 pub use evidence::{
     EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence, Observations, Observe,
     StaleReason, Stopped, check_gate, check_gate_observed, check_gate_query, gate_ref,
