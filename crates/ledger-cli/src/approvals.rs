@@ -46,7 +46,7 @@ impl PlaceArgs {
     }
 
     fn store(&self) -> Result<Store, Error> {
-        Ok(Store::open(self.workspace()?.as_std_path()))
+        Ok(Store::open(&self.workspace()?))
     }
 }
 

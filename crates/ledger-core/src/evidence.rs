@@ -161,7 +161,7 @@ fn command_output(name: &str, command: &str) -> Result<String> {
 /// let argv = vec!["cat".to_owned(), "input.txt".to_owned()];
 /// let spec = GateSpec::new("test", argv.clone(), "sub/", scope.clone(), prerequisites.clone())?;
 /// assert_eq!(spec.cwd(), "sub");
-/// let store = Store::open(dir.path());
+/// let store = Store::open(workspace);
 /// assert!(!run_gate(&store, &spec, Echo::Off)?.reused);
 /// let same = GateSpec::new("test", argv, "./sub", scope, prerequisites)?;
 /// assert!(check_gate(&store, &same)?.fresh);
@@ -731,7 +731,7 @@ pub fn check_gate_query(query: &GateQuery) -> Result<Freshness> {
             scope.check_within(&workspace)?;
             Store::of_scope(scope)?
         }
-        None => Store::open(workspace.as_std_path()),
+        None => Store::open(&workspace),
     };
     let latest = latest_evidence(&store, &query.name)?;
     let recorded = latest.as_ref().map(|(_, evidence)| &evidence.spec);
@@ -877,9 +877,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::fs::write(dir.path().join("sub/input.txt"), "v1\n").unwrap();
-        let mut scope = Scope::new(camino::Utf8Path::from_path(dir.path()).unwrap());
+        let workspace = ledger_testkit::utf8(dir.path());
+        let mut scope = Scope::new(workspace);
         scope.add_root(".").unwrap();
-        let store = Store::open(dir.path());
+        let store = Store::open(workspace);
         (dir, scope, store)
     }
 

@@ -30,7 +30,8 @@
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let store = Store::open(dir.path());
+//! let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
+//! let store = Store::open(workspace);
 //! let first = store.commit("changes/add-auth", "state", None, &"drafted")?;
 //! let second = store.commit("changes/add-auth", "state", Some(&first), &"approved")?;
 //! assert_eq!(store.history("changes/add-auth")?, vec![second, first]);
@@ -54,6 +55,8 @@ use std::fmt;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+
+use camino::{Utf8Path, Utf8PathBuf};
 use std::str::FromStr;
 use std::time::SystemTime;
 
@@ -163,13 +166,13 @@ impl<T> StoredRecord<T> {
 /// An append-only record store with compare-and-swap refs, in one directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Store {
-    root: PathBuf,
+    root: Utf8PathBuf,
 }
 
 impl Store {
     /// The store of a workspace: `<workspace>/.ledger` ([`STORE_DIR`]). Creates
     /// nothing until something is written; an absent store is empty and clean.
-    pub fn open(workspace: &Path) -> Store {
+    pub fn open(workspace: &Utf8Path) -> Store {
         Store::at(workspace.join(STORE_DIR))
     }
 
@@ -177,17 +180,22 @@ impl Store {
     /// absolute, symlinks resolved): where a gate over that scope keeps its
     /// evidence.
     pub fn of_scope(scope: &Scope) -> Result<Store> {
-        Ok(Store::open(scope.resolve()?.workspace.as_std_path()))
+        Ok(Store::open(&scope.resolve()?.workspace))
     }
 
     /// The store in an explicit directory.
-    pub fn at(root: PathBuf) -> Store {
-        Store { root }
+    pub fn at(root: impl Into<Utf8PathBuf>) -> Store {
+        Store { root: root.into() }
     }
 
     /// The store's directory.
-    pub fn root(&self) -> &Path {
+    pub fn root(&self) -> &Utf8Path {
         &self.root
+    }
+
+    /// The store's directory, for the file system calls.
+    pub(crate) fn dir(&self) -> &Path {
+        self.root.as_std_path()
     }
 
     /// Writes an immutable record and returns its id. Writing the same bytes
@@ -312,9 +320,9 @@ impl Store {
 
     /// The store directory, opened and trusted; `None` when there is none yet.
     fn existing_dir(&self) -> Result<Option<StoreDir>> {
-        let root = StoreDir::open_root(&self.root, Missing::Absent)?;
+        let root = StoreDir::open_root(self.dir(), Missing::Absent)?;
         if root.is_some() {
-            trust::refuse_tracked(&self.root)?;
+            trust::refuse_tracked(self.dir())?;
         }
         Ok(root)
     }
@@ -322,10 +330,10 @@ impl Store {
     /// The store directory, created if needed, opened and trusted.
     fn create_dir(&self) -> Result<StoreDir> {
         // Refused before anything is created or written in it.
-        trust::refuse_tracked(&self.root)?;
-        StoreDir::open_root(&self.root, Missing::Create)?.ok_or_else(|| {
+        trust::refuse_tracked(self.dir())?;
+        StoreDir::open_root(self.dir(), Missing::Create)?.ok_or_else(|| {
             let gone = io::Error::new(io::ErrorKind::NotFound, "removed as it was created");
-            unwritable(&self.root, "create directory", gone)
+            unwritable(self.dir(), "create directory", gone)
         })
     }
 
@@ -439,17 +447,17 @@ impl Store {
     }
 
     fn records_dir(&self) -> PathBuf {
-        self.root.join(RECORDS)
+        self.dir().join(RECORDS)
     }
 
     #[cfg(test)]
     fn refs_dir(&self) -> PathBuf {
-        self.root.join(REFS)
+        self.dir().join(REFS)
     }
 
     #[cfg(test)]
     fn tmp_dir(&self) -> PathBuf {
-        self.root.join(TMP)
+        self.dir().join(TMP)
     }
 
     pub(crate) fn record_path(&self, id: &RecordId) -> PathBuf {

@@ -9,7 +9,7 @@ use ledger_core::{
     Absence, ApprovalState, ArtifactGraph, Binding, ChangeSet, StateEnvelope, Store, approve,
     evaluate, status,
 };
-use ledger_testkit::Git;
+use ledger_testkit::{Git, utf8};
 
 const CHANGE: &str = "openspec/changes/add-auth";
 
@@ -75,7 +75,7 @@ impl Repo {
 
     /// An envelope approving every artifact as it is now, through the store.
     fn approve_all(&self) -> StateEnvelope {
-        let store = Store::open(self.path());
+        let store = Store::open(utf8(self.path()));
         for a in ["proposal", "specs", "design", "tasks"] {
             approve(&store, &self.change(), a, "msg-1", Absence::Refuse).unwrap();
         }
@@ -278,7 +278,7 @@ fn legacy_state_without_bindings_is_unbound() {
 #[test]
 fn approve_and_status_through_the_store() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     let change = repo.change();
     assert!(!status(&store, &change).unwrap().all_approved());
     for a in ["proposal", "specs", "design", "tasks"] {
@@ -312,7 +312,7 @@ fn approve_and_status_through_the_store() {
 #[test]
 fn approval_is_refused_when_blocked_or_without_source() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     repo.remove("diagrams/flow.svg");
     let err = approve(&store, &repo.change(), "design", "msg", Absence::Refuse).unwrap_err();
     assert_eq!(err.code(), "missing-material");
@@ -376,7 +376,7 @@ fn code<T: std::fmt::Debug>(result: ledger_core::Result<T>) -> &'static str {
 fn a_change_without_spec_files_has_an_empty_specs_set() {
     let repo = Repo::new();
     std::fs::remove_dir_all(repo.path().join(CHANGE).join("specs")).unwrap();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     let change = repo.change();
     let specs = change.inventory("specs").unwrap();
     assert!(specs.entries.is_empty(), "{:?}", specs.entries);
@@ -401,7 +401,7 @@ fn a_change_without_spec_files_has_an_empty_specs_set() {
 #[test]
 fn an_approval_is_refused_while_an_upstream_is_blocked() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     let change = repo.change();
     for a in ["proposal", "specs"] {
         approve(&store, &change, a, "m", Absence::Refuse).unwrap();
@@ -439,7 +439,7 @@ fn a_binding_without_an_upstream_fingerprint_is_reset() {
 #[test]
 fn an_unknown_change_is_refused_and_nothing_is_recorded() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     let ws = Utf8Path::from_path(repo.path()).unwrap();
     let typo = ChangeSet::new(ws, "add-atuh", ArtifactGraph::spec_driven()).unwrap();
     let err = approve(&store, &typo, "proposal", "m", Absence::Approve).unwrap_err();
@@ -456,7 +456,7 @@ fn an_unknown_change_is_refused_and_nothing_is_recorded() {
 #[test]
 fn an_artifact_whose_file_is_missing_needs_the_explicit_absence() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     let schema = "artifacts:\n  - id: brief\n    generates: proposal.md\n  - id: review\n    generates: review.md\n    requires: [brief]\n";
     let graph = ArtifactGraph::from_schema_yaml(schema, "schema.yaml").unwrap();
     let ws = Utf8Path::from_path(repo.path()).unwrap();
@@ -475,7 +475,7 @@ fn an_artifact_whose_file_is_missing_needs_the_explicit_absence() {
 #[test]
 fn status_lists_the_paths_that_changed() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     let change = repo.change();
     repo.approve_all();
     repo.write("specs/auth/spec.md", "## Requirement: login v2\n");
@@ -509,7 +509,7 @@ fn status_lists_the_paths_that_changed() {
 #[test]
 fn an_archived_change_is_found_by_name_and_reported_as_archived() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     repo.approve_all();
     let archive = repo.path().join("openspec/changes/archive");
     std::fs::create_dir_all(&archive).unwrap();
@@ -554,7 +554,7 @@ fn an_archived_change_is_found_by_name_and_reported_as_archived() {
 #[test]
 fn a_gone_change_is_reported_as_gone_and_can_be_retired() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     repo.approve_all();
     std::fs::remove_dir_all(repo.path().join(CHANGE)).unwrap();
     let change = repo.change();
@@ -581,7 +581,7 @@ fn a_gone_change_is_reported_as_gone_and_can_be_retired() {
 #[test]
 fn a_design_that_is_no_regular_file_blocks_without_hanging_or_following() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     let design = repo.path().join(CHANGE).join("design.md");
     let blocked = |repo: &Repo| -> String {
         let status = status(&store, &repo.change()).unwrap();
@@ -602,7 +602,7 @@ fn a_design_that_is_no_regular_file_blocks_without_hanging_or_following() {
 #[test]
 fn a_state_pointer_naming_another_kind_of_record_is_corrupt() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     // Any JSON object would read as an empty envelope: the kind decides.
     store
         .commit(
@@ -620,7 +620,7 @@ fn a_state_pointer_naming_another_kind_of_record_is_corrupt() {
 #[test]
 fn changes_lists_every_change_with_recorded_state() {
     let repo = Repo::new();
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     assert!(ledger_core::changes(&store).unwrap().is_empty());
     repo.approve_all();
     store

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use camino::Utf8Path;
 use ledger_core::*;
-use ledger_testkit::Git;
+use ledger_testkit::{Git, utf8};
 
 /// Codes that only a front door constructs, and the test that covers them.
 const FRONT_DOOR_ONLY: &[(&str, &str)] = &[];
@@ -71,7 +71,7 @@ fn unreadable() -> Error {
 }
 
 fn unwritable() -> Error {
-    Store::at("/dev/null/store".into())
+    Store::at("/dev/null/store")
         .commit("changes/x", "state", None, &"body")
         .unwrap_err()
 }
@@ -211,7 +211,7 @@ fn missing_source() -> Error {
     let dir = tempfile::tempdir().unwrap();
     let set = ChangeSet::new(ws(&dir), "c", ArtifactGraph::spec_driven()).unwrap();
     approve(
-        &Store::open(dir.path()),
+        &Store::open(utf8(dir.path())),
         &set,
         "proposal",
         " ",
@@ -235,7 +235,7 @@ fn unknown_change() -> Error {
     let (dir, _) = change_dir("");
     let typo = ChangeSet::new(ws(&dir), "cc", ArtifactGraph::spec_driven()).unwrap();
     approve(
-        &Store::open(dir.path()),
+        &Store::open(utf8(dir.path())),
         &typo,
         "proposal",
         "m",
@@ -247,7 +247,7 @@ fn unknown_change() -> Error {
 fn upstream_blocked() -> Error {
     let (dir, set) = change_dir("![gone](gone.png)\n");
     approve(
-        &Store::open(dir.path()),
+        &Store::open(utf8(dir.path())),
         &set,
         "tasks",
         "m",
@@ -259,7 +259,7 @@ fn upstream_blocked() -> Error {
 fn absent_artifact() -> Error {
     let (dir, set) = change_dir("");
     approve(
-        &Store::open(dir.path()),
+        &Store::open(utf8(dir.path())),
         &set,
         "specs",
         "m",
@@ -281,7 +281,7 @@ fn untrusted_store() -> Error {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
     symlink("elsewhere", dir.path().join(STORE_DIR)).unwrap();
-    Store::open(dir.path()).head("changes/x").unwrap_err()
+    Store::open(utf8(dir.path())).head("changes/x").unwrap_err()
 }
 
 fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
@@ -291,7 +291,7 @@ fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
         .unwrap_or_default();
     let argv = argv.iter().map(|s| s.to_string()).collect();
     let spec = GateSpec::new("g", argv, ".", walk(&dir), prerequisites).unwrap();
-    run_gate(&Store::open(dir.path()), &spec, Echo::Off).unwrap_err()
+    run_gate(&Store::open(utf8(dir.path())), &spec, Echo::Off).unwrap_err()
 }
 
 fn entries(list: &[(&str, &str, &str, &str)]) -> Error {
@@ -304,7 +304,7 @@ fn entries(list: &[(&str, &str, &str, &str)]) -> Error {
 
 fn store_conflict() -> Error {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path());
+    let store = Store::open(utf8(dir.path()));
     let first = store.commit("changes/c", "state", None, &1).unwrap();
     store
         .commit("changes/c", "state", Some(&first), &2)
@@ -316,7 +316,7 @@ fn store_conflict() -> Error {
 
 fn chain_mismatch() -> Error {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path());
+    let store = Store::open(utf8(dir.path()));
     let first = store.commit("changes/c", "state", None, &1).unwrap();
     let unrelated = store.write_record("state", None, &2).unwrap();
     store
@@ -326,7 +326,7 @@ fn chain_mismatch() -> Error {
 
 fn corrupt_record() -> Error {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path());
+    let store = Store::open(utf8(dir.path()));
     let id = store.commit("changes/c", "state", None, &1).unwrap();
     let file = dir.path().join(format!(".ledger/records/{id}.json"));
     let mut text = std::fs::read_to_string(&file).unwrap();
@@ -396,7 +396,7 @@ fn every_code_is_provoked_by_a_real_input() {
         ("untrusted-store", untrusted_store()),
         (
             "invalid-argument",
-            retire(&Store::open(Path::new("/nonexistent")), "c", " ").unwrap_err(),
+            retire(&Store::open(Utf8Path::new("/nonexistent")), "c", " ").unwrap_err(),
         ),
         ("prerequisite-failed", gate(&["true"], Some("exit 3"))),
         (
@@ -417,7 +417,7 @@ fn every_code_is_provoked_by_a_real_input() {
         ("corrupt-record", corrupt_record()),
         (
             "bad-ref-name",
-            Store::open(Path::new("/w")).head("../x").unwrap_err(),
+            Store::open(Utf8Path::new("/w")).head("../x").unwrap_err(),
         ),
         ("bad-record-id", "xyz".parse::<RecordId>().unwrap_err()),
     ];

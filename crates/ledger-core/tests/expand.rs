@@ -4,7 +4,7 @@
 
 use camino::Utf8Path;
 use ledger_core::{Entry, Inventory, Scope};
-use ledger_testkit::Git;
+use ledger_testkit::{Git, utf8};
 
 fn tree(files: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -126,7 +126,7 @@ fn a_workspace_that_is_a_file_is_unreadable() {
 /// The store of a workspace that does not exist is not an empty, clean store.
 #[test]
 fn the_store_of_a_missing_workspace_is_unreadable() {
-    let store = ledger_core::Store::open(std::path::Path::new("/nonexistent/ledger/workspace"));
+    let store = ledger_core::Store::open(camino::Utf8Path::new("/nonexistent/ledger/workspace"));
     for err in [
         store.check().unwrap_err(),
         store.head("changes/x").unwrap_err(),
@@ -139,7 +139,7 @@ fn the_store_of_a_missing_workspace_is_unreadable() {
     }
     // An existing workspace without a store is empty and clean.
     let dir = tempfile::tempdir().unwrap();
-    let store = ledger_core::Store::open(dir.path());
+    let store = ledger_core::Store::open(utf8(dir.path()));
     assert!(store.check().unwrap().is_clean());
     assert_eq!(store.head("changes/x").unwrap(), None);
 }

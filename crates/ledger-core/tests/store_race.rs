@@ -8,11 +8,12 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ledger_core::{STORE_DIR, Store, StoredRecord};
+use ledger_testkit::utf8;
 use serde::{Deserialize, Serialize};
 
 const REF: &str = "changes/race";
@@ -46,7 +47,7 @@ fn worker() {
     let Some(dir) = std::env::var_os(ENV_STORE) else {
         return;
     };
-    let store = Store::at(PathBuf::from(dir));
+    let store = Store::at(dir.into_string().unwrap());
     let worker: u32 = std::env::var(ENV_WORKER).unwrap().parse().unwrap();
     if std::env::var(ENV_MODE).as_deref() == Ok("crash") {
         write_until_killed(&store, worker);
@@ -139,7 +140,7 @@ fn racing_processes_each_advance_the_chain_exactly_once() {
         conflicted.len()
     );
 
-    let store = Store::open(dir.path());
+    let store = Store::open(utf8(dir.path()));
     let chain = store.history(REF).unwrap();
     let on_chain: BTreeSet<Attempt> = chain.iter().map(|id| body(&store, id)).collect();
     // Every reported success is on the chain exactly once, and nothing else is.
@@ -159,7 +160,7 @@ fn racing_processes_each_advance_the_chain_exactly_once() {
     assert!(!conflicted.is_empty(), "the workers never raced");
     // Four processes created the store at once: one wrote its .gitignore.
     assert_eq!(fs::read(store.root().join(".gitignore")).unwrap(), b"*\n");
-    assert_modes(store.root());
+    assert_modes(store.root().as_std_path());
 }
 
 /// Written under umask 000: files exactly 0644, directories exactly 0755.
@@ -180,7 +181,7 @@ fn assert_modes(dir: &Path) {
 #[test]
 fn a_writer_killed_mid_save_leaves_a_valid_ref_and_visible_leftovers() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path());
+    let store = Store::open(utf8(dir.path()));
     let mut child = spawn(dir.path(), 0, "crash");
     let start = Instant::now();
     while store.history(REF).map_or(0, |h| h.len()) < 30 {
@@ -221,7 +222,7 @@ fn a_writer_killed_mid_save_leaves_a_valid_ref_and_visible_leftovers() {
 #[test]
 fn an_interrupted_save_stays_visible_and_the_ref_stays_valid() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path());
+    let store = Store::open(utf8(dir.path()));
     let first = store.commit(REF, "state", None, &1).unwrap();
     let head = store.commit(REF, "state", Some(&first), &2).unwrap();
     // As if a writer died after its record was linked but before the ref moved,

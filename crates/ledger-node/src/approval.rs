@@ -1,8 +1,6 @@
 //! Approvals of an OpenSpec change, bound to the fingerprints of their sets
 //! (docs/approvals.md): `status`, `approve`, `currentState`, `changeInventory`.
 
-use std::path::Path;
-
 use camino::Utf8Path;
 use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Store};
 use napi::Env;
@@ -45,7 +43,7 @@ impl ChangeOptions {
     }
 
     fn store(&self) -> Store {
-        Store::open(Path::new(&self.workspace))
+        Store::open(Utf8Path::new(&self.workspace))
     }
 }
 

@@ -1,8 +1,8 @@
 //! Gate evidence: a gate's definition and whether its latest evidence can be
 //! reused (docs/gates.md): `checkGate`, `latestEvidence`.
 
+use camino::Utf8Path;
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
 use ledger_core::{Error, Observe, Store};
 use napi::Env;
@@ -219,7 +219,7 @@ pub struct EvidenceOptions {
 }
 
 fn latest_evidence_impl(options: &EvidenceOptions) -> Result<Option<Json>, Failure> {
-    let store = Store::open(Path::new(&options.workspace));
+    let store = Store::open(Utf8Path::new(&options.workspace));
     ledger_core::latest_evidence(&store, &options.gate)?
         .map(|latest| json(&ledger_core::LatestEvidence::from(latest)))
         .transpose()

@@ -1,7 +1,7 @@
 //! The record store (`<workspace>/.ledger`): append-only records and
 //! compare-and-swap refs (docs/approvals.md).
 
-use std::path::{Path, PathBuf};
+use camino::Utf8Path;
 use std::sync::Arc;
 
 use napi::Env;
@@ -40,7 +40,7 @@ impl Store {
     #[napi(factory)]
     pub fn open(workspace: String) -> Store {
         Store {
-            inner: Arc::new(ledger_core::Store::open(Path::new(&workspace))),
+            inner: Arc::new(ledger_core::Store::open(Utf8Path::new(&workspace))),
         }
     }
 
@@ -48,14 +48,14 @@ impl Store {
     #[napi(factory)]
     pub fn at(root: String) -> Store {
         Store {
-            inner: Arc::new(ledger_core::Store::at(PathBuf::from(root))),
+            inner: Arc::new(ledger_core::Store::at(root)),
         }
     }
 
     /// The store's directory.
     #[napi(getter)]
     pub fn root(&self) -> String {
-        self.inner.root().to_string_lossy().into_owned()
+        self.inner.root().to_string()
     }
 
     /// Orphan records, leftover temp files, corrupt files and dangling refs

@@ -1,6 +1,6 @@
 //! `ledger.Store` and `ledger.StoreReport` (core `store`).
 
-use std::path::PathBuf;
+use camino::Utf8Path;
 
 use ledger_core::{RecordId, Store, StoreReport};
 use pyo3::prelude::*;
@@ -23,7 +23,7 @@ impl PyStore {
     #[new]
     fn new(workspace: PathArg) -> Self {
         PyStore {
-            inner: Store::open(&PathBuf::from(workspace.0)),
+            inner: Store::open(Utf8Path::new(&workspace.0)),
         }
     }
 
@@ -31,14 +31,14 @@ impl PyStore {
     #[staticmethod]
     fn at(root: PathArg) -> Self {
         PyStore {
-            inner: Store::at(PathBuf::from(root.0)),
+            inner: Store::at(root.0),
         }
     }
 
     /// The store's directory.
     #[getter]
     fn root(&self) -> String {
-        self.inner.root().to_string_lossy().into_owned()
+        self.inner.root().to_string()
     }
 
     /// The record a ref names now (`None` when the ref does not exist).
@@ -84,10 +84,7 @@ impl PyStore {
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
-        format!(
-            "Store.at({})",
-            quoted(py, &self.inner.root().to_string_lossy())
-        )
+        format!("Store.at({})", quoted(py, self.inner.root().as_str()))
     }
 }
 

@@ -11,6 +11,14 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use camino::Utf8Path;
+
+/// `path` as the UTF-8 path ledger's API takes (temporary directories are UTF-8).
+#[allow(clippy::panic)]
+pub fn utf8(path: &Path) -> &Utf8Path {
+    Utf8Path::from_path(path).unwrap_or_else(|| panic!("non-UTF-8 test path {path:?}"))
+}
+
 /// Variables that make git look somewhere else than the directory it is given (or
 /// read configuration from the environment); removed from every `git` command
 /// built by [`Git::command`], so a test run from inside a git hook, say, still

@@ -1317,7 +1317,10 @@ fn a_corrupt_index_is_a_git_error() {
     // The message is one line; gix's own error stays available as the source.
     assert!(!err.to_string().contains('\n'), "{err}");
     let source = std::error::Error::source(&err).expect("gix's error as the source");
-    assert!(err.to_string().contains(&source.to_string()), "{err} / {source}");
+    assert!(
+        err.to_string().contains(&source.to_string()),
+        "{err} / {source}"
+    );
 }
 
 /// Rough timing against `git ls-files` on ~10^4 files, or on the repository

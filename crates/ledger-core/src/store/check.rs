@@ -95,7 +95,7 @@ impl Store {
     /// and a record is complete before any ref names it.
     pub fn check(&self) -> Result<StoreReport> {
         let mut corrupt = Vec::new();
-        let root = match StoreDir::open_root(self.root(), Missing::Absent) {
+        let root = match StoreDir::open_root(self.dir(), Missing::Absent) {
             Ok(Some(root)) => root,
             Ok(None) => return Ok(StoreReport::default()),
             Err(e) => {
@@ -106,7 +106,7 @@ impl Store {
                 });
             }
         };
-        for file in trust::tracked(self.root())? {
+        for file in trust::tracked(self.dir())? {
             let reason = trust::TRACKED.to_owned();
             corrupt.push(CorruptFile { file, reason });
         }

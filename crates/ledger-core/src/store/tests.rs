@@ -3,13 +3,14 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
+use ledger_testkit::utf8;
 use serde_json::{Value, json};
 
 use super::*;
 
 fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path());
+    let store = Store::open(utf8(dir.path()));
     (dir, store)
 }
 
@@ -277,7 +278,7 @@ fn refs_are_listed_by_name_and_corrupt_refs_reported() {
 #[test]
 fn absent_store_is_empty_and_clean_and_stays_absent() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path());
+    let store = Store::open(utf8(dir.path()));
     assert_eq!(store.root(), dir.path().join(".ledger"));
     assert_eq!(store.head("changes/a").unwrap(), None);
     assert_eq!(store.refs().unwrap(), Vec::new());
@@ -296,8 +297,8 @@ fn files_are_never_group_or_world_writable() {
     for path in [
         store.record_path(&id),
         store.ref_path("changes/a"),
-        store.root().join("lock"),
-        store.root().join(".gitignore"),
+        store.dir().join("lock"),
+        store.dir().join(".gitignore"),
         store.records_dir(),
         store.refs_dir().join("changes"),
     ] {
