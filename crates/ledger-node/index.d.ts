@@ -351,6 +351,8 @@ export declare class Inventory {
    * `ledger inventory` writes it (`InventoryRecord::new(..).to_json()`).
    */
   toRecord(observed?: Observed | undefined | null): string
+  /** `new Inventory(text, options)`: the same as [`Inventory::from_record`]. */
+  constructor(text: string, options?: RecordOptions | undefined | null)
   /**
    * Reads a record's text strictly (`InventoryRecord::from_json`): a record
    * whose entries do not reproduce its fingerprint is refused.
@@ -728,6 +730,14 @@ export interface ScopeOptions {
 }
 
 /**
+ * Sets the number of threads every later call uses (`0`: one per core; without
+ * a call, the `LEDGER_THREADS` environment variable decides, else one per core).
+ * Refused with `invalid-argument` for anything but a whole number from 0 to the
+ * core's limit.
+ */
+export declare function setThreads(count: number): void
+
+/**
  * Each artifact's approval: approved, unbound, changed (with the changed
  * paths), reset, blocked, archived or gone, with its cause (`ledger status --json`).
  */
@@ -735,3 +745,6 @@ export declare function status(options: ChangeOptions): Promise<ApprovalStatus>
 
 /** `status`, blocking the JavaScript thread. */
 export declare function statusSync(options: ChangeOptions): ApprovalStatus
+
+/** The number of threads calls run with now. */
+export declare function threads(): number

@@ -866,5 +866,7 @@ module.exports.retire = nativeBinding.retire
 module.exports.retireSync = nativeBinding.retireSync
 module.exports.runGate = nativeBinding.runGate
 module.exports.runGateSync = nativeBinding.runGateSync
+module.exports.setThreads = nativeBinding.setThreads
 module.exports.status = nativeBinding.status
 module.exports.statusSync = nativeBinding.statusSync
+module.exports.threads = nativeBinding.threads

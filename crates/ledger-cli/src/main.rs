@@ -30,6 +30,10 @@ Exit codes:
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Read and hash files with N threads (0: one per core) [default: the
+    /// LEDGER_THREADS environment variable, else one per core].
+    #[arg(long, global = true, value_name = "N")]
+    threads: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -179,6 +183,9 @@ impl From<io::Error> for Failure {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    if let Some(count) = cli.threads {
+        ledger_core::set_threads(count)?;
+    }
     // Every output is built completely before anything is printed, so that on
     // an error stdout stays empty.
     let (text, code) = match cli.command {

@@ -438,3 +438,52 @@ fn the_index_named_by_git_index_file_is_listed() {
     );
     assert_eq!(git_listing, "b\n");
 }
+
+#[test]
+fn the_thread_count_changes_nothing_but_a_bad_one_is_refused() {
+    let s = sample_checkout();
+    let fp = s.oracle_fingerprint(&s.w());
+    for threads in ["1", "3", "0"] {
+        let out = s.ledger(&s.w(), &["fingerprint", "--threads", threads]);
+        assert_eq!(last_line(&out), fp, "--threads {threads}");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+        s.env(&mut cmd);
+        let out = cmd
+            .current_dir(s.w())
+            .env("LEDGER_THREADS", threads)
+            .arg("fingerprint")
+            .output()
+            .unwrap();
+        assert_eq!(last_line(&out), fp, "LEDGER_THREADS={threads}");
+    }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+    s.env(&mut cmd);
+    let out = cmd
+        .current_dir(s.w())
+        .env("LEDGER_THREADS", "many")
+        .arg("fingerprint")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error[invalid-argument]: ")
+            && err.contains("LEDGER_THREADS='many' is not a thread count")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    // The flag wins over the variable.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+    s.env(&mut cmd);
+    let out = cmd
+        .current_dir(s.w())
+        .env("LEDGER_THREADS", "many")
+        .args(["fingerprint", "--threads", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(last_line(&out), fp);
+    let out = s.ledger(&s.w(), &["fingerprint", "--threads", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error[invalid-argument]: "));
+}

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::entry::Entry;
 use crate::error::{DisplayPath, Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
+use crate::threads;
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
 use crate::read::{Outcome, read_contents};
@@ -55,7 +56,7 @@ impl Inventory {
         let mut early_contents = Ok(None);
         // The listing stays on this thread (gix repositories are not `Send`); the
         // hashing pool takes the tracked files meanwhile.
-        let listed = rayon::in_place_scope(|pool| {
+        let listed = threads::pool()?.in_place_scope(|pool| {
             pool.spawn(|_| {
                 early_contents = read_contents(workspace, &early, &scope.normalize, &stop);
             });

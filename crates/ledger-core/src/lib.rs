@@ -65,6 +65,7 @@ mod record;
 mod scope;
 mod scope_file;
 mod store;
+mod threads;
 mod walk;
 
 pub use approval::{
@@ -99,3 +100,4 @@ pub use store::{
     CorruptFile, DanglingRef, RecordId, RefHead, STORED_RECORD_FORMAT, STORED_RECORD_VERSION,
     Store, StoreReport, StoredRecord,
 };
+pub use threads::{MAX_THREADS, THREADS_ENV, set_threads, threads};

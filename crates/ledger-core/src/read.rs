@@ -19,6 +19,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
+
+use crate::threads;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
 use sha2::{Digest as _, Sha256};
 
@@ -65,18 +67,20 @@ pub(crate) fn read_contents(
     let root = open_workspace(workspace)?;
     let normalize: BTreeSet<&WorkspacePath> = normalize.iter().collect();
     let normalize = &normalize;
-    same_directory_runs(paths)
-        .par_iter()
-        .flat_map(|run| {
-            // Checked once per directory: a stop skips the rest within moments.
-            let opened = (!stop.load(Ordering::Relaxed)).then(|| open_dir(&root, run.dir));
-            paths[run.start..run.end].par_iter().map(move |path| {
-                let dir = opened.as_ref()?;
-                Some(read_in(dir, path, normalize.contains(path)).map_err(Box::new))
+    let runs = same_directory_runs(paths);
+    let read = threads::pool()?.install(|| {
+        runs.par_iter()
+            .flat_map(|run| {
+                // Checked once per directory: a stop skips the rest within moments.
+                let opened = (!stop.load(Ordering::Relaxed)).then(|| open_dir(&root, run.dir));
+                paths[run.start..run.end].par_iter().map(move |path| {
+                    let dir = opened.as_ref()?;
+                    Some(read_in(dir, path, normalize.contains(path)).map_err(Box::new))
+                })
             })
-        })
-        .collect::<Option<Vec<_>>>()
-        .map_or(Ok(None), |contents| Ok(Some(contents)))
+            .collect::<Option<Vec<_>>>()
+    });
+    Ok(read)
 }
 
 /// What reading one path gave. The error is boxed: it is rare and large, and

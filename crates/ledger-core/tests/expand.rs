@@ -30,13 +30,7 @@ fn scope_of(dir: &tempfile::TempDir) -> Scope {
 fn result_does_not_depend_on_thread_count() {
     let dir = tree(600);
     let scope = scope_of(&dir);
-    let expand_with = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| Inventory::expand(&scope).unwrap())
-    };
+    let expand_with = |threads: usize| in_pool(threads, || Inventory::expand(&scope).unwrap());
     let one = expand_with(1);
     assert_eq!(one.entries.len(), 600);
     for threads in [2, 3, 8] {
@@ -56,11 +50,7 @@ fn the_reported_error_is_the_first_in_path_order_whatever_the_threads() {
     }
     let scope = scope_of(&dir);
     for threads in [1, 2, 8] {
-        let err = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| Inventory::expand(&scope).unwrap_err());
+        let err = in_pool(threads, || Inventory::expand(&scope).unwrap_err());
         assert_eq!(err.code(), "special-file");
         assert_eq!(err.path(), Some("d1/aa.fifo"), "{threads} threads");
     }
@@ -241,12 +231,14 @@ fn repository(files: usize) -> tempfile::TempDir {
     dir
 }
 
-fn in_pool<T: Send>(threads: usize, op: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(op)
+/// Runs `op` with ledger's pool set to `threads`. The setting is process-wide, so
+/// the tests that set it take turns.
+fn in_pool<T>(threads: usize, op: impl FnOnce() -> T) -> T {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = TURN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    ledger_core::set_threads(threads).unwrap();
+    assert_eq!(ledger_core::threads(), threads);
+    op()
 }
 
 #[test]

@@ -55,6 +55,12 @@ impl Inventory {
         })
     }
 
+    /// `new Inventory(text, options)`: the same as [`Inventory::from_record`].
+    #[napi(constructor)]
+    pub fn new(env: Env, text: String, options: Option<RecordOptions>) -> napi::Result<Inventory> {
+        Inventory::from_record(env, text, options)
+    }
+
     /// Reads a record's text strictly (`InventoryRecord::from_json`): a record
     /// whose entries do not reproduce its fingerprint is refused.
     #[napi(factory)]

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { expectCode, ledger, nativeAddon, packageDir, Sandbox, sampleCheckout, sha256hex } from './helpers.mjs'
+import { expectCode, ledger, nativeAddon, packageDir, Sandbox, sampleCheckout, sha256hex, testHooksAddon } from './helpers.mjs'
 
 const covered = new Set()
 
@@ -339,7 +339,7 @@ test('gates refuse: prerequisites, commands, names', async (t) => {
 })
 
 test('a panic becomes an Error with code panic, never a crash', async () => {
-  const addon = nativeAddon()
+  const addon = testHooksAddon()
   const pending = addon.__panicForTest('boom on the pool')
   assert.ok(pending instanceof Promise)
   const rejected = await one(() => pending, 'panic', 'boom on the pool', { pathProperty: false })
@@ -349,9 +349,11 @@ test('a panic becomes an Error with code panic, never a crash', async () => {
   })
   // The process is fine, and so is the next call.
   assert.equal(ledger.fingerprintEntries([]), 'sha256:8a18fdb2a6e200deb5edc4025b5b0e99becb62f3e387dc915ec196d04f65fe99')
-  // The hook is no part of the typed API.
+  // The hooks are no part of the typed API, nor of the addon that is published.
   const dts = fs.readFileSync(path.join(packageDir, 'index.d.ts'), 'utf8')
   assert.ok(!dts.includes('__panicForTest'))
+  assert.ok(!('__panicForTest' in nativeAddon()))
+  assert.ok(!('__panicForTestSync' in nativeAddon()))
 })
 
 // Codes no call of this package can produce from a real input, and why.

@@ -16,11 +16,22 @@ export const vectorsDir = path.join(repoRoot, 'tests/vectors')
 /** The built package, through its generated loader. */
 export const ledger = require('../index.js')
 
-/** The `.node` file itself, for the hidden test hooks the loader does not re-export. */
+/** The built `.node` file itself, as the loader finds it. */
 export function nativeAddon() {
   const file = fs.readdirSync(packageDir).find((f) => f.endsWith('.node'))
   if (!file) throw new Error(`no .node file in ${packageDir}: build the package first`)
   return require(path.join(packageDir, file))
+}
+
+/**
+ * The addon built with the `test-hooks` feature (ci.sh builds it next to the
+ * release one and names it in LEDGER_TEST_HOOKS_ADDON): the only build that has
+ * the panic hooks.
+ */
+export function testHooksAddon() {
+  const file = process.env.LEDGER_TEST_HOOKS_ADDON
+  if (!file) throw new Error('LEDGER_TEST_HOOKS_ADDON is not set: run the suite with ci.sh')
+  return require(file)
 }
 
 // The core reads Git configuration in this very process (gix), and the CLI and

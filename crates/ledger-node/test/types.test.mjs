@@ -64,3 +64,34 @@ test('RunOutcome.exit_code is what `ledger gate run` exits with', async (t) => {
   // Every other field is the document `ledger gate run --json` prints.
   assert.deepEqual(Object.keys(ran).sort(), ['evidence', 'exit_code', 'freshness', 'record', 'reused'])
 })
+
+test('new Inventory(text) reads a record as Inventory.fromRecord does', async (t) => {
+  const s = new Sandbox(t)
+  s.write('a.txt', 'a\n')
+  const text = ledger.inventorySync({ workspace: s.w }).toRecord()
+  const made = new ledger.Inventory(text, { source: 'record.json' })
+  assert.ok(made instanceof ledger.Inventory)
+  assert.equal(made.fingerprint, ledger.Inventory.fromRecord(text).fingerprint)
+  assert.equal((await made.compare()).matches, true)
+  assert.throws(() => new ledger.Inventory(), /into rust type `String`/)
+  assert.throws(() => new ledger.Inventory('{}', { source: 'bad.json' }), (e) => e.code === 'malformed-record' && e.path === 'bad.json')
+})
+
+test('setThreads changes how many threads read, never the answer', (t) => {
+  const s = new Sandbox(t)
+  for (let i = 0; i < 50; i++) s.write(`d${i % 5}/f${i}.txt`, `${i}\n`)
+  const answer = ledger.fingerprintSync({ workspace: s.w })
+  try {
+    for (const count of [1, 3]) {
+      ledger.setThreads(count)
+      assert.equal(ledger.threads(), count)
+      assert.equal(ledger.fingerprintSync({ workspace: s.w }), answer)
+    }
+    for (const bad of [-1, 1.5, Number.NaN, 1e9]) {
+      assert.throws(() => ledger.setThreads(bad), (e) => e.code === 'invalid-argument', String(bad))
+    }
+    assert.equal(ledger.threads(), 3, 'a refused count changes nothing')
+  } finally {
+    ledger.setThreads(0)
+  }
+})

@@ -58,3 +58,24 @@ export async function exitCodes(spec: GateSpec): Promise<number> {
   console.log(signal, nullable)
   return code + ledger.runGateSync(spec, 'off').exit_code
 }
+
+// Inventory: `new Inventory(text, options)` reads a record's text, like
+// `Inventory.fromRecord`; it needs the text.
+export function inventories(text: string): string[] {
+  const made: ledger.Inventory = new ledger.Inventory(text, { source: 'record.json' })
+  const read: ledger.Inventory = ledger.Inventory.fromRecord(text)
+  // @ts-expect-error the record's text is required
+  new ledger.Inventory()
+  // @ts-expect-error the text is a string
+  new ledger.Inventory(Buffer.from(text))
+  return [made.fingerprint, read.fingerprint]
+}
+
+// Threads: a count to set, a count to read.
+export function threadCounts(): number {
+  ledger.setThreads(2)
+  ledger.setThreads(0)
+  // @ts-expect-error a count is a number
+  ledger.setThreads('2')
+  return ledger.threads()
+}

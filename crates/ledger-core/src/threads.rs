@@ -1,0 +1,141 @@
+//! How many threads ledger reads and hashes files with.
+//!
+//! Every expansion runs on ledger's own thread pool, never on rayon's global one,
+//! so a host program's own rayon work neither slows ledger down nor is slowed by
+//! it. The pool's size is, in order: what [`set_threads`] last set, else the
+//! `LEDGER_THREADS` environment variable (read when the pool is first needed),
+//! else one thread per available core. `0` means "one per core" wherever a count
+//! is given.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! ledger_core::set_threads(1)?;
+//! assert_eq!(ledger_core::threads(), 1);
+//! ledger_core::set_threads(0)?; // back to one per core
+//! assert_eq!(ledger_core::threads(), std::thread::available_parallelism()?.get());
+//! # Ok(())
+//! # }
+//! ```
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use crate::error::{Error, Result};
+
+/// The environment variable that sizes the pool when [`set_threads`] was not called.
+pub const THREADS_ENV: &str = "LEDGER_THREADS";
+
+/// The pool, built on first use; replaced by [`set_threads`]. Work already running
+/// keeps the pool it started on.
+static POOL: RwLock<Option<Arc<rayon::ThreadPool>>> = RwLock::new(None);
+
+/// The most threads ledger starts: more would only cost memory (reading is bound
+/// by the disk and the cores long before).
+pub const MAX_THREADS: usize = 1024;
+
+/// Sets the number of threads every later call uses (`0`: one per core).
+///
+/// Refused with `invalid-argument` above [`MAX_THREADS`] or when the threads cannot
+/// be started.
+pub fn set_threads(count: usize) -> Result<()> {
+    let pool = build(count)?;
+    *POOL.write().unwrap_or_else(PoisonError::into_inner) = Some(pool);
+    Ok(())
+}
+
+/// The number of threads calls run with now (building the pool if needed).
+///
+/// When `LEDGER_THREADS` is malformed, the pool cannot be built and every
+/// expansion reports why; this answer is then the count of one per core.
+pub fn threads() -> usize {
+    match pool() {
+        Ok(pool) => pool.current_num_threads(),
+        Err(_) => default_count(),
+    }
+}
+
+/// The current pool (built from `LEDGER_THREADS` the first time): every parallel
+/// read runs on it.
+pub(crate) fn pool() -> Result<Arc<rayon::ThreadPool>> {
+    if let Some(pool) = POOL.read().unwrap_or_else(PoisonError::into_inner).as_ref() {
+        return Ok(Arc::clone(pool));
+    }
+    let mut slot = POOL.write().unwrap_or_else(PoisonError::into_inner);
+    if let Some(pool) = slot.as_ref() {
+        return Ok(Arc::clone(pool));
+    }
+    let pool = build(count_from_env(std::env::var_os(THREADS_ENV).as_deref())?)?;
+    *slot = Some(Arc::clone(&pool));
+    Ok(pool)
+}
+
+/// The count `LEDGER_THREADS` asks for: unset or empty is `0` (one per core); anything
+/// but a decimal number is refused, naming the variable.
+fn count_from_env(value: Option<&std::ffi::OsStr>) -> Result<usize> {
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return Ok(0);
+    };
+    value
+        .to_str()
+        .and_then(|text| text.trim().parse().ok())
+        .ok_or_else(|| Error::InvalidArgument {
+            message: format!(
+                "{THREADS_ENV}='{}' is not a thread count (a whole number, 0 for one per core)",
+                crate::quote::escape(value.as_encoded_bytes())
+            ),
+        })
+}
+
+fn build(count: usize) -> Result<Arc<rayon::ThreadPool>> {
+    if count > MAX_THREADS {
+        return Err(Error::InvalidArgument {
+            message: format!("{count} threads is more than ledger starts ({MAX_THREADS})"),
+        });
+    }
+    let count = if count == 0 { default_count() } else { count };
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(count)
+        .thread_name(|i| format!("ledger-{i}"))
+        .build()
+        .map(Arc::new)
+        .map_err(|err| Error::InvalidArgument {
+            message: format!("cannot start {count} threads: {err}"),
+        })
+}
+
+fn default_count() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn the_environment_count_is_a_whole_number_or_refused() {
+        assert_eq!(count_from_env(None).unwrap(), 0);
+        assert_eq!(count_from_env(Some(OsStr::new(""))).unwrap(), 0);
+        assert_eq!(count_from_env(Some(OsStr::new("3"))).unwrap(), 3);
+        assert_eq!(count_from_env(Some(OsStr::new(" 2\n"))).unwrap(), 2);
+        for bad in ["-1", "two", "1.5"] {
+            let err = count_from_env(Some(OsStr::new(bad))).unwrap_err();
+            assert_eq!(err.code(), "invalid-argument");
+            assert!(err.to_string().contains("LEDGER_THREADS="), "{err}");
+        }
+    }
+
+    #[test]
+    fn work_runs_on_the_pool_set() {
+        // The only test in this crate's unit tests that sets the pool.
+        set_threads(2).unwrap();
+        assert_eq!(threads(), 2);
+        let inside = pool().unwrap().install(rayon::current_num_threads);
+        assert_eq!(inside, 2);
+        set_threads(0).unwrap();
+        assert_eq!(threads(), default_count());
+        let err = set_threads(MAX_THREADS + 1).unwrap_err();
+        assert_eq!(err.code(), "invalid-argument");
+        assert_eq!(threads(), default_count(), "a refused count changes nothing");
+    }
+}
