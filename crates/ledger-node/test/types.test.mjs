@@ -74,7 +74,7 @@ test('new Inventory(text) reads a record as Inventory.fromRecord does', async (t
   assert.equal(made.fingerprint, ledger.Inventory.fromRecord(text).fingerprint)
   assert.equal((await made.compare()).matches, true)
   assert.throws(() => new ledger.Inventory(), /into rust type `String`/)
-  assert.throws(() => new ledger.Inventory('{}', { source: 'bad.json' }), (e) => e.code === 'malformed-record' && e.path === 'bad.json')
+  assert.throws(() => new ledger.Inventory('{}', { source: 'bad.json' }), (e) => e.code === 'unsupported-version' && e.path === 'bad.json')
 })
 
 test('setThreads changes how many threads read, never the answer', (t) => {
