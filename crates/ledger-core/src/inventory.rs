@@ -10,11 +10,11 @@ use serde::{Deserialize, Serialize};
 use crate::entry::Entry;
 use crate::error::{DisplayPath, Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
-use crate::threads;
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
 use crate::read::{Outcome, read_contents};
 use crate::scope::Scope;
+use crate::threads;
 use crate::walk::walk_root;
 
 /// The expanded set: entries in ascending path order and their fingerprint.

@@ -136,6 +136,10 @@ mod tests {
         assert_eq!(threads(), default_count());
         let err = set_threads(MAX_THREADS + 1).unwrap_err();
         assert_eq!(err.code(), "invalid-argument");
-        assert_eq!(threads(), default_count(), "a refused count changes nothing");
+        assert_eq!(
+            threads(),
+            default_count(),
+            "a refused count changes nothing"
+        );
     }
 }

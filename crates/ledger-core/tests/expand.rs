@@ -235,7 +235,9 @@ fn repository(files: usize) -> tempfile::TempDir {
 /// the tests that set it take turns.
 fn in_pool<T>(threads: usize, op: impl FnOnce() -> T) -> T {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _turn = TURN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = TURN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     ledger_core::set_threads(threads).unwrap();
     assert_eq!(ledger_core::threads(), threads);
     op()

@@ -16,7 +16,8 @@ pub fn set_threads(env: Env, count: f64) -> napi::Result<()> {
 
 /// A JavaScript number as a count: a whole, non-negative number (never truncated).
 fn whole(count: f64) -> Result<usize, ledger_core::Error> {
-    let valid = count.is_finite() && count >= 0.0 && count.fract() == 0.0 && count <= u32::MAX.into();
+    let valid =
+        count.is_finite() && count >= 0.0 && count.fract() == 0.0 && count <= u32::MAX.into();
     if !valid {
         return Err(ledger_core::Error::InvalidArgument {
             message: format!("{count} is not a thread count (a whole number, 0 for one per core)"),

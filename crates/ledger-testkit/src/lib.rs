@@ -170,6 +170,27 @@ impl Git {
         self.run(dir, args).stdout
     }
 
+    /// The oracle: what `git -C dir ls-files --cached --others --exclude-standard -z`
+    /// lists, each path once (a conflict lists a path once per stage), in byte order.
+    ///
+    /// # Panics
+    ///
+    /// As [`Git::run`].
+    pub fn listed(&self, dir: &Path) -> std::collections::BTreeSet<Vec<u8>> {
+        let args = [
+            "ls-files",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "-z",
+        ];
+        self.stdout(dir, &args)
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect()
+    }
+
     /// `git init -q` in the existing directory `dir`, then any `extra` arguments
     /// (`["-b", "main"]`, say).
     ///

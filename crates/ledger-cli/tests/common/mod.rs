@@ -76,23 +76,7 @@ impl Sandbox {
 
     /// The fingerprint computed independently: git's listing, files read with std.
     pub fn oracle_fingerprint(&self, dir: &Path) -> String {
-        let out = self.git(
-            dir,
-            &[
-                "ls-files",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-                "-z",
-            ],
-        );
-        let mut paths: Vec<&[u8]> = out
-            .stdout
-            .split(|&b| b == 0)
-            .filter(|p| !p.is_empty())
-            .collect();
-        paths.sort();
-        paths.dedup();
+        let paths = self.testkit().listed(dir);
         let entries = paths.iter().map(|p| {
             let rel = std::str::from_utf8(p).unwrap();
             let full = dir.join(rel);

@@ -53,17 +53,10 @@ fn test_home() -> &'static Path {
             std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
             std::env::set_var("GIT_CONFIG_GLOBAL", &global);
             std::env::set_var("GIT_CONFIG_NOSYSTEM", "1");
-            for var in [
-                "GIT_DIR",
-                "GIT_WORK_TREE",
-                "GIT_INDEX_FILE",
-                "GIT_COMMON_DIR",
-                "GIT_CEILING_DIRECTORIES",
-                "GIT_CONFIG",
-                "GIT_CONFIG_PARAMETERS",
-                "GIT_CONFIG_COUNT",
-                "SUDO_UID",
-            ] {
+            for var in ledger_testkit::LOCATING_VARIABLES
+                .iter()
+                .chain(&["SUDO_UID"])
+            {
                 std::env::remove_var(var);
             }
         }
@@ -109,19 +102,10 @@ fn commit_all(dir: &Path, message: &str) {
 /// What git lists in `dir`: one entry per line (duplicates of conflict stages removed),
 /// the trailing `/` of nested repositories stripped.
 fn oracle(dir: &Path) -> BTreeSet<Vec<u8>> {
-    let out = git(
-        dir,
-        &[
-            "ls-files",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-            "-z",
-        ],
-    );
-    out.split(|b| *b == 0)
-        .filter(|p| !p.is_empty())
-        .map(|p| p.strip_suffix(b"/").unwrap_or(p).to_vec())
+    testkit()
+        .listed(dir)
+        .into_iter()
+        .map(|p| p.strip_suffix(b"/").map_or(p.clone(), <[u8]>::to_vec))
         .collect()
 }
 
