@@ -183,8 +183,8 @@ pub fn fingerprint(
     workspace: PathArg,
     scope: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
-    let inventory = expand(py, args::scope(py, workspace, scope)?)?;
-    Ok(inventory.fingerprint.to_string())
+    let inventory = inventory(py, workspace, scope)?;
+    Ok(inventory.inner.fingerprint.to_string())
 }
 
 /// The inventory of a scope (see `fingerprint`): the Python twin of
