@@ -13,14 +13,8 @@ use crate::store::PyStore;
 use crate::{errors, repr};
 
 /// One artifact's row of the status.
-#[pyclass(
-    frozen,
-    eq,
-    get_all,
-    skip_from_py_object,
-    name = "ArtifactStatus",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq, get_all, skip_from_py_object)]
+#[pyo3(name = "ArtifactStatus", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyArtifactStatus {
     /// The artifact.
@@ -65,13 +59,8 @@ impl PyArtifactStatus {
 }
 
 /// The approval status of a change: one row per artifact, in graph order.
-#[pyclass(
-    frozen,
-    eq,
-    skip_from_py_object,
-    name = "ApprovalStatus",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq)]
+#[pyo3(name = "ApprovalStatus", module = "ledger")]
 #[derive(PartialEq)]
 pub struct PyApprovalStatus {
     /// The change.

@@ -12,7 +12,8 @@ use crate::{errors, repr};
 
 /// One change of a workspace (`<changes_root>/<change>/`) and its artifact
 /// graph (default: OpenSpec's spec-driven schema).
-#[pyclass(frozen, skip_from_py_object, name = "ChangeSet", module = "ledger")]
+#[pyclass(frozen)]
+#[pyo3(name = "ChangeSet", module = "ledger")]
 pub struct PyChangeSet {
     /// The workspace directory.
     #[pyo3(get)]

@@ -8,14 +8,8 @@ use crate::entry::PyEntry;
 use crate::repr;
 
 /// One difference. A path whose mode and content both changed appears twice.
-#[pyclass(
-    frozen,
-    eq,
-    get_all,
-    skip_from_py_object,
-    name = "Change",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq, get_all, skip_from_py_object)]
+#[pyo3(name = "Change", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyChange {
     /// `added`, `removed`, `kind-changed`, `mode-changed` or `content-changed`.
@@ -51,13 +45,8 @@ impl PyChange {
 
 /// Is it still the same? `matches` when the fingerprints are identical,
 /// otherwise every change with its reason; unchanged paths are counted.
-#[pyclass(
-    frozen,
-    eq,
-    skip_from_py_object,
-    name = "Comparison",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Comparison", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyComparison {
     /// Whether the fingerprints are identical.

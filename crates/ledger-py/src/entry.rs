@@ -11,15 +11,8 @@ use crate::{errors, repr};
 /// `100644`, `100755`, `120000` or `-`; digest 64 hex digits or `-`.
 ///
 /// Unpacks like a tuple: `path, kind, mode, digest = entry`.
-#[pyclass(
-    frozen,
-    eq,
-    hash,
-    get_all,
-    skip_from_py_object,
-    name = "Entry",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq, hash, get_all, skip_from_py_object)]
+#[pyo3(name = "Entry", module = "ledger")]
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PyEntry {
     /// Workspace-relative path, `/`-separated.

@@ -10,7 +10,8 @@ use crate::repr;
 
 /// An observed approval: the owner's decision about one artifact, bound to
 /// the fingerprint of its set (and of every upstream set).
-#[pyclass(frozen, eq, skip_from_py_object, name = "Binding", module = "ledger")]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Binding", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyBinding {
     /// The change.
@@ -63,14 +64,8 @@ impl PyBinding {
 }
 
 /// The verdict of a validation, with the inventory it was given for.
-#[pyclass(
-    frozen,
-    eq,
-    get_all,
-    skip_from_py_object,
-    name = "Validation",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq, get_all, skip_from_py_object)]
+#[pyo3(name = "Validation", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyValidation {
     /// The verdict, e.g. `PASS`.
@@ -100,13 +95,8 @@ impl PyValidation {
 
 /// Everything a new session needs to continue a change (read-only here;
 /// `approve()` writes new envelopes).
-#[pyclass(
-    frozen,
-    eq,
-    skip_from_py_object,
-    name = "StateEnvelope",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq)]
+#[pyo3(name = "StateEnvelope", module = "ledger")]
 #[derive(PartialEq)]
 pub struct PyStateEnvelope {
     /// The change's identity.

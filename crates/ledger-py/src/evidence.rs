@@ -20,7 +20,8 @@ use crate::{errors, repr};
 
 /// How a prerequisite's value is observed: a literal, an environment
 /// variable, or the trimmed stdout of a shell command.
-#[pyclass(frozen, eq, skip_from_py_object, name = "Observe", module = "ledger")]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Observe", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyObserve {
     /// `literal`, `environment` or `command`.
@@ -104,7 +105,8 @@ fn prerequisites(arg: Option<&Bound<'_, PyAny>>) -> PyResult<Option<BTreeMap<Str
 
 /// A gate's definition: what it runs, where (relative to the workspace), on
 /// which inputs, and which prerequisites its result depends on.
-#[pyclass(frozen, eq, skip_from_py_object, name = "GateSpec", module = "ledger")]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "GateSpec", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyGateSpec {
     /// The gate's name.
@@ -176,7 +178,8 @@ impl PyGateSpec {
 }
 
 /// The record of one gate run.
-#[pyclass(frozen, eq, skip_from_py_object, name = "Evidence", module = "ledger")]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Evidence", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyEvidence {
     /// The gate's definition as run (the scope resolved).
@@ -254,13 +257,8 @@ impl PyEvidence {
 
 /// Why evidence cannot be reused. `str()` gives the sentence `ledger gate
 /// check` prints; `to_json()` every detail.
-#[pyclass(
-    frozen,
-    eq,
-    skip_from_py_object,
-    name = "StaleReason",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "StaleReason", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyStaleReason {
     /// `no-evidence`, `scope-differs`, `command-differs`, `inputs-changed`,
@@ -305,7 +303,8 @@ impl PyStaleReason {
 }
 
 /// The answer of a reuse check: fresh, or stale with every reason.
-#[pyclass(frozen, eq, skip_from_py_object, name = "Freshness", module = "ledger")]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Freshness", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyFreshness {
     /// The gate.

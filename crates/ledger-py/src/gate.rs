@@ -11,7 +11,8 @@ use crate::store::PyStore;
 use crate::{errors, repr};
 
 /// What `run_gate()` did: reused fresh evidence, or ran and recorded.
-#[pyclass(frozen, skip_from_py_object, name = "RunOutcome", module = "ledger")]
+#[pyclass(frozen)]
+#[pyo3(name = "RunOutcome", module = "ledger")]
 pub struct PyRunOutcome {
     /// Whether fresh evidence was reused (the command did not run).
     #[pyo3(get)]

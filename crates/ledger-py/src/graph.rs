@@ -9,14 +9,8 @@ use crate::{errors, repr};
 
 /// One artifact of a graph: its id, what it generates (a file or a glob,
 /// relative to the change directory), and the artifacts it requires.
-#[pyclass(
-    frozen,
-    eq,
-    get_all,
-    skip_from_py_object,
-    name = "Artifact",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq, get_all, skip_from_py_object)]
+#[pyo3(name = "Artifact", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyArtifact {
     /// Its name, e.g. `design`.
@@ -73,13 +67,8 @@ impl PyArtifact {
 
 /// A DAG of artifacts in topological order, plus the tracked file whose task
 /// checkboxes are progress (`apply.tracks`).
-#[pyclass(
-    frozen,
-    eq,
-    skip_from_py_object,
-    name = "ArtifactGraph",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "ArtifactGraph", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyArtifactGraph {
     /// The artifacts, each after everything it requires.

@@ -20,7 +20,8 @@ use crate::scope::PyScope;
 ///
 /// `to_json()` writes an inventory record exactly as `ledger inventory` does;
 /// `Inventory.from_json()` / `Inventory.read()` read one strictly.
-#[pyclass(frozen, eq, skip_from_py_object, name = "Inventory", module = "ledger")]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Inventory", module = "ledger")]
 #[derive(Clone)]
 pub struct PyInventory {
     pub(crate) inner: Inventory,

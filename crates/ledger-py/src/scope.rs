@@ -13,7 +13,8 @@ use crate::errors;
 /// The workspace is exactly the directory given (default: the current
 /// directory), not the top of the enclosing checkout as with the CLI; use
 /// `worktree_root()` for the CLI's default.
-#[pyclass(frozen, eq, skip_from_py_object, name = "Scope", module = "ledger")]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Scope", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyScope {
     /// The workspace directory, as given (absolute once resolved).

@@ -10,7 +10,8 @@ use crate::{errors, repr};
 
 /// The record store of a workspace (`<workspace>/.ledger`): immutable records
 /// and compare-and-swap refs. Creates nothing until something is written.
-#[pyclass(frozen, eq, skip_from_py_object, name = "Store", module = "ledger")]
+#[pyclass(frozen, eq)]
+#[pyo3(name = "Store", module = "ledger")]
 #[derive(PartialEq)]
 pub struct PyStore {
     /// The store's directory.
@@ -90,13 +91,8 @@ impl PyStore {
 }
 
 /// What `Store.check()` found.
-#[pyclass(
-    frozen,
-    eq,
-    skip_from_py_object,
-    name = "StoreReport",
-    module = "ledger"
-)]
+#[pyclass(frozen, eq)]
+#[pyo3(name = "StoreReport", module = "ledger")]
 #[derive(PartialEq)]
 pub struct PyStoreReport {
     /// How many intact records the store holds.
