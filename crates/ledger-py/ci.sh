@@ -25,9 +25,12 @@ PY="$VENV/bin/python"
     'maturin>=1.9.4,<2' 'pytest>=8,<10' 'mypy>=1.10,<3'
 "$PY" -m maturin --version
 
-step "build the wheel (maturin, release) and install it"
+step "build the wheel (maturin, release, with the test hooks) and install it"
+# `test-hooks` adds `ledger._ledger._panic`, which test_errors.py needs to
+# provoke a real panic; a wheel built for use (`pip install ./crates/ledger-py`,
+# pyproject.toml's features) never has it.
 rm -f "$WHEELS"/ledger-*.whl
-"$PY" -m maturin build --release --locked \
+"$PY" -m maturin build --release --locked --features test-hooks \
     --manifest-path "$CRATE/Cargo.toml" --interpreter "$PY" --out "$WHEELS"
 "$PY" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
     "$WHEELS"/ledger-*.whl
@@ -36,8 +39,10 @@ step "build the CLI for the parity tests"
 cargo build -p ledger-cli --locked
 export LEDGER_BIN="$TARGET_DIR/debug/ledger"
 
-step "clippy on the binding code (feature python)"
-PYO3_PYTHON="$PY" cargo clippy -p ledger-py --features python --all-targets --locked -- -D warnings
+step "clippy on the binding code (feature python, then with the test hooks)"
+for features in python test-hooks; do
+    PYO3_PYTHON="$PY" cargo clippy -p ledger-py --features "$features" --all-targets --locked -- -D warnings
+done
 
 step "stubs against the compiled module"
 "$PY" -m mypy.stubtest ledger

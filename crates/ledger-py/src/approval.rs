@@ -3,137 +3,107 @@
 
 use std::collections::BTreeMap;
 
-use ledger_core::{ApprovalStatus, ArtifactStatus};
+use ledger_core::{ApprovalStatus, ArtifactStatus, to_pretty_json};
 use pyo3::prelude::*;
 
 use crate::artifacts::PyChangeSet;
 use crate::compare::PyChange;
 use crate::envelope::{PyBinding, PyStateEnvelope};
-use crate::errors;
-use crate::scope::json_text;
 use crate::store::PyStore;
+use crate::{errors, repr};
 
 /// One artifact's row of the status.
-#[pyclass(frozen, eq, name = "ArtifactStatus", module = "ledger")]
-#[derive(PartialEq)]
+#[pyclass(frozen, eq, get_all, skip_from_py_object)]
+#[pyo3(name = "ArtifactStatus", module = "ledger")]
+#[derive(Clone, PartialEq)]
 pub struct PyArtifactStatus {
-    inner: ArtifactStatus,
+    /// The artifact.
+    artifact: String,
+    /// `approved`, `unbound`, `changed`, `reset`, `blocked`, `archived` or `gone`.
+    state: &'static str,
+    /// The fingerprint it was approved with.
+    approved: Option<String>,
+    /// Its fingerprint now (`None` when blocked).
+    current: Option<String>,
+    /// The changed or blocked upstream artifacts that reset it.
+    reset_by: Vec<String>,
+    /// Why the set is blocked: `error[<code>]: <message>`.
+    blocked: Option<String>,
+    /// When `changed`: every path that differs from the approved set (`None`
+    /// when the binding predates stored inventories).
+    changes: Option<Vec<PyChange>>,
+    /// The binding, when there is one.
+    binding: Option<PyBinding>,
+}
+
+impl From<&ArtifactStatus> for PyArtifactStatus {
+    fn from(a: &ArtifactStatus) -> Self {
+        PyArtifactStatus {
+            artifact: a.artifact.clone(),
+            state: a.state.as_str(),
+            approved: a.approved.map(|f| f.to_string()),
+            current: a.current.map(|f| f.to_string()),
+            reset_by: a.reset_by.clone(),
+            blocked: a.blocked.clone(),
+            changes: (a.changes.as_ref()).map(|c| c.iter().map(PyChange::from).collect()),
+            binding: a.binding.clone().map(PyBinding::from),
+        }
+    }
 }
 
 #[pymethods]
 impl PyArtifactStatus {
-    /// The artifact.
-    #[getter]
-    fn artifact(&self) -> &str {
-        &self.inner.artifact
-    }
-
-    /// `approved`, `unbound`, `changed`, `reset`, `blocked`, `archived` or `gone`.
-    #[getter]
-    fn state(&self) -> &'static str {
-        self.inner.state.as_str()
-    }
-
-    /// The fingerprint it was approved with.
-    #[getter]
-    fn approved(&self) -> Option<String> {
-        self.inner.approved.map(|f| f.to_string())
-    }
-
-    /// Its fingerprint now (`None` when blocked).
-    #[getter]
-    fn current(&self) -> Option<String> {
-        self.inner.current.map(|f| f.to_string())
-    }
-
-    /// The changed or blocked upstream artifacts that reset it.
-    #[getter]
-    fn reset_by(&self) -> Vec<String> {
-        self.inner.reset_by.clone()
-    }
-
-    /// Why the set is blocked: `error[<code>]: <message>`.
-    #[getter]
-    fn blocked(&self) -> Option<&str> {
-        self.inner.blocked.as_deref()
-    }
-
-    /// When `changed`: every path that differs from the approved set (`None`
-    /// when the binding predates stored inventories).
-    #[getter]
-    fn changes(&self) -> Option<Vec<PyChange>> {
-        let changes = self.inner.changes.clone()?;
-        Some(
-            changes
-                .into_iter()
-                .map(|inner| PyChange { inner })
-                .collect(),
-        )
-    }
-
-    /// The binding, when there is one.
-    #[getter]
-    fn binding(&self) -> Option<PyBinding> {
-        let binding = self.inner.binding.clone();
-        binding.map(|inner| PyBinding { inner })
-    }
-
-    fn __repr__(&self) -> String {
-        let state = self.inner.state.as_str();
-        format!("ArtifactStatus({:?}, {state:?})", self.inner.artifact)
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["artifact", "state"])
     }
 }
 
 /// The approval status of a change: one row per artifact, in graph order.
-#[pyclass(frozen, eq, name = "ApprovalStatus", module = "ledger")]
+#[pyclass(frozen, eq)]
+#[pyo3(name = "ApprovalStatus", module = "ledger")]
 #[derive(PartialEq)]
 pub struct PyApprovalStatus {
+    /// The change.
+    #[pyo3(get)]
+    change: String,
+    /// The record the bindings came from (`None`: no state recorded yet).
+    #[pyo3(get)]
+    state_record: Option<String>,
+    /// Where the change is: `active`, `archived` or `missing`.
+    #[pyo3(get)]
+    location: &'static str,
+    /// The change's directory (relative to the workspace), `None` when missing.
+    #[pyo3(get)]
+    directory: Option<String>,
+    /// `{"reason": ..., "observed_at": ...}` when the change's state was retired.
+    #[pyo3(get)]
+    retired: Option<BTreeMap<&'static str, String>>,
+    /// One row per artifact, in topological order.
+    #[pyo3(get)]
+    artifacts: Vec<PyArtifactStatus>,
     inner: ApprovalStatus,
+}
+
+impl From<ApprovalStatus> for PyApprovalStatus {
+    fn from(inner: ApprovalStatus) -> Self {
+        let retired = inner.retired.as_ref().map(|r| {
+            let fields = [("reason", &r.reason), ("observed_at", &r.observed_at)];
+            fields.map(|(k, v)| (k, v.clone())).into()
+        });
+        PyApprovalStatus {
+            change: inner.change.clone(),
+            state_record: inner.state_record.map(|r| r.to_string()),
+            location: inner.location.state(),
+            directory: inner.location.directory().map(str::to_owned),
+            retired,
+            artifacts: inner.artifacts.iter().map(PyArtifactStatus::from).collect(),
+            inner,
+        }
+    }
 }
 
 #[pymethods]
 impl PyApprovalStatus {
-    /// The change.
-    #[getter]
-    fn change(&self) -> &str {
-        &self.inner.change
-    }
-
-    /// The record the bindings came from (`None`: no state recorded yet).
-    #[getter]
-    fn state_record(&self) -> Option<String> {
-        self.inner.state_record.map(|r| r.to_string())
-    }
-
-    /// Where the change is: `active`, `archived` or `missing`.
-    #[getter]
-    fn location(&self) -> &'static str {
-        self.inner.location.state()
-    }
-
-    /// The change's directory (relative to the workspace), `None` when missing.
-    #[getter]
-    fn directory(&self) -> Option<&str> {
-        self.inner.location.directory()
-    }
-
-    /// `{"reason": ..., "observed_at": ...}` when the change's state was retired.
-    #[getter]
-    fn retired(&self) -> Option<BTreeMap<&'static str, String>> {
-        let retired = self.inner.retired.as_ref()?;
-        Some(BTreeMap::from([
-            ("reason", retired.reason.clone()),
-            ("observed_at", retired.observed_at.clone()),
-        ]))
-    }
-
-    /// One row per artifact, in topological order.
-    #[getter]
-    fn artifacts(&self) -> Vec<PyArtifactStatus> {
-        let rows = self.inner.artifacts.iter().cloned();
-        rows.map(|inner| PyArtifactStatus { inner }).collect()
-    }
-
     /// Whether every artifact is approved (`ledger status` exits 0).
     fn all_approved(&self) -> bool {
         self.inner.all_approved()
@@ -141,18 +111,11 @@ impl PyApprovalStatus {
 
     /// The status as JSON, exactly as `ledger status --json` prints it.
     fn to_json(&self) -> String {
-        json_text(&self.inner)
+        to_pretty_json(&self.inner)
     }
 
-    fn __repr__(&self) -> String {
-        let rows: Vec<String> = (self.inner.artifacts.iter())
-            .map(|a| format!("{}={}", a.artifact, a.state.as_str()))
-            .collect();
-        format!(
-            "ApprovalStatus({:?}, {})",
-            self.inner.change,
-            rows.join(", ")
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["change", "location", "artifacts"])
     }
 }
 
@@ -160,8 +123,7 @@ impl PyApprovalStatus {
 #[pyfunction]
 pub fn status(py: Python<'_>, store: &PyStore, change: &PyChangeSet) -> PyResult<PyApprovalStatus> {
     let (store, change) = (store.inner.clone(), change.inner.clone());
-    let inner = errors::detached(py, move || ledger_core::status(&store, &change))?;
-    Ok(PyApprovalStatus { inner })
+    errors::detached(py, move || ledger_core::status(&store, &change)).map(PyApprovalStatus::from)
 }
 
 /// Binds `artifact`'s current fingerprint to the observed `source` of the
@@ -178,10 +140,10 @@ pub fn approve(
     absent: bool,
 ) -> PyResult<PyBinding> {
     let (store, change) = (store.inner.clone(), change.inner.clone());
-    let inner = errors::detached(py, move || {
+    let binding = errors::detached(py, move || {
         ledger_core::approve(&store, &change, &artifact, &source, absent.into())
     })?;
-    Ok(PyBinding { inner })
+    Ok(PyBinding::from(binding))
 }
 
 /// Retires a change's state: a new record without bindings that says why;
@@ -202,7 +164,10 @@ pub fn current_state(
     change: String,
 ) -> PyResult<(Option<String>, PyStateEnvelope)> {
     let store = store.inner.clone();
-    let (record, inner) =
+    let (record, envelope) =
         errors::detached(py, move || ledger_core::current_state(&store, &change))?;
-    Ok((record.map(|r| r.to_string()), PyStateEnvelope { inner }))
+    Ok((
+        record.map(|r| r.to_string()),
+        PyStateEnvelope::from(envelope),
+    ))
 }

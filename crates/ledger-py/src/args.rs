@@ -1,30 +1,32 @@
 //! Python arguments into owned Rust values: paths given as `str` or
-//! `os.PathLike`, and path collections. Everything is extracted before the GIL
-//! is released, so the core never sees a Python object.
+//! `os.PathLike`, the scope keywords, texts taken exactly, and mappings.
+//! Everything is extracted before the GIL is released, so the core never sees
+//! a Python object.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use ledger_core::{DisplayPath, Error};
+use camino::Utf8PathBuf;
+use ledger_core::{DisplayPath, Error, Scope, ScopeLists};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyMapping, PyString};
+use pyo3::types::{PyBytes, PyDict, PyMapping, PyString};
 
 use crate::errors;
 
-/// A path argument (`str` or `os.PathLike`) as UTF-8 text. The core works on
-/// UTF-8 paths only; anything else is `NonUtf8PathError`, never a lossy name.
-pub fn path_text(arg: &Bound<'_, PyAny>) -> PyResult<String> {
-    let path: PathBuf = arg.extract()?;
+/// A path as UTF-8 text. The core works on UTF-8 paths only; anything else is
+/// `NonUtf8PathError`, never a lossy name.
+pub fn utf8(py: Python<'_>, path: PathBuf) -> PyResult<String> {
     path.into_os_string().into_string().map_err(|raw| {
         let bytes = std::os::unix::ffi::OsStrExt::as_bytes(raw.as_os_str());
-        errors::to_py(
-            arg.py(),
-            &Error::NonUtf8Path {
-                path: DisplayPath::from_bytes(bytes),
-            },
-        )
+        let path = DisplayPath::from_bytes(bytes);
+        errors::to_py(py, &Error::NonUtf8Path { path })
     })
+}
+
+/// A path argument (`str` or `os.PathLike`) as UTF-8 text ([`utf8`]).
+pub fn path_text(arg: &Bound<'_, PyAny>) -> PyResult<String> {
+    utf8(arg.py(), arg.extract()?)
 }
 
 /// A path argument extracted as UTF-8 text (see [`path_text`]).
@@ -45,73 +47,91 @@ impl<'a, 'py> FromPyObject<'a, 'py> for PathArg {
     }
 }
 
-/// Whether `arg` is one path rather than a collection of them (a `str` is
-/// iterable, but iterating it would give one-character "paths").
-fn is_single_path(arg: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(arg.is_instance_of::<PyString>() || arg.hasattr("__fspath__")?)
-}
-
-/// `None`, one path, or an iterable of paths, as a list of UTF-8 texts.
-pub fn path_list(arg: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
-    let Some(arg) = arg.filter(|a| !a.is_none()) else {
+/// `None`, one path, or an iterable of paths, as a list of UTF-8 texts. A
+/// `str` is one path: iterating it would give one-character "paths".
+fn paths(arg: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if arg.is_none() {
         return Ok(Vec::new());
-    };
-    if is_single_path(arg)? {
+    }
+    if arg.is_instance_of::<PyString>() || arg.hasattr("__fspath__")? {
         return Ok(vec![path_text(arg)?]);
     }
-    arg.try_iter()?
-        .map(|item| path_text(&item?))
-        .collect::<PyResult<_>>()
+    arg.try_iter()?.map(|item| path_text(&item?)).collect()
 }
 
-/// The reason recorded for an exclusion given without one. It is the text the
-/// CLI records for `--exclude`, so that a scope declared here equals the same
-/// scope declared on the command line (gate evidence compares scopes).
-pub use ledger_core::DEFAULT_EXCLUSION_REASON;
-
-/// `exclude=`: `None`, one path, an iterable of paths (default reason), or a
-/// mapping of path → reason.
-pub fn exclusions(arg: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(String, String)>> {
-    let Some(arg) = arg.filter(|a| !a.is_none()) else {
-        return Ok(Vec::new());
+/// `exclude=`: paths (the reason the CLI records for `--exclude`, so that both
+/// declare the same scope) or a mapping of path → reason.
+fn exclusions(arg: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Option<String>)>> {
+    let Ok(mapping) = arg.cast::<PyMapping>() else {
+        return Ok(paths(arg)?.into_iter().map(|p| (p, None)).collect());
     };
-    if let Ok(mapping) = arg.cast::<PyMapping>() {
-        return mapping
-            .items()?
-            .iter()
-            .map(|item| {
-                let (path, reason): (Bound<'_, PyAny>, String) = item.extract()?;
-                Ok((path_text(&path)?, reason))
-            })
-            .collect();
+    let items = mapping.items()?;
+    let pair = |item: Bound<'_, PyAny>| -> PyResult<_> {
+        let (path, reason): (Bound<'_, PyAny>, String) = item.extract()?;
+        Ok((path_text(&path)?, Some(reason)))
+    };
+    items.iter().map(pair).collect()
+}
+
+/// The scope a workspace and the scope keywords (`**scope`) of `Scope()`,
+/// `fingerprint()` and `inventory()` declare — the keywords the CLI's scope
+/// flags are: `repos`, `roots`, `paths`, `exclude`, `tasks`, `purpose`. Every
+/// path is validated by the core.
+pub fn scope(
+    py: Python<'_>,
+    workspace: PathArg,
+    keywords: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Scope> {
+    let mut lists = ScopeLists::default();
+    for (key, value) in keywords.into_iter().flat_map(|k| k.iter()) {
+        match key.extract::<String>()?.as_str() {
+            "repos" => lists.repositories = paths(&value)?,
+            "roots" => lists.roots = paths(&value)?,
+            "paths" => lists.paths = paths(&value)?,
+            "exclude" => lists.exclusions = exclusions(&value)?,
+            "tasks" => lists.tasks = paths(&value)?,
+            "purpose" => lists.purpose = value.extract()?,
+            other => {
+                return Err(PyTypeError::new_err(format!(
+                    "unexpected keyword argument '{other}': a scope takes repos, roots, paths, exclude, tasks and purpose"
+                )));
+            }
+        }
     }
-    Ok(path_list(Some(arg))?
-        .into_iter()
-        .map(|path| (path, DEFAULT_EXCLUSION_REASON.to_owned()))
-        .collect())
+    let workspace = Utf8PathBuf::from(workspace.0);
+    errors::run(py, || Scope::from_lists(workspace, &lists))
 }
 
-/// `text` as Python's `repr()` writes it, for `__repr__` methods.
-pub fn quoted(py: Python<'_>, text: &str) -> String {
-    PyString::new(py, text)
-        .repr()
-        .map_or_else(|_| format!("{text:?}"), |r| r.to_string())
+/// A `str` as exact UTF-8 text. One that is not valid Unicode (lone
+/// surrogates) cannot be recorded byte-exactly: it is `NonUtf8ValueError`
+/// naming its bytes (as `os.fsencode` gives them), never replaced by U+FFFD.
+pub fn exact_text(value: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
+    if let Ok(text) = value.extract::<String>() {
+        return Ok(text);
+    }
+    let encoded = value
+        .call_method1("encode", ("utf-8", "surrogateescape"))
+        .or_else(|_| value.call_method1("encode", ("utf-8", "surrogatepass")))?;
+    let bytes = encoded.cast::<PyBytes>()?.as_bytes();
+    let error = Error::NonUtf8Value {
+        what: what.to_owned(),
+        value: DisplayPath::from_bytes(bytes).0,
+    };
+    Err(errors::to_py(value.py(), &error))
 }
 
-/// `True` / `False`, for `__repr__` methods.
-pub fn py_bool(value: bool) -> &'static str {
-    if value { "True" } else { "False" }
-}
-
-/// An iterable of `str` (a list, a tuple, a generator...) as owned strings.
-/// A bare `str` is refused: iterating it would give its characters.
-pub fn strings(arg: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+/// An iterable of `str` (a list, a tuple, a generator...), each as exact text
+/// ([`exact_text`]). A bare `str` is refused: iterating it would give its
+/// characters.
+pub fn texts(arg: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
     if arg.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
             "expected an iterable of str, not a str",
         ));
     }
-    arg.try_iter()?.map(|item| item?.extract()).collect()
+    arg.try_iter()?
+        .map(|item| exact_text(item?.cast::<PyString>()?, what))
+        .collect()
 }
 
 /// Any mapping (`dict` or another `collections.abc.Mapping`) of `str` keys,
@@ -120,13 +140,10 @@ pub fn mapping<'py, T>(
     arg: &Bound<'py, PyAny>,
     value: impl Fn(&Bound<'py, PyAny>) -> PyResult<T>,
 ) -> PyResult<BTreeMap<String, T>> {
-    let mapping = arg.cast::<PyMapping>()?;
-    mapping
-        .items()?
-        .iter()
-        .map(|item| {
-            let (key, v): (String, Bound<'py, PyAny>) = item.extract()?;
-            Ok((key, value(&v)?))
-        })
-        .collect()
+    let items = arg.cast::<PyMapping>()?.items()?;
+    let pair = |item: Bound<'py, PyAny>| {
+        let (key, v): (String, Bound<'py, PyAny>) = item.extract()?;
+        Ok((key, value(&v)?))
+    };
+    items.iter().map(pair).collect()
 }

@@ -4,16 +4,29 @@ use camino::Utf8PathBuf;
 use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT};
 use pyo3::prelude::*;
 
-use crate::args::{PathArg, quoted};
-use crate::errors;
+use crate::args::PathArg;
 use crate::graph::PyArtifactGraph;
 use crate::inventory::PyInventory;
 use crate::scope::PyScope;
+use crate::{errors, repr};
 
 /// One change of a workspace (`<changes_root>/<change>/`) and its artifact
 /// graph (default: OpenSpec's spec-driven schema).
-#[pyclass(frozen, name = "ChangeSet", module = "ledger")]
+#[pyclass(frozen)]
+#[pyo3(name = "ChangeSet", module = "ledger")]
 pub struct PyChangeSet {
+    /// The workspace directory.
+    #[pyo3(get)]
+    workspace: String,
+    /// The change's name.
+    #[pyo3(get)]
+    change: String,
+    /// The directory holding changes, relative to the workspace.
+    #[pyo3(get)]
+    changes_root: String,
+    /// The artifact graph.
+    #[pyo3(get)]
+    graph: PyArtifactGraph,
     pub(crate) inner: ChangeSet,
 }
 
@@ -34,33 +47,13 @@ impl PyChangeSet {
         let inner = errors::run(py, || {
             ChangeSet::with_root(workspace, change, &changes_root, graph)
         })?;
-        Ok(PyChangeSet { inner })
-    }
-
-    /// The workspace directory.
-    #[getter]
-    fn workspace(&self) -> &str {
-        self.inner.workspace.as_str()
-    }
-
-    /// The change's name.
-    #[getter]
-    fn change(&self) -> &str {
-        &self.inner.change
-    }
-
-    /// The directory holding changes, relative to the workspace.
-    #[getter]
-    fn changes_root(&self) -> &str {
-        &self.inner.changes_root
-    }
-
-    /// The artifact graph.
-    #[getter]
-    fn graph(&self) -> PyArtifactGraph {
-        PyArtifactGraph {
-            inner: self.inner.graph.clone(),
-        }
+        Ok(PyChangeSet {
+            workspace: inner.workspace.to_string(),
+            change: inner.change.clone(),
+            changes_root: inner.changes_root.clone(),
+            graph: PyArtifactGraph::from(inner.graph.clone()),
+            inner,
+        })
     }
 
     /// The change directory, relative to the workspace.
@@ -72,19 +65,16 @@ impl PyChangeSet {
     /// the materials it links).
     fn scope(&self, py: Python<'_>, artifact: String) -> PyResult<PyScope> {
         let change = self.inner.clone();
-        let inner = errors::detached(py, move || change.scope(&artifact))?;
-        Ok(PyScope { inner })
+        errors::detached(py, move || change.scope(&artifact)).map(PyScope::from)
     }
 
     /// Expands an artifact's approval set.
     fn inventory(&self, py: Python<'_>, artifact: String) -> PyResult<PyInventory> {
         let change = self.inner.clone();
-        let inventory = errors::detached(py, move || change.inventory(&artifact))?;
-        Ok(PyInventory::new(inventory))
+        errors::detached(py, move || change.inventory(&artifact)).map(PyInventory::from)
     }
 
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let workspace = quoted(py, self.inner.workspace.as_str());
-        format!("ChangeSet({workspace}, {})", quoted(py, &self.inner.change))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["workspace", "change"])
     }
 }

@@ -2,49 +2,49 @@
 
 use ledger_core::Entry;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyIterator, PyTuple};
 
-use crate::args::quoted;
-use crate::errors;
+use crate::{errors, repr};
 
 /// One path of an inventory: `(path, kind, mode, digest)` with the texts of the
 /// fingerprint byte stream — kind `file`, `symlink` or `missing`; mode
 /// `100644`, `100755`, `120000` or `-`; digest 64 hex digits or `-`.
 ///
 /// Unpacks like a tuple: `path, kind, mode, digest = entry`.
-#[pyclass(frozen, eq, hash, name = "Entry", module = "ledger")]
-#[derive(PartialEq, Eq, Hash)]
+#[pyclass(frozen, eq, hash, get_all, skip_from_py_object)]
+#[pyo3(name = "Entry", module = "ledger")]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PyEntry {
-    pub(crate) inner: Entry,
+    /// Workspace-relative path, `/`-separated.
+    path: String,
+    /// `file`, `symlink` or `missing`.
+    kind: &'static str,
+    /// `100644`, `100755`, `120000` or `-`.
+    mode: &'static str,
+    /// SHA-256 of the content (or link target) as 64 hex digits; `-` when missing.
+    digest: String,
 }
 
-impl PyEntry {
-    /// The four text fields.
-    pub fn parts(&self) -> (String, String, String, String) {
-        let e = &self.inner;
+impl From<&Entry> for PyEntry {
+    fn from(e: &Entry) -> Self {
         let path = e.path.as_str().to_owned();
-        (path, e.kind().into(), e.mode().into(), e.digest_text())
-    }
-}
-
-/// Wraps a core entry.
-pub fn wrap(py: Python<'_>, entry: &Entry) -> PyResult<Py<PyEntry>> {
-    Py::new(
-        py,
+        let (kind, mode, digest) = (e.kind(), e.mode(), e.digest_text());
         PyEntry {
-            inner: entry.clone(),
-        },
-    )
+            path,
+            kind,
+            mode,
+            digest,
+        }
+    }
 }
 
 /// An `Entry`, or any 4-item iterable of texts `(path, kind, mode, digest)`,
 /// as a core entry (validated by `Entry::from_parts`).
-pub fn extract(py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<Entry> {
-    if let Ok(entry) = item.cast::<PyEntry>() {
-        return Ok(entry.get().inner.clone());
-    }
+pub fn extract(item: &Bound<'_, PyAny>) -> PyResult<Entry> {
+    let py = item.py();
+    let parts = item.try_iter()?.collect::<PyResult<Vec<_>>>()?;
     let (path, kind, mode, digest): (String, String, String, String) =
-        PyTuple::new(py, item.try_iter()?.collect::<PyResult<Vec<_>>>()?)?.extract()?;
+        PyTuple::new(py, parts)?.extract()?;
     errors::run(py, || Entry::from_parts(&path, &kind, &mode, &digest))
 }
 
@@ -53,49 +53,20 @@ impl PyEntry {
     /// Builds an entry, refusing any combination the format does not allow.
     #[new]
     fn new(py: Python<'_>, path: &str, kind: &str, mode: &str, digest: &str) -> PyResult<Self> {
-        let inner = errors::run(py, || Entry::from_parts(path, kind, mode, digest))?;
-        Ok(PyEntry { inner })
+        let entry = errors::run(py, || Entry::from_parts(path, kind, mode, digest))?;
+        Ok(PyEntry::from(&entry))
     }
 
-    /// Workspace-relative path, `/`-separated.
-    #[getter]
-    fn path(&self) -> &str {
-        self.inner.path.as_str()
-    }
-
-    /// `file`, `symlink` or `missing`.
-    #[getter]
-    fn kind(&self) -> &'static str {
-        self.inner.kind()
-    }
-
-    /// `100644`, `100755`, `120000` or `-`.
-    #[getter]
-    fn mode(&self) -> &'static str {
-        self.inner.mode()
-    }
-
-    /// SHA-256 of the content (or link target) as 64 hex digits; `-` when missing.
-    #[getter]
-    fn digest(&self) -> String {
-        self.inner.digest_text()
-    }
-
-    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (path, kind, mode, digest) = self.parts();
-        PyTuple::new(py, [path, kind, mode, digest])?
-            .as_any()
-            .try_iter()
-            .map(Bound::into_any)
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyIterator>> {
+        let parts = [self.path.as_str(), self.kind, self.mode, &self.digest];
+        PyTuple::new(py, parts)?.as_any().try_iter()
     }
 
     fn __len__(&self) -> usize {
         4
     }
 
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let (path, kind, mode, digest) = self.parts();
-        let [path, kind, mode, digest] = [path, kind, mode, digest].map(|f| quoted(py, &f));
-        format!("Entry(path={path}, kind={kind}, mode={mode}, digest={digest})")
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["path", "kind", "mode", "digest"])
     }
 }

@@ -2,197 +2,176 @@
 
 use std::collections::BTreeMap;
 
-use ledger_core::{Binding, StateEnvelope, Validation};
+use ledger_core::{Binding, StateEnvelope, Validation, to_pretty_json};
 use pyo3::prelude::*;
 
 use crate::inventory::PyInventory;
-use crate::scope::json_text;
+use crate::repr;
 
 /// An observed approval: the owner's decision about one artifact, bound to
 /// the fingerprint of its set (and of every upstream set).
-#[pyclass(frozen, eq, name = "Binding", module = "ledger")]
-#[derive(PartialEq)]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Binding", module = "ledger")]
+#[derive(Clone, PartialEq)]
 pub struct PyBinding {
-    pub(crate) inner: Binding,
+    /// The change.
+    #[pyo3(get)]
+    change: String,
+    /// The artifact, e.g. `design`.
+    #[pyo3(get)]
+    artifact: String,
+    /// The fingerprint of the artifact's set when it was approved.
+    #[pyo3(get)]
+    fingerprint: String,
+    /// Where the decision was observed (free text).
+    #[pyo3(get)]
+    source: String,
+    /// When it was observed (RFC 3339, UTC).
+    #[pyo3(get)]
+    observed_at: String,
+    /// Upstream artifact → its fingerprint at approval time.
+    #[pyo3(get)]
+    upstream: BTreeMap<String, String>,
+    inner: Binding,
+}
+
+impl From<Binding> for PyBinding {
+    fn from(inner: Binding) -> Self {
+        PyBinding {
+            change: inner.change.clone(),
+            artifact: inner.artifact.clone(),
+            fingerprint: inner.fingerprint.to_string(),
+            source: inner.source.clone(),
+            observed_at: inner.observed_at.clone(),
+            upstream: (inner.upstream.iter())
+                .map(|(k, v)| (k.clone(), v.to_string()))
+                .collect(),
+            inner,
+        }
+    }
 }
 
 #[pymethods]
 impl PyBinding {
-    /// The change.
-    #[getter]
-    fn change(&self) -> &str {
-        &self.inner.change
-    }
-
-    /// The artifact, e.g. `design`.
-    #[getter]
-    fn artifact(&self) -> &str {
-        &self.inner.artifact
-    }
-
-    /// The fingerprint of the artifact's set when it was approved.
-    #[getter]
-    fn fingerprint(&self) -> String {
-        self.inner.fingerprint.to_string()
-    }
-
-    /// Where the decision was observed (free text).
-    #[getter]
-    fn source(&self) -> &str {
-        &self.inner.source
-    }
-
-    /// When it was observed (RFC 3339, UTC).
-    #[getter]
-    fn observed_at(&self) -> &str {
-        &self.inner.observed_at
-    }
-
-    /// Upstream artifact → its fingerprint at approval time.
-    #[getter]
-    fn upstream(&self) -> BTreeMap<String, String> {
-        let upstream = self.inner.upstream.iter();
-        upstream.map(|(k, v)| (k.clone(), v.to_string())).collect()
-    }
-
     /// The binding as JSON.
     fn to_json(&self) -> String {
-        json_text(&self.inner)
+        to_pretty_json(&self.inner)
     }
 
-    fn __repr__(&self) -> String {
-        let b = &self.inner;
-        format!(
-            "Binding({:?}, {:?}, {})",
-            b.change, b.artifact, b.fingerprint
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["change", "artifact", "fingerprint"])
     }
 }
 
 /// The verdict of a validation, with the inventory it was given for.
-#[pyclass(frozen, eq, name = "Validation", module = "ledger")]
-#[derive(PartialEq)]
+#[pyclass(frozen, eq, get_all, skip_from_py_object)]
+#[pyo3(name = "Validation", module = "ledger")]
+#[derive(Clone, PartialEq)]
 pub struct PyValidation {
-    inner: Validation,
+    /// The verdict, e.g. `PASS`.
+    verdict: String,
+    /// The fingerprint of the validated inventory.
+    fingerprint: String,
+    /// The validated inventory.
+    inventory: PyInventory,
+}
+
+impl From<&Validation> for PyValidation {
+    fn from(v: &Validation) -> Self {
+        PyValidation {
+            verdict: v.verdict.clone(),
+            fingerprint: v.fingerprint.to_string(),
+            inventory: PyInventory::from(v.inventory.clone()),
+        }
+    }
 }
 
 #[pymethods]
 impl PyValidation {
-    /// The verdict, e.g. `PASS`.
-    #[getter]
-    fn verdict(&self) -> &str {
-        &self.inner.verdict
-    }
-
-    /// The fingerprint of the validated inventory.
-    #[getter]
-    fn fingerprint(&self) -> String {
-        self.inner.fingerprint.to_string()
-    }
-
-    /// The validated inventory.
-    #[getter]
-    fn inventory(&self) -> PyInventory {
-        PyInventory::new(self.inner.inventory.clone())
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["verdict", "fingerprint"])
     }
 }
 
 /// Everything a new session needs to continue a change (read-only here;
 /// `approve()` writes new envelopes).
-#[pyclass(frozen, eq, name = "StateEnvelope", module = "ledger")]
+#[pyclass(frozen, eq)]
+#[pyo3(name = "StateEnvelope", module = "ledger")]
 #[derive(PartialEq)]
 pub struct PyStateEnvelope {
-    pub(crate) inner: StateEnvelope,
+    /// The change's identity.
+    #[pyo3(get)]
+    change: String,
+    /// The current role.
+    #[pyo3(get)]
+    role: String,
+    /// The current outcome.
+    #[pyo3(get)]
+    outcome: String,
+    /// Repositories or areas the change touches.
+    #[pyo3(get)]
+    affected_areas: Vec<String>,
+    /// Observed approvals, at most one per artifact.
+    #[pyo3(get)]
+    bindings: Vec<PyBinding>,
+    /// Task ids completed.
+    #[pyo3(get)]
+    tasks_completed: Vec<String>,
+    /// Task ids remaining.
+    #[pyo3(get)]
+    tasks_remaining: Vec<String>,
+    /// Short observed checks, `(name, result)`.
+    #[pyo3(get)]
+    checks: Vec<(String, String)>,
+    /// What blocks progress.
+    #[pyo3(get)]
+    blockers: Vec<String>,
+    /// The one next allowed outcome.
+    #[pyo3(get)]
+    next_outcome: Option<String>,
+    /// After validation: its verdict, inventory and fingerprint.
+    #[pyo3(get)]
+    validation: Option<PyValidation>,
+    inner: StateEnvelope,
+}
+
+impl From<StateEnvelope> for PyStateEnvelope {
+    fn from(inner: StateEnvelope) -> Self {
+        let e = &inner;
+        PyStateEnvelope {
+            change: e.change.clone(),
+            role: e.role.clone(),
+            outcome: e.outcome.clone(),
+            affected_areas: e.affected_areas.clone(),
+            bindings: e.bindings.iter().cloned().map(PyBinding::from).collect(),
+            tasks_completed: e.tasks_completed.clone(),
+            tasks_remaining: e.tasks_remaining.clone(),
+            checks: e
+                .checks
+                .iter()
+                .map(|c| (c.name.clone(), c.result.clone()))
+                .collect(),
+            blockers: e.blockers.clone(),
+            next_outcome: e.next_outcome.clone(),
+            validation: e.validation.as_ref().map(PyValidation::from),
+            inner,
+        }
+    }
 }
 
 #[pymethods]
 impl PyStateEnvelope {
-    /// The change's identity.
-    #[getter]
-    fn change(&self) -> &str {
-        &self.inner.change
-    }
-
-    /// The current role.
-    #[getter]
-    fn role(&self) -> &str {
-        &self.inner.role
-    }
-
-    /// The current outcome.
-    #[getter]
-    fn outcome(&self) -> &str {
-        &self.inner.outcome
-    }
-
-    /// Repositories or areas the change touches.
-    #[getter]
-    fn affected_areas(&self) -> Vec<String> {
-        self.inner.affected_areas.clone()
-    }
-
-    /// Observed approvals, at most one per artifact.
-    #[getter]
-    fn bindings(&self) -> Vec<PyBinding> {
-        let bindings = self.inner.bindings.iter().cloned();
-        bindings.map(|inner| PyBinding { inner }).collect()
-    }
-
-    /// Task ids completed.
-    #[getter]
-    fn tasks_completed(&self) -> Vec<String> {
-        self.inner.tasks_completed.clone()
-    }
-
-    /// Task ids remaining.
-    #[getter]
-    fn tasks_remaining(&self) -> Vec<String> {
-        self.inner.tasks_remaining.clone()
-    }
-
-    /// Short observed checks, `(name, result)`.
-    #[getter]
-    fn checks(&self) -> Vec<(String, String)> {
-        let checks = self.inner.checks.iter();
-        checks.map(|c| (c.name.clone(), c.result.clone())).collect()
-    }
-
-    /// What blocks progress.
-    #[getter]
-    fn blockers(&self) -> Vec<String> {
-        self.inner.blockers.clone()
-    }
-
-    /// The one next allowed outcome.
-    #[getter]
-    fn next_outcome(&self) -> Option<&str> {
-        self.inner.next_outcome.as_deref()
-    }
-
-    /// After validation: its verdict, inventory and fingerprint.
-    #[getter]
-    fn validation(&self) -> Option<PyValidation> {
-        let validation = self.inner.validation.clone();
-        validation.map(|inner| PyValidation { inner })
-    }
-
     /// The binding of `artifact`, if any.
     fn binding(&self, artifact: &str) -> Option<PyBinding> {
-        let binding = self.inner.binding(artifact).cloned();
-        binding.map(|inner| PyBinding { inner })
+        self.inner.binding(artifact).cloned().map(PyBinding::from)
     }
 
     /// The envelope as JSON (the `state` of `ledger state show`).
     fn to_json(&self) -> String {
-        json_text(&self.inner)
+        to_pretty_json(&self.inner)
     }
 
-    fn __repr__(&self) -> String {
-        let e = &self.inner;
-        format!(
-            "StateEnvelope({:?}, {} bindings)",
-            e.change,
-            e.bindings.len()
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["change", "role", "outcome"])
     }
 }

@@ -157,7 +157,9 @@ where
 }
 
 /// Raises `PanicError` through the same path as a real panic, so that the
-/// tests can check the translation (`ledger._ledger._panic`).
+/// tests can check the translation (`ledger._ledger._panic`). Only in a build
+/// with the `test-hooks` feature: a release wheel has no way to panic on purpose.
+#[cfg(feature = "test-hooks")]
 #[pyfunction]
 #[pyo3(name = "_panic")]
 pub fn panic_for_test(py: Python<'_>, message: String) -> PyResult<()> {

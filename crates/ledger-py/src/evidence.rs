@@ -1,29 +1,48 @@
 //! Gate definitions and the reuse decision: `ledger.Observe`, `ledger.GateSpec`,
-//! `ledger.Evidence`, `ledger.Freshness`, `ledger.StaleReason`, `check_gate()`
-//! and `latest_evidence()` (core `evidence`).
+//! `ledger.Evidence`, `ledger.Freshness`, `ledger.StaleReason`, `check_gate()`,
+//! `check_recorded_gate()` and `latest_evidence()` (core `evidence`).
 
 use std::collections::BTreeMap;
 
 use ledger_core::{
-    DisplayPath, Error, Evidence, Freshness, GateQuery, GateSpec, Observe, StaleReason, Stopped,
+    Evidence, Freshness, GateQuery, GateSpec, Observations, Observe, StaleReason, Stopped,
+    to_pretty_json,
 };
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::PyString;
 
-use crate::args::{PathArg, mapping, py_bool};
+use crate::args::{PathArg, exact_text, mapping, texts};
 use crate::compare::PyComparison;
-use crate::errors;
 use crate::inventory::PyInventory;
-use crate::scope::{PyScope, json_text};
+use crate::scope::PyScope;
 use crate::store::PyStore;
+use crate::{errors, repr};
 
 /// How a prerequisite's value is observed: a literal, an environment
 /// variable, or the trimmed stdout of a shell command.
-#[pyclass(frozen, eq, name = "Observe", module = "ledger")]
-#[derive(PartialEq)]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Observe", module = "ledger")]
+#[derive(Clone, PartialEq)]
 pub struct PyObserve {
+    /// `literal`, `environment` or `command`.
+    #[pyo3(get)]
+    kind: &'static str,
+    /// The literal value, the variable's name, or the command.
+    #[pyo3(get)]
+    text: String,
     inner: Observe,
+}
+
+impl From<Observe> for PyObserve {
+    fn from(inner: Observe) -> Self {
+        let (kind, text) = match &inner {
+            Observe::Literal(s) => ("literal", s),
+            Observe::Environment(s) => ("environment", s),
+            Observe::Command(s) => ("command", s),
+        };
+        let text = text.clone();
+        PyObserve { kind, text, inner }
+    }
 }
 
 #[pymethods]
@@ -33,18 +52,15 @@ impl PyObserve {
     /// `os.environ`) is `NonUtf8ValueError`, never a replaced value.
     #[staticmethod]
     fn literal(value: &Bound<'_, PyString>) -> PyResult<Self> {
-        Ok(PyObserve {
-            inner: Observe::Literal(exact_text(value, "prerequisite literal value")?),
-        })
+        let value = exact_text(value, "prerequisite literal value")?;
+        Ok(Self::from(Observe::Literal(value)))
     }
 
     /// The value of an environment variable, `None` when unset (`--env NAME`).
     #[staticmethod]
     fn environment(variable: &Bound<'_, PyString>) -> PyResult<Self> {
         let variable = exact_text(variable, "an environment variable name")?;
-        Ok(PyObserve {
-            inner: Observe::Environment(variable),
-        })
+        Ok(Self::from(Observe::Environment(variable)))
     }
 
     /// The stdout of `sh -c command`, trimmed of ASCII whitespace
@@ -52,27 +68,7 @@ impl PyObserve {
     #[staticmethod]
     fn command(command: &Bound<'_, PyString>) -> PyResult<Self> {
         let command = exact_text(command, "a prerequisite command")?;
-        Ok(PyObserve {
-            inner: Observe::Command(command),
-        })
-    }
-
-    /// `literal`, `environment` or `command`.
-    #[getter]
-    fn kind(&self) -> &'static str {
-        match self.inner {
-            Observe::Literal(_) => "literal",
-            Observe::Environment(_) => "environment",
-            Observe::Command(_) => "command",
-        }
-    }
-
-    /// The literal value, the variable's name, or the command.
-    #[getter]
-    fn text(&self) -> &str {
-        match &self.inner {
-            Observe::Literal(s) | Observe::Environment(s) | Observe::Command(s) => s,
-        }
+        Ok(Self::from(Observe::Command(command)))
     }
 
     /// Observes the value now: `None` for an unset variable
@@ -84,17 +80,68 @@ impl PyObserve {
         errors::detached(py, move || how.value(&name))
     }
 
-    fn __repr__(&self) -> String {
-        format!("Observe.{}({:?})", self.kind(), self.text())
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["kind", "text"])
     }
+}
+
+/// The command of gate `name` as exact text: its argv (an iterable of `str`)
+/// and its working directory (default `.`).
+fn command(
+    name: &str,
+    argv: &Bound<'_, PyAny>,
+    cwd: Option<&Bound<'_, PyString>>,
+) -> PyResult<(Vec<String>, String)> {
+    let argv = texts(argv, &format!("an argument of gate {name}"))?;
+    let cwd = cwd.map(|cwd| exact_text(cwd, &format!("the cwd of gate {name}")));
+    Ok((argv, cwd.transpose()?.unwrap_or_else(|| ".".to_owned())))
+}
+
+/// `prerequisites=`: a mapping of name → `Observe`.
+fn prerequisites(arg: Option<&Bound<'_, PyAny>>) -> PyResult<Option<BTreeMap<String, Observe>>> {
+    let observe = |v: &Bound<'_, PyAny>| Ok(v.cast::<PyObserve>()?.get().inner.clone());
+    arg.map(|p| mapping(p, observe)).transpose()
 }
 
 /// A gate's definition: what it runs, where (relative to the workspace), on
 /// which inputs, and which prerequisites its result depends on.
-#[pyclass(frozen, eq, name = "GateSpec", module = "ledger")]
-#[derive(PartialEq)]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "GateSpec", module = "ledger")]
+#[derive(Clone, PartialEq)]
 pub struct PyGateSpec {
+    /// The gate's name.
+    #[pyo3(get)]
+    name: String,
+    /// The exact command.
+    #[pyo3(get)]
+    argv: Vec<String>,
+    /// The working directory relative to the workspace, normalized (`.` or
+    /// a path such as `sub`).
+    #[pyo3(get)]
+    cwd: String,
+    /// The inputs.
+    #[pyo3(get)]
+    scope: PyScope,
+    /// Prerequisite name → how it is observed.
+    #[pyo3(get)]
+    prerequisites: BTreeMap<String, PyObserve>,
     pub(crate) inner: GateSpec,
+}
+
+impl From<GateSpec> for PyGateSpec {
+    fn from(inner: GateSpec) -> Self {
+        let prerequisites = inner.prerequisites().iter();
+        PyGateSpec {
+            name: inner.name().to_owned(),
+            argv: inner.argv().to_vec(),
+            cwd: inner.cwd().to_owned(),
+            scope: PyScope::from(inner.scope().clone()),
+            prerequisites: prerequisites
+                .map(|(k, v)| (k.clone(), PyObserve::from(v.clone())))
+                .collect(),
+            inner,
+        }
+    }
 }
 
 #[pymethods]
@@ -110,260 +157,197 @@ impl PyGateSpec {
         cwd: Option<&Bound<'_, PyString>>,
         prerequisites: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let observe = |v: &Bound<'_, PyAny>| Ok(v.cast::<PyObserve>()?.get().inner.clone());
-        let prerequisites = prerequisites.map(|p| mapping(p, observe)).transpose()?;
-        let what = format!("an argument of gate {name}");
-        let argv = exact_strings(argv, &what)?;
-        let cwd = match cwd {
-            Some(cwd) => exact_text(cwd, &format!("the cwd of gate {name}"))?,
-            None => ".".to_owned(),
-        };
+        let prerequisites = self::prerequisites(prerequisites)?.unwrap_or_default();
+        let (argv, cwd) = command(&name, argv, cwd)?;
         let scope = scope.inner.clone();
-        let prerequisites = prerequisites.unwrap_or_default();
-        let inner = errors::run(py, || {
+        let spec = errors::run(py, || {
             GateSpec::new(&name, argv, &cwd, scope, prerequisites)
         })?;
-        Ok(PyGateSpec { inner })
-    }
-
-    /// The gate's name.
-    #[getter]
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    /// The exact command.
-    #[getter]
-    fn argv(&self) -> Vec<String> {
-        self.inner.argv().to_vec()
-    }
-
-    /// The working directory relative to the workspace, normalized (`.` or
-    /// a path such as `sub`).
-    #[getter]
-    fn cwd(&self) -> &str {
-        self.inner.cwd()
-    }
-
-    /// The inputs.
-    #[getter]
-    fn scope(&self) -> PyScope {
-        PyScope {
-            inner: self.inner.scope().clone(),
-        }
-    }
-
-    /// Prerequisite name → how it is observed.
-    #[getter]
-    fn prerequisites(&self) -> BTreeMap<String, PyObserve> {
-        let prerequisites = self.inner.prerequisites().iter();
-        prerequisites
-            .map(|(k, v)| (k.clone(), PyObserve { inner: v.clone() }))
-            .collect()
+        Ok(Self::from(spec))
     }
 
     /// Observes every prerequisite now (`None`: an unset variable).
-    fn observe(&self, py: Python<'_>) -> PyResult<BTreeMap<String, Option<String>>> {
+    fn observe(&self, py: Python<'_>) -> PyResult<Observations> {
         let spec = self.inner.clone();
         errors::detached(py, move || spec.observe())
     }
 
-    fn __repr__(&self) -> String {
-        format!("GateSpec({:?}, {:?})", self.inner.name(), self.inner.argv())
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["name", "argv", "cwd"])
     }
 }
 
 /// The record of one gate run.
-#[pyclass(frozen, eq, name = "Evidence", module = "ledger")]
-#[derive(PartialEq)]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Evidence", module = "ledger")]
+#[derive(Clone, PartialEq)]
 pub struct PyEvidence {
-    pub(crate) inner: Evidence,
+    /// The gate's definition as run (the scope resolved).
+    #[pyo3(get)]
+    spec: PyGateSpec,
+    /// The prerequisites' observed values (`None`: an unset variable).
+    #[pyo3(get)]
+    prerequisites: Observations,
+    /// The exit status; `None` when the command was killed by a signal.
+    #[pyo3(get)]
+    exit_status: Option<i32>,
+    /// The signal that killed the command, if one did.
+    #[pyo3(get)]
+    signal: Option<i32>,
+    /// Why ledger stopped the command, if it did: `timeout`, `signal` (a
+    /// forwarded one) or `interrupt` (Ctrl-C); such a run never passes.
+    #[pyo3(get)]
+    stopped: Option<&'static str>,
+    /// When the run started (RFC 3339, UTC).
+    #[pyo3(get)]
+    started_at: String,
+    /// How long it ran, in milliseconds.
+    #[pyo3(get)]
+    duration_ms: u64,
+    /// The last lines of the output.
+    #[pyo3(get)]
+    result: String,
+    /// The inputs as they were when the command started.
+    #[pyo3(get)]
+    inventory: PyInventory,
+    /// Why this evidence can never be reused, if so.
+    #[pyo3(get)]
+    not_reusable: Option<String>,
+    /// The fingerprint of the inputs.
+    #[pyo3(get)]
+    fingerprint: String,
+    /// Whether the command exited with status 0 on its own.
+    #[pyo3(get)]
+    passed: bool,
+    inner: Evidence,
+}
+
+impl From<Evidence> for PyEvidence {
+    fn from(inner: Evidence) -> Self {
+        let e = &inner;
+        PyEvidence {
+            spec: PyGateSpec::from(e.spec.clone()),
+            prerequisites: e.prerequisites.clone(),
+            exit_status: e.exit_status,
+            signal: e.signal,
+            stopped: e.stopped.as_ref().map(Stopped::code),
+            started_at: e.started_at.clone(),
+            duration_ms: e.duration_ms,
+            result: e.result.clone(),
+            inventory: PyInventory::from(e.inventory.clone()),
+            not_reusable: e.not_reusable.clone(),
+            fingerprint: e.fingerprint().to_string(),
+            passed: e.passed(),
+            inner,
+        }
+    }
 }
 
 #[pymethods]
 impl PyEvidence {
-    /// The gate's definition as run (the scope resolved).
-    #[getter]
-    fn spec(&self) -> PyGateSpec {
-        PyGateSpec {
-            inner: self.inner.spec.clone(),
-        }
-    }
-
-    /// The prerequisites' observed values (`None`: an unset variable).
-    #[getter]
-    fn prerequisites(&self) -> BTreeMap<String, Option<String>> {
-        self.inner.prerequisites.clone()
-    }
-
-    /// The exit status; `None` when the command was killed by a signal.
-    #[getter]
-    fn exit_status(&self) -> Option<i32> {
-        self.inner.exit_status
-    }
-
-    /// The signal that killed the command, if one did.
-    #[getter]
-    fn signal(&self) -> Option<i32> {
-        self.inner.signal
-    }
-
-    /// Why ledger stopped the command, if it did: `timeout`, `signal` (a
-    /// forwarded one) or `interrupt` (Ctrl-C); such a run never passes.
-    #[getter]
-    fn stopped(&self) -> Option<&'static str> {
-        self.inner.stopped.as_ref().map(Stopped::code)
-    }
-
-    /// When the run started (RFC 3339, UTC).
-    #[getter]
-    fn started_at(&self) -> &str {
-        &self.inner.started_at
-    }
-
-    /// How long it ran, in milliseconds.
-    #[getter]
-    fn duration_ms(&self) -> u64 {
-        self.inner.duration_ms
-    }
-
-    /// The last lines of the output.
-    #[getter]
-    fn result(&self) -> &str {
-        &self.inner.result
-    }
-
-    /// The inputs as they were when the command started.
-    #[getter]
-    fn inventory(&self) -> PyInventory {
-        PyInventory::new(self.inner.inventory.clone())
-    }
-
-    /// Why this evidence can never be reused, if so.
-    #[getter]
-    fn not_reusable(&self) -> Option<&str> {
-        self.inner.not_reusable.as_deref()
-    }
-
-    /// The fingerprint of the inputs.
-    #[getter]
-    fn fingerprint(&self) -> String {
-        self.inner.fingerprint().to_string()
-    }
-
-    /// Whether the command exited with status 0.
-    #[getter]
-    fn passed(&self) -> bool {
-        self.inner.passed()
-    }
-
     /// The evidence as JSON (the body of its store record).
     fn to_json(&self) -> String {
-        json_text(&self.inner)
+        to_pretty_json(&self.inner)
     }
 
-    fn __repr__(&self) -> String {
-        let e = &self.inner;
-        format!(
-            "Evidence({:?}, exit_status={:?})",
-            e.spec.name(),
-            e.exit_status
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["spec", "exit_status", "passed"])
     }
 }
 
 /// Why evidence cannot be reused. `str()` gives the sentence `ledger gate
 /// check` prints; `to_json()` every detail.
-#[pyclass(frozen, eq, name = "StaleReason", module = "ledger")]
-#[derive(PartialEq)]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "StaleReason", module = "ledger")]
+#[derive(Clone, PartialEq)]
 pub struct PyStaleReason {
+    /// `no-evidence`, `scope-differs`, `command-differs`, `inputs-changed`,
+    /// `prerequisite-changed`, `prerequisite-unverified`, `failed` or
+    /// `not-reusable`.
+    #[pyo3(get)]
+    reason: &'static str,
+    /// For `inputs-changed`: which paths changed, and both fingerprints.
+    #[pyo3(get)]
+    comparison: Option<PyComparison>,
     inner: StaleReason,
+}
+
+impl From<StaleReason> for PyStaleReason {
+    fn from(inner: StaleReason) -> Self {
+        let comparison = match &inner {
+            StaleReason::InputsChanged { comparison } => Some((**comparison).clone().into()),
+            _ => None,
+        };
+        PyStaleReason {
+            reason: inner.code(),
+            comparison,
+            inner,
+        }
+    }
 }
 
 #[pymethods]
 impl PyStaleReason {
-    /// `no-evidence`, `scope-differs`, `command-differs`, `inputs-changed`,
-    /// `prerequisite-changed`, `prerequisite-unverified`, `failed` or
-    /// `not-reusable`.
-    #[getter]
-    fn reason(&self) -> &'static str {
-        self.inner.code()
-    }
-
-    /// For `inputs-changed`: which paths changed, and both fingerprints.
-    #[getter]
-    fn comparison(&self) -> Option<PyComparison> {
-        match &self.inner {
-            StaleReason::InputsChanged { comparison } => Some(PyComparison {
-                inner: (**comparison).clone(),
-            }),
-            _ => None,
-        }
-    }
-
     /// The reason with its details as JSON (`{"reason": ..., ...}`).
     fn to_json(&self) -> String {
-        json_text(&self.inner)
+        to_pretty_json(&self.inner)
     }
 
     fn __str__(&self) -> String {
         self.inner.to_string()
     }
 
-    fn __repr__(&self) -> String {
-        format!("StaleReason({:?})", self.reason())
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["reason"])
     }
 }
 
 /// The answer of a reuse check: fresh, or stale with every reason.
-#[pyclass(frozen, eq, name = "Freshness", module = "ledger")]
-#[derive(PartialEq)]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Freshness", module = "ledger")]
+#[derive(Clone, PartialEq)]
 pub struct PyFreshness {
-    pub(crate) inner: Freshness,
+    /// The gate.
+    #[pyo3(get)]
+    gate: String,
+    /// Whether the evidence can be reused instead of running the gate.
+    #[pyo3(get)]
+    fresh: bool,
+    /// The record of the latest evidence, if any.
+    #[pyo3(get)]
+    record: Option<String>,
+    /// The latest evidence, if any.
+    #[pyo3(get)]
+    evidence: Option<PyEvidence>,
+    /// Every reason it is stale (empty when fresh).
+    #[pyo3(get)]
+    reasons: Vec<PyStaleReason>,
+    inner: Freshness,
+}
+
+impl From<Freshness> for PyFreshness {
+    fn from(inner: Freshness) -> Self {
+        let f = &inner;
+        PyFreshness {
+            gate: f.gate.clone(),
+            fresh: f.fresh,
+            record: f.record.map(|r| r.to_string()),
+            evidence: f.evidence.clone().map(PyEvidence::from),
+            reasons: f.reasons.iter().cloned().map(PyStaleReason::from).collect(),
+            inner,
+        }
+    }
 }
 
 #[pymethods]
 impl PyFreshness {
-    /// The gate.
-    #[getter]
-    fn gate(&self) -> &str {
-        &self.inner.gate
-    }
-
-    /// Whether the evidence can be reused instead of running the gate.
-    #[getter]
-    fn fresh(&self) -> bool {
-        self.inner.fresh
-    }
-
-    /// The record of the latest evidence, if any.
-    #[getter]
-    fn record(&self) -> Option<String> {
-        self.inner.record.map(|r| r.to_string())
-    }
-
-    /// The latest evidence, if any.
-    #[getter]
-    fn evidence(&self) -> Option<PyEvidence> {
-        let evidence = self.inner.evidence.clone();
-        evidence.map(|inner| PyEvidence { inner })
-    }
-
-    /// Every reason it is stale (empty when fresh).
-    #[getter]
-    fn reasons(&self) -> Vec<PyStaleReason> {
-        let reasons = self.inner.reasons.iter().cloned();
-        reasons.map(|inner| PyStaleReason { inner }).collect()
-    }
-
     /// The answer as JSON, exactly as `ledger gate check --json` prints it.
     fn to_json(&self) -> String {
-        json_text(&self.inner)
+        to_pretty_json(&self.inner)
     }
 
-    fn __repr__(&self) -> String {
-        let f = &self.inner;
-        format!("Freshness({:?}, fresh={})", f.gate, py_bool(f.fresh))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["gate", "fresh"])
     }
 }
 
@@ -376,8 +360,7 @@ impl PyFreshness {
 #[pyfunction]
 pub fn check_gate(py: Python<'_>, store: &PyStore, spec: &PyGateSpec) -> PyResult<PyFreshness> {
     let (store, spec) = (store.inner.clone(), spec.inner.clone());
-    let inner = errors::detached(py, move || ledger_core::check_gate(&store, &spec))?;
-    Ok(PyFreshness { inner })
+    errors::detached(py, move || ledger_core::check_gate(&store, &spec)).map(PyFreshness::from)
 }
 
 /// What `ledger gate check` answers: whether the latest evidence of gate
@@ -397,24 +380,14 @@ pub fn check_recorded_gate(
     cwd: Option<&Bound<'_, PyString>>,
     prerequisites: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyFreshness> {
-    let observe = |v: &Bound<'_, PyAny>| Ok(v.cast::<PyObserve>()?.get().inner.clone());
-    let prerequisites = prerequisites.map(|p| mapping(p, observe)).transpose()?;
-    let argv = argv
-        .map(|a| exact_strings(a, &format!("an argument of gate {name}")))
-        .transpose()?;
-    let cwd = match cwd {
-        Some(cwd) => exact_text(cwd, &format!("the cwd of gate {name}"))?,
-        None => ".".to_owned(),
-    };
     let query = GateQuery {
+        command: argv.map(|argv| command(&name, argv, cwd)).transpose()?,
+        prerequisites: self::prerequisites(prerequisites)?,
         name,
         workspace: workspace.0.into(),
         scope: scope.map(|s| s.inner.clone()),
-        command: argv.map(|argv| (argv, cwd)),
-        prerequisites,
     };
-    let inner = errors::detached(py, move || ledger_core::check_gate_query(&query))?;
-    Ok(PyFreshness { inner })
+    errors::detached(py, move || ledger_core::check_gate_query(&query)).map(PyFreshness::from)
 }
 
 /// The latest evidence of a gate and its record id, or `None`.
@@ -426,36 +399,5 @@ pub fn latest_evidence(
 ) -> PyResult<Option<(String, PyEvidence)>> {
     let store = store.inner.clone();
     let latest = errors::detached(py, move || ledger_core::latest_evidence(&store, &gate))?;
-    Ok(latest.map(|(id, inner)| (id.to_string(), PyEvidence { inner })))
-}
-
-/// A `str` as exact UTF-8 text. One that is not valid Unicode (lone
-/// surrogates) cannot be recorded byte-exactly: it is `NonUtf8ValueError`
-/// naming its bytes (as `os.fsencode` gives them), never replaced by U+FFFD.
-fn exact_text(value: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
-    if let Ok(text) = value.extract::<String>() {
-        return Ok(text);
-    }
-    let py = value.py();
-    let encoded = value
-        .call_method1("encode", ("utf-8", "surrogateescape"))
-        .or_else(|_| value.call_method1("encode", ("utf-8", "surrogatepass")))?;
-    let bytes = encoded.cast::<PyBytes>()?.as_bytes();
-    let error = Error::NonUtf8Value {
-        what: what.to_owned(),
-        value: DisplayPath::from_bytes(bytes).0,
-    };
-    Err(errors::to_py(py, &error))
-}
-
-/// An iterable of `str` (not a `str` itself), each as exact text ([`exact_text`]).
-fn exact_strings(arg: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
-    if arg.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err(
-            "expected an iterable of str, not a str",
-        ));
-    }
-    arg.try_iter()?
-        .map(|item| exact_text(item?.cast::<PyString>()?, what))
-        .collect()
+    Ok(latest.map(|(id, evidence)| (id.to_string(), PyEvidence::from(evidence))))
 }

@@ -6,66 +6,55 @@ use std::time::Duration;
 use ledger_core::{Echo, Error, Interrupt, RunOptions, RunOutcome};
 use pyo3::prelude::*;
 
-use crate::args::py_bool;
-use crate::errors;
 use crate::evidence::{PyEvidence, PyFreshness, PyGateSpec};
-use crate::scope::json_text;
 use crate::store::PyStore;
+use crate::{errors, repr};
 
 /// What `run_gate()` did: reused fresh evidence, or ran and recorded.
-#[pyclass(frozen, name = "RunOutcome", module = "ledger")]
+#[pyclass(frozen)]
+#[pyo3(name = "RunOutcome", module = "ledger")]
 pub struct PyRunOutcome {
+    /// Whether fresh evidence was reused (the command did not run).
+    #[pyo3(get)]
+    reused: bool,
+    /// The freshness check made before deciding.
+    #[pyo3(get)]
+    freshness: PyFreshness,
+    /// The evidence record written by this run (`None` when reused).
+    #[pyo3(get)]
+    record: Option<String>,
+    /// The evidence of this run (`None` when reused).
+    #[pyo3(get)]
+    evidence: Option<PyEvidence>,
+    /// 0 when reused, else the command's exit status (128 + N when signal N
+    /// killed it; 124 when its timeout expired).
+    #[pyo3(get)]
+    exit_code: i32,
     inner: RunOutcome,
+}
+
+impl From<RunOutcome> for PyRunOutcome {
+    fn from(inner: RunOutcome) -> Self {
+        PyRunOutcome {
+            reused: inner.reused,
+            freshness: PyFreshness::from(inner.freshness.clone()),
+            record: inner.record.map(|r| r.to_string()),
+            evidence: inner.evidence.clone().map(PyEvidence::from),
+            exit_code: inner.exit_code(),
+            inner,
+        }
+    }
 }
 
 #[pymethods]
 impl PyRunOutcome {
-    /// Whether fresh evidence was reused (the command did not run).
-    #[getter]
-    fn reused(&self) -> bool {
-        self.inner.reused
-    }
-
-    /// The freshness check made before deciding.
-    #[getter]
-    fn freshness(&self) -> PyFreshness {
-        PyFreshness {
-            inner: self.inner.freshness.clone(),
-        }
-    }
-
-    /// The evidence record written by this run (`None` when reused).
-    #[getter]
-    fn record(&self) -> Option<String> {
-        self.inner.record.map(|r| r.to_string())
-    }
-
-    /// The evidence of this run (`None` when reused).
-    #[getter]
-    fn evidence(&self) -> Option<PyEvidence> {
-        let evidence = self.inner.evidence.clone();
-        evidence.map(|inner| PyEvidence { inner })
-    }
-
-    /// 0 when reused, else the command's exit status (128 + N when signal N
-    /// killed it; 124 when its timeout expired).
-    #[getter]
-    fn exit_code(&self) -> i32 {
-        self.inner.exit_code()
-    }
-
     /// The outcome as JSON, exactly as `ledger gate run --json` prints it.
     fn to_json(&self) -> String {
-        json_text(&self.inner)
+        ledger_core::to_pretty_json(&self.inner)
     }
 
-    fn __repr__(&self) -> String {
-        let o = &self.inner;
-        format!(
-            "RunOutcome(reused={}, exit_code={})",
-            py_bool(o.reused),
-            o.exit_code()
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["reused", "exit_code"])
     }
 }
 
@@ -98,7 +87,7 @@ pub fn run_gate(
         interrupt: on_main_thread(py)?.then(|| keyboard_interrupt(&pending)),
     };
     let (store, spec) = (store.inner.clone(), spec.inner.clone());
-    let inner = errors::detached(py, move || {
+    let outcome = errors::detached(py, move || {
         ledger_core::run_gate_with(&store, &spec, &options)
     })?;
     // The gate was stopped for a Ctrl-C and its evidence recorded: now the
@@ -106,7 +95,7 @@ pub fn run_gate(
     if let Some(interrupt) = pending.lock().ok().and_then(|mut p| p.take()) {
         return Err(interrupt);
     }
-    Ok(PyRunOutcome { inner })
+    Ok(PyRunOutcome::from(outcome))
 }
 
 /// A timeout in seconds: a positive, finite number (`InvalidArgumentError`).
@@ -121,10 +110,7 @@ fn seconds_to_duration(py: Python<'_>, seconds: f64) -> PyResult<Duration> {
 fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
     let threading = py.import("threading")?;
     let current = threading.call_method0("current_thread")?;
-    current
-        .is(&threading.call_method0("main_thread")?)
-        .then_some(true)
-        .map_or(Ok(false), Ok)
+    Ok(current.is(&threading.call_method0("main_thread")?))
 }
 
 /// Asks Python whether a signal handler raised (Ctrl-C: `KeyboardInterrupt`),

@@ -4,15 +4,43 @@ use camino::Utf8PathBuf;
 use ledger_core::{Artifact, ArtifactGraph};
 use pyo3::prelude::*;
 
-use crate::args::{PathArg, strings};
-use crate::errors;
+use crate::args::{PathArg, texts};
+use crate::{errors, repr};
 
 /// One artifact of a graph: its id, what it generates (a file or a glob,
 /// relative to the change directory), and the artifacts it requires.
-#[pyclass(frozen, eq, name = "Artifact", module = "ledger")]
-#[derive(PartialEq)]
+#[pyclass(frozen, eq, get_all, skip_from_py_object)]
+#[pyo3(name = "Artifact", module = "ledger")]
+#[derive(Clone, PartialEq)]
 pub struct PyArtifact {
-    inner: Artifact,
+    /// Its name, e.g. `design`.
+    id: String,
+    /// What it generates: `design.md`, or a glob such as `specs/**/spec.md`.
+    generates: String,
+    /// The artifacts it depends on.
+    requires: Vec<String>,
+}
+
+impl From<&Artifact> for PyArtifact {
+    fn from(a: &Artifact) -> Self {
+        let (id, generates, requires) = (a.id.clone(), a.generates.clone(), a.requires.clone());
+        PyArtifact {
+            id,
+            generates,
+            requires,
+        }
+    }
+}
+
+impl From<&PyArtifact> for Artifact {
+    fn from(a: &PyArtifact) -> Self {
+        let (id, generates, requires) = (a.id.clone(), a.generates.clone(), a.requires.clone());
+        Artifact {
+            id,
+            generates,
+            requires,
+        }
+    }
 }
 
 #[pymethods]
@@ -21,46 +49,45 @@ impl PyArtifact {
     #[pyo3(signature = (id, generates, requires = None))]
     #[pyo3(text_signature = "(id, generates, requires=())")]
     fn new(id: String, generates: String, requires: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let requires = requires.map(strings).transpose()?.unwrap_or_default();
+        let requires = requires
+            .map(|r| texts(r, "a required artifact"))
+            .transpose()?;
+        let requires = requires.unwrap_or_default();
         Ok(PyArtifact {
-            inner: Artifact {
-                id,
-                generates,
-                requires,
-            },
+            id,
+            generates,
+            requires,
         })
     }
 
-    /// Its name, e.g. `design`.
-    #[getter]
-    fn id(&self) -> &str {
-        &self.inner.id
-    }
-
-    /// What it generates: `design.md`, or a glob such as `specs/**/spec.md`.
-    #[getter]
-    fn generates(&self) -> &str {
-        &self.inner.generates
-    }
-
-    /// The artifacts it depends on.
-    #[getter]
-    fn requires(&self) -> Vec<String> {
-        self.inner.requires.clone()
-    }
-
-    fn __repr__(&self) -> String {
-        let a = &self.inner;
-        format!("Artifact({:?}, {:?}, {:?})", a.id, a.generates, a.requires)
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["id", "generates", "requires"])
     }
 }
 
 /// A DAG of artifacts in topological order, plus the tracked file whose task
 /// checkboxes are progress (`apply.tracks`).
-#[pyclass(frozen, eq, name = "ArtifactGraph", module = "ledger")]
-#[derive(PartialEq)]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "ArtifactGraph", module = "ledger")]
+#[derive(Clone, PartialEq)]
 pub struct PyArtifactGraph {
+    /// The artifacts, each after everything it requires.
+    #[pyo3(get)]
+    artifacts: Vec<PyArtifact>,
+    /// The generated file whose task checkboxes are normalized, if any.
+    #[pyo3(get)]
+    tracks: Option<String>,
     pub(crate) inner: ArtifactGraph,
+}
+
+impl From<ArtifactGraph> for PyArtifactGraph {
+    fn from(inner: ArtifactGraph) -> Self {
+        PyArtifactGraph {
+            artifacts: inner.artifacts().iter().map(PyArtifact::from).collect(),
+            tracks: inner.tracks().map(str::to_owned),
+            inner,
+        }
+    }
 }
 
 #[pymethods]
@@ -76,77 +103,47 @@ impl PyArtifactGraph {
         source: &str,
     ) -> PyResult<Self> {
         let artifacts = (artifacts.try_iter()?)
-            .map(|a| Ok(a?.cast::<PyArtifact>()?.get().inner.clone()))
+            .map(|a| Ok(Artifact::from(a?.cast::<PyArtifact>()?.get())))
             .collect::<PyResult<Vec<Artifact>>>()?;
-        let inner = errors::run(py, || ArtifactGraph::new(artifacts, tracks, source))?;
-        Ok(PyArtifactGraph { inner })
+        errors::run(py, || ArtifactGraph::new(artifacts, tracks, source)).map(Self::from)
     }
 
     /// OpenSpec's `spec-driven` schema: proposal → {specs, design} → tasks.
     #[staticmethod]
     fn spec_driven() -> Self {
-        PyArtifactGraph {
-            inner: ArtifactGraph::spec_driven(),
-        }
+        Self::from(ArtifactGraph::spec_driven())
     }
 
     /// Loads an OpenSpec `schema.yaml` text; `source` names it in errors.
     #[staticmethod]
     #[pyo3(signature = (text, source = "<string>"))]
     fn from_schema_yaml(py: Python<'_>, text: &str, source: &str) -> PyResult<Self> {
-        let inner = errors::run(py, || ArtifactGraph::from_schema_yaml(text, source))?;
-        Ok(PyArtifactGraph { inner })
+        errors::run(py, || ArtifactGraph::from_schema_yaml(text, source)).map(Self::from)
     }
 
     /// Reads a `schema.yaml` file.
     #[staticmethod]
     fn read(py: Python<'_>, path: PathArg) -> PyResult<Self> {
         let path = Utf8PathBuf::from(path.0);
-        let inner = errors::detached(py, move || ArtifactGraph::read(&path))?;
-        Ok(PyArtifactGraph { inner })
-    }
-
-    /// The artifacts, each after everything it requires.
-    #[getter]
-    fn artifacts(&self) -> Vec<PyArtifact> {
-        let artifacts = self.inner.artifacts().iter().cloned();
-        artifacts.map(|inner| PyArtifact { inner }).collect()
-    }
-
-    /// The generated file whose task checkboxes are normalized, if any.
-    #[getter]
-    fn tracks(&self) -> Option<&str> {
-        self.inner.tracks()
+        errors::detached(py, move || ArtifactGraph::read(&path)).map(Self::from)
     }
 
     /// The artifact named `id` (`UnknownArtifactError` otherwise).
     fn artifact(&self, py: Python<'_>, id: &str) -> PyResult<PyArtifact> {
-        let inner = errors::run(py, || self.inner.artifact(id).cloned())?;
-        Ok(PyArtifact { inner })
+        errors::run(py, || self.inner.artifact(id).map(PyArtifact::from))
     }
 
     /// Every artifact `id` depends on, directly or not, in graph order.
-    fn upstream(&self, id: &str) -> Vec<String> {
-        self.inner
-            .upstream(id)
-            .into_iter()
-            .map(str::to_owned)
-            .collect()
+    fn upstream(&self, id: &str) -> Vec<&str> {
+        self.inner.upstream(id)
     }
 
     /// Every artifact that depends on `id`, directly or not, in graph order.
-    fn downstream(&self, id: &str) -> Vec<String> {
-        let ids = self.inner.downstream(id).into_iter();
-        ids.map(str::to_owned).collect()
+    fn downstream(&self, id: &str) -> Vec<&str> {
+        self.inner.downstream(id)
     }
 
-    fn __repr__(&self) -> String {
-        let ids: Vec<&str> = self
-            .inner
-            .artifacts()
-            .iter()
-            .map(|a| a.id.as_str())
-            .collect();
-        format!("ArtifactGraph({ids:?})")
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["artifacts", "tracks"])
     }
 }

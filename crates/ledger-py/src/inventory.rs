@@ -7,19 +7,22 @@ use std::collections::BTreeMap;
 use camino::Utf8PathBuf;
 use ledger_core::{Inventory, InventoryRecord, Observed, Scope};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
-use crate::args::{PathArg, mapping, strings};
+use crate::args::{self, PathArg, mapping, texts};
 use crate::compare::PyComparison;
-use crate::entry::{self, PyEntry};
+use crate::entry::PyEntry;
 use crate::errors;
-use crate::scope::{self, PyScope};
+use crate::scope::PyScope;
 
 /// An expanded set: its entries in ascending path order, their fingerprint,
 /// and the scope as resolved.
 ///
 /// `to_json()` writes an inventory record exactly as `ledger inventory` does;
 /// `Inventory.from_json()` / `Inventory.read()` read one strictly.
-#[pyclass(frozen, eq, name = "Inventory", module = "ledger")]
+#[pyclass(frozen, eq, skip_from_py_object)]
+#[pyo3(name = "Inventory", module = "ledger")]
+#[derive(Clone)]
 pub struct PyInventory {
     pub(crate) inner: Inventory,
     /// The observed metadata of the record this inventory was read from,
@@ -35,27 +38,25 @@ impl PartialEq for PyInventory {
     }
 }
 
-impl PyInventory {
-    /// Wraps an inventory with no observed metadata.
-    pub fn new(inner: Inventory) -> Self {
-        PyInventory {
-            inner,
-            observed: Observed::default(),
-        }
+/// An inventory with no observed metadata.
+impl From<Inventory> for PyInventory {
+    fn from(inner: Inventory) -> Self {
+        let observed = Observed::default();
+        PyInventory { inner, observed }
     }
+}
 
-    fn from_record(record: InventoryRecord) -> Self {
+impl From<InventoryRecord> for PyInventory {
+    fn from(record: InventoryRecord) -> Self {
         let observed = record.observed.clone();
-        PyInventory {
-            inner: record.inventory(),
-            observed,
-        }
+        let inner = record.inventory();
+        PyInventory { inner, observed }
     }
 }
 
 /// Expands `scope` with the GIL released.
-pub fn expand(py: Python<'_>, scope: Scope) -> PyResult<PyInventory> {
-    errors::detached(py, move || Inventory::expand(&scope)).map(PyInventory::new)
+fn expand(py: Python<'_>, scope: Scope) -> PyResult<Inventory> {
+    errors::detached(py, move || Inventory::expand(&scope))
 }
 
 #[pymethods]
@@ -64,7 +65,7 @@ impl PyInventory {
     /// path without following symlinks and computes the fingerprint.
     #[staticmethod]
     fn expand(py: Python<'_>, scope: &PyScope) -> PyResult<Self> {
-        expand(py, scope.inner.clone())
+        expand(py, scope.inner.clone()).map(PyInventory::from)
     }
 
     /// The v1 fingerprint, `sha256:<64 hex>`.
@@ -75,20 +76,14 @@ impl PyInventory {
 
     /// Every entry, ascending by the UTF-8 bytes of its path.
     #[getter]
-    fn entries(&self, py: Python<'_>) -> PyResult<Vec<Py<PyEntry>>> {
-        self.inner
-            .entries
-            .iter()
-            .map(|e| entry::wrap(py, e))
-            .collect()
+    fn entries(&self) -> Vec<PyEntry> {
+        self.inner.entries.iter().map(PyEntry::from).collect()
     }
 
     /// The scope as resolved: absolute workspace, default repository filled in.
     #[getter]
     fn scope(&self) -> PyScope {
-        PyScope {
-            inner: self.inner.scope.clone(),
-        }
+        PyScope::from(self.inner.scope.clone())
     }
 
     /// Roots outside every repository, walked in full.
@@ -106,8 +101,8 @@ impl PyInventory {
         BTreeMap<String, String>,
         BTreeMap<String, String>,
     ) {
-        let o = &self.observed;
-        (o.command.clone(), o.tools.clone(), o.meta.clone())
+        let o = self.observed.clone();
+        (o.command, o.tools, o.meta)
     }
 
     /// Re-expands the scope plus every path this inventory held (a vanished
@@ -119,8 +114,7 @@ impl PyInventory {
             Some(dir) => self.inner.clone().relocate(dir.0),
             None => self.inner.clone(),
         };
-        let inner = errors::detached(py, move || inventory.compare())?;
-        Ok(PyComparison { inner })
+        errors::detached(py, move || inventory.compare()).map(PyComparison::from)
     }
 
     /// The inventory record (JSON, ending with a newline) `ledger inventory`
@@ -142,7 +136,7 @@ impl PyInventory {
             observed.tools = mapping(tools, text)?;
         }
         if let Some(command) = command {
-            observed.command = strings(command)?;
+            observed.command = texts(command, "an argument of the observed command")?;
         }
         Ok(InventoryRecord::new(self.inner.clone(), observed).to_json())
     }
@@ -156,7 +150,7 @@ impl PyInventory {
         // Parsing re-hashes every entry: worth releasing the GIL for a large record.
         let (text, source) = (text.to_owned(), source.to_owned());
         let record = errors::detached(py, move || InventoryRecord::from_json(&text, &source))?;
-        Ok(PyInventory::from_record(record))
+        Ok(PyInventory::from(record))
     }
 
     /// Reads an inventory record file (see `from_json`).
@@ -164,7 +158,7 @@ impl PyInventory {
     fn read(py: Python<'_>, path: PathArg) -> PyResult<Self> {
         let path = Utf8PathBuf::from(path.0);
         let record = errors::detached(py, move || InventoryRecord::read(&path))?;
-        Ok(PyInventory::from_record(record))
+        Ok(PyInventory::from(record))
     }
 
     fn __len__(&self) -> usize {
@@ -172,77 +166,39 @@ impl PyInventory {
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "Inventory({}, {} entries)",
-            self.inner.fingerprint,
-            self.inner.entries.len()
-        )
+        let (fp, n) = (self.inner.fingerprint, self.inner.entries.len());
+        format!("Inventory({fp}, {n} entries)")
     }
 }
 
 /// The v1 fingerprint (`sha256:<hex>`) of a scope: the Python twin of
-/// `ledger fingerprint --workspace WORKSPACE ...`.
+/// `ledger fingerprint --workspace WORKSPACE ...`, with the keywords of `Scope()`.
 ///
 /// The workspace is exactly `workspace` (default: the current directory); the
 /// CLI's default is the top of the enclosing checkout, `worktree_root()`.
 #[pyfunction]
-#[pyo3(signature = (workspace = PathArg::dot(), *, repos = None, roots = None, paths = None, exclude = None, tasks = None, purpose = ""))]
-#[pyo3(
-    text_signature = "(workspace='.', *, repos=None, roots=None, paths=None, exclude=None, tasks=None, purpose='')"
-)]
-#[allow(clippy::too_many_arguments)] // the keyword arguments of the Python API
+#[pyo3(signature = (workspace = PathArg::dot(), **scope))]
+#[pyo3(text_signature = "(workspace='.', **scope)")]
 pub fn fingerprint(
     py: Python<'_>,
     workspace: PathArg,
-    repos: Option<&Bound<'_, PyAny>>,
-    roots: Option<&Bound<'_, PyAny>>,
-    paths: Option<&Bound<'_, PyAny>>,
-    exclude: Option<&Bound<'_, PyAny>>,
-    tasks: Option<&Bound<'_, PyAny>>,
-    purpose: &str,
+    scope: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
-    let scope = scope::build(
-        py,
-        workspace.0,
-        repos,
-        roots,
-        paths,
-        exclude,
-        tasks,
-        purpose,
-    )?;
-    errors::detached(py, move || Inventory::expand(&scope)).map(|i| i.fingerprint.to_string())
+    let inventory = inventory(py, workspace, scope)?;
+    Ok(inventory.inner.fingerprint.to_string())
 }
 
 /// The inventory of a scope (see `fingerprint`): the Python twin of
 /// `ledger entries --json --workspace WORKSPACE ...`.
 #[pyfunction]
-#[pyo3(signature = (workspace = PathArg::dot(), *, repos = None, roots = None, paths = None, exclude = None, tasks = None, purpose = ""))]
-#[pyo3(
-    text_signature = "(workspace='.', *, repos=None, roots=None, paths=None, exclude=None, tasks=None, purpose='')"
-)]
-#[allow(clippy::too_many_arguments)] // the keyword arguments of the Python API
+#[pyo3(signature = (workspace = PathArg::dot(), **scope))]
+#[pyo3(text_signature = "(workspace='.', **scope)")]
 pub fn inventory(
     py: Python<'_>,
     workspace: PathArg,
-    repos: Option<&Bound<'_, PyAny>>,
-    roots: Option<&Bound<'_, PyAny>>,
-    paths: Option<&Bound<'_, PyAny>>,
-    exclude: Option<&Bound<'_, PyAny>>,
-    tasks: Option<&Bound<'_, PyAny>>,
-    purpose: &str,
+    scope: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyInventory> {
-    let scope = scope::build(
-        py,
-        workspace.0,
-        repos,
-        roots,
-        paths,
-        exclude,
-        tasks,
-        purpose,
-    )?;
-    expand(py, scope)
+    expand(py, args::scope(py, workspace, scope)?).map(PyInventory::from)
 }
 
 /// The top of the Git worktree containing `path` (the CLI's default
@@ -251,12 +207,5 @@ pub fn inventory(
 pub fn worktree_root(py: Python<'_>, path: PathArg) -> PyResult<Option<String>> {
     let dir = std::path::PathBuf::from(path.0);
     let root = errors::detached(py, move || ledger_core::worktree_root(&dir))?;
-    root.map(|p| {
-        p.into_os_string().into_string().map_err(|raw| {
-            let bytes = std::os::unix::ffi::OsStrExt::as_bytes(raw.as_os_str());
-            let path = ledger_core::DisplayPath::from_bytes(bytes);
-            errors::to_py(py, &ledger_core::Error::NonUtf8Path { path })
-        })
-    })
-    .transpose()
+    root.map(|p| args::utf8(py, p)).transpose()
 }

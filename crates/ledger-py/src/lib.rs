@@ -4,9 +4,16 @@
 //!
 //! The crate is empty unless the `python` feature is on (maturin turns it on),
 //! so that `cargo test --workspace` needs no Python. Each module wraps one core
-//! module and only translates: arguments into owned Rust values (`args` when
-//! they are paths), the core call with the GIL released, the result into a
-//! Python object, and every error through the single translation in `errors`.
+//! module and only translates: arguments into owned Rust values (`args`), the
+//! core call with the GIL released, the result into a Python object, and every
+//! error through the single translation in `errors`.
+//!
+//! Two kinds of classes: handles with behaviour (`Scope`, `Inventory`, `Store`,
+//! `ChangeSet`, `GateSpec`, ...) keep the core value they wrap; plain results
+//! (`Entry`, `Change`, `Binding`, `Freshness`, ...) are frozen structs whose
+//! fields are the Python attributes (`#[pyo3(get)]`), each built by one
+//! conversion from its core type. A result with `to_json()` keeps the core
+//! value too, so that its JSON is the core's own, byte for byte the CLI's.
 //!
 //! ```python
 //! import ledger
@@ -17,39 +24,25 @@
 //! print(inv.compare().matches)  # later: is it still what is on disk?
 //! ```
 
-#[cfg(feature = "python")]
+#![cfg(feature = "python")]
+
 mod approval;
-#[cfg(feature = "python")]
 mod args;
-#[cfg(feature = "python")]
 mod artifacts;
-#[cfg(feature = "python")]
 mod compare;
-#[cfg(feature = "python")]
 mod entry;
-#[cfg(feature = "python")]
 mod envelope;
-#[cfg(feature = "python")]
 mod errors;
-#[cfg(feature = "python")]
 mod evidence;
-#[cfg(feature = "python")]
 mod fingerprint;
-#[cfg(feature = "python")]
 mod gate;
-#[cfg(feature = "python")]
 mod graph;
-#[cfg(feature = "python")]
 mod inventory;
-#[cfg(feature = "python")]
-mod normalize;
-#[cfg(feature = "python")]
+mod repr;
 mod scope;
-#[cfg(feature = "python")]
 mod store;
 
 /// The native module `ledger._ledger`; `python/ledger/__init__.py` re-exports it.
-#[cfg(feature = "python")]
 #[pyo3::pymodule]
 #[pyo3(name = "_ledger")]
 mod ledger_module {
@@ -68,22 +61,18 @@ mod ledger_module {
     #[pymodule_export]
     use crate::envelope::{PyBinding, PyStateEnvelope, PyValidation};
     #[pymodule_export]
-    use crate::errors::panic_for_test;
-    #[pymodule_export]
     use crate::evidence::{
         PyEvidence, PyFreshness, PyGateSpec, PyObserve, PyStaleReason, check_gate,
         check_recorded_gate, latest_evidence,
     };
     #[pymodule_export]
-    use crate::fingerprint::{fingerprint_entries, parse_fingerprint};
+    use crate::fingerprint::{fingerprint_entries, normalize_tasks, parse_fingerprint};
     #[pymodule_export]
     use crate::gate::{PyRunOutcome, run_gate};
     #[pymodule_export]
     use crate::graph::{PyArtifact, PyArtifactGraph};
     #[pymodule_export]
     use crate::inventory::{PyInventory, fingerprint, inventory, worktree_root};
-    #[pymodule_export]
-    use crate::normalize::normalize_tasks;
     #[pymodule_export]
     use crate::scope::PyScope;
     #[pymodule_export]
@@ -101,7 +90,13 @@ mod ledger_module {
         m.add("DEFAULT_CHANGES_ROOT", ledger_core::DEFAULT_CHANGES_ROOT)?;
         m.add(
             "DEFAULT_EXCLUSION_REASON",
-            crate::args::DEFAULT_EXCLUSION_REASON,
+            ledger_core::DEFAULT_EXCLUSION_REASON,
+        )?;
+        // Set, not added: `add` would list it in `__all__`, which is the public API.
+        #[cfg(feature = "test-hooks")]
+        m.setattr(
+            "_panic",
+            wrap_pyfunction!(crate::errors::panic_for_test, m)?,
         )?;
         Ok(())
     }

@@ -1,20 +1,34 @@
 //! `ledger.Store` and `ledger.StoreReport` (core `store`).
 
 use camino::Utf8Path;
-
-use ledger_core::{RecordId, Store, StoreReport};
+use ledger_core::{RecordId, Store, StoreReport, to_pretty_json};
 use pyo3::prelude::*;
 
-use crate::args::{PathArg, py_bool, quoted};
-use crate::errors;
-use crate::scope::json_text;
+use crate::args::PathArg;
+use crate::{errors, repr};
 
 /// The record store of a workspace (`<workspace>/.ledger`): immutable records
 /// and compare-and-swap refs. Creates nothing until something is written.
-#[pyclass(frozen, eq, name = "Store", module = "ledger")]
+#[pyclass(frozen, eq)]
+#[pyo3(name = "Store", module = "ledger")]
 #[derive(PartialEq)]
 pub struct PyStore {
+    /// The store's directory.
+    #[pyo3(get)]
+    root: String,
     pub(crate) inner: Store,
+}
+
+impl From<Store> for PyStore {
+    fn from(inner: Store) -> Self {
+        let root = inner.root().to_string();
+        PyStore { root, inner }
+    }
+}
+
+/// Record ids as text.
+fn ids(ids: &[RecordId]) -> Vec<String> {
+    ids.iter().map(ToString::to_string).collect()
 }
 
 #[pymethods]
@@ -22,23 +36,13 @@ impl PyStore {
     /// The store of `workspace` (`Store::open`).
     #[new]
     fn new(workspace: PathArg) -> Self {
-        PyStore {
-            inner: Store::open(Utf8Path::new(&workspace.0)),
-        }
+        PyStore::from(Store::open(Utf8Path::new(&workspace.0)))
     }
 
     /// The store in an explicit directory.
     #[staticmethod]
     fn at(root: PathArg) -> Self {
-        PyStore {
-            inner: Store::at(root.0),
-        }
-    }
-
-    /// The store's directory.
-    #[getter]
-    fn root(&self) -> String {
-        self.inner.root().to_string()
+        PyStore::from(Store::at(root.0))
     }
 
     /// The record a ref names now (`None` when the ref does not exist).
@@ -51,8 +55,7 @@ impl PyStore {
     /// The record ids on a ref, newest first.
     fn history(&self, py: Python<'_>, reference: String) -> PyResult<Vec<String>> {
         let store = self.inner.clone();
-        let ids = errors::detached(py, move || store.history(&reference))?;
-        Ok(ids.iter().map(ToString::to_string).collect())
+        errors::detached(py, move || store.history(&reference)).map(|h| ids(&h))
     }
 
     /// Every ref and the record it names, sorted by name.
@@ -69,77 +72,71 @@ impl PyStore {
     fn read_record<'py>(&self, py: Python<'py>, id: String) -> PyResult<Bound<'py, PyAny>> {
         let store = self.inner.clone();
         let record = errors::detached(py, move || {
-            let id: RecordId = id.parse()?;
-            store.read_record::<serde_json::Value>(&id)
+            store.read_record::<serde_json::Value>(&id.parse()?)
         })?;
-        let text = json_text(&record);
-        py.import("json")?.call_method1("loads", (text,))
+        py.import("json")?
+            .call_method1("loads", (to_pretty_json(&record),))
     }
 
     /// Checks the store: orphans, temp files, corrupt records, dangling refs.
     fn check(&self, py: Python<'_>) -> PyResult<PyStoreReport> {
         let store = self.inner.clone();
-        let inner = errors::detached(py, move || store.check())?;
-        Ok(PyStoreReport { inner })
+        errors::detached(py, move || store.check()).map(PyStoreReport::from)
     }
 
-    fn __repr__(&self, py: Python<'_>) -> String {
-        format!("Store.at({})", quoted(py, self.inner.root().as_str()))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["root"])
     }
 }
 
 /// What `Store.check()` found.
-#[pyclass(frozen, eq, name = "StoreReport", module = "ledger")]
+#[pyclass(frozen, eq)]
+#[pyo3(name = "StoreReport", module = "ledger")]
 #[derive(PartialEq)]
 pub struct PyStoreReport {
+    /// How many intact records the store holds.
+    #[pyo3(get)]
+    records: usize,
+    /// Every readable ref `(name, record id)`, sorted by name.
+    #[pyo3(get)]
+    refs: Vec<(String, String)>,
+    /// Intact records no ref reaches.
+    #[pyo3(get)]
+    orphans: Vec<String>,
+    /// Files left in `tmp/` by interrupted writes.
+    #[pyo3(get)]
+    temp_files: Vec<String>,
+    /// `(file, reason)` of every record or ref file that cannot be trusted.
+    #[pyo3(get)]
+    corrupt: Vec<(String, String)>,
+    /// `(ref, missing record)` of every ref whose chain is broken.
+    #[pyo3(get)]
+    dangling: Vec<(String, String)>,
     inner: StoreReport,
+}
+
+impl From<StoreReport> for PyStoreReport {
+    fn from(inner: StoreReport) -> Self {
+        PyStoreReport {
+            records: inner.records,
+            refs: (inner.refs.iter())
+                .map(|r| (r.name.clone(), r.id.to_string()))
+                .collect(),
+            orphans: ids(&inner.orphans),
+            temp_files: inner.temp_files.clone(),
+            corrupt: (inner.corrupt.iter())
+                .map(|c| (c.file.clone(), c.reason.clone()))
+                .collect(),
+            dangling: (inner.dangling.iter())
+                .map(|d| (d.reference.clone(), d.missing.to_string()))
+                .collect(),
+            inner,
+        }
+    }
 }
 
 #[pymethods]
 impl PyStoreReport {
-    /// How many intact records the store holds.
-    #[getter]
-    fn records(&self) -> usize {
-        self.inner.records
-    }
-
-    /// Every readable ref `(name, record id)`, sorted by name.
-    #[getter]
-    fn refs(&self) -> Vec<(String, String)> {
-        let refs = self.inner.refs.iter();
-        refs.map(|r| (r.name.clone(), r.id.to_string())).collect()
-    }
-
-    /// Intact records no ref reaches.
-    #[getter]
-    fn orphans(&self) -> Vec<String> {
-        self.inner.orphans.iter().map(ToString::to_string).collect()
-    }
-
-    /// Files left in `tmp/` by interrupted writes.
-    #[getter]
-    fn temp_files(&self) -> Vec<String> {
-        self.inner.temp_files.clone()
-    }
-
-    /// `(file, reason)` of every record or ref file that cannot be trusted.
-    #[getter]
-    fn corrupt(&self) -> Vec<(String, String)> {
-        let corrupt = self.inner.corrupt.iter();
-        corrupt
-            .map(|c| (c.file.clone(), c.reason.clone()))
-            .collect()
-    }
-
-    /// `(ref, missing record)` of every ref whose chain is broken.
-    #[getter]
-    fn dangling(&self) -> Vec<(String, String)> {
-        let dangling = self.inner.dangling.iter();
-        dangling
-            .map(|d| (d.reference.clone(), d.missing.to_string()))
-            .collect()
-    }
-
     /// No orphan, temp file, corrupt file or dangling ref.
     fn is_clean(&self) -> bool {
         self.inner.is_clean()
@@ -147,15 +144,10 @@ impl PyStoreReport {
 
     /// The report as JSON, exactly as `ledger store check --json` prints it.
     fn to_json(&self) -> String {
-        json_text(&self.inner)
+        to_pretty_json(&self.inner)
     }
 
-    fn __repr__(&self) -> String {
-        let r = &self.inner;
-        format!(
-            "StoreReport(records={}, clean={})",
-            r.records,
-            py_bool(r.is_clean())
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["records", "orphans", "corrupt", "dangling"])
     }
 }

@@ -338,6 +338,7 @@ def bad_record_id(tmp: Path) -> object:
 
 
 def panic(tmp: Path) -> object:
+    # `_panic` exists only in a build with the `test-hooks` feature (ci.sh's).
     ledger._ledger._panic("a deliberate test panic")
     return None
 
