@@ -41,6 +41,7 @@ mod inventory;
 mod repr;
 mod scope;
 mod store;
+mod threads;
 
 /// The native module `ledger._ledger`; `python/ledger/__init__.py` re-exports it.
 #[pyo3::pymodule]
@@ -77,6 +78,8 @@ mod ledger_module {
     use crate::scope::PyScope;
     #[pymodule_export]
     use crate::store::{PyStore, PyStoreReport};
+    #[pymodule_export]
+    use crate::threads::{set_threads, threads};
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -87,6 +90,7 @@ mod ledger_module {
         m.add("RECORD_FORMAT", ledger_core::RECORD_FORMAT)?;
         m.add("RECORD_VERSION", ledger_core::RECORD_VERSION)?;
         m.add("STORE_DIR", ledger_core::STORE_DIR)?;
+        m.add("MAX_THREADS", ledger_core::MAX_THREADS)?;
         m.add("DEFAULT_CHANGES_ROOT", ledger_core::DEFAULT_CHANGES_ROOT)?;
         m.add(
             "DEFAULT_EXCLUSION_REASON",

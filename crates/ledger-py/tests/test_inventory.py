@@ -211,3 +211,21 @@ def test_results_are_typed_objects_with_reprs(repo: Path) -> None:
     assert repr(inv.scope).startswith("Scope('")
     for name in ("Entry", "Inventory", "Comparison", "Change", "Scope", "Store", "Binding"):
         assert getattr(ledger, name).__module__ == "ledger"
+
+
+def test_the_thread_count_changes_nothing_but_a_bad_one_is_refused(repo: Path) -> None:
+    answer = ledger.fingerprint(repo)
+    try:
+        for count in (1, 3):
+            ledger.set_threads(count)
+            assert ledger.threads() == count
+            assert ledger.fingerprint(repo) == answer
+        with pytest.raises(ledger.InvalidArgumentError) as caught:
+            ledger.set_threads(ledger.MAX_THREADS + 1)
+        assert caught.value.code == "invalid-argument"
+        assert ledger.threads() == 3, "a refused count changes nothing"
+        with pytest.raises(OverflowError):
+            ledger.set_threads(-1)
+    finally:
+        ledger.set_threads(0)
+    assert ledger.threads() == (os.cpu_count() or 1)

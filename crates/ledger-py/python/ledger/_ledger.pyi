@@ -92,6 +92,7 @@ _ErrorCode = Literal[
 """Every ``LedgerError.code``: the core's codes (``ERROR_CODES``) and ``panic``."""
 
 __all__ = [
+    "AbsentArtifactError",
     "AmbiguousMaterialError",
     "ApprovalStatus",
     "Artifact",
@@ -100,13 +101,6 @@ __all__ = [
     "BadEntryError",
     "BadFingerprintError",
     "BadRecordIdError",
-    "InvalidGitfileError",
-    "GitEnvironmentError",
-    "UnknownChangeError",
-    "UpstreamBlockedError",
-    "AbsentArtifactError",
-    "NonUtf8ValueError",
-    "TooLargeError",
     "BadRefNameError",
     "BadSchemaError",
     "Binding",
@@ -127,17 +121,21 @@ __all__ = [
     "Freshness",
     "GateNotStartedError",
     "GateSpec",
+    "GitEnvironmentError",
     "GitError",
     "GraphCycleError",
     "InvalidArgumentError",
+    "InvalidGitfileError",
     "InvalidPathError",
     "Inventory",
     "LedgerError",
+    "MAX_THREADS",
     "MalformedRecordError",
     "MissingMaterialError",
     "MissingSourceError",
     "NestedRepositoryError",
     "NonUtf8PathError",
+    "NonUtf8ValueError",
     "Observe",
     "OutsideWorkspaceError",
     "PanicError",
@@ -154,16 +152,18 @@ __all__ = [
     "Store",
     "StoreReport",
     "SymlinkedParentError",
+    "TooLargeError",
     "UnknownArtifactError",
+    "UnknownChangeError",
     "UnreadableError",
     "UnsupportedVersionError",
     "UntrustedRepositoryError",
     "UntrustedStoreError",
     "UnwritableError",
+    "UpstreamBlockedError",
     "Validation",
     "__version__",
     "approve",
-    "retire",
     "check_gate",
     "check_recorded_gate",
     "current_state",
@@ -173,8 +173,11 @@ __all__ = [
     "latest_evidence",
     "normalize_tasks",
     "parse_fingerprint",
+    "retire",
     "run_gate",
+    "set_threads",
     "status",
+    "threads",
     "worktree_root",
 ]
 __version__: str
@@ -183,6 +186,7 @@ FORMAT_V1: str
 RECORD_FORMAT: str
 RECORD_VERSION: str
 STORE_DIR: str
+MAX_THREADS: int
 DEFAULT_CHANGES_ROOT: str
 DEFAULT_EXCLUSION_REASON: str
 
@@ -194,6 +198,8 @@ def fingerprint_entries(entries: Iterable[_EntryParts]) -> str: ...
 def parse_fingerprint(text: str) -> str: ...
 def normalize_tasks(data: bytes) -> bytes: ...
 def worktree_root(path: _StrPath) -> Optional[str]: ...
+def set_threads(count: int) -> None: ...
+def threads() -> int: ...
 
 @final
 class Scope:
