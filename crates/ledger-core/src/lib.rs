@@ -53,8 +53,10 @@ mod gate;
 pub(crate) mod git;
 mod graph;
 mod inventory;
+mod js_space;
 mod materials;
 mod normalize;
+mod normalize_openspec;
 #[cfg(any(test, feature = "fuzzing"))]
 mod normalize_reference;
 mod own_file;
@@ -65,6 +67,8 @@ mod record;
 mod scope;
 mod scope_file;
 mod store;
+mod task_rule;
+mod tasks;
 mod walk;
 
 pub use approval::{
@@ -87,7 +91,7 @@ pub use gate::{
 };
 pub use graph::{Artifact, ArtifactGraph};
 pub use inventory::{Inventory, default_workspace, worktree_root};
-pub use normalize::normalize_tasks;
+pub use normalize::{normalize_tasks, normalize_tasks_with};
 pub use path::WorkspacePath;
 pub use quote::{escape, quote};
 pub use record::to_pretty_json;
@@ -99,3 +103,5 @@ pub use store::{
     CorruptFile, DanglingRef, RecordId, RefHead, STORED_RECORD_FORMAT, STORED_RECORD_VERSION,
     Store, StoreReport, StoredRecord,
 };
+pub use task_rule::TaskRule;
+pub use tasks::{Task, Tasks, read_tasks, read_tasks_file};
