@@ -95,7 +95,7 @@ pub use normalize::{normalize_tasks, normalize_tasks_with};
 pub use path::WorkspacePath;
 pub use quote::{escape, quote};
 pub use record::to_pretty_json;
-pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION};
+pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION, TASK_RULES_VERSION};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
 };
