@@ -358,7 +358,8 @@ pub fn schema_yaml(data: &[u8]) {
         graph.tracks().map(str::to_owned),
         "fuzz",
     )
-    .unwrap_or_else(|e| panic!("an accepted graph is refused when rebuilt: {e}"));
+    .unwrap_or_else(|e| panic!("an accepted graph is refused when rebuilt: {e}"))
+    .with_task_rule(graph.task_rule());
     assert_eq!(rebuilt, graph, "topological order is not stable");
     for a in artifacts {
         assert!(graph.artifact(&a.id).is_ok());

@@ -104,4 +104,4 @@ pub use store::{
     Store, StoreReport, StoredRecord,
 };
 pub use task_rule::TaskRule;
-pub use tasks::{Task, Tasks, read_tasks, read_tasks_file};
+pub use tasks::{ChangeTasks, Task, Tasks, read_tasks, read_tasks_file};

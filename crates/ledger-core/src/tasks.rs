@@ -11,9 +11,11 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::artifacts::ChangeSet;
+use crate::error::{Error, Result};
 use crate::js_space::is_js_space;
-use crate::own_file::{DOCUMENT_LIMIT, read_file};
+use crate::own_file::{DOCUMENT_LIMIT, read_file, read_in_workspace};
+use crate::path::WorkspacePath;
 use crate::task_rule::TaskRule;
 
 /// One task line.
@@ -107,6 +109,56 @@ pub fn read_tasks(bytes: &[u8], rule: TaskRule) -> Tasks {
 pub fn read_tasks_file(path: &Path, rule: TaskRule) -> Result<Tasks> {
     let bytes = read_file(path, "tasks file", DOCUMENT_LIMIT)?;
     Ok(read_tasks(&bytes, rule))
+}
+
+/// A change's tracked Tasks file and its tasks (`ledger tasks --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangeTasks {
+    /// The change.
+    pub change: String,
+    /// The tracked file, relative to the workspace.
+    pub path: WorkspacePath,
+    /// Whether the file exists (a missing one has no tasks, as for OpenSpec).
+    pub exists: bool,
+    /// The tasks, under the change's rule.
+    #[serde(flatten)]
+    pub tasks: Tasks,
+}
+
+/// The file OpenSpec falls back to when a schema tracks none.
+const DEFAULT_TRACKED: &str = "tasks.md";
+
+impl ChangeSet {
+    /// Reads the change's tracked Tasks file (`apply.tracks`, else `tasks.md`,
+    /// in the change's directory) under [`ChangeSet::task_rule`]. A change
+    /// found neither active nor archived is `unknown-change`; a tracked glob
+    /// is not read (`invalid-argument`).
+    pub fn tasks(&self) -> Result<ChangeTasks> {
+        self.require_present()?;
+        let tracked = self.graph.tracks().unwrap_or(DEFAULT_TRACKED);
+        if tracked.contains(['*', '?', '[', '{']) {
+            return Err(Error::InvalidArgument {
+                message: format!(
+                    "the schema tracks the glob {:?}; ledger reads one tracked Tasks file",
+                    tracked
+                ),
+            });
+        }
+        let path = WorkspacePath::joined(&self.directory(), tracked)?;
+        let bytes = read_in_workspace(
+            self.workspace.as_std_path(),
+            &path,
+            "tasks file",
+            DOCUMENT_LIMIT,
+        )?;
+        let rule = self.task_rule();
+        Ok(ChangeTasks {
+            change: self.change.clone(),
+            path,
+            exists: bytes.is_some(),
+            tasks: read_tasks(bytes.as_deref().unwrap_or_default(), rule),
+        })
+    }
 }
 
 /// A task line as a rule recognises it.
