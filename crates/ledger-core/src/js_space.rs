@@ -44,7 +44,7 @@ pub(crate) fn is_js_space(c: char) -> bool {
     let bytes = c.encode_utf8(&mut buf).as_bytes();
     match bytes {
         [b] => is_ascii_space(*b),
-        _ => WIDE.contains(&&*bytes),
+        _ => WIDE.contains(&bytes),
     }
 }
 
