@@ -50,4 +50,6 @@ mod store;
 #[cfg(feature = "napi")]
 mod task;
 #[cfg(feature = "napi")]
+mod tasks;
+#[cfg(feature = "napi")]
 mod testing;
