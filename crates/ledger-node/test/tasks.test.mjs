@@ -60,3 +60,30 @@ test('changeTasks and approvals under openspec-checkbox match the CLI', { skip: 
   assert.deepEqual(status.artifacts.map((a) => a.state), ['approved', 'approved', 'approved', 'approved'])
   await expectCode(assert, () => ledger.changeTasks({ ...change, taskRule: 'x' }), 'invalid-argument', undefined)
 })
+
+// Differential check against OpenSpec itself, when its task counter is at hand:
+// OPENSPEC_TASK_PROGRESS=/path/to/@fission-ai/openspec/dist/utils/task-progress.js
+const oracle = process.env.OPENSPEC_TASK_PROGRESS
+test('readTasks agrees with OpenSpec parseTaskLines on random task-like files', { skip: oracle ? false : 'OPENSPEC_TASK_PROGRESS not set' }, async (t) => {
+  const { parseTaskLines } = await import(oracle)
+  const TASK_ID = /^(\d+(?:\.\d+)+(?:[A-Za-z]+)?)(?=\s|$)/
+  const atoms = ['- [x] ', '* [X]', '+ [ ]', '12. [x]', '1234567890. [x]', '-[x](', '[ x ]', '[x', '1.1 Do', '1.2a ', '-', '1', '.', ')', '[', ']', '(', 'x', ' ', '\t', '\v\f', '\r', '\n', '\r\n', '\uFEFF', '\u00A0', '\u2003', '\u2028', '\u3000', '\u0085', '\u180E', 'é😀', '~']
+  const bytes = [[0xe2, 0x80], [0xc2], [0xff], [0xed, 0xa0, 0x80]]
+  let seed = 42
+  const next = (n) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n)
+  const s = new Sandbox(t)
+  for (let n = 0; n < 2000; n++) {
+    const parts = []
+    for (let k = next(25); k > 0; k--) parts.push(next(10) ? Buffer.from(atoms[next(atoms.length)]) : Buffer.from(bytes[next(bytes.length)]))
+    const file = Buffer.concat(parts)
+    s.write('tasks.md', file)
+    const expected = []
+    file.toString('utf-8').split('\n').forEach((line, i) => {
+      const [task] = parseTaskLines(line)
+      if (task) expected.push({ id: task.description.match(TASK_ID)?.[1] ?? null, done: task.done, line: i + 1, text: task.description })
+    })
+    const got = ledger.readTasksSync(s.path('tasks.md'), { rule: 'openspec-checkbox' })
+    assert.deepEqual(got.tasks, expected, JSON.stringify(file.toString('latin1')))
+    assert.equal(got.done, expected.filter((x) => x.done).length)
+  }
+})
