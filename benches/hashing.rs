@@ -1,11 +1,13 @@
-//! Throughput of the hot paths: file digests, the task-checkbox normalizer and
+//! Throughput of the hot paths: file digests, the Tasks normalizers and
 //! the v1 stream encoder.
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ledger_core::{Content, Digest, Encoder, Entry, WorkspacePath, normalize_tasks};
+use ledger_core::{
+    Content, Digest, Encoder, Entry, TaskRule, WorkspacePath, normalize_tasks, normalize_tasks_with,
+};
 
 /// File digests for sizes from 4 KiB to 256 MiB (bytes/s).
 fn file_digest(c: &mut Criterion) {
@@ -34,6 +36,15 @@ fn normalization(c: &mut Criterion) {
     let mut group = c.benchmark_group("normalize_tasks");
     group.throughput(Throughput::Bytes(doc.len() as u64));
     group.bench_function("4MiB", |b| b.iter(|| normalize_tasks(black_box(&doc))));
+    group.finish();
+    // OpenSpec's own format, nested, under the rule that reads it.
+    let line = b"  - [x] 12.3 Implement the streaming encoder and test it\nplain prose line\n";
+    let doc: Vec<u8> = line.iter().copied().cycle().take(4 << 20).collect();
+    let mut group = c.benchmark_group("normalize_tasks_openspec");
+    group.throughput(Throughput::Bytes(doc.len() as u64));
+    group.bench_function("4MiB", |b| {
+        b.iter(|| normalize_tasks_with(black_box(&doc), TaskRule::OpenspecCheckbox))
+    });
     group.finish();
 }
 

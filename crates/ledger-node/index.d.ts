@@ -15,6 +15,9 @@ export type EntryMode = '100644' | '100755' | '120000' | '-'
 /** Why a path shows in a comparison. */
 export type ChangeKind = 'added' | 'removed' | 'kind-changed' | 'mode-changed' | 'content-changed'
 
+/** How a Tasks file's checked boxes are normalized (docs/format.md §4). */
+export type TaskRule = 'task-checkbox-v1' | 'openspec-checkbox'
+
 /** A scope as the core stores it (in records, evidence and `inventory.scope`). */
 export interface Scope {
   workspace: string
@@ -22,8 +25,39 @@ export interface Scope {
   roots: string[]
   paths: string[]
   exclusions: Exclusion[]
+  /** The Tasks files. */
   normalize: string[]
+  /** The rule of each Tasks file not under `task-checkbox-v1` (absent when none). */
+  task_rules?: Record<string, TaskRule>
   purpose: string
+}
+
+/** One task line of a Tasks file. */
+export interface Task {
+  /** `1.1`, `2.10`, `1.2a` when the text starts with one (OpenSpec's `TASK_ID`). */
+  id: string | null
+  done: boolean
+  /** 1-based. */
+  line: number
+  /** The text after the box, as OpenSpec's `description`. */
+  text: string
+}
+
+/** The tasks of a Tasks file under a rule (`readTasks`). */
+export interface Tasks {
+  rule: TaskRule
+  total: number
+  done: number
+  tasks: Task[]
+}
+
+/** A change's tracked Tasks file and its tasks (`ledger tasks --json`). */
+export interface ChangeTasks extends Tasks {
+  change: string
+  /** Relative to the workspace. */
+  path: string
+  /** A missing file has no tasks. */
+  exists: boolean
 }
 
 /** An inventory as `ledger entries --json` prints it (and `JSON.stringify(inventory)` gives). */
@@ -46,6 +80,8 @@ export interface Artifact {
 export interface ArtifactGraph {
   artifacts: Artifact[]
   tracks: string | null
+  /** The rule the schema names for the tracked file (`ledger.task_rule`), when it names one. */
+  task_rule?: TaskRule
 }
 
 /** An observed approval, bound to the fingerprint of the artifact's set. */
@@ -439,7 +475,22 @@ export interface ChangeOptions {
   changesRoot?: string
   /** An OpenSpec `schema.yaml` defining the artifact graph; default spec-driven. */
   schema?: string
+  /**
+   * The rule of the tracked Tasks file; default: the schema's, else
+   * `task-checkbox-v1` (`--task-rule`; `status` uses each binding's own).
+   */
+  taskRule?: TaskRule
 }
+
+/**
+ * A change's tracked Tasks file read under its rule (`options.taskRule`,
+ * else the schema's, else `task-checkbox-v1`); a missing file has no tasks
+ * (`ledger tasks --json`).
+ */
+export declare function changeTasks(options: ChangeOptions): Promise<ChangeTasks>
+
+/** `changeTasks`, blocking the JavaScript thread. */
+export declare function changeTasksSync(options: ChangeOptions): ChangeTasks
 
 /**
  * Whether the gate's latest evidence can be reused: fresh, or stale with
@@ -593,10 +644,12 @@ export declare function latestEvidence(options: EvidenceOptions): Promise<Latest
 export declare function latestEvidenceSync(options: EvidenceOptions): LatestEvidence | null
 
 /**
- * The payload a Tasks file is hashed with: every canonical checked task
- * (`- [x] 1.2 [area] ...`) unchecked, every other byte kept.
+ * The payload a Tasks file is hashed with under `options.rule` (docs/format.md
+ * §4): under `task-checkbox-v1` (the default) every canonical checked task
+ * (`- [x] 1.2 [area] ...`) unchecked, under `openspec-checkbox` the `x`/`X`
+ * of every task OpenSpec counts turned into a space; every other byte kept.
  */
-export declare function normalizeTasks(input: Buffer): Buffer
+export declare function normalizeTasks(input: Buffer, options?: RuleOptions | undefined | null): Buffer
 
 /** What the caller observed about the set, stored in the record as given. */
 export interface Observed {
@@ -623,6 +676,17 @@ export declare function readRecord(path: string, options?: RecordOptions | undef
 
 /** `readRecord`, blocking the JavaScript thread. */
 export declare function readRecordSync(path: string, options?: RecordOptions | undefined | null): Inventory
+
+/**
+ * The tasks of the Tasks file at `path` under `options.rule` (default
+ * `task-checkbox-v1`): id, done, line and text of each, and the totals. The
+ * file is read like every input: not through a symlink, a regular file,
+ * bounded (`unreadable`, `special-file`, `too-large`).
+ */
+export declare function readTasks(path: string, options?: RuleOptions | undefined | null): Promise<Tasks>
+
+/** `readTasks`, blocking the JavaScript thread. */
+export declare function readTasksSync(path: string, options?: RuleOptions | undefined | null): Tasks
 
 /**
  * What `ledger gate check` is asked: the gate in the caller's workspace, and
@@ -687,6 +751,12 @@ export declare function retire(options: ChangeOptions, reason: string): Promise<
 /** `retire`, blocking the JavaScript thread. */
 export declare function retireSync(options: ChangeOptions, reason: string): string
 
+/** Which Tasks rule applies. */
+export interface RuleOptions {
+  /** `task-checkbox-v1` (the default) or `openspec-checkbox`. */
+  rule?: TaskRule
+}
+
 /**
  * Reuses fresh evidence, or runs the command and records evidence whatever
  * its exit status (`ledger gate run --json`). `timeoutMs`: after so long the
@@ -725,6 +795,11 @@ export interface ScopeOptions {
   exclude?: Array<string | Exclusion>
   /** Tasks files, hashed with the task-checkbox normalization (`--tasks`). */
   tasks?: Array<string>
+  /**
+   * The rule the Tasks files are normalized under; default
+   * `task-checkbox-v1` (`--task-rule`).
+   */
+  taskRule?: TaskRule
   /** What the set is for (stored in the scope). */
   purpose?: string
 }

@@ -15,6 +15,9 @@ export type EntryMode = '100644' | '100755' | '120000' | '-'
 /** Why a path shows in a comparison. */
 export type ChangeKind = 'added' | 'removed' | 'kind-changed' | 'mode-changed' | 'content-changed'
 
+/** How a Tasks file's checked boxes are normalized (docs/format.md §4). */
+export type TaskRule = 'task-checkbox-v1' | 'openspec-checkbox'
+
 /** A scope as the core stores it (in records, evidence and `inventory.scope`). */
 export interface Scope {
   workspace: string
@@ -22,8 +25,39 @@ export interface Scope {
   roots: string[]
   paths: string[]
   exclusions: Exclusion[]
+  /** The Tasks files. */
   normalize: string[]
+  /** The rule of each Tasks file not under `task-checkbox-v1` (absent when none). */
+  task_rules?: Record<string, TaskRule>
   purpose: string
+}
+
+/** One task line of a Tasks file. */
+export interface Task {
+  /** `1.1`, `2.10`, `1.2a` when the text starts with one (OpenSpec's `TASK_ID`). */
+  id: string | null
+  done: boolean
+  /** 1-based. */
+  line: number
+  /** The text after the box, as OpenSpec's `description`. */
+  text: string
+}
+
+/** The tasks of a Tasks file under a rule (`readTasks`). */
+export interface Tasks {
+  rule: TaskRule
+  total: number
+  done: number
+  tasks: Task[]
+}
+
+/** A change's tracked Tasks file and its tasks (`ledger tasks --json`). */
+export interface ChangeTasks extends Tasks {
+  change: string
+  /** Relative to the workspace. */
+  path: string
+  /** A missing file has no tasks. */
+  exists: boolean
 }
 
 /** An inventory as `ledger entries --json` prints it (and `JSON.stringify(inventory)` gives). */
@@ -46,6 +80,8 @@ export interface Artifact {
 export interface ArtifactGraph {
   artifacts: Artifact[]
   tracks: string | null
+  /** The rule the schema names for the tracked file (`ledger.task_rule`), when it names one. */
+  task_rule?: TaskRule
 }
 
 /** An observed approval, bound to the fingerprint of the artifact's set. */

@@ -6,8 +6,8 @@ use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 use ledger_core::{
     ApprovalState, ApprovalStatus, ArtifactGraph, ArtifactStatus, ChangeLocation, ChangeSet,
-    CurrentState, DEFAULT_CHANGES_ROOT, Error, Fingerprint, Store, StoreReport, approve, changes,
-    current_state, quote, retire, status,
+    CurrentState, DEFAULT_CHANGES_ROOT, Error, Fingerprint, Store, StoreReport, TaskRule, approve,
+    changes, current_state, quote, retire, status,
 };
 
 use crate::report::json_line;
@@ -21,6 +21,11 @@ pub struct ChangeArgs {
     change: String,
     #[command(flatten)]
     place: PlaceArgs,
+    /// The rule the tracked Tasks file is normalized under [default: the
+    /// schema's `ledger.task_rule`, else task-checkbox-v1; `status` uses the
+    /// rule each binding recorded].
+    #[arg(long, value_name = "R", value_parser = crate::scope_args::task_rule)]
+    task_rule: Option<TaskRule>,
 }
 
 /// Where the workspace and its changes are.
@@ -51,17 +56,19 @@ impl PlaceArgs {
 }
 
 impl ChangeArgs {
-    fn change_set(&self) -> Result<ChangeSet, Error> {
+    pub(crate) fn change_set(&self) -> Result<ChangeSet, Error> {
         let graph = match &self.place.schema {
             Some(file) => ArtifactGraph::read(file)?,
             None => ArtifactGraph::spec_driven(),
         };
-        ChangeSet::with_root(
+        let mut change = ChangeSet::with_root(
             self.place.workspace()?,
             &self.change,
             &self.place.changes_root,
             graph,
-        )
+        )?;
+        change.chosen_task_rule = self.task_rule;
+        Ok(change)
     }
 }
 

@@ -21,6 +21,7 @@ use crate::materials;
 use crate::own_file;
 use crate::path::WorkspacePath;
 use crate::scope::Scope;
+use crate::task_rule::TaskRule;
 use crate::walk::walk_root;
 
 /// Where OpenSpec keeps changes, relative to the workspace.
@@ -89,6 +90,10 @@ pub struct ChangeSet {
     pub graph: ArtifactGraph,
     /// Where the change's directory was found.
     pub location: ChangeLocation,
+    /// The rule chosen for the tracked file (a front door's `--task-rule`);
+    /// `None` leaves it to the graph's schema, then to the default
+    /// ([`ChangeSet::task_rule`]).
+    pub chosen_task_rule: Option<TaskRule>,
 }
 
 impl ChangeSet {
@@ -124,9 +129,18 @@ impl ChangeSet {
             changes_root,
             graph,
             location: ChangeLocation::Missing,
+            chosen_task_rule: None,
         };
         set.location = set.locate()?;
         Ok(set)
+    }
+
+    /// The rule the tracked file is normalized under: the one chosen, else the
+    /// one the schema names, else `task-checkbox-v1` (docs/approvals.md).
+    pub fn task_rule(&self) -> TaskRule {
+        self.chosen_task_rule
+            .or(self.graph.task_rule())
+            .unwrap_or_default()
     }
 
     /// Refuses a change found neither active nor archived (`unknown-change`).
@@ -218,12 +232,20 @@ impl ChangeSet {
     /// The scope of an artifact's approval set, resolved now. A change found
     /// neither active nor archived has no sets (`unknown-change`).
     pub fn scope(&self, artifact: &str) -> Result<Scope> {
+        self.scope_with(artifact, self.task_rule())
+    }
+
+    /// [`ChangeSet::scope`], the tracked file normalized under `rule`.
+    pub fn scope_with(&self, artifact: &str, rule: TaskRule) -> Result<Scope> {
         self.require_present()?;
         let artifact = self.graph.artifact(artifact)?;
         let mut scope = Scope::new(self.workspace.clone());
         scope.purpose = format!("approval: {} of change {}", artifact.id, self.change);
         for path in self.generated(artifact)? {
             if self.graph.tracks() == Some(relative(&path, &self.directory())) {
+                if !rule.is_default() {
+                    scope.task_rules.insert(path.clone(), rule);
+                }
                 scope.normalize.push(path);
             } else {
                 scope.paths.push(path);
@@ -242,6 +264,11 @@ impl ChangeSet {
     /// Expands an artifact's approval set.
     pub fn inventory(&self, artifact: &str) -> Result<Inventory> {
         Inventory::expand(&self.scope(artifact)?)
+    }
+
+    /// Expands an artifact's approval set, the tracked file under `rule`.
+    pub fn inventory_with(&self, artifact: &str, rule: TaskRule) -> Result<Inventory> {
+        Inventory::expand(&self.scope_with(artifact, rule)?)
     }
 
     /// The files an artifact generates: one path, or the files matching a glob.

@@ -7,6 +7,7 @@ use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
+use crate::task_rule::TaskRule;
 
 /// One artifact of a graph.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +36,9 @@ pub struct Artifact {
 pub struct ArtifactGraph {
     artifacts: Vec<Artifact>,
     tracks: Option<String>,
+    /// The rule the schema names for the tracked file (`ledger.task_rule`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_rule: Option<TaskRule>,
 }
 
 /// The parts of an OpenSpec `schema.yaml` that matter here; other keys
@@ -44,6 +48,17 @@ struct SchemaFile {
     artifacts: Vec<Artifact>,
     #[serde(default)]
     apply: Option<Apply>,
+    /// ledger's own keys (OpenSpec ignores keys it does not know).
+    #[serde(default)]
+    ledger: Option<LedgerKeys>,
+}
+
+/// `ledger:` in a `schema.yaml` (docs/approvals.md, Choosing the task rule).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LedgerKeys {
+    #[serde(default)]
+    task_rule: Option<TaskRule>,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +84,7 @@ impl ArtifactGraph {
                 artifact("tasks", "tasks.md", &["specs", "design"]),
             ],
             tracks: Some("tasks.md".to_owned()),
+            task_rule: None,
         }
     }
 
@@ -98,11 +114,12 @@ impl ArtifactGraph {
         Ok(ArtifactGraph {
             artifacts: topological(artifacts)?,
             tracks,
+            task_rule: None,
         })
     }
 
     /// Loads an OpenSpec `schema.yaml` (`artifacts[].id`, `generates`,
-    /// `requires`, `apply.tracks`).
+    /// `requires`, `apply.tracks`, and ledger's `ledger.task_rule`).
     pub fn from_schema_yaml(text: &str, source: &str) -> Result<Self> {
         let schema: SchemaFile = serde_saphyr::from_str(text).map_err(|e| Error::BadSchema {
             path: DisplayPath::from(source),
@@ -115,7 +132,20 @@ impl ArtifactGraph {
                 .join(" "),
         })?;
         let tracks = schema.apply.and_then(|a| a.tracks);
-        ArtifactGraph::new(schema.artifacts, tracks, source)
+        let task_rule = schema.ledger.and_then(|l| l.task_rule);
+        Ok(ArtifactGraph::new(schema.artifacts, tracks, source)?.with_task_rule(task_rule))
+    }
+
+    /// The graph with `rule` as the rule its tracked file is normalized under
+    /// (`None`: the default, `task-checkbox-v1`).
+    pub fn with_task_rule(mut self, rule: Option<TaskRule>) -> Self {
+        self.task_rule = rule;
+        self
+    }
+
+    /// The rule the schema names for its tracked file, if it names one.
+    pub fn task_rule(&self) -> Option<TaskRule> {
+        self.task_rule
     }
 
     /// Reads a `schema.yaml` file.
@@ -260,6 +290,23 @@ apply:
         assert_eq!(g.upstream("design"), ["proposal"]);
         assert!(g.upstream("proposal").is_empty());
         assert!(g.downstream("tasks").is_empty());
+    }
+
+    #[test]
+    fn a_schema_may_name_the_task_rule() {
+        assert_eq!(ArtifactGraph::spec_driven().task_rule(), None);
+        let text = format!("{OPENSPEC_SPEC_DRIVEN}ledger:\n  task_rule: openspec-checkbox\n");
+        let g = ArtifactGraph::from_schema_yaml(&text, "schema.yaml").unwrap();
+        assert_eq!(g.task_rule(), Some(TaskRule::OpenspecCheckbox));
+        assert_eq!(g.tracks(), Some("tasks.md"));
+        for bad in [
+            "ledger:\n  task_rule: v9\n",
+            "ledger:\n  rule: openspec-checkbox\n",
+        ] {
+            let text = format!("{OPENSPEC_SPEC_DRIVEN}{bad}");
+            let err = ArtifactGraph::from_schema_yaml(&text, "schema.yaml").unwrap_err();
+            assert_eq!(err.code(), "bad-schema", "{bad}: {err}");
+        }
     }
 
     #[test]

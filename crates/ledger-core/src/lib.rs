@@ -53,8 +53,10 @@ mod gate;
 pub(crate) mod git;
 mod graph;
 mod inventory;
+mod js_space;
 mod materials;
 mod normalize;
+mod normalize_openspec;
 #[cfg(any(test, feature = "fuzzing"))]
 mod normalize_reference;
 mod own_file;
@@ -65,6 +67,8 @@ mod record;
 mod scope;
 mod scope_file;
 mod store;
+mod task_rule;
+mod tasks;
 mod threads;
 mod walk;
 
@@ -88,11 +92,11 @@ pub use gate::{
 };
 pub use graph::{Artifact, ArtifactGraph};
 pub use inventory::{Inventory, default_workspace, worktree_root};
-pub use normalize::normalize_tasks;
+pub use normalize::{normalize_tasks, normalize_tasks_with};
 pub use path::WorkspacePath;
 pub use quote::{escape, quote};
 pub use record::to_pretty_json;
-pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION};
+pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION, TASK_RULES_VERSION};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
 };
@@ -100,4 +104,6 @@ pub use store::{
     CorruptFile, DanglingRef, RecordId, RefHead, STORED_RECORD_FORMAT, STORED_RECORD_VERSION,
     Store, StoreReport, StoredRecord,
 };
+pub use task_rule::TaskRule;
+pub use tasks::{ChangeTasks, Task, Tasks, read_tasks, read_tasks_file};
 pub use threads::{MAX_THREADS, THREADS_ENV, set_threads, threads};

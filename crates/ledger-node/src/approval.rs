@@ -25,21 +25,26 @@ pub struct ChangeOptions {
     pub changes_root: Option<String>,
     /// An OpenSpec `schema.yaml` defining the artifact graph; default spec-driven.
     pub schema: Option<String>,
+    /// The rule of the tracked Tasks file; default: the schema's, else
+    /// `task-checkbox-v1` (`--task-rule`; `status` uses each binding's own).
+    #[napi(ts_type = "TaskRule")]
+    pub task_rule: Option<String>,
 }
 
 impl ChangeOptions {
-    fn change_set(&self) -> Result<ChangeSet, Failure> {
+    pub(crate) fn change_set(&self) -> Result<ChangeSet, Failure> {
         let graph = match &self.schema {
             Some(file) => ArtifactGraph::read(Utf8Path::new(file))?,
             None => ArtifactGraph::spec_driven(),
         };
         let root = self.changes_root.as_deref().unwrap_or(DEFAULT_CHANGES_ROOT);
-        Ok(ChangeSet::with_root(
-            self.workspace.as_str(),
-            &self.change,
-            root,
-            graph,
-        )?)
+        let mut change = ChangeSet::with_root(self.workspace.as_str(), &self.change, root, graph)?;
+        change.chosen_task_rule = self
+            .task_rule
+            .as_deref()
+            .map(crate::scope::parse_rule_name)
+            .transpose()?;
+        Ok(change)
     }
 
     fn store(&self) -> Store {

@@ -7,6 +7,7 @@ use napi_derive::napi;
 
 use crate::entry::Entry;
 use crate::error::Failure;
+use crate::scope::parse_rule;
 use crate::task::block;
 
 /// The v1 fingerprint of `entries`, in any order: the core sorts them by the
@@ -24,9 +25,27 @@ pub fn fingerprint_entries(env: Env, entries: Vec<Entry>) -> napi::Result<String
     })
 }
 
-/// The payload a Tasks file is hashed with: every canonical checked task
-/// (`- [x] 1.2 [area] ...`) unchecked, every other byte kept.
+/// The payload a Tasks file is hashed with under `options.rule` (docs/format.md
+/// §4): under `task-checkbox-v1` (the default) every canonical checked task
+/// (`- [x] 1.2 [area] ...`) unchecked, under `openspec-checkbox` the `x`/`X`
+/// of every task OpenSpec counts turned into a space; every other byte kept.
 #[napi]
-pub fn normalize_tasks(env: Env, input: Buffer) -> napi::Result<Buffer> {
-    block(&env, || Ok(ledger_core::normalize_tasks(&input).into()))
+pub fn normalize_tasks(
+    env: Env,
+    input: Buffer,
+    options: Option<RuleOptions>,
+) -> napi::Result<Buffer> {
+    block(&env, || {
+        let rule = parse_rule(options.and_then(|o| o.rule).as_deref())?;
+        Ok(ledger_core::normalize_tasks_with(&input, rule).into())
+    })
+}
+
+/// Which Tasks rule applies.
+#[napi(object)]
+#[derive(Debug, Clone, Default)]
+pub struct RuleOptions {
+    /// `task-checkbox-v1` (the default) or `openspec-checkbox`.
+    #[napi(ts_type = "TaskRule")]
+    pub rule: Option<String>,
 }

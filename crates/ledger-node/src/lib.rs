@@ -49,6 +49,8 @@ mod scope;
 mod store;
 #[cfg(feature = "napi")]
 mod task;
+#[cfg(feature = "napi")]
+mod tasks;
 /// Panic hooks for the binding's own tests (feature `test-hooks`, which only
 /// `ci.sh` turns on): never part of a release build.
 #[cfg(all(feature = "napi", feature = "test-hooks"))]

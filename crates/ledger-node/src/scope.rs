@@ -1,7 +1,7 @@
 //! Scope options (`{ workspace, repos, roots, paths, exclude, tasks }`) and
 //! their translation into the core's `Scope`, the way the CLI's scope flags are.
 
-use ledger_core::{Scope, ScopeLists};
+use ledger_core::{Scope, ScopeLists, TaskRule};
 use napi::Env;
 use napi::bindgen_prelude::{AsyncTask, Either};
 use napi_derive::napi;
@@ -30,6 +30,10 @@ pub struct ScopeOptions {
     pub exclude: Option<Vec<Either<String, Exclusion>>>,
     /// Tasks files, hashed with the task-checkbox normalization (`--tasks`).
     pub tasks: Option<Vec<String>>,
+    /// The rule the Tasks files are normalized under; default
+    /// `task-checkbox-v1` (`--task-rule`).
+    #[napi(ts_type = "TaskRule")]
+    pub task_rule: Option<String>,
     /// What the set is for (stored in the scope).
     pub purpose: Option<String>,
 }
@@ -63,8 +67,23 @@ impl ScopeOptions {
             tasks: self.tasks.clone().unwrap_or_default(),
             purpose: self.purpose.clone().unwrap_or_default(),
         };
-        Ok(Scope::from_lists(self.workspace.as_str(), &lists)?)
+        let rule = parse_rule(self.task_rule.as_deref())?;
+        Ok(Scope::from_lists_with(
+            self.workspace.as_str(),
+            &lists,
+            rule,
+        )?)
     }
+}
+
+/// A rule name from JavaScript (a bad name is `invalid-argument`).
+pub fn parse_rule_name(name: &str) -> Result<TaskRule, Failure> {
+    Ok(name.parse()?)
+}
+
+/// An optional rule name from JavaScript; none is the default.
+pub fn parse_rule(name: Option<&str>) -> Result<TaskRule, Failure> {
+    Ok(name.map(parse_rule_name).transpose()?.unwrap_or_default())
 }
 
 fn resolve_scope_impl(options: &ScopeOptions) -> Result<Json, Failure> {

@@ -55,6 +55,12 @@ export async function everything(workspace: string): Promise<void> {
   const json: ledger.InventoryJson = inv.toJSON()
   const v1: string = ledger.fingerprintEntries([{ path: 'a.txt', kind: 'file', mode: '100644', digest: '0'.repeat(64) }])
   const normalized: Buffer = ledger.normalizeTasks(Buffer.from('- [x] 1.1 [core] Do it\n'))
+  const rule: ledger.TaskRule = 'openspec-checkbox'
+  const openspec: Buffer = ledger.normalizeTasks(Buffer.from('* [X] 1.1 Do it\n'), { rule })
+  const tasks: ledger.Tasks = await ledger.readTasks('tasks.md', { rule })
+  const ids: (string | null)[] = ledger.readTasksSync('tasks.md').tasks.map((t: ledger.Task) => t.id)
+  const ruled: Scope = await ledger.resolveScope({ ...options, tasks: ['tasks.md'], taskRule: rule })
+  const ruleOf: ledger.TaskRule | undefined = ruled.task_rules?.['tasks.md']
 
   const changeOptions: ledger.ChangeOptions = { workspace, change: 'add-auth', changesRoot: 'openspec/changes' }
   const status: ApprovalStatus = await ledger.status(changeOptions)
@@ -62,6 +68,8 @@ export async function everything(workspace: string): Promise<void> {
   const binding: Binding = await ledger.approve(changeOptions, 'design', 'msg 1842')
   const state: CurrentState = ledger.currentStateSync(changeOptions)
   const design: ledger.Inventory = await ledger.changeInventory(changeOptions, 'design')
+  const progress: ledger.ChangeTasks = await ledger.changeTasks({ ...changeOptions, taskRule: rule })
+  const remaining: number = ledger.changeTasksSync(changeOptions).total - progress.done
   const graph: ledger.ArtifactGraph = ledger.artifactGraph({ yaml: 'artifacts: []\n' })
 
   const store = ledger.Store.open(workspace)
@@ -90,4 +98,5 @@ export async function everything(workspace: string): Promise<void> {
   }
   console.log(fp, fpSync, kinds, scope, walked, change, old, unchanged, resolved, json, v1, normalized)
   console.log(blocked, binding, state, design, graph, report, head, history, refs, reasons, outcome, latest, codes)
+  console.log(openspec, tasks, ids, ruleOf, progress, remaining)
 }

@@ -35,6 +35,27 @@ test('task-checkbox vectors through normalizeTasks(Buffer)', () => {
   }
 })
 
+test('openspec-checkbox vectors through normalizeTasks(Buffer, { rule }) and readTasks', (t) => {
+  const { vectors } = read('openspec-checkbox.json')
+  assert.ok(vectors.length >= 15)
+  const s = new Sandbox(t)
+  for (const v of vectors) {
+    const input = Buffer.from(v.input, 'hex')
+    const output = ledger.normalizeTasks(input, { rule: 'openspec-checkbox' })
+    assert.equal(output.toString('hex'), v.output, v.name)
+    assert.equal(!output.equals(input), v.changed, v.name)
+    s.write('tasks.md', input)
+    const tasks = ledger.readTasksSync(s.path('tasks.md'), { rule: 'openspec-checkbox' })
+    assert.equal(tasks.rule, 'openspec-checkbox', v.name)
+    assert.deepEqual([tasks.total, tasks.done], [v.total, v.done], v.name)
+  }
+  // The default rule is task-checkbox-v1, with or without options.
+  const checked = Buffer.from('* [x] 1.1 Do it\n')
+  assert.ok(ledger.normalizeTasks(checked).equals(checked))
+  assert.ok(ledger.normalizeTasks(checked, {}).equals(checked))
+  assert.throws(() => ledger.normalizeTasks(checked, { rule: 'openspec' }), { code: 'invalid-argument' })
+})
+
 // '\u{1F600}' is a surrogate pair in UTF-16 (D83D DE00) and F0 9F 98 80 in
 // UTF-8; '\uFF61' is FF61 in UTF-16 and EF BD A1 in UTF-8. JavaScript's sort
 // puts the emoji first, UTF-8 byte order puts it last.

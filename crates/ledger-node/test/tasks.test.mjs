@@ -1,0 +1,89 @@
+// A Tasks file read into its tasks, the rule on scopes and changes, and
+// ticking a box under openspec-checkbox as progress (docs/format.md §4).
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+
+import { cli, expectCode, ledger, noCli, Sandbox } from './helpers.mjs'
+
+const CHANGE = 'openspec/changes/add-auth'
+const TASKS = '## 1. Core\n- [ ] 1.1 Add login\n  - [x] 1.1.1 Test it\n* [X] 1.2 Add tokens\n'
+
+function openspecCheckout(t) {
+  const s = new Sandbox(t)
+  s.init()
+  s.write(`${CHANGE}/proposal.md`, '# Why\n')
+  s.write(`${CHANGE}/design.md`, '# Design\n')
+  s.write(`${CHANGE}/specs/auth/spec.md`, '## Requirement\n')
+  s.write(`${CHANGE}/tasks.md`, TASKS)
+  s.commitAll()
+  return s
+}
+
+test('readTasks: ids, done, lines and text under either rule', async (t) => {
+  const s = new Sandbox(t)
+  s.write('tasks.md', TASKS + '- [x] 2.1 [core] Canonical\n')
+  const open = await ledger.readTasks(s.path('tasks.md'), { rule: 'openspec-checkbox' })
+  assert.deepEqual([open.total, open.done], [4, 3])
+  assert.deepEqual(open.tasks[1], { id: '1.1.1', done: true, line: 3, text: '1.1.1 Test it' })
+  const v1 = ledger.readTasksSync(s.path('tasks.md'))
+  assert.equal(v1.rule, 'task-checkbox-v1')
+  assert.deepEqual(v1.tasks, [{ id: '2.1', done: true, line: 5, text: '2.1 [core] Canonical' }])
+  await expectCode(assert, () => ledger.readTasks(s.path('missing.md')), 'unreadable', 'missing.md')
+  await expectCode(assert, () => ledger.readTasks(s.path('tasks.md'), { rule: 'v2' }), 'invalid-argument', undefined)
+})
+
+test('a scope records the rule; ticking is progress under openspec-checkbox', async (t) => {
+  const s = new Sandbox(t)
+  s.write('tasks.md', '- [ ] 1.1 A\n')
+  const options = { workspace: s.w, tasks: ['tasks.md'], taskRule: 'openspec-checkbox' }
+  const scope = await ledger.resolveScope(options)
+  assert.deepEqual(scope.task_rules, { 'tasks.md': 'openspec-checkbox' })
+  assert.equal((await ledger.resolveScope({ workspace: s.w, tasks: ['tasks.md'] })).task_rules, undefined)
+  const before = await ledger.inventory(options)
+  s.write('tasks.md', '- [x] 1.1 A\n')
+  assert.equal((await before.compare()).matches, true)
+  assert.equal(await ledger.fingerprint(options), before.fingerprint)
+  assert.notEqual(await ledger.fingerprint({ ...options, taskRule: undefined }), before.fingerprint)
+})
+
+test('changeTasks and approvals under openspec-checkbox match the CLI', { skip: noCli }, async (t) => {
+  const s = openspecCheckout(t)
+  const change = { workspace: s.w, change: 'add-auth', taskRule: 'openspec-checkbox' }
+  const tasks = await ledger.changeTasks(change)
+  assert.equal(tasks.path, `${CHANGE}/tasks.md`)
+  assert.deepEqual([tasks.exists, tasks.total, tasks.done], [true, 3, 2])
+  const json = JSON.parse(cli(['tasks', '--change', 'add-auth', '--task-rule', 'openspec-checkbox', '--json'], { cwd: s.w }).stdout)
+  assert.deepEqual(json, tasks)
+  for (const artifact of ['proposal', 'specs', 'design', 'tasks']) await ledger.approve(change, artifact, 'msg')
+  s.write(`${CHANGE}/tasks.md`, TASKS.replace('- [ ] 1.1 ', '- [x] 1.1 '))
+  const status = await ledger.status({ workspace: s.w, change: 'add-auth' })
+  assert.deepEqual(status.artifacts.map((a) => a.state), ['approved', 'approved', 'approved', 'approved'])
+  await expectCode(assert, () => ledger.changeTasks({ ...change, taskRule: 'x' }), 'invalid-argument', undefined)
+})
+
+// Differential check against OpenSpec itself, when its task counter is at hand:
+// OPENSPEC_TASK_PROGRESS=/path/to/@fission-ai/openspec/dist/utils/task-progress.js
+const oracle = process.env.OPENSPEC_TASK_PROGRESS
+test('readTasks agrees with OpenSpec parseTaskLines on random task-like files', { skip: oracle ? false : 'OPENSPEC_TASK_PROGRESS not set' }, async (t) => {
+  const { parseTaskLines } = await import(oracle)
+  const TASK_ID = /^(\d+(?:\.\d+)+(?:[A-Za-z]+)?)(?=\s|$)/
+  const atoms = ['- [x] ', '* [X]', '+ [ ]', '12. [x]', '1234567890. [x]', '-[x](', '[ x ]', '[x', '1.1 Do', '1.2a ', '-', '1', '.', ')', '[', ']', '(', 'x', ' ', '\t', '\v\f', '\r', '\n', '\r\n', '\uFEFF', '\u00A0', '\u2003', '\u2028', '\u3000', '\u0085', '\u180E', 'é😀', '~']
+  const bytes = [[0xe2, 0x80], [0xc2], [0xff], [0xed, 0xa0, 0x80]]
+  let seed = 42
+  const next = (n) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n)
+  const s = new Sandbox(t)
+  for (let n = 0; n < 2000; n++) {
+    const parts = []
+    for (let k = next(25); k > 0; k--) parts.push(next(10) ? Buffer.from(atoms[next(atoms.length)]) : Buffer.from(bytes[next(bytes.length)]))
+    const file = Buffer.concat(parts)
+    s.write('tasks.md', file)
+    const expected = []
+    file.toString('utf-8').split('\n').forEach((line, i) => {
+      const [task] = parseTaskLines(line)
+      if (task) expected.push({ id: task.description.match(TASK_ID)?.[1] ?? null, done: task.done, line: i + 1, text: task.description })
+    })
+    const got = ledger.readTasksSync(s.path('tasks.md'), { rule: 'openspec-checkbox' })
+    assert.deepEqual(got.tasks, expected, JSON.stringify(file.toString('latin1')))
+    assert.equal(got.done, expected.filter((x) => x.done).length)
+  }
+})
