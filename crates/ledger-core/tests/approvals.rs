@@ -347,6 +347,7 @@ fn custom_graph_from_schema_yaml() {
             observed_at: "t".into(),
             upstream: upstream.into_iter().collect(),
             inventory: None,
+            schema: change.graph.schema().cloned(),
         });
     }
     repo.write(
