@@ -395,13 +395,17 @@ impl ChangeSet {
         // spec file counts as soon as it exists.
         let scope = Scope::new(self.workspace.clone());
         let files = walk_root(self.workspace.as_std_path(), &dir, &scope, &[])?;
-        Ok(files
+        let mut matched: Vec<WorkspacePath> = files
             .into_iter()
             .filter(|p| {
                 let relative = relative(p, &dir);
                 glob.is_match(relative) && !dot_hidden(relative, &artifact.generates)
             })
-            .collect())
+            .collect();
+        // In byte order, so that the scope reads the same whatever order the
+        // directory lists its entries in.
+        matched.sort();
+        Ok(matched)
     }
 
     /// The workspace files `design.md` links. A missing one blocks the binding.
