@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-use camino::Utf8Path;
-use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Store};
+use ledger_core::{ChangeSet, DEFAULT_CHANGES_ROOT, Store};
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -25,22 +24,20 @@ pub struct ChangeOptions {
     pub change: String,
     /// Where changes live, relative to the workspace; default `openspec/changes`.
     pub changes_root: Option<String>,
-    /// An OpenSpec `schema.yaml` defining the artifact graph; default spec-driven.
+    /// The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`, else
+    /// built in) or a path to a `schema.yaml`; default: the change's
+    /// `.openspec.yaml`, else `openspec/config.yaml`, else spec-driven.
     pub schema: Option<String>,
 }
 
 impl ChangeOptions {
     fn change_set(&self) -> Result<ChangeSet, Failure> {
-        let graph = match &self.schema {
-            Some(file) => ArtifactGraph::read(Utf8Path::new(file))?,
-            None => ArtifactGraph::spec_driven(),
-        };
         let root = self.changes_root.as_deref().unwrap_or(DEFAULT_CHANGES_ROOT);
-        Ok(ChangeSet::with_root(
+        Ok(ChangeSet::open(
             self.workspace.as_str(),
             &self.change,
             root,
-            graph,
+            self.schema.as_deref(),
         )?)
     }
 
