@@ -264,6 +264,16 @@ mod tests {
                 .contains("openspec/schemas/rapid/schema.yaml"),
             "{err}"
         );
+        // A symlinked schema directory is not followed (OpenSpec follows it).
+        std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+        std::fs::write(dir.path().join("elsewhere/schema.yaml"), text).unwrap();
+        std::os::unix::fs::symlink(
+            "../../elsewhere",
+            dir.path().join("openspec/schemas/linked"),
+        )
+        .unwrap();
+        let err = resolve_name(ws, "openspec", "linked", NameOrigin::Caller).unwrap_err();
+        assert_eq!(err.code(), "symlinked-parent", "{err}");
         for bad in ["", "..", ".", "a\\b", "C:x"] {
             let err = resolve_name(ws, "openspec", bad, NameOrigin::Caller).unwrap_err();
             assert_eq!(err.code(), "invalid-argument", "{bad:?}");
