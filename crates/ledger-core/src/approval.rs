@@ -16,6 +16,7 @@ use crate::graph::Artifact;
 use crate::inventory::Inventory;
 use crate::schema::{DEFAULT_SCHEMA, SchemaSource};
 use crate::store::{RecordId, Store};
+use crate::task_rule::TaskRule;
 
 /// The kind of record holding a [`StateEnvelope`].
 pub const STATE_KIND: &str = "state";
@@ -286,7 +287,14 @@ impl Evaluation {
                 .insert(artifact.id.clone(), vec![artifact.id.clone()]);
             return row;
         }
-        let now = match change.inventory(&artifact.id) {
+        // A bound set is expanded with the rule its binding recorded, so that
+        // a later default or flag cannot turn ticked boxes into a change.
+        let rule = row
+            .binding
+            .as_ref()
+            .and_then(recorded_task_rule)
+            .unwrap_or_else(|| change.task_rule());
+        let now = match change.inventory_with(&artifact.id, rule) {
             Ok(inventory) => inventory,
             Err(e) => {
                 row.state = ApprovalState::Blocked;
@@ -394,6 +402,13 @@ fn relocated(inventory: &Inventory, from: &str, to: &str) -> Option<Inventory> {
     moved.entries.sort_by(|a, b| a.path.cmp(&b.path));
     moved.fingerprint = fingerprint_sorted(&moved.entries).ok()?;
     Some(moved)
+}
+
+/// The rule a binding's set normalized its Tasks file under, when it recorded
+/// its inventory and the set has a Tasks file.
+fn recorded_task_rule(binding: &Binding) -> Option<TaskRule> {
+    let scope = &binding.inventory.as_ref()?.scope;
+    scope.normalize.first().and_then(|p| scope.task_rule(p))
 }
 
 /// `error[<code>]: <message>`, the form a status row shows an error in.

@@ -27,6 +27,7 @@ use crate::own_file;
 use crate::path::WorkspacePath;
 use crate::schema::{self, DEFAULT_SCHEMA, NameOrigin, SchemaSource};
 use crate::scope::Scope;
+use crate::task_rule::TaskRule;
 use crate::walk::walk_root;
 
 /// Where OpenSpec keeps changes, relative to the workspace.
@@ -128,8 +129,14 @@ pub struct ChangeSet {
     pub location: ChangeLocation,
     /// The change's `.openspec.yaml` settings (default when it has none).
     pub settings: ChangeSettings,
+    /// The project's `openspec/config.yaml` (default when it has none).
+    pub project: ProjectConfig,
     /// How the graph's schema was chosen.
     pub schema_choice: SchemaChoice,
+    /// The rule chosen for the tracked file (a front door's `--task-rule`);
+    /// `None` leaves it to the graph's schema, then to the default
+    /// ([`ChangeSet::task_rule`]).
+    pub chosen_task_rule: Option<TaskRule>,
 }
 
 impl ChangeSet {
@@ -175,10 +182,7 @@ impl ChangeSet {
     fn declared_schema(&self) -> Result<(ArtifactGraph, SchemaChoice)> {
         let declared = match (&self.settings.schema, &self.settings.file) {
             (Some(name), Some(file)) => Some((name.clone(), file.clone())),
-            _ => {
-                let config = ProjectConfig::read(&self.workspace, &self.openspec_dir())?;
-                config.schema.zip(config.file)
-            }
+            _ => self.project.schema.clone().zip(self.project.file.clone()),
         };
         let Some((name, file)) = declared else {
             return Ok((ArtifactGraph::spec_driven(), SchemaChoice::Default));
@@ -252,13 +256,26 @@ impl ChangeSet {
             graph,
             location: ChangeLocation::Missing,
             settings: ChangeSettings::default(),
+            project: ProjectConfig::default(),
             schema_choice: SchemaChoice::Given,
+            chosen_task_rule: None,
         };
         set.location = set.locate()?;
+        set.project = ProjectConfig::read(&set.workspace, &set.openspec_dir())?;
         if set.location != ChangeLocation::Missing {
             set.settings = ChangeSettings::read(&set.workspace, &set.directory())?;
         }
         Ok(set)
+    }
+
+    /// The rule the tracked file is normalized under: the one chosen, else the
+    /// one the schema names, else the project's `config.yaml` `ledger.task_rule`,
+    /// else `task-checkbox-v1` (docs/approvals.md).
+    pub fn task_rule(&self) -> TaskRule {
+        self.chosen_task_rule
+            .or(self.graph.task_rule())
+            .or(self.project.task_rule)
+            .unwrap_or_default()
     }
 
     /// Refuses a change found neither active nor archived (`unknown-change`).
@@ -350,6 +367,11 @@ impl ChangeSet {
     /// The scope of an artifact's approval set, resolved now. A change found
     /// neither active nor archived has no sets (`unknown-change`).
     pub fn scope(&self, artifact: &str) -> Result<Scope> {
+        self.scope_with(artifact, self.task_rule())
+    }
+
+    /// [`ChangeSet::scope`], the tracked file normalized under `rule`.
+    pub fn scope_with(&self, artifact: &str, rule: TaskRule) -> Result<Scope> {
         self.require_present()?;
         let artifact = self.graph.artifact(artifact)?;
         let mut scope = Scope::new(self.workspace.clone());
@@ -357,6 +379,9 @@ impl ChangeSet {
         let tracked = self.graph.tracked().is_some_and(|t| t.id == artifact.id);
         for path in self.generated(artifact)? {
             if tracked {
+                if !rule.is_default() {
+                    scope.task_rules.insert(path.clone(), rule);
+                }
                 scope.normalize.push(path);
             } else {
                 scope.paths.push(path);
@@ -375,6 +400,11 @@ impl ChangeSet {
     /// Expands an artifact's approval set.
     pub fn inventory(&self, artifact: &str) -> Result<Inventory> {
         Inventory::expand(&self.scope(artifact)?)
+    }
+
+    /// Expands an artifact's approval set, the tracked file under `rule`.
+    pub fn inventory_with(&self, artifact: &str, rule: TaskRule) -> Result<Inventory> {
+        Inventory::expand(&self.scope_with(artifact, rule)?)
     }
 
     /// The files an artifact generates: one path, or the files matching a glob.

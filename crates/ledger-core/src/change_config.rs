@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use crate::error::{DisplayPath, Error, Result};
 use crate::own_file;
 use crate::path::WorkspacePath;
+use crate::task_rule::TaskRule;
 
 /// The file OpenSpec writes into every change directory.
 pub const CHANGE_METADATA: &str = ".openspec.yaml";
@@ -61,19 +62,34 @@ impl ChangeSettings {
 }
 
 /// What the project's `openspec/config.yaml` (or `config.yml`) says about
-/// schemas.
+/// schemas, and ledger's own `ledger:` key there.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProjectConfig {
     /// The file, workspace-relative, when the project has one.
     pub file: Option<String>,
     /// The project's default schema.
     pub schema: Option<String>,
+    /// `ledger: {task_rule: …}`: the rule for every change's tracked Tasks file
+    /// when neither the caller nor the schema names one. OpenSpec reads only
+    /// the keys it knows from this file and ignores this one.
+    pub task_rule: Option<TaskRule>,
 }
 
 #[derive(Deserialize)]
 struct ConfigFile {
     #[serde(default)]
     schema: Option<String>,
+    #[serde(default)]
+    ledger: Option<LedgerKeys>,
+}
+
+/// `ledger:` in `config.yaml`; an unknown key there is refused, so that a
+/// misspelt rule is not silently ignored.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LedgerKeys {
+    #[serde(default)]
+    task_rule: Option<TaskRule>,
 }
 
 impl ProjectConfig {
@@ -87,7 +103,7 @@ impl ProjectConfig {
             let Some(file) = read_yaml::<ConfigFile>(workspace, &path)? else {
                 continue;
             };
-            let schema = file.and_then(|f| f.schema);
+            let (schema, ledger) = file.map_or((None, None), |f| (f.schema, f.ledger));
             if schema.as_deref() == Some("") {
                 return Err(Error::BadOpenspecConfig {
                     path: DisplayPath::from(path.as_str()),
@@ -97,6 +113,7 @@ impl ProjectConfig {
             return Ok(ProjectConfig {
                 file: Some(path.as_str().to_owned()),
                 schema,
+                task_rule: ledger.and_then(|l| l.task_rule),
             });
         }
         Ok(ProjectConfig::default())
@@ -159,7 +176,10 @@ mod tests {
                 "s/.openspec.yaml",
                 "schema: lean\ncreated: 2026-12-01\nskip_specs: true\ngoal: x\n",
             ),
-            ("openspec/config.yml", "schema: rapid\n# context: |\n"),
+            (
+                "openspec/config.yml",
+                "schema: rapid\n# context: |\nledger:\n  task_rule: openspec-checkbox\n",
+            ),
         ]);
         let c = ChangeSettings::read(ws(&dir), "c").unwrap();
         assert_eq!(c.schema.as_deref(), Some("rapid"));
@@ -173,6 +193,7 @@ mod tests {
         let p = ProjectConfig::read(ws(&dir), "openspec").unwrap();
         assert_eq!(p.schema.as_deref(), Some("rapid"));
         assert_eq!(p.file.as_deref(), Some("openspec/config.yml"));
+        assert_eq!(p.task_rule, Some(TaskRule::OpenspecCheckbox));
         assert_eq!(
             ProjectConfig::read(ws(&dir), "elsewhere").unwrap(),
             ProjectConfig::default()
@@ -189,6 +210,11 @@ mod tests {
             ("c/.openspec.yaml", "schema: x\n  bad: [\n"),
             ("openspec/config.yaml", "schema: ''\n"),
             ("openspec/config.yaml", "schema: {a: 1}\n"),
+            ("openspec/config.yaml", "ledger:\n  task_rule: v9\n"),
+            (
+                "openspec/config.yaml",
+                "ledger:\n  rule: openspec-checkbox\n",
+            ),
         ] {
             let dir = workspace(&[(file, text)]);
             let err = if file.starts_with("c/") {

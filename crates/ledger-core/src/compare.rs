@@ -211,8 +211,8 @@ impl Inventory {
         for entry in &self.entries {
             while listed.next_if(|path| **path < entry.path).is_some() {}
             if listed.peek() != Some(&&entry.path) {
-                let normalize = current.scope.normalize.contains(&entry.path);
-                unlisted.push(Entry::read(workspace, &entry.path, normalize)?);
+                let rule = current.scope.task_rule(&entry.path);
+                unlisted.push(Entry::read_with(workspace, &entry.path, rule)?);
             }
         }
         if unlisted.is_empty() {

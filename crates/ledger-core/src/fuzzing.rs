@@ -13,11 +13,13 @@ use sha2::{Digest as _, Sha256};
 
 use crate::error::Error;
 use crate::graph::ArtifactGraph;
-use crate::normalize::{HashOutput, Normalizer, normalize_tasks};
-use crate::normalize_reference::reference_normalize;
+use crate::normalize::{HashOutput, TasksNormalizer, normalize_tasks, normalize_tasks_with};
+use crate::normalize_reference::{reference_normalize, reference_openspec};
 use crate::path::WorkspacePath;
 use crate::record::InventoryRecord;
 use crate::scope::Scope;
+use crate::task_rule::TaskRule;
+use crate::tasks::read_tasks;
 
 /// Every error must render a message and carry a code; rendering must not panic.
 fn check_error(e: &Error, allowed: &[&str], what: &str) {
@@ -34,11 +36,11 @@ fn check_error(e: &Error, allowed: &[&str], what: &str) {
 // 1. The task-checkbox normalizer.
 // ---------------------------------------------------------------------------
 
-/// The streaming digest of `input` fed in chunks whose sizes come from `plan`
-/// (cycled): size `(b & 0x1f) + 1`, preceded by an empty chunk when `b & 0x80`.
-fn chunked_digest(input: &[u8], plan: &[u8]) -> [u8; 32] {
+/// The streaming digest of `input` under `rule`, fed in chunks whose sizes come
+/// from `plan` (cycled): size `(b & 0x1f) + 1`, preceded by an empty chunk when `b & 0x80`.
+fn chunked_digest(input: &[u8], plan: &[u8], rule: TaskRule) -> [u8; 32] {
     let mut out = HashOutput::default();
-    let mut normalizer = Normalizer::default();
+    let mut normalizer = TasksNormalizer::new(rule);
     let mut rest = input;
     let mut step = 0;
     while !rest.is_empty() {
@@ -78,7 +80,7 @@ pub fn normalizer(data: &[u8]) {
     let plan = &data[..data.len().min(8)];
     let expected: [u8; 32] = Sha256::digest(&want).into();
     assert_eq!(
-        chunked_digest(data, plan),
+        chunked_digest(data, plan, TaskRule::TaskCheckboxV1),
         expected,
         "streaming digest differs for plan {plan:?} on {:?}",
         String::from_utf8_lossy(data)
@@ -89,6 +91,51 @@ pub fn normalizer(data: &[u8]) {
         got,
         "normalization is not idempotent"
     );
+}
+
+/// `openspec-checkbox`: the streaming normalization equals the reference, only
+/// ever turns an `x`/`X` into a space, is idempotent and chunk-independent;
+/// and the task reader agrees with it: the changed lines are exactly the done
+/// tasks, and after normalization the same tasks remain, none done.
+pub fn openspec_checkbox(data: &[u8]) {
+    let rule = TaskRule::OpenspecCheckbox;
+    let got = normalize_tasks_with(data, rule);
+    let want = reference_openspec(data);
+    let shown = || String::from_utf8_lossy(data).into_owned();
+    assert_eq!(got, want, "differs from the reference for {:?}", shown());
+    assert_eq!(got.len(), data.len(), "normalization changed the length");
+    for (i, (a, b)) in data.iter().zip(&got).enumerate() {
+        assert!(
+            a == b || (matches!(a, b'x' | b'X') && *b == b' '),
+            "byte {i} changed from {a:#04x} to {b:#04x}"
+        );
+    }
+    let plan = &data[..data.len().min(8)];
+    let expected: [u8; 32] = Sha256::digest(&want).into();
+    assert_eq!(
+        chunked_digest(data, plan, rule),
+        expected,
+        "streaming digest differs for plan {plan:?} on {:?}",
+        shown()
+    );
+    assert_eq!(normalize_tasks_with(&got, rule), got, "not idempotent");
+    let before = read_tasks(data, rule);
+    let changed: Vec<usize> = data
+        .split(|&b| b == b'\n')
+        .zip(got.split(|&b| b == b'\n'))
+        .enumerate()
+        .filter(|(_, (a, b))| a != b)
+        .map(|(n, _)| n + 1)
+        .collect();
+    let done: Vec<usize> = before
+        .tasks
+        .iter()
+        .filter(|t| t.done)
+        .map(|t| t.line)
+        .collect();
+    assert_eq!(changed, done, "rewritten lines are not the done tasks");
+    let after = read_tasks(&got, rule);
+    assert_eq!((after.total, after.done), (before.total, 0));
 }
 
 // ---------------------------------------------------------------------------
@@ -311,7 +358,8 @@ pub fn schema_yaml(data: &[u8]) {
         graph.tracks().map(str::to_owned),
         "fuzz",
     )
-    .unwrap_or_else(|e| panic!("an accepted graph is refused when rebuilt: {e}"));
+    .unwrap_or_else(|e| panic!("an accepted graph is refused when rebuilt: {e}"))
+    .with_task_rule(graph.task_rule());
     assert_eq!(rebuilt, graph, "topological order is not stable");
     for a in artifacts {
         assert!(graph.artifact(&a.id).is_ok());

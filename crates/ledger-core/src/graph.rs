@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::schema::{DEFAULT_SCHEMA, SPEC_DRIVEN_YAML, SchemaSource};
+use crate::task_rule::TaskRule;
 
 /// One artifact of a graph.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +40,9 @@ pub struct ArtifactGraph {
     tracks: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     schema: Option<SchemaSource>,
+    /// The rule the schema names for the tracked file (`ledger.task_rule`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_rule: Option<TaskRule>,
 }
 
 /// The parts of an OpenSpec `schema.yaml` that matter here; other keys
@@ -48,6 +52,17 @@ struct SchemaFile {
     artifacts: Vec<Artifact>,
     #[serde(default)]
     apply: Option<Apply>,
+    /// ledger's own keys (OpenSpec ignores keys it does not know).
+    #[serde(default)]
+    ledger: Option<LedgerKeys>,
+}
+
+/// `ledger:` in a `schema.yaml` (docs/approvals.md, Choosing the task rule).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LedgerKeys {
+    #[serde(default)]
+    task_rule: Option<TaskRule>,
 }
 
 #[derive(Deserialize)]
@@ -79,6 +94,7 @@ impl ArtifactGraph {
                 None,
                 SPEC_DRIVEN_YAML,
             )),
+            task_rule: None,
         }
     }
 
@@ -109,6 +125,7 @@ impl ArtifactGraph {
             artifacts: topological(artifacts)?,
             tracks,
             schema: None,
+            task_rule: None,
         })
     }
 
@@ -124,8 +141,8 @@ impl ArtifactGraph {
     }
 
     /// Loads an OpenSpec `schema.yaml` (`artifacts[].id`, `generates`,
-    /// `requires`, `apply.tracks`); `source` names it in errors and is its
-    /// [`SchemaSource::path`].
+    /// `requires`, `apply.tracks`, and ledger's `ledger.task_rule`); `source`
+    /// names it in errors and is its [`SchemaSource::path`].
     pub fn from_schema_yaml(text: &str, source: &str) -> Result<Self> {
         let schema: SchemaFile = serde_saphyr::from_str(text).map_err(|e| Error::BadSchema {
             path: DisplayPath::from(source),
@@ -138,8 +155,21 @@ impl ArtifactGraph {
                 .join(" "),
         })?;
         let tracks = schema.apply.and_then(|a| a.tracks);
-        let graph = ArtifactGraph::new(schema.artifacts, tracks, source)?;
+        let task_rule = schema.ledger.and_then(|l| l.task_rule);
+        let graph = ArtifactGraph::new(schema.artifacts, tracks, source)?.with_task_rule(task_rule);
         Ok(graph.with_schema(SchemaSource::of_text(None, Some(source), text)))
+    }
+
+    /// The graph with `rule` as the rule its tracked file is normalized under
+    /// (`None`: the default, `task-checkbox-v1`).
+    pub fn with_task_rule(mut self, rule: Option<TaskRule>) -> Self {
+        self.task_rule = rule;
+        self
+    }
+
+    /// The rule the schema names for its tracked file, if it names one.
+    pub fn task_rule(&self) -> Option<TaskRule> {
+        self.task_rule
     }
 
     /// Reads a `schema.yaml` file.
@@ -296,6 +326,23 @@ apply:
         assert_eq!(g.upstream("design"), ["proposal"]);
         assert!(g.upstream("proposal").is_empty());
         assert!(g.downstream("tasks").is_empty());
+    }
+
+    #[test]
+    fn a_schema_may_name_the_task_rule() {
+        assert_eq!(ArtifactGraph::spec_driven().task_rule(), None);
+        let text = format!("{OPENSPEC_SPEC_DRIVEN}ledger:\n  task_rule: openspec-checkbox\n");
+        let g = ArtifactGraph::from_schema_yaml(&text, "schema.yaml").unwrap();
+        assert_eq!(g.task_rule(), Some(TaskRule::OpenspecCheckbox));
+        assert_eq!(g.tracks(), Some("tasks.md"));
+        for bad in [
+            "ledger:\n  task_rule: v9\n",
+            "ledger:\n  rule: openspec-checkbox\n",
+        ] {
+            let text = format!("{OPENSPEC_SPEC_DRIVEN}{bad}");
+            let err = ArtifactGraph::from_schema_yaml(&text, "schema.yaml").unwrap_err();
+            assert_eq!(err.code(), "bad-schema", "{bad}: {err}");
+        }
     }
 
     #[test]

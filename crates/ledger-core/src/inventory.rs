@@ -1,5 +1,6 @@
 //! Expansion: a scope becomes an inventory of entries and its fingerprint (what blocks it: docs/errors.md, Expansion).
 
+use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,6 +15,7 @@ use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
 use crate::read::{Outcome, read_contents};
 use crate::scope::Scope;
+use crate::task_rule::TaskRule;
 use crate::walk::walk_root;
 
 /// The expanded set: entries in ascending path order and their fingerprint.
@@ -52,12 +54,13 @@ impl Inventory {
         // files far longer: the tracked files are hashed while the walk runs.
         let early = tracked_files(&scope, &repositories);
         let stop = AtomicBool::new(false);
+        let tasks = scope.tasks_files();
         let mut early_contents = Ok(None);
         // The listing stays on this thread (gix repositories are not `Send`); the
         // hashing pool takes the tracked files meanwhile.
         let listed = rayon::in_place_scope(|pool| {
             pool.spawn(|_| {
-                early_contents = read_contents(workspace, &early, &scope.normalize, &stop);
+                early_contents = read_contents(workspace, &early, &tasks, &stop);
             });
             let listed = candidates(&scope, repositories, &previous);
             stop.store(listed.is_err(), Ordering::Relaxed);
@@ -71,11 +74,10 @@ impl Inventory {
         };
         let rest = difference(&paths, &early);
         let never = AtomicBool::new(false);
-        let rest_contents =
-            read_contents(workspace, &rest, &scope.normalize, &never)?.unwrap_or_default();
+        let rest_contents = read_contents(workspace, &rest, &tasks, &never)?.unwrap_or_default();
         let entries = assemble(
             workspace,
-            &scope.normalize,
+            &tasks,
             paths,
             [
                 early.into_iter().zip(early_contents),
@@ -122,6 +124,7 @@ impl Scope {
             scope.repositories.push(".".to_owned());
         }
         scope.ensure_store_excluded();
+        scope.task_rules.retain(|_, rule| !rule.is_default());
         Ok(scope)
     }
 }
@@ -143,7 +146,7 @@ fn difference(all: &[WorkspacePath], done: &[WorkspacePath]) -> Vec<WorkspacePat
 /// reported. A path no read covered (none should be) is read now, not left out.
 fn assemble<const N: usize>(
     workspace: &Path,
-    normalize: &[WorkspacePath],
+    tasks: &BTreeMap<&WorkspacePath, TaskRule>,
     paths: Vec<WorkspacePath>,
     reads: [impl Iterator<Item = (WorkspacePath, Outcome)>; N],
 ) -> Result<Vec<Entry>> {
@@ -160,7 +163,7 @@ fn assemble<const N: usize>(
                     path,
                     content: content.map_err(|e| *e)?,
                 }),
-                None => Entry::read(workspace, &path, normalize.contains(&path)),
+                None => Entry::read_with(workspace, &path, tasks.get(&path).copied()),
             }
         })
         .collect()
@@ -402,7 +405,7 @@ mod tests {
         let rest = [(wp("c"), Ok(Content::Missing))];
         let entries = assemble(
             dir.path(),
-            &[],
+            &BTreeMap::new(),
             vec![wp("a"), wp("b"), wp("c")],
             [early.into_iter(), rest.into_iter()],
         )

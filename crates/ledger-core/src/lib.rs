@@ -54,8 +54,10 @@ mod gate;
 pub(crate) mod git;
 mod graph;
 mod inventory;
+mod js_space;
 mod materials;
 mod normalize;
+mod normalize_openspec;
 #[cfg(any(test, feature = "fuzzing"))]
 mod normalize_reference;
 mod own_file;
@@ -67,6 +69,8 @@ mod schema;
 mod scope;
 mod scope_file;
 mod store;
+mod task_rule;
+mod tasks;
 mod walk;
 
 pub use approval::{
@@ -91,11 +95,11 @@ pub use gate::{
 };
 pub use graph::{Artifact, ArtifactGraph};
 pub use inventory::{Inventory, default_workspace, worktree_root};
-pub use normalize::normalize_tasks;
+pub use normalize::{normalize_tasks, normalize_tasks_with};
 pub use path::WorkspacePath;
 pub use quote::{escape, quote};
 pub use record::to_pretty_json;
-pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION};
+pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION, TASK_RULES_VERSION};
 pub use schema::{
     BUILTIN_SCHEMAS, DEFAULT_SCHEMA, NameOrigin, OPENSPEC_VERSION, SPEC_DRIVEN_YAML, SchemaRequest,
     SchemaSource, resolve as resolve_schema, resolve_name as resolve_schema_name,
@@ -107,3 +111,5 @@ pub use store::{
     CorruptFile, DanglingRef, RecordId, RefHead, STORED_RECORD_FORMAT, STORED_RECORD_VERSION,
     Store, StoreReport, StoredRecord,
 };
+pub use task_rule::TaskRule;
+pub use tasks::{ChangeTasks, Task, Tasks, read_tasks, read_tasks_file};

@@ -1,4 +1,5 @@
-//! Task-checkbox normalization (docs/format.md §4), as a streaming transducer.
+//! Task-checkbox normalization (docs/format.md §4.1, `task-checkbox-v1`), as a
+//! streaming transducer, and the one entry point to either Tasks rule.
 //!
 //! A line that starts with `- [x] ` followed by `[0-9]+ "." [0-9]+ " " "[" AREA "]"`
 //! (AREA: one or more bytes other than `]`, `\r`, `\n`) has its prefix rewritten to
@@ -12,19 +13,23 @@
 
 use sha2::{Digest as _, Sha256};
 
+use crate::normalize_openspec::OpenspecNormalizer;
+use crate::task_rule::TaskRule;
+
 /// The six bytes a candidate line starts with.
 const CHECKED: &[u8; 6] = b"- [x] ";
 /// What they become when the line is a canonical task checkbox.
 const UNCHECKED: &[u8; 6] = b"- [ ] ";
 
-/// Where the normalizer writes its output.
+/// Where a normalizer (this one, or the `openspec-checkbox` one) writes its output.
 pub(crate) trait Output {
     /// Appends bytes that are final (or, during a candidate, common to both outcomes).
     fn write(&mut self, bytes: &[u8]);
-    /// A line started with `- [x] `; the six bytes are the output's to write, in
+    /// A candidate starts: `kept` (written if the line does not qualify) or
+    /// `rewritten` (same length, if it does) is the output's to write, in
     /// whichever form the pending decision will pick.
-    fn begin_candidate(&mut self);
-    /// The pending candidate line was (`true`) or was not a canonical checkbox.
+    fn begin_candidate(&mut self, kept: &[u8], rewritten: &'static [u8]);
+    /// The pending candidate was (`true`) or was not rewritten.
     fn decide(&mut self, rewrite: bool);
 }
 
@@ -112,7 +117,7 @@ impl Normalizer {
             used += 1;
         }
         if matched == CHECKED.len() {
-            out.begin_candidate();
+            out.begin_candidate(CHECKED, UNCHECKED);
             self.state = State::Major { seen: false };
         } else {
             self.state = State::Prefix(matched as u8);
@@ -179,10 +184,10 @@ impl Output for HashOutput {
         }
     }
 
-    fn begin_candidate(&mut self) {
+    fn begin_candidate(&mut self, kept: &[u8], rewritten: &'static [u8]) {
         let mut alt = self.hasher.clone();
-        alt.update(UNCHECKED);
-        self.hasher.update(CHECKED);
+        alt.update(rewritten);
+        self.hasher.update(kept);
         self.rewritten = Some(alt);
     }
 
@@ -195,12 +200,27 @@ impl Output for HashOutput {
     }
 }
 
-/// An [`Output`] into a byte vector: the candidate's `x` is patched in place.
+/// An [`Output`] into a byte vector: the candidate's bytes are patched in place.
 #[derive(Default)]
-struct VecOutput {
+pub(crate) struct VecOutput {
     bytes: Vec<u8>,
-    /// Index of the `x` of the pending candidate.
-    pending: Option<usize>,
+    /// Where the pending candidate's bytes start, and what they become if rewritten.
+    pending: Option<(usize, &'static [u8])>,
+}
+
+impl VecOutput {
+    /// An output with room for `capacity` bytes.
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        VecOutput {
+            bytes: Vec::with_capacity(capacity),
+            pending: None,
+        }
+    }
+
+    /// Everything written, once the normalizer has finished.
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
 }
 
 impl Output for VecOutput {
@@ -208,16 +228,16 @@ impl Output for VecOutput {
         self.bytes.extend_from_slice(bytes);
     }
 
-    fn begin_candidate(&mut self) {
-        self.pending = Some(self.bytes.len() + 3);
-        self.bytes.extend_from_slice(CHECKED);
+    fn begin_candidate(&mut self, kept: &[u8], rewritten: &'static [u8]) {
+        self.pending = Some((self.bytes.len(), rewritten));
+        self.bytes.extend_from_slice(kept);
     }
 
     fn decide(&mut self, rewrite: bool) {
-        if let Some(at) = self.pending.take()
+        if let Some((at, rewritten)) = self.pending.take()
             && rewrite
         {
-            self.bytes[at] = b' ';
+            self.bytes[at..at + rewritten.len()].copy_from_slice(rewritten);
         }
     }
 }
@@ -229,14 +249,58 @@ impl Output for VecOutput {
 /// assert_eq!(out, b"- [ ] 1.1 [core] Do it\n- [x] done\n");
 /// ```
 pub fn normalize_tasks(input: &[u8]) -> Vec<u8> {
-    let mut out = VecOutput {
-        bytes: Vec::with_capacity(input.len()),
-        pending: None,
-    };
-    let mut normalizer = Normalizer::default();
+    normalize_tasks_with(input, TaskRule::TaskCheckboxV1)
+}
+
+/// Applies the Tasks normalization of `rule` to a whole buffer
+/// (docs/format.md §4).
+///
+/// ```
+/// use ledger_core::{TaskRule, normalize_tasks_with};
+/// let out = normalize_tasks_with(b"  * [X] 1.1 Do it\n", TaskRule::OpenspecCheckbox);
+/// assert_eq!(out, b"  * [ ] 1.1 Do it\n");
+/// ```
+pub fn normalize_tasks_with(input: &[u8], rule: TaskRule) -> Vec<u8> {
+    let mut out = VecOutput::with_capacity(input.len());
+    let mut normalizer = TasksNormalizer::new(rule);
     normalizer.update(input, &mut out);
     normalizer.finish(&mut out);
-    out.bytes
+    out.into_bytes()
+}
+
+/// The streaming normalizer of either rule.
+#[derive(Debug, Clone)]
+pub(crate) enum TasksNormalizer {
+    /// `task-checkbox-v1`.
+    V1(Normalizer),
+    /// `openspec-checkbox`.
+    Openspec(OpenspecNormalizer),
+}
+
+impl TasksNormalizer {
+    /// A normalizer of `rule` at the start of a file.
+    pub(crate) fn new(rule: TaskRule) -> Self {
+        match rule {
+            TaskRule::TaskCheckboxV1 => TasksNormalizer::V1(Normalizer::default()),
+            TaskRule::OpenspecCheckbox => TasksNormalizer::Openspec(OpenspecNormalizer::default()),
+        }
+    }
+
+    /// Feeds the next chunk of the file.
+    pub(crate) fn update(&mut self, chunk: &[u8], out: &mut impl Output) {
+        match self {
+            TasksNormalizer::V1(n) => n.update(chunk, out),
+            TasksNormalizer::Openspec(n) => n.update(chunk, out),
+        }
+    }
+
+    /// Ends the input, deciding a pending candidate.
+    pub(crate) fn finish(self, out: &mut impl Output) {
+        match self {
+            TasksNormalizer::V1(n) => n.finish(out),
+            TasksNormalizer::Openspec(n) => n.finish(out),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,12 @@
-//! The reference of the task-checkbox normalization (docs/format.md §4),
-//! written as plainly as possible and independently of the streaming
-//! implementation: the proptests and the fuzz target both check against it.
-//! Built only for tests and the `fuzzing` feature.
+//! The references of the Tasks normalizations (docs/format.md §4), written as
+//! plainly as possible and independently of the streaming implementations:
+//! the proptests and the fuzz targets check against them. Built only for
+//! tests and the `fuzzing` feature.
+//!
+//! `task-checkbox-v1` is written out here byte by byte; `openspec-checkbox`
+//! uses the task reader's line matcher (`tasks::openspec_line`, which works on
+//! decoded characters, not on the byte states of the streaming transducer),
+//! so the same check also holds the reader and the normalization together.
 
 /// The `- [x] ` prefix of a candidate line and its rewrite (docs/format.md §4).
 const CHECKED: &[u8] = b"- [x] ";
@@ -50,6 +55,23 @@ pub(crate) fn reference_normalize(input: &[u8]) -> Vec<u8> {
             out.extend_from_slice(&line[CHECKED.len()..]);
         } else {
             out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
+/// The whole-buffer reference of `openspec-checkbox`: split on `\n`, and on
+/// every line OpenSpec reads as a done task, turn the box's `x`/`X` into a space.
+pub(crate) fn reference_openspec(input: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(input.len());
+    for (n, line) in input.split(|&b| b == b'\n').enumerate() {
+        if n > 0 {
+            out.push(b'\n');
+        }
+        let start = out.len();
+        out.extend_from_slice(line);
+        if let Some(at) = crate::tasks::openspec_line(line).and_then(|t| t.token_at) {
+            out[start + at] = b' ';
         }
     }
     out

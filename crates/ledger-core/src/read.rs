@@ -10,7 +10,7 @@
 //! resolves one path component per call instead of the whole path per file.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read, Seek};
 use std::os::fd::OwnedFd;
@@ -24,8 +24,9 @@ use sha2::{Digest as _, Sha256};
 
 use crate::entry::{Content, Digest, Entry};
 use crate::error::{DisplayPath, Error, Result};
-use crate::normalize::{HashOutput, Normalizer};
+use crate::normalize::{HashOutput, TasksNormalizer};
 use crate::path::WorkspacePath;
+use crate::task_rule::TaskRule;
 
 /// Read size. 256 KiB amortizes the syscall over enough bytes that SHA-256
 /// dominates, while a thread's buffer stays far below the memory budget.
@@ -39,12 +40,21 @@ thread_local! {
 impl Entry {
     /// Reads one path below `workspace` into its entry: bytes from the working
     /// tree, never following a symlink (the path's own or a parent
-    /// directory's), in bounded chunks. `normalize` applies the task-checkbox
-    /// normalization (approval Tasks only).
+    /// directory's), in bounded chunks. `normalize` applies the default Tasks
+    /// normalization, `task-checkbox-v1` (approval Tasks only).
     pub fn read(workspace: &Path, path: &WorkspacePath, normalize: bool) -> Result<Self> {
+        Self::read_with(workspace, path, normalize.then(TaskRule::default))
+    }
+
+    /// [`Entry::read`], a Tasks file normalized under `rule` (`None`: raw bytes).
+    pub fn read_with(
+        workspace: &Path,
+        path: &WorkspacePath,
+        rule: Option<TaskRule>,
+    ) -> Result<Self> {
         // On the calling thread: handing one file to the pool costs more than reading it.
         let root = open_workspace(workspace)?;
-        let content = read_in(&open_dir(&root, path.dir()), path, normalize)?;
+        let content = read_in(&open_dir(&root, path.dir()), path, rule)?;
         Ok(Entry {
             path: path.clone(),
             content,
@@ -59,12 +69,10 @@ impl Entry {
 pub(crate) fn read_contents(
     workspace: &Path,
     paths: &[WorkspacePath],
-    normalize: &[WorkspacePath],
+    tasks: &BTreeMap<&WorkspacePath, TaskRule>,
     stop: &AtomicBool,
 ) -> Result<Option<Vec<Outcome>>> {
     let root = open_workspace(workspace)?;
-    let normalize: BTreeSet<&WorkspacePath> = normalize.iter().collect();
-    let normalize = &normalize;
     same_directory_runs(paths)
         .par_iter()
         .flat_map(|run| {
@@ -72,7 +80,7 @@ pub(crate) fn read_contents(
             let opened = (!stop.load(Ordering::Relaxed)).then(|| open_dir(&root, run.dir));
             paths[run.start..run.end].par_iter().map(move |path| {
                 let dir = opened.as_ref()?;
-                Some(read_in(dir, path, normalize.contains(path)).map_err(Box::new))
+                Some(read_in(dir, path, tasks.get(path).copied()).map_err(Box::new))
             })
         })
         .collect::<Option<Vec<_>>>()
@@ -189,10 +197,10 @@ pub(crate) fn open_dir(
 fn read_in(
     dir: &std::result::Result<Option<OwnedFd>, DirProblem>,
     path: &WorkspacePath,
-    normalize: bool,
+    rule: Option<TaskRule>,
 ) -> Result<Content> {
     match dir {
-        Ok(Some(fd)) => read_at(fd, path, normalize, || {}),
+        Ok(Some(fd)) => read_at(fd, path, rule, || {}),
         Ok(None) => Ok(Content::Missing),
         Err(problem) => Err(problem.for_file(path)),
     }
@@ -205,7 +213,7 @@ fn read_in(
 fn read_at(
     dir: &OwnedFd,
     path: &WorkspacePath,
-    normalize: bool,
+    rule: Option<TaskRule>,
     after_chunk: impl FnMut(),
 ) -> Result<Content> {
     let name = path.file_name();
@@ -237,7 +245,7 @@ fn read_at(
             });
         }
     }
-    hash_regular_file(dir, name, path, &seen, normalize, after_chunk)
+    hash_regular_file(dir, name, path, &seen, rule, after_chunk)
 }
 
 /// Hashes a regular file through an `O_NOFOLLOW` descriptor, and checks after
@@ -247,7 +255,7 @@ fn hash_regular_file(
     name: &str,
     path: &WorkspacePath,
     seen: &Stat,
-    normalize: bool,
+    rule: Option<TaskRule>,
     after_chunk: impl FnMut(),
 ) -> Result<Content> {
     let display = || DisplayPath::from(path.as_str());
@@ -275,7 +283,7 @@ fn hash_regular_file(
     // descriptor differ from it after the read. This saves one stat per file.
     let mut after_chunk = after_chunk;
     let digest =
-        hash_checked(&mut file, seen, normalize, &mut after_chunk).map_err(|e| e.for_path(path))?;
+        hash_checked(&mut file, seen, rule, &mut after_chunk).map_err(|e| e.for_path(path))?;
     // A write that was already in progress at the stat updated the times before
     // it, so the check above cannot see it, yet the read may have met half its
     // bytes. Such a file was modified moments ago: read it once more, from the
@@ -283,7 +291,7 @@ fn hash_regular_file(
     if modified_recently(seen, started) {
         file.rewind().map_err(|e| unreadable("read", e))?;
         let again =
-            hash_checked(&mut file, seen, normalize, &mut || {}).map_err(|e| e.for_path(path))?;
+            hash_checked(&mut file, seen, rule, &mut || {}).map_err(|e| e.for_path(path))?;
         if again != digest {
             return Err(changed());
         }
@@ -320,11 +328,11 @@ impl PassFailure {
 fn hash_checked(
     file: &mut File,
     seen: &Stat,
-    normalize: bool,
+    rule: Option<TaskRule>,
     after_chunk: &mut dyn FnMut(),
 ) -> std::result::Result<Digest, PassFailure> {
     let size = u64::try_from(seen.st_size).unwrap_or(0);
-    let digest = hash_stream(file, size, normalize, after_chunk)
+    let digest = hash_stream(file, size, rule, after_chunk)
         .map_err(|e| PassFailure::Io("read", e))?
         .ok_or(PassFailure::Changed)?;
     let after = rustix::fs::fstat(&*file).map_err(|e| PassFailure::Io("stat", e.into()))?;
@@ -340,13 +348,13 @@ fn hash_checked(
 fn hash_stream(
     file: &mut File,
     size: u64,
-    normalize: bool,
+    rule: Option<TaskRule>,
     after_chunk: &mut dyn FnMut(),
 ) -> io::Result<Option<Digest>> {
     BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
         let mut remaining = size;
-        let mut sink = Sink::new(normalize);
+        let mut sink = Sink::new(rule);
         while remaining > 0 {
             let want = buffer
                 .len()
@@ -365,18 +373,17 @@ fn hash_stream(
     })
 }
 
-/// Raw hashing, or hashing through the task-checkbox normalizer.
+/// Raw hashing, or hashing through a Tasks normalizer.
 enum Sink {
     Raw(Sha256),
-    Tasks(Normalizer, HashOutput),
+    Tasks(TasksNormalizer, HashOutput),
 }
 
 impl Sink {
-    fn new(normalize: bool) -> Self {
-        if normalize {
-            Sink::Tasks(Normalizer::default(), HashOutput::default())
-        } else {
-            Sink::Raw(Sha256::new())
+    fn new(rule: Option<TaskRule>) -> Self {
+        match rule {
+            Some(rule) => Sink::Tasks(TasksNormalizer::new(rule), HashOutput::default()),
+            None => Sink::Raw(Sha256::new()),
         }
     }
 
@@ -483,14 +490,14 @@ mod tests {
         std::fs::write(dir.path().join("f"), "x").unwrap();
         let paths = [wp("f"), wp("g")];
         let go = AtomicBool::new(false);
-        let read = read_contents(dir.path(), &paths, &[], &go)
+        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), &go)
             .unwrap()
             .unwrap();
         assert!(matches!(read[0], Ok(Content::File { .. })));
         assert!(matches!(read[1], Ok(Content::Missing)));
         let stop = AtomicBool::new(true);
         assert!(
-            read_contents(dir.path(), &paths, &[], &stop)
+            read_contents(dir.path(), &paths, &BTreeMap::new(), &stop)
                 .unwrap()
                 .is_none()
         );
@@ -573,7 +580,9 @@ mod tests {
         );
         let never = AtomicBool::new(false);
         let paths = [wp("link/sub/f"), wp("real/sub/f")];
-        let read = read_contents(d, &paths, &[], &never).unwrap().unwrap();
+        let read = read_contents(d, &paths, &BTreeMap::new(), &never)
+            .unwrap()
+            .unwrap();
         assert_eq!(read[0].as_ref().unwrap_err().code(), "symlinked-parent");
         assert!(matches!(read[1], Ok(Content::File { .. })));
     }
@@ -683,6 +692,28 @@ mod tests {
     }
 
     #[test]
+    fn each_rule_normalizes_its_own_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = b"- [x] 1.1 [core] A\n  * [X] 1.2 B\r\n";
+        std::fs::write(dir.path().join("tasks.md"), text).unwrap();
+        let read = |rule| {
+            Entry::read_with(dir.path(), &wp("tasks.md"), rule)
+                .unwrap()
+                .content
+                .digest_for_test()
+        };
+        assert_eq!(read(None), sha(text));
+        assert_eq!(
+            read(Some(TaskRule::TaskCheckboxV1)),
+            sha(b"- [ ] 1.1 [core] A\n  * [X] 1.2 B\r\n")
+        );
+        assert_eq!(
+            read(Some(TaskRule::OpenspecCheckbox)),
+            sha(b"- [ ] 1.1 [core] A\n  * [ ] 1.2 B\r\n")
+        );
+    }
+
+    #[test]
     fn special_files_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
@@ -715,7 +746,7 @@ mod tests {
         let root = open_workspace(dir.path()).unwrap();
         let seen = rustix::fs::statat(&root, "hot", AtFlags::SYMLINK_NOFOLLOW).unwrap();
         let mut mutate = Some(mutate);
-        hash_regular_file(&root, "hot", &wp("hot"), &seen, false, || {
+        hash_regular_file(&root, "hot", &wp("hot"), &seen, None, || {
             if let Some(m) = mutate.take() {
                 m(&full);
             }

@@ -20,9 +20,14 @@ use crate::scope::Scope;
 /// The `format` field of every inventory record.
 pub const RECORD_FORMAT: &str = "ledger-inventory";
 
-/// The version this library writes. Readers accept any `1.x`: a minor version
-/// only adds optional fields.
+/// The version this library writes for a record whose scope names no task
+/// rule. Readers accept any `1.x`: a minor version only adds optional fields.
 pub const RECORD_VERSION: &str = "1.1";
+
+/// The version this library writes for a record whose scope names a task rule
+/// (`scope.task_rules`, added in 1.2). Records without one keep
+/// [`RECORD_VERSION`], byte-identical to what earlier versions wrote.
+pub const TASK_RULES_VERSION: &str = "1.2";
 
 /// What the caller observed around the inventory: nothing here is verified by
 /// ledger, it is stored so that a reader knows how the set was used.
@@ -66,9 +71,14 @@ pub struct InventoryRecord {
 impl InventoryRecord {
     /// Wraps an inventory for storage.
     pub fn new(inventory: Inventory, observed: Observed) -> Self {
+        let version = if inventory.scope.task_rules.is_empty() {
+            RECORD_VERSION
+        } else {
+            TASK_RULES_VERSION
+        };
         InventoryRecord {
             format: RECORD_FORMAT.to_owned(),
-            version: RECORD_VERSION.to_owned(),
+            version: version.to_owned(),
             written_by: concat!("ledger ", env!("CARGO_PKG_VERSION")).to_owned(),
             fingerprint: inventory.fingerprint,
             scope: inventory.scope,
@@ -436,6 +446,24 @@ mod tests {
             err.to_string().contains("at entries[0]:") && err.to_string().contains(".."),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_task_rule_makes_a_1_2_record_and_round_trips() {
+        let mut record = sample();
+        assert_eq!(record.version, RECORD_VERSION);
+        let mut inventory = record.inventory();
+        inventory
+            .scope
+            .add_tasks_with("t.md", crate::TaskRule::OpenspecCheckbox)
+            .unwrap();
+        record = InventoryRecord::new(inventory, Observed::default());
+        assert_eq!(record.version, TASK_RULES_VERSION);
+        let text = record.to_json();
+        assert!(text.contains(r#""task_rules": {"#), "{text}");
+        let back = InventoryRecord::from_json(&text, "r.json").unwrap();
+        assert_eq!(back, record);
+        assert_eq!(back.to_json(), text);
     }
 
     #[test]

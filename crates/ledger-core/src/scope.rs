@@ -1,10 +1,13 @@
 //! Scope (docs/records.md, `scope`): what the caller declares an inventory to cover.
 
+use std::collections::BTreeMap;
+
 use camino::Utf8PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::path::{WorkspacePath, normalize_root};
+use crate::task_rule::TaskRule;
 
 /// The directory where ledger keeps its records, relative to the workspace.
 pub const STORE_DIR: &str = ".ledger";
@@ -64,9 +67,16 @@ pub struct Scope {
     pub paths: Vec<WorkspacePath>,
     /// Paths or roots removed from the candidates, each with a reason.
     pub exclusions: Vec<Exclusion>,
-    /// Paths whose payload gets the task-checkbox normalization. They are part
-    /// of the inventory even when no root selects them.
+    /// Tasks files: paths whose payload gets a Tasks normalization
+    /// (docs/format.md §4). They are part of the inventory even when no root
+    /// selects them.
     pub normalize: Vec<WorkspacePath>,
+    /// The rule of each Tasks file that does not use the default,
+    /// `task-checkbox-v1`; every key is in `normalize`. Written only when not
+    /// empty, so a scope of default rules reads as it always did
+    /// (docs/records.md, `task_rules`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub task_rules: BTreeMap<WorkspacePath, TaskRule>,
     /// What the set is for, e.g. "approval: tasks of change X".
     pub purpose: String,
 }
@@ -88,6 +98,8 @@ struct ScopeJson {
     #[serde(default)]
     normalize: Vec<WorkspacePath>,
     #[serde(default)]
+    task_rules: BTreeMap<WorkspacePath, TaskRule>,
+    #[serde(default)]
     purpose: String,
 }
 
@@ -104,6 +116,13 @@ impl From<ScopeJson> for Scope {
             paths: json.paths,
             exclusions: json.exclusions,
             normalize: json.normalize,
+            // The default is not spelled out: a scope naming it reads as one
+            // that does not, and writes back without it.
+            task_rules: json
+                .task_rules
+                .into_iter()
+                .filter(|(_, rule)| !rule.is_default())
+                .collect(),
             purpose: json.purpose,
         }
     }
@@ -131,7 +150,8 @@ pub struct ScopeLists {
     pub paths: Vec<String>,
     /// Exclusions with their reasons; `None` records [`DEFAULT_EXCLUSION_REASON`].
     pub exclusions: Vec<(String, Option<String>)>,
-    /// Tasks files (normalized).
+    /// Tasks files (normalized, with the rule [`Scope::from_lists_with`] gives;
+    /// `task-checkbox-v1` through [`Scope::from_lists`]).
     pub tasks: Vec<String>,
     /// What the set is for.
     pub purpose: String,
@@ -154,6 +174,24 @@ impl Scope {
     /// assert_eq!(scope.exclusions[1].reason, ledger_core::DEFAULT_EXCLUSION_REASON);
     /// ```
     pub fn from_lists(workspace: impl Into<Utf8PathBuf>, lists: &ScopeLists) -> Result<Self> {
+        Self::from_lists_with(workspace, lists, TaskRule::default())
+    }
+
+    /// [`Scope::from_lists`], the Tasks files normalized under `task_rule`
+    /// (the front doors' `--task-rule`).
+    ///
+    /// ```
+    /// use ledger_core::{Scope, ScopeLists, TaskRule};
+    /// let lists = ScopeLists { tasks: vec!["tasks.md".into()], ..ScopeLists::default() };
+    /// let scope = Scope::from_lists_with("/w", &lists, TaskRule::OpenspecCheckbox).unwrap();
+    /// let path = &scope.normalize[0];
+    /// assert_eq!(scope.task_rule(path), Some(TaskRule::OpenspecCheckbox));
+    /// ```
+    pub fn from_lists_with(
+        workspace: impl Into<Utf8PathBuf>,
+        lists: &ScopeLists,
+        task_rule: TaskRule,
+    ) -> Result<Self> {
         let mut scope = Scope::new(workspace);
         for p in &lists.repositories {
             scope.add_repository(p)?;
@@ -168,7 +206,7 @@ impl Scope {
             scope.exclude(p, reason.as_deref().unwrap_or(DEFAULT_EXCLUSION_REASON))?;
         }
         for p in &lists.tasks {
-            scope.add_tasks(p)?;
+            scope.add_tasks_with(p, task_rule)?;
         }
         if lists.roots.is_empty() {
             scope.roots = default_roots(scope.paths.is_empty() && scope.normalize.is_empty());
@@ -187,6 +225,7 @@ impl Scope {
             paths: Vec::new(),
             exclusions: Vec::new(),
             normalize: Vec::new(),
+            task_rules: BTreeMap::new(),
             purpose: String::new(),
         };
         scope.ensure_store_excluded();
@@ -230,13 +269,37 @@ impl Scope {
         Ok(())
     }
 
-    /// Marks a path for the task-checkbox normalization (approval Tasks).
+    /// Marks a path as a Tasks file under the default rule, `task-checkbox-v1`.
     pub fn add_tasks(&mut self, path: &str) -> Result<()> {
-        push_unique(
-            &mut self.normalize,
-            outside_store(WorkspacePath::new(path)?)?,
-        );
+        self.add_tasks_with(path, TaskRule::default())
+    }
+
+    /// Marks a path as a Tasks file normalized under `rule` (a path given
+    /// again takes the rule given last).
+    pub fn add_tasks_with(&mut self, path: &str, rule: TaskRule) -> Result<()> {
+        let path = outside_store(WorkspacePath::new(path)?)?;
+        if rule.is_default() {
+            self.task_rules.remove(&path);
+        } else {
+            self.task_rules.insert(path.clone(), rule);
+        }
+        push_unique(&mut self.normalize, path);
         Ok(())
+    }
+
+    /// The rule `path` is normalized under; `None` when it is not a Tasks file.
+    pub fn task_rule(&self, path: &WorkspacePath) -> Option<TaskRule> {
+        self.normalize
+            .contains(path)
+            .then(|| self.task_rules.get(path).copied().unwrap_or_default())
+    }
+
+    /// Every Tasks file with its rule, for lookups while reading.
+    pub(crate) fn tasks_files(&self) -> BTreeMap<&WorkspacePath, TaskRule> {
+        self.normalize
+            .iter()
+            .map(|p| (p, self.task_rules.get(p).copied().unwrap_or_default()))
+            .collect()
     }
 
     /// Checks what deserialization cannot: every repository, root and exclusion
@@ -248,6 +311,12 @@ impl Scope {
         }
         for path in self.paths.iter().chain(&self.normalize) {
             outside_store(path.clone())?;
+        }
+        if let Some(path) = self.task_rules.keys().find(|p| !self.normalize.contains(p)) {
+            return Err(Error::InvalidPath {
+                path: DisplayPath::from(path.as_str()),
+                reason: "it has a task rule but is not a Tasks file (in `normalize`)",
+            });
         }
         for exclusion in &self.exclusions {
             if check_normal(&exclusion.path)? == "." {
@@ -404,6 +473,59 @@ mod tests {
         .collect();
         assert!(keys.windows(2).all(|w| w[0] < w[1]), "{json}");
         assert_eq!(serde_json::from_str::<Scope>(&json).unwrap(), s);
+    }
+
+    #[test]
+    fn task_rules_are_recorded_only_when_not_the_default() {
+        let mut s = Scope::new("/w");
+        s.add_tasks("a/tasks.md").unwrap();
+        let v1_only = serde_json::to_string(&s).unwrap();
+        assert!(!v1_only.contains("task_rules"), "{v1_only}");
+        s.add_tasks_with("b/tasks.md", TaskRule::OpenspecCheckbox)
+            .unwrap();
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(
+            json.contains(r#""task_rules":{"b/tasks.md":"openspec-checkbox"}"#),
+            "{json}"
+        );
+        assert!(json.find("\"normalize\"") < json.find("\"task_rules\""));
+        assert!(json.find("\"task_rules\"") < json.find("\"purpose\""));
+        let back = Scope::from_json(&json, "s.json").unwrap();
+        assert_eq!(back, s);
+        let b = WorkspacePath::new("b/tasks.md").unwrap();
+        assert_eq!(back.task_rule(&b), Some(TaskRule::OpenspecCheckbox));
+        let a = WorkspacePath::new("a/tasks.md").unwrap();
+        assert_eq!(back.task_rule(&a), Some(TaskRule::TaskCheckboxV1));
+        assert_eq!(back.task_rule(&WorkspacePath::new("c").unwrap()), None);
+        // Given back the default, the path leaves the map.
+        s.add_tasks("b/tasks.md").unwrap();
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            v1_only.replace(
+                r#""normalize":["a/tasks.md"]"#,
+                r#""normalize":["a/tasks.md","b/tasks.md"]"#,
+            )
+        );
+        // The default spelled out reads as not spelled out.
+        let explicit =
+            r#"{"workspace":"/w","normalize":["t.md"],"task_rules":{"t.md":"task-checkbox-v1"}}"#;
+        assert!(
+            Scope::from_json(explicit, "s.json")
+                .unwrap()
+                .task_rules
+                .is_empty()
+        );
+        // A rule for a path that is not a Tasks file, or an unknown rule, is refused.
+        let stray = r#"{"workspace":"/w","task_rules":{"t.md":"openspec-checkbox"}}"#;
+        assert_eq!(
+            Scope::from_json(stray, "s.json").unwrap_err().code(),
+            "invalid-path"
+        );
+        let unknown = r#"{"workspace":"/w","normalize":["t.md"],"task_rules":{"t.md":"v9"}}"#;
+        assert_eq!(
+            Scope::from_json(unknown, "s.json").unwrap_err().code(),
+            "malformed-record"
+        );
     }
 
     #[test]

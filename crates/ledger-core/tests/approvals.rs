@@ -6,8 +6,8 @@ use std::process::Command;
 
 use camino::Utf8Path;
 use ledger_core::{
-    Absence, ApprovalState, ArtifactGraph, Binding, ChangeSet, StateEnvelope, Store, approve,
-    evaluate, status,
+    Absence, ApprovalState, ArtifactGraph, Binding, ChangeSet, StateEnvelope, Store, TaskRule,
+    approve, evaluate, status,
 };
 use ledger_testkit::Git;
 
@@ -634,4 +634,94 @@ fn changes_lists_every_change_with_recorded_state() {
     let json = serde_json::to_value(&state).unwrap();
     assert_eq!(json["record"], state.record.unwrap().to_string());
     assert_eq!(json["state"]["change"], "add-auth");
+}
+
+/// The change's tasks in OpenSpec's own format (no `[area]` tag).
+const OPENSPEC_TASKS: &str =
+    "## 1. Core\n- [ ] 1.1 Add login\n  - [ ] 1.1.1 Test it\n* [ ] 1.2 Add tokens\n";
+
+#[test]
+fn under_openspec_checkbox_ticking_is_progress_and_status_keeps_the_recorded_rule() {
+    let repo = Repo::new();
+    repo.write("tasks.md", OPENSPEC_TASKS);
+    let store = Store::open(repo.path());
+    let mut change = repo.change();
+    change.chosen_task_rule = Some(TaskRule::OpenspecCheckbox);
+    for a in ["proposal", "specs", "design", "tasks"] {
+        approve(&store, &change, a, "msg", Absence::Refuse).unwrap();
+    }
+    let (_, envelope) = ledger_core::current_state(&store, "add-auth").unwrap();
+    let recorded = &envelope
+        .binding("tasks")
+        .unwrap()
+        .inventory
+        .as_ref()
+        .unwrap()
+        .scope;
+    let tasks_md = ledger_core::WorkspacePath::new(format!("{CHANGE}/tasks.md").as_str()).unwrap();
+    assert_eq!(
+        recorded.task_rule(&tasks_md),
+        Some(TaskRule::OpenspecCheckbox)
+    );
+    // Ticking boxes, nested and under another bullet, is progress ...
+    repo.write(
+        "tasks.md",
+        &OPENSPEC_TASKS
+            .replace("- [ ] 1.1 ", "- [x] 1.1 ")
+            .replace("* [ ] 1.2", "* [X] 1.2"),
+    );
+    assert!(status(&store, &change).unwrap().all_approved());
+    // ... also for a status that does not name the rule: the binding recorded it.
+    assert!(status(&store, &repo.change()).unwrap().all_approved());
+    let read = change.tasks().unwrap();
+    assert_eq!((read.tasks.total, read.tasks.done), (3, 2));
+    assert_eq!(read.tasks.remaining_ids(), ["1.1.1"]);
+    // ... while editing a task's text is a change.
+    repo.write(
+        "tasks.md",
+        &OPENSPEC_TASKS.replace("Add login", "Add logins"),
+    );
+    assert_eq!(status(&store, &change).unwrap().artifacts[3].state, C);
+}
+
+#[test]
+fn under_the_default_rule_ticking_an_openspec_task_is_a_change() {
+    let repo = Repo::new();
+    repo.write("tasks.md", OPENSPEC_TASKS);
+    let store = Store::open(repo.path());
+    for a in ["proposal", "specs", "design", "tasks"] {
+        approve(&store, &repo.change(), a, "msg", Absence::Refuse).unwrap();
+    }
+    repo.write(
+        "tasks.md",
+        &OPENSPEC_TASKS.replace("- [ ] 1.1 ", "- [x] 1.1 "),
+    );
+    // Recorded under task-checkbox-v1: choosing another rule now does not rescue it.
+    let mut change = repo.change();
+    change.chosen_task_rule = Some(TaskRule::OpenspecCheckbox);
+    assert_eq!(status(&store, &change).unwrap().artifacts[3].state, C);
+    assert_eq!(change.tasks().unwrap().tasks.done, 1);
+    assert_eq!(
+        repo.change().tasks().unwrap().tasks.total,
+        0,
+        "no canonical lines"
+    );
+}
+
+#[test]
+fn a_schema_naming_the_rule_chooses_it() {
+    let repo = Repo::new();
+    let schema = "artifacts:\n  - {id: tasks, generates: tasks.md}\napply:\n  tracks: tasks.md\nledger:\n  task_rule: openspec-checkbox\n";
+    let graph = ArtifactGraph::from_schema_yaml(schema, "schema.yaml").unwrap();
+    let ws = Utf8Path::from_path(repo.path()).unwrap();
+    let change = ChangeSet::new(ws, "add-auth", graph).unwrap();
+    assert_eq!(change.task_rule(), TaskRule::OpenspecCheckbox);
+    let scope = change.scope("tasks").unwrap();
+    assert_eq!(
+        scope.task_rule(&scope.normalize[0]),
+        Some(TaskRule::OpenspecCheckbox)
+    );
+    let mut flagged = change.clone();
+    flagged.chosen_task_rule = Some(TaskRule::TaskCheckboxV1);
+    assert!(flagged.scope("tasks").unwrap().task_rules.is_empty());
 }

@@ -41,6 +41,11 @@ fn normalizer() {
 }
 
 #[test]
+fn openspec_checkbox() {
+    replay("openspec_checkbox", ledger_core::fuzzing::openspec_checkbox);
+}
+
+#[test]
 fn record_json() {
     replay("record_json", ledger_core::fuzzing::record_json);
 }

@@ -1,7 +1,10 @@
 //! The shared public vectors (`tests/vectors/`), run against the Rust core.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use ledger_core::{Entry, Fingerprint, fingerprint_entries, normalize_tasks};
+use ledger_core::{
+    Entry, Fingerprint, TaskRule, fingerprint_entries, normalize_tasks, normalize_tasks_with,
+    read_tasks,
+};
 use serde_json::Value;
 
 fn load(name: &str) -> Value {
@@ -48,15 +51,16 @@ fn fingerprint_v1_vectors() {
     }
 }
 
-#[test]
-fn task_checkbox_vectors() {
-    let doc = load("task-checkbox.json");
+/// Runs a Tasks vector file under `rule`: the normalized bytes, whether they
+/// changed, and (when the vector gives them) the task counts of the input.
+fn tasks_vectors(file: &str, rule: TaskRule, at_least: usize) {
+    let doc = load(file);
     let vectors = doc["vectors"].as_array().unwrap();
-    assert!(vectors.len() >= 12);
+    assert!(vectors.len() >= at_least, "{file}");
     for v in vectors {
         let input = hex(v["input"].as_str().unwrap());
         let output = hex(v["output"].as_str().unwrap());
-        let got = normalize_tasks(&input);
+        let got = normalize_tasks_with(&input, rule);
         assert_eq!(got, output, "{}", v["name"]);
         assert_eq!(
             got != input,
@@ -64,5 +68,32 @@ fn task_checkbox_vectors() {
             "{}",
             v["name"]
         );
+        if let Some(total) = v["total"].as_u64() {
+            let tasks = read_tasks(&input, rule);
+            assert_eq!(tasks.total as u64, total, "{}", v["name"]);
+            assert_eq!(
+                tasks.done as u64,
+                v["done"].as_u64().unwrap(),
+                "{}",
+                v["name"]
+            );
+            assert_eq!(read_tasks(&got, rule).done, 0, "{}", v["name"]);
+        }
     }
+}
+
+#[test]
+fn task_checkbox_vectors() {
+    tasks_vectors("task-checkbox.json", TaskRule::TaskCheckboxV1, 12);
+    // `normalize_tasks` is the default rule.
+    let doc = load("task-checkbox.json");
+    for v in doc["vectors"].as_array().unwrap() {
+        let input = hex(v["input"].as_str().unwrap());
+        assert_eq!(normalize_tasks(&input), hex(v["output"].as_str().unwrap()));
+    }
+}
+
+#[test]
+fn openspec_checkbox_vectors() {
+    tasks_vectors("openspec-checkbox.json", TaskRule::OpenspecCheckbox, 15);
 }
