@@ -234,6 +234,13 @@ fn the_embedded_schemas_are_the_packages() {
 #[ignore = "needs the OpenSpec CLI: make openspec-test"]
 fn approvals_through_a_spec_driven_change_until_archive() {
     let p = Project::new();
+    // OpenSpec's task lines carry no area tag: the project names OpenSpec's
+    // rule for ledger in config.yaml, a key OpenSpec ignores.
+    let config = p.read("openspec/config.yaml");
+    p.write(
+        "openspec/config.yaml",
+        &format!("{config}\nledger:\n  task_rule: openspec-checkbox\n"),
+    );
     let dir = spec_driven_change(&p, "add-thing");
     for artifact in ["proposal", "specs", "design", "tasks"] {
         p.approve("add-thing", artifact, &[]);
@@ -255,6 +262,18 @@ fn approvals_through_a_spec_driven_change_until_archive() {
     assert_eq!(status["schema_changed"], serde_json::json!([]));
     let binding = &row(&status, "tasks")["binding"];
     assert_eq!(binding["schema"], status["schema"]);
+
+    // Ticking tasks as OpenSpec's apply phase does is progress, not a change.
+    p.write(
+        &format!("{dir}/tasks.md"),
+        &TASKS
+            .replace("- [ ] 1.1", "- [x] 1.1")
+            .replace("- [ ] 1.2", "- [X] 1.2"),
+    );
+    p.openspec(&["validate", "add-thing", "--strict"]);
+    let (status, code) = p.status("add-thing", &[]);
+    assert_eq!(row(&status, "tasks")["state"], "approved");
+    assert_eq!(code, 0);
 
     // The design changes: its approval and the tasks' fall (docs/approvals.md, States).
     p.write(
@@ -479,4 +498,13 @@ fn a_change_that_skips_specs() {
         p.status_text("docs-only")
             .contains("skipped: the change sets skip_specs")
     );
+    // Nothing names OpenSpec's task rule here: the default rule (its lines need
+    // an area tag) sees a ticked OpenSpec task as a change of the tasks.
+    p.write(
+        &format!("{dir}/tasks.md"),
+        &TASKS.replace("- [ ] 1.1", "- [x] 1.1"),
+    );
+    let (status, code) = p.status("docs-only", &[]);
+    assert_eq!(row(&status, "tasks")["state"], "changed");
+    assert_eq!(code, 1);
 }

@@ -315,3 +315,46 @@ fn glob_sets_skip_dot_files_as_openspec_does() {
         ]
     );
 }
+
+#[test]
+fn the_tracked_artifact_gives_the_rule_its_files_and_the_task_ids() {
+    let p = Project::new();
+    // A schema that tracks `checklist.md` (OpenSpec's rule: the artifact whose
+    // generates equals apply.tracks), with OpenSpec's own task lines.
+    let lean = "name: lean\nversion: 1\nartifacts:\n  - {id: proposal, generates: proposal.md}\n  - {id: checklist, generates: checklist.md, requires: [proposal]}\napply:\n  requires: [checklist]\n  tracks: checklist.md\n";
+    p.write("openspec/schemas/lean/schema.yaml", lean);
+    p.write(
+        &format!("{CHANGE}/checklist.md"),
+        "- [x] 1.1 Do one thing\n- [ ] 1.2 Do another\n",
+    );
+    p.metadata("schema: lean\n");
+    let change = p.open(None);
+    assert_eq!(change.graph.tracked().unwrap().id, "checklist");
+    let tasks = change.tasks().unwrap();
+    assert_eq!(tasks.path.as_str(), format!("{CHANGE}/checklist.md"));
+    // The default rule (task-checkbox-v1) knows no OpenSpec line; the project
+    // names OpenSpec's rule in config.yaml, and the ids come from the file.
+    assert_eq!(tasks.tasks.total, 0);
+    p.write(
+        "openspec/config.yaml",
+        "schema: spec-driven\nledger:\n  task_rule: openspec-checkbox\n",
+    );
+    let change = p.open(None);
+    assert_eq!(change.task_rule(), ledger_core::TaskRule::OpenspecCheckbox);
+    let tasks = change.tasks().unwrap();
+    assert_eq!(tasks.tasks.completed_ids(), ["1.1"]);
+    assert_eq!(tasks.tasks.remaining_ids(), ["1.2"]);
+    // Ticking a box under the chosen rule is progress.
+    let store = p.store();
+    approve(&store, &change, "proposal", "m", Absence::Refuse).unwrap();
+    approve(&store, &change, "checklist", "m", Absence::Refuse).unwrap();
+    p.write(
+        &format!("{CHANGE}/checklist.md"),
+        "- [x] 1.1 Do one thing\n- [X] 1.2 Do another\n",
+    );
+    assert!(p.status(None).all_approved());
+    assert_eq!(
+        p.open(None).tasks().unwrap().tasks.remaining_ids(),
+        Vec::<&str>::new()
+    );
+}
