@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use ledger_core::{
     ApprovalState, ApprovalStatus, ArtifactStatus, ChangeLocation, ChangeSet, CurrentState,
     DEFAULT_CHANGES_ROOT, Error, Fingerprint, SchemaChange, SchemaChangeReason, SchemaSource,
-    Store, StoreReport, approve, changes, current_state, quote, retire, status,
+    Store, StoreReport, TaskRule, approve, changes, current_state, quote, retire, status,
 };
 
 use crate::report::json_line;
@@ -21,6 +21,11 @@ pub struct ChangeArgs {
     change: String,
     #[command(flatten)]
     place: PlaceArgs,
+    /// The rule the tracked Tasks file is normalized under [default: the
+    /// schema's `ledger.task_rule`, else task-checkbox-v1; `status` uses the
+    /// rule each binding recorded].
+    #[arg(long, value_name = "R", value_parser = crate::scope_args::task_rule)]
+    task_rule: Option<TaskRule>,
 }
 
 /// Where the workspace and its changes are.
@@ -53,13 +58,15 @@ impl PlaceArgs {
 }
 
 impl ChangeArgs {
-    fn change_set(&self) -> Result<ChangeSet, Error> {
-        ChangeSet::open(
+    pub(crate) fn change_set(&self) -> Result<ChangeSet, Error> {
+        let mut change = ChangeSet::open(
             self.place.workspace()?,
             &self.change,
             &self.place.changes_root,
             self.place.schema.as_deref(),
-        )
+        )?;
+        change.chosen_task_rule = self.task_rule;
+        Ok(change)
     }
 }
 

@@ -4,6 +4,7 @@ mod approvals;
 mod gates;
 mod report;
 mod scope_args;
+mod tasks;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -66,6 +67,14 @@ enum Command {
     /// Run a gate unless fresh evidence of it exists, or check its evidence.
     #[command(subcommand)]
     Gate(gates::GateCommand),
+    /// List a change's tasks from its tracked Tasks file: id, done or not,
+    /// line, text, and the totals.
+    #[command(after_help = EXIT_CODES)]
+    Tasks(tasks::TasksArgs),
+    /// Write standard input to standard output as a Tasks file is hashed:
+    /// normalized under `--task-rule`.
+    #[command(after_help = EXIT_CODES)]
+    Normalize(tasks::NormalizeArgs),
 }
 
 #[derive(Args)]
@@ -182,6 +191,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     // Every output is built completely before anything is printed, so that on
     // an error stdout stays empty.
     let (text, code) = match cli.command {
+        // Bytes, not text: a Tasks file need not be UTF-8.
+        Command::Normalize(args) => {
+            let (bytes, code) = tasks::run_normalize(args)?;
+            io::stdout().lock().write_all(&bytes)?;
+            return Ok(code);
+        }
         Command::Fingerprint(args) => {
             let inventory = Inventory::expand(&args.scope.to_scope()?)?;
             let text = if args.json {
@@ -248,6 +263,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::State(command) => approvals::run_state(command)?,
         Command::Store(command) => approvals::run_store(command)?,
         Command::Gate(command) => gates::run(command)?,
+        Command::Tasks(args) => tasks::run_tasks(args)?,
     };
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(code)

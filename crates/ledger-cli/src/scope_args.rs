@@ -2,7 +2,7 @@
 
 use camino::Utf8PathBuf;
 use clap::Args;
-use ledger_core::{Error, Scope, ScopeLists};
+use ledger_core::{Error, Scope, ScopeLists, TaskRule};
 
 /// The flags that declare a scope (docs/records.md, `scope`).
 #[derive(Args)]
@@ -27,6 +27,10 @@ pub struct ScopeArgs {
     /// A Tasks file: included, with the task-checkbox normalization.
     #[arg(long = "tasks", value_name = "P")]
     tasks: Vec<String>,
+    /// The rule the `--tasks` files are normalized under (docs/format.md §4)
+    /// [default: task-checkbox-v1].
+    #[arg(long, value_name = "R", value_parser = task_rule)]
+    task_rule: Option<TaskRule>,
     /// What the set is for (stored in the scope).
     #[arg(long, value_name = "TEXT")]
     purpose: Option<String>,
@@ -41,6 +45,7 @@ impl ScopeArgs {
             && self.paths.is_empty()
             && self.excludes.is_empty()
             && self.tasks.is_empty()
+            && self.task_rule.is_none()
             && self.purpose.is_none()
     }
 
@@ -58,8 +63,13 @@ impl ScopeArgs {
             tasks: self.tasks.clone(),
             purpose: self.purpose.clone().unwrap_or_default(),
         };
-        Scope::from_lists(workspace, &lists)
+        Scope::from_lists_with(workspace, &lists, self.task_rule.unwrap_or_default())
     }
+}
+
+/// Parses `--task-rule` (the core's names, `task-checkbox-v1` and `openspec-checkbox`).
+pub fn task_rule(name: &str) -> Result<TaskRule, String> {
+    name.parse().map_err(|e: Error| e.to_string())
 }
 
 /// The default workspace: the top of the Git checkout containing the current

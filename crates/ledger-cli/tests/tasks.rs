@@ -1,0 +1,230 @@
+//! `ledger tasks`, `ledger normalize` and `--task-rule` on the scope and
+//! approval verbs.
+#![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+mod common;
+
+use common::*;
+
+const CHANGE: &str = "openspec/changes/add-auth";
+const TASKS: &[u8] = b"## 1. Core\n- [ ] 1.1 Add login\n  - [x] 1.1.1 Test it\n* [X] 1.2 Add tokens\n- [ ] Untitled step\n";
+
+fn openspec_checkout(tasks: &[u8]) -> Sandbox {
+    let s = Sandbox::new();
+    s.init();
+    s.write(&format!("{CHANGE}/proposal.md"), b"# Why\n");
+    s.write(&format!("{CHANGE}/design.md"), b"# Design\n");
+    s.write(&format!("{CHANGE}/specs/auth/spec.md"), b"## Requirement\n");
+    s.write(&format!("{CHANGE}/tasks.md"), tasks);
+    s.commit_all();
+    s
+}
+
+fn normalize(rule: &str, input: &[u8]) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ledger"))
+        .args(["normalize", "--task-rule", rule])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn normalize_runs_both_vector_files() {
+    for (file, rule) in [
+        ("task-checkbox.json", "task-checkbox-v1"),
+        ("openspec-checkbox.json", "openspec-checkbox"),
+    ] {
+        let path = format!("{}/../../tests/vectors/{file}", env!("CARGO_MANIFEST_DIR"));
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        for v in doc["vectors"].as_array().unwrap() {
+            let out = normalize(rule, &unhex(v["input"].as_str().unwrap()));
+            assert!(out.status.success(), "{}: {}", v["name"], stdout(&out));
+            assert_eq!(
+                out.stdout,
+                unhex(v["output"].as_str().unwrap()),
+                "{}",
+                v["name"]
+            );
+        }
+    }
+    let out = normalize("openspec", b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error[invalid-argument]:"), "{err}");
+    assert!(err.contains("openspec-checkbox"), "{err}");
+}
+
+#[test]
+fn tasks_lists_ids_progress_and_lines() {
+    let s = openspec_checkout(TASKS);
+    let w = s.w();
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "tasks",
+            "--change",
+            "add-auth",
+            "--task-rule",
+            "openspec-checkbox",
+        ];
+        a.extend_from_slice(extra);
+        s.ledger(&w, &a)
+    };
+    let out = args(&["--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["change"], "add-auth");
+    assert_eq!(json["path"], format!("{CHANGE}/tasks.md"));
+    assert_eq!(json["exists"], true);
+    assert_eq!(json["rule"], "openspec-checkbox");
+    assert_eq!(
+        (json["total"].as_u64(), json["done"].as_u64()),
+        (Some(4), Some(2))
+    );
+    let tasks = json["tasks"].as_array().unwrap();
+    let ids: Vec<Option<&str>> = tasks.iter().map(|t| t["id"].as_str()).collect();
+    assert_eq!(ids, [Some("1.1"), Some("1.1.1"), Some("1.2"), None]);
+    assert!(tasks[3]["id"].is_null());
+    assert_eq!(tasks[1]["line"], 3);
+    assert_eq!(tasks[1]["done"], true);
+    assert_eq!(tasks[3]["text"], "Untitled step");
+    let text = stdout(&args(&[]));
+    assert!(text.starts_with("add-auth: 2 of 4 done ("), "{text}");
+    assert!(text.contains("\n[x] 3  1.1.1 Test it\n"), "{text}");
+    assert!(text.ends_with("\n[ ] 5  Untitled step\n"), "{text}");
+    // Under the default rule none of these lines is a canonical task.
+    let out = s.ledger(&w, &["tasks", "--change", "add-auth", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (json["rule"].as_str(), json["total"].as_u64()),
+        (Some("task-checkbox-v1"), Some(0))
+    );
+    // An unknown change is refused with its code.
+    let out = s.ledger(&w, &["tasks", "--change", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error[unknown-change]"));
+}
+
+#[test]
+fn a_missing_tasks_file_has_no_tasks() {
+    let s = openspec_checkout(b"");
+    std::fs::remove_file(s.w().join(CHANGE).join("tasks.md")).unwrap();
+    let out = s.ledger(&s.w(), &["tasks", "--change", "add-auth", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (json["exists"].as_bool(), json["total"].as_u64()),
+        (Some(false), Some(0))
+    );
+}
+
+#[test]
+fn ticking_under_openspec_checkbox_keeps_the_approval() {
+    let s = openspec_checkout(TASKS);
+    let w = s.w();
+    for artifact in ["proposal", "specs", "design", "tasks"] {
+        let out = s.ledger(
+            &w,
+            &[
+                "approve",
+                "--change",
+                "add-auth",
+                "--artifact",
+                artifact,
+                "--source",
+                "msg 1",
+                "--task-rule",
+                "openspec-checkbox",
+            ],
+        );
+        assert!(out.status.success(), "{out:?}");
+    }
+    let ticked = String::from_utf8(TASKS.to_vec())
+        .unwrap()
+        .replace("- [ ] 1.1 ", "- [x] 1.1 ")
+        .replace("- [ ] Untitled", "- [X] Untitled");
+    s.write(&format!("{CHANGE}/tasks.md"), ticked.as_bytes());
+    // The binding recorded the rule: status needs no flag.
+    let out = s.ledger(&w, &["status", "--change", "add-auth"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    s.write(
+        &format!("{CHANGE}/tasks.md"),
+        &ticked.replace("Add login", "Add SSO").into_bytes(),
+    );
+    let out = s.ledger(&w, &["status", "--change", "add-auth", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["artifacts"][3]["state"], "changed");
+}
+
+#[test]
+fn scope_flags_take_the_rule_and_records_keep_it() {
+    let s = Sandbox::new();
+    s.write("tasks.md", b"- [x] 1.1 A\n");
+    let w = s.w();
+    let fp = |extra: &[&str]| {
+        let mut a = vec![
+            "fingerprint",
+            "--workspace",
+            w.to_str().unwrap(),
+            "--tasks",
+            "tasks.md",
+        ];
+        a.extend_from_slice(extra);
+        last_line(&s.ledger(&w, &a))
+    };
+    let v1 = fp(&[]);
+    let open = fp(&["--task-rule", "openspec-checkbox"]);
+    assert_ne!(v1, open, "only openspec-checkbox reads this line as a task");
+    s.write("tasks.md", b"- [ ] 1.1 A\n");
+    assert_eq!(fp(&["--task-rule", "openspec-checkbox"]), open);
+    assert_ne!(fp(&[]), v1);
+    // The record carries the rule, verify re-expands with it.
+    s.write("tasks.md", b"- [x] 1.1 A\n");
+    let record = w.join("rec.json");
+    let out = s.ledger(
+        &w,
+        &[
+            "inventory",
+            "--workspace",
+            w.to_str().unwrap(),
+            "--tasks",
+            "tasks.md",
+            "--task-rule",
+            "openspec-checkbox",
+            "--out",
+            record.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    assert_eq!(json["version"], "1.2");
+    assert_eq!(json["scope"]["task_rules"]["tasks.md"], "openspec-checkbox");
+    s.write("tasks.md", b"- [ ] 1.1 A\n");
+    let out = s.ledger(
+        &w,
+        &[
+            "verify",
+            record.to_str().unwrap(),
+            "--workspace",
+            w.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
