@@ -1,12 +1,12 @@
 # The single entry point for people and CI. `make test` runs every suite from
-# scratch: it needs only the machine's Rust toolchain (later also Python 3 and
-# Node.js, whose packages it installs itself).
+# scratch: it needs the machine's Rust toolchain, Python 3 and Node.js (with npm);
+# the packages they need (and the OpenSpec CLI the tests drive) it installs itself.
 
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy rust-test python-test node-test fmt
+.PHONY: test fmt-check clippy rust-test openspec-test python-test node-test fmt
 
-test: fmt-check clippy rust-test python-test node-test
+test: fmt-check clippy rust-test openspec-test python-test node-test
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -16,6 +16,11 @@ clippy:
 
 rust-test:
 	$(CARGO) test --workspace --locked --features ledger-core/fuzzing
+
+# The real OpenSpec CLI (npm, pinned in tests/openspec/package-lock.json)
+# driven by crates/ledger-cli/tests/openspec_cli.rs.
+openspec-test:
+	tests/openspec/run.sh
 
 # Each binding's suite: builds the package from scratch into a local
 # environment (a venv, node_modules) and runs its tests against it.

@@ -76,12 +76,24 @@ export interface Artifact {
   requires: string[]
 }
 
+/** Where an artifact graph came from (docs/approvals.md, Schemas). */
+export interface SchemaSource {
+  /** The name it was resolved by (`spec-driven`, `rapid`); absent for a path. */
+  name?: string
+  /** The file: workspace-relative for a project schema, as given for a path; absent when built in. */
+  path?: string
+  /** `sha256:` + hex of the schema's bytes; absent for a graph built in code. */
+  sha256?: string
+}
+
 /** An artifact graph in topological order, and the file whose checkboxes are progress. */
 export interface ArtifactGraph {
   artifacts: Artifact[]
   tracks: string | null
   /** The rule the schema names for the tracked file (`ledger.task_rule`), when it names one. */
   task_rule?: TaskRule
+  /** The schema it was read from (absent for a graph built in code). */
+  schema?: SchemaSource
 }
 
 /** An observed approval, bound to the fingerprint of the artifact's set. */
@@ -96,6 +108,8 @@ export interface Binding {
   upstream: Record<string, string>
   /** The approved set itself (absent from bindings written before ledger kept it). */
   inventory?: InventoryJson
+  /** The schema the approval was made with (absent before ledger recorded it: spec-driven). */
+  schema?: SchemaSource
 }
 
 export type ApprovalState =
@@ -106,6 +120,7 @@ export type ApprovalState =
   | 'blocked'
   | 'archived'
   | 'gone'
+  | 'skipped'
 
 /** One path that differs from the approved set. */
 export interface StatusChange {
@@ -143,12 +158,27 @@ export interface ArtifactStatus {
   binding: Binding | null
 }
 
+/** A binding made with another schema, or other bytes of it, than the status used. */
+export type SchemaChange = {
+  artifact: string
+  /** The schema the binding recorded (`null`: before ledger recorded it; reads as spec-driven). */
+  recorded: SchemaSource | null
+} & (
+  | { reason: 'content-changed' }
+  | { reason: 'other-schema' }
+  | { reason: 'redeclared'; declared: string }
+)
+
 /** `ledger status --json`. */
 export interface ApprovalStatus {
   change: string
   location: ChangeLocation
   state_record: string | null
   retired: Retirement | null
+  /** The schema whose graph was evaluated. */
+  schema: SchemaSource | null
+  /** Bindings made with another schema or another version of it. */
+  schema_changed: SchemaChange[]
   artifacts: ArtifactStatus[]
 }
 
@@ -302,6 +332,8 @@ export type ErrorCode =
   | 'graph-cycle'
   | 'unknown-artifact'
   | 'bad-schema'
+  | 'unknown-schema'
+  | 'bad-openspec-config'
   | 'missing-source'
   | 'prerequisite-failed'
   | 'gate-not-started'
@@ -473,7 +505,11 @@ export interface ChangeOptions {
   change: string
   /** Where changes live, relative to the workspace; default `openspec/changes`. */
   changesRoot?: string
-  /** An OpenSpec `schema.yaml` defining the artifact graph; default spec-driven. */
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`, else
+   * built in) or a path to a `schema.yaml`; default: the change's
+   * `.openspec.yaml`, else `openspec/config.yaml`, else spec-driven.
+   */
   schema?: string
   /**
    * The rule of the tracked Tasks file; default: the schema's, else

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 use ledger_core::{
-    ApprovalState, ApprovalStatus, ArtifactGraph, ArtifactStatus, ChangeLocation, ChangeSet,
-    CurrentState, DEFAULT_CHANGES_ROOT, Error, Fingerprint, Store, StoreReport, TaskRule, approve,
-    changes, current_state, quote, retire, status,
+    ApprovalState, ApprovalStatus, ArtifactStatus, ChangeLocation, ChangeSet, CurrentState,
+    DEFAULT_CHANGES_ROOT, Error, Fingerprint, SchemaChange, SchemaChangeReason, SchemaSource,
+    Store, StoreReport, TaskRule, approve, changes, current_state, quote, retire, status,
 };
 
 use crate::report::json_line;
@@ -37,9 +37,11 @@ pub struct PlaceArgs {
     /// Where changes live, relative to the workspace.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_CHANGES_ROOT)]
     changes_root: String,
-    /// An OpenSpec `schema.yaml` defining the artifact graph [default: spec-driven].
-    #[arg(long, value_name = "FILE")]
-    schema: Option<Utf8PathBuf>,
+    /// The artifact schema: a name (`openspec/schemas/NAME/schema.yaml`, else
+    /// built in) or a path to a `schema.yaml` [default: the change's
+    /// `.openspec.yaml`, else `openspec/config.yaml`, else spec-driven].
+    #[arg(long, value_name = "NAME|PATH")]
+    schema: Option<String>,
 }
 
 impl PlaceArgs {
@@ -57,15 +59,11 @@ impl PlaceArgs {
 
 impl ChangeArgs {
     pub(crate) fn change_set(&self) -> Result<ChangeSet, Error> {
-        let graph = match &self.place.schema {
-            Some(file) => ArtifactGraph::read(file)?,
-            None => ArtifactGraph::spec_driven(),
-        };
-        let mut change = ChangeSet::with_root(
+        let mut change = ChangeSet::open(
             self.place.workspace()?,
             &self.change,
             &self.place.changes_root,
-            graph,
+            self.place.schema.as_deref(),
         )?;
         change.chosen_task_rule = self.task_rule;
         Ok(change)
@@ -214,6 +212,16 @@ fn status_table(status: &ApprovalStatus) -> String {
             .as_ref()
             .map_or_else(|| "none".to_owned(), |r| r.to_string())
     );
+    if let Some(schema) = &status.schema {
+        out.push_str(&format!("schema {}\n", schema_label(schema)));
+    }
+    for changed in &status.schema_changed {
+        out.push_str(&format!(
+            "schema changed for {}: {}\n",
+            quote(&changed.artifact),
+            schema_change(changed)
+        ));
+    }
     if let Some(retired) = &status.retired {
         out.push_str(&format!(
             "retired at {}: {}\n",
@@ -244,6 +252,40 @@ fn status_table(status: &ApprovalStatus) -> String {
     out
 }
 
+/// `rapid (openspec/schemas/rapid/schema.yaml, sha256:…)`.
+fn schema_label(schema: &SchemaSource) -> String {
+    let place = match (&schema.name, &schema.path) {
+        (Some(_), None) => "built in".to_owned(),
+        (_, Some(path)) => quote(path).into_owned(),
+        (None, None) => "built in code".to_owned(),
+    };
+    match &schema.sha256 {
+        Some(sha) => format!(
+            "{} ({place}, {})",
+            quote(schema.label()),
+            &sha[..19.min(sha.len())]
+        ),
+        None => format!("{} ({place})", quote(schema.label())),
+    }
+}
+
+fn schema_change(changed: &SchemaChange) -> String {
+    let recorded = changed
+        .recorded
+        .as_ref()
+        .map_or_else(|| "spec-driven (unrecorded)".to_owned(), schema_label);
+    match &changed.reason {
+        SchemaChangeReason::ContentChanged => {
+            format!("the schema file changed since it was approved with {recorded}")
+        }
+        SchemaChangeReason::OtherSchema => format!("approved with another schema, {recorded}"),
+        SchemaChangeReason::Redeclared { declared } => format!(
+            "the change now declares schema {}; approved with {recorded}",
+            quote(declared)
+        ),
+    }
+}
+
 fn location(location: &ChangeLocation) -> String {
     match location.directory() {
         Some(directory) => format!("{} in {}", location.state(), quote(directory)),
@@ -263,6 +305,7 @@ fn cause(a: &ArtifactStatus) -> String {
         ApprovalState::Blocked => a.blocked.clone().unwrap_or_default(),
         ApprovalState::Archived => "archived as approved (byte-identical)".to_owned(),
         ApprovalState::Gone => "the change's files are gone (neither active nor archived)".to_owned(),
+        ApprovalState::Skipped => "skipped: the change sets skip_specs in .openspec.yaml".to_owned(),
     }
 }
 

@@ -1,18 +1,20 @@
 //! The approval cascade (docs/approvals.md): on recovery, each artifact is `approved`,
 //! `unbound`, `changed` or `reset`, in topological order.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 
 use serde::Serialize;
 
-use crate::artifacts::{ChangeLocation, ChangeSet};
+use crate::artifacts::{ChangeLocation, ChangeSet, SchemaChoice};
 use crate::compare::{Change, Comparison};
 use crate::envelope::{Binding, Retirement, StateEnvelope};
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::graph::Artifact;
 use crate::inventory::Inventory;
+use crate::schema::{DEFAULT_SCHEMA, SchemaSource};
 use crate::store::{RecordId, Store};
 use crate::task_rule::TaskRule;
 
@@ -43,11 +45,14 @@ pub enum ApprovalState {
     Archived,
     /// The change's directory is gone (neither active nor archived).
     Gone,
+    /// The change skips the artifact (`skip_specs: true` in its `.openspec.yaml`)
+    /// and it has no files: there is nothing to approve.
+    Skipped,
 }
 
 impl ApprovalState {
     /// The machine name, as serialized: `approved`, `unbound`, `changed`,
-    /// `reset`, `blocked`, `archived`, `gone`.
+    /// `reset`, `blocked`, `archived`, `gone`, `skipped`.
     pub fn as_str(self) -> &'static str {
         match self {
             ApprovalState::Approved => "approved",
@@ -57,12 +62,17 @@ impl ApprovalState {
             ApprovalState::Blocked => "blocked",
             ApprovalState::Archived => "archived",
             ApprovalState::Gone => "gone",
+            ApprovalState::Skipped => "skipped",
         }
     }
 
-    /// Whether the approval still stands: `approved`, or `archived` intact.
+    /// Whether the approval still stands: `approved`, `archived` intact, or
+    /// `skipped` (nothing to approve).
     pub fn stands(self) -> bool {
-        matches!(self, ApprovalState::Approved | ApprovalState::Archived)
+        matches!(
+            self,
+            ApprovalState::Approved | ApprovalState::Archived | ApprovalState::Skipped
+        )
     }
 }
 
@@ -90,6 +100,48 @@ pub struct ArtifactStatus {
     pub binding: Option<Binding>,
 }
 
+/// Why a binding was made with another schema than the one a status uses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "kebab-case")]
+pub enum SchemaChangeReason {
+    /// The same schema, but its file's bytes differ from the ones approved with.
+    ContentChanged,
+    /// Another schema (another name or file) than the one in use.
+    OtherSchema,
+    /// The schema in use is the one recorded, but the change now declares
+    /// another (its `.openspec.yaml`, the project's `config.yaml`, or the
+    /// default): OpenSpec would read the change with that one.
+    Redeclared {
+        /// The schema the change declares now.
+        declared: String,
+    },
+}
+
+impl SchemaChangeReason {
+    /// The machine name: `content-changed`, `other-schema`, `redeclared`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SchemaChangeReason::ContentChanged => "content-changed",
+            SchemaChangeReason::OtherSchema => "other-schema",
+            SchemaChangeReason::Redeclared { .. } => "redeclared",
+        }
+    }
+}
+
+/// A binding made with another schema, or another version of it, than the one
+/// the status was evaluated with (docs/approvals.md, Schemas).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SchemaChange {
+    /// The artifact whose binding it is.
+    pub artifact: String,
+    /// Why.
+    #[serde(flatten)]
+    pub reason: SchemaChangeReason,
+    /// The schema the binding recorded (`None`: written before ledger recorded
+    /// schemas; it reads as `spec-driven`).
+    pub recorded: Option<SchemaSource>,
+}
+
 /// The approval status of a change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ApprovalStatus {
@@ -101,14 +153,20 @@ pub struct ApprovalStatus {
     pub state_record: Option<RecordId>,
     /// Set when the change's state was retired.
     pub retired: Option<Retirement>,
+    /// The schema whose graph was evaluated.
+    pub schema: Option<SchemaSource>,
+    /// The bindings made with another schema or another version of it; empty
+    /// when every binding was made with this one.
+    pub schema_changed: Vec<SchemaChange>,
     /// One row per artifact, in topological order.
     pub artifacts: Vec<ArtifactStatus>,
 }
 
 impl ApprovalStatus {
-    /// Whether every artifact's approval stands ([`ApprovalState::stands`]).
+    /// Whether every artifact's approval stands ([`ApprovalState::stands`]) and
+    /// every binding was made with the schema in use.
     pub fn all_approved(&self) -> bool {
-        self.artifacts.iter().all(|a| a.state.stands())
+        self.artifacts.iter().all(|a| a.state.stands()) && self.schema_changed.is_empty()
     }
 }
 
@@ -130,7 +188,67 @@ pub fn evaluate(change: &ChangeSet, envelope: &StateEnvelope) -> ApprovalStatus 
         location: change.location.clone(),
         state_record: None,
         retired: envelope.retired.clone(),
+        schema: change.graph.schema().cloned(),
+        schema_changed: schema_changes(change, envelope),
         artifacts,
+    }
+}
+
+/// The schema a binding was made with; one written before ledger recorded it
+/// reads as `spec-driven`, of unknown bytes.
+fn recorded_schema(binding: &Binding) -> SchemaSource {
+    binding.schema.clone().unwrap_or_else(|| SchemaSource {
+        name: Some(DEFAULT_SCHEMA.to_owned()),
+        path: None,
+        sha256: None,
+    })
+}
+
+/// Every binding of `envelope` made with another schema (or other bytes of
+/// it) than `change`'s graph, or, when the graph was not given but taken from
+/// the recorded approvals, with another schema than the change declares now.
+fn schema_changes(change: &ChangeSet, envelope: &StateEnvelope) -> Vec<SchemaChange> {
+    let Some(used) = change.graph.schema() else {
+        return Vec::new();
+    };
+    let declared = change.schema_choice.declared_name();
+    let mut out = Vec::new();
+    for binding in &envelope.bindings {
+        let recorded = recorded_schema(binding);
+        let reason = if !recorded.same_schema(used) {
+            Some(SchemaChangeReason::OtherSchema)
+        } else if recorded.sha256.is_some() && recorded.sha256 != used.sha256 {
+            Some(SchemaChangeReason::ContentChanged)
+        } else {
+            declared
+                .filter(|d| used.name.as_deref() != Some(*d))
+                .map(|d| SchemaChangeReason::Redeclared {
+                    declared: d.to_owned(),
+                })
+        };
+        if let Some(reason) = reason {
+            out.push(SchemaChange {
+                artifact: binding.artifact.clone(),
+                reason,
+                recorded: binding.schema.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// The change with the graph its recorded approvals were made with: when the
+/// caller gave no schema and the latest binding recorded another one than the
+/// change declares, that schema is resolved again (by name, or from its file).
+pub fn with_recorded_schema<'c>(
+    change: &'c ChangeSet,
+    envelope: &StateEnvelope,
+) -> Result<Cow<'c, ChangeSet>> {
+    let latest = envelope.bindings.last().map(recorded_schema);
+    match (&change.schema_choice, latest, change.graph.schema()) {
+        (SchemaChoice::Given, _, _) | (_, None, _) => Ok(Cow::Borrowed(change)),
+        (_, Some(recorded), Some(used)) if recorded.same_schema(used) => Ok(Cow::Borrowed(change)),
+        (_, Some(recorded), _) => Ok(Cow::Owned(change.with_recorded_schema(&recorded)?)),
     }
 }
 
@@ -188,6 +306,12 @@ impl Evaluation {
         };
         row.current = Some(now.fingerprint);
         let stands_for = self.judge(change, &mut row, &now);
+        if row.state == ApprovalState::Unbound
+            && change.skips(artifact)
+            && now.entries.iter().all(|e| e.kind() == "missing")
+        {
+            row.state = ApprovalState::Skipped;
+        }
         let own_causes = match row.state {
             ApprovalState::Changed => vec![artifact.id.clone()],
             _ => row.reset_by.clone(),
@@ -330,7 +454,8 @@ pub fn current_state(store: &Store, change: &str) -> Result<(Option<RecordId>, S
     }
 }
 
-/// The approval status of a change, from its recorded bindings. A change found
+/// The approval status of a change, from its recorded bindings, evaluated with
+/// the schema they were made with ([`with_recorded_schema`]). A change found
 /// neither active nor archived is `unknown-change` unless state was recorded
 /// for it (then every artifact is `gone`).
 pub fn status(store: &Store, change: &ChangeSet) -> Result<ApprovalStatus> {
@@ -338,7 +463,8 @@ pub fn status(store: &Store, change: &ChangeSet) -> Result<ApprovalStatus> {
     if record.is_none() {
         change.require_present()?;
     }
-    let mut status = evaluate(change, &envelope);
+    let change = with_recorded_schema(change, &envelope)?;
+    let mut status = evaluate(&change, &envelope);
     status.state_record = record;
     Ok(status)
 }
@@ -393,6 +519,8 @@ pub fn approve(
             ),
         });
     }
+    let (head, mut envelope) = current_state(store, &change.change)?;
+    let change = with_recorded_schema(change, &envelope)?;
     let artifact = change.graph.artifact(artifact)?;
     let inventory = change.inventory(&artifact.id)?;
     let absent = inventory.entries.iter().all(|e| e.kind() == "missing");
@@ -402,8 +530,7 @@ pub fn approve(
             expected: format!("{}/{}", change.directory(), artifact.generates),
         });
     }
-    let upstream = upstream_fingerprints(change, &artifact.id)?;
-    let (head, mut envelope) = current_state(store, &change.change)?;
+    let upstream = upstream_fingerprints(&change, &artifact.id)?;
     // Approving again takes a retired change up again.
     envelope.retired = None;
     let binding = Binding {
@@ -414,6 +541,7 @@ pub fn approve(
         observed_at: now(),
         upstream,
         inventory: Some(inventory),
+        schema: change.graph.schema().cloned(),
     };
     envelope.bind(binding.clone());
     store.commit(

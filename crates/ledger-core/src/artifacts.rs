@@ -3,8 +3,12 @@
 //! For a change directory `<changes root>/<change>/` every artifact's set is
 //! resolved afresh each time: a generated file (`proposal.md`), or every file
 //! matching a glob (`specs/**/spec.md`, so that additions and removals are
-//! seen); `design` adds the materials its Markdown links; the tracked file
-//! (`tasks.md`) gets the task-checkbox normalization.
+//! seen); `design` adds the materials its Markdown links; the tracked Tasks
+//! artifact (`tasks.md`) gets the task-checkbox normalization.
+//!
+//! The graph comes from the schema the caller names, else the one the change
+//! declares (docs/approvals.md, Schemas): its `.openspec.yaml`, the project's
+//! `openspec/config.yaml`, OpenSpec's `spec-driven`.
 //!
 //! A change is found where OpenSpec keeps it (docs/approvals.md, Artifact sets): active in
 //! `<changes root>/<change>/`, or archived in
@@ -14,12 +18,14 @@ use camino::Utf8PathBuf;
 use globset::GlobBuilder;
 use serde::Serialize;
 
+use crate::change_config::{ChangeSettings, ProjectConfig};
 use crate::error::{DisplayPath, Error, Result};
 use crate::graph::{Artifact, ArtifactGraph};
 use crate::inventory::Inventory;
 use crate::materials;
 use crate::own_file;
 use crate::path::WorkspacePath;
+use crate::schema::{self, DEFAULT_SCHEMA, NameOrigin, SchemaSource};
 use crate::scope::Scope;
 use crate::task_rule::TaskRule;
 use crate::walk::walk_root;
@@ -70,11 +76,42 @@ impl ChangeLocation {
     }
 }
 
+/// How a change's schema was chosen (docs/approvals.md, Schemas).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "by", rename_all = "kebab-case")]
+pub enum SchemaChoice {
+    /// The caller gave it (`--schema`, or a graph).
+    Given,
+    /// A file of the workspace named it: the change's `.openspec.yaml` or the
+    /// project's `openspec/config.yaml`.
+    Declared {
+        /// The schema's name.
+        name: String,
+        /// The file that names it, relative to the workspace.
+        file: String,
+    },
+    /// Nothing named one: OpenSpec's default, `spec-driven`.
+    Default,
+}
+
+impl SchemaChoice {
+    /// The schema name the change's files declare (or the default), `None` when
+    /// the caller chose.
+    pub fn declared_name(&self) -> Option<&str> {
+        match self {
+            SchemaChoice::Given => None,
+            SchemaChoice::Declared { name, .. } => Some(name),
+            SchemaChoice::Default => Some(DEFAULT_SCHEMA),
+        }
+    }
+}
+
 /// One change of a workspace and its artifact graph.
 ///
 /// ```no_run
-/// use ledger_core::{ArtifactGraph, ChangeSet};
-/// let change = ChangeSet::new("/repo", "add-auth", ArtifactGraph::spec_driven()).unwrap();
+/// use ledger_core::{ChangeSet, DEFAULT_CHANGES_ROOT};
+/// // The schema the change declares (its .openspec.yaml, openspec/config.yaml, spec-driven).
+/// let change = ChangeSet::open("/repo", "add-auth", DEFAULT_CHANGES_ROOT, None).unwrap();
 /// let design = change.inventory("design").unwrap(); // design.md and its linked materials
 /// println!("{}", design.fingerprint);
 /// ```
@@ -90,6 +127,12 @@ pub struct ChangeSet {
     pub graph: ArtifactGraph,
     /// Where the change's directory was found.
     pub location: ChangeLocation,
+    /// The change's `.openspec.yaml` settings (default when it has none).
+    pub settings: ChangeSettings,
+    /// The project's `openspec/config.yaml` (default when it has none).
+    pub project: ProjectConfig,
+    /// How the graph's schema was chosen.
+    pub schema_choice: SchemaChoice,
     /// The rule chosen for the tracked file (a front door's `--task-rule`);
     /// `None` leaves it to the graph's schema, then to the default
     /// ([`ChangeSet::task_rule`]).
@@ -106,9 +149,92 @@ impl ChangeSet {
         Self::with_root(workspace, change, DEFAULT_CHANGES_ROOT, graph)
     }
 
-    /// A change under `changes_root` (relative to the workspace), looked up on
-    /// disk: active, archived, or missing ([`ChangeSet::require_present`] refuses
-    /// the last).
+    /// A change under `changes_root` (relative to the workspace) with the graph
+    /// of `schema` (a name or a path: [`schema::SchemaRequest`]), or, without
+    /// one, of the schema the change declares: its `.openspec.yaml` `schema:`,
+    /// else the project's `config.yaml` `schema:`, else `spec-driven`.
+    pub fn open(
+        workspace: impl Into<Utf8PathBuf>,
+        change: &str,
+        changes_root: &str,
+        schema: Option<&str>,
+    ) -> Result<Self> {
+        let mut set = Self::with_root(
+            workspace,
+            change,
+            changes_root,
+            ArtifactGraph::spec_driven(),
+        )?;
+        match schema {
+            Some(request) => {
+                set.graph = schema::resolve(&set.workspace, &set.openspec_dir(), request)?;
+            }
+            None => {
+                let (graph, choice) = set.declared_schema()?;
+                set.graph = graph;
+                set.schema_choice = choice;
+            }
+        }
+        Ok(set)
+    }
+
+    /// The graph of the schema the change declares, and how it was chosen.
+    fn declared_schema(&self) -> Result<(ArtifactGraph, SchemaChoice)> {
+        let declared = match (&self.settings.schema, &self.settings.file) {
+            (Some(name), Some(file)) => Some((name.clone(), file.clone())),
+            _ => self.project.schema.clone().zip(self.project.file.clone()),
+        };
+        let Some((name, file)) = declared else {
+            return Ok((ArtifactGraph::spec_driven(), SchemaChoice::Default));
+        };
+        let graph = schema::resolve_name(
+            &self.workspace,
+            &self.openspec_dir(),
+            &name,
+            NameOrigin::File(&file),
+        )?;
+        Ok((graph, SchemaChoice::Declared { name, file }))
+    }
+
+    /// The same change with the graph of the schema its approvals recorded,
+    /// resolved again: by name as OpenSpec resolves it, or from the recorded file.
+    pub fn with_recorded_schema(&self, recorded: &SchemaSource) -> Result<ChangeSet> {
+        let graph = match (&recorded.name, &recorded.path) {
+            (Some(name), _) => schema::resolve_name(
+                &self.workspace,
+                &self.openspec_dir(),
+                name,
+                NameOrigin::Recorded,
+            )?,
+            (None, Some(path)) => ArtifactGraph::read(camino::Utf8Path::new(path))?,
+            (None, None) => ArtifactGraph::spec_driven(),
+        };
+        Ok(ChangeSet {
+            graph,
+            ..self.clone()
+        })
+    }
+
+    /// The directory holding OpenSpec's `schemas/` and `config.yaml`: the parent
+    /// of the changes root (`openspec` for `openspec/changes`), relative to the
+    /// workspace (empty: the workspace itself).
+    pub fn openspec_dir(&self) -> String {
+        self.changes_root
+            .rsplit_once('/')
+            .map_or_else(String::new, |(parent, _)| parent.to_owned())
+    }
+
+    /// Whether the change skips `artifact`: its `.openspec.yaml` sets
+    /// `skip_specs: true` and the artifact generates into `specs/` (OpenSpec's
+    /// rule is the path, not the id). A skipped artifact without files needs no
+    /// approval.
+    pub fn skips(&self, artifact: &Artifact) -> bool {
+        self.settings.skip_specs && generates_into_specs(&artifact.generates)
+    }
+
+    /// A change under `changes_root` (relative to the workspace) with `graph`,
+    /// looked up on disk: active, archived, or missing ([`ChangeSet::require_present`]
+    /// refuses the last). Its `.openspec.yaml` is read for its settings.
     pub fn with_root(
         workspace: impl Into<Utf8PathBuf>,
         change: &str,
@@ -129,17 +255,26 @@ impl ChangeSet {
             changes_root,
             graph,
             location: ChangeLocation::Missing,
+            settings: ChangeSettings::default(),
+            project: ProjectConfig::default(),
+            schema_choice: SchemaChoice::Given,
             chosen_task_rule: None,
         };
         set.location = set.locate()?;
+        set.project = ProjectConfig::read(&set.workspace, &set.openspec_dir())?;
+        if set.location != ChangeLocation::Missing {
+            set.settings = ChangeSettings::read(&set.workspace, &set.directory())?;
+        }
         Ok(set)
     }
 
     /// The rule the tracked file is normalized under: the one chosen, else the
-    /// one the schema names, else `task-checkbox-v1` (docs/approvals.md).
+    /// one the schema names, else the project's `config.yaml` `ledger.task_rule`,
+    /// else `task-checkbox-v1` (docs/approvals.md).
     pub fn task_rule(&self) -> TaskRule {
         self.chosen_task_rule
             .or(self.graph.task_rule())
+            .or(self.project.task_rule)
             .unwrap_or_default()
     }
 
@@ -241,8 +376,9 @@ impl ChangeSet {
         let artifact = self.graph.artifact(artifact)?;
         let mut scope = Scope::new(self.workspace.clone());
         scope.purpose = format!("approval: {} of change {}", artifact.id, self.change);
+        let tracked = self.graph.tracked().is_some_and(|t| t.id == artifact.id);
         for path in self.generated(artifact)? {
-            if self.graph.tracks() == Some(relative(&path, &self.directory())) {
+            if tracked {
                 if !rule.is_default() {
                     scope.task_rules.insert(path.clone(), rule);
                 }
@@ -289,10 +425,17 @@ impl ChangeSet {
         // spec file counts as soon as it exists.
         let scope = Scope::new(self.workspace.clone());
         let files = walk_root(self.workspace.as_std_path(), &dir, &scope, &[])?;
-        Ok(files
+        let mut matched: Vec<WorkspacePath> = files
             .into_iter()
-            .filter(|p| glob.is_match(relative(p, &dir)))
-            .collect())
+            .filter(|p| {
+                let relative = relative(p, &dir);
+                glob.is_match(relative) && !dot_hidden(relative, &artifact.generates)
+            })
+            .collect();
+        // In byte order, so that the scope reads the same whatever order the
+        // directory lists its entries in.
+        matched.sort();
+        Ok(matched)
     }
 
     /// The workspace files `design.md` links. A missing one blocks the binding.
@@ -360,6 +503,20 @@ fn archived_name_of(name: &str) -> Option<&str> {
         _ => b.is_ascii_digit(),
     });
     (shape && !change.is_empty()).then_some(change)
+}
+
+/// Whether a glob skips `relative` as OpenSpec's glob library does by default
+/// (fast-glob, `dot: false`): a file or directory whose name starts with `.`
+/// matches only a pattern that spells a leading `.` itself.
+fn dot_hidden(relative: &str, glob: &str) -> bool {
+    let spelled = glob.split('/').any(|segment| segment.starts_with('.'));
+    !spelled && relative.split('/').any(|segment| segment.starts_with('.'))
+}
+
+/// OpenSpec's `isSpecsArtifactPath`: `generates`, normalized, lies below `specs/`.
+fn generates_into_specs(generates: &str) -> bool {
+    let mut segments = generates.split('/').filter(|s| !s.is_empty() && *s != ".");
+    segments.next() == Some("specs") && segments.next().is_some()
 }
 
 /// Not there: absent, or a path through something that is not a directory.

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::fingerprint::Fingerprint;
 use crate::inventory::Inventory;
+use crate::schema::SchemaSource;
 
 /// An observed approval: the owner's decision about one artifact, bound to the
 /// fingerprint of its set. It records an observation (`source`), it does not
@@ -32,6 +33,11 @@ pub struct Binding {
     /// (absent from bindings written before ledger kept it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inventory: Option<Inventory>,
+    /// The schema whose graph the approval was made with (docs/records.md). A
+    /// binding written before ledger recorded it has none and reads as made
+    /// with `spec-driven`, of unknown bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<SchemaSource>,
 }
 
 /// The record that a change's state was retired on purpose (a mistyped name, an

@@ -248,6 +248,33 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A schema name that resolves neither to a project schema
+    /// (`openspec/schemas/<name>/schema.yaml`) nor to a built-in one.
+    #[error(
+        "unknown schema \"{}\" (named by {}): neither {project} exists nor is it built in ({builtin}); ledger reads no user-level schemas (~/.local/share/openspec/schemas): copy it into the project (openspec schema fork) or give its file with --schema PATH",
+        esc(.name),
+        esc(.origin)
+    )]
+    UnknownSchema {
+        /// The name.
+        name: String,
+        /// What named it: `--schema`, or the file (`.openspec.yaml`, `config.yaml`).
+        origin: String,
+        /// Where the project schema would be.
+        project: DisplayPath,
+        /// The built-in schemas.
+        builtin: String,
+    },
+    /// An OpenSpec settings file (`.openspec.yaml`, `openspec/config.yaml`) that
+    /// is not what OpenSpec writes: unparsable, without a required key, or with
+    /// a value of the wrong type.
+    #[error("invalid OpenSpec settings {path}: {reason}")]
+    BadOpenspecConfig {
+        /// The file.
+        path: DisplayPath,
+        /// What is wrong.
+        reason: String,
+    },
     /// An approval without the observed source of the decision.
     #[error("approving {artifact:?} needs the observed source of the owner's decision (--source)")]
     MissingSource {
@@ -468,6 +495,8 @@ impl Error {
             | Error::MissingMaterial { document: path, .. }
             | Error::AmbiguousMaterial { document: path, .. }
             | Error::BadSchema { path, .. }
+            | Error::BadOpenspecConfig { path, .. }
+            | Error::UnknownSchema { project: path, .. }
             | Error::BadEntry { path, .. }
             | Error::DuplicateEntry { path }
             | Error::InvalidGitfile { path, .. }
@@ -508,7 +537,7 @@ mod tests {
             path: DisplayPath::from("x"),
         };
         assert_eq!(e.code(), "non-utf8-path");
-        assert_eq!(Error::CODES.len(), 39);
+        assert_eq!(Error::CODES.len(), 41);
         assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
         let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
         assert_eq!(unique.len(), Error::CODES.len());

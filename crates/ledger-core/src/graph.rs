@@ -7,6 +7,7 @@ use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
+use crate::schema::{DEFAULT_SCHEMA, SPEC_DRIVEN_YAML, SchemaSource};
 use crate::task_rule::TaskRule;
 
 /// One artifact of a graph.
@@ -15,7 +16,7 @@ pub struct Artifact {
     /// Its name, e.g. `design`.
     pub id: String,
     /// What it generates, relative to the change directory: a file
-    /// (`design.md`) or a glob (`specs/**/spec.md`).
+    /// (`design.md`) or a glob (`specs/**/*.md`).
     pub generates: String,
     /// The artifacts it depends on.
     #[serde(default)]
@@ -23,7 +24,8 @@ pub struct Artifact {
 }
 
 /// A DAG of artifacts, kept in topological order (every artifact after the
-/// ones it requires), plus the file whose task checkboxes are progress.
+/// ones it requires), plus the file whose task checkboxes are progress and the
+/// schema it was read from.
 ///
 /// ```
 /// use ledger_core::ArtifactGraph;
@@ -36,6 +38,8 @@ pub struct Artifact {
 pub struct ArtifactGraph {
     artifacts: Vec<Artifact>,
     tracks: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema: Option<SchemaSource>,
     /// The rule the schema names for the tracked file (`ledger.task_rule`).
     #[serde(skip_serializing_if = "Option::is_none")]
     task_rule: Option<TaskRule>,
@@ -69,7 +73,8 @@ struct Apply {
 
 impl ArtifactGraph {
     /// OpenSpec's `spec-driven` schema: `proposal` → {`specs`, `design`} → `tasks`,
-    /// with `tasks.md` tracked (its checkboxes are progress, not content).
+    /// with `tasks.md` tracked (its checkboxes are progress, not content). The
+    /// graph of the schema text OpenSpec ships (a test holds the two together).
     pub fn spec_driven() -> Self {
         let artifact = |id: &str, generates: &str, requires: &[&str]| Artifact {
             id: id.to_owned(),
@@ -79,11 +84,16 @@ impl ArtifactGraph {
         ArtifactGraph {
             artifacts: vec![
                 artifact("proposal", "proposal.md", &[]),
-                artifact("specs", "specs/**/spec.md", &["proposal"]),
+                artifact("specs", "specs/**/*.md", &["proposal"]),
                 artifact("design", "design.md", &["proposal"]),
                 artifact("tasks", "tasks.md", &["specs", "design"]),
             ],
             tracks: Some("tasks.md".to_owned()),
+            schema: Some(SchemaSource::of_text(
+                Some(DEFAULT_SCHEMA),
+                None,
+                SPEC_DRIVEN_YAML,
+            )),
             task_rule: None,
         }
     }
@@ -114,12 +124,25 @@ impl ArtifactGraph {
         Ok(ArtifactGraph {
             artifacts: topological(artifacts)?,
             tracks,
+            schema: None,
             task_rule: None,
         })
     }
 
+    /// The same graph, known as coming from `schema`.
+    pub fn with_schema(mut self, schema: SchemaSource) -> Self {
+        self.schema = Some(schema);
+        self
+    }
+
+    /// The schema the graph was read from (`None`: built in code by [`ArtifactGraph::new`]).
+    pub fn schema(&self) -> Option<&SchemaSource> {
+        self.schema.as_ref()
+    }
+
     /// Loads an OpenSpec `schema.yaml` (`artifacts[].id`, `generates`,
-    /// `requires`, `apply.tracks`, and ledger's `ledger.task_rule`).
+    /// `requires`, `apply.tracks`, and ledger's `ledger.task_rule`); `source`
+    /// names it in errors and is its [`SchemaSource::path`].
     pub fn from_schema_yaml(text: &str, source: &str) -> Result<Self> {
         let schema: SchemaFile = serde_saphyr::from_str(text).map_err(|e| Error::BadSchema {
             path: DisplayPath::from(source),
@@ -133,7 +156,8 @@ impl ArtifactGraph {
         })?;
         let tracks = schema.apply.and_then(|a| a.tracks);
         let task_rule = schema.ledger.and_then(|l| l.task_rule);
-        Ok(ArtifactGraph::new(schema.artifacts, tracks, source)?.with_task_rule(task_rule))
+        let graph = ArtifactGraph::new(schema.artifacts, tracks, source)?.with_task_rule(task_rule);
+        Ok(graph.with_schema(SchemaSource::of_text(None, Some(source), text)))
     }
 
     /// The graph with `rule` as the rule its tracked file is normalized under
@@ -185,9 +209,21 @@ impl ArtifactGraph {
             })
     }
 
-    /// The generated file whose task checkboxes are normalized (`apply.tracks`).
+    /// The schema's `apply.tracks`: the generated file whose task checkboxes are
+    /// progress.
     pub fn tracks(&self) -> Option<&str> {
         self.tracks.as_deref()
+    }
+
+    /// The tracked Tasks artifact, by OpenSpec's rule (`findTrackedTasksArtifact`):
+    /// the artifact whose `generates` equals `apply.tracks`, or, when the schema
+    /// names none, the artifact with id `tasks`. Every file it generates gets the
+    /// task-checkbox normalization.
+    pub fn tracked(&self) -> Option<&Artifact> {
+        match &self.tracks {
+            Some(tracks) => self.artifacts.iter().find(|a| &a.generates == tracks),
+            None => self.artifacts.iter().find(|a| a.id == "tasks"),
+        }
     }
 
     /// Every artifact `id` depends on, directly or not, in graph order.

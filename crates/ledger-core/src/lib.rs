@@ -38,6 +38,7 @@
 
 mod approval;
 mod artifacts;
+mod change_config;
 mod compare;
 mod entry;
 mod envelope;
@@ -64,6 +65,7 @@ mod path;
 mod quote;
 mod read;
 mod record;
+mod schema;
 mod scope;
 mod scope_file;
 mod store;
@@ -73,10 +75,12 @@ mod threads;
 mod walk;
 
 pub use approval::{
-    Absence, ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, STATE_KIND, approve,
-    changes, current_state, evaluate, retire, state_ref, status,
+    Absence, ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, STATE_KIND, SchemaChange,
+    SchemaChangeReason, approve, changes, current_state, evaluate, retire, state_ref, status,
+    with_recorded_schema,
 };
-pub use artifacts::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT};
+pub use artifacts::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice};
+pub use change_config::{CHANGE_METADATA, ChangeSettings, ProjectConfig};
 pub use compare::{Change, ChangeKind, Comparison};
 pub use entry::{Content, Digest, Entry};
 pub use envelope::{Binding, Check, Retirement, StateEnvelope, Validation};
@@ -97,6 +101,10 @@ pub use path::WorkspacePath;
 pub use quote::{escape, quote};
 pub use record::to_pretty_json;
 pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION, TASK_RULES_VERSION};
+pub use schema::{
+    BUILTIN_SCHEMAS, DEFAULT_SCHEMA, NameOrigin, OPENSPEC_VERSION, SPEC_DRIVEN_YAML, SchemaRequest,
+    SchemaSource, resolve as resolve_schema, resolve_name as resolve_schema_name,
+};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
 };

@@ -129,13 +129,19 @@ pub struct ChangeTasks {
 const DEFAULT_TRACKED: &str = "tasks.md";
 
 impl ChangeSet {
-    /// Reads the change's tracked Tasks file (`apply.tracks`, else `tasks.md`,
-    /// in the change's directory) under [`ChangeSet::task_rule`]. A change
+    /// Reads the change's tracked Tasks file (the file of the tracked Tasks
+    /// artifact, [`crate::ArtifactGraph::tracked`], else `tasks.md`, in the
+    /// change's directory) under [`ChangeSet::task_rule`]. A change
     /// found neither active nor archived is `unknown-change`; a tracked glob
     /// is not read (`invalid-argument`).
     pub fn tasks(&self) -> Result<ChangeTasks> {
         self.require_present()?;
-        let tracked = self.graph.tracks().unwrap_or(DEFAULT_TRACKED);
+        // The tracked Tasks artifact's file (OpenSpec's rule, ArtifactGraph::tracked);
+        // without one, OpenSpec's progress counts the top-level tasks.md.
+        let tracked = self
+            .graph
+            .tracked()
+            .map_or(DEFAULT_TRACKED, |a| a.generates.as_str());
         if tracked.contains(['*', '?', '[', '{']) {
             return Err(Error::InvalidArgument {
                 message: format!(

@@ -347,6 +347,7 @@ fn custom_graph_from_schema_yaml() {
             observed_at: "t".into(),
             upstream: upstream.into_iter().collect(),
             inventory: None,
+            schema: change.graph.schema().cloned(),
         });
     }
     repo.write(
@@ -643,7 +644,7 @@ const OPENSPEC_TASKS: &str =
 fn under_openspec_checkbox_ticking_is_progress_and_status_keeps_the_recorded_rule() {
     let repo = Repo::new();
     repo.write("tasks.md", OPENSPEC_TASKS);
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     let mut change = repo.change();
     change.chosen_task_rule = Some(TaskRule::OpenspecCheckbox);
     for a in ["proposal", "specs", "design", "tasks"] {
@@ -687,7 +688,7 @@ fn under_openspec_checkbox_ticking_is_progress_and_status_keeps_the_recorded_rul
 fn under_the_default_rule_ticking_an_openspec_task_is_a_change() {
     let repo = Repo::new();
     repo.write("tasks.md", OPENSPEC_TASKS);
-    let store = Store::open(repo.path());
+    let store = Store::open(utf8(repo.path()));
     for a in ["proposal", "specs", "design", "tasks"] {
         approve(&store, &repo.change(), a, "msg", Absence::Refuse).unwrap();
     }

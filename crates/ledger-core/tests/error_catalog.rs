@@ -207,6 +207,16 @@ fn schema_error(yaml: &str) -> Error {
     ArtifactGraph::from_schema_yaml(yaml, "schema.yaml").unwrap_err()
 }
 
+/// A change `c` whose `.openspec.yaml` holds `metadata`, opened with the schema
+/// it declares.
+fn change_declaring(metadata: &str) -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    let change = dir.path().join("openspec/changes/c");
+    std::fs::create_dir_all(&change).unwrap();
+    std::fs::write(change.join(".openspec.yaml"), metadata).unwrap();
+    ChangeSet::open(ws(&dir), "c", DEFAULT_CHANGES_ROOT, None).unwrap_err()
+}
+
 fn missing_source() -> Error {
     let dir = tempfile::tempdir().unwrap();
     let set = ChangeSet::new(ws(&dir), "c", ArtifactGraph::spec_driven()).unwrap();
@@ -388,6 +398,11 @@ fn every_code_is_provoked_by_a_real_input() {
             schema_error("artifacts:\n  - {id: a, generates: a.md, requires: [ghost]}\n"),
         ),
         ("bad-schema", schema_error("artifacts: {not: a list}\n")),
+        ("unknown-schema", change_declaring("schema: rapid\n")),
+        (
+            "bad-openspec-config",
+            change_declaring("created: 2026-12-01\n"),
+        ),
         ("missing-source", missing_source()),
         ("unknown-change", unknown_change()),
         ("upstream-blocked", upstream_blocked()),

@@ -1,8 +1,7 @@
 //! Approvals of an OpenSpec change, bound to the fingerprints of their sets
 //! (docs/approvals.md): `status`, `approve`, `currentState`, `changeInventory`.
 
-use camino::Utf8Path;
-use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Store};
+use ledger_core::{ChangeSet, DEFAULT_CHANGES_ROOT, Store};
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -23,7 +22,9 @@ pub struct ChangeOptions {
     pub change: String,
     /// Where changes live, relative to the workspace; default `openspec/changes`.
     pub changes_root: Option<String>,
-    /// An OpenSpec `schema.yaml` defining the artifact graph; default spec-driven.
+    /// The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`, else
+    /// built in) or a path to a `schema.yaml`; default: the change's
+    /// `.openspec.yaml`, else `openspec/config.yaml`, else spec-driven.
     pub schema: Option<String>,
     /// The rule of the tracked Tasks file; default: the schema's, else
     /// `task-checkbox-v1` (`--task-rule`; `status` uses each binding's own).
@@ -33,12 +34,13 @@ pub struct ChangeOptions {
 
 impl ChangeOptions {
     pub(crate) fn change_set(&self) -> Result<ChangeSet, Failure> {
-        let graph = match &self.schema {
-            Some(file) => ArtifactGraph::read(Utf8Path::new(file))?,
-            None => ArtifactGraph::spec_driven(),
-        };
         let root = self.changes_root.as_deref().unwrap_or(DEFAULT_CHANGES_ROOT);
-        let mut change = ChangeSet::with_root(self.workspace.as_str(), &self.change, root, graph)?;
+        let mut change = ChangeSet::open(
+            self.workspace.as_str(),
+            &self.change,
+            root,
+            self.schema.as_deref(),
+        )?;
         change.chosen_task_rule = self
             .task_rule
             .as_deref()

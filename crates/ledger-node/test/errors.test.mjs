@@ -274,6 +274,16 @@ test('approvals refuse: materials, artifacts, graphs, sources, the store', async
   await one(() => ledger.artifactGraph({ yaml: 'artifacts: 3\n', source: 'mine.yaml' }), 'bad-schema', 'mine.yaml')
   await one(() => ledger.artifactGraph({ schema: path.join(s.dir, 'none.yaml') }), 'unreadable', 'none.yaml')
   await one(() => ledger.artifactGraph({ schema, yaml: cycle }), 'invalid-argument', 'either', { pathProperty: false })
+  // Schemas by name: one that is nowhere; a change whose .openspec.yaml lacks `schema:`.
+  await both(
+    () => ledger.status({ ...change, schema: 'rapdi' }),
+    () => ledger.statusSync({ ...change, schema: 'rapdi' }),
+    'unknown-schema',
+    'openspec/schemas/rapdi/schema.yaml',
+  )
+  s.write(`${CHANGE}/.openspec.yaml`, 'created: 2026-12-01\n')
+  await both(() => ledger.status(change), () => ledger.statusSync(change), 'bad-openspec-config', '.openspec.yaml')
+  fs.rmSync(s.path(`${CHANGE}/.openspec.yaml`))
 
   // The store: a bad ref name, a corrupt ref, an unwritable ref, an untrusted store.
   const store = ledger.Store.open(s.w)

@@ -1,0 +1,510 @@
+//! ledger's approvals on repositories made by the real OpenSpec CLI (the npm
+//! package `@fission-ai/openspec`, pinned in tests/openspec/package-lock.json).
+//! `make openspec-test` installs it and runs these tests with the binary's path in
+//! `LEDGER_OPENSPEC_BIN`; a plain `cargo test` skips them (they are ignored).
+#![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+mod common;
+
+use common::*;
+
+const NEEDS: &str = "needs the OpenSpec CLI: make openspec-test";
+
+/// The OpenSpec binary the test setup installed; a missing one fails the test.
+fn openspec_bin() -> PathBuf {
+    match std::env::var_os("LEDGER_OPENSPEC_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => panic!("LEDGER_OPENSPEC_BIN is not set: run these tests with `make openspec-test`"),
+    }
+}
+
+/// A Git checkout in which OpenSpec made its project (`openspec init --tools none .`).
+struct Project {
+    s: Sandbox,
+}
+
+impl Project {
+    fn new() -> Self {
+        let s = Sandbox::new();
+        s.init();
+        let project = Project { s };
+        project.openspec(&["init", "--tools", "none", "."]);
+        project
+    }
+
+    /// Runs `openspec args` in the workspace, which must succeed. Its HOME and
+    /// data directories are the sandbox's (no user-level schema or config is
+    /// read), and it sends no telemetry.
+    fn openspec(&self, args: &[&str]) -> Output {
+        let home = self.s.home();
+        let out = Command::new(openspec_bin())
+            .args(args)
+            .current_dir(self.s.w())
+            .env("HOME", &home)
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("OPENSPEC_TELEMETRY", "0")
+            .env("DO_NOT_TRACK", "1")
+            .env("CI", "1")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "openspec {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        self.s.write(rel, text.as_bytes());
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.s.w().join(rel)).unwrap()
+    }
+
+    fn ledger(&self, args: &[&str]) -> Output {
+        self.s.ledger(&self.s.w(), args)
+    }
+
+    /// `ledger approve`, which must succeed.
+    fn approve(&self, change: &str, artifact: &str, extra: &[&str]) {
+        let mut args = vec![
+            "approve",
+            "--change",
+            change,
+            "--artifact",
+            artifact,
+            "--source",
+            "review thread 12",
+        ];
+        args.extend(extra);
+        let out = self.ledger(&args);
+        assert!(
+            out.status.success(),
+            "approve {artifact}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// `ledger status --json`, with its exit code.
+    fn status(&self, change: &str, extra: &[&str]) -> (Value, i32) {
+        let mut args = vec!["status", "--change", change, "--json"];
+        args.extend(extra);
+        let out = self.ledger(&args);
+        let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+        });
+        (json, out.status.code().unwrap())
+    }
+
+    /// The status table.
+    fn status_text(&self, change: &str) -> String {
+        let out = self.ledger(&["status", "--change", change]);
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+/// `artifact=state` for every row of a status.
+fn states(status: &Value) -> Vec<String> {
+    let rows = status["artifacts"].as_array().unwrap().iter();
+    rows.map(|a| {
+        format!(
+            "{}={}",
+            a["artifact"].as_str().unwrap(),
+            a["state"].as_str().unwrap()
+        )
+    })
+    .collect()
+}
+
+fn row<'a>(status: &'a Value, artifact: &str) -> &'a Value {
+    let rows = status["artifacts"].as_array().unwrap();
+    rows.iter().find(|a| a["artifact"] == artifact).unwrap()
+}
+
+const PROPOSAL: &str = "## Why
+
+Users cannot sign in to the product today, so every session starts anonymous and loses its state.
+
+## What Changes
+
+- Add a sign-in flow with email and password.
+
+## Capabilities
+
+### New Capabilities
+- `auth`: signing in and out.
+
+### Modified Capabilities
+
+## Impact
+
+The web front end and the session service.
+";
+
+const DESIGN: &str = "## Context
+
+See [the decision record](notes/decision.md).
+
+## Decisions
+
+Sessions are cookies.
+";
+
+fn spec(capability: &str) -> String {
+    format!(
+        "## Purpose
+
+Lets a person use {capability} with the product, and stop using it again.
+
+## ADDED Requirements
+
+### Requirement: Use {capability}
+The system SHALL let a person use {capability} once they are signed in.
+
+#### Scenario: Signed in
+- **WHEN** a signed-in person opens {capability}
+- **THEN** the system shows it
+"
+    )
+}
+
+/// OpenSpec's own task format (its tasks template): no area tag.
+const TASKS: &str = "# Tasks
+
+## 1. Sign in
+
+- [ ] 1.1 Add the sign-in form and verify it renders
+- [ ] 1.2 Add the session cookie and verify the login test passes
+";
+
+/// `openspec new change NAME` and the four spec-driven artifacts, valid under
+/// `openspec validate --strict`.
+fn spec_driven_change(p: &Project, name: &str) -> String {
+    p.openspec(&["new", "change", name]);
+    let dir = format!("openspec/changes/{name}");
+    assert_eq!(
+        p.read(&format!("{dir}/.openspec.yaml")).lines().next(),
+        Some("schema: spec-driven")
+    );
+    p.write(&format!("{dir}/proposal.md"), PROPOSAL);
+    p.write(&format!("{dir}/design.md"), DESIGN);
+    p.write(&format!("{dir}/notes/decision.md"), "# Decision: cookies\n");
+    p.write(&format!("{dir}/specs/auth/spec.md"), &spec("auth"));
+    p.write(&format!("{dir}/tasks.md"), TASKS);
+    p.openspec(&["validate", name, "--strict"]);
+    dir
+}
+
+#[test]
+#[ignore = "needs the OpenSpec CLI: make openspec-test"]
+fn the_embedded_schemas_are_the_packages() {
+    let package = std::env::var_os("LEDGER_OPENSPEC_PACKAGE").map(PathBuf::from);
+    let package = package.unwrap_or_else(|| panic!("LEDGER_OPENSPEC_PACKAGE is not set ({NEEDS})"));
+    let version: Value =
+        serde_json::from_slice(&std::fs::read(package.join("package.json")).unwrap()).unwrap();
+    assert_eq!(version["version"], ledger_core::OPENSPEC_VERSION);
+    let mut shipped: Vec<String> = std::fs::read_dir(package.join("schemas"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    shipped.sort();
+    let mut embedded: Vec<&str> = ledger_core::BUILTIN_SCHEMAS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    embedded.sort();
+    assert_eq!(shipped, embedded);
+    for (name, text) in ledger_core::BUILTIN_SCHEMAS {
+        let file = package.join("schemas").join(name).join("schema.yaml");
+        assert_eq!(&std::fs::read_to_string(file).unwrap(), text, "{name}");
+    }
+}
+
+#[test]
+#[ignore = "needs the OpenSpec CLI: make openspec-test"]
+fn approvals_through_a_spec_driven_change_until_archive() {
+    let p = Project::new();
+    // OpenSpec's task lines carry no area tag: the project names OpenSpec's
+    // rule for ledger in config.yaml, a key OpenSpec ignores.
+    let config = p.read("openspec/config.yaml");
+    p.write(
+        "openspec/config.yaml",
+        &format!("{config}\nledger:\n  task_rule: openspec-checkbox\n"),
+    );
+    let dir = spec_driven_change(&p, "add-thing");
+    for artifact in ["proposal", "specs", "design", "tasks"] {
+        p.approve("add-thing", artifact, &[]);
+    }
+    let (status, code) = p.status("add-thing", &[]);
+    assert_eq!(
+        states(&status),
+        [
+            "proposal=approved",
+            "specs=approved",
+            "design=approved",
+            "tasks=approved"
+        ]
+    );
+    assert_eq!(code, 0);
+    // The schema OpenSpec wrote into .openspec.yaml, resolved built in.
+    assert_eq!(status["schema"]["name"], "spec-driven");
+    assert!(status["schema"].get("path").is_none());
+    assert_eq!(status["schema_changed"], serde_json::json!([]));
+    let binding = &row(&status, "tasks")["binding"];
+    assert_eq!(binding["schema"], status["schema"]);
+
+    // Ticking tasks as OpenSpec's apply phase does is progress, not a change.
+    p.write(
+        &format!("{dir}/tasks.md"),
+        &TASKS
+            .replace("- [ ] 1.1", "- [x] 1.1")
+            .replace("- [ ] 1.2", "- [X] 1.2"),
+    );
+    p.openspec(&["validate", "add-thing", "--strict"]);
+    let (status, code) = p.status("add-thing", &[]);
+    assert_eq!(row(&status, "tasks")["state"], "approved");
+    assert_eq!(code, 0);
+
+    // The design changes: its approval and the tasks' fall (docs/approvals.md, States).
+    p.write(
+        &format!("{dir}/design.md"),
+        &format!("{DESIGN}\nSessions expire after a day.\n"),
+    );
+    let (status, code) = p.status("add-thing", &[]);
+    assert_eq!(
+        states(&status),
+        [
+            "proposal=approved",
+            "specs=approved",
+            "design=changed",
+            "tasks=reset"
+        ]
+    );
+    assert_eq!(
+        row(&status, "tasks")["reset_by"],
+        serde_json::json!(["design"])
+    );
+    assert_eq!(code, 1);
+    p.approve("add-thing", "design", &[]);
+    let (status, _) = p.status("add-thing", &[]);
+    assert_eq!(
+        row(&status, "tasks")["state"],
+        "reset",
+        "tasks stood on the old design"
+    );
+    p.approve("add-thing", "tasks", &[]);
+
+    // A second capability: the specs set grows, the tasks fall with it.
+    p.write(&format!("{dir}/specs/billing/spec.md"), &spec("billing"));
+    p.openspec(&["validate", "add-thing", "--strict"]);
+    let (status, _) = p.status("add-thing", &[]);
+    assert_eq!(
+        states(&status),
+        [
+            "proposal=approved",
+            "specs=changed",
+            "design=approved",
+            "tasks=reset"
+        ]
+    );
+    let changes = &row(&status, "specs")["changes"];
+    assert_eq!(changes[0]["change"], "added");
+    assert_eq!(
+        changes[0]["new"]["path"],
+        format!("{dir}/specs/billing/spec.md")
+    );
+    p.approve("add-thing", "specs", &[]);
+    p.approve("add-thing", "tasks", &[]);
+    assert_eq!(p.status("add-thing", &[]).1, 0);
+
+    // OpenSpec archives the change: the approvals held until the end.
+    p.openspec(&["archive", "add-thing", "--yes"]);
+    assert!(!p.s.w().join(&dir).exists());
+    let (status, code) = p.status("add-thing", &[]);
+    assert_eq!(status["location"]["state"], "archived");
+    let archived = status["location"]["directory"].as_str().unwrap();
+    assert!(
+        archived.starts_with("openspec/changes/archive/") && archived.ends_with("-add-thing"),
+        "{archived}"
+    );
+    assert_eq!(
+        states(&status),
+        [
+            "proposal=archived",
+            "specs=archived",
+            "design=archived",
+            "tasks=archived"
+        ]
+    );
+    assert_eq!(status["schema"]["name"], "spec-driven");
+    assert_eq!(code, 0);
+    let text = p.status_text("add-thing");
+    assert!(
+        text.contains("archived in openspec/changes/archive/"),
+        "{text}"
+    );
+}
+
+/// A project schema made from OpenSpec's own (`openspec schema fork`): a
+/// proposal, then the tasks.
+const RAPID: &str = "name: rapid
+version: 1
+description: A proposal, then the tasks
+artifacts:
+  - id: proposal
+    generates: proposal.md
+    description: Why and what
+    template: proposal.md
+    requires: []
+  - id: tasks
+    generates: tasks.md
+    description: The checklist
+    template: tasks.md
+    requires:
+      - proposal
+apply:
+  requires: [tasks]
+  tracks: tasks.md
+";
+
+#[test]
+#[ignore = "needs the OpenSpec CLI: make openspec-test"]
+fn a_custom_schema_by_name_and_by_openspec_yaml() {
+    let p = Project::new();
+    p.openspec(&["schema", "fork", "spec-driven", "rapid"]);
+    p.write("openspec/schemas/rapid/schema.yaml", RAPID);
+    p.openspec(&["schema", "validate", "rapid"]);
+
+    // A change made with the schema: OpenSpec records it (and, as the schema
+    // generates no specs, skip_specs) in .openspec.yaml.
+    p.openspec(&["new", "change", "quick-fix", "--schema", "rapid"]);
+    let meta = p.read("openspec/changes/quick-fix/.openspec.yaml");
+    assert!(
+        meta.starts_with("schema: rapid\n") && meta.contains("skip_specs: true"),
+        "{meta}"
+    );
+    p.write("openspec/changes/quick-fix/proposal.md", PROPOSAL);
+    p.write("openspec/changes/quick-fix/tasks.md", TASKS);
+    p.openspec(&["validate", "quick-fix", "--strict"]);
+    // ledger reads the schema from .openspec.yaml: no flag needed.
+    p.approve("quick-fix", "proposal", &[]);
+    p.approve("quick-fix", "tasks", &[]);
+    let (status, code) = p.status("quick-fix", &[]);
+    assert_eq!(states(&status), ["proposal=approved", "tasks=approved"]);
+    assert_eq!(code, 0);
+    assert_eq!(status["schema"]["name"], "rapid");
+    assert_eq!(
+        status["schema"]["path"],
+        "openspec/schemas/rapid/schema.yaml"
+    );
+    // And by name.
+    let (by_name, code) = p.status("quick-fix", &["--schema", "rapid"]);
+    assert_eq!((states(&by_name), code), (states(&status), 0));
+    // The spec-driven graph is not this change's: its bindings were made with rapid.
+    let (other, code) = p.status("quick-fix", &["--schema", "spec-driven"]);
+    assert_eq!(other["schema_changed"][0]["reason"], "other-schema");
+    assert_eq!(code, 1);
+
+    // A change OpenSpec made with spec-driven, approved with --schema rapid:
+    // status keeps the recorded graph, and says the change declares another.
+    spec_driven_change(&p, "mixed");
+    p.approve("mixed", "proposal", &["--schema", "rapid"]);
+    p.approve("mixed", "tasks", &["--schema", "rapid"]);
+    let (status, code) = p.status("mixed", &[]);
+    assert_eq!(states(&status), ["proposal=approved", "tasks=approved"]);
+    assert_eq!(status["schema_changed"][0]["reason"], "redeclared");
+    assert_eq!(status["schema_changed"][0]["declared"], "spec-driven");
+    assert_eq!(code, 1);
+    assert_eq!(p.status("mixed", &["--schema", "rapid"]).1, 0);
+
+    // The schema file itself changes: status says so.
+    p.write(
+        "openspec/schemas/rapid/schema.yaml",
+        &RAPID.replace("A proposal, then the tasks", "Proposal first, tasks second"),
+    );
+    p.openspec(&["schema", "validate", "rapid"]);
+    let (status, code) = p.status("quick-fix", &[]);
+    assert_eq!(states(&status), ["proposal=approved", "tasks=approved"]);
+    let changed = status["schema_changed"].as_array().unwrap();
+    assert_eq!(changed.len(), 2);
+    assert!(changed.iter().all(|c| c["reason"] == "content-changed"));
+    assert_eq!(code, 1);
+    let text = p.status_text("quick-fix");
+    assert!(
+        text.contains(
+            "schema changed for proposal: the schema file changed since it was approved with rapid"
+        ),
+        "{text}"
+    );
+
+    // The project default (config.yaml) names the schema of a new change.
+    p.write("openspec/config.yaml", "schema: rapid\n");
+    p.openspec(&["new", "change", "by-default"]);
+    assert!(
+        p.read("openspec/changes/by-default/.openspec.yaml")
+            .starts_with("schema: rapid\n")
+    );
+    let (status, _) = p.status("by-default", &[]);
+    assert_eq!(states(&status), ["proposal=unbound", "tasks=unbound"]);
+
+    // A name that is nowhere: a one-line coded error.
+    let out = p.ledger(&["status", "--change", "quick-fix", "--schema", "rapdi"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("error[unknown-schema]: "), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+#[ignore = "needs the OpenSpec CLI: make openspec-test"]
+fn a_change_that_skips_specs() {
+    let p = Project::new();
+    p.openspec(&["new", "change", "docs-only"]);
+    let dir = "openspec/changes/docs-only";
+    let meta = p.read(&format!("{dir}/.openspec.yaml"));
+    p.write(
+        &format!("{dir}/.openspec.yaml"),
+        &format!("{meta}skip_specs: true\n"),
+    );
+    p.write(&format!("{dir}/proposal.md"), PROPOSAL);
+    p.write(&format!("{dir}/design.md"), DESIGN);
+    p.write(&format!("{dir}/notes/decision.md"), "# Decision: cookies\n");
+    p.write(&format!("{dir}/tasks.md"), TASKS);
+    p.openspec(&["validate", "docs-only", "--strict"]);
+    for artifact in ["proposal", "design", "tasks"] {
+        p.approve("docs-only", artifact, &[]);
+    }
+    let (status, code) = p.status("docs-only", &[]);
+    assert_eq!(
+        states(&status),
+        [
+            "proposal=approved",
+            "specs=skipped",
+            "design=approved",
+            "tasks=approved"
+        ]
+    );
+    assert_eq!(code, 0);
+    assert!(
+        p.status_text("docs-only")
+            .contains("skipped: the change sets skip_specs")
+    );
+    // Nothing names OpenSpec's task rule here: the default rule (its lines need
+    // an area tag) sees a ticked OpenSpec task as a change of the tasks.
+    p.write(
+        &format!("{dir}/tasks.md"),
+        &TASKS.replace("- [ ] 1.1", "- [x] 1.1"),
+    );
+    let (status, code) = p.status("docs-only", &[]);
+    assert_eq!(row(&status, "tasks")["state"], "changed");
+    assert_eq!(code, 1);
+}

@@ -1,0 +1,286 @@
+//! Artifact schemas as OpenSpec resolves them (docs/approvals.md, Schemas): a name is
+//! looked up in the project's `openspec/schemas/<name>/schema.yaml`, then among the
+//! schemas ledger knows built in; a path is read as given. Every resolved schema keeps
+//! its [`SchemaSource`] (the name or path and the SHA-256 of its bytes), which each
+//! approval records.
+
+use camino::Utf8Path;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+use crate::entry::Digest;
+use crate::error::{DisplayPath, Error, Result};
+use crate::graph::ArtifactGraph;
+use crate::own_file;
+use crate::path::WorkspacePath;
+
+/// The schema OpenSpec uses when nothing names one.
+pub const DEFAULT_SCHEMA: &str = "spec-driven";
+
+/// The OpenSpec version whose built-in schemas ledger embeds.
+pub const OPENSPEC_VERSION: &str = "1.13.2";
+
+/// The text of OpenSpec's own `spec-driven` schema, byte-identical to the file the
+/// npm package ships (`schemas/spec-driven/schema.yaml`).
+pub const SPEC_DRIVEN_YAML: &str = include_str!("../schemas/spec-driven/schema.yaml");
+
+/// The schemas OpenSpec ships, by name, with their text.
+pub const BUILTIN_SCHEMAS: &[(&str, &str)] = &[(DEFAULT_SCHEMA, SPEC_DRIVEN_YAML)];
+
+/// Where an artifact graph came from: the name it was resolved by or the file it
+/// was read from, and the SHA-256 of the schema's bytes. Recorded with every
+/// approval (docs/records.md), so that a later status re-resolves the same
+/// schema and can tell when its file changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchemaSource {
+    /// The name it was resolved by (`spec-driven`, `rapid`); `None` for a path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The file it was read from: workspace-relative for a project schema, as
+    /// the caller gave it for a path; `None` for a built-in schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// `sha256:` and the hex SHA-256 of the schema's bytes; `None` for a graph
+    /// built in code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+impl SchemaSource {
+    /// A schema read from `text`, known by `name` and/or `path`.
+    pub fn of_text(name: Option<&str>, path: Option<&str>, text: &str) -> Self {
+        let digest = Digest(Sha256::digest(text.as_bytes()).into());
+        SchemaSource {
+            name: name.map(str::to_owned),
+            path: path.map(str::to_owned),
+            sha256: Some(format!("sha256:{digest}")),
+        }
+    }
+
+    /// How a person names it: the name, else the path.
+    pub fn label(&self) -> &str {
+        self.name
+            .as_deref()
+            .or(self.path.as_deref())
+            .unwrap_or("(a graph built in code)")
+    }
+
+    /// Whether `other` names the same schema (the same name, or for schemas
+    /// read by path the same path), whatever its bytes.
+    pub fn same_schema(&self, other: &SchemaSource) -> bool {
+        match (&self.name, &other.name) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => self.path == other.path,
+            _ => false,
+        }
+    }
+}
+
+/// What a caller passes as `--schema`: a name, or a path to a `schema.yaml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaRequest<'a> {
+    /// A schema name, resolved as OpenSpec resolves it.
+    Name(&'a str),
+    /// A `schema.yaml` file, read as given.
+    Path(&'a Utf8Path),
+}
+
+impl<'a> SchemaRequest<'a> {
+    /// A value with a `/`, or ending in `.yaml` or `.yml`, is a path (write
+    /// `./schema.yaml` for a file in the current directory); anything else is a
+    /// name, as `openspec new change --schema NAME` takes it.
+    pub fn parse(text: &'a str) -> Self {
+        if text.contains('/') || text.ends_with(".yaml") || text.ends_with(".yml") {
+            SchemaRequest::Path(Utf8Path::new(text))
+        } else {
+            SchemaRequest::Name(text)
+        }
+    }
+}
+
+/// Where a schema name came from, for the errors about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameOrigin<'a> {
+    /// The caller (`--schema`).
+    Caller,
+    /// A file of the workspace (`.openspec.yaml`, `openspec/config.yaml`).
+    File(&'a str),
+    /// The approvals recorded in the change's state.
+    Recorded,
+}
+
+/// Resolves a `--schema` value: a path is read, a name is looked up
+/// ([`resolve_name`]). `openspec_dir` is the workspace-relative directory
+/// holding OpenSpec's `schemas/` (`openspec` for the default layout).
+pub fn resolve(workspace: &Utf8Path, openspec_dir: &str, request: &str) -> Result<ArtifactGraph> {
+    match SchemaRequest::parse(request) {
+        SchemaRequest::Path(path) => ArtifactGraph::read(path),
+        SchemaRequest::Name(name) => {
+            resolve_name(workspace, openspec_dir, name, NameOrigin::Caller)
+        }
+    }
+}
+
+/// Resolves a schema name as OpenSpec does, with the workspace as the project:
+/// `<openspec_dir>/schemas/<name>/schema.yaml`, then the built-in schemas.
+///
+/// OpenSpec also looks in a user-level directory
+/// (`$XDG_DATA_HOME/openspec/schemas`, `~/.local/share/openspec/schemas`);
+/// ledger does not: what is bound is the workspace, and a schema outside it
+/// would make the same approvals read differently on another machine. A name
+/// that is not one path segment is refused before any lookup.
+pub fn resolve_name(
+    workspace: &Utf8Path,
+    openspec_dir: &str,
+    name: &str,
+    origin: NameOrigin<'_>,
+) -> Result<ArtifactGraph> {
+    check_name(name, origin)?;
+    let relative = WorkspacePath::joined(openspec_dir, &format!("schemas/{name}/schema.yaml"))?;
+    let bytes = own_file::read_in_workspace(
+        workspace.as_std_path(),
+        &relative,
+        "schema",
+        own_file::DOCUMENT_LIMIT,
+    )?;
+    if let Some(bytes) = bytes {
+        let text = String::from_utf8(bytes).map_err(|_| Error::BadSchema {
+            path: DisplayPath::from(relative.as_str()),
+            reason: "not UTF-8".to_owned(),
+        })?;
+        let graph = ArtifactGraph::from_schema_yaml(&text, relative.as_str())?;
+        return Ok(graph.with_schema(SchemaSource::of_text(
+            Some(name),
+            Some(relative.as_str()),
+            &text,
+        )));
+    }
+    match BUILTIN_SCHEMAS.iter().find(|(builtin, _)| *builtin == name) {
+        Some((_, text)) => builtin_graph(name, text),
+        None => Err(Error::UnknownSchema {
+            name: name.to_owned(),
+            origin: match origin {
+                NameOrigin::Caller => "--schema".to_owned(),
+                NameOrigin::File(file) => file.to_owned(),
+                NameOrigin::Recorded => "the recorded approvals".to_owned(),
+            },
+            project: DisplayPath::from(relative.as_str()),
+            builtin: BUILTIN_SCHEMAS
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
+}
+
+/// The graph of a built-in schema.
+fn builtin_graph(name: &str, text: &str) -> Result<ArtifactGraph> {
+    let graph = ArtifactGraph::from_schema_yaml(text, &format!("built-in schema {name}"))?;
+    Ok(graph.with_schema(SchemaSource::of_text(Some(name), None, text)))
+}
+
+/// OpenSpec's rule for a schema name (`getSchemaDir`): not empty, not `.` or
+/// `..`, no `/` or `\`, no drive letter.
+fn check_name(name: &str, origin: NameOrigin<'_>) -> Result<()> {
+    let bytes = name.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    let reason = if name.is_empty() {
+        "it is empty"
+    } else if name == "." || name == ".." || name.contains(['/', '\\']) || drive {
+        "a schema name is one path segment, and may not climb out of openspec/schemas"
+    } else if name.contains('\0') {
+        "it contains NUL"
+    } else {
+        return Ok(());
+    };
+    let message = format!(
+        "schema name \"{}\": {reason}",
+        crate::quote::escape(name.as_bytes())
+    );
+    Err(match origin {
+        NameOrigin::Caller | NameOrigin::Recorded => Error::InvalidArgument { message },
+        NameOrigin::File(file) => Error::BadOpenspecConfig {
+            path: DisplayPath::from(file),
+            reason: message,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_embedded_spec_driven_is_the_default_graph() {
+        let parsed = builtin_graph(DEFAULT_SCHEMA, SPEC_DRIVEN_YAML).unwrap();
+        let built = ArtifactGraph::spec_driven();
+        assert_eq!(parsed.artifacts(), built.artifacts());
+        assert_eq!(parsed.tracks(), built.tracks());
+        assert_eq!(parsed.schema(), built.schema());
+        assert_eq!(parsed.artifact("specs").unwrap().generates, "specs/**/*.md");
+    }
+
+    #[test]
+    fn names_and_paths() {
+        assert_eq!(SchemaRequest::parse("rapid"), SchemaRequest::Name("rapid"));
+        for path in ["./rapid", "x/schema.yaml", "schema.yaml", "s.yml", "../x"] {
+            assert_eq!(
+                SchemaRequest::parse(path),
+                SchemaRequest::Path(Utf8Path::new(path))
+            );
+        }
+    }
+
+    #[test]
+    fn resolution_order_and_refusals() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Utf8Path::from_path(dir.path()).unwrap();
+        let g = resolve_name(ws, "openspec", "spec-driven", NameOrigin::Caller).unwrap();
+        assert_eq!(g.schema().unwrap().path, None);
+        // A project schema of the same name wins over the built-in one.
+        let text = "name: spec-driven\nversion: 1\nartifacts:\n  - {id: a, generates: a.md}\n";
+        std::fs::create_dir_all(dir.path().join("openspec/schemas/spec-driven")).unwrap();
+        std::fs::write(
+            dir.path().join("openspec/schemas/spec-driven/schema.yaml"),
+            text,
+        )
+        .unwrap();
+        let g = resolve_name(ws, "openspec", "spec-driven", NameOrigin::Caller).unwrap();
+        assert_eq!(g.artifacts().len(), 1);
+        assert_eq!(
+            g.schema().unwrap(),
+            &SchemaSource::of_text(
+                Some("spec-driven"),
+                Some("openspec/schemas/spec-driven/schema.yaml"),
+                text
+            )
+        );
+        let err = resolve_name(ws, "openspec", "rapid", NameOrigin::Caller).unwrap_err();
+        assert_eq!(err.code(), "unknown-schema");
+        assert!(
+            err.to_string()
+                .contains("openspec/schemas/rapid/schema.yaml"),
+            "{err}"
+        );
+        // A symlinked schema directory is not followed (OpenSpec follows it).
+        std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+        std::fs::write(dir.path().join("elsewhere/schema.yaml"), text).unwrap();
+        std::os::unix::fs::symlink(
+            "../../elsewhere",
+            dir.path().join("openspec/schemas/linked"),
+        )
+        .unwrap();
+        let err = resolve_name(ws, "openspec", "linked", NameOrigin::Caller).unwrap_err();
+        assert_eq!(err.code(), "symlinked-parent", "{err}");
+        for bad in ["", "..", ".", "a\\b", "C:x"] {
+            let err = resolve_name(ws, "openspec", bad, NameOrigin::Caller).unwrap_err();
+            assert_eq!(err.code(), "invalid-argument", "{bad:?}");
+            let err = resolve_name(ws, "openspec", bad, NameOrigin::File("c/.openspec.yaml"))
+                .unwrap_err();
+            assert_eq!(err.code(), "bad-openspec-config", "{bad:?}");
+            assert!(err.to_string().contains("c/.openspec.yaml"), "{err}");
+        }
+    }
+}

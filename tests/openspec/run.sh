@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `make openspec-test`: install the pinned OpenSpec CLI (package-lock.json) into
+# tests/openspec/node_modules and run the integration tests that drive it
+# (crates/ledger-cli/tests/openspec_cli.rs, ignored by a plain `cargo test`).
+# Needs Node >= 20.19 and npm; fails, never skips, when the CLI is missing.
+set -euo pipefail
+
+cd "$(dirname "$0")"
+CARGO=${CARGO:-cargo}
+
+npm ci --no-audit --no-fund --loglevel=error
+LEDGER_OPENSPEC_BIN="$PWD/node_modules/.bin/openspec"
+test -x "$LEDGER_OPENSPEC_BIN" || { echo "openspec-test: $LEDGER_OPENSPEC_BIN is missing after npm ci" >&2; exit 1; }
+export LEDGER_OPENSPEC_BIN
+# The package's own schemas, which the embedded ones are compared with.
+export LEDGER_OPENSPEC_PACKAGE="$PWD/node_modules/@fission-ai/openspec"
+
+cd ../..
+"$CARGO" test -p ledger-cli --test openspec_cli --locked -- --ignored
