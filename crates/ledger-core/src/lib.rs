@@ -74,6 +74,13 @@ mod tasks;
 mod threads;
 mod walk;
 
+// The workspace's test kit (tests/support/testkit.rs), included from inside the
+// crate so that the packaged crate's unit tests build; each test uses a part of it.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../tests/support/testkit.rs"]
+mod ledger_testkit;
+
 pub use approval::{
     Absence, ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, STATE_KIND, SchemaChange,
     SchemaChangeReason, approve, changes, current_state, evaluate, retire, state_ref, status,

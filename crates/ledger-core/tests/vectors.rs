@@ -1,4 +1,6 @@
-//! The shared public vectors (`tests/vectors/`), run against the Rust core.
+//! The shared public vectors, run against the Rust core: this crate's copy
+//! (`crates/ledger-core/tests/vectors/`, packaged with it) of the workspace's
+//! `tests/vectors/`, which `vectors_copy.rs` keeps identical.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use ledger_core::{
@@ -8,7 +10,7 @@ use ledger_core::{
 use serde_json::Value;
 
 fn load(name: &str) -> Value {
-    let path = format!("{}/../../tests/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     serde_json::from_str(&text).unwrap()
 }

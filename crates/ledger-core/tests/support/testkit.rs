@@ -1,6 +1,11 @@
 //! Test-only helpers of the ledger workspace (never a normal dependency of a
 //! published crate, like gitoxide's `gix-testtools`).
 //!
+//! The file lives in `ledger-core`'s tests so that the packaged crate carries
+//! it: `ledger-core`'s own tests include it as a module (`#[path]`), the other
+//! crates' tests and the benches use it as the `ledger-testkit` crate, whose
+//! library is this file.
+//!
 //! [`Git`] runs the `git` CLI with an isolated environment set on each
 //! [`Command`]: no system configuration (`GIT_CONFIG_NOSYSTEM=1`), a chosen global
 //! configuration file (`/dev/null` unless told otherwise), optionally a `HOME` and
@@ -218,51 +223,4 @@ impl Git {
 #[allow(clippy::panic)]
 fn panic_on(message: &str) -> ! {
     panic!("{message}")
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use super::*;
-
-    #[test]
-    fn the_environment_is_set_on_each_command() {
-        let git = Git::isolated()
-            .home("/h")
-            .identity("n", "e@x")
-            .global_config("/g");
-        assert_eq!(
-            git.variables(),
-            [
-                ("HOME", "/h".into()),
-                ("XDG_CONFIG_HOME", "/h/.config".into()),
-                ("GIT_CONFIG_NOSYSTEM", "1".into()),
-                ("GIT_CONFIG_GLOBAL", "/g".into()),
-                ("GIT_AUTHOR_NAME", "n".into()),
-                ("GIT_AUTHOR_EMAIL", "e@x".into()),
-                ("GIT_COMMITTER_NAME", "n".into()),
-                ("GIT_COMMITTER_EMAIL", "e@x".into()),
-            ]
-        );
-        let cmd = git.command(Path::new("/d"), &["status"]);
-        let envs: Vec<_> = cmd.get_envs().collect();
-        for name in LOCATING_VARIABLES {
-            assert!(envs.contains(&(OsString::from(name).as_os_str(), None)));
-        }
-        let args: Vec<_> = cmd.get_args().collect();
-        assert_eq!(args, ["-C", "/d", "status"]);
-    }
-
-    #[test]
-    fn init_and_commit_all_make_a_commit_by_the_identity() {
-        let dir = tempfile::tempdir().unwrap();
-        let git = Git::isolated().identity("Test", "test@example.invalid");
-        git.init(dir.path(), &["-b", "main"]);
-        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
-        git.commit_all(dir.path(), "first");
-        let log = git.stdout(dir.path(), &["log", "--format=%an <%ae> %s", "main"]);
-        assert_eq!(log, b"Test <test@example.invalid> first\n");
-        assert!(!git.succeeds(dir.path(), &["rev-parse", "--verify", "no-such-ref"]));
-    }
 }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The Rust front door as a user gets it: `cargo package -p ledger-core`, the
+# tarball unpacked outside the repository, and the crate's own tests run there
+# (`cargo test`), so the package carries everything its tests read (vectors,
+# the test kit) and names no crate it does not ship. Part of `make install-test`.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+CARGO=${CARGO:-cargo}
+cd "$ROOT"
+step() { printf '== crate: %s (%ds)\n' "$*" "$SECONDS"; }
+
+TARGET_DIR=$("$CARGO" metadata --format-version 1 --no-deps --locked |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+VERSION=$("$CARGO" metadata --format-version 1 --no-deps --locked |
+  python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "ledger-core"))')
+
+step "cargo package -p ledger-core"
+# --no-verify: the verification build is what `cargo test` below does anyway,
+# outside the repository. The only warnings allowed are the two repository
+# tests that Cargo.toml excludes on purpose.
+log=$(mktemp)
+"$CARGO" package -p ledger-core --locked --no-verify --allow-dirty 2>&1 | tee "$log"
+if grep '^warning' "$log" | grep -v -e 'ignoring test `fuzz_corpus`' -e 'ignoring test `vectors_copy`'; then
+  echo "crate: unexpected warnings from cargo package" >&2
+  exit 1
+fi
+crate="$TARGET_DIR/package/ledger-core-$VERSION.crate"
+printf 'crate: %s, %s bytes\n' "$(basename "$crate")" "$(stat -c %s "$crate")"
+
+step "the package's contents"
+listing=$(tar tzf "$crate")
+for f in README.md LICENSE-MIT LICENSE-APACHE Cargo.lock tests/support/testkit.rs \
+  tests/vectors/fingerprint-v1.json; do
+  grep -qx "ledger-core-$VERSION/$f" <<<"$listing" || { echo "crate: $f is not packaged" >&2; exit 1; }
+done
+for f in tests/fuzz_corpus.rs tests/vectors_copy.rs; do
+  ! grep -qx "ledger-core-$VERSION/$f" <<<"$listing" || { echo "crate: $f must not be packaged" >&2; exit 1; }
+done
+
+step "unpack outside the repository and cargo test there"
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$log"' EXIT
+tar xzf "$crate" -C "$work"
+cd "$work/ledger-core-$VERSION"
+# The packaged manifest names no crate of this workspace (no ledger-* at all):
+# a versioned one would resolve to crates.io, where such names are others'.
+if grep -n '^\[.*dependencies\.ledger' Cargo.toml; then
+  echo "crate: the packaged manifest depends on a ledger-* crate" >&2
+  exit 1
+fi
+# The workspace's target directory: the registry crates built for the
+# workspace's own tests are reused where their features agree. sha2 at
+# opt-level 3, as the workspace's profile has it (a profile in the package's
+# manifest would be ignored inside the workspace, with a warning): the race
+# tests hash hundreds of megabytes, ~50x slower unoptimized.
+CARGO_TARGET_DIR="$TARGET_DIR" "$CARGO" test --locked \
+  --config 'profile.dev.package.sha2.opt-level=3'
+step "done"
