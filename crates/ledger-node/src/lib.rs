@@ -7,7 +7,7 @@
 //! (or a panic) becomes a JavaScript `Error` with the core's `code` and `path`.
 //!
 //! ```ts
-//! import { fingerprint, inventory } from '@ledger/node'
+//! import { fingerprint, inventory } from 'ledger-fingerprint'
 //! console.log(await fingerprint({ workspace: '/repo', roots: ['src'] })) // sha256:…
 //! const approved = await inventory({ workspace: '/repo', roots: ['src'] })
 //! const { matches, changes } = await approved.compare() // later, after any restart

@@ -1,7 +1,7 @@
 //! A hook for the binding's own tests: a panic inside a call must become an
 //! `Error` with code `'panic'` (async: a rejection), never a crash of Node.
 //! The core never panics on purpose, so no real input reaches that path; these
-//! two functions do. They are left out of `index.d.ts` and of the `index.js`
+//! two functions do. They are left out of `index.d.ts` and of the `binding.js`
 //! loader (`skip_typescript`): only a test that loads the `.node` file
 //! directly sees them.
 

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Packs the npm release the napi-rs way: the main package (ledger-fingerprint)
+# and one platform package per target (npm/<platform>/, made by
+# `napi create-npm-dirs`). `napi artifacts` copies the addon into its platform
+# package, `napi pre-publish` adds the platform packages to the main package's
+# optionalDependencies, `npm pack` makes the tarballs. All of it on a staged
+# copy, so the repository's files stay as they are.
+#
+# Usage: pack.sh OUT_DIR [ADDON_DIR]
+#   ADDON_DIR holds ledger.<platform>.node built as published, without the test
+#   hooks (default: this directory, where `npm run build` puts it).
+# Needs `npm ci` done here (the napi CLI) and git (napi pre-publish reads it).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="$(mkdir -p "$1" && cd "$1" && pwd)"
+addons="$(cd "${2:-$here}" && pwd)"
+napi="$here/node_modules/.bin/napi"
+test -x "$napi" || { echo "pack.sh: $napi is missing: run npm ci in $here" >&2; exit 1; }
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+# -L: the license files are links to the repository's.
+cp -L "$here"/{package.json,index.js,binding.js,index.d.ts,README.md,prepack.js,LICENSE-MIT,LICENSE-APACHE} "$stage/"
+cp -rL "$here/npm" "$stage/npm"
+mkdir "$stage/artifacts"
+for platform_dir in "$stage"/npm/*/; do
+  node_file="$(node -p "require('$platform_dir/package.json').main")"
+  cp "$addons/$node_file" "$stage/artifacts/" ||
+    { echo "pack.sh: no $node_file in $addons: build it (npm run build)" >&2; exit 1; }
+done
+
+"$napi" artifacts --cwd "$stage" --output-dir artifacts
+# pre-publish reads the git log for its GitHub release, which --no-gh-release
+# turns off; it still wants a repository.
+git -C "$stage" init -q
+"$napi" pre-publish --cwd "$stage" -t npm --skip-optional-publish --no-gh-release
+
+for platform_dir in "$stage"/npm/*/; do
+  (cd "$platform_dir" && npm pack --silent --pack-destination "$out")
+done
+(cd "$stage" && npm pack --silent --pack-destination "$out")
