@@ -4,9 +4,9 @@
 
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy rust-test openspec-test python-test node-test fmt
+.PHONY: test fmt-check clippy rust-test openspec-test python-test node-test install-test fmt
 
-test: fmt-check clippy rust-test openspec-test python-test node-test
+test: fmt-check clippy rust-test openspec-test python-test node-test install-test
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -29,6 +29,16 @@ python-test:
 
 node-test:
 	crates/ledger-node/ci.sh
+
+# Each front door as a user outside the repository gets it (tests/install/):
+# the packages' metadata, the packaged ledger-core crate tested unpacked, the
+# release wheel in fresh venvs on every CPython 3.9+, the npm tarballs in a
+# fresh project under Node and Bun. Reuses the addon node-test built.
+install-test:
+	python3 tests/install/metadata.py
+	tests/install/crate.sh
+	tests/install/wheel.sh
+	tests/install/npm.sh
 
 fmt:
 	$(CARGO) fmt --all

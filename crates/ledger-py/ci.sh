@@ -27,13 +27,13 @@ PY="$VENV/bin/python"
 
 step "build the wheel (maturin, release, with the test hooks) and install it"
 # `test-hooks` adds `ledger._ledger._panic`, which test_errors.py needs to
-# provoke a real panic; a wheel built for use (`pip install ./crates/ledger-py`,
+# provoke a real panic; a wheel built for use (tests/install/wheel.sh,
 # pyproject.toml's features) never has it.
-rm -f "$WHEELS"/ledger-*.whl
+rm -f "$WHEELS"/ledger_fingerprint-*.whl
 "$PY" -m maturin build --release --locked --features test-hooks \
     --manifest-path "$CRATE/Cargo.toml" --interpreter "$PY" --out "$WHEELS"
 "$PY" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
-    "$WHEELS"/ledger-*.whl
+    "$WHEELS"/ledger_fingerprint-*.whl
 
 step "build the CLI for the parity tests"
 cargo build -p ledger-cli --locked

@@ -1,0 +1,71 @@
+"""The smoke test of the installed wheel, run by tests/install/wheel.sh from a
+directory outside the repository: the module comes from the venv, a known
+fingerprint, the shared vectors, an error with its code, a gate that runs once
+and is then reused, and no test hook in a release build. Python 3.9 syntax."""
+
+import json
+import os
+import sys
+import tempfile
+
+import ledger
+
+# The v1 fingerprint of one file `a.txt` holding "hello\n", mode 100644 (tests/vectors, "one file").
+ONE_FILE = "sha256:847a58e9b87e68459589f0fac43636c2da8452953dd4524fd04b9b87fd691aae"
+
+
+def main(vectors_file: str) -> int:
+    checks = 0
+    here = os.path.dirname(os.path.abspath(ledger.__file__))
+    assert os.path.commonpath([here, sys.prefix]) == sys.prefix, f"ledger from {here}, not the venv"
+    assert not hasattr(ledger._ledger, "_panic"), "a release wheel has no test hooks"
+    checks += 1
+
+    with tempfile.TemporaryDirectory() as ws, tempfile.TemporaryDirectory() as scratch:
+        with open(os.path.join(ws, "a.txt"), "w") as f:
+            f.write("hello\n")
+        os.chmod(os.path.join(ws, "a.txt"), 0o644)
+        assert ledger.fingerprint(ws, roots=["a.txt"]) == ONE_FILE
+        assert ledger.inventory(ws, roots=["a.txt"]).fingerprint == ONE_FILE
+        checks += 1
+
+        with open(vectors_file) as f:
+            vectors = json.load(f)["vectors"]
+        assert len(vectors) >= 5
+        for v in vectors:
+            assert ledger.fingerprint_entries([tuple(e) for e in v["entries"]]) == v["fingerprint"], v["name"]
+        checks += 1
+
+        try:
+            ledger.fingerprint(ws, roots=["../elsewhere"])
+        except ledger.LedgerError as e:
+            assert e.code == "outside-workspace", e.code
+        else:
+            raise AssertionError("a root outside the workspace was accepted")
+        checks += 1
+
+        runs = os.path.join(scratch, "runs")
+        store = ledger.Store(ws)
+        spec = ledger.GateSpec(
+            "smoke", ["sh", "-c", f"echo ran >> '{runs}'; echo gate ok"], ledger.Scope(ws, roots=["a.txt"])
+        )
+        first = ledger.run_gate(store, spec, echo="off")
+        assert not first.reused and first.exit_code == 0
+        assert first.evidence is not None and first.evidence.result == "gate ok"
+        again = ledger.run_gate(store, spec, echo="off")
+        assert again.reused and again.freshness.fresh
+        with open(runs) as f:
+            assert f.read() == "ran\n", "the command ran once"
+        with open(os.path.join(ws, "a.txt"), "w") as f:
+            f.write("changed\n")
+        stale = ledger.check_gate(store, spec)
+        assert not stale.fresh and [r.reason for r in stale.reasons] == ["inputs-changed"]
+        checks += 1
+
+    version = ".".join(map(str, sys.version_info[:3]))
+    print(f"smoke python {version}: {checks} passed, 0 failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
