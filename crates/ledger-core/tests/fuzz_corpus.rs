@@ -1,7 +1,9 @@
 //! Replays the kept fuzz corpora and every fixed crash (`fuzz/corpus/<target>/`,
 //! `fuzz/regressions/<target>/`) through the fuzz-target bodies in
 //! `ledger_core::fuzzing`, so that what the fuzzer found stays covered by
-//! `cargo test` without libFuzzer or a nightly toolchain.
+//! `cargo test` without libFuzzer or a nightly toolchain. A test of the
+//! repository: the corpora stay in `fuzz/`, and Cargo.toml excludes this file
+//! from the packaged crate.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
