@@ -43,6 +43,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work" "$log"' EXIT
 tar xzf "$crate" -C "$work"
 cd "$work/ledger-core-$VERSION"
+# Newer than any earlier build: cargo tracks a path package by mtimes, and tar
+# restores the sources' old ones, so a test binary built from an earlier
+# unpacked copy (its CARGO_MANIFEST_DIR baked in) would otherwise count as fresh.
+find . -type f -exec touch {} +
 # The packaged manifest names no crate of this workspace (no ledger-* at all):
 # a versioned one would resolve to crates.io, where such names are others'.
 if grep -n '^\[.*dependencies\.ledger' Cargo.toml; then
