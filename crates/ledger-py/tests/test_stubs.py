@@ -14,6 +14,7 @@ import ledger
 pytest.importorskip("mypy", reason="mypy checks the stubs (ci.sh installs it)")
 
 TYPED_USE = '''
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 import ledger
 
@@ -30,18 +31,18 @@ change = ledger.ChangeSet(".", "add-auth", graph=ledger.ArtifactGraph.spec_drive
 status: ledger.ApprovalStatus = ledger.status(store, change)
 states: list[str] = [a.state for a in status.artifacts]
 binding: ledger.Binding = ledger.approve(store, change, "proposal", "msg 1")
-recorded: ledger.SchemaSource | None = binding.schema
+approved_with: ledger.SchemaSource | None = binding.schema
 named = ledger.ChangeSet(".", "add-auth", schema="rapid", task_rule="openspec-checkbox")
 rule: str = named.task_rule
 tracked: ledger.Artifact | None = named.graph.tracked
 change_tasks: ledger.ChangeTasks = named.tasks()
 remaining: list[str] = change_tasks.remaining_ids()
 tasks: ledger.Tasks = ledger.read_tasks(Path("tasks.md"), rule="openspec-checkbox")
-ids: list[str | None] = [t.id for t in ledger.read_tasks_bytes(b"- [x] 1.1 a\n").tasks]
-payload: bytes = ledger.normalize_tasks(b"- [x] 1.1 a\n", "openspec-checkbox")
-rules: list[str] = ledger.TASK_RULES
+ids: list[str | None] = [t.id for t in ledger.read_tasks_bytes(b"- [x] 1.1 a\\n").tasks]
+payload: bytes = ledger.normalize_tasks(b"- [x] 1.1 a\\n", "openspec-checkbox")
+rules: Sequence[str] = ledger.TASK_RULES
 ruled = ledger.Scope(".", tasks=["tasks.md"], task_rule="openspec-checkbox")
-per_path: dict[str, str] = ruled.task_rules
+per_path: Mapping[str, str] = ruled.task_rules
 one: str | None = ruled.task_rule("tasks.md")
 changed: list[ledger.SchemaChange] = ledger.status(store, named).schema_changed
 reasons: list[str] = [c.reason for c in changed]
