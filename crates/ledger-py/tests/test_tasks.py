@@ -124,6 +124,8 @@ def test_a_scope_records_the_rule_and_ticking_is_progress(tmp_path: Path) -> Non
         ledger.Scope(tmp_path, tasks=["tasks.md"], task_rule="v2")  # type: ignore[typeddict-item]
     with pytest.raises(TypeError):
         ledger.Scope(tmp_path, task_rule=2)  # type: ignore[typeddict-item]
+    with pytest.raises(TypeError, match="task_rule"):
+        ledger.Scope(tmp_path, taskrule="openspec-checkbox")  # type: ignore[call-arg]
     with pytest.raises(ledger.OutsideWorkspaceError):
         scope.task_rule("../tasks.md")
 
