@@ -2,7 +2,7 @@
 //! Tasks file (core `artifacts`, `tasks`).
 
 use camino::Utf8PathBuf;
-use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Error, TaskRule};
+use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Error};
 use pyo3::prelude::*;
 
 use crate::args::{self, PathArg};
@@ -75,7 +75,7 @@ impl PyChangeSet {
         task_rule: Option<&str>,
         graph: Option<&PyArtifactGraph>,
     ) -> PyResult<Self> {
-        let rule: Option<TaskRule> = task_rule.map(|r| args::task_rule(py, r)).transpose()?;
+        let rule = task_rule.map(|r| args::task_rule(py, r)).transpose()?;
         let graph = graph.map(|g| g.inner.clone());
         let workspace = Utf8PathBuf::from(workspace.0);
         let mut inner = errors::detached(py, move || {
