@@ -35,7 +35,7 @@ impl From<&SchemaSource> for PySchemaSource {
         PySchemaSource {
             name: s.name.clone(),
             path: s.path.clone(),
-            sha256: s.sha256.clone(),
+            sha256: s.sha256.map(|f| f.to_string()),
             label: s.label().to_owned(),
             inner: s.clone(),
         }
