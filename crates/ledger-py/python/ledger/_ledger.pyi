@@ -454,9 +454,14 @@ class Binding:
 
 @final
 class Validation:
-    verdict: Final[str]
+    verdict: Final[Literal["PASS", "FAIL"]]
     fingerprint: Final[str]
     inventory: Final[Inventory]
+    gates: Final[list[tuple[str, str | None]]]
+    source: Final[str]
+    observed_at: Final[str]
+    directory: Final[str]
+    capabilities: Final[list[str]]
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
