@@ -5,7 +5,10 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { test } from 'node:test'
 
-import { cli, ledger, noCli, Sandbox } from './helpers.mjs'
+import os from 'node:os'
+import path from 'node:path'
+
+import { cli, ledger, noCli, packageDir, repoRoot, run, Sandbox } from './helpers.mjs'
 
 const DIR = 'openspec/changes/add-auth'
 const ARCHIVE = 'openspec/changes/archive/2026-12-01-add-auth'
@@ -90,4 +93,37 @@ test('recordValidation, checkValidation and finalizeCheck', async (t) => {
   const blocked = ledger.finalizeCheckSync(change)
   assert.equal(blocked.clean, false)
   assert.deepEqual(blocked.new_changes.map((c) => c.new.path), [`${ARCHIVE}/design.md`])
+})
+
+test('examples/recover.ts runs the recovery protocol', async (t) => {
+  const { s, change } = approvedChange(t)
+  await ledger.runGate({ name: 'test', argv: ['cat', 'src/login.js'], scope: { workspace: s.w, roots: ['src'] } })
+  ledger.advanceStateSync(change, { role: 'implementation', blockers: ['API key'], next: 'validation' })
+  s.write('src/login.js', 'export const login = () => 1\n')
+  // Compiled against the package's types, run with the package resolvable as '@ledger/node'.
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-recover-'))
+  t.after(() => fs.rmSync(out, { recursive: true, force: true }))
+  const tsc = path.join(packageDir, 'node_modules/.bin/tsc')
+  run(tsc, ['-p', path.join(repoRoot, 'examples/tsconfig.json'), '--outDir', out])
+  fs.mkdirSync(path.join(out, 'node_modules/@ledger'), { recursive: true })
+  fs.symlinkSync(packageDir, path.join(out, 'node_modules/@ledger/node'))
+  const text = run(process.execPath, [path.join(out, 'recover.js'), s.w]).stdout
+  const { record } = ledger.currentStateSync(change)
+  assert.equal(
+    text,
+    [
+      `change add-auth (state record ${record})`,
+      '  approval proposal: approved',
+      '  approval specs: approved',
+      '  approval design: approved',
+      '  approval tasks: approved',
+      '  all approvals stand: true',
+      '  role implementation, outcome -',
+      '  tasks done [], left ["1.1","1.2"]',
+      '  blocker: API key',
+      '  next outcome: validation',
+      'gate test: stale (inputs-changed)',
+      '',
+    ].join('\n'),
+  )
 })
