@@ -39,6 +39,7 @@ mod fingerprint;
 mod gate;
 mod graph;
 mod inventory;
+mod lifecycle;
 mod repr;
 mod schema;
 mod scope;
@@ -77,6 +78,11 @@ mod ledger_module {
     use crate::graph::{PyArtifact, PyArtifactGraph};
     #[pymodule_export]
     use crate::inventory::{PyInventory, fingerprint, inventory, worktree_root};
+    #[pymodule_export]
+    use crate::lifecycle::{
+        PyFinalization, PyGateStanding, PyLogEntry, PyValidationCheck, advance_state,
+        finalize_check, state_log, validate_check, validate_record,
+    };
     #[pymodule_export]
     use crate::schema::PySchemaSource;
     #[pymodule_export]

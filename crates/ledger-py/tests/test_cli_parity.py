@@ -132,7 +132,7 @@ def test_approvals_and_store_match_the_cli(workspace: Path, cli: Cli) -> None:
     assert [a.state for a in status.artifacts] == ["approved", "approved", "unbound", "unbound"]
 
     record, envelope = ledger.current_state(store, CHANGE)
-    shown = cli.json("state", "show", "--change", CHANGE, *place)
+    shown = cli.json("state", "show", "--change", CHANGE, "--json", *place)
     assert shown == [{"record": record, "state": json.loads(envelope.to_json())}]
 
     report = store.check()

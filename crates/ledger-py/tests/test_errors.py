@@ -356,6 +356,29 @@ def pointer_conflict(tmp: Path) -> object:
     raise errors[0]
 
 
+def validation_refused(tmp: Path) -> object:
+    make_change(tmp)
+    return ledger.validate_record(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), "PASS", "review 1")
+
+
+def not_validated(tmp: Path) -> object:
+    make_change(tmp)
+    return ledger.finalize_check(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE))
+
+
+def stale_handoff(tmp: Path) -> object:
+    make_change(tmp)
+    store, change = ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE)
+    first, _ = ledger.advance_state(store, change, role="planning")
+    ledger.advance_state(store, change, role="implementation")
+    return ledger.advance_state(store, change, role="validation", expected=first)
+
+
+def bad_expected_record(tmp: Path) -> object:
+    make_change(tmp)
+    return ledger.advance_state(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), expected="xyz")
+
+
 def bad_ref_name(tmp: Path) -> object:
     return ledger.Store(tmp).head("../outside")
 
@@ -408,9 +431,11 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "bad-entry": [bad_entry],
     "duplicate-entry": [duplicate_entry],
     "corrupt-record": [corrupt_record],
-    "pointer-conflict": [pointer_conflict],
+    "pointer-conflict": [pointer_conflict, stale_handoff],
+    "validation-refused": [validation_refused],
+    "not-validated": [not_validated],
     "bad-ref-name": [bad_ref_name],
-    "bad-record-id": [bad_record_id],
+    "bad-record-id": [bad_record_id, bad_expected_record],
     "panic": [panic],
 }
 

@@ -95,11 +95,24 @@ _ErrorCode = Literal[
     "absent-artifact",
     "non-utf8-value",
     "too-large",
+    "validation-refused",
+    "not-validated",
     "panic",
 ]
 """Every ``LedgerError.code``: the core's codes (``ERROR_CODES``) and ``panic``."""
 
 __all__ = [
+    "Finalization",
+    "GateStanding",
+    "LogEntry",
+    "NotValidatedError",
+    "ValidationCheck",
+    "ValidationRefusedError",
+    "advance_state",
+    "finalize_check",
+    "state_log",
+    "validate_check",
+    "validate_record",
     "AbsentArtifactError",
     "AmbiguousMaterialError",
     "ApprovalStatus",
@@ -527,6 +540,88 @@ def approve(
 def retire(store: Store, change: str, reason: str) -> str: ...
 def current_state(store: Store, change: str) -> tuple[Optional[str], StateEnvelope]: ...
 
+# The lifecycle (docs/lifecycle.md)
+
+def advance_state(
+    store: Store,
+    change: ChangeSet,
+    *,
+    role: Optional[str] = None,
+    outcome: Optional[str] = None,
+    areas: Optional[list[str]] = None,
+    checks: Optional[list[tuple[str, str]]] = None,
+    blockers: Optional[list[str]] = None,
+    clear_blockers: bool = False,
+    next: Optional[str] = None,
+    completed: Optional[list[str]] = None,
+    remaining: Optional[list[str]] = None,
+    expected: Optional[str] = None,
+) -> tuple[str, StateEnvelope]: ...
+@final
+class LogEntry:
+    record: Final[str]
+    written_at: Final[str]
+    changes: Final[list[tuple[str, str]]]
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+def state_log(store: Store, change: str) -> list[LogEntry]: ...
+def validate_record(
+    store: Store,
+    change: ChangeSet,
+    verdict: Literal["PASS", "FAIL"],
+    source: str,
+    *,
+    repos: Optional[list[str]] = None,
+    roots: Optional[list[str]] = None,
+    paths: Optional[list[str]] = None,
+    exclude: Optional[list[str]] = None,
+    instructions: Optional[list[str]] = None,
+    gates: Optional[list[str]] = None,
+    phase_records: Optional[list[str]] = None,
+) -> tuple[str, StateEnvelope]: ...
+@final
+class GateStanding:
+    gate: Final[str]
+    recorded: Final[Optional[str]]
+    latest: Final[Optional[str]]
+    fresh: Final[bool]
+    reasons: Final[list[StaleReason]]
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class ValidationCheck:
+    change: Final[str]
+    record: Final[str]
+    verdict: Final[Literal["PASS", "FAIL"]]
+    fingerprint: Final[str]
+    comparison: Final[Comparison]
+    gates: Final[list[GateStanding]]
+    stands: Final[bool]
+    def to_json(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+def validate_check(store: Store, change: ChangeSet) -> ValidationCheck: ...
+@final
+class Finalization:
+    change: Final[str]
+    record: Final[str]
+    fingerprint: Final[str]
+    archive_move: Final[Optional[tuple[str, str]]]
+    moved: Final[list[tuple[str, str]]]
+    spec_sync: Final[list[Change]]
+    completion_evidence: Final[list[Change]]
+    registry: Final[list[Change]]
+    new_changes: Final[list[Change]]
+    clean: Final[bool]
+    def to_json(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+def finalize_check(store: Store, change: ChangeSet, *, expect: Optional[list[str]] = None) -> Finalization: ...
+
 # Gates
 
 @final
@@ -673,4 +768,6 @@ class UpstreamBlockedError(LedgerError): ...
 class AbsentArtifactError(LedgerError): ...
 class NonUtf8ValueError(LedgerError): ...
 class TooLargeError(LedgerError): ...
+class ValidationRefusedError(LedgerError): ...
+class NotValidatedError(LedgerError): ...
 class PanicError(LedgerError): ...
