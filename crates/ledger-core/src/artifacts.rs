@@ -318,6 +318,14 @@ impl ChangeSet {
         }
     }
 
+    /// This change as it is on disk now: a [`ChangeSet`] made before an archive
+    /// move (or a removal) still says where the change was when it was made.
+    pub(crate) fn located_now(&self) -> Result<ChangeSet> {
+        let mut set = self.clone();
+        set.location = set.locate()?;
+        Ok(set)
+    }
+
     /// Finds the change on disk. Only real directories count: a symlink is not
     /// followed to find one.
     fn locate(&self) -> Result<ChangeLocation> {

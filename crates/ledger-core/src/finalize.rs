@@ -77,6 +77,8 @@ pub fn finalize_check(
     change: &ChangeSet,
     expected: &[String],
 ) -> Result<Finalization> {
+    // Where the change is now: the archive move may have come after `change` was made.
+    let change = &change.located_now()?;
     let (record, validation) = recorded_validation(store, change)?;
     let refused = |reason: &str| Error::NotValidated {
         change: change.change.clone(),

@@ -176,6 +176,7 @@ pub fn advance_state(
     expected: Option<&RecordId>,
 ) -> Result<(RecordId, StateEnvelope)> {
     patch.validate()?;
+    let change = &change.located_now()?;
     let (head, current) = current_state(store, &change.change)?;
     if head.is_none() {
         change.require_present()?;

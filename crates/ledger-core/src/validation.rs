@@ -124,6 +124,7 @@ pub fn specs_root(change: &ChangeSet) -> String {
 /// files of `request`; excluded with reasons: the store, the change's
 /// `completion-evidence.md` and the phase records named.
 pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Scope> {
+    let change = &change.located_now()?;
     change.require_present()?;
     if let ChangeLocation::Archived { directory } = &change.location {
         return Err(Error::InvalidArgument {

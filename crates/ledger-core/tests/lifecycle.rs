@@ -335,8 +335,15 @@ fn finalization_lists_the_expected_completion_outputs() {
     let repo = validated();
     let before = repo.finalize();
     assert!(before.clean && before.archive_move.is_none() && before.spec_sync.is_empty());
+    let made_before = repo.change();
     repo.archive();
     let done = repo.finalize();
+    let expected = ["docs/registry.md".to_owned()];
+    let stale_set = finalize_check(&repo.store(), &made_before, &expected).unwrap();
+    assert_eq!(
+        stale_set, done,
+        "the change is located when checked, not when the set was made"
+    );
     assert!(done.clean, "{:?}", done.new_changes);
     let moved = done.archive_move.as_ref().unwrap();
     assert_eq!((moved.from.as_str(), moved.to.as_str()), (DIR, ARCHIVE));
