@@ -213,7 +213,7 @@ pub fn run_log(args: LogArgs) -> Result<(String, ExitCode), Error> {
 }
 
 fn log_text(entry: &LogEntry) -> String {
-    let mut out = format!("{} {}\n", entry.record, entry.written_at);
+    let mut out = format!("{} {}\n", entry.record, quote(&entry.written_at));
     for change in &entry.changes {
         out.push_str(&format!("  {}: {}\n", change.field, change.summary));
     }
@@ -296,7 +296,11 @@ pub fn state_text(current: &CurrentState) -> String {
     if let Some(retired) = &e.retired {
         out.push_str(&line(
             "retired",
-            &format!("{} ({})", quote(&retired.reason), retired.observed_at),
+            &format!(
+                "{} ({})",
+                quote(&retired.reason),
+                quote(&retired.observed_at)
+            ),
         ));
     }
     out.push_str(&line("role", &or_none(&e.role)));
@@ -313,7 +317,7 @@ pub fn state_text(current: &CurrentState) -> String {
     let checks: Vec<String> = e
         .checks
         .iter()
-        .map(|c| format!("{}: {}", c.name, c.result))
+        .map(|c| format!("{}: {}", quote(&c.name), quote(&c.result)))
         .collect();
     out.push_str(&line("checks", &list(&checks)));
     out.push_str(&line("blockers", &list(&e.blockers)));
@@ -330,7 +334,7 @@ pub fn state_text(current: &CurrentState) -> String {
                 v.fingerprint,
                 v.inventory.entries.len(),
                 quote(&v.source),
-                v.observed_at
+                quote(&v.observed_at)
             )
         },
     );
@@ -354,7 +358,11 @@ fn validation_text(check: &ValidationCheck) -> String {
         out.push_str(&format!("  {line}\n"));
     }
     for gate in &check.gates {
-        let state = if gate.fresh { "fresh" } else { "stale" };
+        let state = match (gate.fresh, gate.rerun) {
+            (true, false) => "fresh",
+            (_, true) => "re-run since the verdict (its latest evidence is another record)",
+            (false, false) => "stale",
+        };
         out.push_str(&format!("  gate {}: {state}\n", quote(&gate.gate)));
         for reason in &gate.reasons {
             out.push_str(&format!("    - {reason}\n"));

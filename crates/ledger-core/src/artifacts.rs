@@ -333,13 +333,24 @@ impl ChangeSet {
         if self.change != ARCHIVE_DIR && self.is_directory(&active)? {
             return Ok(ChangeLocation::Active { directory: active });
         }
+        // A name used again is archived again, under a later date: the newest
+        // archive is the change the (one, per name) state describes.
+        Ok(match self.archived_directories()?.pop() {
+            Some(directory) => ChangeLocation::Archived { directory },
+            None => ChangeLocation::Missing,
+        })
+    }
+
+    /// Every archive directory of this change (`archive/YYYY-MM-DD-<change>`, real
+    /// directories only), in name order, whether or not the change is active too.
+    pub(crate) fn archived_directories(&self) -> Result<Vec<String>> {
         let archive = self.in_changes_root(ARCHIVE_DIR);
         if !self.is_directory(&archive)? {
-            return Ok(ChangeLocation::Missing);
+            return Ok(Vec::new());
         }
         let entries = match std::fs::read_dir(self.workspace.join(&archive)) {
             Ok(entries) => entries,
-            Err(e) if is_absent(&e) => return Ok(ChangeLocation::Missing),
+            Err(e) if is_absent(&e) => return Ok(Vec::new()),
             Err(source) => return Err(unreadable(&archive, "read directory", source)),
         };
         let mut found: Vec<String> = Vec::new();
@@ -355,23 +366,11 @@ impl ChangeSet {
             }
         }
         found.sort();
-        match found.len() {
-            0 => Ok(ChangeLocation::Missing),
-            1 => Ok(ChangeLocation::Archived {
-                directory: found.remove(0),
-            }),
-            _ => Err(Error::InvalidArgument {
-                message: format!(
-                    "change {:?} was archived more than once ({}); name the archive directory as the change, e.g. --changes-root {archive} --change {}",
-                    self.change,
-                    found.join(", "),
-                    found[0].rsplit('/').next().unwrap_or_default()
-                ),
-            }),
-        }
+        Ok(found)
     }
 
-    fn is_directory(&self, relative: &str) -> Result<bool> {
+    /// Whether `relative` is a real directory of the workspace (a symlink is not).
+    pub(crate) fn is_directory(&self, relative: &str) -> Result<bool> {
         match std::fs::symlink_metadata(self.workspace.join(relative)) {
             Ok(meta) => Ok(meta.is_dir()),
             Err(e) if is_absent(&e) => Ok(false),

@@ -145,6 +145,11 @@ pub struct Validation {
     /// another capability from one that was there before by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub specs_baseline: Option<Inventory>,
+    /// The change's archive directories that existed at validation time (an
+    /// earlier change of the same name): finalization looks for the archive move
+    /// among the others only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub archives: Vec<String>,
 }
 
 /// Everything a new session needs to continue a change, and nothing more:

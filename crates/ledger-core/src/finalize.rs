@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::artifacts::{ChangeLocation, ChangeSet};
+use crate::artifacts::ChangeSet;
 use crate::compare::{Change, Comparison, diff};
 use crate::entry::{Content, Entry};
 use crate::envelope::{Validation, Verdict};
@@ -77,8 +77,8 @@ pub fn finalize_check(
     change: &ChangeSet,
     expected: &[String],
 ) -> Result<Finalization> {
-    // Where the change is now: the archive move may have come after `change` was made.
-    let change = &change.located_now()?;
+    // Where the change went is judged from the disk now (archive_target), not
+    // from where `change` found it: the archive move may have come after.
     let (record, validation) = recorded_validation(store, change)?;
     let refused = |reason: &str| Error::NotValidated {
         change: change.change.clone(),
@@ -95,12 +95,14 @@ pub fn finalize_check(
         ));
     }
     let registry = workspace_paths(expected)?;
-    let archived = match &change.location {
-        ChangeLocation::Archived { directory } => Some(directory.clone()),
-        _ => None,
-    };
+    let (archived, copies) = archive_target(change, &validation)?;
     let baseline = baseline(&validation)?;
-    let scope = observation_scope(&validation, archived.as_deref(), &registry)?;
+    let mut scope = observation_scope(&validation, archived.as_deref(), &registry)?;
+    // A copy into the archive while the change stays active is no move: every
+    // file of it is looked at, and none is an expected output.
+    for copy in &copies {
+        scope.add_root(copy)?;
+    }
     let now = Inventory::expand_with(&scope, baseline.entries.iter().map(|e| &e.path))?;
     let mut classes = Classes::default();
     let handled = match &archived {
@@ -136,6 +138,34 @@ pub fn finalize_check(
         registry: classes.registry,
         new_changes: classes.new_changes,
     })
+}
+
+/// Where the archive move went, and the archive directories that are copies: the
+/// archive directories of the change made since the validation; the one of them is
+/// the move's target when the validated directory is gone, and every one is a copy
+/// when it is still there. Two new ones for a gone directory cannot be told apart.
+fn archive_target(
+    change: &ChangeSet,
+    validation: &Validation,
+) -> Result<(Option<String>, Vec<String>)> {
+    let mut new: Vec<String> = change
+        .archived_directories()?
+        .into_iter()
+        .filter(|dir| !validation.archives.contains(dir))
+        .collect();
+    if change.is_directory(&validation.directory)? {
+        return Ok((None, new));
+    }
+    match new.len() {
+        0 | 1 => Ok((new.pop(), Vec::new())),
+        _ => Err(Error::InvalidArgument {
+            message: format!(
+                "change {} was archived more than once since its validation ({}); remove the copies that are not the archive move",
+                crate::quote::quote(&change.change),
+                new.join(", ")
+            ),
+        }),
+    }
 }
 
 /// What the disk is compared with: the PASS entries, and the baseline specs of
@@ -264,10 +294,12 @@ impl Classes {
     ) {
         let path = &change.new.path;
         let evidence_of = |dir: &str| path.as_str() == format!("{dir}/{COMPLETION_EVIDENCE}");
+        // What OpenSpec's archive writes: the spec file of each capability the
+        // change has deltas for (a nested capability is another one).
         let in_synced_spec = validation
             .capabilities
             .iter()
-            .any(|cap| path.is_within(&format!("{}/{cap}", validation.specs_root)));
+            .any(|cap| path.as_str() == format!("{}/{cap}/spec.md", validation.specs_root));
         if evidence_of(&validation.directory) || archived.is_some_and(evidence_of) {
             self.completion_evidence.push(change);
         } else if in_synced_spec {

@@ -142,9 +142,12 @@ pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Sco
         scope.add_repository(repository)?;
     }
     scope.add_root(&directory)?;
+    // What the PASS must hold whatever the caller excludes.
+    let mut required: Vec<String> = vec![directory.clone()];
     for artifact in change.graph.artifacts() {
         let set = change.scope(&artifact.id)?;
         for path in set.paths.iter().chain(&set.normalize) {
+            required.push(path.as_str().to_owned());
             if !path.is_within(&directory) {
                 scope.add_path(path.as_str())?;
             }
@@ -152,7 +155,9 @@ pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Sco
     }
     let specs = specs_root(change);
     for capability in capabilities(change)? {
-        scope.add_root(&format!("{specs}/{capability}"))?;
+        let root = format!("{specs}/{capability}");
+        scope.add_root(&root)?;
+        required.push(root);
     }
     for root in &request.roots {
         scope.add_root(root)?;
@@ -161,6 +166,7 @@ pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Sco
         scope.add_path(path)?;
     }
     for (path, reason) in &request.exclusions {
+        check_exclusion(change, path, &required, false)?;
         let reason = reason
             .as_deref()
             .unwrap_or(crate::scope::DEFAULT_EXCLUSION_REASON);
@@ -171,9 +177,60 @@ pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Sco
         COMPLETION_EVIDENCE_REASON,
     )?;
     for record in &request.phase_records {
+        check_exclusion(change, record, &required, true)?;
         scope.exclude(record, PHASE_RECORD_REASON)?;
     }
     Ok(scope)
+}
+
+/// Refuses an exclusion that would take out of the PASS what it must hold: a
+/// planning artifact, the change directory, a touched capability's baseline, or
+/// wholesale `.agents`/`.opencode` (SPEC: exclusions are per change). A phase
+/// record is one file, never a directory.
+fn check_exclusion(
+    change: &ChangeSet,
+    path: &str,
+    required: &[String],
+    phase_record: bool,
+) -> Result<()> {
+    let path = WorkspacePath::new(path)?;
+    let refuse = |why: String| {
+        Err(Error::InvalidArgument {
+            message: format!(
+                "cannot exclude '{}' from the PASS of change {}: {why}",
+                crate::quote::escape(path.as_str().as_bytes()),
+                quote(&change.change)
+            ),
+        })
+    };
+    if let Some(covered) = required
+        .iter()
+        .find(|r| r.as_str() == path.as_str() || is_below(r, path.as_str()))
+    {
+        return refuse(format!(
+            "it covers '{}', which the PASS must hold",
+            crate::quote::escape(covered.as_bytes())
+        ));
+    }
+    if !phase_record && is_below(path.as_str(), &required[0]) {
+        return refuse(
+            "inside the change directory only phase records (--phase-record, one file each) are excluded"
+                .to_owned(),
+        );
+    }
+    if matches!(path.as_str(), ".agents" | ".opencode") {
+        return refuse("exclusions are per change, never all of it".to_owned());
+    }
+    if phase_record && change.is_directory(path.as_str())? {
+        return refuse("a phase record is one file, not a directory".to_owned());
+    }
+    Ok(())
+}
+
+/// Whether `path` lies below the directory `dir`.
+fn is_below(path: &str, dir: &str) -> bool {
+    path.strip_prefix(dir)
+        .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// Why a PASS cannot be recorded now: every artifact whose approval does not
@@ -183,24 +240,7 @@ fn pass_preconditions(
     change: &ChangeSet,
     gates: &[GateQuery],
 ) -> Result<(Vec<GateUse>, Vec<String>)> {
-    let mut reasons = Vec::new();
-    let approvals = status(store, change)?;
-    for row in &approvals.artifacts {
-        if !row.state.stands() {
-            reasons.push(format!(
-                "artifact {} is {}",
-                quote(&row.artifact),
-                row.state.as_str()
-            ));
-        }
-    }
-    for changed in &approvals.schema_changed {
-        reasons.push(format!(
-            "artifact {} was approved with another schema ({})",
-            quote(&changed.artifact),
-            changed.reason.code()
-        ));
-    }
+    let mut reasons = unapproved(store, change)?;
     let mut used = Vec::new();
     for query in gates {
         let freshness = check_gate_query(query)?;
@@ -222,6 +262,29 @@ fn pass_preconditions(
         });
     }
     Ok((used, reasons))
+}
+
+/// Every artifact of `change` whose approval does not stand now, as reasons.
+fn unapproved(store: &Store, change: &ChangeSet) -> Result<Vec<String>> {
+    let approvals = status(store, change)?;
+    let mut reasons = Vec::new();
+    for row in &approvals.artifacts {
+        if !row.state.stands() {
+            reasons.push(format!(
+                "artifact {} is {}",
+                quote(&row.artifact),
+                row.state.as_str()
+            ));
+        }
+    }
+    for changed in &approvals.schema_changed {
+        reasons.push(format!(
+            "artifact {} was approved with another schema ({})",
+            quote(&changed.artifact),
+            changed.reason.code()
+        ));
+    }
+    Ok(reasons)
 }
 
 /// The gates' latest evidence records, whatever their freshness (a FAIL).
@@ -274,6 +337,17 @@ pub fn record_validation(
         Verdict::Fail => latest_records(&request.gates)?,
     };
     let inventory = Inventory::expand(&scope)?;
+    // An artifact edited between the check above and the expansion would be in
+    // the PASS unapproved: the approvals must still stand after it.
+    if request.verdict == Verdict::Pass {
+        let reasons = unapproved(store, change)?;
+        if !reasons.is_empty() {
+            return Err(Error::ValidationRefused {
+                change: change.change.clone(),
+                reasons: format!("while the PASS was read: {}", reasons.join("; ")),
+            });
+        }
+    }
     let specs = specs_root(change);
     let mut baseline = Scope::new(change.workspace.clone());
     baseline.repositories.clone_from(&scope.repositories);
@@ -293,6 +367,7 @@ pub fn record_validation(
         specs_root: specs,
         capabilities: capabilities(change)?,
         specs_baseline: Some(Inventory::expand(&baseline)?),
+        archives: change.archived_directories()?,
     });
     envelope.retired = None;
     let id = store.commit(
@@ -313,6 +388,10 @@ pub struct GateStanding {
     pub recorded: Option<RecordId>,
     /// The gate's latest evidence record now.
     pub latest: Option<RecordId>,
+    /// Whether the gate ran again since the verdict (its latest evidence is not
+    /// the one the verdict relied on, e.g. over another scope): the verdict no
+    /// longer stands on what the gate says now.
+    pub rerun: bool,
     /// Whether its latest evidence is fresh now.
     pub fresh: bool,
     /// Why not (empty when fresh).
@@ -335,7 +414,7 @@ pub struct ValidationCheck {
     /// Every gate the verdict relied on, fresh or stale.
     pub gates: Vec<GateStanding>,
     /// Whether the verdict is a PASS, its inventory is unchanged and every
-    /// gate it relied on is fresh.
+    /// gate it relied on is fresh on the very evidence the verdict recorded.
     pub stands: bool,
 }
 
@@ -353,6 +432,26 @@ pub(crate) fn recorded_validation(
             reason: "its envelope records no verdict (ledger validate record)".to_owned(),
         });
     };
+    // Records are input: a stored inventory must be what an expansion gives.
+    let malformed = |reason: String| Error::MalformedRecord {
+        record: crate::error::DisplayPath::from(record.to_string().as_str()),
+        reason,
+    };
+    validation
+        .inventory
+        .check_stored()
+        .map_err(|why| malformed(format!("validation.inventory: {why}")))?;
+    if validation.fingerprint != validation.inventory.fingerprint {
+        return Err(malformed(format!(
+            "validation.fingerprint {} is not its inventory's {}",
+            validation.fingerprint, validation.inventory.fingerprint
+        )));
+    }
+    if let Some(baseline) = &validation.specs_baseline {
+        baseline
+            .check_stored()
+            .map_err(|why| malformed(format!("validation.specs_baseline: {why}")))?;
+    }
     let workspace = Scope::new(change.workspace.clone()).resolve()?.workspace;
     validation.inventory = validation.inventory.relocate(workspace.clone());
     validation.specs_baseline = validation.specs_baseline.map(|b| b.relocate(workspace));
@@ -377,12 +476,14 @@ pub fn check_validation(store: &Store, change: &ChangeSet) -> Result<ValidationC
             gate: used.gate.clone(),
             recorded: used.record,
             latest: freshness.record,
+            rerun: freshness.record != used.record,
             fresh: freshness.fresh,
             reasons: freshness.reasons,
         });
     }
-    let stands =
-        validation.verdict == Verdict::Pass && comparison.matches && gates.iter().all(|g| g.fresh);
+    let stands = validation.verdict == Verdict::Pass
+        && comparison.matches
+        && gates.iter().all(|g| g.fresh && !g.rerun);
     Ok(ValidationCheck {
         change: change.change.clone(),
         record,

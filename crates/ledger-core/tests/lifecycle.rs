@@ -398,3 +398,142 @@ fn anything_else_after_validation_is_a_new_change() {
     );
     assert_eq!(done.spec_sync.len(), 2);
 }
+
+#[test]
+fn a_copy_into_the_archive_while_the_change_stays_is_a_new_change() {
+    let repo = validated();
+    let to = repo.path().join(ARCHIVE);
+    std::fs::create_dir_all(&to).unwrap();
+    for file in ["proposal.md", "design.md", "tasks.md"] {
+        std::fs::copy(repo.path().join(DIR).join(file), to.join(file)).unwrap();
+    }
+    repo.write(&format!("{ARCHIVE}/design.md"), "# Design\nTampered.\n");
+    let done = repo.finalize();
+    assert!(!done.clean);
+    assert!(done.archive_move.is_none());
+    assert_eq!(
+        paths(&done.new_changes),
+        [
+            format!("added {ARCHIVE}/design.md"),
+            format!("added {ARCHIVE}/proposal.md"),
+            format!("added {ARCHIVE}/tasks.md"),
+        ]
+    );
+}
+
+#[test]
+fn an_earlier_archive_of_the_same_name_is_not_the_move() {
+    let repo = Repo::new();
+    let earlier = "openspec/changes/archive/2025-01-01-add-auth";
+    repo.write(&format!("{earlier}/proposal.md"), "# An older add-auth\n");
+    repo.approve_all();
+    repo.run_gate();
+    record_validation(&repo.store(), &repo.change(), &repo.request()).unwrap();
+    repo.archive();
+    let done = repo.finalize();
+    assert!(done.clean, "{:?}", done.new_changes);
+    assert_eq!(done.archive_move.unwrap().to, ARCHIVE);
+}
+
+#[test]
+fn a_spec_sync_is_the_spec_file_of_a_touched_capability_only() {
+    let repo = validated();
+    repo.archive();
+    // Below a touched capability, but another file and a nested capability.
+    repo.write("openspec/specs/auth/run.sh", "echo\n");
+    repo.write("openspec/specs/auth/sub/spec.md", "# sub\n");
+    let done = repo.finalize();
+    assert_eq!(
+        paths(&done.new_changes),
+        [
+            "added openspec/specs/auth/run.sh",
+            "added openspec/specs/auth/sub/spec.md"
+        ]
+    );
+}
+
+#[test]
+fn a_pass_keeps_what_it_must_hold_whatever_is_excluded() {
+    let repo = Repo::new();
+    repo.approve_all();
+    repo.run_gate();
+    repo.write(&format!("{DIR}/notes/log.md"), "phase log\n");
+    for (exclusion, phase) in [
+        ("openspec/specs", true),
+        ("openspec/specs/auth", false),
+        (&format!("{DIR}/design.md") as &str, true),
+        (DIR, false),
+        (&format!("{DIR}/notes") as &str, true),
+        (&format!("{DIR}/notes") as &str, false),
+        (".agents", false),
+    ] {
+        let mut request = repo.request();
+        if phase {
+            request.phase_records.push(exclusion.to_owned());
+        } else {
+            request
+                .exclusions
+                .push((exclusion.to_owned(), Some("why".to_owned())));
+        }
+        let err = record_validation(&repo.store(), &repo.change(), &request).unwrap_err();
+        assert_eq!(err.code(), "invalid-argument", "{exclusion}: {err}");
+        assert!(err.to_string().contains(exclusion), "{err}");
+    }
+    // One phase record file inside the change directory is fine.
+    let mut request = repo.request();
+    request.phase_records.push(format!("{DIR}/notes/log.md"));
+    record_validation(&repo.store(), &repo.change(), &request).unwrap();
+}
+
+#[test]
+fn a_gate_run_again_since_the_verdict_no_longer_backs_it() {
+    let repo = validated();
+    assert!(
+        check_validation(&repo.store(), &repo.change())
+            .unwrap()
+            .stands
+    );
+    // The same gate, over another scope: fresh, but not what the verdict relied on.
+    let mut scope = Scope::new(utf8(repo.path()));
+    scope.add_root("README.md").unwrap();
+    let argv = vec!["true".to_owned()];
+    let spec = GateSpec::new("test", argv, ".", scope, BTreeMap::new()).unwrap();
+    run_gate(&repo.store(), &spec, Echo::Off).unwrap();
+    let check = check_validation(&repo.store(), &repo.change()).unwrap();
+    assert!(!check.stands);
+    assert!(check.gates[0].rerun && check.gates[0].fresh);
+}
+
+#[test]
+fn a_forged_pass_inventory_is_a_malformed_record() {
+    let repo = validated();
+    let store = repo.store();
+    let (_, envelope) = ledger_core::current_state(&store, "add-auth").unwrap();
+    let forge = |edit: &dyn Fn(&mut ledger_core::Validation)| {
+        let mut forged = envelope.clone();
+        edit(forged.validation.as_mut().unwrap());
+        let now = store.head("changes/add-auth").unwrap();
+        store
+            .commit("changes/add-auth", "state", now.as_ref(), &forged)
+            .unwrap();
+        let err = check_validation(&store, &repo.change()).unwrap_err();
+        assert_eq!(err.code(), "malformed-record", "{err}");
+        let err = repo_finalize_err(&repo);
+        assert_eq!(err.code(), "malformed-record", "{err}");
+        // Put the real one back for the next forgery.
+        let now = store.head("changes/add-auth").unwrap();
+        store
+            .commit("changes/add-auth", "state", now.as_ref(), &envelope)
+            .unwrap();
+    };
+    forge(&|v| {
+        v.fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+            .parse()
+            .unwrap()
+    });
+    forge(&|v| v.inventory.entries.reverse());
+}
+
+fn repo_finalize_err(repo: &Repo) -> ledger_core::Error {
+    finalize_check(&repo.store(), &repo.change(), &[]).unwrap_err()
+}
