@@ -164,6 +164,9 @@ pub struct PyGateStanding {
     recorded: Option<String>,
     /// The gate's latest evidence record now.
     latest: Option<String>,
+    /// Whether the gate ran again since the verdict (its latest evidence is
+    /// another record): the verdict no longer stands on it.
+    rerun: bool,
     /// Whether its latest evidence is fresh now.
     fresh: bool,
     /// Why not (empty when fresh).
@@ -212,6 +215,7 @@ impl From<ValidationCheck> for PyValidationCheck {
                     gate: g.gate.clone(),
                     recorded: g.recorded.map(|r| r.to_string()),
                     latest: g.latest.map(|r| r.to_string()),
+                    rerun: g.rerun,
                     fresh: g.fresh,
                     reasons: g.reasons.iter().cloned().map(PyStaleReason::from).collect(),
                 })

@@ -585,6 +585,7 @@ class GateStanding:
     gate: Final[str]
     recorded: Final[Optional[str]]
     latest: Final[Optional[str]]
+    rerun: Final[bool]
     fresh: Final[bool]
     reasons: Final[list[StaleReason]]
     def __eq__(self, value: object, /) -> bool: ...
