@@ -187,10 +187,92 @@ export interface Check {
   result: string
 }
 
+/** A validation's verdict. */
+export type Verdict = 'PASS' | 'FAIL'
+
+/** A gate a validation relied on, and its evidence record then (`null`: a FAIL named a gate that never ran). */
+export interface GateUse {
+  gate: string
+  record: string | null
+}
+
+/** The verdict of a validation and its PASS inventory (docs/lifecycle.md); self-contained. */
 export interface Validation {
-  verdict: string
+  verdict: Verdict
   fingerprint: string
   inventory: InventoryJson
+  gates: GateUse[]
+  source: string
+  observed_at: string
+  /** The validated change directory (its active location). */
+  directory: string
+  /** `openspec/specs`. */
+  specs_root: string
+  /** The capabilities the change has delta specs for. */
+  capabilities: string[]
+  /** Every baseline spec at validation time (not part of the fingerprint). */
+  specs_baseline?: InventoryJson
+}
+
+/** One field of an envelope that differs from the record before. */
+export interface FieldChange {
+  field: string
+  summary: string
+}
+
+/** One record of a change's state chain (`stateLog`, `ledger state log --json`). */
+export interface LogEntry {
+  record: string
+  written_at: string
+  changes: FieldChange[]
+}
+
+/** A gate a validation relied on, as it stands now. */
+export interface GateStanding {
+  gate: string
+  recorded: string | null
+  latest: string | null
+  fresh: boolean
+  reasons: StaleReason[]
+}
+
+/** `ledger validate check --json`. */
+export interface ValidationCheck {
+  change: string
+  record: string
+  verdict: Verdict
+  fingerprint: string
+  comparison: Comparison
+  gates: GateStanding[]
+  /** A PASS whose inventory is unchanged and whose gates are all fresh. */
+  stands: boolean
+}
+
+/** A validated file and where the archive move put it, byte-identical. */
+export interface MovedFile {
+  from: string
+  to: string
+}
+
+/** The byte-identical move of the change directory into the archive. */
+export interface ArchiveMove {
+  from: string
+  to: string
+  files: MovedFile[]
+}
+
+/** `ledger finalize check --json`: every difference from the PASS, by class. */
+export interface Finalization {
+  change: string
+  record: string
+  fingerprint: string
+  archive_move: ArchiveMove | null
+  spec_sync: StatusChange[]
+  completion_evidence: StatusChange[]
+  registry: StatusChange[]
+  /** Anything else: blocks finalization. */
+  new_changes: StatusChange[]
+  clean: boolean
 }
 
 /** Everything a new session needs to continue a change. */
@@ -352,6 +434,8 @@ export type ErrorCode =
   | 'non-utf8-value'
   | 'too-large'
   | 'bad-record-id'
+  | 'validation-refused'
+  | 'not-validated'
   | 'panic'
 
 /**
@@ -460,6 +544,17 @@ export declare class Store {
 }
 
 /**
+ * Advances the change's state envelope (the handoff, `ledger state set`): a
+ * new record after `expected` (the record the caller started from; default:
+ * the head as read now). Rejects with `pointer-conflict` when another writer
+ * advanced it. Resolves to the new record and its envelope.
+ */
+export declare function advanceState(options: ChangeOptions, patch: StatePatchOptions, expected?: string | undefined | null): Promise<CurrentState & { record: string }>
+
+/** `advanceState`, blocking the JavaScript thread. */
+export declare function advanceStateSync(options: ChangeOptions, patch: StatePatchOptions, expected?: string | undefined | null): CurrentState & { record: string }
+
+/**
  * Binds `artifact`'s current fingerprint to the owner's decision observed at
  * `source` (a message id, a URL...), and advances the change's state pointer.
  * `absent: true` approves a set none of whose files exist (refused otherwise).
@@ -539,6 +634,14 @@ export declare function checkGate(spec: GateSpec): Promise<Freshness>
 /** `checkGate`, blocking the JavaScript thread. */
 export declare function checkGateSync(spec: GateSpec): Freshness
 
+/** A short observed check: what ran and what it showed. */
+export interface CheckOptions {
+  /** What was checked, e.g. `make test`. */
+  name: string
+  /** The observed result, e.g. `PASS (212 tests)`. */
+  result: string
+}
+
 /**
  * What `ledger gate check --json` answers: whether the gate's latest
  * evidence is fresh for the parts given now, the rest taken from it. Runs
@@ -548,6 +651,15 @@ export declare function checkRecordedGate(query: RecordedGateQuery): Promise<Fre
 
 /** `checkRecordedGate`, blocking the JavaScript thread. */
 export declare function checkRecordedGateSync(query: RecordedGateQuery): Freshness
+
+/**
+ * Whether the recorded PASS still stands: its inventory re-expanded, its
+ * gates checked (`ledger validate check --json`).
+ */
+export declare function checkValidation(options: ChangeOptions): Promise<ValidationCheck>
+
+/** `checkValidation`, blocking the JavaScript thread. */
+export declare function checkValidationSync(options: ChangeOptions): ValidationCheck
 
 /** The answer of `inventory.compare()`. */
 export interface Comparison {
@@ -615,6 +727,15 @@ export interface Exclusion {
   /** Why it is excluded. */
   reason: string
 }
+
+/**
+ * Every difference from the PASS after the terminal mutations, by class
+ * (`ledger finalize check --json`); `expect` names registry files.
+ */
+export declare function finalizeCheck(options: ChangeOptions, expect?: Array<string> | undefined | null): Promise<Finalization>
+
+/** `finalizeCheck`, blocking the JavaScript thread. */
+export declare function finalizeCheckSync(options: ChangeOptions, expect?: Array<string> | undefined | null): Finalization
 
 /**
  * The v1 fingerprint (`sha256:<hex>`) of the scope, computed off the
@@ -721,6 +842,9 @@ export declare function readRecordSync(path: string, options?: RecordOptions | u
  */
 export declare function readTasks(path: string, options?: RuleOptions | undefined | null): Promise<Tasks>
 
+/** The tasks of a Tasks file's bytes under `options.rule` (as `readTasks`). */
+export declare function readTasksBuffer(data: Buffer, options?: RuleOptions | undefined | null): Tasks
+
 /** `readTasks`, blocking the JavaScript thread. */
 export declare function readTasksSync(path: string, options?: RuleOptions | undefined | null): Tasks
 
@@ -760,6 +884,16 @@ export interface RecordOptions {
    */
   workspace?: string
 }
+
+/**
+ * Records a verdict with its PASS inventory in the change's envelope
+ * (`ledger validate record`). A PASS rejects with `validation-refused` unless
+ * every artifact is approved and every gate named is fresh now.
+ */
+export declare function recordValidation(options: ChangeOptions, validation: ValidationOptions): Promise<CurrentState & { record: string }>
+
+/** `recordValidation`, blocking the JavaScript thread. */
+export declare function recordValidationSync(options: ChangeOptions, validation: ValidationOptions): CurrentState & { record: string }
 
 /** A ref and the record it names. */
 export interface RefHead {
@@ -849,6 +983,41 @@ export interface ScopeOptions {
 export declare function setThreads(count: number): void
 
 /**
+ * The change's chain of state records, newest first, each with what it
+ * changed (`ledger state log --json`).
+ */
+export declare function stateLog(options: ChangeOptions): Promise<LogEntry[]>
+
+/** `stateLog`, blocking the JavaScript thread. */
+export declare function stateLogSync(options: ChangeOptions): LogEntry[]
+
+/**
+ * What a handoff changes (`ledger state set`): only the fields given change;
+ * the task ids are read from the tracked Tasks file unless `completed` or
+ * `remaining` is given.
+ */
+export interface StatePatchOptions {
+  /** The current role (`--role`). */
+  role?: string
+  /** The current outcome (`--outcome`). */
+  outcome?: string
+  /** The affected areas; given, they replace the recorded ones (`--area`). */
+  areas?: Array<string>
+  /** Checks; each replaces the one of the same name (`--check`). */
+  checks?: Array<CheckOptions>
+  /** Blockers to add (`--blocker`). */
+  blockers?: Array<string>
+  /** Remove every blocker first (`--clear-blockers`). */
+  clearBlockers?: boolean
+  /** The one next allowed outcome (`--next`). */
+  next?: string
+  /** Completed task ids; with `remaining`, replace the ids read from the file. */
+  completed?: Array<string>
+  /** Remaining task ids (see `completed`). */
+  remaining?: Array<string>
+}
+
+/**
  * Each artifact's approval: approved, unbound, changed (with the changed
  * paths), reset, blocked, archived or gone, with its cause (`ledger status --json`).
  */
@@ -857,5 +1026,30 @@ export declare function status(options: ChangeOptions): Promise<ApprovalStatus>
 /** `status`, blocking the JavaScript thread. */
 export declare function statusSync(options: ChangeOptions): ApprovalStatus
 
+/** Every task rule's name, the default first. */
+export declare function taskRules(): TaskRule[]
+
 /** The number of threads calls run with now. */
 export declare function threads(): number
+
+/** A verdict to record (`ledger validate record`). */
+export interface ValidationOptions {
+  /** `PASS` or `FAIL` (`--verdict`). */
+  verdict: Verdict
+  /** Where the verdict was observed (`--source`). */
+  source: string
+  /** Git repositories at or below the workspace (`--repo`). */
+  repos?: Array<string>
+  /** Delivery roots (`--root`). */
+  roots?: Array<string>
+  /** Delivery paths (`--path`). */
+  paths?: Array<string>
+  /** Paths or directories left out of the delivery roots (`--exclude`). */
+  exclude?: Array<string>
+  /** Local unversioned instruction files (`--instructions`). */
+  instructions?: Array<string>
+  /** Gates the verdict relies on, fresh as `checkRecordedGate({ workspace, name })` (`--gate`). */
+  gates?: Array<string>
+  /** Phase records of the change, excluded from the PASS (`--phase-record`). */
+  phaseRecords?: Array<string>
+}

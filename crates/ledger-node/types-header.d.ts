@@ -187,10 +187,94 @@ export interface Check {
   result: string
 }
 
+/** A validation's verdict. */
+export type Verdict = 'PASS' | 'FAIL'
+
+/** A gate a validation relied on, and its evidence record then (`null`: a FAIL named a gate that never ran). */
+export interface GateUse {
+  gate: string
+  record: string | null
+}
+
+/** The verdict of a validation and its PASS inventory (docs/lifecycle.md); self-contained. */
 export interface Validation {
-  verdict: string
+  verdict: Verdict
   fingerprint: string
   inventory: InventoryJson
+  gates: GateUse[]
+  source: string
+  observed_at: string
+  /** The validated change directory (its active location). */
+  directory: string
+  /** `openspec/specs`. */
+  specs_root: string
+  /** The capabilities the change has delta specs for. */
+  capabilities: string[]
+  /** Every baseline spec at validation time (not part of the fingerprint). */
+  specs_baseline?: InventoryJson
+}
+
+/** One field of an envelope that differs from the record before. */
+export interface FieldChange {
+  field: string
+  summary: string
+}
+
+/** One record of a change's state chain (`stateLog`, `ledger state log --json`). */
+export interface LogEntry {
+  record: string
+  written_at: string
+  changes: FieldChange[]
+}
+
+/** A gate a validation relied on, as it stands now. */
+export interface GateStanding {
+  gate: string
+  recorded: string | null
+  latest: string | null
+  /** The gate ran again since the verdict: its latest evidence is another record, and the PASS no longer stands on it. */
+  rerun: boolean
+  fresh: boolean
+  reasons: StaleReason[]
+}
+
+/** `ledger validate check --json`. */
+export interface ValidationCheck {
+  change: string
+  record: string
+  verdict: Verdict
+  fingerprint: string
+  comparison: Comparison
+  gates: GateStanding[]
+  /** A PASS whose inventory is unchanged and whose gates are all fresh. */
+  stands: boolean
+}
+
+/** A validated file and where the archive move put it, byte-identical. */
+export interface MovedFile {
+  from: string
+  to: string
+}
+
+/** The byte-identical move of the change directory into the archive. */
+export interface ArchiveMove {
+  from: string
+  to: string
+  files: MovedFile[]
+}
+
+/** `ledger finalize check --json`: every difference from the PASS, by class. */
+export interface Finalization {
+  change: string
+  record: string
+  fingerprint: string
+  archive_move: ArchiveMove | null
+  spec_sync: StatusChange[]
+  completion_evidence: StatusChange[]
+  registry: StatusChange[]
+  /** Anything else: blocks finalization. */
+  new_changes: StatusChange[]
+  clean: boolean
 }
 
 /** Everything a new session needs to continue a change. */
@@ -352,6 +436,8 @@ export type ErrorCode =
   | 'non-utf8-value'
   | 'too-large'
   | 'bad-record-id'
+  | 'validation-refused'
+  | 'not-validated'
   | 'panic'
 
 /**

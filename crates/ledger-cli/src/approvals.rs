@@ -1,4 +1,5 @@
-//! The approval verbs: `approve`, `status`, `state show`, `store check`.
+//! The approval verbs: `approve`, `status`, `state show`, `state retire`,
+//! `store check` (`state set` and `state log` are in `lifecycle.rs`).
 
 use std::process::ExitCode;
 
@@ -18,9 +19,9 @@ use crate::scope_args::default_workspace;
 pub struct ChangeArgs {
     /// The change's name (its directory under the changes root).
     #[arg(long, value_name = "C")]
-    change: String,
+    pub(crate) change: String,
     #[command(flatten)]
-    place: PlaceArgs,
+    pub(crate) place: PlaceArgs,
     /// The rule the tracked Tasks file is normalized under [default: the
     /// schema's `ledger.task_rule`, else task-checkbox-v1; `status` uses the
     /// rule each binding recorded].
@@ -45,14 +46,14 @@ pub struct PlaceArgs {
 }
 
 impl PlaceArgs {
-    fn workspace(&self) -> Result<Utf8PathBuf, Error> {
+    pub(crate) fn workspace(&self) -> Result<Utf8PathBuf, Error> {
         match &self.workspace {
             Some(dir) => Ok(dir.clone()),
             None => default_workspace(),
         }
     }
 
-    fn store(&self) -> Result<Store, Error> {
+    pub(crate) fn store(&self) -> Result<Store, Error> {
         Ok(Store::open(&self.workspace()?))
     }
 }
@@ -96,14 +97,27 @@ pub struct StatusArgs {
 
 #[derive(Subcommand)]
 pub enum StateCommand {
-    /// Print the state envelope a change's pointer names (every change's without --change).
+    /// Print the state envelope a change's pointer names (every change's
+    /// without --change): a readable summary, or the envelopes with --json.
     Show {
         /// The change [default: every change with recorded state].
         #[arg(long, value_name = "C")]
         change: Option<String>,
         #[command(flatten)]
         place: PlaceArgs,
+        /// Print `[{record, state}]`, the envelopes as stored.
+        #[arg(long)]
+        json: bool,
     },
+    /// Advance a change's state envelope (the handoff): a new record after the
+    /// head; only the fields named change, the task ids are read from the
+    /// tracked Tasks file unless given.
+    #[command(after_help = crate::EXIT_CODES)]
+    Set(Box<crate::lifecycle::SetArgs>),
+    /// Walk a change's chain of state records, newest first: record, time,
+    /// what changed (for investigating a discrepancy; normal reads never walk it).
+    #[command(after_help = crate::EXIT_CODES)]
+    Log(crate::lifecycle::LogArgs),
     /// Retire a change's state (a mistyped name, an abandoned change): a new
     /// record without bindings that says why; the records before it stay.
     Retire {
@@ -161,8 +175,14 @@ pub fn run_status(args: StatusArgs) -> Result<(String, ExitCode), Error> {
 }
 
 pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
-    let (change, place) = match command {
-        StateCommand::Show { change, place } => (change, place),
+    let (change, place, json) = match command {
+        StateCommand::Show {
+            change,
+            place,
+            json,
+        } => (change, place, json),
+        StateCommand::Set(args) => return crate::lifecycle::run_set(*args),
+        StateCommand::Log(args) => return crate::lifecycle::run_log(args),
         StateCommand::Retire {
             change,
             reason,
@@ -182,7 +202,12 @@ pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
         .iter()
         .map(|c| current_state(&store, c).map(CurrentState::from))
         .collect::<Result<Vec<_>, Error>>()?;
-    Ok((json_line(&states), ExitCode::SUCCESS))
+    let text = if json {
+        json_line(&states)
+    } else {
+        states.iter().map(crate::lifecycle::state_text).collect()
+    };
+    Ok((text, ExitCode::SUCCESS))
 }
 
 pub fn run_store(command: StoreCommand) -> Result<(String, ExitCode), Error> {
@@ -198,7 +223,7 @@ pub fn run_store(command: StoreCommand) -> Result<(String, ExitCode), Error> {
 }
 
 /// The first 12 hex digits: enough to tell fingerprints apart in a table.
-fn short(fp: Option<Fingerprint>) -> String {
+pub(crate) fn short(fp: Option<Fingerprint>) -> String {
     fp.map_or_else(|| "-".to_owned(), |f| f.to_string()[..19].to_owned())
 }
 
@@ -254,17 +279,12 @@ fn status_table(status: &ApprovalStatus) -> String {
 
 /// `rapid (openspec/schemas/rapid/schema.yaml, sha256:…)`.
 fn schema_label(schema: &SchemaSource) -> String {
-    let place = match (&schema.name, &schema.path) {
-        (Some(_), None) => "built in".to_owned(),
-        (_, Some(path)) => quote(path).into_owned(),
-        (None, None) => "built in code".to_owned(),
-    };
+    let place = quote(schema.place());
     match &schema.sha256 {
-        Some(sha) => format!(
-            "{} ({place}, {})",
-            quote(schema.label()),
-            &sha[..19.min(sha.len())]
-        ),
+        Some(sha) => {
+            let sha = sha.to_string();
+            format!("{} ({place}, {}…)", quote(schema.label()), &sha[..19])
+        }
         None => format!("{} ({place})", quote(schema.label())),
     }
 }

@@ -1,7 +1,9 @@
-//! The `ledger` command: fingerprints, inventory records and verification.
+//! The `ledger` command: fingerprints, inventory records and verification,
+//! approvals, gates and the change lifecycle.
 
 mod approvals;
 mod gates;
+mod lifecycle;
 mod report;
 mod scope_args;
 mod tasks;
@@ -16,12 +18,15 @@ use ledger_core::{Error, Inventory, InventoryRecord, Observed};
 use crate::report::{comparison_text, entry_line, entry_record, json_line};
 use crate::scope_args::ScopeArgs;
 
-const EXIT_CODES: &str = "\
+pub(crate) const EXIT_CODES: &str = "\
 Exit codes:
   0  success (verify: the fingerprints match; status: all approved;
-     store check: clean)
+     store check: clean; validate check: the PASS stands; finalize check:
+     every difference is an expected completion output)
   1  verify: the files changed since the record (the changes are listed);
-     status: some artifact is not approved; store check: problems found
+     status: some artifact is not approved; store check: problems found;
+     validate check: the PASS does not stand (changed paths, stale gates);
+     finalize check: a new change blocks (listed path by path)
   2  error: a blocking condition, bad input or bad usage; stderr says
      `error[<code>]: <message naming the path>` and stdout stays empty";
 
@@ -62,9 +67,15 @@ enum Command {
     /// (exit 0 only when all are approved).
     #[command(after_help = EXIT_CODES)]
     Status(approvals::StatusArgs),
-    /// Read the state envelope of a change.
+    /// Read, advance (the handoff), log or retire the state envelope of a change.
     #[command(subcommand)]
     State(approvals::StateCommand),
+    /// Record a validation verdict with its PASS inventory, or check that it stands.
+    #[command(subcommand)]
+    Validate(lifecycle::ValidateCommand),
+    /// Classify every difference from the PASS after the terminal mutations.
+    #[command(subcommand)]
+    Finalize(lifecycle::FinalizeCommand),
     /// Check the record store's integrity.
     #[command(subcommand)]
     Store(approvals::StoreCommand),
@@ -268,6 +279,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Approve(args) => approvals::run_approve(args)?,
         Command::Status(args) => approvals::run_status(args)?,
         Command::State(command) => approvals::run_state(command)?,
+        Command::Validate(command) => lifecycle::run_validate(command)?,
+        Command::Finalize(command) => lifecycle::run_finalize(command)?,
         Command::Store(command) => approvals::run_store(command)?,
         Command::Gate(command) => gates::run(command)?,
         Command::Tasks(args) => tasks::run_tasks(args)?,

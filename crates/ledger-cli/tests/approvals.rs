@@ -98,7 +98,7 @@ fn state_show_and_store_check() {
     let s = openspec_checkout();
     assert!(approve(&s, "proposal").status.success());
     let shown: serde_json::Value =
-        serde_json::from_str(&stdout(&ledger(&s, &["state", "show"]))).unwrap();
+        serde_json::from_str(&stdout(&ledger(&s, &["state", "show", "--json"]))).unwrap();
     let state = &shown[0]["state"];
     assert_eq!(state["change"], "add-auth");
     assert_eq!(state["bindings"][0]["artifact"], "proposal");
@@ -347,8 +347,13 @@ fn a_gone_change_is_reported_and_retired() {
     assert!(text.starts_with("retired the state of add-auth"), "{text}");
     let json = status_json(&s);
     assert_eq!(json["retired"]["reason"], "abandoned");
-    let shown = stdout(&ledger(&s, &["state", "show", "--change", "add-auth"]));
+    let shown = stdout(&ledger(
+        &s,
+        &["state", "show", "--change", "add-auth", "--json"],
+    ));
     assert!(shown.contains("\"retired\""), "{shown}");
+    let text = stdout(&ledger(&s, &["state", "show", "--change", "add-auth"]));
+    assert!(text.contains("\n  retired         abandoned ("), "{text}");
     // The history stays: two records behind the pointer.
     let records = std::fs::read_dir(s.w().join(".ledger/records"))
         .unwrap()

@@ -185,7 +185,14 @@ impl ChangeSet {
             _ => self.project.schema.clone().zip(self.project.file.clone()),
         };
         let Some((name, file)) = declared else {
-            return Ok((ArtifactGraph::spec_driven(), SchemaChoice::Default));
+            // Resolved like any name: a project's own `spec-driven` comes first.
+            let graph = schema::resolve_name(
+                &self.workspace,
+                &self.openspec_dir(),
+                DEFAULT_SCHEMA,
+                NameOrigin::Default,
+            )?;
+            return Ok((graph, SchemaChoice::Default));
         };
         let graph = schema::resolve_name(
             &self.workspace,
@@ -206,7 +213,7 @@ impl ChangeSet {
                 name,
                 NameOrigin::Recorded,
             )?,
-            (None, Some(path)) => ArtifactGraph::read(camino::Utf8Path::new(path))?,
+            (None, Some(path)) => schema::read_recorded_path(&self.workspace, path)?,
             (None, None) => ArtifactGraph::spec_driven(),
         };
         Ok(ChangeSet {
@@ -311,6 +318,14 @@ impl ChangeSet {
         }
     }
 
+    /// This change as it is on disk now: a [`ChangeSet`] made before an archive
+    /// move (or a removal) still says where the change was when it was made.
+    pub(crate) fn located_now(&self) -> Result<ChangeSet> {
+        let mut set = self.clone();
+        set.location = set.locate()?;
+        Ok(set)
+    }
+
     /// Finds the change on disk. Only real directories count: a symlink is not
     /// followed to find one.
     fn locate(&self) -> Result<ChangeLocation> {
@@ -318,13 +333,24 @@ impl ChangeSet {
         if self.change != ARCHIVE_DIR && self.is_directory(&active)? {
             return Ok(ChangeLocation::Active { directory: active });
         }
+        // A name used again is archived again, under a later date: the newest
+        // archive is the change the (one, per name) state describes.
+        Ok(match self.archived_directories()?.pop() {
+            Some(directory) => ChangeLocation::Archived { directory },
+            None => ChangeLocation::Missing,
+        })
+    }
+
+    /// Every archive directory of this change (`archive/YYYY-MM-DD-<change>`, real
+    /// directories only), in name order, whether or not the change is active too.
+    pub(crate) fn archived_directories(&self) -> Result<Vec<String>> {
         let archive = self.in_changes_root(ARCHIVE_DIR);
         if !self.is_directory(&archive)? {
-            return Ok(ChangeLocation::Missing);
+            return Ok(Vec::new());
         }
         let entries = match std::fs::read_dir(self.workspace.join(&archive)) {
             Ok(entries) => entries,
-            Err(e) if is_absent(&e) => return Ok(ChangeLocation::Missing),
+            Err(e) if is_absent(&e) => return Ok(Vec::new()),
             Err(source) => return Err(unreadable(&archive, "read directory", source)),
         };
         let mut found: Vec<String> = Vec::new();
@@ -340,23 +366,11 @@ impl ChangeSet {
             }
         }
         found.sort();
-        match found.len() {
-            0 => Ok(ChangeLocation::Missing),
-            1 => Ok(ChangeLocation::Archived {
-                directory: found.remove(0),
-            }),
-            _ => Err(Error::InvalidArgument {
-                message: format!(
-                    "change {:?} was archived more than once ({}); name the archive directory as the change, e.g. --changes-root {archive} --change {}",
-                    self.change,
-                    found.join(", "),
-                    found[0].rsplit('/').next().unwrap_or_default()
-                ),
-            }),
-        }
+        Ok(found)
     }
 
-    fn is_directory(&self, relative: &str) -> Result<bool> {
+    /// Whether `relative` is a real directory of the workspace (a symlink is not).
+    pub(crate) fn is_directory(&self, relative: &str) -> Result<bool> {
         match std::fs::symlink_metadata(self.workspace.join(relative)) {
             Ok(meta) => Ok(meta.is_dir()),
             Err(e) if is_absent(&e) => Ok(false),
@@ -388,8 +402,15 @@ impl ChangeSet {
             }
         }
         if artifact.id == "design" {
-            for material in self.design_materials(&scope.paths)? {
-                if !scope.paths.contains(&material) {
+            // The design documents, wherever they sit (tracked ones are normalized).
+            let documents: Vec<WorkspacePath> = scope
+                .paths
+                .iter()
+                .chain(&scope.normalize)
+                .cloned()
+                .collect();
+            for material in self.design_materials(&documents)? {
+                if !scope.paths.contains(&material) && !scope.normalize.contains(&material) {
                     scope.paths.push(material);
                 }
             }
@@ -410,7 +431,7 @@ impl ChangeSet {
     /// The files an artifact generates: one path, or the files matching a glob.
     fn generated(&self, artifact: &Artifact) -> Result<Vec<WorkspacePath>> {
         let dir = self.directory();
-        if !artifact.generates.contains(['*', '?', '[', '{']) {
+        if !artifact.is_glob() {
             return Ok(vec![WorkspacePath::joined(&dir, &artifact.generates)?]);
         }
         let glob = GlobBuilder::new(&artifact.generates)

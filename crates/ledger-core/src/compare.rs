@@ -139,7 +139,7 @@ impl Comparison {
 }
 
 /// Appends the differences between one path's old and new entries.
-fn diff(old: Option<&Entry>, new: &Entry, out: &mut Vec<Change>) {
+pub(crate) fn diff(old: Option<&Entry>, new: &Entry, out: &mut Vec<Change>) {
     let mut push = |change| {
         out.push(Change {
             change,

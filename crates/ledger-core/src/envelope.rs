@@ -1,4 +1,4 @@
-//! The state envelope (docs/approvals.md, The record store): the self-contained handoff a new session reads
+//! The state envelope (docs/approvals.md, The state envelope; docs/lifecycle.md): the self-contained handoff a new session reads
 //! to continue a change, stored in immutable records behind the change's pointer.
 
 use std::collections::BTreeMap;
@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::fingerprint::Fingerprint;
 use crate::inventory::Inventory;
 use crate::schema::SchemaSource;
+use crate::store::RecordId;
 
 /// An observed approval: the owner's decision about one artifact, bound to the
 /// fingerprint of its set. It records an observation (`source`), it does not
@@ -59,16 +60,96 @@ pub struct Check {
     pub result: String,
 }
 
-/// The verdict of a validation, with the inventory it was given for.
+/// A validation's verdict (docs/lifecycle.md, Validation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// The change passed: its inventory is what finalization is checked against.
+    #[serde(rename = "PASS")]
+    Pass,
+    /// The change failed validation: recorded as a finding, never finalized.
+    #[serde(rename = "FAIL")]
+    Fail,
+}
+
+impl Verdict {
+    /// `PASS` or `FAIL`, as serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+        }
+    }
+}
+
+impl std::str::FromStr for Verdict {
+    type Err = crate::error::Error;
+
+    /// Exactly `PASS` or `FAIL`.
+    fn from_str(text: &str) -> crate::error::Result<Self> {
+        match text {
+            "PASS" => Ok(Verdict::Pass),
+            "FAIL" => Ok(Verdict::Fail),
+            _ => Err(crate::error::Error::InvalidArgument {
+                message: format!(
+                    "verdict {:?}: a verdict is PASS or FAIL",
+                    crate::quote::escape(text.as_bytes())
+                ),
+            }),
+        }
+    }
+}
+
+/// A gate a validation relied on, and the evidence record it was fresh with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateUse {
+    /// The gate's name.
+    pub gate: String,
+    /// The record of its evidence at validation time (`None`: a FAIL verdict
+    /// named a gate that never ran).
+    pub record: Option<RecordId>,
+}
+
+/// The verdict of a validation, with the PASS inventory it was given for
+/// (docs/records.md, The validation). Self-contained: a later check or a retry
+/// of finalization needs no older record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Validation {
-    /// The verdict, e.g. `PASS`.
-    pub verdict: String,
+    /// The verdict.
+    pub verdict: Verdict,
     /// The fingerprint of the validated inventory.
     pub fingerprint: Fingerprint,
     /// The validated inventory, so that a later step can compare without the
     /// chain of older records.
     pub inventory: Inventory,
+    /// The gates the verdict relied on, with their evidence records.
+    #[serde(default)]
+    pub gates: Vec<GateUse>,
+    /// Where the verdict was observed (a review id, a message). Free text.
+    #[serde(default)]
+    pub source: String,
+    /// When it was observed (RFC 3339, UTC).
+    #[serde(default)]
+    pub observed_at: String,
+    /// The change directory that was validated, relative to the workspace
+    /// (its active location, e.g. `openspec/changes/add-auth`).
+    #[serde(default)]
+    pub directory: String,
+    /// The directory of the baseline specs (`openspec/specs`).
+    #[serde(default)]
+    pub specs_root: String,
+    /// The capabilities the change has delta specs for (`auth`, `api/tokens`).
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    /// Every baseline spec file at validation time (`openspec/specs/**`), not
+    /// part of the verdict's fingerprint: finalization tells a spec sync into
+    /// another capability from one that was there before by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specs_baseline: Option<Inventory>,
+    /// The change's archive directories that existed at validation time (an
+    /// earlier change of the same name): finalization looks for the archive move
+    /// among the others only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub archives: Vec<String>,
 }
 
 /// Everything a new session needs to continue a change, and nothing more:

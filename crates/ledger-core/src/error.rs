@@ -460,6 +460,27 @@ pub enum Error {
         /// The bound, in bytes.
         limit: u64,
     },
+    /// A validation PASS whose preconditions do not hold now: an artifact's
+    /// approval does not stand, or a gate it names is not fresh.
+    #[error(
+        "cannot record a validation PASS of change \"{}\": {reasons}; approve the artifacts again and rerun the stale gates, or record the verdict FAIL",
+        esc(.change)
+    )]
+    ValidationRefused {
+        /// The change.
+        change: String,
+        /// Every reason, `; `-separated.
+        reasons: String,
+    },
+    /// A check of a validation (or finalization) on a change whose envelope
+    /// holds no validation it can use.
+    #[error("change \"{}\" is not validated: {reason}", esc(.change))]
+    NotValidated {
+        /// The change.
+        change: String,
+        /// What the envelope holds instead.
+        reason: String,
+    },
     /// Text that is not a record id.
     #[error("invalid record id {text:?}: expected 64 lowercase hex digits")]
     BadRecordId {
@@ -517,6 +538,8 @@ impl Error {
             | Error::GitEnvironment { .. }
             | Error::UpstreamBlocked { .. }
             | Error::AbsentArtifact { .. }
+            | Error::ValidationRefused { .. }
+            | Error::NotValidated { .. }
             | Error::NonUtf8Value { .. } => None,
         }
     }
@@ -537,7 +560,7 @@ mod tests {
             path: DisplayPath::from("x"),
         };
         assert_eq!(e.code(), "non-utf8-path");
-        assert_eq!(Error::CODES.len(), 41);
+        assert_eq!(Error::CODES.len(), 43);
         assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
         let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
         assert_eq!(unique.len(), Error::CODES.len());

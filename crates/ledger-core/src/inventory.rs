@@ -94,6 +94,23 @@ impl Inventory {
     }
 }
 
+impl Inventory {
+    /// Checks a stored inventory (one read from a record, not expanded here):
+    /// a valid scope, entries sorted and unique that reproduce its fingerprint.
+    /// The reason when it is not.
+    pub(crate) fn check_stored(&self) -> std::result::Result<(), String> {
+        self.scope.validate().map_err(|e| format!("scope: {e}"))?;
+        let computed = fingerprint_sorted(&self.entries).map_err(|e| format!("entries: {e}"))?;
+        if computed != self.fingerprint {
+            return Err(format!(
+                "the entries give {computed}, not the stored {}",
+                self.fingerprint
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Scope {
     /// Fills in what the scope left to defaults, so that it says exactly what
     /// an expansion covers: the workspace made absolute (symlinks resolved),

@@ -44,6 +44,7 @@ mod entry;
 mod envelope;
 mod error;
 mod evidence;
+mod finalize;
 mod fingerprint;
 /// Fuzz-target bodies, for the fuzz crate and the corpus replay test only
 /// (feature `fuzzing`; not part of the API).
@@ -53,6 +54,7 @@ pub mod fuzzing;
 mod gate;
 pub(crate) mod git;
 mod graph;
+mod handoff;
 mod inventory;
 mod js_space;
 mod materials;
@@ -72,6 +74,7 @@ mod store;
 mod task_rule;
 mod tasks;
 mod threads;
+mod validation;
 mod walk;
 
 // The workspace's test kit (tests/support/testkit.rs), included from inside the
@@ -90,18 +93,22 @@ pub use artifacts::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT
 pub use change_config::{CHANGE_METADATA, ChangeSettings, ProjectConfig};
 pub use compare::{Change, ChangeKind, Comparison};
 pub use entry::{Content, Digest, Entry};
-pub use envelope::{Binding, Check, Retirement, StateEnvelope, Validation};
+pub use envelope::{Binding, Check, GateUse, Retirement, StateEnvelope, Validation, Verdict};
 pub use error::{DisplayPath, Error, GitSource, Result};
 pub use evidence::{
     EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence, Observations, Observe,
     StaleReason, Stopped, check_gate, check_gate_observed, check_gate_query, gate_ref,
     latest_evidence, record_evidence,
 };
+pub use finalize::{ArchiveMove, Finalization, MovedFile, finalize_check};
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
 pub use gate::{
     Echo, Interrupt, KILL_GRACE, RunOptions, RunOutcome, run_gate, run_gate_with, wrapper_exit_code,
 };
 pub use graph::{Artifact, ArtifactGraph};
+pub use handoff::{
+    FieldChange, LogEntry, StatePatch, TaskIds, advance_state, differences, state_log,
+};
 pub use inventory::{Inventory, default_workspace, worktree_root};
 pub use normalize::{normalize_tasks, normalize_tasks_with};
 pub use path::WorkspacePath;
@@ -122,3 +129,8 @@ pub use store::{
 pub use task_rule::TaskRule;
 pub use tasks::{ChangeTasks, Task, Tasks, read_tasks, read_tasks_file};
 pub use threads::{MAX_THREADS, THREADS_ENV, set_threads, threads};
+pub use validation::{
+    COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GateStanding, PHASE_RECORD_REASON,
+    ValidationCheck, ValidationRequest, capabilities, check_validation, pass_scope,
+    record_validation, specs_root,
+};

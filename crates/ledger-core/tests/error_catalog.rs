@@ -284,6 +284,21 @@ fn absent_artifact() -> Error {
     .unwrap_err()
 }
 
+/// A PASS while no artifact of the change is approved.
+fn validation_refused() -> Error {
+    let (dir, set) = change_dir("");
+    let request = ValidationRequest::new(Verdict::Pass, "review 7");
+    record_validation(&Store::open(utf8(dir.path())), &set, &request).unwrap_err()
+}
+
+/// A finalization check of a change that was never validated.
+fn not_validated() -> Error {
+    let (dir, set) = change_dir("");
+    let store = Store::open(utf8(dir.path()));
+    approve(&store, &set, "proposal", "m", Absence::Refuse).unwrap();
+    finalize_check(&store, &set, &[]).unwrap_err()
+}
+
 fn too_large() -> Error {
     let (dir, set) = change_dir("");
     let design = dir.path().join("openspec/changes/c/design.md");
@@ -414,6 +429,8 @@ fn every_code_is_provoked_by_a_real_input() {
         ("upstream-blocked", upstream_blocked()),
         ("absent-artifact", absent_artifact()),
         ("too-large", too_large()),
+        ("validation-refused", validation_refused()),
+        ("not-validated", not_validated()),
         ("untrusted-store", untrusted_store()),
         (
             "invalid-argument",

@@ -50,7 +50,7 @@ impl ChangeOptions {
         Ok(change)
     }
 
-    fn store(&self) -> Store {
+    pub(crate) fn store(&self) -> Store {
         Store::open(Utf8Path::new(&self.workspace))
     }
 }

@@ -42,6 +42,8 @@ mod inventory;
 #[cfg(feature = "napi")]
 mod json;
 #[cfg(feature = "napi")]
+mod lifecycle;
+#[cfg(feature = "napi")]
 mod record;
 #[cfg(feature = "napi")]
 mod scope;

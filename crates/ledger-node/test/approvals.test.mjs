@@ -84,7 +84,7 @@ test('status, state, store check and the graph equal the CLI', { skip: noCli }, 
   const cliStatus = JSON.parse(cli(['status', ...args, '--json'], { ok: [1] }).stdout)
   assert.deepEqual(await ledger.status(change), cliStatus)
   assert.deepEqual(states(cliStatus), ['changed', 'unbound', 'reset', 'unbound'])
-  const shown = JSON.parse(cli(['state', 'show', ...args]).stdout)
+  const shown = JSON.parse(cli(['state', 'show', '--json', ...args]).stdout)
   assert.deepEqual([await ledger.currentState(change)], shown)
   fs.writeFileSync(s.path('.ledger/tmp/interrupted'), 'half')
   const cliReport = JSON.parse(cli(['store', 'check', '--workspace', s.w, '--json'], { ok: [1] }).stdout)

@@ -348,6 +348,39 @@ test('gates refuse: prerequisites, commands, names', async (t) => {
   await both(() => ledger.checkGate(outside), () => ledger.checkGateSync(outside), 'outside-workspace', '../up')
 })
 
+test('the lifecycle refuses: preconditions of a PASS, no PASS, record ids, a moved pointer', async (t) => {
+  const s = new Sandbox(t)
+  s.write('openspec/changes/c/proposal.md', '# Why\n')
+  const change = { workspace: s.w, change: 'c' }
+  const pass = { verdict: 'PASS', source: 'review 1' }
+  await both(
+    () => ledger.recordValidation(change, pass),
+    () => ledger.recordValidationSync(change, pass),
+    'validation-refused',
+    'artifact proposal is unbound',
+    { pathProperty: false },
+  )
+  await both(() => ledger.finalizeCheck(change), () => ledger.finalizeCheckSync(change), 'not-validated', 'is not validated', {
+    pathProperty: false,
+  })
+  await both(
+    () => ledger.advanceState(change, {}, 'xyz'),
+    () => ledger.advanceStateSync(change, {}, 'xyz'),
+    'bad-record-id',
+    'xyz',
+    { pathProperty: false },
+  )
+  const first = ledger.advanceStateSync(change, { role: 'planning' })
+  ledger.advanceStateSync(change, { role: 'implementation' })
+  // Each refused write leaves its own orphan, so the two messages differ.
+  await one(() => ledger.advanceState(change, { role: 'validation' }, first.record), 'pointer-conflict', first.record, {
+    pathProperty: false,
+  })
+  await one(() => ledger.advanceStateSync(change, { role: 'validation' }, first.record), 'pointer-conflict', first.record, {
+    pathProperty: false,
+  })
+})
+
 test('a panic becomes an Error with code panic, never a crash', async () => {
   const addon = testHooksAddon()
   const pending = addon.__panicForTest('boom on the pool')
@@ -369,10 +402,8 @@ test('a panic becomes an Error with code panic, never a crash', async () => {
 // Codes no call of this package can produce from a real input, and why.
 const unreachable = {
   'changed-while-reading': 'needs a writer racing the read; the core tests it with a deterministic hook',
-  'pointer-conflict': 'needs writers racing on one ref: approvals.test.mjs races eight and checks the code of each loser',
   'chain-mismatch': 'only Store::advance with a hand-made record reaches it; not exposed',
   'bad-fingerprint': 'no call parses a bare fingerprint; a record with one is malformed-record',
-  'bad-record-id': 'no call takes a record id; a ref holding a bad one is corrupt-record',
 }
 
 test('the ErrorCode type lists exactly the codes the core has', () => {

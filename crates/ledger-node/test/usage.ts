@@ -100,3 +100,21 @@ export async function everything(workspace: string): Promise<void> {
   console.log(blocked, binding, state, design, graph, report, head, history, refs, reasons, outcome, latest, codes)
   console.log(openspec, tasks, ids, ruleOf, progress, remaining)
 }
+
+import type { Finalization, LogEntry, ValidationCheck, Verdict } from '../index.js'
+
+/** The recovery protocol and the lifecycle, typed (examples/recover.ts runs it). */
+export async function lifecycle(workspace: string): Promise<void> {
+  const change = { workspace, change: 'add-auth' }
+  const { record, state } = await ledger.advanceState(change, { role: 'implementation', next: 'validation' })
+  const again = ledger.advanceStateSync(change, { checks: [{ name: 'npm test', result: 'PASS' }] }, record)
+  const log: LogEntry[] = await ledger.stateLog(change)
+  const verdict: Verdict = 'PASS'
+  const pass = await ledger.recordValidation(change, { verdict, source: 'review 2', roots: ['src'], gates: ['test'] })
+  const check: ValidationCheck = await ledger.checkValidation(change)
+  const stale = check.gates.filter((g) => !g.fresh).map((g) => g.gate)
+  const done: Finalization = await ledger.finalizeCheck(change, ['docs/registry.md'])
+  const moved: number = done.archive_move?.files.length ?? 0
+  const blocking: string[] = done.new_changes.map((c) => c.new.path)
+  console.log(state.next_outcome, again.record, log[0]?.changes, pass.state.validation?.fingerprint, stale, moved, blocking)
+}

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 use crate::inventory::PyInventory;
 use crate::repr;
+use crate::schema::PySchemaSource;
 
 /// An observed approval: the owner's decision about one artifact, bound to
 /// the fingerprint of its set (and of every upstream set).
@@ -32,6 +33,10 @@ pub struct PyBinding {
     /// Upstream artifact → its fingerprint at approval time.
     #[pyo3(get)]
     upstream: BTreeMap<String, String>,
+    /// The schema the approval was made with (`None`: written before ledger
+    /// recorded it; it reads as `spec-driven`).
+    #[pyo3(get)]
+    schema: Option<PySchemaSource>,
     inner: Binding,
 }
 
@@ -46,6 +51,7 @@ impl From<Binding> for PyBinding {
             upstream: (inner.upstream.iter())
                 .map(|(k, v)| (k.clone(), v.to_string()))
                 .collect(),
+            schema: inner.schema.as_ref().map(PySchemaSource::from),
             inner,
         }
     }
@@ -68,20 +74,38 @@ impl PyBinding {
 #[pyo3(name = "Validation", module = "ledger")]
 #[derive(Clone, PartialEq)]
 pub struct PyValidation {
-    /// The verdict, e.g. `PASS`.
-    verdict: String,
+    /// The verdict: `PASS` or `FAIL`.
+    verdict: &'static str,
     /// The fingerprint of the validated inventory.
     fingerprint: String,
     /// The validated inventory.
     inventory: PyInventory,
+    /// The gates the verdict relied on, with their evidence records:
+    /// `(gate, record)` (`record` is `None` for a gate a FAIL named that never ran).
+    gates: Vec<(String, Option<String>)>,
+    /// Where the verdict was observed.
+    source: String,
+    /// When it was observed (RFC 3339, UTC).
+    observed_at: String,
+    /// The validated change directory.
+    directory: String,
+    /// The capabilities the change has delta specs for.
+    capabilities: Vec<String>,
 }
 
 impl From<&Validation> for PyValidation {
     fn from(v: &Validation) -> Self {
         PyValidation {
-            verdict: v.verdict.clone(),
+            verdict: v.verdict.as_str(),
             fingerprint: v.fingerprint.to_string(),
             inventory: PyInventory::from(v.inventory.clone()),
+            gates: (v.gates.iter())
+                .map(|g| (g.gate.clone(), g.record.map(|r| r.to_string())))
+                .collect(),
+            source: v.source.clone(),
+            observed_at: v.observed_at.clone(),
+            directory: v.directory.clone(),
+            capabilities: v.capabilities.clone(),
         }
     }
 }

@@ -213,6 +213,29 @@ def bad_schema(tmp: Path) -> object:
     return ledger.ArtifactGraph.from_schema_yaml("artifacts: 7", "schema.yaml")
 
 
+def unknown_schema(tmp: Path) -> object:
+    make_change(tmp)
+    return ledger.ChangeSet(tmp, CHANGE, schema="no-such-schema")
+
+
+def unknown_declared_schema(tmp: Path) -> object:
+    d = make_change(tmp)
+    write(d, ".openspec.yaml", "schema: lean\n")
+    return ledger.ChangeSet(tmp, CHANGE)
+
+
+def bad_openspec_config(tmp: Path) -> object:
+    d = make_change(tmp)
+    write(d, ".openspec.yaml", "schema: spec-driven\nskip_specs: maybe\n")
+    return ledger.ChangeSet(tmp, CHANGE)
+
+
+def bad_project_task_rule(tmp: Path) -> object:
+    make_change(tmp)
+    write(tmp, "openspec/config.yaml", "ledger:\n  task_rule: v9\n")
+    return ledger.ChangeSet(tmp, CHANGE)
+
+
 def missing_source(tmp: Path) -> object:
     make_change(tmp)
     return ledger.approve(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), "proposal", "  ")
@@ -265,6 +288,10 @@ def non_utf8_literal(tmp: Path) -> object:
 def invalid_argument(tmp: Path) -> object:
     spec = ledger.GateSpec("t", ["true"], ledger.Scope(tmp))
     return ledger.run_gate(ledger.Store(tmp), spec, echo="loud")  # type: ignore[arg-type]
+
+
+def unknown_task_rule(tmp: Path) -> object:
+    return ledger.normalize_tasks(b"- [x] 1.1 [a] b\n", rule="v2")  # type: ignore[arg-type]
 
 
 def invalid_path(tmp: Path) -> object:
@@ -329,6 +356,29 @@ def pointer_conflict(tmp: Path) -> object:
     raise errors[0]
 
 
+def validation_refused(tmp: Path) -> object:
+    make_change(tmp)
+    return ledger.validate_record(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), "PASS", "review 1")
+
+
+def not_validated(tmp: Path) -> object:
+    make_change(tmp)
+    return ledger.finalize_check(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE))
+
+
+def stale_handoff(tmp: Path) -> object:
+    make_change(tmp)
+    store, change = ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE)
+    first, _ = ledger.advance_state(store, change, role="planning")
+    ledger.advance_state(store, change, role="implementation")
+    return ledger.advance_state(store, change, role="validation", expected=first)
+
+
+def bad_expected_record(tmp: Path) -> object:
+    make_change(tmp)
+    return ledger.advance_state(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), expected="xyz")
+
+
 def bad_ref_name(tmp: Path) -> object:
     return ledger.Store(tmp).head("../outside")
 
@@ -367,6 +417,8 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "graph-cycle": [graph_cycle],
     "unknown-artifact": [unknown_artifact],
     "bad-schema": [bad_schema],
+    "unknown-schema": [unknown_schema, unknown_declared_schema],
+    "bad-openspec-config": [bad_openspec_config, bad_project_task_rule],
     "missing-source": [missing_source],
     "unknown-change": [unknown_change],
     "upstream-blocked": [upstream_blocked],
@@ -374,14 +426,16 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "too-large": [too_large],
     "prerequisite-failed": [prerequisite_failed],
     "gate-not-started": [gate_not_started],
-    "invalid-argument": [invalid_argument],
+    "invalid-argument": [invalid_argument, unknown_task_rule],
     "non-utf8-value": [non_utf8_value, non_utf8_literal],
     "bad-entry": [bad_entry],
     "duplicate-entry": [duplicate_entry],
     "corrupt-record": [corrupt_record],
-    "pointer-conflict": [pointer_conflict],
+    "pointer-conflict": [pointer_conflict, stale_handoff],
+    "validation-refused": [validation_refused],
+    "not-validated": [not_validated],
     "bad-ref-name": [bad_ref_name],
-    "bad-record-id": [bad_record_id],
+    "bad-record-id": [bad_record_id, bad_expected_record],
     "panic": [panic],
 }
 

@@ -1,0 +1,416 @@
+//! The lifecycle verbs (docs/lifecycle.md): `state set`, `state log`,
+//! `validate record`, `validate check` and `finalize check`. Each converts its
+//! flags, calls the core and renders the answer.
+
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use ledger_core::{
+    Change, ChangeKind, Check, CurrentState, Error, Finalization, LogEntry, RecordId,
+    StateEnvelope, StatePatch, TaskIds, ValidationCheck, ValidationRequest, Verdict, advance_state,
+    check_validation, finalize_check, quote, record_validation, state_log,
+};
+
+use crate::approvals::{ChangeArgs, PlaceArgs, short};
+use crate::report::{comparison_text, json_line};
+
+#[derive(Args)]
+pub struct SetArgs {
+    #[command(flatten)]
+    change: ChangeArgs,
+    /// The current role, e.g. `implementation`.
+    #[arg(long, value_name = "R")]
+    role: Option<String>,
+    /// The current outcome, e.g. `tasks in progress`.
+    #[arg(long, value_name = "O")]
+    outcome: Option<String>,
+    /// An affected area (repeatable); given, the list replaces the recorded one.
+    #[arg(long = "area", value_name = "A")]
+    areas: Vec<String>,
+    /// A short observed check (repeatable); replaces the check of the same name.
+    #[arg(long = "check", value_name = "NAME=RESULT", value_parser = check)]
+    checks: Vec<Check>,
+    /// A blocker to add (repeatable).
+    #[arg(long = "blocker", value_name = "TEXT")]
+    blockers: Vec<String>,
+    /// Remove every recorded blocker (before adding the --blocker ones).
+    #[arg(long)]
+    clear_blockers: bool,
+    /// The one next allowed outcome.
+    #[arg(long, value_name = "OUTCOME")]
+    next: Option<String>,
+    /// A completed task id (repeatable); with --remaining, replaces the ids
+    /// read from the tracked Tasks file [default: read from it].
+    #[arg(long = "completed", value_name = "ID")]
+    completed: Vec<String>,
+    /// A remaining task id (repeatable); see --completed.
+    #[arg(long = "remaining", value_name = "ID")]
+    remaining: Vec<String>,
+    /// The record this write started from; refused with pointer-conflict when
+    /// the pointer names another [default: the head as read now].
+    #[arg(long, value_name = "RECORD")]
+    expect: Option<String>,
+    /// Print `{record, state}` as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct LogArgs {
+    /// The change.
+    #[arg(long, value_name = "C")]
+    change: String,
+    #[command(flatten)]
+    place: PlaceArgs,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+pub enum ValidateCommand {
+    /// Record a verdict with its PASS inventory: the change's planning
+    /// artifacts raw, the baseline specs of the capabilities it has deltas
+    /// for, the delivery roots and paths and the instruction files given. A
+    /// PASS is refused unless every artifact is approved and every gate named
+    /// is fresh now.
+    #[command(after_help = crate::EXIT_CODES)]
+    Record(RecordArgs),
+    /// Re-expand the recorded PASS inventory and check its gates: exit 0 when
+    /// the PASS stands, 1 with every changed path and stale gate when not.
+    #[command(after_help = crate::EXIT_CODES)]
+    Check(CheckArgs),
+}
+
+#[derive(Subcommand)]
+pub enum FinalizeCommand {
+    /// After the terminal mutations (archive, spec sync, completion evidence,
+    /// registry), classify every difference from the PASS inventory: exit 0
+    /// when all are expected completion outputs, 1 when a new change blocks.
+    #[command(after_help = crate::EXIT_CODES)]
+    Check(FinalizeArgs),
+}
+
+#[derive(Args)]
+pub struct RecordArgs {
+    #[command(flatten)]
+    change: ChangeArgs,
+    /// PASS or FAIL.
+    #[arg(long, value_name = "PASS|FAIL", value_parser = verdict)]
+    verdict: Verdict,
+    /// Where the verdict was observed (a review id, a message).
+    #[arg(long, value_name = "TEXT")]
+    source: String,
+    /// A Git repository at or below the workspace (`.` for the workspace itself).
+    #[arg(long = "repo", value_name = "P")]
+    repos: Vec<String>,
+    /// A delivery root: a directory (or file) whose files the PASS covers.
+    #[arg(long = "root", value_name = "P")]
+    roots: Vec<String>,
+    /// A delivery path: an exact file, included regardless of Git.
+    #[arg(long = "path", value_name = "P")]
+    paths: Vec<String>,
+    /// A path or directory to leave out of the delivery roots.
+    #[arg(long = "exclude", value_name = "P")]
+    excludes: Vec<String>,
+    /// A local unversioned instruction file the validation read.
+    #[arg(long = "instructions", value_name = "PATH")]
+    instructions: Vec<String>,
+    /// A gate the verdict relies on: its latest evidence must be fresh, as
+    /// `ledger gate check --name NAME` answers.
+    #[arg(long = "gate", value_name = "NAME")]
+    gates: Vec<String>,
+    /// A phase record of this change, excluded from the PASS (it records it).
+    #[arg(long = "phase-record", value_name = "PATH")]
+    phase_records: Vec<String>,
+    /// Print `{record, state}` as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    change: ChangeArgs,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct FinalizeArgs {
+    #[command(flatten)]
+    change: ChangeArgs,
+    /// A registry file the finalization writes (repeatable): an expected output.
+    #[arg(long = "expect", value_name = "PATH")]
+    expect: Vec<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn check(text: &str) -> Result<Check, String> {
+    match text.split_once('=') {
+        Some((name, result)) if !name.is_empty() => Ok(Check {
+            name: name.to_owned(),
+            result: result.to_owned(),
+        }),
+        _ => Err(format!("expected NAME=RESULT, got {text:?}")),
+    }
+}
+
+fn verdict(text: &str) -> Result<Verdict, String> {
+    text.parse().map_err(|e: Error| e.to_string())
+}
+
+pub fn run_set(args: SetArgs) -> Result<(String, ExitCode), Error> {
+    let change = args.change.change_set()?;
+    let tasks = if args.completed.is_empty() && args.remaining.is_empty() {
+        TaskIds::FromTasksFile
+    } else {
+        TaskIds::Given {
+            completed: args.completed,
+            remaining: args.remaining,
+        }
+    };
+    let patch = StatePatch {
+        role: args.role,
+        outcome: args.outcome,
+        areas: (!args.areas.is_empty()).then_some(args.areas),
+        checks: args.checks,
+        blockers: args.blockers,
+        clear_blockers: args.clear_blockers,
+        next: args.next,
+        tasks,
+    };
+    let expected: Option<RecordId> = args.expect.as_deref().map(str::parse).transpose()?;
+    let store = args.change.place.store()?;
+    let (record, state) = advance_state(&store, &change, &patch, expected.as_ref())?;
+    Ok((written(record, state, args.json), ExitCode::SUCCESS))
+}
+
+/// The answer of a write: the new state, as text or JSON.
+fn written(record: RecordId, state: StateEnvelope, json: bool) -> String {
+    let current = CurrentState {
+        record: Some(record),
+        state,
+    };
+    if json {
+        json_line(&current)
+    } else {
+        state_text(&current)
+    }
+}
+
+pub fn run_log(args: LogArgs) -> Result<(String, ExitCode), Error> {
+    let log = state_log(&args.place.store()?, &args.change)?;
+    let text = if args.json {
+        json_line(&log)
+    } else {
+        log.iter().map(log_text).collect()
+    };
+    Ok((text, ExitCode::SUCCESS))
+}
+
+fn log_text(entry: &LogEntry) -> String {
+    let mut out = format!("{} {}\n", entry.record, quote(&entry.written_at));
+    for change in &entry.changes {
+        out.push_str(&format!("  {}: {}\n", change.field, change.summary));
+    }
+    if entry.changes.is_empty() {
+        out.push_str("  (no field changed)\n");
+    }
+    out
+}
+
+pub fn run_validate(command: ValidateCommand) -> Result<(String, ExitCode), Error> {
+    match command {
+        ValidateCommand::Record(args) => {
+            let change = args.change.change_set()?;
+            let workspace = args.change.place.workspace()?;
+            let mut request = ValidationRequest::new(args.verdict, &args.source);
+            request.repositories = args.repos;
+            request.roots = args.roots;
+            request.paths = args.paths;
+            request.exclusions = args.excludes.into_iter().map(|p| (p, None)).collect();
+            request.instructions = args.instructions;
+            request.phase_records = args.phase_records;
+            for gate in &args.gates {
+                request.gate(&workspace, gate);
+            }
+            let store = args.change.place.store()?;
+            let (record, state) = record_validation(&store, &change, &request)?;
+            Ok((written(record, state, args.json), ExitCode::SUCCESS))
+        }
+        ValidateCommand::Check(args) => {
+            let change = args.change.change_set()?;
+            let check = check_validation(&args.change.place.store()?, &change)?;
+            let text = if args.json {
+                json_line(&check)
+            } else {
+                validation_text(&check)
+            };
+            Ok((text, ExitCode::from(if check.stands { 0 } else { 1 })))
+        }
+    }
+}
+
+pub fn run_finalize(command: FinalizeCommand) -> Result<(String, ExitCode), Error> {
+    let FinalizeCommand::Check(args) = command;
+    let change = args.change.change_set()?;
+    let done = finalize_check(&args.change.place.store()?, &change, &args.expect)?;
+    let text = if args.json {
+        json_line(&done)
+    } else {
+        finalization_text(&done)
+    };
+    Ok((text, ExitCode::from(if done.clean { 0 } else { 1 })))
+}
+
+/// The readable summary of `ledger state show`.
+pub fn state_text(current: &CurrentState) -> String {
+    let e = &current.state;
+    let record = current
+        .record
+        .map_or_else(|| "none".to_owned(), |r| r.to_string());
+    let mut out = format!("change {} (state record: {record})\n", quote(&e.change));
+    let line = |label: &str, value: &str| format!("  {label:<15} {value}\n");
+    let or_none = |t: &str| {
+        if t.is_empty() {
+            "-".to_owned()
+        } else {
+            quote(t).into_owned()
+        }
+    };
+    let list = |items: &[String]| {
+        if items.is_empty() {
+            "-".to_owned()
+        } else {
+            items
+                .iter()
+                .map(|i| quote(i).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    if let Some(retired) = &e.retired {
+        out.push_str(&line(
+            "retired",
+            &format!(
+                "{} ({})",
+                quote(&retired.reason),
+                quote(&retired.observed_at)
+            ),
+        ));
+    }
+    out.push_str(&line("role", &or_none(&e.role)));
+    out.push_str(&line("outcome", &or_none(&e.outcome)));
+    out.push_str(&line("areas", &list(&e.affected_areas)));
+    let approvals: Vec<String> = e
+        .bindings
+        .iter()
+        .map(|b| format!("{} {}", quote(&b.artifact), short(Some(b.fingerprint))))
+        .collect();
+    out.push_str(&line("approvals", &list(&approvals)));
+    out.push_str(&line("tasks done", &list(&e.tasks_completed)));
+    out.push_str(&line("tasks left", &list(&e.tasks_remaining)));
+    let checks: Vec<String> = e
+        .checks
+        .iter()
+        .map(|c| format!("{}: {}", quote(&c.name), quote(&c.result)))
+        .collect();
+    out.push_str(&line("checks", &list(&checks)));
+    out.push_str(&line("blockers", &list(&e.blockers)));
+    out.push_str(&line(
+        "next outcome",
+        &or_none(e.next_outcome.as_deref().unwrap_or("")),
+    ));
+    let validation = e.validation.as_ref().map_or_else(
+        || "-".to_owned(),
+        |v| {
+            format!(
+                "{} on {} ({} paths; source {}; {})",
+                v.verdict.as_str(),
+                v.fingerprint,
+                v.inventory.entries.len(),
+                quote(&v.source),
+                quote(&v.observed_at)
+            )
+        },
+    );
+    out.push_str(&line("validation", &validation));
+    out
+}
+
+fn validation_text(check: &ValidationCheck) -> String {
+    let verdict = if check.stands {
+        "stands"
+    } else {
+        "does not stand"
+    };
+    let mut out = format!(
+        "validation {} of {} {verdict} (record {})\n",
+        check.verdict.as_str(),
+        quote(&check.change),
+        check.record
+    );
+    for line in comparison_text(&check.comparison).lines() {
+        out.push_str(&format!("  {line}\n"));
+    }
+    for gate in &check.gates {
+        let state = match (gate.fresh, gate.rerun) {
+            (true, false) => "fresh",
+            (_, true) => "re-run since the verdict (its latest evidence is another record)",
+            (false, false) => "stale",
+        };
+        out.push_str(&format!("  gate {}: {state}\n", quote(&gate.gate)));
+        for reason in &gate.reasons {
+            out.push_str(&format!("    - {reason}\n"));
+        }
+    }
+    out
+}
+
+fn finalization_text(done: &Finalization) -> String {
+    let verdict = if done.clean {
+        "only expected completion outputs"
+    } else {
+        "blocked by new changes"
+    };
+    let mut out = format!(
+        "finalization of {}: {verdict} (PASS {})\n",
+        quote(&done.change),
+        done.fingerprint
+    );
+    if let Some(moved) = &done.archive_move {
+        out.push_str(&format!(
+            "archive move: {} files, {} -> {}\n",
+            moved.files.len(),
+            quote(&moved.from),
+            quote(&moved.to)
+        ));
+    }
+    section(&mut out, "spec sync", &done.spec_sync);
+    section(&mut out, "completion evidence", &done.completion_evidence);
+    section(&mut out, "registry", &done.registry);
+    section(&mut out, "new changes", &done.new_changes);
+    out
+}
+
+fn section(out: &mut String, title: &str, changes: &[Change]) {
+    if changes.is_empty() {
+        return;
+    }
+    out.push_str(&format!("{title} ({}):\n", changes.len()));
+    for change in changes {
+        out.push_str(&format!(
+            "  {}: {}\n",
+            label(change.change),
+            quote(change.path())
+        ));
+    }
+}
+
+fn label(kind: ChangeKind) -> &'static str {
+    kind.label()
+}

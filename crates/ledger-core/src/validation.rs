@@ -1,0 +1,504 @@
+//! Validation (docs/lifecycle.md, Validation): a verdict bound to the PASS
+//! inventory of a change — its planning artifacts raw, the baseline specs of
+//! the capabilities it has deltas for, the delivery files and instructions the
+//! caller names — and the later check that the PASS still stands.
+
+use serde::Serialize;
+
+use crate::approval::{STATE_KIND, current_state, state_ref, status};
+use crate::artifacts::{ChangeLocation, ChangeSet};
+use crate::compare::Comparison;
+use crate::envelope::{GateUse, StateEnvelope, Validation, Verdict};
+use crate::error::{Error, Result};
+use crate::evidence::{GateQuery, StaleReason, check_gate_query};
+use crate::fingerprint::Fingerprint;
+use crate::handoff::now;
+use crate::inventory::Inventory;
+use crate::path::WorkspacePath;
+use crate::quote::quote;
+use crate::scope::Scope;
+use crate::store::{RecordId, Store};
+use crate::walk::walk_root;
+
+/// The file of a change that reports its completion: written at finalization,
+/// so never part of the PASS it reports on.
+pub const COMPLETION_EVIDENCE: &str = "completion-evidence.md";
+
+/// The reason recorded for the exclusion of [`COMPLETION_EVIDENCE`].
+pub const COMPLETION_EVIDENCE_REASON: &str =
+    "the change's completion evidence: written at finalization, after the PASS it reports on";
+
+/// The reason recorded for the exclusion of a phase record the caller names.
+pub const PHASE_RECORD_REASON: &str =
+    "a phase record of this change: it records the validation, it is not its input";
+
+/// What a validation is asked to record: the verdict, where it was observed,
+/// the delivery inputs beyond the change's own files, and the gates it relied on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationRequest {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Where the verdict was observed (a review id, a message). Not empty.
+    pub source: String,
+    /// Git repositories at or below the workspace (default: the one holding it).
+    pub repositories: Vec<String>,
+    /// Delivery roots: directories (or files) whose files the PASS covers,
+    /// new files included.
+    pub roots: Vec<String>,
+    /// Delivery paths: exact files, included regardless of Git.
+    pub paths: Vec<String>,
+    /// Paths or roots left out of the delivery roots, with their reasons
+    /// (`None`: the front doors' default reason).
+    pub exclusions: Vec<(String, Option<String>)>,
+    /// Local unversioned instruction files the validation read (e.g. an
+    /// ignored `AGENTS.local.md`), included explicitly.
+    pub instructions: Vec<String>,
+    /// Phase records of this change to leave out of the PASS (they record it).
+    pub phase_records: Vec<String>,
+    /// The gates the verdict relied on. A PASS needs each fresh now, checked as
+    /// [`check_gate_query`] checks it: what a query leaves out comes from the
+    /// gate's evidence, and nothing read from the store is run.
+    pub gates: Vec<GateQuery>,
+}
+
+impl ValidationRequest {
+    /// A request for `verdict` observed at `source`, with no delivery inputs
+    /// and no gates yet.
+    pub fn new(verdict: Verdict, source: &str) -> Self {
+        ValidationRequest {
+            verdict,
+            source: source.to_owned(),
+            repositories: Vec::new(),
+            roots: Vec::new(),
+            paths: Vec::new(),
+            exclusions: Vec::new(),
+            instructions: Vec::new(),
+            phase_records: Vec::new(),
+            gates: Vec::new(),
+        }
+    }
+
+    /// Adds the gate `name`, checked in `workspace` as `ledger gate check
+    /// --name NAME` checks it (no prerequisite observed now).
+    pub fn gate(&mut self, workspace: &camino::Utf8Path, name: &str) {
+        self.gates.push(GateQuery {
+            name: name.to_owned(),
+            workspace: workspace.to_owned(),
+            ..GateQuery::default()
+        });
+    }
+}
+
+/// The capabilities `change` has delta specs for: the directory of every
+/// `specs/**/spec.md` below the change directory, relative to `specs/`
+/// (`auth`, `api/tokens`), sorted.
+pub fn capabilities(change: &ChangeSet) -> Result<Vec<String>> {
+    let specs = format!("{}/specs", change.directory());
+    let scope = Scope::new(change.workspace.clone());
+    let files = walk_root(change.workspace.as_std_path(), &specs, &scope, &[])?;
+    let mut out: Vec<String> = files
+        .iter()
+        .filter(|p| p.file_name() == "spec.md")
+        .filter_map(|p| p.dir().strip_prefix(specs.as_str())?.strip_prefix('/'))
+        .map(str::to_owned)
+        .collect();
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// The directory of the baseline specs of `change`'s project: `specs` next to
+/// the changes root (`openspec/specs` for `openspec/changes`).
+pub fn specs_root(change: &ChangeSet) -> String {
+    match change.openspec_dir().as_str() {
+        "" => "specs".to_owned(),
+        dir => format!("{dir}/specs"),
+    }
+}
+
+/// The scope of `change`'s PASS inventory (docs/lifecycle.md, The PASS scope):
+/// the change directory as a root (every planning artifact raw: Tasks are not
+/// normalized; `.openspec.yaml` too), the artifacts' files outside it (design
+/// materials linked from elsewhere), `openspec/specs/<capability>` for each
+/// capability with deltas, the delivery roots and paths and the instruction
+/// files of `request`; excluded with reasons: the store, the change's
+/// `completion-evidence.md` and the phase records named.
+pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Scope> {
+    let change = &change.located_now()?;
+    change.require_present()?;
+    if let ChangeLocation::Archived { directory } = &change.location {
+        return Err(Error::InvalidArgument {
+            message: format!(
+                "change {} is archived ({}); a validation is of an active change, before finalization",
+                quote(&change.change),
+                quote(directory)
+            ),
+        });
+    }
+    let directory = change.directory();
+    let mut scope = Scope::new(change.workspace.clone());
+    scope.purpose = format!("validation PASS of change {}", change.change);
+    for repository in &request.repositories {
+        scope.add_repository(repository)?;
+    }
+    scope.add_root(&directory)?;
+    // What the PASS must hold whatever the caller excludes.
+    let mut required: Vec<String> = vec![directory.clone()];
+    for artifact in change.graph.artifacts() {
+        let set = change.scope(&artifact.id)?;
+        for path in set.paths.iter().chain(&set.normalize) {
+            required.push(path.as_str().to_owned());
+            if !path.is_within(&directory) {
+                scope.add_path(path.as_str())?;
+            }
+        }
+    }
+    let specs = specs_root(change);
+    for capability in capabilities(change)? {
+        let root = format!("{specs}/{capability}");
+        scope.add_root(&root)?;
+        required.push(root);
+    }
+    for root in &request.roots {
+        scope.add_root(root)?;
+    }
+    for path in request.paths.iter().chain(&request.instructions) {
+        scope.add_path(path)?;
+    }
+    for (path, reason) in &request.exclusions {
+        check_exclusion(change, path, &required, false)?;
+        let reason = reason
+            .as_deref()
+            .unwrap_or(crate::scope::DEFAULT_EXCLUSION_REASON);
+        scope.exclude(path, reason)?;
+    }
+    scope.exclude(
+        &format!("{directory}/{COMPLETION_EVIDENCE}"),
+        COMPLETION_EVIDENCE_REASON,
+    )?;
+    for record in &request.phase_records {
+        check_exclusion(change, record, &required, true)?;
+        scope.exclude(record, PHASE_RECORD_REASON)?;
+    }
+    Ok(scope)
+}
+
+/// Refuses an exclusion that would take out of the PASS what it must hold: a
+/// planning artifact, the change directory, a touched capability's baseline, or
+/// wholesale `.agents`/`.opencode` (SPEC: exclusions are per change). A phase
+/// record is one file, never a directory.
+fn check_exclusion(
+    change: &ChangeSet,
+    path: &str,
+    required: &[String],
+    phase_record: bool,
+) -> Result<()> {
+    let path = WorkspacePath::new(path)?;
+    let refuse = |why: String| {
+        Err(Error::InvalidArgument {
+            message: format!(
+                "cannot exclude '{}' from the PASS of change {}: {why}",
+                crate::quote::escape(path.as_str().as_bytes()),
+                quote(&change.change)
+            ),
+        })
+    };
+    if let Some(covered) = required
+        .iter()
+        .find(|r| r.as_str() == path.as_str() || is_below(r, path.as_str()))
+    {
+        return refuse(format!(
+            "it covers '{}', which the PASS must hold",
+            crate::quote::escape(covered.as_bytes())
+        ));
+    }
+    if !phase_record && is_below(path.as_str(), &required[0]) {
+        return refuse(
+            "inside the change directory only phase records (--phase-record, one file each) are excluded"
+                .to_owned(),
+        );
+    }
+    if matches!(path.as_str(), ".agents" | ".opencode") {
+        return refuse("exclusions are per change, never all of it".to_owned());
+    }
+    if phase_record && change.is_directory(path.as_str())? {
+        return refuse("a phase record is one file, not a directory".to_owned());
+    }
+    Ok(())
+}
+
+/// Whether `path` lies below the directory `dir`.
+fn is_below(path: &str, dir: &str) -> bool {
+    path.strip_prefix(dir)
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Why a PASS cannot be recorded now: every artifact whose approval does not
+/// stand, every gate that is not fresh. Returns the gates' evidence records.
+fn pass_preconditions(
+    store: &Store,
+    change: &ChangeSet,
+    gates: &[GateQuery],
+) -> Result<(Vec<GateUse>, Vec<String>)> {
+    let mut reasons = unapproved(store, change)?;
+    let mut used = Vec::new();
+    for query in gates {
+        let freshness = check_gate_query(query)?;
+        if !freshness.fresh {
+            let why: Vec<String> = freshness
+                .reasons
+                .iter()
+                .map(StaleReason::to_string)
+                .collect();
+            reasons.push(format!(
+                "gate {} is stale ({})",
+                quote(&query.name),
+                why.join(", ")
+            ));
+        }
+        used.push(GateUse {
+            gate: query.name.clone(),
+            record: freshness.record,
+        });
+    }
+    Ok((used, reasons))
+}
+
+/// Every artifact of `change` whose approval does not stand now, as reasons.
+fn unapproved(store: &Store, change: &ChangeSet) -> Result<Vec<String>> {
+    let approvals = status(store, change)?;
+    let mut reasons = Vec::new();
+    for row in &approvals.artifacts {
+        if !row.state.stands() {
+            reasons.push(format!(
+                "artifact {} is {}",
+                quote(&row.artifact),
+                row.state.as_str()
+            ));
+        }
+    }
+    for changed in &approvals.schema_changed {
+        reasons.push(format!(
+            "artifact {} was approved with another schema ({})",
+            quote(&changed.artifact),
+            changed.reason.code()
+        ));
+    }
+    Ok(reasons)
+}
+
+/// The gates' latest evidence records, whatever their freshness (a FAIL).
+fn latest_records(gates: &[GateQuery]) -> Result<Vec<GateUse>> {
+    gates
+        .iter()
+        .map(|query| {
+            let store = Store::open(&Scope::new(query.workspace.clone()).resolve()?.workspace);
+            let latest = crate::evidence::latest_evidence(&store, &query.name)?;
+            Ok(GateUse {
+                gate: query.name.clone(),
+                record: latest.map(|(id, _)| id),
+            })
+        })
+        .collect()
+}
+
+/// Records a validation verdict in `change`'s envelope (docs/lifecycle.md,
+/// Validation): builds the PASS inventory ([`pass_scope`]), and, for a PASS,
+/// refuses with `validation-refused` (every reason listed) unless every
+/// artifact's approval stands and every gate named is fresh now. A FAIL is a
+/// finding and needs neither. The envelope keeps every other field; the
+/// write is compare-and-swap on the head read here (`pointer-conflict`).
+pub fn record_validation(
+    store: &Store,
+    change: &ChangeSet,
+    request: &ValidationRequest,
+) -> Result<(RecordId, StateEnvelope)> {
+    if request.source.trim().is_empty() {
+        return Err(Error::InvalidArgument {
+            message: format!(
+                "a verdict on change {} needs the observed source of the decision (--source)",
+                quote(&change.change)
+            ),
+        });
+    }
+    let scope = pass_scope(change, request)?;
+    let (head, mut envelope) = current_state(store, &change.change)?;
+    let gates = match request.verdict {
+        Verdict::Pass => {
+            let (gates, reasons) = pass_preconditions(store, change, &request.gates)?;
+            if !reasons.is_empty() {
+                return Err(Error::ValidationRefused {
+                    change: change.change.clone(),
+                    reasons: reasons.join("; "),
+                });
+            }
+            gates
+        }
+        Verdict::Fail => latest_records(&request.gates)?,
+    };
+    let inventory = Inventory::expand(&scope)?;
+    // An artifact edited between the check above and the expansion would be in
+    // the PASS unapproved: the approvals must still stand after it.
+    if request.verdict == Verdict::Pass {
+        let reasons = unapproved(store, change)?;
+        if !reasons.is_empty() {
+            return Err(Error::ValidationRefused {
+                change: change.change.clone(),
+                reasons: format!("while the PASS was read: {}", reasons.join("; ")),
+            });
+        }
+    }
+    let specs = specs_root(change);
+    let mut baseline = Scope::new(change.workspace.clone());
+    baseline.repositories.clone_from(&scope.repositories);
+    baseline.add_root(&specs)?;
+    baseline.purpose = format!(
+        "baseline specs at the validation of change {}",
+        change.change
+    );
+    envelope.validation = Some(Validation {
+        verdict: request.verdict,
+        fingerprint: inventory.fingerprint,
+        inventory,
+        gates,
+        source: request.source.clone(),
+        observed_at: now(),
+        directory: change.directory(),
+        specs_root: specs,
+        capabilities: capabilities(change)?,
+        specs_baseline: Some(Inventory::expand(&baseline)?),
+        archives: change.archived_directories()?,
+    });
+    envelope.retired = None;
+    let id = store.commit(
+        &state_ref(&change.change),
+        STATE_KIND,
+        head.as_ref(),
+        &envelope,
+    )?;
+    Ok((id, envelope))
+}
+
+/// A gate the verdict relied on, as it stands now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GateStanding {
+    /// The gate.
+    pub gate: String,
+    /// The evidence record the verdict recorded.
+    pub recorded: Option<RecordId>,
+    /// The gate's latest evidence record now.
+    pub latest: Option<RecordId>,
+    /// Whether the gate ran again since the verdict (its latest evidence is not
+    /// the one the verdict relied on, e.g. over another scope): the verdict no
+    /// longer stands on what the gate says now.
+    pub rerun: bool,
+    /// Whether its latest evidence is fresh now.
+    pub fresh: bool,
+    /// Why not (empty when fresh).
+    pub reasons: Vec<StaleReason>,
+}
+
+/// Whether a recorded validation still stands (`ledger validate check`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ValidationCheck {
+    /// The change.
+    pub change: String,
+    /// The state record holding the validation.
+    pub record: RecordId,
+    /// The recorded verdict.
+    pub verdict: Verdict,
+    /// The fingerprint it was given for.
+    pub fingerprint: Fingerprint,
+    /// The PASS inventory re-expanded now, path by path.
+    pub comparison: Comparison,
+    /// Every gate the verdict relied on, fresh or stale.
+    pub gates: Vec<GateStanding>,
+    /// Whether the verdict is a PASS, its inventory is unchanged and every
+    /// gate it relied on is fresh on the very evidence the verdict recorded.
+    pub stands: bool,
+}
+
+/// The validation `change`'s envelope holds, with its record; `not-validated`
+/// when there is none. The inventory is moved into the caller's workspace:
+/// the record's own is never where ledger reads.
+pub(crate) fn recorded_validation(
+    store: &Store,
+    change: &ChangeSet,
+) -> Result<(RecordId, Validation)> {
+    let (head, envelope) = current_state(store, &change.change)?;
+    let (Some(record), Some(mut validation)) = (head, envelope.validation) else {
+        return Err(Error::NotValidated {
+            change: change.change.clone(),
+            reason: "its envelope records no verdict (ledger validate record)".to_owned(),
+        });
+    };
+    // Records are input: a stored inventory must be what an expansion gives.
+    let malformed = |reason: String| Error::MalformedRecord {
+        record: crate::error::DisplayPath::from(record.to_string().as_str()),
+        reason,
+    };
+    validation
+        .inventory
+        .check_stored()
+        .map_err(|why| malformed(format!("validation.inventory: {why}")))?;
+    if validation.fingerprint != validation.inventory.fingerprint {
+        return Err(malformed(format!(
+            "validation.fingerprint {} is not its inventory's {}",
+            validation.fingerprint, validation.inventory.fingerprint
+        )));
+    }
+    if let Some(baseline) = &validation.specs_baseline {
+        baseline
+            .check_stored()
+            .map_err(|why| malformed(format!("validation.specs_baseline: {why}")))?;
+    }
+    let workspace = Scope::new(change.workspace.clone()).resolve()?.workspace;
+    validation.inventory = validation.inventory.relocate(workspace.clone());
+    validation.specs_baseline = validation.specs_baseline.map(|b| b.relocate(workspace));
+    Ok((record, validation))
+}
+
+/// Re-expands the recorded PASS inventory of `change` and checks every gate it
+/// relied on (docs/lifecycle.md, Checking a PASS). `not-validated` when the
+/// envelope records no verdict.
+pub fn check_validation(store: &Store, change: &ChangeSet) -> Result<ValidationCheck> {
+    let (record, validation) = recorded_validation(store, change)?;
+    let comparison = validation.inventory.compare()?;
+    let workspace = validation.inventory.scope.workspace.clone();
+    let mut gates = Vec::new();
+    for used in &validation.gates {
+        let freshness = check_gate_query(&GateQuery {
+            name: used.gate.clone(),
+            workspace: workspace.clone(),
+            ..GateQuery::default()
+        })?;
+        gates.push(GateStanding {
+            gate: used.gate.clone(),
+            recorded: used.record,
+            latest: freshness.record,
+            rerun: freshness.record != used.record,
+            fresh: freshness.fresh,
+            reasons: freshness.reasons,
+        });
+    }
+    let stands = validation.verdict == Verdict::Pass
+        && comparison.matches
+        && gates.iter().all(|g| g.fresh && !g.rerun);
+    Ok(ValidationCheck {
+        change: change.change.clone(),
+        record,
+        verdict: validation.verdict,
+        fingerprint: validation.fingerprint,
+        comparison,
+        gates,
+        stands,
+    })
+}
+
+/// The paths of `paths` as workspace paths (for the finalization's registry).
+pub(crate) fn workspace_paths(paths: &[String]) -> Result<Vec<WorkspacePath>> {
+    paths
+        .iter()
+        .map(|p| WorkspacePath::new(p.as_str()))
+        .collect()
+}

@@ -1,0 +1,545 @@
+//! The change lifecycle on an OpenSpec-shaped change in a temp Git repository:
+//! handoff writes, a validation PASS, and the finalization check after an
+//! archive move made by hand (the real OpenSpec CLI drives the same flow in
+//! crates/ledger-cli/tests/openspec_cli.rs).
+#![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
+
+// The workspace's test kit, from inside this crate so that the packaged crate's
+// tests build (tests/support/testkit.rs); each test file uses a part of it.
+#[allow(dead_code)]
+#[path = "support/testkit.rs"]
+mod ledger_testkit;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ledger_core::{
+    Absence, ArtifactGraph, ChangeSet, Check, Echo, Finalization, GateSpec, Scope, StatePatch,
+    Store, TaskIds, ValidationRequest, Verdict, advance_state, approve, check_validation,
+    finalize_check, record_validation, run_gate, state_log,
+};
+use ledger_testkit::{Git, utf8};
+
+const DIR: &str = "openspec/changes/add-auth";
+const ARCHIVE: &str = "openspec/changes/archive/2026-12-01-add-auth";
+const TASKS: &str = "## 1. Core\n- [ ] 1.1 [core] Add login\n- [ ] 1.2 [core] Add tokens\n";
+
+struct Repo {
+    dir: tempfile::TempDir,
+}
+
+impl Repo {
+    fn new() -> Self {
+        let repo = Repo {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        Git::isolated().run(repo.path(), &["init", "-q"]);
+        repo.write(
+            &format!("{DIR}/proposal.md"),
+            "# Why\nUsers need to log in.\n",
+        );
+        repo.write(&format!("{DIR}/design.md"), "# Design\nCookies.\n");
+        repo.write(
+            &format!("{DIR}/specs/auth/spec.md"),
+            "## ADDED Requirements\n",
+        );
+        repo.write(
+            &format!("{DIR}/specs/api/tokens/spec.md"),
+            "## ADDED Tokens\n",
+        );
+        repo.write(&format!("{DIR}/tasks.md"), TASKS);
+        repo.write("openspec/specs/auth/spec.md", "# auth\n");
+        repo.write("openspec/specs/billing/spec.md", "# billing\n");
+        repo.write("src/lib.rs", "pub fn login() {}\n");
+        repo.write("README.md", "# product\n");
+        repo
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn store(&self) -> Store {
+        Store::open(utf8(self.path()))
+    }
+
+    fn change(&self) -> ChangeSet {
+        ChangeSet::new(utf8(self.path()), "add-auth", ArtifactGraph::spec_driven()).unwrap()
+    }
+
+    fn approve_all(&self) {
+        for a in ["proposal", "specs", "design", "tasks"] {
+            approve(
+                &self.store(),
+                &self.change(),
+                a,
+                "review 1",
+                Absence::Refuse,
+            )
+            .unwrap();
+        }
+    }
+
+    /// A passing gate over `src/`.
+    fn run_gate(&self) {
+        let mut scope = Scope::new(utf8(self.path()));
+        scope.add_root("src").unwrap();
+        let argv = vec!["cat".to_owned(), "src/lib.rs".to_owned()];
+        let spec = GateSpec::new("test", argv, ".", scope, BTreeMap::new()).unwrap();
+        let ran = run_gate(&self.store(), &spec, Echo::Off).unwrap();
+        assert!(ran.evidence.is_none_or(|e| e.passed()));
+    }
+
+    fn request(&self) -> ValidationRequest {
+        let mut request = ValidationRequest::new(Verdict::Pass, "review 2");
+        request.roots.push("src".to_owned());
+        request.gate(utf8(self.path()), "test");
+        request
+    }
+
+    /// OpenSpec's `archive`, by hand: the directory moved, the deltas synced.
+    fn archive(&self) {
+        let to = self.path().join(ARCHIVE);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::rename(self.path().join(DIR), to).unwrap();
+        self.write(
+            "openspec/specs/auth/spec.md",
+            "# auth\n\n### Requirement: login\n",
+        );
+        self.write("openspec/specs/api/tokens/spec.md", "# tokens\n");
+        self.write(&format!("{ARCHIVE}/completion-evidence.md"), "# Done\n");
+        self.write("docs/registry.md", "add-auth: done\n");
+    }
+
+    fn finalize(&self) -> Finalization {
+        let expected = ["docs/registry.md".to_owned()];
+        finalize_check(&self.store(), &self.change(), &expected).unwrap()
+    }
+}
+
+fn paths(changes: &[ledger_core::Change]) -> Vec<String> {
+    changes
+        .iter()
+        .map(|c| format!("{} {}", c.change.as_str(), c.path()))
+        .collect()
+}
+
+#[test]
+fn handoff_writes_patch_only_the_named_fields_and_default_the_task_ids() {
+    let repo = Repo::new();
+    repo.approve_all();
+    let patch = StatePatch {
+        role: Some("implementation".into()),
+        outcome: Some("tasks approved".into()),
+        areas: Some(vec!["web".into(), "api".into(), "web".into()]),
+        checks: vec![Check {
+            name: "make test".into(),
+            result: "not run".into(),
+        }],
+        blockers: vec!["waiting for the API key".into()],
+        next: Some("validation".into()),
+        ..StatePatch::default()
+    };
+    let (first, envelope) = advance_state(&repo.store(), &repo.change(), &patch, None).unwrap();
+    assert_eq!(envelope.bindings.len(), 4, "the approvals stay");
+    assert_eq!(envelope.affected_areas, ["web", "api"]);
+    assert_eq!(envelope.tasks_completed, Vec::<String>::new());
+    assert_eq!(envelope.tasks_remaining, ["1.1", "1.2"]);
+
+    // Progress: the ids follow the file; a check is replaced by name.
+    repo.write(
+        &format!("{DIR}/tasks.md"),
+        &TASKS.replace("- [ ] 1.1", "- [x] 1.1"),
+    );
+    let tick = StatePatch {
+        checks: vec![Check {
+            name: "make test".into(),
+            result: "PASS (12 tests)".into(),
+        }],
+        clear_blockers: true,
+        ..StatePatch::default()
+    };
+    let (second, envelope) =
+        advance_state(&repo.store(), &repo.change(), &tick, Some(&first)).unwrap();
+    assert_eq!(envelope.role, "implementation");
+    assert_eq!(envelope.tasks_completed, ["1.1"]);
+    assert_eq!(envelope.tasks_remaining, ["1.2"]);
+    assert_eq!(envelope.checks.len(), 1);
+    assert_eq!(envelope.checks[0].result, "PASS (12 tests)");
+    assert!(envelope.blockers.is_empty());
+    assert_eq!(envelope.next_outcome.as_deref(), Some("validation"));
+
+    // A writer that started from the first record is refused, naming both.
+    let stale = advance_state(&repo.store(), &repo.change(), &tick, Some(&first)).unwrap_err();
+    assert_eq!(stale.code(), "pointer-conflict");
+    let message = stale.to_string();
+    assert!(message.contains(&first.to_string()) && message.contains(&second.to_string()));
+
+    // Explicit ids win over the file.
+    let given = StatePatch {
+        tasks: TaskIds::Given {
+            completed: vec!["1.1".into(), "1.2".into()],
+            remaining: vec![],
+        },
+        ..StatePatch::default()
+    };
+    let (_, envelope) = advance_state(&repo.store(), &repo.change(), &given, None).unwrap();
+    assert_eq!(envelope.tasks_completed, ["1.1", "1.2"]);
+
+    // An approval after the handoff keeps it.
+    approve(
+        &repo.store(),
+        &repo.change(),
+        "tasks",
+        "review 3",
+        Absence::Refuse,
+    )
+    .unwrap();
+    let log = state_log(&repo.store(), "add-auth").unwrap();
+    assert_eq!(log.len(), 4 + 3 + 1);
+    assert_eq!(log[0].changes[0].field, "bindings");
+    assert_eq!(log[0].changes[0].summary, "approved tasks again");
+    assert_eq!(log[1].changes[0].field, "tasks_completed");
+    let fields: Vec<&str> = log[3].changes.iter().map(|c| c.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "role",
+            "outcome",
+            "affected_areas",
+            "tasks_remaining",
+            "checks",
+            "blockers",
+            "next_outcome"
+        ]
+    );
+    assert_eq!(log[3].changes[0].summary, "(none) -> implementation");
+    assert_eq!(log[7].changes[0].summary, "approved proposal");
+
+    let empty = StatePatch {
+        role: Some(" ".into()),
+        ..StatePatch::default()
+    };
+    let err = advance_state(&repo.store(), &repo.change(), &empty, None).unwrap_err();
+    assert_eq!(err.code(), "invalid-argument");
+    let ghost = ChangeSet::new(utf8(repo.path()), "ghost", ArtifactGraph::spec_driven()).unwrap();
+    let err = advance_state(&repo.store(), &ghost, &StatePatch::default(), None).unwrap_err();
+    assert_eq!(err.code(), "unknown-change");
+}
+
+#[test]
+fn a_pass_needs_standing_approvals_and_fresh_gates() {
+    let repo = Repo::new();
+    let refused = record_validation(&repo.store(), &repo.change(), &repo.request()).unwrap_err();
+    assert_eq!(refused.code(), "validation-refused");
+    let message = refused.to_string();
+    assert!(
+        message.contains("artifact proposal is unbound"),
+        "{message}"
+    );
+    assert!(
+        message.contains("gate test is stale (no evidence"),
+        "{message}"
+    );
+
+    repo.approve_all();
+    repo.run_gate();
+    let (record, envelope) =
+        record_validation(&repo.store(), &repo.change(), &repo.request()).unwrap();
+    let validation = envelope.validation.as_ref().unwrap();
+    assert_eq!(validation.verdict, Verdict::Pass);
+    assert_eq!(validation.capabilities, ["api/tokens", "auth"]);
+    assert_eq!(validation.gates[0].gate, "test");
+    assert!(validation.gates[0].record.is_some());
+    assert_eq!(envelope.bindings.len(), 4);
+    let scope = &validation.inventory.scope;
+    assert_eq!(
+        scope.roots,
+        [
+            DIR,
+            "openspec/specs/api/tokens",
+            "openspec/specs/auth",
+            "src"
+        ]
+    );
+    assert!(scope.normalize.is_empty(), "the PASS hashes Tasks raw");
+    let excluded: Vec<&str> = scope.exclusions.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(
+        excluded,
+        [
+            ".ledger",
+            "openspec/changes/add-auth/completion-evidence.md"
+        ]
+    );
+    let listed: Vec<&str> = validation
+        .inventory
+        .entries
+        .iter()
+        .map(|e| e.path.as_str())
+        .collect();
+    assert!(listed.contains(&"openspec/changes/add-auth/tasks.md"));
+    assert!(!listed.contains(&"README.md") && !listed.contains(&"openspec/specs/billing/spec.md"));
+
+    let check = check_validation(&repo.store(), &repo.change()).unwrap();
+    assert!(check.stands && check.comparison.matches, "{check:?}");
+    assert_eq!(check.record, record);
+    assert!(check.gates[0].fresh);
+
+    // Ticking a task is progress for approvals, but the PASS hashed Tasks raw.
+    repo.write(
+        &format!("{DIR}/tasks.md"),
+        &TASKS.replace("- [ ] 1.1", "- [x] 1.1"),
+    );
+    let check = check_validation(&repo.store(), &repo.change()).unwrap();
+    assert!(!check.stands);
+    assert_eq!(
+        paths(&check.comparison.changes),
+        ["content-changed openspec/changes/add-auth/tasks.md"]
+    );
+    repo.write(&format!("{DIR}/tasks.md"), TASKS);
+    // A delivery file changes: the gate and the PASS fall.
+    repo.write("src/lib.rs", "pub fn login() { todo!() }\n");
+    let check = check_validation(&repo.store(), &repo.change()).unwrap();
+    assert!(!check.stands && !check.gates[0].fresh);
+    repo.write("src/lib.rs", "pub fn login() {}\n");
+    assert!(
+        check_validation(&repo.store(), &repo.change())
+            .unwrap()
+            .stands
+    );
+
+    // A FAIL is recorded without the preconditions, and is never finalized.
+    repo.write(&format!("{DIR}/proposal.md"), "# Why not\n");
+    let mut fail = repo.request();
+    fail.verdict = Verdict::Fail;
+    record_validation(&repo.store(), &repo.change(), &fail).unwrap();
+    assert!(
+        !check_validation(&repo.store(), &repo.change())
+            .unwrap()
+            .stands
+    );
+    let err = finalize_check(&repo.store(), &repo.change(), &[]).unwrap_err();
+    assert_eq!(err.code(), "not-validated");
+}
+
+fn validated() -> Repo {
+    let repo = Repo::new();
+    repo.approve_all();
+    repo.run_gate();
+    record_validation(&repo.store(), &repo.change(), &repo.request()).unwrap();
+    repo
+}
+
+#[test]
+fn finalization_lists_the_expected_completion_outputs() {
+    let repo = validated();
+    let before = repo.finalize();
+    assert!(before.clean && before.archive_move.is_none() && before.spec_sync.is_empty());
+    let made_before = repo.change();
+    repo.archive();
+    let done = repo.finalize();
+    let expected = ["docs/registry.md".to_owned()];
+    let stale_set = finalize_check(&repo.store(), &made_before, &expected).unwrap();
+    assert_eq!(
+        stale_set, done,
+        "the change is located when checked, not when the set was made"
+    );
+    assert!(done.clean, "{:?}", done.new_changes);
+    let moved = done.archive_move.as_ref().unwrap();
+    assert_eq!((moved.from.as_str(), moved.to.as_str()), (DIR, ARCHIVE));
+    assert_eq!(moved.files.len(), 5);
+    assert_eq!(moved.files[0].to.as_str(), format!("{ARCHIVE}/design.md"));
+    assert_eq!(
+        paths(&done.spec_sync),
+        [
+            "added openspec/specs/api/tokens/spec.md",
+            "content-changed openspec/specs/auth/spec.md"
+        ]
+    );
+    assert_eq!(
+        paths(&done.completion_evidence),
+        [format!("added {ARCHIVE}/completion-evidence.md")]
+    );
+    assert_eq!(paths(&done.registry), ["added docs/registry.md"]);
+    // A retry reads the same envelope and gives the same answer.
+    assert_eq!(repo.finalize(), done);
+}
+
+#[test]
+fn anything_else_after_validation_is_a_new_change() {
+    let repo = validated();
+    repo.archive();
+    repo.write("src/lib.rs", "pub fn login() { unimplemented!() }\n");
+    repo.write(&format!("{ARCHIVE}/design.md"), "# Design\nTokens.\n");
+    repo.write(&format!("{ARCHIVE}/notes.md"), "late notes\n");
+    repo.write(
+        "openspec/specs/billing/spec.md",
+        "# billing, synced by mistake\n",
+    );
+    repo.write("openspec/specs/other/spec.md", "# other\n");
+    // Outside every validated root and completion output: not ledger's to judge.
+    repo.write("docs/unnamed.md", "not a registry anyone named\n");
+    let done = repo.finalize();
+    assert!(!done.clean);
+    assert_eq!(
+        paths(&done.new_changes),
+        [
+            format!("content-changed {ARCHIVE}/design.md"),
+            format!("added {ARCHIVE}/notes.md"),
+            "content-changed openspec/specs/billing/spec.md".to_owned(),
+            "added openspec/specs/other/spec.md".to_owned(),
+            "content-changed src/lib.rs".to_owned(),
+        ]
+    );
+    assert_eq!(
+        done.archive_move.unwrap().files.len(),
+        4,
+        "design.md did not move intact"
+    );
+    assert_eq!(done.spec_sync.len(), 2);
+}
+
+#[test]
+fn a_copy_into_the_archive_while_the_change_stays_is_a_new_change() {
+    let repo = validated();
+    let to = repo.path().join(ARCHIVE);
+    std::fs::create_dir_all(&to).unwrap();
+    for file in ["proposal.md", "design.md", "tasks.md"] {
+        std::fs::copy(repo.path().join(DIR).join(file), to.join(file)).unwrap();
+    }
+    repo.write(&format!("{ARCHIVE}/design.md"), "# Design\nTampered.\n");
+    let done = repo.finalize();
+    assert!(!done.clean);
+    assert!(done.archive_move.is_none());
+    assert_eq!(
+        paths(&done.new_changes),
+        [
+            format!("added {ARCHIVE}/design.md"),
+            format!("added {ARCHIVE}/proposal.md"),
+            format!("added {ARCHIVE}/tasks.md"),
+        ]
+    );
+}
+
+#[test]
+fn an_earlier_archive_of_the_same_name_is_not_the_move() {
+    let repo = Repo::new();
+    let earlier = "openspec/changes/archive/2025-01-01-add-auth";
+    repo.write(&format!("{earlier}/proposal.md"), "# An older add-auth\n");
+    repo.approve_all();
+    repo.run_gate();
+    record_validation(&repo.store(), &repo.change(), &repo.request()).unwrap();
+    repo.archive();
+    let done = repo.finalize();
+    assert!(done.clean, "{:?}", done.new_changes);
+    assert_eq!(done.archive_move.unwrap().to, ARCHIVE);
+}
+
+#[test]
+fn a_spec_sync_is_the_spec_file_of_a_touched_capability_only() {
+    let repo = validated();
+    repo.archive();
+    // Below a touched capability, but another file and a nested capability.
+    repo.write("openspec/specs/auth/run.sh", "echo\n");
+    repo.write("openspec/specs/auth/sub/spec.md", "# sub\n");
+    let done = repo.finalize();
+    assert_eq!(
+        paths(&done.new_changes),
+        [
+            "added openspec/specs/auth/run.sh",
+            "added openspec/specs/auth/sub/spec.md"
+        ]
+    );
+}
+
+#[test]
+fn a_pass_keeps_what_it_must_hold_whatever_is_excluded() {
+    let repo = Repo::new();
+    repo.approve_all();
+    repo.run_gate();
+    repo.write(&format!("{DIR}/notes/log.md"), "phase log\n");
+    for (exclusion, phase) in [
+        ("openspec/specs", true),
+        ("openspec/specs/auth", false),
+        (&format!("{DIR}/design.md") as &str, true),
+        (DIR, false),
+        (&format!("{DIR}/notes") as &str, true),
+        (&format!("{DIR}/notes") as &str, false),
+        (".agents", false),
+    ] {
+        let mut request = repo.request();
+        if phase {
+            request.phase_records.push(exclusion.to_owned());
+        } else {
+            request
+                .exclusions
+                .push((exclusion.to_owned(), Some("why".to_owned())));
+        }
+        let err = record_validation(&repo.store(), &repo.change(), &request).unwrap_err();
+        assert_eq!(err.code(), "invalid-argument", "{exclusion}: {err}");
+        assert!(err.to_string().contains(exclusion), "{err}");
+    }
+    // One phase record file inside the change directory is fine.
+    let mut request = repo.request();
+    request.phase_records.push(format!("{DIR}/notes/log.md"));
+    record_validation(&repo.store(), &repo.change(), &request).unwrap();
+}
+
+#[test]
+fn a_gate_run_again_since_the_verdict_no_longer_backs_it() {
+    let repo = validated();
+    assert!(
+        check_validation(&repo.store(), &repo.change())
+            .unwrap()
+            .stands
+    );
+    // The same gate, over another scope: fresh, but not what the verdict relied on.
+    let mut scope = Scope::new(utf8(repo.path()));
+    scope.add_root("README.md").unwrap();
+    let argv = vec!["true".to_owned()];
+    let spec = GateSpec::new("test", argv, ".", scope, BTreeMap::new()).unwrap();
+    run_gate(&repo.store(), &spec, Echo::Off).unwrap();
+    let check = check_validation(&repo.store(), &repo.change()).unwrap();
+    assert!(!check.stands);
+    assert!(check.gates[0].rerun && check.gates[0].fresh);
+}
+
+#[test]
+fn a_forged_pass_inventory_is_a_malformed_record() {
+    let repo = validated();
+    let store = repo.store();
+    let (_, envelope) = ledger_core::current_state(&store, "add-auth").unwrap();
+    let forge = |edit: &dyn Fn(&mut ledger_core::Validation)| {
+        let mut forged = envelope.clone();
+        edit(forged.validation.as_mut().unwrap());
+        let now = store.head("changes/add-auth").unwrap();
+        store
+            .commit("changes/add-auth", "state", now.as_ref(), &forged)
+            .unwrap();
+        let err = check_validation(&store, &repo.change()).unwrap_err();
+        assert_eq!(err.code(), "malformed-record", "{err}");
+        let err = repo_finalize_err(&repo);
+        assert_eq!(err.code(), "malformed-record", "{err}");
+        // Put the real one back for the next forgery.
+        let now = store.head("changes/add-auth").unwrap();
+        store
+            .commit("changes/add-auth", "state", now.as_ref(), &envelope)
+            .unwrap();
+    };
+    forge(&|v| {
+        v.fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+            .parse()
+            .unwrap()
+    });
+    forge(&|v| v.inventory.entries.reverse());
+}
+
+fn repo_finalize_err(repo: &Repo) -> ledger_core::Error {
+    finalize_check(&repo.store(), &repo.change(), &[]).unwrap_err()
+}
