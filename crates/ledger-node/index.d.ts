@@ -232,6 +232,8 @@ export interface GateStanding {
   gate: string
   recorded: string | null
   latest: string | null
+  /** The gate ran again since the verdict: its latest evidence is another record, and the PASS no longer stands on it. */
+  rerun: boolean
   fresh: boolean
   reasons: StaleReason[]
 }
