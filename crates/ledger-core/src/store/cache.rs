@@ -510,7 +510,7 @@ fn nanos_since_epoch(time: SystemTime) -> i128 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     #[test]
@@ -555,6 +555,50 @@ mod tests {
         magic[0] = b'X';
         assert_eq!(parse(&magic), None);
         assert_eq!(parse(b""), None);
+    }
+
+    /// The racy-entry rule, on a clock the test sets: a file is recorded only
+    /// when its times are older than the expansion's start minus the
+    /// granularity, and trusted only when older than the cache's reference
+    /// minus it — as a file system whose timestamps are coarser than the time
+    /// between a read and the next write would need.
+    #[test]
+    fn racily_clean_files_are_neither_recorded_nor_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), b"one").unwrap();
+        let root = StoreDir::open_root(&dir.path().join(".ledger"), Missing::Create)
+            .unwrap()
+            .unwrap();
+        let tmp = root.make_sub(TMP).unwrap();
+        let cache_dir = CacheDir {
+            root,
+            tmp: Some(tmp),
+        };
+        let stat = rustix::fs::stat(dir.path().join("f")).unwrap();
+        let path = WorkspacePath::new("f").unwrap();
+        let changed = latest_change(&stat);
+        let digest = Digest([7; 32]);
+
+        let mut cache = DigestCache::start(&cache_dir);
+        let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
+            panic!("an empty cache knows nothing");
+        };
+        // Changed at the very moment the reference allows: not recorded.
+        cache.recorded_before = changed;
+        cache.record(key, &stat, digest);
+        assert!(cache.fresh.lock().unwrap().is_empty());
+        cache.recorded_before = changed + 1;
+        cache.record(key, &stat, digest);
+        cache.started = changed + 1 + GRANULARITY_NS;
+        cache.save();
+
+        // Reloaded: the file is trusted only when older than the reference.
+        let mut cache = DigestCache::start(&cache_dir);
+        assert_eq!(cache.trusted_before, changed + 1);
+        assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(d) if d == digest));
+        cache.trusted_before = changed;
+        assert!(matches!(cache.lookup(&path, &stat), Lookup::Miss(_)));
+        assert_eq!(cache.state[0].load(Ordering::Relaxed), EVICT);
     }
 
     #[test]
