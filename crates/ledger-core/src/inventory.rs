@@ -63,14 +63,23 @@ impl Inventory {
         let tasks = scope.tasks_files();
         let mut early_contents = Ok(None);
         // The listing stays on this thread (gix repositories are not `Send`); the
-        // hashing pool takes the tracked files meanwhile.
-        let listed = threads::pool()?.in_place_scope(|pool| {
+        // hashing pool takes the tracked files meanwhile. The rest (untracked,
+        // walked, explicit paths) joins the same pool as soon as the listing ends,
+        // while the tracked files are still being read: a thread that runs out of
+        // tracked files takes them instead of idling.
+        let (listed, rest) = threads::pool()?.in_place_scope(|pool| {
             pool.spawn(|_| {
                 early_contents = read_contents(workspace, &early, &tasks, cache.as_ref(), &stop);
             });
             let listed = candidates(&scope, repositories, &previous);
             stop.store(listed.is_err(), Ordering::Relaxed);
-            listed
+            let rest = listed.as_ref().ok().map(|(paths, _)| {
+                let rest = difference(paths, &early);
+                let never = AtomicBool::new(false);
+                let contents = read_contents(workspace, &rest, &tasks, cache.as_ref(), &never);
+                (rest, contents)
+            });
+            (listed, rest)
         });
         // The errors keep their order: listing first, then reading.
         let (paths, walked_roots) = listed?;
@@ -78,10 +87,10 @@ impl Inventory {
             Some(contents) => (early, contents),
             None => (Vec::new(), Vec::new()),
         };
-        let rest = difference(&paths, &early);
-        let never = AtomicBool::new(false);
-        let rest_contents =
-            read_contents(workspace, &rest, &tasks, cache.as_ref(), &never)?.unwrap_or_default();
+        let (rest, rest_contents) = match rest {
+            Some((rest, contents)) => (rest, contents?.unwrap_or_default()),
+            None => (Vec::new(), Vec::new()),
+        };
         let entries = assemble(
             workspace,
             &tasks,

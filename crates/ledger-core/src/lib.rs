@@ -115,4 +115,4 @@ pub use store::{
 };
 pub use task_rule::TaskRule;
 pub use tasks::{ChangeTasks, Task, Tasks, read_tasks, read_tasks_file};
-pub use threads::{MAX_THREADS, THREADS_ENV, set_threads, threads};
+pub use threads::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};

@@ -35,6 +35,9 @@ use crate::task_rule::TaskRule;
 /// dominates, while a thread's buffer stays far below the memory budget.
 const CHUNK: usize = 256 * 1024;
 
+/// Files larger than this are announced to the kernel as read sequentially.
+const SEQUENTIAL_FROM: u64 = 4 * CHUNK as u64;
+
 thread_local! {
     /// One buffer per hashing thread, reused for every file: no per-file allocation.
     static BUFFER: RefCell<Box<[u8]>> = RefCell::new(vec![0u8; CHUNK].into_boxed_slice());
@@ -305,6 +308,11 @@ fn hash_regular_file(
         Err(e) => return Err(unreadable("open", e.into())),
     };
     let mut file = File::from(fd);
+    if u64::try_from(seen.st_size).unwrap_or(0) > SEQUENTIAL_FROM {
+        // A hint only (a failure changes nothing): read from a cold disk, a large
+        // file gets the kernel's larger readahead window.
+        let _ = rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::Sequential);
+    }
     let started = SystemTime::now();
     // The stat taken before the open serves as the "before" state: if the path
     // was replaced or written between the two, the inode, size or times of the

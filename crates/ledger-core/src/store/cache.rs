@@ -253,7 +253,7 @@ impl<'a> DigestCache<'a> {
             .fresh
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        fresh.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        fresh.sort_unstable_by_key(|entry| entry.0);
         fresh.dedup_by(|later, earlier| later.0 == earlier.0);
         let state: Vec<u8> = self.state.into_iter().map(AtomicU8::into_inner).collect();
         if fresh.is_empty() && state.iter().all(|s| *s == MATCHED) {
