@@ -721,6 +721,9 @@ export declare function readRecordSync(path: string, options?: RecordOptions | u
  */
 export declare function readTasks(path: string, options?: RuleOptions | undefined | null): Promise<Tasks>
 
+/** The tasks of a Tasks file's bytes under `options.rule` (as `readTasks`). */
+export declare function readTasksBuffer(data: Buffer, options?: RuleOptions | undefined | null): Tasks
+
 /** `readTasks`, blocking the JavaScript thread. */
 export declare function readTasksSync(path: string, options?: RuleOptions | undefined | null): Tasks
 
@@ -856,6 +859,9 @@ export declare function status(options: ChangeOptions): Promise<ApprovalStatus>
 
 /** `status`, blocking the JavaScript thread. */
 export declare function statusSync(options: ChangeOptions): ApprovalStatus
+
+/** Every task rule's name, the default first. */
+export declare function taskRules(): TaskRule[]
 
 /** The number of threads calls run with now. */
 export declare function threads(): number

@@ -254,17 +254,12 @@ fn status_table(status: &ApprovalStatus) -> String {
 
 /// `rapid (openspec/schemas/rapid/schema.yaml, sha256:…)`.
 fn schema_label(schema: &SchemaSource) -> String {
-    let place = match (&schema.name, &schema.path) {
-        (Some(_), None) => "built in".to_owned(),
-        (_, Some(path)) => quote(path).into_owned(),
-        (None, None) => "built in code".to_owned(),
-    };
+    let place = quote(schema.place());
     match &schema.sha256 {
-        Some(sha) => format!(
-            "{} ({place}, {})",
-            quote(schema.label()),
-            &sha[..19.min(sha.len())]
-        ),
+        Some(sha) => {
+            let sha = sha.to_string();
+            format!("{} ({place}, {}…)", quote(schema.label()), &sha[..19])
+        }
         None => format!("{} ({place})", quote(schema.label())),
     }
 }

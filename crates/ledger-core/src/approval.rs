@@ -195,7 +195,8 @@ pub fn evaluate(change: &ChangeSet, envelope: &StateEnvelope) -> ApprovalStatus 
 }
 
 /// The schema a binding was made with; one written before ledger recorded it
-/// reads as `spec-driven`, of unknown bytes.
+/// reads as the built-in `spec-driven` (the only graph ledger had then), of
+/// unknown bytes.
 fn recorded_schema(binding: &Binding) -> SchemaSource {
     binding.schema.clone().unwrap_or_else(|| SchemaSource {
         name: Some(DEFAULT_SCHEMA.to_owned()),
@@ -368,15 +369,19 @@ impl Evaluation {
             reset_by.extend(self.causes.get(upstream).into_iter().flatten().cloned());
         }
         if let Some(binding) = binding {
-            for upstream in change.graph.upstream(&artifact.id) {
-                let moved = match binding.upstream.get(upstream) {
-                    None => true,
-                    Some(approved_on) => self
-                        .current
-                        .get(upstream)
-                        .is_some_and(|now| now != approved_on),
-                };
-                if moved {
+            let moved = |upstream: &str| match binding.upstream.get(upstream) {
+                None => true,
+                Some(approved_on) => self
+                    .current
+                    .get(upstream)
+                    .is_some_and(|now| now != approved_on),
+            };
+            // The graph's upstreams now, and those the approval recorded standing
+            // on: a schema that no longer links one must not hide its change.
+            let graph_upstream = change.graph.upstream(&artifact.id);
+            let recorded = binding.upstream.keys().map(String::as_str);
+            for upstream in graph_upstream.iter().copied().chain(recorded) {
+                if moved(upstream) {
                     reset_by.push(upstream.to_owned());
                 }
             }

@@ -185,7 +185,14 @@ impl ChangeSet {
             _ => self.project.schema.clone().zip(self.project.file.clone()),
         };
         let Some((name, file)) = declared else {
-            return Ok((ArtifactGraph::spec_driven(), SchemaChoice::Default));
+            // Resolved like any name: a project's own `spec-driven` comes first.
+            let graph = schema::resolve_name(
+                &self.workspace,
+                &self.openspec_dir(),
+                DEFAULT_SCHEMA,
+                NameOrigin::Default,
+            )?;
+            return Ok((graph, SchemaChoice::Default));
         };
         let graph = schema::resolve_name(
             &self.workspace,
@@ -206,7 +213,7 @@ impl ChangeSet {
                 name,
                 NameOrigin::Recorded,
             )?,
-            (None, Some(path)) => ArtifactGraph::read(camino::Utf8Path::new(path))?,
+            (None, Some(path)) => schema::read_recorded_path(&self.workspace, path)?,
             (None, None) => ArtifactGraph::spec_driven(),
         };
         Ok(ChangeSet {
@@ -388,8 +395,15 @@ impl ChangeSet {
             }
         }
         if artifact.id == "design" {
-            for material in self.design_materials(&scope.paths)? {
-                if !scope.paths.contains(&material) {
+            // The design documents, wherever they sit (tracked ones are normalized).
+            let documents: Vec<WorkspacePath> = scope
+                .paths
+                .iter()
+                .chain(&scope.normalize)
+                .cloned()
+                .collect();
+            for material in self.design_materials(&documents)? {
+                if !scope.paths.contains(&material) && !scope.normalize.contains(&material) {
                     scope.paths.push(material);
                 }
             }
@@ -410,7 +424,7 @@ impl ChangeSet {
     /// The files an artifact generates: one path, or the files matching a glob.
     fn generated(&self, artifact: &Artifact) -> Result<Vec<WorkspacePath>> {
         let dir = self.directory();
-        if !artifact.generates.contains(['*', '?', '[', '{']) {
+        if !artifact.is_glob() {
             return Ok(vec![WorkspacePath::joined(&dir, &artifact.generates)?]);
         }
         let glob = GlobBuilder::new(&artifact.generates)

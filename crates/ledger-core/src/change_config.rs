@@ -141,12 +141,7 @@ fn read_yaml<T: DeserializeOwned>(
     serde_saphyr::from_str::<Option<T>>(&text)
         .map(Some)
         // The parser's message spans lines; an error is one line.
-        .map_err(|e| bad(one_line(&e.to_string())))
-}
-
-/// `text` with its whitespace runs (newlines included) collapsed to one space.
-pub(crate) fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+        .map_err(|e| bad(crate::quote::one_line(&e.to_string())))
 }
 
 #[cfg(test)]
@@ -215,6 +210,12 @@ mod tests {
                 "openspec/config.yaml",
                 "ledger:\n  rule: openspec-checkbox\n",
             ),
+            // The parser quotes the file: a terminal control or a bidi override
+            // in it is escaped, never printed.
+            (
+                "openspec/config.yaml",
+                "ledger:\n  \"\u{1b}[31mfoo\u{202e}\": 1\n",
+            ),
         ] {
             let dir = workspace(&[(file, text)]);
             let err = if file.starts_with("c/") {
@@ -228,6 +229,7 @@ mod tests {
                 message.contains(file) && !message.contains('\n'),
                 "{message}"
             );
+            assert!(!message.contains(['\u{1b}', '\u{202e}']), "{message:?}");
         }
         // Only comments: no document, no default schema.
         let dir = workspace(&[("openspec/config.yaml", "# nothing yet\n")]);

@@ -67,8 +67,8 @@ impl Observe {
                 Err(Error::InvalidArgument {
                     message: format!(
                         "prerequisite \"{}\": \"{}\" cannot name an environment variable",
-                        one_line(name),
-                        one_line(var)
+                        escaped(name),
+                        escaped(var)
                     ),
                 })
             }
@@ -83,7 +83,7 @@ fn environment_value(name: &str, var: &str) -> Result<Option<String>> {
         return Ok(None);
     };
     value.into_string().map(Some).map_err(|raw| {
-        let (name, var) = (one_line(name), one_line(var));
+        let (name, var) = (escaped(name), escaped(var));
         let what = if name.is_empty() || name == var {
             format!("prerequisite {var} (environment variable)")
         } else {
@@ -94,7 +94,7 @@ fn environment_value(name: &str, var: &str) -> Result<Option<String>> {
 }
 
 /// `text` with its control characters escaped, so that a message stays one line.
-fn one_line(text: &str) -> String {
+fn escaped(text: &str) -> String {
     DisplayPath::from(text).0
 }
 
@@ -111,8 +111,8 @@ fn non_utf8(what: String, bytes: &[u8]) -> Error {
 /// failure is an error, never an empty value that could match an earlier one.
 fn command_output(name: &str, command: &str) -> Result<String> {
     let failed = |reason: String| Error::PrerequisiteFailed {
-        name: one_line(name),
-        command: one_line(command),
+        name: escaped(name),
+        command: escaped(command),
         reason,
     };
     let output = Command::new("sh")
@@ -130,8 +130,8 @@ fn command_output(name: &str, command: &str) -> Result<String> {
         Err(_) => Err(non_utf8(
             format!(
                 "prerequisite {} (output of `{}`)",
-                one_line(name),
-                one_line(command)
+                escaped(name),
+                escaped(command)
             ),
             stdout,
         )),
@@ -216,7 +216,7 @@ impl GateSpec {
             return Err(Error::InvalidArgument {
                 message: format!(
                     "gate \"{}\" needs a command: its argv is empty",
-                    one_line(name)
+                    escaped(name)
                 ),
             });
         }
@@ -550,13 +550,13 @@ pub fn latest_evidence(store: &Store, gate: &str) -> Result<Option<(RecordId, Ev
     let wrong = if record.kind != EVIDENCE_KIND {
         Some(format!(
             "a \"{}\" record, not evidence",
-            one_line(&record.kind)
+            escaped(&record.kind)
         ))
     } else if record.body.spec.name != gate {
         Some(format!(
             "evidence of gate \"{}\", not of \"{}\"",
-            one_line(&record.body.spec.name),
-            one_line(gate)
+            escaped(&record.body.spec.name),
+            escaped(gate)
         ))
     } else {
         None
@@ -786,7 +786,7 @@ pub fn record_evidence(store: &Store, evidence: &Evidence) -> Result<RecordId> {
         return Err(Error::InvalidArgument {
             message: format!(
                 "evidence of gate \"{}\": {defect}",
-                one_line(&evidence.spec.name)
+                escaped(&evidence.spec.name)
             ),
         });
     }

@@ -38,6 +38,7 @@ use gix::index::entry::Flags;
 use gix::objs::FindExt;
 
 use crate::error::{DisplayPath, Error, Result};
+use crate::quote::one_line;
 
 /// How a candidate path appears in `git ls-files --cached --others --exclude-standard -z`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -807,15 +808,6 @@ fn default_excludes_file() -> Option<PathBuf> {
         }
     };
     Some(base.join("git").join("ignore"))
-}
-
-/// `text` on one line: line breaks become `; `.
-fn one_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// Reads the index as an owned copy we may modify; an absent index (fresh repository)

@@ -23,6 +23,13 @@ pub struct Artifact {
     pub requires: Vec<String>,
 }
 
+impl Artifact {
+    /// Whether it generates a glob (`specs/**/*.md`) rather than one file.
+    pub fn is_glob(&self) -> bool {
+        self.generates.contains(['*', '?', '[', '{'])
+    }
+}
+
 /// A DAG of artifacts, kept in topological order (every artifact after the
 /// ones it requires), plus the file whose task checkboxes are progress and the
 /// schema it was read from.
@@ -146,13 +153,8 @@ impl ArtifactGraph {
     pub fn from_schema_yaml(text: &str, source: &str) -> Result<Self> {
         let schema: SchemaFile = serde_saphyr::from_str(text).map_err(|e| Error::BadSchema {
             path: DisplayPath::from(source),
-            // The parser's message quotes the source over several lines; an
-            // error is one line, so they are joined.
-            reason: e
-                .to_string()
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" "),
+            // The parser's message quotes the source over several lines.
+            reason: crate::quote::one_line(&e.to_string()),
         })?;
         let tracks = schema.apply.and_then(|a| a.tracks);
         let task_rule = schema.ledger.and_then(|l| l.task_rule);

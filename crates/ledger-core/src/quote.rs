@@ -30,6 +30,18 @@ pub fn quote(text: &str) -> Cow<'_, str> {
     Cow::Owned(format!("\"{}\"", escape(text.as_bytes())))
 }
 
+/// A message from another library (a parser's, gix's) as one line of an error: its
+/// lines trimmed and joined with `; `, then escaped as [`escape`] escapes, so
+/// that neither a line break nor a terminal control in it reaches the output.
+pub(crate) fn one_line(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    escape(lines.join("; ").as_bytes()).into_owned()
+}
+
 /// `bytes` with everything escaped that [`quote`] escapes, without the quotes
 /// (error messages put a path between single quotes).
 pub fn escape(bytes: &[u8]) -> Cow<'_, str> {

@@ -10,6 +10,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::entry::Digest;
 use crate::error::{DisplayPath, Error, Result};
+use crate::fingerprint::Fingerprint;
 use crate::graph::ArtifactGraph;
 use crate::own_file;
 use crate::path::WorkspacePath;
@@ -40,10 +41,10 @@ pub struct SchemaSource {
     /// the caller gave it for a path; `None` for a built-in schema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
-    /// `sha256:` and the hex SHA-256 of the schema's bytes; `None` for a graph
-    /// built in code.
+    /// `sha256:` and the hex SHA-256 of the schema's bytes (the fingerprint
+    /// notation, checked when read); `None` for a graph built in code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sha256: Option<String>,
+    pub sha256: Option<Fingerprint>,
 }
 
 impl SchemaSource {
@@ -53,7 +54,16 @@ impl SchemaSource {
         SchemaSource {
             name: name.map(str::to_owned),
             path: path.map(str::to_owned),
-            sha256: Some(format!("sha256:{digest}")),
+            sha256: Some(Fingerprint(digest)),
+        }
+    }
+
+    /// Where it was found, for people: `built in`, its file, or `built in code`.
+    pub fn place(&self) -> &str {
+        match (&self.name, &self.path) {
+            (_, Some(path)) => path,
+            (Some(_), None) => "built in",
+            (None, None) => "built in code",
         }
     }
 
@@ -65,14 +75,11 @@ impl SchemaSource {
             .unwrap_or("(a graph built in code)")
     }
 
-    /// Whether `other` names the same schema (the same name, or for schemas
-    /// read by path the same path), whatever its bytes.
+    /// Whether `other` is the same schema, whatever its bytes: the same name
+    /// found in the same place (a project's own `spec-driven` is another schema
+    /// than the built-in one), or the same path.
     pub fn same_schema(&self, other: &SchemaSource) -> bool {
-        match (&self.name, &other.name) {
-            (Some(a), Some(b)) => a == b,
-            (None, None) => self.path == other.path,
-            _ => false,
-        }
+        self.name == other.name && self.path == other.path
     }
 }
 
@@ -107,6 +114,8 @@ pub enum NameOrigin<'a> {
     File(&'a str),
     /// The approvals recorded in the change's state.
     Recorded,
+    /// Nothing named one: OpenSpec's default.
+    Default,
 }
 
 /// Resolves a `--schema` value: a path is read, a name is looked up
@@ -114,11 +123,74 @@ pub enum NameOrigin<'a> {
 /// holding OpenSpec's `schemas/` (`openspec` for the default layout).
 pub fn resolve(workspace: &Utf8Path, openspec_dir: &str, request: &str) -> Result<ArtifactGraph> {
     match SchemaRequest::parse(request) {
-        SchemaRequest::Path(path) => ArtifactGraph::read(path),
+        SchemaRequest::Path(path) => read_given(workspace, path),
         SchemaRequest::Name(name) => {
             resolve_name(workspace, openspec_dir, name, NameOrigin::Caller)
         }
     }
+}
+
+/// A `schema.yaml` the caller names by path (relative to the current directory).
+/// One inside the workspace is read as a workspace file (no symlink followed on
+/// the way) and recorded by its workspace-relative path, so that a later status
+/// finds it from any directory; one outside is read as given and recorded by its
+/// absolute path.
+fn read_given(workspace: &Utf8Path, path: &Utf8Path) -> Result<ArtifactGraph> {
+    match within_workspace(workspace, path) {
+        Some(relative) => read_recorded(workspace, &relative),
+        None => {
+            let absolute = std::path::absolute(path.as_std_path()).ok();
+            let absolute = absolute.as_deref().and_then(Utf8Path::from_path);
+            ArtifactGraph::read(absolute.unwrap_or(path))
+        }
+    }
+}
+
+/// `path` relative to the workspace when it lies inside it (its directory
+/// resolved, the file name itself not followed).
+fn within_workspace(workspace: &Utf8Path, path: &Utf8Path) -> Option<WorkspacePath> {
+    let name = path.file_name()?;
+    let dir = path.parent().filter(|d| !d.as_str().is_empty());
+    let dir = std::fs::canonicalize(dir.map_or(Utf8Path::new("."), |d| d).as_std_path()).ok()?;
+    let root = std::fs::canonicalize(workspace.as_std_path()).ok()?;
+    let inside = Utf8Path::from_path(dir.strip_prefix(&root).ok()?)?;
+    WorkspacePath::new(inside.join(name).as_str()).ok()
+}
+
+/// The schema file an approval recorded by path: a workspace-relative one is read
+/// in the workspace; an absolute one (outside the workspace) is not read on a
+/// record's word — the caller names it again with `--schema`.
+pub fn read_recorded_path(workspace: &Utf8Path, path: &str) -> Result<ArtifactGraph> {
+    if Utf8Path::new(path).is_absolute() {
+        return Err(Error::InvalidArgument {
+            message: format!(
+                "the approvals were made with the schema file '{}' outside the workspace, \
+                 which ledger does not read on a record's word; pass --schema with it",
+                crate::quote::escape(path.as_bytes())
+            ),
+        });
+    }
+    read_recorded(workspace, &WorkspacePath::new(path)?)
+}
+
+/// A schema file of the workspace, read without following symlinks.
+fn read_recorded(workspace: &Utf8Path, relative: &WorkspacePath) -> Result<ArtifactGraph> {
+    let bytes = own_file::read_in_workspace(
+        workspace.as_std_path(),
+        relative,
+        "schema",
+        own_file::DOCUMENT_LIMIT,
+    )?
+    .ok_or_else(|| Error::Unreadable {
+        path: DisplayPath::from(relative.as_str()),
+        operation: "read schema",
+        source: std::io::Error::from(std::io::ErrorKind::NotFound),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| Error::BadSchema {
+        path: DisplayPath::from(relative.as_str()),
+        reason: "not UTF-8".to_owned(),
+    })?;
+    ArtifactGraph::from_schema_yaml(&text, relative.as_str())
 }
 
 /// Resolves a schema name as OpenSpec does, with the workspace as the project:
@@ -163,6 +235,7 @@ pub fn resolve_name(
                 NameOrigin::Caller => "--schema".to_owned(),
                 NameOrigin::File(file) => file.to_owned(),
                 NameOrigin::Recorded => "the recorded approvals".to_owned(),
+                NameOrigin::Default => "OpenSpec's default".to_owned(),
             },
             project: DisplayPath::from(relative.as_str()),
             builtin: BUILTIN_SCHEMAS
@@ -199,7 +272,9 @@ fn check_name(name: &str, origin: NameOrigin<'_>) -> Result<()> {
         crate::quote::escape(name.as_bytes())
     );
     Err(match origin {
-        NameOrigin::Caller | NameOrigin::Recorded => Error::InvalidArgument { message },
+        NameOrigin::Caller | NameOrigin::Recorded | NameOrigin::Default => {
+            Error::InvalidArgument { message }
+        }
         NameOrigin::File(file) => Error::BadOpenspecConfig {
             path: DisplayPath::from(file),
             reason: message,

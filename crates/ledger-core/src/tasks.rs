@@ -138,18 +138,19 @@ impl ChangeSet {
         self.require_present()?;
         // The tracked Tasks artifact's file (OpenSpec's rule, ArtifactGraph::tracked);
         // without one, OpenSpec's progress counts the top-level tasks.md.
-        let tracked = self
-            .graph
-            .tracked()
-            .map_or(DEFAULT_TRACKED, |a| a.generates.as_str());
-        if tracked.contains(['*', '?', '[', '{']) {
-            return Err(Error::InvalidArgument {
-                message: format!(
-                    "the schema tracks the glob {:?}; ledger reads one tracked Tasks file",
-                    tracked
-                ),
-            });
-        }
+        let tracked = match self.graph.tracked() {
+            Some(artifact) if artifact.is_glob() => {
+                return Err(Error::InvalidArgument {
+                    message: format!(
+                        "the schema {} tracks the glob '{}'; ledger reads one tracked Tasks file",
+                        self.graph.schema().map_or("(built in code)", |s| s.place()),
+                        crate::quote::escape(artifact.generates.as_bytes())
+                    ),
+                });
+            }
+            Some(artifact) => artifact.generates.as_str(),
+            None => DEFAULT_TRACKED,
+        };
         let path = WorkspacePath::joined(&self.directory(), tracked)?;
         let bytes = read_in_workspace(
             self.workspace.as_std_path(),

@@ -206,7 +206,7 @@ fn status_uses_the_schema_recorded_with_the_bindings() {
     for b in &envelope.bindings {
         let schema = b.schema.as_ref().unwrap();
         assert_eq!(schema.name.as_deref(), Some("rapid"));
-        assert!(schema.sha256.as_deref().unwrap().starts_with("sha256:"));
+        assert!(schema.sha256.unwrap().to_string().starts_with("sha256:"));
     }
     let s = p.status(None);
     assert!(s.all_approved(), "{s:?}");
@@ -357,4 +357,102 @@ fn the_tracked_artifact_gives_the_rule_its_files_and_the_task_ids() {
         p.open(None).tasks().unwrap().tasks.remaining_ids(),
         Vec::<&str>::new()
     );
+}
+
+/// A project's own `spec-driven` in which tasks stands on the proposal alone.
+const LOOSE_SPEC_DRIVEN: &str = "name: spec-driven\nversion: 1\nartifacts:\n  - id: proposal\n    generates: proposal.md\n    requires: []\n  - id: design\n    generates: design.md\n    requires: [proposal]\n  - id: tasks\n    generates: tasks.md\n    requires: [proposal]\napply:\n  requires: [tasks]\n  tracks: tasks.md\n";
+
+#[test]
+fn a_projects_own_spec_driven_is_the_default_and_another_schema_than_the_built_in() {
+    let p = Project::new();
+    p.write(&format!("{CHANGE}/design.md"), "# Design\n");
+    p.write(&format!("{CHANGE}/tasks.md"), "- [ ] 1.1 [core] A\n");
+    p.write(&format!("{CHANGE}/specs/a/spec.md"), "# A\n");
+    p.approve_all(None);
+    assert!(p.status(None).all_approved());
+    // The project now has its own spec-driven: nothing names a schema, so it is
+    // the default (as OpenSpec resolves it), and the approvals were made with
+    // another schema, so they no longer stand unreported.
+    p.write(
+        "openspec/schemas/spec-driven/schema.yaml",
+        LOOSE_SPEC_DRIVEN,
+    );
+    let change = p.open(None);
+    assert_eq!(ids(&change.graph), ["proposal", "design", "tasks"]);
+    assert_eq!(
+        change.graph.schema().unwrap().path.as_deref(),
+        Some("openspec/schemas/spec-driven/schema.yaml")
+    );
+    let now = p.status(None);
+    assert!(!now.all_approved());
+    assert!(
+        reasons(&now).iter().all(|(_, r)| *r == "other-schema"),
+        "{:?}",
+        reasons(&now)
+    );
+    // Design is re-approved after an edit: tasks, approved on the old design,
+    // is reset even though this graph no longer links the two.
+    p.write(&format!("{CHANGE}/design.md"), "# Design, edited\n");
+    approve(&p.store(), &change, "design", "msg", Absence::Refuse).unwrap();
+    let tasks = p.status(None);
+    let row = tasks
+        .artifacts
+        .iter()
+        .find(|a| a.artifact == "tasks")
+        .unwrap();
+    assert_eq!(row.state, ApprovalState::Reset, "{row:?}");
+    assert_eq!(row.reset_by, ["design"]);
+}
+
+#[test]
+fn a_tracked_design_keeps_its_linked_materials() {
+    let p = Project::new();
+    let schema = "name: design-first\nversion: 1\nartifacts:\n  - id: proposal\n    generates: proposal.md\n    requires: []\n  - id: design\n    generates: design.md\n    requires: [proposal]\napply:\n  requires: [design]\n  tracks: design.md\n";
+    p.write("openspec/schemas/design-first/schema.yaml", schema);
+    p.write(
+        &format!("{CHANGE}/design.md"),
+        "# Design\n\n![flow](flow.txt)\n- [ ] 1.1 [core] A\n",
+    );
+    p.write(&format!("{CHANGE}/flow.txt"), "a -> b\n");
+    let change = p.open(Some("design-first"));
+    let scope = change.scope("design").unwrap();
+    let paths: Vec<&str> = scope.paths.iter().map(|p| p.as_str()).collect();
+    assert_eq!(paths, [format!("{CHANGE}/flow.txt")]);
+    p.approve_all(Some("design-first"));
+    assert!(p.status(Some("design-first")).all_approved());
+    p.write(&format!("{CHANGE}/flow.txt"), "a -> c\n");
+    let now = p.status(Some("design-first"));
+    let row = now
+        .artifacts
+        .iter()
+        .find(|a| a.artifact == "design")
+        .unwrap();
+    assert_eq!(row.state, ApprovalState::Changed, "{row:?}");
+}
+
+#[test]
+fn a_schema_given_by_path_is_recorded_where_a_later_status_finds_it() {
+    let p = Project::new();
+    // Inside the workspace: recorded workspace-relative, so it is found again
+    // from any directory.
+    let inside = p.ws().join("openspec/schemas/rapid/schema.yaml");
+    let change = p.open(Some(inside.as_str()));
+    let recorded = change.graph.schema().unwrap().clone();
+    assert_eq!(
+        recorded.path.as_deref(),
+        Some("openspec/schemas/rapid/schema.yaml")
+    );
+    assert_eq!(recorded.name, None);
+    let again = change.with_recorded_schema(&recorded).unwrap();
+    assert_eq!(again.graph.artifacts(), change.graph.artifacts());
+    // Outside: recorded by its absolute path, and never read on a record's word.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("schema.yaml");
+    std::fs::write(&outside, RAPID).unwrap();
+    let change = p.open(Some(outside.to_str().unwrap()));
+    let recorded = change.graph.schema().unwrap().clone();
+    assert_eq!(recorded.path.as_deref(), outside.to_str());
+    let err = change.with_recorded_schema(&recorded).unwrap_err();
+    assert_eq!(err.code(), "invalid-argument");
+    assert!(err.to_string().contains("pass --schema"), "{err}");
 }

@@ -1,6 +1,7 @@
 //! Approvals of an OpenSpec change, bound to the fingerprints of their sets
 //! (docs/approvals.md): `status`, `approve`, `currentState`, `changeInventory`.
 
+use camino::Utf8Path;
 use ledger_core::{ChangeSet, DEFAULT_CHANGES_ROOT, Store};
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use napi::Env;
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi_derive::napi;
 
 use crate::approval::ChangeOptions;
@@ -32,6 +32,21 @@ pub fn read_tasks(path: String, options: Option<RuleOptions>) -> AsyncTask<Work<
 #[napi(ts_return_type = "Tasks")]
 pub fn read_tasks_sync(env: Env, path: String, options: Option<RuleOptions>) -> napi::Result<Json> {
     block(&env, || read_tasks_impl(&path, options))
+}
+
+/// The tasks of a Tasks file's bytes under `options.rule` (as `readTasks`).
+#[napi(ts_return_type = "Tasks")]
+pub fn read_tasks_buffer(env: Env, data: Buffer, options: Option<RuleOptions>) -> napi::Result<Json> {
+    block(&env, || {
+        let rule = parse_rule(options.and_then(|o| o.rule).as_deref())?;
+        json(&ledger_core::read_tasks(&data, rule))
+    })
+}
+
+/// Every task rule's name, the default first.
+#[napi(ts_return_type = "TaskRule[]")]
+pub fn task_rules() -> Vec<&'static str> {
+    ledger_core::TaskRule::ALL.map(ledger_core::TaskRule::as_str).to_vec()
 }
 
 fn change_tasks_impl(options: &ChangeOptions) -> Result<Json, Failure> {

@@ -28,6 +28,11 @@ test('readTasks: ids, done, lines and text under either rule', async (t) => {
   const v1 = ledger.readTasksSync(s.path('tasks.md'))
   assert.equal(v1.rule, 'task-checkbox-v1')
   assert.deepEqual(v1.tasks, [{ id: '2.1', done: true, line: 5, text: '2.1 [core] Canonical' }])
+  // The same from the bytes.
+  const bytes = Buffer.from(TASKS + '- [x] 2.1 [core] Canonical\n')
+  assert.deepEqual(ledger.readTasksBuffer(bytes, { rule: 'openspec-checkbox' }), open)
+  assert.deepEqual(ledger.readTasksBuffer(bytes), v1)
+  assert.deepEqual(ledger.taskRules(), ['task-checkbox-v1', 'openspec-checkbox'])
   await expectCode(assert, () => ledger.readTasks(s.path('missing.md')), 'unreadable', 'missing.md')
   await expectCode(assert, () => ledger.readTasks(s.path('tasks.md'), { rule: 'v2' }), 'invalid-argument', undefined)
 })

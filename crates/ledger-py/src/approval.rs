@@ -1,14 +1,17 @@
-//! `status()`, `approve()`, `retire()`, `current_state()`, `ledger.ApprovalStatus`
-//! and `ledger.ArtifactStatus` (core `approval`).
+//! `status()`, `approve()`, `retire()`, `current_state()`, `ledger.ApprovalStatus`,
+//! `ledger.ArtifactStatus` and `ledger.SchemaChange` (core `approval`).
 
 use std::collections::BTreeMap;
 
-use ledger_core::{ApprovalStatus, ArtifactStatus, to_pretty_json};
+use ledger_core::{
+    ApprovalStatus, ArtifactStatus, SchemaChange, SchemaChangeReason, to_pretty_json,
+};
 use pyo3::prelude::*;
 
 use crate::artifacts::PyChangeSet;
 use crate::compare::PyChange;
 use crate::envelope::{PyBinding, PyStateEnvelope};
+use crate::schema::PySchemaSource;
 use crate::store::PyStore;
 use crate::{errors, repr};
 
@@ -19,7 +22,8 @@ use crate::{errors, repr};
 pub struct PyArtifactStatus {
     /// The artifact.
     artifact: String,
-    /// `approved`, `unbound`, `changed`, `reset`, `blocked`, `archived` or `gone`.
+    /// `approved`, `unbound`, `changed`, `reset`, `blocked`, `archived`,
+    /// `gone` or `skipped`.
     state: &'static str,
     /// The fingerprint it was approved with.
     approved: Option<String>,
@@ -58,6 +62,45 @@ impl PyArtifactStatus {
     }
 }
 
+/// A binding made with another schema, or other bytes of it, than the one the
+/// status was evaluated with (docs/approvals.md, Schemas).
+#[pyclass(frozen, eq, get_all, skip_from_py_object)]
+#[pyo3(name = "SchemaChange", module = "ledger")]
+#[derive(Clone, PartialEq)]
+pub struct PySchemaChange {
+    /// The artifact whose binding it is.
+    artifact: String,
+    /// `content-changed`, `other-schema` or `redeclared`.
+    reason: &'static str,
+    /// When `redeclared`: the schema the change declares now.
+    declared: Option<String>,
+    /// The schema the binding recorded (`None`: written before ledger recorded
+    /// schemas; it reads as `spec-driven`).
+    recorded: Option<PySchemaSource>,
+}
+
+impl From<&SchemaChange> for PySchemaChange {
+    fn from(c: &SchemaChange) -> Self {
+        let declared = match &c.reason {
+            SchemaChangeReason::Redeclared { declared } => Some(declared.clone()),
+            SchemaChangeReason::ContentChanged | SchemaChangeReason::OtherSchema => None,
+        };
+        PySchemaChange {
+            artifact: c.artifact.clone(),
+            reason: c.reason.code(),
+            declared,
+            recorded: c.recorded.as_ref().map(PySchemaSource::from),
+        }
+    }
+}
+
+#[pymethods]
+impl PySchemaChange {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["artifact", "reason"])
+    }
+}
+
 /// The approval status of a change: one row per artifact, in graph order.
 #[pyclass(frozen, eq)]
 #[pyo3(name = "ApprovalStatus", module = "ledger")]
@@ -78,6 +121,13 @@ pub struct PyApprovalStatus {
     /// `{"reason": ..., "observed_at": ...}` when the change's state was retired.
     #[pyo3(get)]
     retired: Option<BTreeMap<&'static str, String>>,
+    /// The schema whose graph was evaluated.
+    #[pyo3(get)]
+    schema: Option<PySchemaSource>,
+    /// The bindings made with another schema or another version of it; empty
+    /// when every binding was made with this one.
+    #[pyo3(get)]
+    schema_changed: Vec<PySchemaChange>,
     /// One row per artifact, in topological order.
     #[pyo3(get)]
     artifacts: Vec<PyArtifactStatus>,
@@ -96,6 +146,10 @@ impl From<ApprovalStatus> for PyApprovalStatus {
             location: inner.location.state(),
             directory: inner.location.directory().map(str::to_owned),
             retired,
+            schema: inner.schema.as_ref().map(PySchemaSource::from),
+            schema_changed: (inner.schema_changed.iter())
+                .map(PySchemaChange::from)
+                .collect(),
             artifacts: inner.artifacts.iter().map(PyArtifactStatus::from).collect(),
             inner,
         }
@@ -104,7 +158,9 @@ impl From<ApprovalStatus> for PyApprovalStatus {
 
 #[pymethods]
 impl PyApprovalStatus {
-    /// Whether every artifact is approved (`ledger status` exits 0).
+    /// Whether every artifact's approval stands (approved, archived intact or
+    /// skipped) and every binding was made with the schema in use
+    /// (`ledger status` exits 0).
     fn all_approved(&self) -> bool {
         self.inner.all_approved()
     }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use camino::Utf8PathBuf;
-use ledger_core::{DisplayPath, Error, Scope, ScopeLists};
+use ledger_core::{DisplayPath, Error, Scope, ScopeLists, TaskRule};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyMapping, PyString};
@@ -75,14 +75,15 @@ fn exclusions(arg: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Option<String>)>>
 
 /// The scope a workspace and the scope keywords (`**scope`) of `Scope()`,
 /// `fingerprint()` and `inventory()` declare — the keywords the CLI's scope
-/// flags are: `repos`, `roots`, `paths`, `exclude`, `tasks`, `purpose`. Every
-/// path is validated by the core.
+/// flags are: `repos`, `roots`, `paths`, `exclude`, `tasks`, `task_rule`,
+/// `purpose`. Every path and the rule name are validated by the core.
 pub fn scope(
     py: Python<'_>,
     workspace: PathArg,
     keywords: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Scope> {
     let mut lists = ScopeLists::default();
+    let mut rule = TaskRule::default();
     for (key, value) in keywords.into_iter().flat_map(|k| k.iter()) {
         match key.extract::<String>()?.as_str() {
             "repos" => lists.repositories = paths(&value)?,
@@ -90,16 +91,30 @@ pub fn scope(
             "paths" => lists.paths = paths(&value)?,
             "exclude" => lists.exclusions = exclusions(&value)?,
             "tasks" => lists.tasks = paths(&value)?,
+            "task_rule" => {
+                rule = task_rule_or_default(py, value.extract::<Option<String>>()?.as_deref())?
+            }
             "purpose" => lists.purpose = value.extract()?,
             other => {
                 return Err(PyTypeError::new_err(format!(
-                    "unexpected keyword argument '{other}': a scope takes repos, roots, paths, exclude, tasks and purpose"
+                    "unexpected keyword argument '{other}': a scope takes repos, roots, paths, exclude, tasks, task_rule and purpose"
                 )));
             }
         }
     }
     let workspace = Utf8PathBuf::from(workspace.0);
-    errors::run(py, || Scope::from_lists(workspace, &lists))
+    errors::run(py, || Scope::from_lists_with(workspace, &lists, rule))
+}
+
+/// A task rule by name (docs/format.md §4): `task-checkbox-v1` or
+/// `openspec-checkbox`; any other name is the core's `InvalidArgumentError`.
+pub fn task_rule(py: Python<'_>, name: &str) -> PyResult<TaskRule> {
+    errors::run(py, || name.parse())
+}
+
+/// An optional rule name (`None`: the default, `task-checkbox-v1`).
+pub fn task_rule_or_default(py: Python<'_>, name: Option<&str>) -> PyResult<TaskRule> {
+    name.map_or(Ok(TaskRule::default()), |name| task_rule(py, name))
 }
 
 /// A `str` as exact UTF-8 text. One that is not valid Unicode (lone

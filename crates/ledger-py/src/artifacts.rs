@@ -1,17 +1,23 @@
-//! `ledger.ChangeSet`: one change and its artifacts' approval sets (core `artifacts`).
+//! `ledger.ChangeSet`: one change, its artifacts' approval sets and its tracked
+//! Tasks file (core `artifacts`, `tasks`).
 
 use camino::Utf8PathBuf;
-use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT};
+use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Error};
 use pyo3::prelude::*;
 
-use crate::args::PathArg;
+use crate::args::{self, PathArg};
 use crate::graph::PyArtifactGraph;
 use crate::inventory::PyInventory;
 use crate::scope::PyScope;
+use crate::tasks::PyChangeTasks;
 use crate::{errors, repr};
 
 /// One change of a workspace (`<changes_root>/<change>/`) and its artifact
-/// graph (default: OpenSpec's spec-driven schema).
+/// graph: of `schema` (a name, `openspec/schemas/<name>/schema.yaml` else built
+/// in, or a path to a `schema.yaml`), or of `graph`, else of the schema the
+/// change declares (its `.openspec.yaml`, else `openspec/config.yaml`, else
+/// spec-driven; docs/approvals.md, Schemas). `task_rule` chooses the rule of the
+/// tracked Tasks file (the CLI's `--task-rule`).
 #[pyclass(frozen)]
 #[pyo3(name = "ChangeSet", module = "ledger")]
 pub struct PyChangeSet {
@@ -27,31 +33,61 @@ pub struct PyChangeSet {
     /// The artifact graph.
     #[pyo3(get)]
     graph: PyArtifactGraph,
+    /// The rule the tracked Tasks file is normalized and read under: the one
+    /// given, else the schema's `ledger.task_rule`, else the project's
+    /// `openspec/config.yaml` `ledger.task_rule`, else `task-checkbox-v1`.
+    #[pyo3(get)]
+    task_rule: &'static str,
     pub(crate) inner: ChangeSet,
+}
+
+/// Where a change's graph comes from: a `schema=` request, a `graph=` built in
+/// Python, or (neither) the schema the change declares.
+fn open(
+    workspace: Utf8PathBuf,
+    change: &str,
+    changes_root: &str,
+    schema: Option<&str>,
+    graph: Option<ArtifactGraph>,
+) -> Result<ChangeSet, Error> {
+    match (schema, graph) {
+        (Some(_), Some(_)) => Err(Error::InvalidArgument {
+            message: "give either schema (a name or a path) or graph, not both".into(),
+        }),
+        (_, Some(graph)) => ChangeSet::with_root(workspace, change, changes_root, graph),
+        (schema, None) => ChangeSet::open(workspace, change, changes_root, schema),
+    }
 }
 
 #[pymethods]
 impl PyChangeSet {
     #[new]
-    #[pyo3(signature = (workspace, change, *, changes_root = DEFAULT_CHANGES_ROOT.to_owned(), graph = None))]
-    #[pyo3(text_signature = "(workspace, change, *, changes_root='openspec/changes', graph=None)")]
+    #[pyo3(signature = (workspace, change, *, changes_root = DEFAULT_CHANGES_ROOT.to_owned(), schema = None, task_rule = None, graph = None))]
+    #[pyo3(
+        text_signature = "(workspace, change, *, changes_root='openspec/changes', schema=None, task_rule=None, graph=None)"
+    )]
     fn new(
         py: Python<'_>,
         workspace: PathArg,
-        change: &str,
+        change: String,
         changes_root: String,
+        schema: Option<String>,
+        task_rule: Option<&str>,
         graph: Option<&PyArtifactGraph>,
     ) -> PyResult<Self> {
-        let graph = graph.map_or_else(ArtifactGraph::spec_driven, |g| g.inner.clone());
+        let rule = task_rule.map(|r| args::task_rule(py, r)).transpose()?;
+        let graph = graph.map(|g| g.inner.clone());
         let workspace = Utf8PathBuf::from(workspace.0);
-        let inner = errors::run(py, || {
-            ChangeSet::with_root(workspace, change, &changes_root, graph)
+        let mut inner = errors::detached(py, move || {
+            open(workspace, &change, &changes_root, schema.as_deref(), graph)
         })?;
+        inner.chosen_task_rule = rule;
         Ok(PyChangeSet {
             workspace: inner.workspace.to_string(),
             change: inner.change.clone(),
             changes_root: inner.changes_root.clone(),
             graph: PyArtifactGraph::from(inner.graph.clone()),
+            task_rule: inner.task_rule().as_str(),
             inner,
         })
     }
@@ -72,6 +108,15 @@ impl PyChangeSet {
     fn inventory(&self, py: Python<'_>, artifact: String) -> PyResult<PyInventory> {
         let change = self.inner.clone();
         errors::detached(py, move || change.inventory(&artifact)).map(PyInventory::from)
+    }
+
+    /// The change's tracked Tasks file read under `task_rule`: the file of the
+    /// tracked artifact (else `tasks.md`) in the change's directory; a missing
+    /// file has no tasks (`ledger tasks --json`). A change found neither active
+    /// nor archived is `UnknownChangeError`.
+    fn tasks(&self, py: Python<'_>) -> PyResult<PyChangeTasks> {
+        let change = self.inner.clone();
+        errors::detached(py, move || change.tasks()).map(PyChangeTasks::from)
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 use crate::inventory::PyInventory;
 use crate::repr;
+use crate::schema::PySchemaSource;
 
 /// An observed approval: the owner's decision about one artifact, bound to
 /// the fingerprint of its set (and of every upstream set).
@@ -32,6 +33,10 @@ pub struct PyBinding {
     /// Upstream artifact → its fingerprint at approval time.
     #[pyo3(get)]
     upstream: BTreeMap<String, String>,
+    /// The schema the approval was made with (`None`: written before ledger
+    /// recorded it; it reads as `spec-driven`).
+    #[pyo3(get)]
+    schema: Option<PySchemaSource>,
     inner: Binding,
 }
 
@@ -46,6 +51,7 @@ impl From<Binding> for PyBinding {
             upstream: (inner.upstream.iter())
                 .map(|(k, v)| (k.clone(), v.to_string()))
                 .collect(),
+            schema: inner.schema.as_ref().map(PySchemaSource::from),
             inner,
         }
     }

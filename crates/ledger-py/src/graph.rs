@@ -4,7 +4,8 @@ use camino::Utf8PathBuf;
 use ledger_core::{Artifact, ArtifactGraph};
 use pyo3::prelude::*;
 
-use crate::args::{PathArg, texts};
+use crate::args::{self, PathArg, texts};
+use crate::schema::PySchemaSource;
 use crate::{errors, repr};
 
 /// One artifact of a graph: its id, what it generates (a file or a glob,
@@ -66,7 +67,8 @@ impl PyArtifact {
 }
 
 /// A DAG of artifacts in topological order, plus the tracked file whose task
-/// checkboxes are progress (`apply.tracks`).
+/// checkboxes are progress (`apply.tracks`), the task rule the schema names for
+/// it, and the schema the graph was read from.
 #[pyclass(frozen, eq, skip_from_py_object)]
 #[pyo3(name = "ArtifactGraph", module = "ledger")]
 #[derive(Clone, PartialEq)]
@@ -74,9 +76,20 @@ pub struct PyArtifactGraph {
     /// The artifacts, each after everything it requires.
     #[pyo3(get)]
     artifacts: Vec<PyArtifact>,
-    /// The generated file whose task checkboxes are normalized, if any.
+    /// The schema's `apply.tracks`, if it names one.
     #[pyo3(get)]
     tracks: Option<String>,
+    /// The tracked Tasks artifact, by OpenSpec's rule: the one whose
+    /// `generates` equals `tracks`, else (no `tracks`) the one with id `tasks`;
+    /// its files get the task normalization.
+    #[pyo3(get)]
+    tracked: Option<PyArtifact>,
+    /// The rule the schema names for the tracked file (`ledger.task_rule`), if any.
+    #[pyo3(get)]
+    task_rule: Option<&'static str>,
+    /// The schema the graph was read from (`None`: built in code).
+    #[pyo3(get)]
+    schema: Option<PySchemaSource>,
     pub(crate) inner: ArtifactGraph,
 }
 
@@ -85,6 +98,9 @@ impl From<ArtifactGraph> for PyArtifactGraph {
         PyArtifactGraph {
             artifacts: inner.artifacts().iter().map(PyArtifact::from).collect(),
             tracks: inner.tracks().map(str::to_owned),
+            tracked: inner.tracked().map(PyArtifact::from),
+            task_rule: inner.task_rule().map(|rule| rule.as_str()),
+            schema: inner.schema().map(PySchemaSource::from),
             inner,
         }
     }
@@ -94,18 +110,25 @@ impl From<ArtifactGraph> for PyArtifactGraph {
 impl PyArtifactGraph {
     /// Builds a graph, refusing duplicate ids (`BadSchemaError`), unknown
     /// requirements (`UnknownArtifactError`) and cycles (`GraphCycleError`).
+    /// `task_rule` is the rule of the tracked file, as a schema's
+    /// `ledger.task_rule` names it (`None`: the default).
     #[new]
-    #[pyo3(signature = (artifacts, tracks = None, source = "<graph>"))]
+    #[pyo3(signature = (artifacts, tracks = None, source = "<graph>", *, task_rule = None))]
     fn new(
         py: Python<'_>,
         artifacts: &Bound<'_, PyAny>,
         tracks: Option<String>,
         source: &str,
+        task_rule: Option<&str>,
     ) -> PyResult<Self> {
         let artifacts = (artifacts.try_iter()?)
             .map(|a| Ok(Artifact::from(a?.cast::<PyArtifact>()?.get())))
             .collect::<PyResult<Vec<Artifact>>>()?;
-        errors::run(py, || ArtifactGraph::new(artifacts, tracks, source)).map(Self::from)
+        let rule = task_rule
+            .map(|name| args::task_rule(py, name))
+            .transpose()?;
+        let graph = errors::run(py, || ArtifactGraph::new(artifacts, tracks, source))?;
+        Ok(Self::from(graph.with_task_rule(rule)))
     }
 
     /// OpenSpec's `spec-driven` schema: proposal → {specs, design} → tasks.
@@ -144,6 +167,6 @@ impl PyArtifactGraph {
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        repr::fields(slf, &["artifacts", "tracks"])
+        repr::fields(slf, &["artifacts", "tracks", "schema"])
     }
 }

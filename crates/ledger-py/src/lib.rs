@@ -1,6 +1,7 @@
 //! The Python binding of ledger: `import ledger` gives the whole model of
 //! `ledger-core` in process — fingerprints, inventories and their records,
-//! comparisons, approvals, the record store and gate evidence.
+//! comparisons, approvals, the record store, gate evidence, and Tasks files
+//! read under their task rules.
 //!
 //! The crate is empty unless the `python` feature is on (maturin turns it on),
 //! so that `cargo test --workspace` needs no Python. Each module wraps one core
@@ -39,8 +40,10 @@ mod gate;
 mod graph;
 mod inventory;
 mod repr;
+mod schema;
 mod scope;
 mod store;
+mod tasks;
 mod threads;
 
 /// The native module `ledger._ledger`; `python/ledger/__init__.py` re-exports it.
@@ -51,7 +54,7 @@ mod ledger_module {
 
     #[pymodule_export]
     use crate::approval::{
-        PyApprovalStatus, PyArtifactStatus, approve, current_state, retire, status,
+        PyApprovalStatus, PyArtifactStatus, PySchemaChange, approve, current_state, retire, status,
     };
     #[pymodule_export]
     use crate::artifacts::PyChangeSet;
@@ -75,9 +78,13 @@ mod ledger_module {
     #[pymodule_export]
     use crate::inventory::{PyInventory, fingerprint, inventory, worktree_root};
     #[pymodule_export]
+    use crate::schema::PySchemaSource;
+    #[pymodule_export]
     use crate::scope::PyScope;
     #[pymodule_export]
     use crate::store::{PyStore, PyStoreReport};
+    #[pymodule_export]
+    use crate::tasks::{PyChangeTasks, PyTask, PyTasks, read_tasks, read_tasks_bytes};
     #[pymodule_export]
     use crate::threads::{set_threads, threads};
 
@@ -92,6 +99,13 @@ mod ledger_module {
         m.add("STORE_DIR", ledger_core::STORE_DIR)?;
         m.add("MAX_THREADS", ledger_core::MAX_THREADS)?;
         m.add("DEFAULT_CHANGES_ROOT", ledger_core::DEFAULT_CHANGES_ROOT)?;
+        m.add("DEFAULT_SCHEMA", ledger_core::DEFAULT_SCHEMA)?;
+        m.add(
+            "TASK_RULES",
+            ledger_core::TaskRule::ALL
+                .map(ledger_core::TaskRule::as_str)
+                .to_vec(),
+        )?;
         m.add(
             "DEFAULT_EXCLUSION_REASON",
             ledger_core::DEFAULT_EXCLUSION_REASON,

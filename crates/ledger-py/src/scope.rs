@@ -1,6 +1,8 @@
 //! `ledger.Scope`: what an inventory covers (core `Scope`).
 
-use ledger_core::{Scope, to_pretty_json};
+use std::collections::BTreeMap;
+
+use ledger_core::{Scope, WorkspacePath, to_pretty_json};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
@@ -8,7 +10,8 @@ use crate::args::{self, PathArg};
 use crate::errors;
 
 /// What an inventory covers: a workspace, its Git repositories, roots, exact
-/// paths, exclusions with reasons, Tasks files and a purpose.
+/// paths, exclusions with reasons, Tasks files with their task rules, and a
+/// purpose.
 ///
 /// The workspace is exactly the directory given (default: the current
 /// directory), not the top of the enclosing checkout as with the CLI; use
@@ -32,9 +35,14 @@ pub struct PyScope {
     /// `(path, reason)` of every exclusion, `.ledger` first.
     #[pyo3(get)]
     exclusions: Vec<(String, String)>,
-    /// Tasks files (hashed with the task-checkbox normalization).
+    /// Tasks files, each hashed with its task rule's normalization
+    /// (docs/format.md §4).
     #[pyo3(get)]
     normalize: Vec<String>,
+    /// The rule of each Tasks file not under the default `task-checkbox-v1`
+    /// (the record's `scope.task_rules`, docs/records.md).
+    #[pyo3(get)]
+    task_rules: BTreeMap<String, &'static str>,
     /// What the set is for.
     #[pyo3(get)]
     purpose: String,
@@ -55,6 +63,9 @@ impl From<Scope> for PyScope {
                 .map(|e| (e.path.clone(), e.reason.clone()))
                 .collect(),
             normalize: texts(&inner.normalize),
+            task_rules: (inner.task_rules.iter())
+                .map(|(path, rule)| (path.as_str().to_owned(), rule.as_str()))
+                .collect(),
             purpose: inner.purpose.clone(),
             inner,
         }
@@ -79,6 +90,14 @@ impl PyScope {
     fn resolve(&self, py: Python<'_>) -> PyResult<Self> {
         let scope = self.inner.clone();
         errors::detached(py, move || scope.resolve()).map(PyScope::from)
+    }
+
+    /// The task rule `path` is normalized under (`task-checkbox-v1` or
+    /// `openspec-checkbox`); `None` when it is not one of the Tasks files. An
+    /// invalid workspace path is `InvalidPathError`.
+    fn task_rule(&self, py: Python<'_>, path: PathArg) -> PyResult<Option<&'static str>> {
+        let path = errors::run(py, || WorkspacePath::new(&path.0))?;
+        Ok(self.inner.task_rule(&path).map(|rule| rule.as_str()))
     }
 
     /// The scope as JSON, the form records store and `ledger gate --scope-file` reads.

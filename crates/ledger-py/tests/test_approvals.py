@@ -103,15 +103,20 @@ def test_a_custom_schema(workspace: Path, tmp_path: Path) -> None:
         "apply:\n  tracks: tasks.md\n"
     )
     graph = ledger.ArtifactGraph.read(schema)
-    assert graph == ledger.ArtifactGraph.from_schema_yaml(schema.read_text())
+    # The same text read from the same source is the same graph, schema included.
+    assert graph == ledger.ArtifactGraph.from_schema_yaml(schema.read_text(), str(schema))
+    assert graph.schema is not None and graph.schema.path == str(schema) and graph.schema.name is None
     assert [a.id for a in graph.artifacts] == ["brief", "plan"] and graph.tracks == "tasks.md"
+    assert graph.tracked == graph.artifact("plan") and graph.task_rule is None
     assert graph.upstream("plan") == ["brief"] and graph.downstream("brief") == ["plan"]
     assert graph.artifact("plan").requires == ["brief"]
     built = ledger.ArtifactGraph(
         [ledger.Artifact("plan", "tasks.md", ["brief"]), ledger.Artifact("brief", "proposal.md")],
         tracks="tasks.md",
     )
-    assert built == graph
+    # Built in code: the same artifacts, but no schema it was read from.
+    assert (built.artifacts, built.tracks, built.schema) == (graph.artifacts, graph.tracks, None)
+    assert built != graph
     store = ledger.Store(workspace)
     change = ledger.ChangeSet(workspace, CHANGE, graph=graph)
     ledger.approve(store, change, "brief", "msg")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import ledger
-from conftest import CHANGE, Cli, commit_all, init_repo, write
+from conftest import CHANGE, VECTORS, Cli, commit_all, init_repo, write
 
 # (Python keyword arguments, the same scope as CLI flags)
 SCOPES: list[tuple[dict[str, Any], list[str]]] = [
@@ -22,6 +23,10 @@ SCOPES: list[tuple[dict[str, Any], list[str]]] = [
     ({"tasks": ["tasks.md"], "roots": ["a", "a.b"]}, ["--tasks", "tasks.md", "--root", "a", "--root", "a.b"]),
     ({"repos": ["."], "roots": ["."], "purpose": "gate: test"}, ["--repo", ".", "--root", ".", "--purpose", "gate: test"]),
     ({"paths": ["gone.md", "link", "debug.log"]}, ["--path", "gone.md", "--path", "link", "--path", "debug.log"]),
+    (
+        {"tasks": ["tasks.md"], "task_rule": "openspec-checkbox", "roots": ["src"]},
+        ["--tasks", "tasks.md", "--task-rule", "openspec-checkbox", "--root", "src"],
+    ),
 ]
 
 
@@ -161,3 +166,70 @@ def test_gate_evidence_is_shared_with_the_cli(workspace: Path, cli: Cli) -> None
     freshness = ledger.check_gate(store, spec)
     assert check.returncode == 1 and not freshness.fresh
     assert freshness.to_json() == check.stdout
+
+
+def test_tasks_and_normalize_match_the_cli(workspace: Path, cli: Cli) -> None:
+    d = workspace / "openspec/changes" / CHANGE
+    write(d, "tasks.md", "## 1. Core\n- [x] 1.1 Add login\n  * [ ] 1.1.1 Test it\n- [x] 2.1 [py] Bind\n")
+    place = ["--change", CHANGE, "--workspace", str(workspace)]
+    for rule in ledger.TASK_RULES:
+        tasks = ledger.ChangeSet(workspace, CHANGE, task_rule=rule).tasks()
+        assert tasks.to_json() == cli.ok("tasks", *place, "--task-rule", rule, "--json")
+    assert ledger.ChangeSet(workspace, CHANGE).tasks().to_json() == cli.ok("tasks", *place, "--json")
+    # `ledger normalize` and normalize_tasks give the same bytes for every vector.
+    for name in ("task-checkbox.json", "openspec-checkbox.json"):
+        for vector in json.loads((VECTORS / name).read_text())["vectors"]:
+            given = bytes.fromhex(vector["input"])
+            for rule in ledger.TASK_RULES:
+                out = subprocess.run(
+                    [cli.path, "normalize", "--task-rule", rule], input=given, capture_output=True, check=True
+                )
+                assert out.stdout == ledger.normalize_tasks(given, rule), (name, vector["name"], rule)
+
+
+RAPID = (
+    "name: rapid\nversion: 1\nartifacts:\n"
+    "  - {id: proposal, generates: proposal.md}\n"
+    "  - {id: tasks, generates: tasks.md, requires: [proposal]}\n"
+    "apply:\n  tracks: tasks.md\n"
+)
+
+
+def test_schemas_and_their_records_match_the_cli(workspace: Path, cli: Cli) -> None:
+    d = workspace / "openspec/changes" / CHANGE
+    write(workspace, "openspec/schemas/rapid/schema.yaml", RAPID)
+    write(d, ".openspec.yaml", "schema: rapid\n")
+    place = ["--change", CHANGE, "--workspace", str(workspace)]
+    store = ledger.Store(workspace)
+
+    def same_status(cli_flags: list[str], **kwargs: str) -> ledger.ApprovalStatus:
+        status = ledger.status(store, ledger.ChangeSet(workspace, CHANGE, **kwargs))  # type: ignore[arg-type]
+        out = cli.run("status", *place, *cli_flags, "--json")
+        assert out.returncode == (0 if status.all_approved() else 1), out.stderr
+        assert status.to_json() == out.stdout
+        return status
+
+    # Declared by the change: Python approves one artifact, the CLI the other.
+    ledger.approve(store, ledger.ChangeSet(workspace, CHANGE), "proposal", "msg 1")
+    cli.ok("approve", *place, "--artifact", "tasks", "--source", "msg 2")
+    status = same_status([])
+    assert status.all_approved() and status.schema is not None and status.schema.name == "rapid"
+    _, envelope = ledger.current_state(store, CHANGE)
+    assert [b.schema for b in envelope.bindings] == [status.schema, status.schema]
+    # Named by the caller, by name and by path.
+    assert same_status(["--schema", "rapid"], schema="rapid").all_approved()
+    path = str(workspace / "openspec/schemas/rapid/schema.yaml")
+    assert [c.reason for c in same_status(["--schema", path], schema=path).schema_changed] == ["other-schema"] * 2
+    # Redeclared, and a changed schema file.
+    write(d, ".openspec.yaml", "schema: spec-driven\n")
+    assert [c.declared for c in same_status([]).schema_changed] == ["spec-driven"] * 2
+    write(d, ".openspec.yaml", "schema: rapid\n")
+    write(workspace, "openspec/schemas/rapid/schema.yaml", RAPID + "# edited\n")
+    assert [c.reason for c in same_status([]).schema_changed] == ["content-changed"] * 2
+    # skip_specs under spec-driven: the spec set is skipped for both.
+    write(d, ".openspec.yaml", "schema: spec-driven\nskip_specs: true\n")
+    import shutil
+
+    shutil.rmtree(d / "specs")
+    status = same_status(["--schema", "spec-driven"], schema="spec-driven")
+    assert [a.state for a in status.artifacts][1] == "skipped"

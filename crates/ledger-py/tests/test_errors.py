@@ -213,6 +213,29 @@ def bad_schema(tmp: Path) -> object:
     return ledger.ArtifactGraph.from_schema_yaml("artifacts: 7", "schema.yaml")
 
 
+def unknown_schema(tmp: Path) -> object:
+    make_change(tmp)
+    return ledger.ChangeSet(tmp, CHANGE, schema="no-such-schema")
+
+
+def unknown_declared_schema(tmp: Path) -> object:
+    d = make_change(tmp)
+    write(d, ".openspec.yaml", "schema: lean\n")
+    return ledger.ChangeSet(tmp, CHANGE)
+
+
+def bad_openspec_config(tmp: Path) -> object:
+    d = make_change(tmp)
+    write(d, ".openspec.yaml", "schema: spec-driven\nskip_specs: maybe\n")
+    return ledger.ChangeSet(tmp, CHANGE)
+
+
+def bad_project_task_rule(tmp: Path) -> object:
+    make_change(tmp)
+    write(tmp, "openspec/config.yaml", "ledger:\n  task_rule: v9\n")
+    return ledger.ChangeSet(tmp, CHANGE)
+
+
 def missing_source(tmp: Path) -> object:
     make_change(tmp)
     return ledger.approve(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), "proposal", "  ")
@@ -265,6 +288,10 @@ def non_utf8_literal(tmp: Path) -> object:
 def invalid_argument(tmp: Path) -> object:
     spec = ledger.GateSpec("t", ["true"], ledger.Scope(tmp))
     return ledger.run_gate(ledger.Store(tmp), spec, echo="loud")  # type: ignore[arg-type]
+
+
+def unknown_task_rule(tmp: Path) -> object:
+    return ledger.normalize_tasks(b"- [x] 1.1 [a] b\n", rule="v2")  # type: ignore[arg-type]
 
 
 def invalid_path(tmp: Path) -> object:
@@ -367,6 +394,8 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "graph-cycle": [graph_cycle],
     "unknown-artifact": [unknown_artifact],
     "bad-schema": [bad_schema],
+    "unknown-schema": [unknown_schema, unknown_declared_schema],
+    "bad-openspec-config": [bad_openspec_config, bad_project_task_rule],
     "missing-source": [missing_source],
     "unknown-change": [unknown_change],
     "upstream-blocked": [upstream_blocked],
@@ -374,7 +403,7 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "too-large": [too_large],
     "prerequisite-failed": [prerequisite_failed],
     "gate-not-started": [gate_not_started],
-    "invalid-argument": [invalid_argument],
+    "invalid-argument": [invalid_argument, unknown_task_rule],
     "non-utf8-value": [non_utf8_value, non_utf8_literal],
     "bad-entry": [bad_entry],
     "duplicate-entry": [duplicate_entry],

@@ -14,6 +14,7 @@ import ledger
 pytest.importorskip("mypy", reason="mypy checks the stubs (ci.sh installs it)")
 
 TYPED_USE = '''
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 import ledger
 
@@ -30,6 +31,21 @@ change = ledger.ChangeSet(".", "add-auth", graph=ledger.ArtifactGraph.spec_drive
 status: ledger.ApprovalStatus = ledger.status(store, change)
 states: list[str] = [a.state for a in status.artifacts]
 binding: ledger.Binding = ledger.approve(store, change, "proposal", "msg 1")
+approved_with: ledger.SchemaSource | None = binding.schema
+named = ledger.ChangeSet(".", "add-auth", schema="rapid", task_rule="openspec-checkbox")
+rule: str = named.task_rule
+tracked: ledger.Artifact | None = named.graph.tracked
+change_tasks: ledger.ChangeTasks = named.tasks()
+remaining: list[str] = change_tasks.remaining_ids()
+tasks: ledger.Tasks = ledger.read_tasks(Path("tasks.md"), rule="openspec-checkbox")
+ids: list[str | None] = [t.id for t in ledger.read_tasks_bytes(b"- [x] 1.1 a\\n").tasks]
+payload: bytes = ledger.normalize_tasks(b"- [x] 1.1 a\\n", "openspec-checkbox")
+rules: Sequence[str] = ledger.TASK_RULES
+ruled = ledger.Scope(".", tasks=["tasks.md"], task_rule="openspec-checkbox")
+per_path: Mapping[str, str] = ruled.task_rules
+one: str | None = ruled.task_rule("tasks.md")
+changed: list[ledger.SchemaChange] = ledger.status(store, named).schema_changed
+reasons: list[str] = [c.reason for c in changed]
 spec = ledger.GateSpec("test", ["make", "test"], ledger.Scope("."),
                        prerequisites={"rustc": ledger.Observe.command("rustc --version")})
 tuple_spec = ledger.GateSpec("test", ("make", "test"), ledger.Scope("."), cwd="src")
@@ -106,3 +122,25 @@ def test_a_str_argv_is_a_runtime_error_and_a_list_or_tuple_is_not(tmp_path: Path
             eval(call.replace('"cargo test"', argv), names)
     spec = ledger.GateSpec("t", ("cargo", "test"), ledger.Scope(tmp_path))
     assert spec.argv == ["cargo", "test"] == ledger.GateSpec("t", ["cargo", "test"], ledger.Scope(tmp_path)).argv
+
+
+# A task rule is one of two names: the stub types it as a Literal, so a misspelt
+# rule is a mypy error on its line (and an InvalidArgumentError at run time).
+BAD_RULES = [
+    'ledger.normalize_tasks(b"", "openspec")',
+    'ledger.read_tasks_bytes(b"", rule="v2")',
+    'ledger.Scope(".", tasks=["t.md"], task_rule="Openspec-Checkbox")',
+    'ledger.ChangeSet(".", "c", task_rule="task-checkbox")',
+]
+
+
+def test_a_misspelt_task_rule_is_a_mypy_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_text("\n".join(["import ledger", *BAD_RULES]) + "\n")
+    out = run("mypy", "--strict", "--no-incremental", "bad.py", cwd=tmp_path)
+    assert out.returncode == 1, out.stdout + out.stderr
+    errors = [line for line in out.stdout.splitlines() if ": error: " in line]
+    lines = sorted({int(e.split(":")[1]) for e in errors})
+    assert lines == list(range(2, 2 + len(BAD_RULES))), out.stdout
+    for call in BAD_RULES:
+        with pytest.raises(ledger.InvalidArgumentError):
+            eval(call, {"ledger": ledger})

@@ -17,12 +17,15 @@ def load(name: str) -> Any:
 
 FINGERPRINTS = load("fingerprint-v1.json")
 TASKS = load("task-checkbox.json")
+OPENSPEC = load("openspec-checkbox.json")
 
 
 def test_the_vector_files_are_the_format_this_binding_writes() -> None:
     assert FINGERPRINTS["format"] == ledger.FORMAT_V1
     assert len(FINGERPRINTS["vectors"]) >= 5
     assert len(TASKS["vectors"]) >= 12
+    assert len(OPENSPEC["vectors"]) >= 20
+    assert ledger.TASK_RULES == ["task-checkbox-v1", "openspec-checkbox"]
 
 
 @pytest.mark.parametrize("vector", FINGERPRINTS["vectors"], ids=lambda v: v["name"])
@@ -41,3 +44,18 @@ def test_task_checkbox(vector: dict[str, Any]) -> None:
     got = ledger.normalize_tasks(given)
     assert got == bytes.fromhex(vector["output"])
     assert (got != given) == vector["changed"]
+    assert ledger.normalize_tasks(given, rule="task-checkbox-v1") == got
+
+
+@pytest.mark.parametrize("vector", OPENSPEC["vectors"], ids=lambda v: v["name"])
+def test_openspec_checkbox(vector: dict[str, Any]) -> None:
+    given = bytes.fromhex(vector["input"])
+    got = ledger.normalize_tasks(given, "openspec-checkbox")
+    assert got == bytes.fromhex(vector["output"])
+    assert (got != given) == vector["changed"]
+    # total/done are OpenSpec's own count of the input; the reader agrees, and
+    # the normalized bytes hold the same tasks, none done.
+    tasks = ledger.read_tasks_bytes(given, rule="openspec-checkbox")
+    assert (tasks.rule, tasks.total, tasks.done) == ("openspec-checkbox", vector["total"], vector["done"])
+    after = ledger.read_tasks_bytes(got, "openspec-checkbox")
+    assert (after.total, after.done) == (vector["total"], 0)

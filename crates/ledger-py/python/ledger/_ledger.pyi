@@ -17,13 +17,14 @@ _Exclusions = Union[_StrPath, Iterable[_StrPath], Mapping[_StrPath, str], None]
 class _ScopeKeywords(TypedDict, total=False):
     """The scope keywords of ``Scope()``, ``fingerprint()`` and ``inventory()``:
     the CLI's scope flags (``--repo``, ``--root``, ``--path``, ``--exclude``,
-    ``--tasks``, ``--purpose``); any other keyword is a ``TypeError``."""
+    ``--tasks``, ``--task-rule``, ``--purpose``); any other keyword is a ``TypeError``."""
 
     repos: _Paths
     roots: _Paths
     paths: _Paths
     exclude: _Exclusions
     tasks: _Paths
+    task_rule: Optional[_TaskRule]
     purpose: str
 
 _EntryParts = Union["Entry", tuple[str, str, str, str], Iterable[str]]
@@ -31,9 +32,14 @@ _EntryParts = Union["Entry", tuple[str, str, str, str], Iterable[str]]
 _Argv = Union[list[str], tuple[str, ...]]
 """A command and its arguments. Not ``Iterable[str]`` (nor ``Sequence[str]``):
 a ``str`` is one, and the runtime refuses it (``TypeError``)."""
+_TaskRule = Literal["task-checkbox-v1", "openspec-checkbox"]
+"""A task rule (docs/format.md §4): how a Tasks file's checked boxes are normalized."""
 _Kind = Literal["file", "symlink", "missing"]
 _ChangeKind = Literal["added", "removed", "kind-changed", "mode-changed", "content-changed"]
-_State = Literal["approved", "unbound", "changed", "reset", "blocked", "archived", "gone"]
+_State = Literal[
+    "approved", "unbound", "changed", "reset", "blocked", "archived", "gone", "skipped"
+]
+_SchemaChangeReason = Literal["content-changed", "other-schema", "redeclared"]
 _Location = Literal["active", "archived", "missing"]
 _Echo = Literal["off", "passthrough", "stderr"]
 _Stopped = Literal["timeout", "signal", "interrupt"]
@@ -69,6 +75,8 @@ _ErrorCode = Literal[
     "graph-cycle",
     "unknown-artifact",
     "bad-schema",
+    "unknown-schema",
+    "bad-openspec-config",
     "missing-source",
     "prerequisite-failed",
     "gate-not-started",
@@ -100,6 +108,7 @@ __all__ = [
     "ArtifactStatus",
     "BadEntryError",
     "BadFingerprintError",
+    "BadOpenspecConfigError",
     "BadRecordIdError",
     "BadRefNameError",
     "BadSchemaError",
@@ -107,12 +116,14 @@ __all__ = [
     "ChainMismatchError",
     "Change",
     "ChangeSet",
+    "ChangeTasks",
     "ChangedWhileReadingError",
     "Comparison",
     "ConflictError",
     "CorruptRecordError",
     "DEFAULT_CHANGES_ROOT",
     "DEFAULT_EXCLUSION_REASON",
+    "DEFAULT_SCHEMA",
     "DuplicateEntryError",
     "ERROR_CODES",
     "Entry",
@@ -145,6 +156,8 @@ __all__ = [
     "RECORD_VERSION",
     "RunOutcome",
     "STORE_DIR",
+    "SchemaChange",
+    "SchemaSource",
     "Scope",
     "SpecialFileError",
     "StaleReason",
@@ -152,9 +165,13 @@ __all__ = [
     "Store",
     "StoreReport",
     "SymlinkedParentError",
+    "TASK_RULES",
+    "Task",
+    "Tasks",
     "TooLargeError",
     "UnknownArtifactError",
     "UnknownChangeError",
+    "UnknownSchemaError",
     "UnreadableError",
     "UnsupportedVersionError",
     "UntrustedRepositoryError",
@@ -173,6 +190,8 @@ __all__ = [
     "latest_evidence",
     "normalize_tasks",
     "parse_fingerprint",
+    "read_tasks",
+    "read_tasks_bytes",
     "retire",
     "run_gate",
     "set_threads",
@@ -189,6 +208,8 @@ STORE_DIR: str
 MAX_THREADS: int
 DEFAULT_CHANGES_ROOT: str
 DEFAULT_EXCLUSION_REASON: str
+DEFAULT_SCHEMA: str
+TASK_RULES: list[_TaskRule]
 
 # Fingerprints and inventories
 
@@ -196,7 +217,7 @@ def fingerprint(workspace: _StrPath = ".", **scope: Unpack[_ScopeKeywords]) -> s
 def inventory(workspace: _StrPath = ".", **scope: Unpack[_ScopeKeywords]) -> Inventory: ...
 def fingerprint_entries(entries: Iterable[_EntryParts]) -> str: ...
 def parse_fingerprint(text: str) -> str: ...
-def normalize_tasks(data: bytes) -> bytes: ...
+def normalize_tasks(data: bytes, rule: _TaskRule = "task-checkbox-v1") -> bytes: ...
 def worktree_root(path: _StrPath) -> Optional[str]: ...
 def set_threads(count: int) -> None: ...
 def threads() -> int: ...
@@ -210,7 +231,9 @@ class Scope:
     paths: Final[list[str]]
     exclusions: Final[list[tuple[str, str]]]
     normalize: Final[list[str]]
+    task_rules: Final[dict[str, _TaskRule]]
     purpose: Final[str]
+    def task_rule(self, path: _StrPath) -> Optional[_TaskRule]: ...
     def resolve(self) -> Scope: ...
     def to_json(self) -> str: ...
     @staticmethod
@@ -277,6 +300,47 @@ class Inventory:
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
+# Tasks files
+
+def read_tasks(path: _StrPath, rule: _TaskRule = "task-checkbox-v1") -> Tasks: ...
+def read_tasks_bytes(data: bytes, rule: _TaskRule = "task-checkbox-v1") -> Tasks: ...
+
+@final
+class Task:
+    id: Final[Optional[str]]
+    done: Final[bool]
+    line: Final[int]
+    text: Final[str]
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class Tasks:
+    rule: Final[_TaskRule]
+    total: Final[int]
+    done: Final[int]
+    tasks: Final[list[Task]]
+    def completed_ids(self) -> list[str]: ...
+    def remaining_ids(self) -> list[str]: ...
+    def to_json(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class ChangeTasks:
+    change: Final[str]
+    path: Final[str]
+    exists: Final[bool]
+    rule: Final[_TaskRule]
+    total: Final[int]
+    done: Final[int]
+    tasks: Final[list[Task]]
+    def completed_ids(self) -> list[str]: ...
+    def remaining_ids(self) -> list[str]: ...
+    def to_json(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
 # Approvals and the store
 
 @final
@@ -289,9 +353,25 @@ class Artifact:
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
+class SchemaSource:
+    name: Final[Optional[str]]
+    path: Final[Optional[str]]
+    sha256: Final[Optional[str]]
+    label: Final[str]
+    def same_schema(self, other: SchemaSource) -> bool: ...
+    def to_json(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
 class ArtifactGraph:
     def __new__(
-        cls, artifacts: Iterable[Artifact], tracks: Optional[str] = None, source: str = "<graph>"
+        cls,
+        artifacts: Iterable[Artifact],
+        tracks: Optional[str] = None,
+        source: str = "<graph>",
+        *,
+        task_rule: Optional[_TaskRule] = None,
     ) -> ArtifactGraph: ...
     @staticmethod
     def spec_driven() -> ArtifactGraph: ...
@@ -301,6 +381,9 @@ class ArtifactGraph:
     def read(path: _StrPath) -> ArtifactGraph: ...
     artifacts: Final[list[Artifact]]
     tracks: Final[Optional[str]]
+    tracked: Final[Optional[Artifact]]
+    task_rule: Final[Optional[_TaskRule]]
+    schema: Final[Optional[SchemaSource]]
     def artifact(self, id: str) -> Artifact: ...
     def upstream(self, id: str) -> list[str]: ...
     def downstream(self, id: str) -> list[str]: ...
@@ -315,15 +398,19 @@ class ChangeSet:
         change: str,
         *,
         changes_root: str = "openspec/changes",
+        schema: Optional[str] = None,
+        task_rule: Optional[_TaskRule] = None,
         graph: Optional[ArtifactGraph] = None,
     ) -> ChangeSet: ...
     workspace: Final[str]
     change: Final[str]
     changes_root: Final[str]
     graph: Final[ArtifactGraph]
+    task_rule: Final[_TaskRule]
     def directory(self) -> str: ...
     def scope(self, artifact: str) -> Scope: ...
     def inventory(self, artifact: str) -> Inventory: ...
+    def tasks(self) -> ChangeTasks: ...
 
 @final
 class Store:
@@ -360,6 +447,7 @@ class Binding:
     source: Final[str]
     observed_at: Final[str]
     upstream: Final[dict[str, str]]
+    schema: Final[Optional[SchemaSource]]
     def to_json(self) -> str: ...
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
@@ -404,12 +492,23 @@ class ArtifactStatus:
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
+class SchemaChange:
+    artifact: Final[str]
+    reason: Final[_SchemaChangeReason]
+    declared: Final[Optional[str]]
+    recorded: Final[Optional[SchemaSource]]
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
 class ApprovalStatus:
     change: Final[str]
     state_record: Final[Optional[str]]
     location: Final[_Location]
     directory: Final[Optional[str]]
     retired: Final[Optional[dict[str, str]]]
+    schema: Final[Optional[SchemaSource]]
+    schema_changed: Final[list[SchemaChange]]
     artifacts: Final[list[ArtifactStatus]]
     def all_approved(self) -> bool: ...
     def to_json(self) -> str: ...
@@ -549,6 +648,8 @@ class AmbiguousMaterialError(LedgerError): ...
 class GraphCycleError(LedgerError): ...
 class UnknownArtifactError(LedgerError): ...
 class BadSchemaError(LedgerError): ...
+class UnknownSchemaError(LedgerError): ...
+class BadOpenspecConfigError(LedgerError): ...
 class MissingSourceError(LedgerError): ...
 class PrerequisiteFailedError(LedgerError): ...
 class GateNotStartedError(LedgerError): ...
