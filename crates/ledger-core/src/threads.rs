@@ -10,9 +10,12 @@
 //! With that default, the pool itself holds at least [`READS_IN_FLIGHT`] threads:
 //! each thread reads and hashes, so on a cold disk as many reads wait on the
 //! device at once as there are threads, and with only one per core the disk
-//! would rarely see more than two requests (docs/performance.md, Cold reads). A
-//! thread waiting on the disk costs no CPU, and with the files cached the cores
-//! are shared as before. An explicit count is exactly that many threads.
+//! would rarely see more than two requests (docs/performance.md, Cold reads).
+//! The threads beyond one per core run at the lowest priority (nice 19): they are
+//! there to wait on the disk, and with the files cached they take CPU only when
+//! nothing else wants it, so the host program's own threads keep their share of
+//! the cores. An explicit count is exactly that many threads, all at the
+//! process's priority.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -124,11 +127,22 @@ fn build(count: usize) -> Result<(usize, Arc<rayon::ThreadPool>)> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(size)
         .thread_name(|i| format!("ledger-{i}"))
+        .start_handler(move |index| {
+            if index >= count {
+                lowest_priority();
+            }
+        })
         .build()
         .map(|pool| (count, Arc::new(pool)))
         .map_err(|err| Error::InvalidArgument {
             message: format!("cannot start {size} threads: {err}"),
         })
+}
+
+/// Makes the calling thread the last to get a core (nice 19). Raising one's own
+/// nice value needs no privilege; should it fail, the thread runs as it is.
+fn lowest_priority() {
+    let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19);
 }
 
 fn default_count() -> usize {

@@ -36,7 +36,11 @@ pub fn read_tasks_sync(env: Env, path: String, options: Option<RuleOptions>) -> 
 
 /// The tasks of a Tasks file's bytes under `options.rule` (as `readTasks`).
 #[napi(ts_return_type = "Tasks")]
-pub fn read_tasks_buffer(env: Env, data: Buffer, options: Option<RuleOptions>) -> napi::Result<Json> {
+pub fn read_tasks_buffer(
+    env: Env,
+    data: Buffer,
+    options: Option<RuleOptions>,
+) -> napi::Result<Json> {
     block(&env, || {
         let rule = parse_rule(options.and_then(|o| o.rule).as_deref())?;
         json(&ledger_core::read_tasks(&data, rule))
@@ -46,7 +50,9 @@ pub fn read_tasks_buffer(env: Env, data: Buffer, options: Option<RuleOptions>) -
 /// Every task rule's name, the default first.
 #[napi(ts_return_type = "TaskRule[]")]
 pub fn task_rules() -> Vec<&'static str> {
-    ledger_core::TaskRule::ALL.map(ledger_core::TaskRule::as_str).to_vec()
+    ledger_core::TaskRule::ALL
+        .map(ledger_core::TaskRule::as_str)
+        .to_vec()
 }
 
 fn change_tasks_impl(options: &ChangeOptions) -> Result<Json, Failure> {
