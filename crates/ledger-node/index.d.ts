@@ -317,6 +317,17 @@ export interface StoreReport {
   temp_files: string[]
   corrupt: CorruptFile[]
   dangling: DanglingRef[]
+  /** The digest cache, when the store has one (disposable: never makes the store unclean). */
+  cache: CacheReport | null
+}
+
+/** What `store check` reports of the digest cache. */
+export interface CacheReport {
+  bytes: number
+  /** File digests held (0 when it does not check out). */
+  entries: number
+  /** Whether it checks out; one that does not is replaced by the next expansion. */
+  intact: boolean
 }
 
 /** How a prerequisite is observed, as stored. */
@@ -686,6 +697,9 @@ export declare function currentState(options: ChangeOptions): Promise<CurrentSta
 /** `currentState`, blocking the JavaScript thread. */
 export declare function currentStateSync(options: ChangeOptions): CurrentState
 
+/** Whether calls use the digest cache now. */
+export declare function digestCacheEnabled(): boolean
+
 /**
  * Where a gate command's output goes while it runs (its tail is kept in the
  * evidence either way).
@@ -975,6 +989,14 @@ export interface ScopeOptions {
   /** What the set is for (stored in the scope). */
   purpose?: string
 }
+
+/**
+ * Turns the digest cache in `.ledger/` on or off for every later call in this
+ * process (`false`: every file is read, like the CLI's `--no-cache`). Without a
+ * call, the `LEDGER_NO_CACHE` environment variable decides; the cache is on by
+ * default. The answer never depends on it.
+ */
+export declare function setDigestCache(enabled: boolean): void
 
 /**
  * Sets the number of threads every later call uses (`0`: one per core; without

@@ -317,6 +317,17 @@ export interface StoreReport {
   temp_files: string[]
   corrupt: CorruptFile[]
   dangling: DanglingRef[]
+  /** The digest cache, when the store has one (disposable: never makes the store unclean). */
+  cache: CacheReport | null
+}
+
+/** What `store check` reports of the digest cache. */
+export interface CacheReport {
+  bytes: number
+  /** File digests held (0 when it does not check out). */
+  entries: number
+  /** Whether it checks out; one that does not is replaced by the next expansion. */
+  intact: boolean
 }
 
 /** How a prerequisite is observed, as stored. */

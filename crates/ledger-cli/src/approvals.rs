@@ -369,5 +369,13 @@ fn store_report(report: &StoreReport) -> String {
             .map(|d| format!("{} -> {}", d.reference, d.missing))
             .collect(),
     );
+    if let Some(cache) = &report.cache {
+        let state = if cache.intact {
+            format!("{} files", cache.entries)
+        } else {
+            "does not check out; the next expansion replaces it".to_owned()
+        };
+        out.push_str(&format!("digest cache: {} bytes, {state}\n", cache.bytes));
+    }
     out
 }

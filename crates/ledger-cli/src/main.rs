@@ -40,6 +40,11 @@ struct Cli {
     /// LEDGER_THREADS environment variable, else one per core].
     #[arg(long, global = true, value_name = "N")]
     threads: Option<usize>,
+    /// Read every file instead of answering unchanged ones from the digest
+    /// cache in .ledger/ [default: the cache is used unless LEDGER_NO_CACHE is
+    /// set to anything but 0].
+    #[arg(long, global = true)]
+    no_cache: bool,
 }
 
 #[derive(Subcommand)]
@@ -205,6 +210,9 @@ impl From<io::Error> for Failure {
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if let Some(count) = cli.threads {
         ledger_core::set_threads(count)?;
+    }
+    if cli.no_cache {
+        ledger_core::set_digest_cache(false);
     }
     // Every output is built completely before anything is printed, so that on
     // an error stdout stays empty.

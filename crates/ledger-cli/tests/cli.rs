@@ -487,3 +487,51 @@ fn the_thread_count_changes_nothing_but_a_bad_one_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error[invalid-argument]: "));
 }
+
+#[test]
+fn no_cache_reads_everything_and_answers_the_same() {
+    let s = sample_checkout();
+    let fp = s.oracle_fingerprint(&s.w());
+    std::fs::create_dir(s.w().join(".ledger")).unwrap();
+    std::fs::write(s.w().join(".ledger/.gitignore"), "*\n").unwrap();
+    // Old enough for the cache to record them (it skips files changed within 2 s).
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    let out = s.ledger(&s.w(), &["fingerprint"]);
+    assert_eq!(last_line(&out), fp);
+    assert!(s.w().join(".ledger/digest-cache").exists());
+    let report = String::from_utf8(s.ledger(&s.w(), &["store", "check"]).stdout).unwrap();
+    assert!(report.contains("digest cache: "), "{report}");
+    assert!(report.contains(" files"), "{report}");
+    // A cache that answers otherwise is what --no-cache and LEDGER_NO_CACHE bypass.
+    std::fs::write(s.w().join(".ledger/digest-cache"), b"garbage").unwrap();
+    let out = s.ledger(&s.w(), &["--no-cache", "fingerprint"]);
+    assert_eq!(last_line(&out), fp);
+    assert_eq!(
+        std::fs::read(s.w().join(".ledger/digest-cache")).unwrap(),
+        b"garbage",
+        "--no-cache neither reads nor writes the cache"
+    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+    s.env(&mut cmd);
+    let out = cmd
+        .current_dir(s.w())
+        .env("LEDGER_NO_CACHE", "1")
+        .arg("fingerprint")
+        .output()
+        .unwrap();
+    assert_eq!(last_line(&out), fp);
+    assert_eq!(
+        std::fs::read(s.w().join(".ledger/digest-cache")).unwrap(),
+        b"garbage"
+    );
+    let out = s.ledger(&s.w(), &["fingerprint"]);
+    assert_eq!(
+        last_line(&out),
+        fp,
+        "a cache that does not check out is discarded"
+    );
+    assert_ne!(
+        std::fs::read(s.w().join(".ledger/digest-cache")).unwrap(),
+        b"garbage"
+    );
+}

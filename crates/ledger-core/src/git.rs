@@ -154,6 +154,24 @@ impl Listing {
         })
     }
 
+    /// Whether the index tracks any file below `sub` (a directory relative to
+    /// `dir`); `None` for a sparse index, whose directory entries would have to
+    /// be expanded to tell.
+    pub(crate) fn tracks_below(&self, sub: &[u8]) -> Option<bool> {
+        let state: &gix::index::State = &self.index;
+        if state.is_sparse() {
+            return None;
+        }
+        let mut prefix = self.prefix_slash.clone();
+        prefix.extend_from_slice(sub);
+        prefix.push(b'/');
+        Some(
+            state
+                .prefixed_entries_range(prefix.as_bstr())
+                .is_some_and(|range| !range.is_empty()),
+        )
+    }
+
     /// Everything `git ls-files --cached --others --exclude-standard` lists below
     /// `dir`: sorted by path bytes, each path once, with its strongest status.
     #[cfg(test)]

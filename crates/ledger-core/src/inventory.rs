@@ -14,7 +14,8 @@ use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
 use crate::read::{Outcome, read_contents};
-use crate::scope::Scope;
+use crate::scope::{STORE_DIR, Scope};
+use crate::store::{DigestCache, Store};
 use crate::task_rule::TaskRule;
 use crate::threads;
 use crate::walk::walk_root;
@@ -51,6 +52,10 @@ impl Inventory {
         let previous: Vec<WorkspacePath> = previous.into_iter().cloned().collect();
         let workspace = scope.workspace.as_std_path();
         let repositories = open_repositories(&scope);
+        let store = Store::open(&scope.workspace);
+        let cache_dir = store.cache_dir(store_tracked(&repositories));
+        // Started before any file is looked at: the start time decides what it records.
+        let cache = cache_dir.as_ref().map(DigestCache::start);
         // Reading the index takes milliseconds, walking the worktree for untracked
         // files far longer: the tracked files are hashed while the walk runs.
         let early = tracked_files(&scope, &repositories);
@@ -58,14 +63,23 @@ impl Inventory {
         let tasks = scope.tasks_files();
         let mut early_contents = Ok(None);
         // The listing stays on this thread (gix repositories are not `Send`); the
-        // hashing pool takes the tracked files meanwhile.
-        let listed = threads::pool()?.in_place_scope(|pool| {
+        // hashing pool takes the tracked files meanwhile. The rest (untracked,
+        // walked, explicit paths) joins the same pool as soon as the listing ends,
+        // while the tracked files are still being read: a thread that runs out of
+        // tracked files takes them instead of idling.
+        let (listed, rest) = threads::pool()?.in_place_scope(|pool| {
             pool.spawn(|_| {
-                early_contents = read_contents(workspace, &early, &tasks, &stop);
+                early_contents = read_contents(workspace, &early, &tasks, cache.as_ref(), &stop);
             });
             let listed = candidates(&scope, repositories, &previous);
             stop.store(listed.is_err(), Ordering::Relaxed);
-            listed
+            let rest = listed.as_ref().ok().map(|(paths, _)| {
+                let rest = difference(paths, &early);
+                let never = AtomicBool::new(false);
+                let contents = read_contents(workspace, &rest, &tasks, cache.as_ref(), &never);
+                (rest, contents)
+            });
+            (listed, rest)
         });
         // The errors keep their order: listing first, then reading.
         let (paths, walked_roots) = listed?;
@@ -73,9 +87,10 @@ impl Inventory {
             Some(contents) => (early, contents),
             None => (Vec::new(), Vec::new()),
         };
-        let rest = difference(&paths, &early);
-        let never = AtomicBool::new(false);
-        let rest_contents = read_contents(workspace, &rest, &tasks, &never)?.unwrap_or_default();
+        let (rest, rest_contents) = match rest {
+            Some((rest, contents)) => (rest, contents?.unwrap_or_default()),
+            None => (Vec::new(), Vec::new()),
+        };
         let entries = assemble(
             workspace,
             &tasks,
@@ -85,6 +100,9 @@ impl Inventory {
                 rest.into_iter().zip(rest_contents),
             ],
         )?;
+        if let Some(cache) = cache {
+            cache.save();
+        }
         Ok(Inventory {
             walked_roots,
             fingerprint: fingerprint_sorted(&entries)?,
@@ -185,6 +203,16 @@ fn assemble<const N: usize>(
             }
         })
         .collect()
+}
+
+/// Whether Git tracks files of the workspace's store, when the workspace's own
+/// repository is among those opened (its index answers without a second read);
+/// `None`: the store's trust check reads the index itself.
+fn store_tracked(repositories: &[Repository<'_>]) -> Option<bool> {
+    repositories.iter().find_map(|r| match (&r.opened, r.name) {
+        (Ok(Some(listing)), ".") => listing.tracks_below(STORE_DIR.as_bytes()),
+        _ => None,
+    })
 }
 
 /// A repository declared by the scope: its name there (`.` or a workspace path)

@@ -123,12 +123,13 @@ pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
 };
 pub use store::{
-    CorruptFile, DanglingRef, RecordId, RefHead, STORED_RECORD_FORMAT, STORED_RECORD_VERSION,
-    Store, StoreReport, StoredRecord,
+    CacheReport, CorruptFile, DanglingRef, NO_CACHE_ENV, RecordId, RefHead, STORED_RECORD_FORMAT,
+    STORED_RECORD_VERSION, Store, StoreReport, StoredRecord, digest_cache_enabled,
+    set_digest_cache,
 };
 pub use task_rule::TaskRule;
 pub use tasks::{ChangeTasks, Task, Tasks, read_tasks, read_tasks_file};
-pub use threads::{MAX_THREADS, THREADS_ENV, set_threads, threads};
+pub use threads::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};
 pub use validation::{
     COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GateStanding, PHASE_RECORD_REASON,
     ValidationCheck, ValidationRequest, capabilities, check_validation, pass_scope,

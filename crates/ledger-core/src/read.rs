@@ -28,11 +28,15 @@ use crate::entry::{Content, Digest, Entry};
 use crate::error::{DisplayPath, Error, Result};
 use crate::normalize::{HashOutput, TasksNormalizer};
 use crate::path::WorkspacePath;
+use crate::store::{DigestCache, Lookup};
 use crate::task_rule::TaskRule;
 
 /// Read size. 256 KiB amortizes the syscall over enough bytes that SHA-256
 /// dominates, while a thread's buffer stays far below the memory budget.
 const CHUNK: usize = 256 * 1024;
+
+/// Files larger than this are announced to the kernel as read sequentially.
+const SEQUENTIAL_FROM: u64 = 4 * CHUNK as u64;
 
 thread_local! {
     /// One buffer per hashing thread, reused for every file: no per-file allocation.
@@ -56,7 +60,7 @@ impl Entry {
     ) -> Result<Self> {
         // On the calling thread: handing one file to the pool costs more than reading it.
         let root = open_workspace(workspace)?;
-        let content = read_in(&open_dir(&root, path.dir()), path, rule)?;
+        let content = read_in(&open_dir(&root, path.dir()), path, rule, None)?;
         Ok(Entry {
             path: path.clone(),
             content,
@@ -67,11 +71,13 @@ impl Entry {
 /// Reads every path in parallel, files within and across directories. One
 /// outcome per path, in the input order; `None` when `stop` was raised before
 /// every path was read (the caller has failed for another reason and no longer
-/// needs them).
+/// needs them). With a `cache`, an unchanged file is answered from it, and the
+/// files read are recorded in it.
 pub(crate) fn read_contents(
     workspace: &Path,
     paths: &[WorkspacePath],
     tasks: &BTreeMap<&WorkspacePath, TaskRule>,
+    cache: Option<&DigestCache<'_>>,
     stop: &AtomicBool,
 ) -> Result<Option<Vec<Outcome>>> {
     let root = open_workspace(workspace)?;
@@ -83,7 +89,7 @@ pub(crate) fn read_contents(
                 let opened = (!stop.load(Ordering::Relaxed)).then(|| open_dir(&root, run.dir));
                 paths[run.start..run.end].par_iter().map(move |path| {
                     let dir = opened.as_ref()?;
-                    Some(read_in(dir, path, tasks.get(path).copied()).map_err(Box::new))
+                    Some(read_in(dir, path, tasks.get(path).copied(), cache).map_err(Box::new))
                 })
             })
             .collect::<Option<Vec<_>>>()
@@ -202,15 +208,18 @@ fn read_in(
     dir: &std::result::Result<Option<OwnedFd>, DirProblem>,
     path: &WorkspacePath,
     rule: Option<TaskRule>,
+    cache: Option<&DigestCache<'_>>,
 ) -> Result<Content> {
     match dir {
-        Ok(Some(fd)) => read_at(fd, path, rule, || {}),
+        Ok(Some(fd)) => read_at(fd, path, rule, cache, || {}),
         Ok(None) => Ok(Content::Missing),
         Err(problem) => Err(problem.for_file(path)),
     }
 }
 
-/// Reads the file `path` in its opened directory `dir`.
+/// Reads the file `path` in its opened directory `dir`: a raw regular file the
+/// `cache` knows in this very version is not read (a Tasks file normalized under
+/// a rule, a symlink or a special file never goes through the cache).
 ///
 /// `after_chunk` runs after each chunk is hashed; it exists so that tests can
 /// change the file mid-read deterministically (production passes a no-op).
@@ -218,6 +227,7 @@ fn read_at(
     dir: &OwnedFd,
     path: &WorkspacePath,
     rule: Option<TaskRule>,
+    cache: Option<&DigestCache<'_>>,
     after_chunk: impl FnMut(),
 ) -> Result<Content> {
     let name = path.file_name();
@@ -249,7 +259,24 @@ fn read_at(
             });
         }
     }
-    hash_regular_file(dir, name, path, &seen, rule, after_chunk)
+    let lookup = match (cache, rule) {
+        (Some(cache), None) => cache.lookup(path, &seen),
+        _ => Lookup::Uncacheable,
+    };
+    if let Lookup::Hit(digest) = lookup {
+        return Ok(Content::File {
+            executable: seen.st_mode & 0o111 != 0,
+            digest,
+        });
+    }
+    let content = hash_regular_file(dir, name, path, &seen, rule, after_chunk)?;
+    // `seen` is the version the read verified (the descriptor matched it after).
+    if let (Some(cache), Lookup::Miss(key), Content::File { digest, .. }) =
+        (cache, lookup, &content)
+    {
+        cache.record(key, &seen, *digest);
+    }
+    Ok(content)
 }
 
 /// Hashes a regular file through an `O_NOFOLLOW` descriptor, and checks after
@@ -281,6 +308,11 @@ fn hash_regular_file(
         Err(e) => return Err(unreadable("open", e.into())),
     };
     let mut file = File::from(fd);
+    if u64::try_from(seen.st_size).unwrap_or(0) > SEQUENTIAL_FROM {
+        // A hint only (a failure changes nothing): read from a cold disk, a large
+        // file gets the kernel's larger readahead window.
+        let _ = rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::Sequential);
+    }
     let started = SystemTime::now();
     // The stat taken before the open serves as the "before" state: if the path
     // was replaced or written between the two, the inode, size or times of the
@@ -494,14 +526,14 @@ mod tests {
         std::fs::write(dir.path().join("f"), "x").unwrap();
         let paths = [wp("f"), wp("g")];
         let go = AtomicBool::new(false);
-        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), &go)
+        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), None, &go)
             .unwrap()
             .unwrap();
         assert!(matches!(read[0], Ok(Content::File { .. })));
         assert!(matches!(read[1], Ok(Content::Missing)));
         let stop = AtomicBool::new(true);
         assert!(
-            read_contents(dir.path(), &paths, &BTreeMap::new(), &stop)
+            read_contents(dir.path(), &paths, &BTreeMap::new(), None, &stop)
                 .unwrap()
                 .is_none()
         );
@@ -584,7 +616,7 @@ mod tests {
         );
         let never = AtomicBool::new(false);
         let paths = [wp("link/sub/f"), wp("real/sub/f")];
-        let read = read_contents(d, &paths, &BTreeMap::new(), &never)
+        let read = read_contents(d, &paths, &BTreeMap::new(), None, &never)
             .unwrap()
             .unwrap();
         assert_eq!(read[0].as_ref().unwrap_err().code(), "symlinked-parent");

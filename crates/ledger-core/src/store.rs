@@ -8,6 +8,7 @@
 //! refs/<name>         one line: the id of the record the ref names
 //! tmp/                files being written; anything left here was interrupted
 //! lock                held while a ref is compared and replaced
+//! digest-cache        file digests by path and status (store/cache.rs); disposable
 //! .gitignore          `*`, written with the store: Git ignores it
 //! ```
 //!
@@ -44,6 +45,7 @@
 //! # }
 //! ```
 
+mod cache;
 mod check;
 mod fsio;
 #[cfg(test)]
@@ -68,6 +70,8 @@ use crate::entry::Digest;
 use crate::error::{Error, Result};
 use crate::scope::{STORE_DIR, Scope};
 
+pub use cache::{CacheReport, NO_CACHE_ENV, digest_cache_enabled, set_digest_cache};
+pub(crate) use cache::{DigestCache, Lookup};
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
 use fsio::{Missing, RECORD_LIMIT, REF_LIMIT, StoreDir, TempFile, shown, unreadable, unwritable};
 

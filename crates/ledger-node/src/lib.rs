@@ -24,6 +24,8 @@
 #[cfg(feature = "napi")]
 mod approval;
 #[cfg(feature = "napi")]
+mod cache;
+#[cfg(feature = "napi")]
 mod compare;
 #[cfg(feature = "napi")]
 mod entry;

@@ -77,6 +77,24 @@ test('new Inventory(text) reads a record as Inventory.fromRecord does', async (t
   assert.throws(() => new ledger.Inventory('{}', { source: 'bad.json' }), (e) => e.code === 'unsupported-version' && e.path === 'bad.json')
 })
 
+test('setDigestCache turns the cache off and on, never changing the answer', (t) => {
+  const s = new Sandbox(t)
+  for (let i = 0; i < 20; i++) s.write(`d${i % 3}/f${i}.txt`, `${i}\n`)
+  s.write('.ledger/.gitignore', '*\n')
+  assert.equal(ledger.digestCacheEnabled(), true)
+  const answer = ledger.fingerprintSync({ workspace: s.w })
+  try {
+    ledger.setDigestCache(false)
+    assert.equal(ledger.digestCacheEnabled(), false)
+    assert.equal(ledger.fingerprintSync({ workspace: s.w }), answer)
+  } finally {
+    ledger.setDigestCache(true)
+  }
+  assert.equal(ledger.fingerprintSync({ workspace: s.w }), answer)
+  const report = new ledger.Store(s.w).checkSync()
+  assert.ok(report.cache === null || report.cache.intact, JSON.stringify(report.cache))
+})
+
 test('setThreads changes how many threads read, never the answer', (t) => {
   const s = new Sandbox(t)
   for (let i = 0; i < 50; i++) s.write(`d${i % 5}/f${i}.txt`, `${i}\n`)

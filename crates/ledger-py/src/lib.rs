@@ -30,6 +30,7 @@
 mod approval;
 mod args;
 mod artifacts;
+mod cache;
 mod compare;
 mod entry;
 mod envelope;
@@ -59,6 +60,8 @@ mod ledger_module {
     };
     #[pymodule_export]
     use crate::artifacts::PyChangeSet;
+    #[pymodule_export]
+    use crate::cache::{digest_cache_enabled, set_digest_cache};
     #[pymodule_export]
     use crate::compare::{PyChange, PyComparison};
     #[pymodule_export]

@@ -112,6 +112,9 @@ pub struct PyStoreReport {
     /// `(ref, missing record)` of every ref whose chain is broken.
     #[pyo3(get)]
     dangling: Vec<(String, String)>,
+    /// `(bytes, files, intact)` of the digest cache, or `None` when there is none.
+    #[pyo3(get)]
+    cache: Option<(u64, u64, bool)>,
     inner: StoreReport,
 }
 
@@ -130,6 +133,7 @@ impl From<StoreReport> for PyStoreReport {
             dangling: (inner.dangling.iter())
                 .map(|d| (d.reference.clone(), d.missing.to_string()))
                 .collect(),
+            cache: (inner.cache.as_ref()).map(|c| (c.bytes, c.entries, c.intact)),
             inner,
         }
     }

@@ -229,3 +229,19 @@ def test_the_thread_count_changes_nothing_but_a_bad_one_is_refused(repo: Path) -
     finally:
         ledger.set_threads(0)
     assert ledger.threads() == (os.cpu_count() or 1)
+
+
+def test_the_digest_cache_can_be_turned_off_and_never_changes_the_answer(repo: Path) -> None:
+    (repo / ".ledger").mkdir()
+    (repo / ".ledger" / ".gitignore").write_text("*\n")
+    assert ledger.digest_cache_enabled()
+    answer = ledger.fingerprint(repo)
+    try:
+        ledger.set_digest_cache(False)
+        assert not ledger.digest_cache_enabled()
+        assert ledger.fingerprint(repo) == answer
+    finally:
+        ledger.set_digest_cache(True)
+    assert ledger.fingerprint(repo) == answer
+    report = ledger.Store(repo).check()
+    assert report.cache is None or report.cache[2], report.cache

@@ -8,6 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 use rustix::fs::FileType;
 use serde::{Deserialize, Serialize};
 
+use super::cache::{self, CacheReport};
 use super::fsio::{GITIGNORE, Kind, Missing, RECORD_LIMIT, REF_LIMIT, StoreDir, expect, shown};
 use super::{LOCK, RECORDS, REFS, RecordId, Store, TMP, check_ref_name, parse_ref, trust, verify};
 use crate::error::{DisplayPath, Error, Result};
@@ -59,6 +60,10 @@ pub struct StoreReport {
     pub corrupt: Vec<CorruptFile>,
     /// Refs whose chain reaches a missing or corrupt record.
     pub dangling: Vec<DanglingRef>,
+    /// The digest cache, when the store has one. It is disposable: one that
+    /// does not check out is discarded by the next expansion and does not make
+    /// the store unclean.
+    pub cache: Option<CacheReport>,
 }
 
 impl StoreReport {
@@ -111,6 +116,7 @@ impl Store {
             corrupt.push(CorruptFile { file, reason });
         }
         check_files(&root, &mut corrupt)?;
+        let cache = cache::report(&root, &mut corrupt)?;
         let scanned = match open_listed(&root, REFS, &mut corrupt)? {
             Some(refs) => scan_refs_in(&refs)?,
             None => Vec::new(),
@@ -125,6 +131,7 @@ impl Store {
                 Some(dir) => scan_temp(&dir, &mut corrupt)?,
                 None => Vec::new(),
             },
+            cache,
             ..StoreReport::default()
         };
         let mut reachable = HashSet::new();
@@ -166,7 +173,7 @@ impl Store {
 /// A problem with the store entry `file` as `check` lists it, when `e` is one
 /// (the entry is corrupt, untrusted or too large); any other error stops the
 /// check.
-fn listed(file: String, e: Error) -> Result<CorruptFile> {
+pub(super) fn listed(file: String, e: Error) -> Result<CorruptFile> {
     let reason = match e {
         Error::CorruptRecord { reason, .. } | Error::UntrustedStore { reason, .. } => reason,
         Error::TooLarge { what, limit, .. } => {

@@ -311,7 +311,8 @@ impl StoreDir {
             return Err(too_large());
         }
         // A file that grows while it is read is still read no further than the limit.
-        let mut bytes = Vec::new();
+        // Sized up front: growing by doubling could hold twice a large file at once.
+        let mut bytes = Vec::with_capacity(usize::try_from(size).map_or(0, |s| s + 1));
         file.take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| unreadable(&path, "read", e))?;
@@ -394,6 +395,26 @@ impl StoreDir {
         rustix::fs::fsync(&self.fd).map_err(|e| unwritable(&self.path, "sync directory", e.into()))
     }
 
+    /// The file system's clock: sets the directory's modification time to now
+    /// and reads back its change time (which a network file system takes from
+    /// the server's clock, not ours).
+    pub(super) fn now(&self) -> io::Result<Stat> {
+        let omit = rustix::fs::Timespec {
+            tv_sec: 0,
+            tv_nsec: rustix::fs::UTIME_OMIT,
+        };
+        let now = rustix::fs::Timespec {
+            tv_sec: 0,
+            tv_nsec: rustix::fs::UTIME_NOW,
+        };
+        let times = rustix::fs::Timestamps {
+            last_access: omit,
+            last_modification: now,
+        };
+        rustix::fs::futimens(&self.fd, &times)?;
+        Ok(rustix::fs::fstat(&self.fd)?)
+    }
+
     /// The names in the directory (not `.` and `..`), sorted.
     pub(super) fn names(&self) -> Result<Vec<Box<OsStr>>> {
         let read = |e: Errno| unreadable(&self.path, "read directory", e.into());
@@ -455,6 +476,14 @@ impl<'a> TempFile<'a> {
         self.file
             .write_all(bytes)
             .and_then(|()| self.file.sync_all())
+            .map_err(|e| unwritable(&self.dir.join(&self.name), "write temp file", e))
+    }
+
+    /// Writes all of `bytes` without syncing: for files whose loss in a crash
+    /// costs nothing (the digest cache), where a sync would cost every run.
+    pub(super) fn write_unsynced(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file
+            .write_all(bytes)
             .map_err(|e| unwritable(&self.dir.join(&self.name), "write temp file", e))
     }
 

@@ -197,6 +197,7 @@ __all__ = [
     "check_gate",
     "check_recorded_gate",
     "current_state",
+    "digest_cache_enabled",
     "fingerprint",
     "fingerprint_entries",
     "inventory",
@@ -207,6 +208,7 @@ __all__ = [
     "read_tasks_bytes",
     "retire",
     "run_gate",
+    "set_digest_cache",
     "set_threads",
     "status",
     "threads",
@@ -234,6 +236,8 @@ def normalize_tasks(data: bytes, rule: _TaskRule = "task-checkbox-v1") -> bytes:
 def worktree_root(path: _StrPath) -> Optional[str]: ...
 def set_threads(count: int) -> None: ...
 def threads() -> int: ...
+def set_digest_cache(enabled: bool) -> None: ...
+def digest_cache_enabled() -> bool: ...
 
 @final
 class Scope:
@@ -447,6 +451,7 @@ class StoreReport:
     temp_files: Final[list[str]]
     corrupt: Final[list[tuple[str, str]]]
     dangling: Final[list[tuple[str, str]]]
+    cache: Final[Optional[tuple[int, int, bool]]]
     def is_clean(self) -> bool: ...
     def to_json(self) -> str: ...
     def __eq__(self, value: object, /) -> bool: ...

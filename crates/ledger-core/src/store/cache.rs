@@ -1,0 +1,620 @@
+//! The digest cache (docs/performance.md, The digest cache): the digest of each
+//! file an expansion read, under the file's path and status, so that the next
+//! expansion answers an unchanged file with one `stat` instead of reading it.
+//!
+//! The cache is an optimization only: an expansion gives the same answer with it
+//! and without it. A file is answered from the cache only when its path, device,
+//! inode, size, mode, modification time and change time are all exactly those it
+//! had when it was read, and an entry is recorded only for a file whose times lie
+//! more than [`GRANULARITY_NS`] before the expansion started — git's "racily
+//! clean" rule: a file changed again within the same timestamp tick as the read
+//! would keep its times, so a file changed that recently is read again next time
+//! instead. The change time cannot be set by any unprivileged program, so a
+//! rewrite that restores the modification time (`touch -r`) still shows.
+//!
+//! The file lives in the store (`<store>/digest-cache`) and obeys its trust
+//! boundary: it is used only in a store that exists, that this user owns and
+//! that Git does not track; it is opened `openat`-style without following
+//! symlinks, read with a bound, written to `tmp/` and renamed into place. A
+//! cache that does not check out (wrong magic, size or checksum, unsorted keys)
+//! is discarded, never an error, and writing it never fails an expansion.
+//!
+//! Layout, little-endian: the magic `LDGDCv1\n`; the reference time (ns since
+//! the epoch) of the expansion that wrote it; the entry count; the entries, each
+//! a 16-byte key (SHA-256 of the path and status, truncated), the 32-byte digest
+//! and an age byte, strictly ascending by key; the SHA-256 of everything before.
+
+use std::ffi::OsStr;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rustix::fs::{FileType, Stat};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+use super::check::CorruptFile;
+use super::fsio::{Kind, Missing, StoreDir, TempFile, expect};
+use super::{Store, TMP, trust};
+use crate::entry::Digest;
+use crate::error::Result;
+use crate::path::WorkspacePath;
+
+/// The cache's file in the store.
+pub(super) const CACHE: &str = "digest-cache";
+
+/// The environment variable that turns the cache off when set to anything but
+/// empty or `0` (unless [`set_digest_cache`] was called).
+pub const NO_CACHE_ENV: &str = "LEDGER_NO_CACHE";
+
+const MAGIC: &[u8; 8] = b"LDGDCv1\n";
+const HEADER: usize = MAGIC.len() + 8 + 8;
+const KEY: usize = 16;
+const ENTRY: usize = KEY + 32 + 1;
+const TRAILER: usize = 32;
+
+/// The largest cache ledger reads (about 21 million files).
+const CACHE_LIMIT: u64 = 1 << 30;
+
+/// How long before the expansion started a file must have last changed for its
+/// digest to be recorded: coarser than every file system's timestamps (FAT keeps
+/// two seconds, ext3 one) and than the lag of the kernel's coarse clock.
+pub(crate) const GRANULARITY_NS: i128 = 2_000_000_000;
+
+/// An entry that no expansion confirmed in this many writes of the cache in a
+/// row is dropped: the cache holds what recent expansions read, not every
+/// version of every file ever seen.
+const MAX_AGE: u8 = 8;
+
+type Key = [u8; KEY];
+
+/// What [`set_digest_cache`] chose: unset (the environment decides), on, off.
+static SWITCH: AtomicU8 = AtomicU8::new(0);
+
+/// Turns the digest cache on or off for every later expansion in this process
+/// (the CLI's `--no-cache`). Without a call, [`NO_CACHE_ENV`] decides; the cache
+/// is on by default.
+pub fn set_digest_cache(enabled: bool) {
+    SWITCH.store(if enabled { 1 } else { 2 }, Ordering::Relaxed);
+}
+
+/// Whether expansions use the digest cache now.
+pub fn digest_cache_enabled() -> bool {
+    match SWITCH.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => !env_disables(std::env::var_os(NO_CACHE_ENV).as_deref()),
+    }
+}
+
+fn env_disables(value: Option<&OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// What `store check` reports of the cache.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheReport {
+    /// The size of the cache file in bytes.
+    pub bytes: u64,
+    /// How many file digests it holds (0 when it is not intact).
+    pub entries: u64,
+    /// Whether it checks out; one that does not is discarded by the next
+    /// expansion (it is never an error).
+    pub intact: bool,
+}
+
+/// The opened store directories the cache is read from and written to.
+pub(crate) struct CacheDir {
+    root: StoreDir,
+    /// `None` when `tmp/` cannot be made (a read-only store): the cache is then
+    /// only read.
+    tmp: Option<StoreDir>,
+}
+
+impl Store {
+    /// The store's directories for the digest cache, when the cache is on and
+    /// the store exists and is trusted; `tracked`, when the caller knows it
+    /// from an index it read already, whether Git tracks any file of the store.
+    /// Never creates the store: a workspace without one has no cache.
+    pub(crate) fn cache_dir(&self, tracked: Option<bool>) -> Option<CacheDir> {
+        if !digest_cache_enabled() {
+            return None;
+        }
+        let root = StoreDir::open_root(self.dir(), Missing::Absent).ok()??;
+        let tracked = match tracked {
+            Some(tracked) => tracked,
+            None => !trust::tracked(self.dir()).ok()?.is_empty(),
+        };
+        if tracked {
+            return None;
+        }
+        let tmp = root.make_sub(TMP).ok();
+        Some(CacheDir { root, tmp })
+    }
+}
+
+/// What the cache says about a file.
+pub(crate) enum Lookup {
+    /// Unchanged since it was read: this is its digest.
+    Hit(Digest),
+    /// Not known in this version; record it under this key once read.
+    Miss(Key),
+    /// Never cached: its status is incomplete.
+    Uncacheable,
+}
+
+/// An entry of the loaded cache, as this expansion met it.
+const UNSEEN: u8 = 0;
+const MATCHED: u8 = 1;
+const EVICT: u8 = 2;
+
+/// The digest cache during one expansion: the entries loaded, which of them were
+/// used, and the digests read anew.
+pub(crate) struct DigestCache<'a> {
+    dir: &'a CacheDir,
+    /// The cache file as read (empty when there was none or it did not check out).
+    old: Vec<u8>,
+    count: usize,
+    state: Vec<AtomicU8>,
+    fresh: Mutex<Vec<(Key, Digest)>>,
+    /// Entries of files changed at or after this time are not trusted.
+    trusted_before: i128,
+    /// Files changed at or after this time are not recorded.
+    recorded_before: i128,
+    /// This expansion's reference time, written into the new cache.
+    started: i128,
+}
+
+impl<'a> DigestCache<'a> {
+    /// Loads the cache of `dir` at the start of an expansion (before any file is
+    /// looked at: the start time decides what may be recorded).
+    pub(crate) fn start(dir: &'a CacheDir) -> DigestCache<'a> {
+        let local = nanos_since_epoch(SystemTime::now());
+        // The file system's clock may differ from ours (a network file system):
+        // the earlier of the two is the safe reference.
+        let started = dir
+            .tmp
+            .as_ref()
+            .and_then(|tmp| tmp.now().ok())
+            .and_then(|st| times(&st))
+            .map_or(local, |(mtime, ctime)| local.min(mtime).min(ctime));
+        let (old, count, reference) = match dir.root.read(CACHE, "digest cache", CACHE_LIMIT) {
+            Ok(Some(bytes)) => match parse(&bytes) {
+                Some((count, reference)) => (bytes, count, reference),
+                None => (Vec::new(), 0, i128::MIN),
+            },
+            _ => (Vec::new(), 0, i128::MIN),
+        };
+        DigestCache {
+            dir,
+            state: (0..count).map(|_| AtomicU8::new(UNSEEN)).collect(),
+            old,
+            count,
+            fresh: Mutex::new(Vec::new()),
+            trusted_before: reference.saturating_sub(GRANULARITY_NS),
+            recorded_before: started.saturating_sub(GRANULARITY_NS),
+            started,
+        }
+    }
+
+    /// Looks up the regular file `path` with the status `stat` (taken without
+    /// following a symlink).
+    pub(crate) fn lookup(&self, path: &WorkspacePath, stat: &Stat) -> Lookup {
+        let Some(key) = key(path, stat) else {
+            return Lookup::Uncacheable;
+        };
+        if let Some(i) = self.find(&key) {
+            if latest_change(stat) < self.trusted_before {
+                self.state[i].store(MATCHED, Ordering::Relaxed);
+                let at = HEADER + i * ENTRY + KEY;
+                let mut digest = [0u8; 32];
+                digest.copy_from_slice(&self.old[at..at + 32]);
+                return Lookup::Hit(Digest(digest));
+            }
+            // Only a cache ledger did not write holds a racy entry: never again.
+            self.state[i].store(EVICT, Ordering::Relaxed);
+        }
+        Lookup::Miss(key)
+    }
+
+    /// Records the digest of a file read in the version `stat` (the one the read
+    /// verified), unless it changed too recently to be told apart from a change
+    /// after the read.
+    pub(crate) fn record(&self, key: Key, stat: &Stat, digest: Digest) {
+        if latest_change(stat) < self.recorded_before {
+            self.fresh
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push((key, digest));
+        }
+    }
+
+    /// The index of `key` among the loaded entries.
+    fn find(&self, key: &Key) -> Option<usize> {
+        let (mut low, mut high) = (0, self.count);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            let at = HEADER + mid * ENTRY;
+            match self.old[at..at + KEY].cmp(key) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// Writes the new cache, best effort: the entries used or read now, and
+    /// those of the old cache this expansion did not meet, one write older.
+    /// Nothing is written when nothing would change. A failure is ignored: the
+    /// next expansion reads more, and answers the same.
+    pub(crate) fn save(self) {
+        let mut fresh = self
+            .fresh
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        fresh.sort_unstable_by_key(|entry| entry.0);
+        fresh.dedup_by(|later, earlier| later.0 == earlier.0);
+        let state: Vec<u8> = self.state.into_iter().map(AtomicU8::into_inner).collect();
+        if fresh.is_empty() && state.iter().all(|s| *s == MATCHED) {
+            return;
+        }
+        let Some(tmp) = &self.dir.tmp else {
+            return;
+        };
+        let Ok(mut temp) = TempFile::create(tmp, "cache") else {
+            return;
+        };
+        let merged = || Merge::new(&self.old, &state, &fresh);
+        let count = merged().count() as u64;
+        let mut out = Output::new(&mut temp);
+        out.put(MAGIC);
+        out.put(&i64::try_from(self.started).unwrap_or(0).to_le_bytes());
+        out.put(&count.to_le_bytes());
+        for (key, digest, age) in merged() {
+            out.put(key);
+            out.put(digest);
+            out.put(&[age]);
+        }
+        if out.finish().is_ok() {
+            // A failed rename leaves the old cache in place; the temp file goes.
+            let _ = temp.rename_to(&self.dir.root, CACHE);
+        }
+    }
+}
+
+/// The entries of the new cache, ascending by key: the old ones kept (matched
+/// ones as new, unseen ones one write older, racy ones and the too old dropped)
+/// merged with the fresh ones (which win over an old entry of the same key).
+struct Merge<'m> {
+    old: &'m [u8],
+    state: &'m [u8],
+    fresh: &'m [(Key, Digest)],
+    i: usize,
+    j: usize,
+}
+
+impl<'m> Merge<'m> {
+    fn new(old: &'m [u8], state: &'m [u8], fresh: &'m [(Key, Digest)]) -> Self {
+        Merge {
+            old,
+            state,
+            fresh,
+            i: 0,
+            j: 0,
+        }
+    }
+
+    /// The old entry `i`: key, digest, and its age in the new cache (`None`: dropped).
+    fn old_entry(&self, i: usize) -> (&'m [u8], &'m [u8], Option<u8>) {
+        let at = HEADER + i * ENTRY;
+        let age = self.old[at + ENTRY - 1];
+        let kept = match self.state[i] {
+            MATCHED => Some(0),
+            UNSEEN if age < MAX_AGE => Some(age + 1),
+            _ => None,
+        };
+        (
+            &self.old[at..at + KEY],
+            &self.old[at + KEY..at + KEY + 32],
+            kept,
+        )
+    }
+}
+
+impl<'m> Iterator for Merge<'m> {
+    type Item = (&'m [u8], &'m [u8], u8);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let fresh = self.fresh.get(self.j);
+            if self.i == self.state.len() {
+                let (key, digest) = fresh?;
+                self.j += 1;
+                return Some((&key[..], &digest.0[..], 0));
+            }
+            let (key, digest, kept) = self.old_entry(self.i);
+            match fresh {
+                Some((fresh_key, fresh_digest)) if &fresh_key[..] <= key => {
+                    if &fresh_key[..] == key {
+                        self.i += 1;
+                    }
+                    self.j += 1;
+                    return Some((&fresh_key[..], &fresh_digest.0[..], 0));
+                }
+                _ => {
+                    self.i += 1;
+                    if let Some(age) = kept {
+                        return Some((key, digest, age));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Writes through a buffer into the temp file, hashing what it writes; the hash
+/// is the file's trailer.
+struct Output<'t, 'a> {
+    temp: &'t mut TempFile<'a>,
+    buffer: Vec<u8>,
+    hash: Sha256,
+    failed: bool,
+}
+
+impl<'t, 'a> Output<'t, 'a> {
+    const SIZE: usize = 64 * 1024;
+
+    fn new(temp: &'t mut TempFile<'a>) -> Self {
+        Output {
+            temp,
+            buffer: Vec::with_capacity(Self::SIZE),
+            hash: Sha256::new(),
+            failed: false,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        self.hash.update(bytes);
+        self.buffer.extend_from_slice(bytes);
+        if self.buffer.len() >= Self::SIZE {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.failed && self.temp.write_unsynced(&self.buffer).is_err() {
+            self.failed = true;
+        }
+        self.buffer.clear();
+    }
+
+    fn finish(mut self) -> std::result::Result<(), ()> {
+        let trailer: [u8; 32] = std::mem::take(&mut self.hash).finalize().into();
+        self.buffer.extend_from_slice(&trailer);
+        self.flush();
+        if self.failed { Err(()) } else { Ok(()) }
+    }
+}
+
+/// The entry count and reference time of an intact cache file; `None` for
+/// anything else (it is then discarded).
+fn parse(bytes: &[u8]) -> Option<(usize, i128)> {
+    let body = bytes.len().checked_sub(TRAILER)?;
+    if body < HEADER || bytes.get(..MAGIC.len())? != MAGIC {
+        return None;
+    }
+    let reference = i64::from_le_bytes(bytes[8..16].try_into().ok()?);
+    let count = usize::try_from(u64::from_le_bytes(bytes[16..24].try_into().ok()?)).ok()?;
+    if count.checked_mul(ENTRY)?.checked_add(HEADER)? != body {
+        return None;
+    }
+    let hash: [u8; 32] = Sha256::digest(&bytes[..body]).into();
+    if hash[..] != bytes[body..] {
+        return None;
+    }
+    let keys = bytes[HEADER..body].chunks_exact(ENTRY).map(|e| &e[..KEY]);
+    if !keys.clone().zip(keys.skip(1)).all(|(a, b)| a < b) {
+        return None;
+    }
+    Some((count, i128::from(reference)))
+}
+
+/// Checks the cache file for `store check`: `None` when there is none; an entry
+/// that is not a regular file of this user's is listed in `corrupt` instead.
+pub(super) fn report(
+    root: &StoreDir,
+    corrupt: &mut Vec<CorruptFile>,
+) -> Result<Option<CacheReport>> {
+    let path = root.join(CACHE);
+    let Some(stat) = root.stat(CACHE, &path)? else {
+        return Ok(None);
+    };
+    if let Err(e) = expect(&path, &stat, Kind::File) {
+        corrupt.push(super::check::listed(CACHE.to_owned(), e)?);
+        return Ok(None);
+    }
+    let bytes = u64::try_from(stat.st_size).unwrap_or(0);
+    let parsed = match root.read(CACHE, "digest cache", CACHE_LIMIT) {
+        Ok(Some(content)) => parse(&content),
+        _ => None,
+    };
+    Ok(Some(CacheReport {
+        bytes,
+        entries: parsed.map_or(0, |(count, _)| count as u64),
+        intact: parsed.is_some(),
+    }))
+}
+
+/// The key of a regular file: its path and status, hashed. `None` when the
+/// status is incomplete (no inode number, or times that say nothing), which a
+/// file system without stable inodes or times gives: such files are never cached.
+fn key(path: &WorkspacePath, stat: &Stat) -> Option<Key> {
+    let (mtime, ctime) = times(stat)?;
+    let complete = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile
+        && stat.st_ino != 0
+        && stat.st_size >= 0
+        && mtime > 0
+        && ctime > 0;
+    if !complete {
+        return None;
+    }
+    let mut hash = Sha256::new();
+    hash.update(b"ledger digest cache v1\0");
+    hash.update(path.as_str().as_bytes());
+    hash.update([0]);
+    hash.update(stat.st_dev.to_le_bytes());
+    hash.update(stat.st_ino.to_le_bytes());
+    hash.update(stat.st_size.to_le_bytes());
+    hash.update(stat.st_mode.to_le_bytes());
+    hash.update(mtime.to_le_bytes());
+    hash.update(ctime.to_le_bytes());
+    let full: [u8; 32] = hash.finalize().into();
+    let mut key = [0u8; KEY];
+    key.copy_from_slice(&full[..KEY]);
+    Some(key)
+}
+
+/// Modification and change time in ns since the epoch; `None` when a
+/// nanosecond field is out of range.
+fn times(stat: &Stat) -> Option<(i128, i128)> {
+    let ns = |secs: i64, nanos: i128| {
+        (0..1_000_000_000)
+            .contains(&nanos)
+            .then(|| i128::from(secs) * 1_000_000_000 + nanos)
+    };
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+    let (mtime_nsec, ctime_nsec) = (
+        i128::from(stat.st_mtime_nsec as i64),
+        i128::from(stat.st_ctime_nsec as i64),
+    );
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+    Some((
+        ns(stat.st_mtime as i64, mtime_nsec)?,
+        ns(stat.st_ctime as i64, ctime_nsec)?,
+    ))
+}
+
+/// The later of the modification and change time (`i128::MAX`, never old
+/// enough, when they are out of range).
+fn latest_change(stat: &Stat) -> i128 {
+    times(stat).map_or(i128::MAX, |(m, c)| m.max(c))
+}
+
+fn nanos_since_epoch(time: SystemTime) -> i128 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(d) => i128::try_from(d.as_nanos()).unwrap_or(i128::MAX),
+        Err(e) => -i128::try_from(e.duration().as_nanos()).unwrap_or(i128::MAX),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn the_environment_turns_the_cache_off_unless_empty_or_zero() {
+        assert!(!env_disables(None));
+        assert!(!env_disables(Some(OsStr::new(""))));
+        assert!(!env_disables(Some(OsStr::new("0"))));
+        assert!(env_disables(Some(OsStr::new("1"))));
+        assert!(env_disables(Some(OsStr::new("yes"))));
+    }
+
+    fn file(entries: &[([u8; 16], u8)]) -> Vec<u8> {
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&7i64.to_le_bytes());
+        bytes.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+        for (key, age) in entries {
+            bytes.extend_from_slice(key);
+            bytes.extend_from_slice(&[9u8; 32]);
+            bytes.push(*age);
+        }
+        let hash: [u8; 32] = Sha256::digest(&bytes).into();
+        bytes.extend_from_slice(&hash);
+        bytes
+    }
+
+    #[test]
+    fn only_an_intact_file_parses() {
+        let good = file(&[([1; 16], 0), ([2; 16], 3)]);
+        assert_eq!(parse(&good), Some((2, 7)));
+        assert_eq!(parse(&file(&[])), Some((0, 7)));
+        // Truncated, extended, a flipped bit, unsorted keys, another magic.
+        assert_eq!(parse(&good[..good.len() - 1]), None);
+        let mut longer = good.clone();
+        longer.push(0);
+        assert_eq!(parse(&longer), None);
+        let mut flipped = good.clone();
+        flipped[HEADER + KEY] ^= 1;
+        assert_eq!(parse(&flipped), None);
+        assert_eq!(parse(&file(&[([2; 16], 0), ([1; 16], 0)])), None);
+        assert_eq!(parse(&file(&[([2; 16], 0), ([2; 16], 0)])), None);
+        let mut magic = good.clone();
+        magic[0] = b'X';
+        assert_eq!(parse(&magic), None);
+        assert_eq!(parse(b""), None);
+    }
+
+    /// The racy-entry rule, on a clock the test sets: a file is recorded only
+    /// when its times are older than the expansion's start minus the
+    /// granularity, and trusted only when older than the cache's reference
+    /// minus it — as a file system whose timestamps are coarser than the time
+    /// between a read and the next write would need.
+    #[test]
+    fn racily_clean_files_are_neither_recorded_nor_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), b"one").unwrap();
+        let root = StoreDir::open_root(&dir.path().join(".ledger"), Missing::Create)
+            .unwrap()
+            .unwrap();
+        let tmp = root.make_sub(TMP).unwrap();
+        let cache_dir = CacheDir {
+            root,
+            tmp: Some(tmp),
+        };
+        let stat = rustix::fs::stat(dir.path().join("f")).unwrap();
+        let path = WorkspacePath::new("f").unwrap();
+        let changed = latest_change(&stat);
+        let digest = Digest([7; 32]);
+
+        let mut cache = DigestCache::start(&cache_dir);
+        let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
+            panic!("an empty cache knows nothing");
+        };
+        // Changed at the very moment the reference allows: not recorded.
+        cache.recorded_before = changed;
+        cache.record(key, &stat, digest);
+        assert!(cache.fresh.lock().unwrap().is_empty());
+        cache.recorded_before = changed + 1;
+        cache.record(key, &stat, digest);
+        cache.started = changed + 1 + GRANULARITY_NS;
+        cache.save();
+
+        // Reloaded: the file is trusted only when older than the reference.
+        let mut cache = DigestCache::start(&cache_dir);
+        assert_eq!(cache.trusted_before, changed + 1);
+        assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(d) if d == digest));
+        cache.trusted_before = changed;
+        assert!(matches!(cache.lookup(&path, &stat), Lookup::Miss(_)));
+        assert_eq!(cache.state[0].load(Ordering::Relaxed), EVICT);
+    }
+
+    #[test]
+    fn merging_keeps_matched_ages_unseen_and_drops_evicted_and_old() {
+        let old = file(&[
+            ([1; 16], 5),
+            ([2; 16], 0),
+            ([3; 16], MAX_AGE),
+            ([4; 16], 0),
+            ([6; 16], 2),
+        ]);
+        let state = [MATCHED, EVICT, UNSEEN, UNSEEN, UNSEEN];
+        let fresh = [([4; 16], Digest([1; 32])), ([5; 16], Digest([2; 32]))];
+        let merged: Vec<(u8, u8, u8)> = Merge::new(&old, &state, &fresh)
+            .map(|(k, d, age)| (k[0], d[0], age))
+            .collect();
+        assert_eq!(merged, [(1, 9, 0), (4, 1, 0), (5, 2, 0), (6, 9, 3)]);
+    }
+}
