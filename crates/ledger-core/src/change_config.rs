@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::{DisplayPath, Error, Result};
+use crate::graph::LedgerKeys;
 use crate::own_file;
 use crate::path::WorkspacePath;
 use crate::task_rule::TaskRule;
@@ -81,15 +82,6 @@ struct ConfigFile {
     schema: Option<String>,
     #[serde(default)]
     ledger: Option<LedgerKeys>,
-}
-
-/// `ledger:` in `config.yaml`; an unknown key there is refused, so that a
-/// misspelt rule is not silently ignored.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LedgerKeys {
-    #[serde(default)]
-    task_rule: Option<TaskRule>,
 }
 
 impl ProjectConfig {

@@ -64,12 +64,14 @@ struct SchemaFile {
     ledger: Option<LedgerKeys>,
 }
 
-/// `ledger:` in a `schema.yaml` (docs/approvals.md, Choosing the task rule).
+/// `ledger:` in a `schema.yaml` or the project's `config.yaml` (docs/approvals.md,
+/// Choosing the task rule); an unknown key there is refused, so that a misspelt
+/// rule is not silently ignored.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct LedgerKeys {
+pub(crate) struct LedgerKeys {
     #[serde(default)]
-    task_rule: Option<TaskRule>,
+    pub(crate) task_rule: Option<TaskRule>,
 }
 
 #[derive(Deserialize)]

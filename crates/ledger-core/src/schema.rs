@@ -173,24 +173,33 @@ pub fn read_recorded_path(workspace: &Utf8Path, path: &str) -> Result<ArtifactGr
     read_recorded(workspace, &WorkspacePath::new(path)?)
 }
 
-/// A schema file of the workspace, read without following symlinks.
+/// A schema file of the workspace that must be there.
 fn read_recorded(workspace: &Utf8Path, relative: &WorkspacePath) -> Result<ArtifactGraph> {
+    read_in_project(workspace, relative)?.ok_or_else(|| Error::Unreadable {
+        path: DisplayPath::from(relative.as_str()),
+        operation: "read schema",
+        source: std::io::Error::from(std::io::ErrorKind::NotFound),
+    })
+}
+
+/// A schema file of the workspace, read without following symlinks and bounded;
+/// `None` when there is none. Its source is its workspace-relative path.
+fn read_in_project(
+    workspace: &Utf8Path,
+    relative: &WorkspacePath,
+) -> Result<Option<ArtifactGraph>> {
     let bytes = own_file::read_in_workspace(
         workspace.as_std_path(),
         relative,
         "schema",
         own_file::DOCUMENT_LIMIT,
-    )?
-    .ok_or_else(|| Error::Unreadable {
-        path: DisplayPath::from(relative.as_str()),
-        operation: "read schema",
-        source: std::io::Error::from(std::io::ErrorKind::NotFound),
-    })?;
+    )?;
+    let Some(bytes) = bytes else { return Ok(None) };
     let text = String::from_utf8(bytes).map_err(|_| Error::BadSchema {
         path: DisplayPath::from(relative.as_str()),
         reason: "not UTF-8".to_owned(),
     })?;
-    ArtifactGraph::from_schema_yaml(&text, relative.as_str())
+    ArtifactGraph::from_schema_yaml(&text, relative.as_str()).map(Some)
 }
 
 /// Resolves a schema name as OpenSpec does, with the workspace as the project:
@@ -209,23 +218,16 @@ pub fn resolve_name(
 ) -> Result<ArtifactGraph> {
     check_name(name, origin)?;
     let relative = WorkspacePath::joined(openspec_dir, &format!("schemas/{name}/schema.yaml"))?;
-    let bytes = own_file::read_in_workspace(
-        workspace.as_std_path(),
-        &relative,
-        "schema",
-        own_file::DOCUMENT_LIMIT,
-    )?;
-    if let Some(bytes) = bytes {
-        let text = String::from_utf8(bytes).map_err(|_| Error::BadSchema {
-            path: DisplayPath::from(relative.as_str()),
-            reason: "not UTF-8".to_owned(),
-        })?;
-        let graph = ArtifactGraph::from_schema_yaml(&text, relative.as_str())?;
-        return Ok(graph.with_schema(SchemaSource::of_text(
-            Some(name),
-            Some(relative.as_str()),
-            &text,
-        )));
+    if let Some(graph) = read_in_project(workspace, &relative)? {
+        // Known by its name too, so that a later status resolves it the same way.
+        let source = graph.schema().cloned().map(|source| SchemaSource {
+            name: Some(name.to_owned()),
+            ..source
+        });
+        return Ok(match source {
+            Some(source) => graph.with_schema(source),
+            None => graph,
+        });
     }
     match BUILTIN_SCHEMAS.iter().find(|(builtin, _)| *builtin == name) {
         Some((_, text)) => builtin_graph(name, text),
