@@ -155,6 +155,7 @@ pub(crate) struct DigestCache<'a> {
     /// The cache file as read (empty when there was none or it did not check out).
     old: Vec<u8>,
     count: usize,
+    buckets: Buckets,
     state: Vec<AtomicU8>,
     fresh: Mutex<Vec<(Key, Digest)>>,
     /// Entries of files changed at or after this time are not trusted.
@@ -187,6 +188,7 @@ impl<'a> DigestCache<'a> {
         };
         DigestCache {
             dir,
+            buckets: Buckets::new(&old, count),
             state: (0..count).map(|_| AtomicU8::new(UNSEEN)).collect(),
             old,
             count,
@@ -229,9 +231,10 @@ impl<'a> DigestCache<'a> {
         }
     }
 
-    /// The index of `key` among the loaded entries.
+    /// The index of `key` among the loaded entries: bisected within its bucket
+    /// (see [`Buckets`]), which holds about one entry.
     fn find(&self, key: &Key) -> Option<usize> {
-        let (mut low, mut high) = (0, self.count);
+        let (mut low, mut high) = self.buckets.range(key);
         while low < high {
             let mid = low + (high - low) / 2;
             let at = HEADER + mid * ENTRY;
@@ -280,6 +283,48 @@ impl<'a> DigestCache<'a> {
             // A failed rename leaves the old cache in place; the temp file goes.
             let _ = temp.rename_to(&self.dir.root, CACHE);
         }
+    }
+}
+
+/// Where the entries of each key prefix start: the keys are truncated SHA-256
+/// values, spread evenly, so with as many buckets as entries a lookup touches
+/// the bucket table and about one entry — two cache misses, where bisecting
+/// 100,000 entries takes 17. Keys that are not evenly spread (a cache written by
+/// someone else) only make the buckets uneven: a lookup then bisects a larger
+/// one, never answers differently.
+struct Buckets {
+    /// Bits of the key prefix that choose a bucket.
+    bits: u32,
+    /// `starts[b]`: the first entry whose bucket is `b` or later; one more at the end.
+    starts: Vec<u32>,
+}
+
+impl Buckets {
+    fn new(old: &[u8], count: usize) -> Buckets {
+        let bits = usize::BITS - count.leading_zeros();
+        let mut starts = Vec::with_capacity((1 << bits) + 1);
+        for i in 0..count {
+            let bucket = bucket(key_prefix(&old[HEADER + i * ENTRY..]), bits);
+            while starts.len() <= bucket {
+                starts.push(i as u32);
+            }
+        }
+        starts.resize((1 << bits) + 1, count as u32);
+        Buckets { bits, starts }
+    }
+
+    /// The entries `key` can be among.
+    fn range(&self, key: &Key) -> (usize, usize) {
+        let b = bucket(key_prefix(key), self.bits);
+        (self.starts[b] as usize, self.starts[b + 1] as usize)
+    }
+}
+
+/// The bucket of a key prefix: its top `bits` bits.
+fn bucket(prefix: u64, bits: u32) -> usize {
+    match bits {
+        0 => 0,
+        _ => usize::try_from(prefix >> (64 - bits)).unwrap_or(0),
     }
 }
 
@@ -475,6 +520,13 @@ fn key(path: &WorkspacePath, stat: &Stat) -> Option<Key> {
     Some(key)
 }
 
+/// The first eight bytes of a key as a number, in the keys' sort order.
+fn key_prefix(key: &[u8]) -> u64 {
+    let mut prefix = [0u8; 8];
+    prefix.copy_from_slice(&key[..8]);
+    u64::from_be_bytes(prefix)
+}
+
 /// Modification and change time in ns since the epoch; `None` when a
 /// nanosecond field is out of range.
 fn times(stat: &Stat) -> Option<(i128, i128)> {
@@ -599,6 +651,40 @@ mod tests {
         cache.trusted_before = changed;
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Miss(_)));
         assert_eq!(cache.state[0].load(Ordering::Relaxed), EVICT);
+    }
+
+    /// Every key is found, and no other, whether the keys are spread evenly (as
+    /// hashes are) or crowded into one corner of the key space.
+    #[test]
+    fn lookups_find_exactly_the_stored_keys() {
+        let evenly = |i: u64| Sha256::digest(i.to_le_bytes())[..16].try_into().unwrap();
+        let crowded = |i: u64| {
+            let mut key = [0u8; 16];
+            key[8..].copy_from_slice(&(i * 3).to_be_bytes());
+            key
+        };
+        let generators: [&dyn Fn(u64) -> [u8; 16]; 2] = [&evenly, &crowded];
+        for make in generators {
+            for count in [0u64, 1, 2, 3, 1000] {
+                let mut keys: Vec<[u8; 16]> = (0..count).map(make).collect();
+                keys.sort_unstable();
+                let dir = tempfile::tempdir().unwrap();
+                let root = StoreDir::open_root(&dir.path().join(".ledger"), Missing::Create)
+                    .unwrap()
+                    .unwrap();
+                let entries: Vec<_> = keys.iter().map(|k| (*k, 0)).collect();
+                std::fs::write(dir.path().join(".ledger").join(CACHE), file(&entries)).unwrap();
+                let cache_dir = CacheDir { root, tmp: None };
+                let cache = DigestCache::start(&cache_dir);
+                assert_eq!(cache.count, keys.len());
+                for (i, key) in keys.iter().enumerate() {
+                    assert_eq!(cache.find(key), Some(i));
+                }
+                for absent in (count..count + 200).map(make).chain([[0; 16], [0xff; 16]]) {
+                    assert_eq!(cache.find(&absent), keys.iter().position(|k| *k == absent));
+                }
+            }
+        }
     }
 
     #[test]
