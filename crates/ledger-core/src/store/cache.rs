@@ -154,7 +154,6 @@ pub(crate) struct DigestCache<'a> {
     dir: &'a CacheDir,
     /// The cache file as read (empty when there was none or it did not check out).
     old: Vec<u8>,
-    count: usize,
     buckets: Buckets,
     state: Vec<AtomicU8>,
     fresh: Mutex<Vec<(Key, Digest)>>,
@@ -191,7 +190,6 @@ impl<'a> DigestCache<'a> {
             buckets: Buckets::new(&old, count),
             state: (0..count).map(|_| AtomicU8::new(UNSEEN)).collect(),
             old,
-            count,
             fresh: Mutex::new(Vec::new()),
             trusted_before: reference.saturating_sub(GRANULARITY_NS),
             recorded_before: started.saturating_sub(GRANULARITY_NS),
@@ -676,7 +674,7 @@ mod tests {
                 std::fs::write(dir.path().join(".ledger").join(CACHE), file(&entries)).unwrap();
                 let cache_dir = CacheDir { root, tmp: None };
                 let cache = DigestCache::start(&cache_dir);
-                assert_eq!(cache.count, keys.len());
+                assert_eq!(cache.state.len(), keys.len());
                 for (i, key) in keys.iter().enumerate() {
                     assert_eq!(cache.find(key), Some(i));
                 }
