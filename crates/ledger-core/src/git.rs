@@ -1,6 +1,6 @@
 //! Candidate listing from Git (docs/errors.md, Expansion), in process with `gix`.
 //!
-//! [`Listing::list`] answers exactly what `git -C dir ls-files --cached --others --exclude-standard -z`
+//! [`Listing::list_within`] answers exactly what `git -C dir ls-files --cached --others --exclude-standard -z`
 //! answers: every index entry (staged or not, deleted from the worktree or not, skip-worktree
 //! or not) plus every untracked file that no ignore rule (`.gitignore` at every level,
 //! `.git/info/exclude`, `core.excludesFile`) excludes. The git CLI is never run; it is the
@@ -89,7 +89,7 @@ pub(crate) enum Locate {
 
 /// A repository opened for listing. Reading the index is quick and walking the
 /// worktree for untracked files is not, so the two are separate steps: a caller may
-/// start on [`Listing::tracked_files`] while [`Listing::list`] walks.
+/// start on [`Listing::tracked_files`] while [`Listing::list_within`] walks.
 pub(crate) struct Listing {
     repo: gix::Repository,
     index: gix::index::File,
@@ -131,10 +131,11 @@ impl Listing {
     }
 
     /// The plain tracked files below `dir` (stage 0, not gitlinks), relative to it,
-    /// straight from the index: a subset of what [`Listing::list`] lists as
+    /// straight from the index, each with the size the index last saw (the low 32
+    /// bits; a hint, never an answer): a subset of what [`Listing::list_within`] lists as
     /// [`Status::Tracked`], known before the worktree is walked. Entries of a sparse
     /// index's directories are not expanded here.
-    pub(crate) fn tracked_files(&self) -> impl Iterator<Item = &[u8]> {
+    pub(crate) fn tracked_files(&self) -> impl Iterator<Item = (&[u8], u64)> {
         let state: &gix::index::State = &self.index;
         let entries = state.entries();
         // Below a subdirectory, only its range of the (sorted) index is looked at.
@@ -151,6 +152,7 @@ impl Listing {
                 entry.stage_raw() == 0 && !entry.mode.is_submodule() && !entry.mode.is_sparse();
             path.strip_prefix(self.prefix_slash.as_slice())
                 .filter(|rel| plain && !rel.is_empty())
+                .map(|rel| (rel, u64::from(entry.stat.size)))
         })
     }
 
@@ -173,17 +175,17 @@ impl Listing {
     }
 
     /// Everything `git ls-files --cached --others --exclude-standard` lists below
-    /// `dir`: sorted by path bytes, each path once, with its strongest status.
-    #[cfg(test)]
-    pub(crate) fn list(self) -> Result<Vec<Candidate>> {
-        self.list_within(&Within::default())
-    }
-
-    /// Like [`Listing::list`], but the worktree is walked only `within` the scope:
+    /// `dir`, sorted by path bytes, each path once, with its strongest status —
+    /// but the worktree is walked only `within` the scope:
     /// directories outside it are never opened (an unreadable one there is no
     /// concern of the scope, and not reading it saves time). Tracked paths outside it
-    /// may still be listed: the caller selects.
-    pub(crate) fn list_within(mut self, within: &Within) -> Result<Vec<Candidate>> {
+    /// may still be listed: the caller selects. `found` is told of each untracked
+    /// file the moment the walk finds it.
+    pub(crate) fn list_within(
+        mut self,
+        within: &Within,
+        found: &mut dyn FnMut(&[u8]),
+    ) -> Result<Vec<Candidate>> {
         let display = self.display.as_str();
         let mut out = tracked(&self.repo, &self.index, &self.prefix_slash, display)?;
         mark_excluded_from_worktree_uptodate(&mut self.index);
@@ -191,6 +193,7 @@ impl Listing {
             prefix_slash: &self.prefix_slash,
             exclusions: &within.exclusions,
             out: Vec::new(),
+            found,
         };
         if let Some(patterns) = walk_patterns(&self.prefix_slash, within) {
             walk_untracked(&self.repo, &self.index, &patterns, &mut collect, display)?;
@@ -1176,6 +1179,9 @@ struct CollectUntracked<'a> {
     exclusions: &'a [Vec<u8>],
     /// Untracked candidates, in walk order.
     out: Vec<Candidate>,
+    /// Told of each untracked file (not a nested repository) the moment the
+    /// walk finds it, so that it can be read while the walk goes on.
+    found: &'a mut dyn FnMut(&[u8]),
 }
 
 impl Delegate for CollectUntracked<'_> {
@@ -1223,6 +1229,9 @@ impl Delegate for CollectUntracked<'_> {
         if let Some(rel) = path.strip_prefix(self.prefix_slash)
             && !rel.is_empty()
         {
+            if status == Status::Untracked {
+                (self.found)(rel);
+            }
             self.out.push(Candidate {
                 path: rel.to_vec(),
                 status,

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use camino::Utf8PathBuf;
 use serde::{Deserialize, Serialize};
@@ -13,7 +13,8 @@ use crate::error::{DisplayPath, Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
-use crate::read::{Outcome, read_contents};
+use crate::read::Outcome;
+use crate::read_queue::{ReadQueue, read_contents};
 use crate::scope::{STORE_DIR, Scope};
 use crate::store::{DigestCache, Store};
 use crate::task_rule::TaskRule;
@@ -56,50 +57,43 @@ impl Inventory {
         let cache_dir = store.cache_dir(store_tracked(&repositories));
         // Started before any file is looked at: the start time decides what it records.
         let cache = cache_dir.as_ref().map(DigestCache::start);
-        // Reading the index takes milliseconds, walking the worktree for untracked
-        // files far longer: the tracked files are hashed while the walk runs.
-        let early = tracked_files(&scope, &repositories);
-        let stop = AtomicBool::new(false);
         let tasks = scope.tasks_files();
-        let mut early_contents = Ok(None);
-        // The listing stays on this thread (gix repositories are not `Send`); the
-        // hashing pool takes the tracked files meanwhile. The rest (untracked,
-        // walked, explicit paths) joins the same pool as soon as the listing ends,
-        // while the tracked files are still being read: a thread that runs out of
-        // tracked files takes them instead of idling.
-        let (listed, rest) = threads::pool()?.in_place_scope(|pool| {
-            pool.spawn(|_| {
-                early_contents = read_contents(workspace, &early, &tasks, cache.as_ref(), &stop);
-            });
-            let listed = candidates(&scope, repositories, &previous);
-            stop.store(listed.is_err(), Ordering::Relaxed);
-            let rest = listed.as_ref().ok().map(|(paths, _)| {
-                let rest = difference(paths, &early);
-                let never = AtomicBool::new(false);
-                let contents = read_contents(workspace, &rest, &tasks, cache.as_ref(), &never);
-                (rest, contents)
-            });
-            (listed, rest)
+        let queue = match ReadQueue::new(workspace, &tasks, cache.as_ref()) {
+            Ok(queue) => queue,
+            // The errors keep their order: listing first, then reading.
+            Err(e) => {
+                return Err(candidates(&scope, repositories, &previous, None)
+                    .err()
+                    .unwrap_or(e));
+            }
+        };
+        let pool = threads::pool()?;
+        // The listing stays on this thread (gix repositories are not `Send`) and
+        // feeds the queue that every thread of the pool reads from: the tracked
+        // files from the index at once (reading the index takes milliseconds,
+        // walking the worktree far longer), each untracked or walked file as the
+        // walk meets it.
+        let listed = pool.in_place_scope(|readers| {
+            for _ in 0..pool.current_num_threads() {
+                readers.spawn(|_| queue.serve());
+            }
+            queue.add(tracked_files(&scope, &repositories));
+            let listed = candidates(&scope, repositories, &previous, Some(&queue));
+            match &listed {
+                Ok(_) => queue.close(),
+                Err(_) => queue.stop(),
+            }
+            listed
         });
-        // The errors keep their order: listing first, then reading.
         let (paths, walked_roots) = listed?;
-        let (early, early_contents) = match early_contents? {
-            Some(contents) => (early, contents),
-            None => (Vec::new(), Vec::new()),
-        };
-        let (rest, rest_contents) = match rest {
-            Some((rest, contents)) => (rest, contents?.unwrap_or_default()),
-            None => (Vec::new(), Vec::new()),
-        };
-        let entries = assemble(
-            workspace,
-            &tasks,
-            paths,
-            [
-                early.into_iter().zip(early_contents),
-                rest.into_iter().zip(rest_contents),
-            ],
-        )?;
+        let read = queue.into_read().unwrap_or_default();
+        // The paths the listing did not queue: explicit ones, a comparison's previous ones.
+        let rest = difference(&paths, read.iter().map(|(path, _)| path));
+        let never = AtomicBool::new(false);
+        let rest_contents =
+            read_contents(workspace, &rest, &tasks, cache.as_ref(), &never)?.unwrap_or_default();
+        let rest: Vec<_> = rest.into_iter().zip(rest_contents).collect();
+        let entries = assemble(workspace, &tasks, paths, [read, rest].map(Vec::into_iter))?;
         if let Some(cache) = cache {
             cache.save();
         }
@@ -166,8 +160,11 @@ impl Scope {
 }
 
 /// The paths of sorted `all` that are not in sorted `done`.
-fn difference(all: &[WorkspacePath], done: &[WorkspacePath]) -> Vec<WorkspacePath> {
-    let mut done = done.iter().peekable();
+fn difference<'a>(
+    all: &[WorkspacePath],
+    done: impl Iterator<Item = &'a WorkspacePath>,
+) -> Vec<WorkspacePath> {
+    let mut done = done.peekable();
     all.iter()
         .filter(|path| {
             while done.next_if(|d| d < path).is_some() {}
@@ -316,7 +313,10 @@ fn selected(scope: &Scope, roots: &[String], path: &[u8]) -> bool {
 /// The selected tracked files of the opened repositories, sorted: known from the
 /// indexes alone, and all certain to be among the [`candidates`] (which also decide
 /// what blocks; a path this skips is simply read later).
-fn tracked_files(scope: &Scope, repositories: &[Repository<'_>]) -> Vec<WorkspacePath> {
+fn tracked_files(
+    scope: &Scope,
+    repositories: &[Repository<'_>],
+) -> Vec<(WorkspacePath, Option<u64>)> {
     let roots = &scope.roots;
     let mut out = Vec::new();
     let mut bytes = Vec::new();
@@ -324,26 +324,28 @@ fn tracked_files(scope: &Scope, repositories: &[Repository<'_>]) -> Vec<Workspac
         let Ok(Some(listing)) = &repository.opened else {
             continue;
         };
-        for relative in listing.tracked_files() {
+        for (relative, size) in listing.tracked_files() {
             in_repository(repository.name, relative, &mut bytes);
             if selected(scope, roots, &bytes)
                 && let Ok(path) = WorkspacePath::from_bytes(&bytes)
             {
-                out.push(path);
+                out.push((path, Some(size)));
             }
         }
     }
-    out.sort_unstable();
-    out.dedup();
+    out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    out.dedup_by(|later, earlier| later.0 == earlier.0);
     out
 }
 
 /// Every candidate path of the scope (§4 steps 1–3) with the `previous` paths,
-/// sorted and unique, and the walked roots.
+/// sorted and unique, and the walked roots. Each untracked or walked file is
+/// added to `queue` as soon as it is found.
 fn candidates(
     scope: &Scope,
     repositories: Vec<Repository<'_>>,
     previous: &[WorkspacePath],
+    queue: Option<&ReadQueue<'_>>,
 ) -> Result<(Vec<WorkspacePath>, Vec<String>)> {
     let workspace = scope.workspace.as_std_path();
     let roots = &scope.roots;
@@ -354,7 +356,7 @@ fn candidates(
             message: "not a Git repository (declared with --repo)".to_owned(),
             source: None,
         })?;
-        repository_candidates(repository.name, listing, scope, roots, &mut paths)?;
+        repository_candidates(repository.name, listing, scope, queue, &mut paths)?;
     }
     let mut walked = Vec::new();
     for root in roots {
@@ -365,7 +367,11 @@ fn candidates(
         {
             continue;
         }
-        paths.extend(walk_root(workspace, root, scope, &scope.repositories)?);
+        let found = walk_root(workspace, root, scope, &scope.repositories)?;
+        if let Some(queue) = queue {
+            queue.add(found.iter().map(|path| (path.clone(), None)));
+        }
+        paths.extend(found);
         walked.push(root.clone());
     }
     paths.extend(scope.paths.iter().cloned());
@@ -377,15 +383,30 @@ fn candidates(
     Ok((paths, walked))
 }
 
-/// Adds the selected candidates of the repository `name` to `out`, as workspace paths.
+/// Adds the selected candidates of the repository `name` to `out`, as workspace
+/// paths, and each selected untracked file to `queue` as the walk finds it.
 fn repository_candidates(
     name: &str,
     listing: git::Listing,
     scope: &Scope,
-    roots: &[String],
+    queue: Option<&ReadQueue<'_>>,
     out: &mut Vec<WorkspacePath>,
 ) -> Result<()> {
-    let listing = listing.list_within(&within_repository(name, scope, roots))?;
+    let roots = &scope.roots;
+    let within = within_repository(name, scope, roots);
+    let mut feed = queue.map(ReadQueue::feed);
+    let mut found_bytes = Vec::new();
+    let mut found = |relative: &[u8]| {
+        in_repository(name, relative, &mut found_bytes);
+        if let Some(feed) = feed.as_mut()
+            && selected(scope, roots, &found_bytes)
+            && let Ok(path) = WorkspacePath::from_bytes(&found_bytes)
+        {
+            feed.push(path);
+        }
+    };
+    let listing = listing.list_within(&within, &mut found)?;
+    drop(feed);
     out.reserve(listing.len());
     let mut bytes = Vec::new();
     for candidate in listing {

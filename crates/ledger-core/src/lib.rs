@@ -66,6 +66,7 @@ mod own_file;
 mod path;
 mod quote;
 mod read;
+mod read_queue;
 mod record;
 mod schema;
 mod scope;

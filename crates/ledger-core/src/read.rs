@@ -10,17 +10,12 @@
 //! resolves one path component per call instead of the whole path per file.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read, Seek};
 use std::os::fd::OwnedFd;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rayon::prelude::*;
-
-use crate::threads;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
 use sha2::{Digest as _, Sha256};
 
@@ -68,66 +63,9 @@ impl Entry {
     }
 }
 
-/// Reads every path in parallel, files within and across directories. One
-/// outcome per path, in the input order; `None` when `stop` was raised before
-/// every path was read (the caller has failed for another reason and no longer
-/// needs them). With a `cache`, an unchanged file is answered from it, and the
-/// files read are recorded in it.
-pub(crate) fn read_contents(
-    workspace: &Path,
-    paths: &[WorkspacePath],
-    tasks: &BTreeMap<&WorkspacePath, TaskRule>,
-    cache: Option<&DigestCache<'_>>,
-    stop: &AtomicBool,
-) -> Result<Option<Vec<Outcome>>> {
-    let root = open_workspace(workspace)?;
-    let runs = same_directory_runs(paths);
-    let read = threads::pool()?.install(|| {
-        runs.par_iter()
-            .flat_map(|run| {
-                // Checked once per directory: a stop skips the rest within moments.
-                let opened = (!stop.load(Ordering::Relaxed)).then(|| open_dir(&root, run.dir));
-                paths[run.start..run.end].par_iter().map(move |path| {
-                    let dir = opened.as_ref()?;
-                    Some(read_in(dir, path, tasks.get(path).copied(), cache).map_err(Box::new))
-                })
-            })
-            .collect::<Option<Vec<_>>>()
-    });
-    Ok(read)
-}
-
 /// What reading one path gave. The error is boxed: it is rare and large, and
 /// an inventory holds one outcome per path until they become entries.
 pub(crate) type Outcome = std::result::Result<Content, Box<Error>>;
-
-/// Consecutive paths in one directory: `paths[start..end]`, all in `dir`.
-struct Run<'a> {
-    dir: &'a str,
-    start: usize,
-    end: usize,
-}
-
-/// Splits sorted paths into runs of the same directory, each directory opened
-/// once per run. Sorting keeps a directory's files together (its subdirectories'
-/// files may come between them, which costs one more open of the directory).
-/// Long runs are cut so that the work spreads over every thread.
-fn same_directory_runs(paths: &[WorkspacePath]) -> Vec<Run<'_>> {
-    const LONGEST: usize = 256;
-    let mut runs: Vec<Run<'_>> = Vec::new();
-    for (i, path) in paths.iter().enumerate() {
-        let dir = path.dir();
-        match runs.last_mut() {
-            Some(run) if run.dir == dir && run.end - run.start < LONGEST => run.end = i + 1,
-            _ => runs.push(Run {
-                dir,
-                start: i,
-                end: i + 1,
-            }),
-        }
-    }
-    runs
-}
 
 /// Opens the workspace directory itself (it was canonicalized: following is fine).
 pub(crate) fn open_workspace(workspace: &Path) -> Result<OwnedFd> {
@@ -230,51 +168,83 @@ fn read_at(
     cache: Option<&DigestCache<'_>>,
     after_chunk: impl FnMut(),
 ) -> Result<Content> {
+    let seen = match look_at(dir, path)? {
+        Looked::Done(content) => return Ok(content),
+        Looked::Regular(seen) => seen,
+    };
+    let lookup = match (cache, rule) {
+        (Some(cache), None) => cache.lookup(path, &seen),
+        _ => Lookup::Uncacheable,
+    };
+    read_regular(dir, path, &seen, rule, cache, lookup, after_chunk)
+}
+
+/// What a `stat` of a path found, before any file is opened.
+pub(crate) enum Looked {
+    /// A regular file in this version, to be read (or answered by the cache).
+    Regular(Stat),
+    /// The answer already: missing, or a symlink's target.
+    Done(Content),
+}
+
+/// Looks at `path` in its opened directory without following a symlink: a
+/// regular file's status, or the content of anything else. A special file
+/// (FIFO, socket, device, directory) is refused, never opened.
+pub(crate) fn look_at(dir: &OwnedFd, path: &WorkspacePath) -> Result<Looked> {
     let name = path.file_name();
-    let display = || DisplayPath::from(path.as_str());
     let unreadable = |operation, e: rustix::io::Errno| Error::Unreadable {
-        path: display(),
+        path: DisplayPath::from(path.as_str()),
         operation,
         source: e.into(),
     };
     let seen = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => st,
-        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => return Ok(Content::Missing),
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => {
+            return Ok(Looked::Done(Content::Missing));
+        }
         Err(e) => return Err(unreadable("stat", e)),
     };
     match FileType::from_raw_mode(seen.st_mode) {
-        FileType::RegularFile => {}
+        FileType::RegularFile => Ok(Looked::Regular(seen)),
         FileType::Symlink => {
             let target = rustix::fs::readlinkat(dir, name, Vec::new())
                 .map_err(|e| unreadable("read link", e))?;
             let digest = Sha256::digest(target.as_bytes());
-            return Ok(Content::Symlink {
+            Ok(Looked::Done(Content::Symlink {
                 digest: Digest(digest.into()),
-            });
+            }))
         }
-        other => {
-            return Err(Error::SpecialFile {
-                path: display(),
-                what: describe(other),
-            });
-        }
+        other => Err(Error::SpecialFile {
+            path: DisplayPath::from(path.as_str()),
+            what: describe(other),
+        }),
     }
-    let lookup = match (cache, rule) {
-        (Some(cache), None) => cache.lookup(path, &seen),
-        _ => Lookup::Uncacheable,
-    };
+}
+
+/// The content of the regular file `path`, seen in the version `seen`: from the
+/// cache's `lookup` when it knows this version, else read (and then recorded
+/// in the cache).
+pub(crate) fn read_regular(
+    dir: &OwnedFd,
+    path: &WorkspacePath,
+    seen: &Stat,
+    rule: Option<TaskRule>,
+    cache: Option<&DigestCache<'_>>,
+    lookup: Lookup,
+    after_chunk: impl FnMut(),
+) -> Result<Content> {
     if let Lookup::Hit(digest) = lookup {
         return Ok(Content::File {
             executable: seen.st_mode & 0o111 != 0,
             digest,
         });
     }
-    let content = hash_regular_file(dir, name, path, &seen, rule, after_chunk)?;
+    let content = hash_regular_file(dir, path.file_name(), path, seen, rule, after_chunk)?;
     // `seen` is the version the read verified (the descriptor matched it after).
     if let (Some(cache), Lookup::Miss(key), Content::File { digest, .. }) =
         (cache, lookup, &content)
     {
-        cache.record(key, &seen, *digest);
+        cache.record(key, seen, *digest);
     }
     Ok(content)
 }
@@ -485,39 +455,14 @@ pub(crate) fn describe(file_type: FileType) -> &'static str {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
+    use crate::read_queue::read_contents;
+    use std::collections::BTreeMap;
     use std::fs::OpenOptions;
     use std::os::unix::fs::{PermissionsExt, symlink};
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     fn wp(s: &str) -> WorkspacePath {
         WorkspacePath::new(s).unwrap()
-    }
-
-    #[test]
-    fn runs_group_consecutive_files_of_a_directory_and_stay_short() {
-        let paths: Vec<WorkspacePath> = ["a/b.txt", "a/b/x", "a/c", "top", "z/1", "z/2"]
-            .iter()
-            .map(|p| wp(p))
-            .collect();
-        let runs: Vec<(&str, usize, usize)> = same_directory_runs(&paths)
-            .iter()
-            .map(|r| (r.dir, r.start, r.end))
-            .collect();
-        assert_eq!(
-            runs,
-            [
-                ("a", 0, 1),
-                ("a/b", 1, 2),
-                ("a", 2, 3),
-                ("", 3, 4),
-                ("z", 4, 6)
-            ]
-        );
-        let many: Vec<WorkspacePath> = (0..600).map(|i| wp(&format!("d/f{i:03}"))).collect();
-        let lengths: Vec<usize> = same_directory_runs(&many)
-            .iter()
-            .map(|r| r.end - r.start)
-            .collect();
-        assert_eq!(lengths, [256, 256, 88]);
     }
 
     #[test]
@@ -627,7 +572,6 @@ mod tests {
     /// `b` in another thread. Every read must give one whole version or block
     /// with `changed-while-reading`, and the race must really be met.
     fn race(a: &[u8], b: &[u8], write: impl Fn(&Path, &[u8]) + Sync) {
-        use std::sync::atomic::{AtomicBool, Ordering};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("hot");
         std::fs::write(&path, a).unwrap();

@@ -116,8 +116,22 @@ fn list(dir: &Path, locate: Locate, display: &str) -> Result<Option<Vec<Candidat
     let Some(listing) = Listing::open(dir, locate, display)? else {
         return Ok(None);
     };
-    let early: Vec<Vec<u8>> = listing.tracked_files().map(<[u8]>::to_vec).collect();
-    let listed = listing.list()?;
+    let early: Vec<Vec<u8>> = listing.tracked_files().map(|(p, _)| p.to_vec()).collect();
+    let mut found = Vec::new();
+    let listed = listing.list_within(&Within::default(), &mut |p| found.push(p.to_vec()))?;
+    // Found files are read while the walk goes on: each is listed (as
+    // untracked, or as a conflict, whose unmerged index entries the walk
+    // does not count as tracking it).
+    for path in &found {
+        assert!(
+            matches!(
+                status_of_bytes(&listed, path),
+                Some(Status::Untracked | Status::Conflict)
+            ),
+            "a file found by the walk is not listed as untracked: {}",
+            String::from_utf8_lossy(path)
+        );
+    }
     for path in &early {
         assert_eq!(
             status_of_bytes(&listed, path),
@@ -965,7 +979,7 @@ fn a_walk_within_roots_and_exclusions_matches_git_pathspecs() {
                 .unwrap()
                 .unwrap();
             let ours: BTreeSet<Vec<u8>> = listing
-                .list_within(&within)
+                .list_within(&within, &mut |_| {})
                 .unwrap()
                 .into_iter()
                 .map(|c| c.path)
@@ -1364,6 +1378,7 @@ fn timing() {
         prefix_slash: b"",
         exclusions: &[],
         out: Vec::new(),
+        found: &mut |_| {},
     };
     let t = std::time::Instant::now();
     walk_untracked(&repo, &index, &[], &mut collect, ".").unwrap();

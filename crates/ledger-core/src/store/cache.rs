@@ -200,10 +200,37 @@ impl<'a> DigestCache<'a> {
     /// Looks up the regular file `path` with the status `stat` (taken without
     /// following a symlink).
     pub(crate) fn lookup(&self, path: &WorkspacePath, stat: &Stat) -> Lookup {
-        let Some(key) = key(path, stat) else {
-            return Lookup::Uncacheable;
-        };
-        if let Some(i) = self.find(&key) {
+        match key(path, stat) {
+            Some(key) => self.answer(key, self.buckets.range(&key), stat),
+            None => Lookup::Uncacheable,
+        }
+    }
+
+    /// Looks up the regular files of a directory at once: the answers of
+    /// [`DigestCache::lookup`], one per file, with the memory of every lookup
+    /// fetched before any is compared, so that the lookups do not wait on each
+    /// other's cache misses (a lookup is two misses into a table of megabytes).
+    pub(crate) fn lookup_many(&self, files: &[(&WorkspacePath, &Stat)]) -> Vec<Lookup> {
+        let keys: Vec<Option<Key>> = files.iter().map(|(path, stat)| key(path, stat)).collect();
+        let ranges: Vec<(usize, usize)> = keys
+            .iter()
+            .map(|key| key.as_ref().map_or((0, 0), |key| self.buckets.range(key)))
+            .collect();
+        keys.into_iter()
+            .zip(ranges)
+            .zip(files)
+            .map(|((key, range), (_, stat))| match key {
+                Some(key) => self.answer(key, range, stat),
+                None => Lookup::Uncacheable,
+            })
+            .collect()
+    }
+
+    /// The answer for `key`, which lies within `range` of the entries if it is
+    /// there: its digest when the file last changed before the cache's
+    /// reference time minus the granularity.
+    fn answer(&self, key: Key, range: (usize, usize), stat: &Stat) -> Lookup {
+        if let Some(i) = self.find(&key, range) {
             if latest_change(stat) < self.trusted_before {
                 self.state[i].store(MATCHED, Ordering::Relaxed);
                 let at = HEADER + i * ENTRY + KEY;
@@ -229,10 +256,9 @@ impl<'a> DigestCache<'a> {
         }
     }
 
-    /// The index of `key` among the loaded entries: bisected within its bucket
-    /// (see [`Buckets`]), which holds about one entry.
-    fn find(&self, key: &Key) -> Option<usize> {
-        let (mut low, mut high) = self.buckets.range(key);
+    /// The index of `key` among the loaded entries: bisected within `range`,
+    /// its bucket (see [`Buckets`]), which holds about one entry.
+    fn find(&self, key: &Key, (mut low, mut high): (usize, usize)) -> Option<usize> {
         while low < high {
             let mid = low + (high - low) / 2;
             let at = HEADER + mid * ENTRY;
@@ -676,10 +702,11 @@ mod tests {
                 let cache = DigestCache::start(&cache_dir);
                 assert_eq!(cache.state.len(), keys.len());
                 for (i, key) in keys.iter().enumerate() {
-                    assert_eq!(cache.find(key), Some(i));
+                    assert_eq!(cache.find(key, cache.buckets.range(key)), Some(i));
                 }
                 for absent in (count..count + 200).map(make).chain([[0; 16], [0xff; 16]]) {
-                    assert_eq!(cache.find(&absent), keys.iter().position(|k| *k == absent));
+                    let found = cache.find(&absent, cache.buckets.range(&absent));
+                    assert_eq!(found, keys.iter().position(|k| *k == absent));
                 }
             }
         }

@@ -37,7 +37,7 @@ pub(super) fn tracked(root: &Path) -> Result<Vec<String>> {
     prefix.push(b'/');
     let mut files: Vec<String> = listing
         .tracked_files()
-        .filter_map(|path| path.strip_prefix(prefix.as_slice()))
+        .filter_map(|(path, _)| path.strip_prefix(prefix.as_slice()))
         .map(|rel| escape(rel).into_owned())
         .collect();
     files.sort();

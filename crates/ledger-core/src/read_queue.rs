@@ -1,0 +1,460 @@
+//! The reads of one expansion as one queue (docs/performance.md, One queue for
+//! every path): the listing adds work as it finds it — the tracked files from the
+//! index first, then each untracked or walked file as the walk meets it — and
+//! every thread of the pool takes the next piece until the listing is done and
+//! the queue is empty, so no thread idles while a file waits.
+//!
+//! A piece of work is a run of files of one directory (the directory is opened
+//! once per run, and the cache is asked about the whole run at once); a file
+//! known to be large is a piece of its own. The largest pieces go first, so
+//! that the last file read is a small one and the threads finish together.
+
+use std::collections::{BTreeMap, BinaryHeap};
+use std::os::fd::OwnedFd;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+
+use crate::entry::{Content, Entry};
+use crate::error::Result;
+use crate::path::WorkspacePath;
+use crate::read::{Looked, Outcome, look_at, open_dir, open_workspace, read_regular};
+use rustix::fs::Stat;
+
+use crate::store::{DigestCache, Lookup};
+use crate::task_rule::TaskRule;
+use crate::threads;
+
+/// The most files in one piece of work: enough to open a directory once for
+/// many files, few enough that the work spreads over every thread.
+const RUN: usize = 64;
+
+/// A file at least this large (when its size is known) is a piece of its own.
+const LARGE: u64 = 1 << 20;
+
+/// A file whose size is not known yet counts as this large when pieces are
+/// ordered.
+const UNKNOWN_SIZE: u64 = 4096;
+
+/// What one piece of work read: each path with its outcome, in path order.
+type Read = Vec<(WorkspacePath, Outcome)>;
+
+/// The read queue of one expansion; see the module documentation.
+pub(crate) struct ReadQueue<'a> {
+    root: OwnedFd,
+    tasks: &'a BTreeMap<&'a WorkspacePath, TaskRule>,
+    cache: Option<&'a DigestCache<'a>>,
+    pending: Mutex<Pending>,
+    more: Condvar,
+    read: Mutex<Vec<(u64, Read)>>,
+    stopped: AtomicBool,
+}
+
+#[derive(Default)]
+struct Pending {
+    pieces: BinaryHeap<Piece>,
+    closed: bool,
+    /// The number the next piece gets: pieces are put back in this order.
+    next: u64,
+}
+
+/// Files of one directory, in path order.
+struct Piece {
+    bytes: u64,
+    number: u64,
+    paths: Vec<WorkspacePath>,
+}
+
+impl Ord for Piece {
+    /// Larger first; of equal size, the one added first.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.bytes, std::cmp::Reverse(self.number))
+            .cmp(&(other.bytes, std::cmp::Reverse(other.number)))
+    }
+}
+
+impl PartialOrd for Piece {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Piece {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Piece {}
+
+impl<'a> ReadQueue<'a> {
+    /// An empty queue reading below `workspace`: each path normalized as `tasks`
+    /// says, through `cache` when there is one.
+    pub(crate) fn new(
+        workspace: &Path,
+        tasks: &'a BTreeMap<&'a WorkspacePath, TaskRule>,
+        cache: Option<&'a DigestCache<'a>>,
+    ) -> Result<Self> {
+        Ok(ReadQueue {
+            root: open_workspace(workspace)?,
+            tasks,
+            cache,
+            pending: Mutex::new(Pending::default()),
+            more: Condvar::new(),
+            read: Mutex::new(Vec::new()),
+            stopped: AtomicBool::new(false),
+        })
+    }
+
+    /// Adds files to read, each with its size when known (a hint for the order
+    /// only). Consecutive files of one directory become one piece of work.
+    pub(crate) fn add(&self, files: impl IntoIterator<Item = (WorkspacePath, Option<u64>)>) {
+        let mut pieces: Vec<Piece> = Vec::new();
+        for (path, size) in files {
+            let bytes = size.unwrap_or(UNKNOWN_SIZE);
+            let joins = pieces.last().is_some_and(|last| {
+                bytes < LARGE
+                    && last.bytes < LARGE
+                    && last.paths.len() < RUN
+                    && last.paths[0].dir() == path.dir()
+            });
+            match pieces.last_mut() {
+                Some(last) if joins => {
+                    last.bytes += bytes;
+                    last.paths.push(path);
+                }
+                _ => pieces.push(Piece {
+                    bytes,
+                    number: 0,
+                    paths: vec![path],
+                }),
+            }
+        }
+        self.push(pieces);
+    }
+
+    fn push(&self, pieces: Vec<Piece>) {
+        if pieces.is_empty() || self.stopped.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut pending = self.pending();
+        for mut piece in pieces {
+            piece.number = pending.next;
+            pending.next += 1;
+            pending.pieces.push(piece);
+        }
+        drop(pending);
+        self.more.notify_all();
+    }
+
+    /// No more work will be added: the readers stop once the queue is empty.
+    pub(crate) fn close(&self) {
+        self.pending().closed = true;
+        self.more.notify_all();
+    }
+
+    /// The reading is abandoned (the expansion failed for another reason): what
+    /// is queued is dropped, and the readers stop after their current piece.
+    pub(crate) fn stop(&self) {
+        self.stopped.store(true, Ordering::Relaxed);
+        let mut pending = self.pending();
+        pending.pieces.clear();
+        pending.closed = true;
+        drop(pending);
+        self.more.notify_all();
+    }
+
+    fn pending(&self) -> MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Reads pieces until the queue is closed and empty; every thread of the
+    /// pool runs this.
+    pub(crate) fn serve(&self) {
+        while let Some(piece) = self.next_piece() {
+            let read = self.read_piece(&piece.paths);
+            self.read
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push((piece.number, read));
+        }
+    }
+
+    fn next_piece(&self) -> Option<Piece> {
+        let mut pending = self.pending();
+        loop {
+            if let Some(piece) = pending.pieces.pop() {
+                return Some(piece);
+            }
+            if pending.closed {
+                return None;
+            }
+            pending = self
+                .more
+                .wait(pending)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Reads the files of one directory: each looked at, the regular ones asked
+    /// of the cache together, then the rest read. A large file the cache does
+    /// not know is put back as a piece of its own, so that an idle thread reads
+    /// it while this one goes on.
+    fn read_piece(&self, paths: &[WorkspacePath]) -> Read {
+        let dir = match open_dir(&self.root, paths[0].dir()) {
+            Ok(Some(dir)) => dir,
+            Ok(None) => {
+                return paths
+                    .iter()
+                    .map(|p| (p.clone(), Ok(Content::Missing)))
+                    .collect();
+            }
+            Err(problem) => {
+                let failed = |p: &WorkspacePath| Err(Box::new(problem.for_file(p)));
+                return paths.iter().map(|p| (p.clone(), failed(p))).collect();
+            }
+        };
+        let looked: Vec<Result<Looked>> = paths.iter().map(|path| look_at(&dir, path)).collect();
+        let lookups = self.lookups(paths, &looked);
+        let mut read = Vec::with_capacity(paths.len());
+        for ((path, looked), lookup) in paths.iter().zip(looked).zip(lookups) {
+            let outcome = match looked {
+                Err(e) => Err(e),
+                Ok(Looked::Done(content)) => Ok(content),
+                Ok(Looked::Regular(seen)) => {
+                    let size = u64::try_from(seen.st_size).unwrap_or(0);
+                    if paths.len() > 1 && size >= LARGE && !matches!(lookup, Lookup::Hit(_)) {
+                        self.push(vec![Piece {
+                            bytes: size,
+                            number: 0,
+                            paths: vec![path.clone()],
+                        }]);
+                        continue;
+                    }
+                    let rule = self.tasks.get(path).copied();
+                    read_regular(&dir, path, &seen, rule, self.cache, lookup, || {})
+                }
+            };
+            read.push((path.clone(), outcome.map_err(Box::new)));
+        }
+        read
+    }
+
+    /// What the cache says of each of `paths`, as [`look_at`] saw them: asked
+    /// for every regular file at once (a Tasks file normalized under a rule,
+    /// and anything but a regular file, is never cached).
+    fn lookups(&self, paths: &[WorkspacePath], looked: &[Result<Looked>]) -> Vec<Lookup> {
+        let cacheable = |(path, looked)| self.cacheable(path, looked);
+        let files = paths.iter().zip(looked);
+        let Some(cache) = self.cache else {
+            return files.map(|_| Lookup::Uncacheable).collect();
+        };
+        let asked: Vec<_> = files.clone().filter_map(cacheable).collect();
+        let mut answers = cache.lookup_many(&asked).into_iter();
+        files
+            .map(|file| match cacheable(file) {
+                Some(_) => answers.next().unwrap_or(Lookup::Uncacheable),
+                None => Lookup::Uncacheable,
+            })
+            .collect()
+    }
+
+    /// The status of `path` when the cache may answer for it.
+    fn cacheable<'p>(
+        &self,
+        path: &'p WorkspacePath,
+        looked: &'p Result<Looked>,
+    ) -> Option<(&'p WorkspacePath, &'p Stat)> {
+        match looked {
+            Ok(Looked::Regular(seen)) if !self.tasks.contains_key(path) => Some((path, seen)),
+            _ => None,
+        }
+    }
+
+    /// A feed for files found one at a time: they join the queue in pieces.
+    pub(crate) fn feed(&self) -> Feed<'_, 'a> {
+        Feed {
+            queue: self,
+            batch: Vec::with_capacity(RUN),
+        }
+    }
+
+    /// Everything read, in path order (each path once); `None` when the reading
+    /// was stopped.
+    pub(crate) fn into_read(self) -> Option<Read> {
+        if self.stopped.into_inner() {
+            return None;
+        }
+        let mut pieces = self
+            .read
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        pieces.sort_unstable_by_key(|(number, _)| *number);
+        let mut read: Read = pieces.into_iter().flat_map(|(_, read)| read).collect();
+        // Sorted runs, one per batch the listing added: the stable sort merges them.
+        read.sort_by(|a, b| a.0.cmp(&b.0));
+        read.dedup_by(|later, earlier| later.0 == earlier.0);
+        Some(read)
+    }
+}
+
+/// Files found one at a time (by a walk), added to the queue [`RUN`] at a time
+/// and when the feed is dropped.
+pub(crate) struct Feed<'q, 'a> {
+    queue: &'q ReadQueue<'a>,
+    batch: Vec<(WorkspacePath, Option<u64>)>,
+}
+
+impl Feed<'_, '_> {
+    pub(crate) fn push(&mut self, path: WorkspacePath) {
+        self.batch.push((path, None));
+        if self.batch.len() == RUN {
+            self.queue.add(std::mem::take(&mut self.batch));
+        }
+    }
+}
+
+impl Drop for Feed<'_, '_> {
+    fn drop(&mut self) {
+        self.queue.add(std::mem::take(&mut self.batch));
+    }
+}
+
+/// Reads every path in parallel on the pool. One outcome per path, in the
+/// input order; `None` when `stop` was raised before every path was read (the
+/// caller has failed for another reason and no longer needs them).
+pub(crate) fn read_contents(
+    workspace: &Path,
+    paths: &[WorkspacePath],
+    tasks: &BTreeMap<&WorkspacePath, TaskRule>,
+    cache: Option<&DigestCache<'_>>,
+    stop: &AtomicBool,
+) -> Result<Option<Vec<Outcome>>> {
+    let queue = ReadQueue::new(workspace, tasks, cache)?;
+    if stop.load(Ordering::Relaxed) {
+        queue.stop();
+    }
+    queue.add(paths.iter().map(|path| (path.clone(), None)));
+    queue.close();
+    let pool = threads::pool()?;
+    pool.in_place_scope(|scope| {
+        for _ in 0..pool.current_num_threads() {
+            scope.spawn(|_| queue.serve());
+        }
+    });
+    let Some(read) = queue.into_read() else {
+        return Ok(None);
+    };
+    let mut read = read.into_iter().peekable();
+    let outcomes = paths.iter().map(|path| {
+        while read.next_if(|(done, _)| done < path).is_some() {}
+        match read.next_if(|(done, _)| done == path) {
+            Some((_, outcome)) => outcome,
+            // Only a path given twice or out of order: read on this thread.
+            None => Entry::read_with(workspace, path, tasks.get(path).copied())
+                .map(|entry| entry.content)
+                .map_err(Box::new),
+        }
+    });
+    Ok(Some(outcomes.collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+    use sha2::{Digest as _, Sha256};
+
+    fn wp(s: &str) -> WorkspacePath {
+        WorkspacePath::new(s).unwrap()
+    }
+
+    fn queued(queue: &ReadQueue<'_>) -> Vec<(u64, Vec<String>)> {
+        let mut pending = queue.pending();
+        std::iter::from_fn(|| pending.pieces.pop())
+            .map(|piece| {
+                let paths = piece.paths.iter().map(|p| p.as_str().to_owned()).collect();
+                (piece.bytes, paths)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pieces_hold_one_directory_and_the_largest_go_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let tasks = BTreeMap::new();
+        let queue = ReadQueue::new(dir.path(), &tasks, None).unwrap();
+        let sized = |p: &str, size: u64| (wp(p), Some(size));
+        queue.add([
+            sized("a/1", 10),
+            sized("a/2", 20),
+            sized("a/big", LARGE),
+            sized("a/3", 30),
+            sized("b/1", 5),
+        ]);
+        queue.add((0..RUN + 1).map(|i| (wp(&format!("c/{i:03}")), None)));
+        let order = queued(&queue);
+        let firsts: Vec<(u64, &str, usize)> = order
+            .iter()
+            .map(|(bytes, paths)| (*bytes, paths[0].as_str(), paths.len()))
+            .collect();
+        let unknown = UNKNOWN_SIZE;
+        assert_eq!(
+            firsts,
+            [
+                (LARGE, "a/big", 1),
+                (RUN as u64 * unknown, "c/000", RUN),
+                (unknown, "c/064", 1),
+                (30, "a/1", 2),
+                (30, "a/3", 1),
+                (5, "b/1", 1),
+            ]
+        );
+        assert_eq!(order[3].1, ["a/1", "a/2"]);
+    }
+
+    /// A large file met among small ones of its directory is read by itself (by
+    /// whichever thread is free), and every answer is still the file's own.
+    #[test]
+    fn a_large_file_among_small_ones_is_read_alone_and_right() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![7u8; (LARGE + 5) as usize];
+        std::fs::write(dir.path().join("a"), b"small").unwrap();
+        std::fs::write(dir.path().join("b"), &big).unwrap();
+        std::fs::write(dir.path().join("c"), b"also small").unwrap();
+        let paths = [wp("a"), wp("b"), wp("c"), wp("d")];
+        let never = AtomicBool::new(false);
+        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), None, &never)
+            .unwrap()
+            .unwrap();
+        let digest = |bytes: &[u8]| crate::entry::Digest(Sha256::digest(bytes).into());
+        let expected = [
+            Some(digest(b"small")),
+            Some(digest(&big)),
+            Some(digest(b"also small")),
+            None,
+        ];
+        for (outcome, expected) in read.iter().zip(expected) {
+            match (outcome.as_ref().unwrap(), expected) {
+                (Content::File { digest, .. }, Some(want)) => assert_eq!(*digest, want),
+                (Content::Missing, None) => {}
+                (other, want) => panic!("{other:?} where {want:?} was expected"),
+            }
+        }
+    }
+
+    #[test]
+    fn paths_given_out_of_order_or_twice_are_each_answered() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a"), b"a").unwrap();
+        std::fs::write(dir.path().join("b"), b"b").unwrap();
+        let paths = [wp("b"), wp("a"), wp("b")];
+        let never = AtomicBool::new(false);
+        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), None, &never)
+            .unwrap()
+            .unwrap();
+        assert_eq!(read.len(), 3);
+        assert!(read.iter().all(|o| matches!(o, Ok(Content::File { .. }))));
+        assert_eq!(format!("{:?}", read[0]), format!("{:?}", read[2]));
+    }
+}
