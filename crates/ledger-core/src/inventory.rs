@@ -93,13 +93,19 @@ impl Inventory {
         let rest_contents =
             read_contents(workspace, &rest, &tasks, cache.as_ref(), &never)?.unwrap_or_default();
         let rest: Vec<_> = rest.into_iter().zip(rest_contents).collect();
-        let entries = assemble(workspace, &tasks, paths, [read, rest].map(Vec::into_iter))?;
-        if let Some(cache) = cache {
-            cache.save();
-        }
+        // Writing the cache (megabytes for a large tree) takes another thread
+        // while this one assembles the entries and streams the fingerprint.
+        let (assembled, ()) = pool.join(
+            || {
+                let entries = assemble(workspace, &tasks, paths, [read, rest].map(Vec::into_iter))?;
+                Ok::<_, Error>((fingerprint_sorted(&entries)?, entries))
+            },
+            || cache.map_or((), DigestCache::save),
+        );
+        let (fingerprint, entries) = assembled?;
         Ok(Inventory {
             walked_roots,
-            fingerprint: fingerprint_sorted(&entries)?,
+            fingerprint,
             entries,
             scope,
         })

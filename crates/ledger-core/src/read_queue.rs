@@ -330,6 +330,9 @@ pub(crate) fn read_contents(
     cache: Option<&DigestCache<'_>>,
     stop: &AtomicBool,
 ) -> Result<Option<Vec<Outcome>>> {
+    if paths.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
     let queue = ReadQueue::new(workspace, tasks, cache)?;
     if stop.load(Ordering::Relaxed) {
         queue.stop();

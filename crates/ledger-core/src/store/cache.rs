@@ -273,7 +273,8 @@ impl<'a> DigestCache<'a> {
 
     /// Writes the new cache, best effort: the entries used or read now, and
     /// those of the old cache this expansion did not meet, one write older.
-    /// Nothing is written when nothing would change. A failure is ignored: the
+    /// Nothing is written when no file was read and recorded: a tree whose
+    /// changes are all too recent to record costs no write. A failure is ignored: the
     /// next expansion reads more, and answers the same.
     pub(crate) fn save(self) {
         let mut fresh = self
@@ -282,10 +283,13 @@ impl<'a> DigestCache<'a> {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         fresh.sort_unstable_by_key(|entry| entry.0);
         fresh.dedup_by(|later, earlier| later.0 == earlier.0);
-        let state: Vec<u8> = self.state.into_iter().map(AtomicU8::into_inner).collect();
-        if fresh.is_empty() && state.iter().all(|s| *s == MATCHED) {
+        // Without a new digest nothing is written: entries not met this time only
+        // age by the next write, and one found racy (never trusted against this
+        // cache's reference time) is dropped by it — before its reference moves.
+        if fresh.is_empty() {
             return;
         }
+        let state: Vec<u8> = self.state.into_iter().map(AtomicU8::into_inner).collect();
         let Some(tmp) = &self.dir.tmp else {
             return;
         };
@@ -675,6 +679,17 @@ mod tests {
         cache.trusted_before = changed;
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Miss(_)));
         assert_eq!(cache.state[0].load(Ordering::Relaxed), EVICT);
+
+        // Nothing new read: nothing written (the file keeps its inode), and the
+        // racy entry is still there — untrusted against the same reference.
+        use std::os::unix::fs::MetadataExt;
+        let file = dir.path().join(".ledger").join(CACHE);
+        let inode = std::fs::metadata(&file).unwrap().ino();
+        cache.save();
+        assert_eq!(std::fs::metadata(&file).unwrap().ino(), inode);
+        let cache = DigestCache::start(&cache_dir);
+        assert_eq!(cache.state.len(), 1);
+        assert_eq!(cache.trusted_before, changed + 1);
     }
 
     /// Every key is found, and no other, whether the keys are spread evenly (as
