@@ -200,10 +200,11 @@ impl Listing {
         }
 
         refuse_broken_nested_gitfiles(&self.repo, &self.prefix_slash, &collect.out, display)?;
-        // The index part is sorted already (unless sparse directories were expanded); the
-        // sort finds that run, so the cost is mostly that of sorting the untracked files.
+        // The index part is sorted already (unless sparse directories were expanded).
+        // In place: equal elements are equal in every field, and a stable sort would
+        // take a scratch copy of half the listing.
         out.append(&mut collect.out);
-        out.sort_by(|a, b| {
+        out.sort_unstable_by(|a, b| {
             a.path
                 .cmp(&b.path)
                 .then_with(|| a.status.rank().cmp(&b.status.rank()))

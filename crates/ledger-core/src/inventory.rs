@@ -383,8 +383,8 @@ fn candidates(
     paths.extend(scope.paths.iter().cloned());
     paths.extend(scope.normalize.iter().cloned());
     paths.extend(previous.iter().cloned());
-    // Mostly sorted runs (each listing is sorted): the stable sort merges them.
-    paths.sort();
+    // In place: a stable sort would take a scratch copy of half the paths.
+    paths.sort_unstable();
     paths.dedup();
     Ok((paths, walked))
 }

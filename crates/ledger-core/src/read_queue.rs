@@ -290,9 +290,13 @@ impl<'a> ReadQueue<'a> {
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
         pieces.sort_unstable_by_key(|(number, _)| *number);
-        let mut read: Read = pieces.into_iter().flat_map(|(_, read)| read).collect();
-        // Sorted runs, one per batch the listing added: the stable sort merges them.
-        read.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut read: Read = Vec::with_capacity(pieces.iter().map(|(_, read)| read.len()).sum());
+        for (_, piece) in pieces {
+            read.extend(piece);
+        }
+        // In place (no scratch copy of a million outcomes): the tracked files
+        // come sorted already, the files the walk found in walk order after them.
+        read.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         read.dedup_by(|later, earlier| later.0 == earlier.0);
         Some(read)
     }
