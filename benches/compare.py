@@ -452,8 +452,13 @@ def discover_tools():
     found["nx"] = (NX_HASH if nx else None, f"nx {nx}" if nx else None)
     print("contenders:")
     for name, (path, version) in found.items():
-        print(f"  {name:9} {version + ' (' + path + ')' if path else 'MISSING: run benches/contenders/install.sh'}")
+        print(f"  {name:15} {version + ' (' + path + ')' if path else 'MISSING: run benches/contenders/install.sh'}")
+    bindings = {"python binding": (os.path.exists(PYTHON), "make python-test"),
+                "node binding": (any(n.endswith(".node") for n in os.listdir(NODE_PKG)), "make node-test")}
+    for name, (built, how) in bindings.items():
+        print(f"  {name:15} {'built' if built else 'MISSING: ' + how}")
     REPORT["tools"] = {name: version for name, (path, version) in found.items()}
+    REPORT["tools"].update({name: built for name, (built, _) in bindings.items()})
     return {name: path for name, (path, _) in found.items()}
 
 
