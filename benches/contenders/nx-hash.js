@@ -10,7 +10,9 @@
 // every file is read (Nx's first run); without it a second run is stat-only (Nx's warm
 // state, the counterpart of ledger's digest cache).
 //
-// Usage: node nx-hash.js ROOT CACHE_DIR [--fresh]   prints "<files> <xxh3 of the map>"
+// Usage: node nx-hash.js ROOT CACHE_DIR [--fresh]   prints "<files> <xxh3 of the map>", then
+//        the seconds from the context's creation to the map (Node's start and the loading
+//        of the native module left out, as for ledger's own binding rows)
 //        node nx-hash.js --check                    prints the Nx version, or fails
 // The nx package is taken from benches/contenders/.tools (install.sh), else from Node's
 // usual resolution (a global or NODE_PATH install).
@@ -41,6 +43,7 @@ function main(argv) {
   if (flag === '--fresh') {
     fs.rmSync(cacheDir, { recursive: true, force: true });
   }
+  const started = process.hrtime.bigint();
   const context = new native.WorkspaceContext(path.resolve(root), cacheDir);
   Promise.resolve(context.ready && context.ready()).then(() => {
     const files = context.allFileData();
@@ -48,6 +51,7 @@ function main(argv) {
     // can be compared.
     const digest = native.hashArray(files.map((f) => `${f.file}\0${f.hash}`));
     console.log(`${files.length} ${digest}`);
+    console.log(Number(process.hrtime.bigint() - started) / 1e9);
   });
 }
 
