@@ -600,34 +600,41 @@ def target_row(scenario, ledger, reference, ratio, limit, at_most=True):
     return row
 
 
+def compared(scenario, led, ref_name, ref, limit, missing, at_most=True):
+    """A target row from two medians: ledger / reference (at most `limit`), or
+    reference / ledger (at least `limit`: ledger's share of a floor); n/a with the
+    reason `missing` when either was not measured."""
+    ratio = None if led is None or ref is None else (led / ref if at_most else ref / led)
+    return target_row(scenario, f"{led:.3f} s" if led is not None else "-",
+                      f"{ref_name} {ref:.3f} s" if ref is not None else missing, ratio, limit, at_most)
+
+
 def issue_19_targets(m, speed, scale_sizes):
-    """The ratios the Targets section of issue 19 names, from this run's tables."""
-    rows = []
-    a_cached, a_status = m["a_cached"], m["a_status"]
-    rows.append(target_row("A unchanged, cache warm", f"{a_cached:.3f} s",
-                           f"git status --porcelain -uall {a_status:.3f} s", a_cached / a_status, 1.5))
-    b_cached, b_turbo = m["b_cached"], m["b_turbo"]
-    rows.append(target_row("B unchanged, cache warm", f"{b_cached:.3f} s",
-                           f"turbo --dry=json, clean tree {b_turbo:.3f} s" if b_turbo else "turbo not installed",
-                           b_cached / b_turbo if b_turbo else None, 1.0))
-    allowance = m["a_cached"] + m["rewrite_bytes"] / speed
-    rows.append(target_row("A, 1 file in 100 rewritten", f"{m['rewrite_cached']:.3f} s",
-                           f"cached {a_cached:.3f} s + hashing {m['rewrite_bytes'] / 1e6:.1f} MB on one core "
-                           f"{m['rewrite_bytes'] / speed * 1e3:.1f} ms", m["rewrite_cached"] / allowance, 1.0))
-    for key, scenario, ref_name, limit in (("b", "B cold (large files)", "openssl dgst, one file after another", 0.8),
-                                           ("a", "A cold (small files)", "xargs -P2 sha256sum", 0.35)):
-        led, ref = m.get(f"cold_{key}"), m.get(f"cold_{key}_ref")
-        rows.append(target_row(scenario, f"{led:.3f} s" if led else "-",
-                               f"{ref_name} {ref:.3f} s" if ref else "no --cold run",
-                               led / ref if led and ref else None, limit))
-    a_nc, a_floor = m["a_no_cache"], m["a_floor"]
-    rows.append(target_row("A warm, --no-cache", f"{a_nc:.3f} s",
-                           f"C floor + listing ({CORES} threads) {a_floor:.3f} s" if a_floor else "no C compiler",
-                           a_nc / a_floor if a_floor else None, 1.1))
-    b_nc, b_floor = m["b_no_cache"], m["b_floor"]
-    rows.append(target_row("B warm, --no-cache: share of the C floor", f"{b_nc:.3f} s",
-                           f"C floor ({CORES} threads) {b_floor:.3f} s" if b_floor else "no C compiler",
-                           b_floor / b_nc if b_floor else None, 0.85, at_most=False))
+    """The ratios the Targets section of issue 19 names, from this run's tables
+    (`m`: the medians they need, empty with --only-scale)."""
+    def why(reason):
+        return reason if m else "corpora A and B not run (--only-scale)"
+
+    a_cached = m.get("a_cached")
+    allowance, hashing = None, "cached + hashing the rewritten bytes"
+    if a_cached is not None and m.get("rewrite_bytes") is not None:
+        allowance = a_cached + m["rewrite_bytes"] / speed
+        hashing = (f"cached {a_cached:.3f} s + {m['rewrite_bytes'] / 1e6:.1f} MB at one core's SHA-256 "
+                   f"({m['rewrite_bytes'] / speed * 1e3:.1f} ms) =")
+    rows = [
+        compared("A unchanged, cache warm", a_cached, "git status --porcelain -uall", m.get("a_status"), 1.5, why("-")),
+        compared("B unchanged, cache warm", m.get("b_cached"), "turbo --dry=json, clean tree", m.get("b_turbo"),
+                 1.0, why("turbo not installed")),
+        compared("A, 1 file in 100 rewritten", m.get("rewrite_cached"), hashing, allowance, 1.0, why("-")),
+        compared("B cold (large files)", m.get("cold_b"), "openssl dgst, one file after another",
+                 m.get("cold_b_ref"), 0.8, why("no --cold run")),
+        compared("A cold (small files)", m.get("cold_a"), "xargs -P2 sha256sum", m.get("cold_a_ref"), 0.35,
+                 why("no --cold run")),
+        compared("A warm, --no-cache", m.get("a_no_cache"), f"C floor + listing ({CORES} threads)", m.get("a_floor"),
+                 1.1, why("no C floor (needs cc and OpenSSL's headers)")),
+        compared("B warm, --no-cache: share of the C floor", m.get("b_no_cache"), f"C floor ({CORES} threads)",
+                 m.get("b_floor"), 0.85, why("no C floor (needs cc and OpenSSL's headers)"), at_most=False),
+    ]
     scales = sorted(scale_sizes)
     if scales:
         top = REPORT["scale"][scales[-1]]
@@ -773,6 +780,7 @@ def main():
         for files in scale_sizes:
             scale_run(base, files, args.runs)
         if args.only_scale:
+            issue_19_targets({}, speed, scale_sizes)
             return
         a = corpus(base, "A", lambda: make_corpus_a(base, args.files))
         b = corpus(base, "B", lambda: make_corpus_b(base, args.big_files, args.big_mib))
