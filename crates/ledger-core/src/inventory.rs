@@ -77,7 +77,7 @@ impl Inventory {
             for _ in 0..pool.current_num_threads() {
                 readers.spawn(|_| queue.serve());
             }
-            queue.add(tracked_files(&scope, &repositories));
+            add_tracked_files(&scope, &repositories, &queue);
             let listed = candidates(&scope, repositories, &previous, Some(&queue));
             match &listed {
                 Ok(_) => queue.close(),
@@ -88,21 +88,22 @@ impl Inventory {
         let (paths, walked_roots) = listed?;
         let read = queue.into_read().unwrap_or_default();
         // The paths the listing did not queue: explicit ones, a comparison's previous ones.
-        let rest = difference(&paths, read.iter().map(|(path, _)| path));
+        let rest = difference(&paths, read.paths());
         let never = AtomicBool::new(false);
         let rest_contents =
             read_contents(workspace, &rest, &tasks, cache.as_ref(), &never)?.unwrap_or_default();
         let rest: Vec<_> = rest.into_iter().zip(rest_contents).collect();
         // Writing the cache (megabytes for a large tree) takes another thread
         // while this one assembles the entries and streams the fingerprint.
-        let (assembled, ()) = pool.join(
-            || {
-                let entries = assemble(workspace, &tasks, paths, [read, rest].map(Vec::into_iter))?;
-                Ok::<_, Error>((fingerprint_sorted(&entries)?, entries))
-            },
-            || cache.map_or((), DigestCache::save),
-        );
-        let (fingerprint, entries) = assembled?;
+        let (fingerprint, entries) = pool.in_place_scope(|writer| {
+            if let Some(cache) = cache {
+                writer.spawn(|_| cache.save());
+            }
+            let [sorted, found] = read.into_runs();
+            let rest: Box<dyn Iterator<Item = _>> = Box::new(rest.into_iter());
+            let entries = assemble(workspace, &tasks, paths, [sorted, found, rest])?;
+            Ok::<_, Error>((fingerprint_sorted(&entries)?, entries))
+        })?;
         Ok(Inventory {
             walked_roots,
             fingerprint,
@@ -316,15 +317,13 @@ fn selected(scope: &Scope, roots: &[String], path: &[u8]) -> bool {
     roots.iter().any(|r| is_within(path, r)) && !scope.excludes(path)
 }
 
-/// The selected tracked files of the opened repositories, sorted: known from the
-/// indexes alone, and all certain to be among the [`candidates`] (which also decide
-/// what blocks; a path this skips is simply read later).
-fn tracked_files(
-    scope: &Scope,
-    repositories: &[Repository<'_>],
-) -> Vec<(WorkspacePath, Option<u64>)> {
+/// Adds the selected tracked files of the opened repositories to `queue`, each
+/// with the size the index last saw: known from the indexes alone, and all certain
+/// to be among the [`candidates`] (which also decide what blocks; a path this
+/// skips is simply read later).
+fn add_tracked_files(scope: &Scope, repositories: &[Repository<'_>], queue: &ReadQueue<'_>) {
     let roots = &scope.roots;
-    let mut out = Vec::new();
+    let mut feed = queue.feed();
     let mut bytes = Vec::new();
     for repository in repositories {
         let Ok(Some(listing)) = &repository.opened else {
@@ -335,13 +334,10 @@ fn tracked_files(
             if selected(scope, roots, &bytes)
                 && let Ok(path) = WorkspacePath::from_bytes(&bytes)
             {
-                out.push((path, Some(size)));
+                feed.push(path, Some(size));
             }
         }
     }
-    out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    out.dedup_by(|later, earlier| later.0 == earlier.0);
-    out
 }
 
 /// Every candidate path of the scope (§4 steps 1–3) with the `previous` paths,
@@ -408,7 +404,7 @@ fn repository_candidates(
             && selected(scope, roots, &found_bytes)
             && let Ok(path) = WorkspacePath::from_bytes(&found_bytes)
         {
-            feed.push(path);
+            feed.push(path, None);
         }
     };
     let listing = listing.list_within(&within, &mut found)?;

@@ -27,7 +27,7 @@ use crate::threads;
 
 /// The most files in one piece of work: enough to open a directory once for
 /// many files, few enough that the work spreads over every thread.
-const RUN: usize = 64;
+const RUN: usize = 256;
 
 /// A file at least this large (when its size is known) is a piece of its own.
 const LARGE: u64 = 1 << 20;
@@ -172,7 +172,7 @@ impl<'a> ReadQueue<'a> {
     /// pool runs this.
     pub(crate) fn serve(&self) {
         while let Some(piece) = self.next_piece() {
-            let read = self.read_piece(&piece.paths);
+            let read = self.read_piece(piece.paths);
             self.read
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -200,42 +200,49 @@ impl<'a> ReadQueue<'a> {
     /// of the cache together, then the rest read. A large file the cache does
     /// not know is put back as a piece of its own, so that an idle thread reads
     /// it while this one goes on.
-    fn read_piece(&self, paths: &[WorkspacePath]) -> Read {
+    fn read_piece(&self, paths: Vec<WorkspacePath>) -> Read {
         let dir = match open_dir(&self.root, paths[0].dir()) {
             Ok(Some(dir)) => dir,
             Ok(None) => {
                 return paths
-                    .iter()
-                    .map(|p| (p.clone(), Ok(Content::Missing)))
+                    .into_iter()
+                    .map(|p| (p, Ok(Content::Missing)))
                     .collect();
             }
             Err(problem) => {
                 let failed = |p: &WorkspacePath| Err(Box::new(problem.for_file(p)));
-                return paths.iter().map(|p| (p.clone(), failed(p))).collect();
+                return paths
+                    .into_iter()
+                    .map(|p| {
+                        let outcome = failed(&p);
+                        (p, outcome)
+                    })
+                    .collect();
             }
         };
         let looked: Vec<Result<Looked>> = paths.iter().map(|path| look_at(&dir, path)).collect();
-        let lookups = self.lookups(paths, &looked);
+        let lookups = self.lookups(&paths, &looked);
+        let alone = paths.len() == 1;
         let mut read = Vec::with_capacity(paths.len());
-        for ((path, looked), lookup) in paths.iter().zip(looked).zip(lookups) {
+        for ((path, looked), lookup) in paths.into_iter().zip(looked).zip(lookups) {
             let outcome = match looked {
                 Err(e) => Err(e),
                 Ok(Looked::Done(content)) => Ok(content),
                 Ok(Looked::Regular(seen)) => {
                     let size = u64::try_from(seen.st_size).unwrap_or(0);
-                    if paths.len() > 1 && size >= LARGE && !matches!(lookup, Lookup::Hit(_)) {
+                    if !alone && size >= LARGE && !matches!(lookup, Lookup::Hit(_)) {
                         self.push(vec![Piece {
                             bytes: size,
                             number: 0,
-                            paths: vec![path.clone()],
+                            paths: vec![path],
                         }]);
                         continue;
                     }
-                    let rule = self.tasks.get(path).copied();
-                    read_regular(&dir, path, &seen, rule, self.cache, lookup, || {})
+                    let rule = self.tasks.get(&path).copied();
+                    read_regular(&dir, &path, &seen, rule, self.cache, lookup, || {})
                 }
             };
-            read.push((path.clone(), outcome.map_err(Box::new)));
+            read.push((path, outcome.map_err(Box::new)));
         }
         read
     }
@@ -279,9 +286,8 @@ impl<'a> ReadQueue<'a> {
         }
     }
 
-    /// Everything read, in path order (each path once); `None` when the reading
-    /// was stopped.
-    pub(crate) fn into_read(self) -> Option<Read> {
+    /// Everything read; `None` when the reading was stopped.
+    pub(crate) fn into_read(self) -> Option<Reads> {
         if self.stopped.into_inner() {
             return None;
         }
@@ -290,15 +296,56 @@ impl<'a> ReadQueue<'a> {
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
         pieces.sort_unstable_by_key(|(number, _)| *number);
-        let mut read: Read = Vec::with_capacity(pieces.iter().map(|(_, read)| read.len()).sum());
-        for (_, piece) in pieces {
-            read.extend(piece);
+        let mut pieces = pieces.into_iter().map(|(_, read)| read).peekable();
+        let mut sorted: Vec<Read> = Vec::new();
+        while let Some(next) = pieces.next_if(|next| {
+            let last = sorted.last().and_then(|read| read.last());
+            last.is_none_or(|(last, _)| next.first().is_none_or(|(first, _)| last < first))
+        }) {
+            sorted.push(next);
         }
-        // In place (no scratch copy of a million outcomes): the tracked files
-        // come sorted already, the files the walk found in walk order after them.
-        read.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        read.dedup_by(|later, earlier| later.0 == earlier.0);
-        Some(read)
+        let mut rest: Read = pieces.flatten().collect();
+        // In place: a stable sort would take a scratch copy of half of it.
+        rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        rest.dedup_by(|later, earlier| later.0 == earlier.0);
+        Some(Reads { sorted, rest })
+    }
+}
+
+/// What a queue read, as two runs in path order (each path once within a run):
+/// the pieces that came in path order — the tracked files, added first and in
+/// order — kept as they are, so that each is freed as soon as it is consumed
+/// (two copies of a million outcomes would be a hundred megabytes), and the rest,
+/// sorted.
+#[derive(Default)]
+pub(crate) struct Reads {
+    sorted: Vec<Read>,
+    rest: Read,
+}
+
+impl Reads {
+    /// Every path read, in path order.
+    pub(crate) fn paths(&self) -> impl Iterator<Item = &WorkspacePath> {
+        let mut sorted = self
+            .sorted
+            .iter()
+            .flatten()
+            .map(|(path, _)| path)
+            .peekable();
+        let mut rest = self.rest.iter().map(|(path, _)| path).peekable();
+        std::iter::from_fn(move || match (sorted.peek(), rest.peek()) {
+            (Some(a), Some(b)) if b < a => rest.next(),
+            (Some(_), _) => sorted.next(),
+            (None, _) => rest.next(),
+        })
+    }
+
+    /// The two runs, each in path order.
+    pub(crate) fn into_runs(self) -> [Box<dyn Iterator<Item = (WorkspacePath, Outcome)>>; 2] {
+        [
+            Box::new(self.sorted.into_iter().flatten()),
+            Box::new(self.rest.into_iter()),
+        ]
     }
 }
 
@@ -310,8 +357,9 @@ pub(crate) struct Feed<'q, 'a> {
 }
 
 impl Feed<'_, '_> {
-    pub(crate) fn push(&mut self, path: WorkspacePath) {
-        self.batch.push((path, None));
+    /// Adds a file, with its size when known.
+    pub(crate) fn push(&mut self, path: WorkspacePath, size: Option<u64>) {
+        self.batch.push((path, size));
         if self.batch.len() == RUN {
             self.queue.add(std::mem::take(&mut self.batch));
         }
@@ -352,10 +400,13 @@ pub(crate) fn read_contents(
     let Some(read) = queue.into_read() else {
         return Ok(None);
     };
-    let mut read = read.into_iter().peekable();
+    let mut runs = read.into_runs().map(Iterator::peekable);
     let outcomes = paths.iter().map(|path| {
-        while read.next_if(|(done, _)| done < path).is_some() {}
-        match read.next_if(|(done, _)| done == path) {
+        let found = runs.iter_mut().find_map(|run| {
+            while run.next_if(|(done, _)| done < path).is_some() {}
+            run.next_if(|(done, _)| done == path)
+        });
+        match found {
             Some((_, outcome)) => outcome,
             // Only a path given twice or out of order: read on this thread.
             None => Entry::read_with(workspace, path, tasks.get(path).copied())
@@ -411,7 +462,7 @@ mod tests {
             [
                 (LARGE, "a/big", 1),
                 (RUN as u64 * unknown, "c/000", RUN),
-                (unknown, "c/064", 1),
+                (unknown, "c/256", 1),
                 (30, "a/1", 2),
                 (30, "a/3", 1),
                 (5, "b/1", 1),
