@@ -148,10 +148,8 @@ impl Listing {
         };
         entries[range].iter().filter_map(move |entry| {
             let path: &[u8] = entry.path(state);
-            let plain =
-                entry.stage_raw() == 0 && !entry.mode.is_submodule() && !entry.mode.is_sparse();
             path.strip_prefix(self.prefix_slash.as_slice())
-                .filter(|rel| plain && !rel.is_empty())
+                .filter(|rel| plain_file(entry) && !rel.is_empty())
                 .map(|rel| (rel, u64::from(entry.stat.size)))
         })
     }
@@ -180,14 +178,15 @@ impl Listing {
     /// directories outside it are never opened (an unreadable one there is no
     /// concern of the scope, and not reading it saves time). Tracked paths outside it
     /// may still be listed: the caller selects. `found` is told of each untracked
-    /// file the moment the walk finds it.
+    /// file the moment the walk finds it, and of each plain tracked file as the
+    /// index is read: a tracked file `found` takes is left out of the result.
     pub(crate) fn list_within(
         mut self,
         within: &Within,
-        found: &mut dyn FnMut(&[u8]),
+        found: &mut dyn Found,
     ) -> Result<Vec<Candidate>> {
         let display = self.display.as_str();
-        let mut out = tracked(&self.repo, &self.index, &self.prefix_slash, display)?;
+        let mut out = tracked(&self.repo, &self.index, &self.prefix_slash, found, display)?;
         mark_excluded_from_worktree_uptodate(&mut self.index);
         let mut collect = CollectUntracked {
             prefix_slash: &self.prefix_slash,
@@ -200,11 +199,23 @@ impl Listing {
         }
 
         refuse_broken_nested_gitfiles(&self.repo, &self.prefix_slash, &collect.out, display)?;
-        // The index part is sorted already (unless sparse directories were expanded).
-        // In place: equal elements are equal in every field, and a stable sort would
-        // take a scratch copy of half the listing.
+        // A tracked file that `found` took is out of `out`, so the stronger status
+        // it has is applied here: such a path is never a nested repository.
+        let state: &gix::index::State = &self.index;
+        let mut path = self.prefix_slash.clone();
+        collect.out.retain(|candidate| {
+            candidate.status != Status::NestedRepository || {
+                path.truncate(self.prefix_slash.len());
+                path.extend_from_slice(&candidate.path);
+                state
+                    .entry_by_path(path.as_bstr())
+                    .is_none_or(|entry| !plain_file(entry))
+            }
+        });
+        // The index part is sorted already (unless sparse directories were expanded);
+        // the sort finds that run.
         out.append(&mut collect.out);
-        out.sort_unstable_by(|a, b| {
+        out.sort_by(|a, b| {
             a.path
                 .cmp(&b.path)
                 .then_with(|| a.status.rank().cmp(&b.status.rank()))
@@ -213,6 +224,34 @@ impl Listing {
         out.dedup_by(|later, earlier| later.path == earlier.path);
         Ok(out)
     }
+}
+
+/// Told of files as a listing meets them, so that they can be read meanwhile.
+pub(crate) trait Found {
+    /// A plain tracked file (stage 0, not a gitlink; relative to the listed
+    /// directory) with the size the index last saw (the low 32 bits; a hint):
+    /// `true` when the caller takes it, which leaves it out of the listing's result.
+    fn tracked(&mut self, path: &[u8], size: u64) -> bool;
+    /// An untracked file, the moment the walk finds it (it stays in the result).
+    fn untracked(&mut self, path: &[u8]);
+}
+
+/// Takes nothing: the listing's result is all of it.
+#[cfg(test)]
+pub(crate) struct Nothing;
+
+#[cfg(test)]
+impl Found for Nothing {
+    fn tracked(&mut self, _: &[u8], _: u64) -> bool {
+        false
+    }
+
+    fn untracked(&mut self, _: &[u8]) {}
+}
+
+/// A plain tracked file: stage 0, neither a gitlink nor a sparse directory.
+fn plain_file(entry: &gix::index::Entry) -> bool {
+    entry.stage_raw() == 0 && !entry.mode.is_submodule() && !entry.mode.is_sparse()
 }
 
 /// gix takes a directory for a nested repository when its `.git` file names one after
@@ -865,6 +904,7 @@ fn tracked(
     repo: &gix::Repository,
     state: &gix::index::State,
     prefix_slash: &[u8],
+    found: &mut dyn Found,
     display: &str,
 ) -> Result<Vec<Candidate>> {
     let entries = state.entries();
@@ -909,6 +949,12 @@ fn tracked(
         } else {
             Status::Tracked
         };
+        if status == Status::Tracked
+            && !rel.is_empty()
+            && found.tracked(rel, u64::from(entry.stat.size))
+        {
+            continue;
+        }
         out.push(Candidate {
             path: rel.to_vec(),
             status,
@@ -1182,7 +1228,7 @@ struct CollectUntracked<'a> {
     out: Vec<Candidate>,
     /// Told of each untracked file (not a nested repository) the moment the
     /// walk finds it, so that it can be read while the walk goes on.
-    found: &'a mut dyn FnMut(&[u8]),
+    found: &'a mut dyn Found,
 }
 
 impl Delegate for CollectUntracked<'_> {
@@ -1231,7 +1277,7 @@ impl Delegate for CollectUntracked<'_> {
             && !rel.is_empty()
         {
             if status == Status::Untracked {
-                (self.found)(rel);
+                self.found.untracked(rel);
             }
             self.out.push(Candidate {
                 path: rel.to_vec(),

@@ -1,6 +1,5 @@
 //! Expansion: a scope becomes an inventory of entries and its fingerprint (what blocks it: docs/errors.md, Expansion).
 
-use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -13,11 +12,9 @@ use crate::error::{DisplayPath, Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
-use crate::read::Outcome;
-use crate::read_queue::{ReadQueue, read_contents};
+use crate::read_queue::{Feed, Origin, ReadQueue, Run, read_contents};
 use crate::scope::{STORE_DIR, Scope};
 use crate::store::{DigestCache, Store};
-use crate::task_rule::TaskRule;
 use crate::threads;
 use crate::walk::walk_root;
 
@@ -69,15 +66,13 @@ impl Inventory {
         };
         let pool = threads::pool()?;
         // The listing stays on this thread (gix repositories are not `Send`) and
-        // feeds the queue that every thread of the pool reads from: the tracked
-        // files from the index at once (reading the index takes milliseconds,
-        // walking the worktree far longer), each untracked or walked file as the
-        // walk meets it.
+        // feeds the queue that every thread of the pool reads from: each tracked
+        // file as the index is read (milliseconds, where walking the worktree
+        // takes far longer), each untracked or walked file as the walk meets it.
         let listed = pool.in_place_scope(|readers| {
             for _ in 0..pool.current_num_threads() {
                 readers.spawn(|_| queue.serve());
             }
-            add_tracked_files(&scope, &repositories, &queue);
             let listed = candidates(&scope, repositories, &previous, Some(&queue));
             match &listed {
                 Ok(_) => queue.close(),
@@ -85,23 +80,24 @@ impl Inventory {
             }
             listed
         });
-        let (paths, walked_roots) = listed?;
+        let (listing, walked_roots) = listed?;
         let read = queue.into_read().unwrap_or_default();
-        // The paths the listing did not queue: explicit ones, a comparison's previous ones.
-        let rest = difference(&paths, read.paths());
+        // What no piece read: paths given by name, a comparison's previous ones.
+        let unread = difference(&listing, read.paths());
         let never = AtomicBool::new(false);
-        let rest_contents =
-            read_contents(workspace, &rest, &tasks, cache.as_ref(), &never)?.unwrap_or_default();
-        let rest: Vec<_> = rest.into_iter().zip(rest_contents).collect();
+        let contents =
+            read_contents(workspace, &unread, &tasks, cache.as_ref(), &never)?.unwrap_or_default();
+        let capacity = read.len() + unread.len();
+        let unread: Run = Box::new(unread.into_iter().zip(contents));
         // Writing the cache (megabytes for a large tree) takes another thread
         // while this one assembles the entries and streams the fingerprint.
         let (fingerprint, entries) = pool.in_place_scope(|writer| {
             if let Some(cache) = cache {
                 writer.spawn(|_| cache.save());
             }
-            let [sorted, found] = read.into_runs();
-            let rest: Box<dyn Iterator<Item = _>> = Box::new(rest.into_iter());
-            let entries = assemble(workspace, &tasks, paths, [sorted, found, rest])?;
+            let [sorted, listed, found] = read.into_runs(&listing);
+            drop(listing);
+            let entries = assemble([sorted, listed, found, unread], capacity)?;
             Ok::<_, Error>((fingerprint_sorted(&entries)?, entries))
         })?;
         Ok(Inventory {
@@ -181,32 +177,30 @@ fn difference<'a>(
         .collect()
 }
 
-/// The entries of the sorted `paths`, each with its content from one of the
-/// `reads` (each sorted by path); the first error in path order is the one
-/// reported. A path no read covered (none should be) is read now, not left out.
-fn assemble<const N: usize>(
-    workspace: &Path,
-    tasks: &BTreeMap<&WorkspacePath, TaskRule>,
-    paths: Vec<WorkspacePath>,
-    reads: [impl Iterator<Item = (WorkspacePath, Outcome)>; N],
-) -> Result<Vec<Entry>> {
-    let mut reads = reads.map(Iterator::peekable);
-    paths
-        .into_iter()
-        .map(|path| {
-            let found = reads.iter_mut().find_map(|read| {
-                while read.next_if(|(done, _)| *done < path).is_some() {}
-                read.next_if(|(done, _)| *done == path)
-            });
-            match found {
-                Some((path, content)) => Ok(Entry {
-                    path,
-                    content: content.map_err(|e| *e)?,
-                }),
-                None => Entry::read_with(workspace, &path, tasks.get(&path).copied()),
-            }
-        })
-        .collect()
+/// The entries of the `runs` (each in path order) in path order, each path once
+/// (the first run's outcome of a path read twice); the first error in path
+/// order is the one reported. `capacity`: at most how many there are.
+fn assemble<const N: usize>(runs: [Run; N], capacity: usize) -> Result<Vec<Entry>> {
+    let mut runs = runs.map(Iterator::peekable);
+    let mut entries = Vec::with_capacity(capacity);
+    loop {
+        let next = runs
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, run)| Some((i, &run.peek()?.0)))
+            .min_by(|a, b| a.1.cmp(b.1))
+            .map(|(i, _)| i);
+        let Some((path, outcome)) = next.and_then(|i| runs[i].next()) else {
+            return Ok(entries);
+        };
+        for run in &mut runs {
+            while run.next_if(|(other, _)| *other == path).is_some() {}
+        }
+        entries.push(Entry {
+            path,
+            content: outcome.map_err(|e| *e)?,
+        });
+    }
 }
 
 /// Whether Git tracks files of the workspace's store, when the workspace's own
@@ -302,6 +296,50 @@ fn repositories_above_roots(dir: &Path, roots: &[Vec<u8>]) -> Vec<Vec<u8>> {
     found
 }
 
+/// Hands the files a listing of the repository `name` meets to the read queue:
+/// the selected ones (a path that is not a valid workspace path is left to the
+/// listing's result, which reports it).
+struct Feeder<'s, 'q, 'a> {
+    name: &'s str,
+    scope: &'s Scope,
+    tracked: Option<Feed<'q, 'a>>,
+    untracked: Option<Feed<'q, 'a>>,
+    bytes: Vec<u8>,
+}
+
+impl Feeder<'_, '_, '_> {
+    fn selected(&mut self, relative: &[u8]) -> Option<WorkspacePath> {
+        in_repository(self.name, relative, &mut self.bytes);
+        selected(self.scope, &self.scope.roots, &self.bytes)
+            .then(|| WorkspacePath::from_bytes(&self.bytes).ok())
+            .flatten()
+    }
+}
+
+impl git::Found for Feeder<'_, '_, '_> {
+    fn tracked(&mut self, relative: &[u8], size: u64) -> bool {
+        if self.tracked.is_none() {
+            return false;
+        }
+        let Some(path) = self.selected(relative) else {
+            return false;
+        };
+        if let Some(feed) = self.tracked.as_mut() {
+            feed.push(path, Some(size));
+        }
+        true
+    }
+
+    fn untracked(&mut self, relative: &[u8]) {
+        if self.untracked.is_some()
+            && let Some(path) = self.selected(relative)
+            && let Some(feed) = self.untracked.as_mut()
+        {
+            feed.push(path, None);
+        }
+    }
+}
+
 /// The workspace path of `relative` in the repository `name` (`.` is the workspace).
 fn in_repository(name: &str, relative: &[u8], bytes: &mut Vec<u8>) {
     bytes.clear();
@@ -317,32 +355,11 @@ fn selected(scope: &Scope, roots: &[String], path: &[u8]) -> bool {
     roots.iter().any(|r| is_within(path, r)) && !scope.excludes(path)
 }
 
-/// Adds the selected tracked files of the opened repositories to `queue`, each
-/// with the size the index last saw: known from the indexes alone, and all certain
-/// to be among the [`candidates`] (which also decide what blocks; a path this
-/// skips is simply read later).
-fn add_tracked_files(scope: &Scope, repositories: &[Repository<'_>], queue: &ReadQueue<'_>) {
-    let roots = &scope.roots;
-    let mut feed = queue.feed();
-    let mut bytes = Vec::new();
-    for repository in repositories {
-        let Ok(Some(listing)) = &repository.opened else {
-            continue;
-        };
-        for (relative, size) in listing.tracked_files() {
-            in_repository(repository.name, relative, &mut bytes);
-            if selected(scope, roots, &bytes)
-                && let Ok(path) = WorkspacePath::from_bytes(&bytes)
-            {
-                feed.push(path, Some(size));
-            }
-        }
-    }
-}
-
 /// Every candidate path of the scope (§4 steps 1–3) with the `previous` paths,
-/// sorted and unique, and the walked roots. Each untracked or walked file is
-/// added to `queue` as soon as it is found.
+/// sorted and unique, and the walked roots — but what `queue` took as listed
+/// (the tracked files and the files of walked roots, added as they are met) is
+/// left out: it is in the set, read by the queue. Each untracked file is added
+/// to `queue` as the walk finds it, and stays in the result.
 fn candidates(
     scope: &Scope,
     repositories: Vec<Repository<'_>>,
@@ -370,10 +387,10 @@ fn candidates(
             continue;
         }
         let found = walk_root(workspace, root, scope, &scope.repositories)?;
-        if let Some(queue) = queue {
-            queue.add(found.iter().map(|path| (path.clone(), None)));
+        match queue {
+            Some(queue) => queue.add(found.into_iter().map(|p| (p, None)), Origin::Listed),
+            None => paths.extend(found),
         }
-        paths.extend(found);
         walked.push(root.clone());
     }
     paths.extend(scope.paths.iter().cloned());
@@ -396,19 +413,15 @@ fn repository_candidates(
 ) -> Result<()> {
     let roots = &scope.roots;
     let within = within_repository(name, scope, roots);
-    let mut feed = queue.map(ReadQueue::feed);
-    let mut found_bytes = Vec::new();
-    let mut found = |relative: &[u8]| {
-        in_repository(name, relative, &mut found_bytes);
-        if let Some(feed) = feed.as_mut()
-            && selected(scope, roots, &found_bytes)
-            && let Ok(path) = WorkspacePath::from_bytes(&found_bytes)
-        {
-            feed.push(path, None);
-        }
+    let mut feeder = Feeder {
+        name,
+        scope,
+        tracked: queue.map(|queue| queue.feed(Origin::Listed)),
+        untracked: queue.map(|queue| queue.feed(Origin::Found)),
+        bytes: Vec::new(),
     };
-    let listing = listing.list_within(&within, &mut found)?;
-    drop(feed);
+    let listing = listing.list_within(&within, &mut feeder)?;
+    drop(feeder);
     out.reserve(listing.len());
     let mut bytes = Vec::new();
     for candidate in listing {
@@ -461,28 +474,36 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use crate::entry::Content;
+    use crate::read::Outcome;
 
     #[test]
-    fn assembling_takes_each_path_from_its_read_and_reads_what_none_covered() {
-        let dir = tempfile::tempdir().unwrap();
-        for name in ["a", "b", "c"] {
-            std::fs::write(dir.path().join(name), name).unwrap();
-        }
+    fn assembling_merges_the_runs_in_path_order_each_path_once() {
         let wp = |s: &str| WorkspacePath::new(s).unwrap();
-        // The reads' own contents are used as given (here deliberately false);
-        // "b" is in neither read and is read from the disk.
-        let early = [(wp("a"), Ok(Content::Missing))];
-        let rest = [(wp("c"), Ok(Content::Missing))];
-        let entries = assemble(
-            dir.path(),
-            &BTreeMap::new(),
-            vec![wp("a"), wp("b"), wp("c")],
-            [early.into_iter(), rest.into_iter()],
-        )
-        .unwrap();
-        let contents: Vec<&Content> = entries.iter().map(|e| &e.content).collect();
-        assert_eq!(contents[0], &Content::Missing);
-        assert!(matches!(contents[1], Content::File { .. }));
-        assert_eq!(contents[2], &Content::Missing);
+        let file = |byte: u8| {
+            Ok(Content::File {
+                executable: false,
+                digest: crate::entry::Digest([byte; 32]),
+            })
+        };
+        // "b" is in two runs: the first run's outcome is the one kept.
+        let first: Run = Box::new([(wp("b"), file(1)), (wp("d"), file(4))].into_iter());
+        let second: Run = Box::new([(wp("a"), file(0)), (wp("b"), file(9))].into_iter());
+        let third: Run = Box::new([(wp("c"), Ok(Content::Missing))].into_iter());
+        let entries = assemble([first, second, third], 5).unwrap();
+        let paths: Vec<&str> = entries.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["a", "b", "c", "d"]);
+        assert_eq!(entries[1].content, file(1).unwrap());
+        assert_eq!(entries[2].content, Content::Missing);
+
+        // The first error in path order is the one reported.
+        let failed = |path: &str| -> Outcome {
+            Err(Box::new(Error::ChangedWhileReading {
+                path: DisplayPath::from(path),
+            }))
+        };
+        let first: Run = Box::new([(wp("z"), failed("z"))].into_iter());
+        let second: Run = Box::new([(wp("m"), failed("m")), (wp("y"), file(2))].into_iter());
+        let err = assemble([first, second], 3).unwrap_err();
+        assert!(err.to_string().contains("'m'"), "{err}");
     }
 }

@@ -39,6 +39,17 @@ const UNKNOWN_SIZE: u64 = 4096;
 /// What one piece of work read: each path with its outcome, in path order.
 type Read = Vec<(WorkspacePath, Outcome)>;
 
+/// Where a file to read came from, which decides whether it is in the set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// In the set for certain (a tracked file taken from the index, a file of a
+    /// walked directory, a path given by name).
+    Listed,
+    /// In the set if the listing lists it in the end (an untracked file the
+    /// moment the walk finds it, before the listing has decided about it).
+    Found,
+}
+
 /// The read queue of one expansion; see the module documentation.
 pub(crate) struct ReadQueue<'a> {
     root: OwnedFd,
@@ -46,7 +57,7 @@ pub(crate) struct ReadQueue<'a> {
     cache: Option<&'a DigestCache<'a>>,
     pending: Mutex<Pending>,
     more: Condvar,
-    read: Mutex<Vec<(u64, Read)>>,
+    read: Mutex<Vec<(u64, Origin, Read)>>,
     stopped: AtomicBool,
 }
 
@@ -62,6 +73,7 @@ struct Pending {
 struct Piece {
     bytes: u64,
     number: u64,
+    origin: Origin,
     paths: Vec<WorkspacePath>,
 }
 
@@ -108,7 +120,11 @@ impl<'a> ReadQueue<'a> {
 
     /// Adds files to read, each with its size when known (a hint for the order
     /// only). Consecutive files of one directory become one piece of work.
-    pub(crate) fn add(&self, files: impl IntoIterator<Item = (WorkspacePath, Option<u64>)>) {
+    pub(crate) fn add(
+        &self,
+        files: impl IntoIterator<Item = (WorkspacePath, Option<u64>)>,
+        origin: Origin,
+    ) {
         let mut pieces: Vec<Piece> = Vec::new();
         for (path, size) in files {
             let bytes = size.unwrap_or(UNKNOWN_SIZE);
@@ -126,6 +142,7 @@ impl<'a> ReadQueue<'a> {
                 _ => pieces.push(Piece {
                     bytes,
                     number: 0,
+                    origin,
                     paths: vec![path],
                 }),
             }
@@ -172,11 +189,11 @@ impl<'a> ReadQueue<'a> {
     /// pool runs this.
     pub(crate) fn serve(&self) {
         while let Some(piece) = self.next_piece() {
-            let read = self.read_piece(piece.paths);
+            let read = self.read_piece(piece.paths, piece.origin);
             self.read
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .push((piece.number, read));
+                .push((piece.number, piece.origin, read));
         }
     }
 
@@ -200,7 +217,7 @@ impl<'a> ReadQueue<'a> {
     /// of the cache together, then the rest read. A large file the cache does
     /// not know is put back as a piece of its own, so that an idle thread reads
     /// it while this one goes on.
-    fn read_piece(&self, paths: Vec<WorkspacePath>) -> Read {
+    fn read_piece(&self, paths: Vec<WorkspacePath>, origin: Origin) -> Read {
         let dir = match open_dir(&self.root, paths[0].dir()) {
             Ok(Some(dir)) => dir,
             Ok(None) => {
@@ -234,6 +251,7 @@ impl<'a> ReadQueue<'a> {
                         self.push(vec![Piece {
                             bytes: size,
                             number: 0,
+                            origin,
                             paths: vec![path],
                         }]);
                         continue;
@@ -278,10 +296,11 @@ impl<'a> ReadQueue<'a> {
         }
     }
 
-    /// A feed for files found one at a time: they join the queue in pieces.
-    pub(crate) fn feed(&self) -> Feed<'_, 'a> {
+    /// A feed for files met one at a time: they join the queue in pieces.
+    pub(crate) fn feed(&self, origin: Origin) -> Feed<'_, 'a> {
         Feed {
             queue: self,
+            origin,
             batch: Vec::with_capacity(RUN),
         }
     }
@@ -295,64 +314,103 @@ impl<'a> ReadQueue<'a> {
             .read
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        pieces.sort_unstable_by_key(|(number, _)| *number);
-        let mut pieces = pieces.into_iter().map(|(_, read)| read).peekable();
+        pieces.sort_unstable_by_key(|(number, _, _)| *number);
+        let (listed, found): (Vec<_>, Vec<_>) = pieces
+            .into_iter()
+            .partition(|(_, origin, _)| *origin == Origin::Listed);
+        let mut listed = listed.into_iter().map(|(_, _, read)| read).peekable();
         let mut sorted: Vec<Read> = Vec::new();
-        while let Some(next) = pieces.next_if(|next| {
+        while let Some(next) = listed.next_if(|next| {
             let last = sorted.last().and_then(|read| read.last());
-            last.is_none_or(|(last, _)| next.first().is_none_or(|(first, _)| last < first))
+            let after =
+                last.is_none_or(|(last, _)| next.first().is_none_or(|(first, _)| last < first));
+            after && next.is_sorted_by(|a, b| a.0 < b.0)
         }) {
             sorted.push(next);
         }
-        let mut rest: Read = pieces.flatten().collect();
-        // In place: a stable sort would take a scratch copy of half of it.
-        rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        rest.dedup_by(|later, earlier| later.0 == earlier.0);
-        Some(Reads { sorted, rest })
+        Some(Reads {
+            sorted,
+            listed: sorted_unique(listed.flatten().collect()),
+            found: sorted_unique(found.into_iter().flat_map(|(_, _, read)| read).collect()),
+        })
     }
 }
 
-/// What a queue read, as two runs in path order (each path once within a run):
-/// the pieces that came in path order — the tracked files, added first and in
-/// order — kept as they are, so that each is freed as soon as it is consumed
-/// (two copies of a million outcomes would be a hundred megabytes), and the rest,
-/// sorted.
+/// Sorted in place (a stable sort would take a scratch copy of half of it),
+/// the first of equal paths kept.
+fn sorted_unique(mut read: Read) -> Read {
+    read.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    read.dedup_by(|later, earlier| later.0 == earlier.0);
+    read
+}
+
+/// What a queue read, as runs in path order (each path once within a run): the
+/// pieces of listed files that came in path order — the tracked files, added
+/// first and in index order — kept as they are, so that each is freed as soon
+/// as it is consumed (two copies of a million outcomes would be a hundred
+/// megabytes); the other listed files, sorted; the found ones, sorted.
 #[derive(Default)]
 pub(crate) struct Reads {
     sorted: Vec<Read>,
-    rest: Read,
+    listed: Read,
+    found: Read,
 }
 
+/// A run of outcomes in path order.
+pub(crate) type Run = Box<dyn Iterator<Item = (WorkspacePath, Outcome)>>;
+
 impl Reads {
-    /// Every path read, in path order.
+    /// Every path read, in path order (a path read twice, twice).
     pub(crate) fn paths(&self) -> impl Iterator<Item = &WorkspacePath> {
-        let mut sorted = self
-            .sorted
-            .iter()
-            .flatten()
-            .map(|(path, _)| path)
-            .peekable();
-        let mut rest = self.rest.iter().map(|(path, _)| path).peekable();
-        std::iter::from_fn(move || match (sorted.peek(), rest.peek()) {
-            (Some(a), Some(b)) if b < a => rest.next(),
-            (Some(_), _) => sorted.next(),
-            (None, _) => rest.next(),
-        })
+        let sorted = self.sorted.iter().flatten().map(|(path, _)| path);
+        let listed = self.listed.iter().map(|(path, _)| path);
+        let found = self.found.iter().map(|(path, _)| path);
+        merge(merge(sorted, listed), found)
     }
 
-    /// The two runs, each in path order.
-    pub(crate) fn into_runs(self) -> [Box<dyn Iterator<Item = (WorkspacePath, Outcome)>>; 2] {
+    /// How many outcomes there are.
+    pub(crate) fn len(&self) -> usize {
+        self.sorted.iter().map(Vec::len).sum::<usize>() + self.listed.len() + self.found.len()
+    }
+
+    /// The runs in path order: the listed files, and the found ones that are
+    /// among `listing` (sorted), the listing's final word on them.
+    pub(crate) fn into_runs(self, listing: &[WorkspacePath]) -> [Run; 3] {
+        let mut listing = listing.iter().peekable();
+        let found: Read = self
+            .found
+            .into_iter()
+            .filter(|(path, _)| {
+                while listing.next_if(|listed| *listed < path).is_some() {}
+                listing.peek().is_some_and(|listed| *listed == path)
+            })
+            .collect();
         [
             Box::new(self.sorted.into_iter().flatten()),
-            Box::new(self.rest.into_iter()),
+            Box::new(self.listed.into_iter()),
+            Box::new(found.into_iter()),
         ]
     }
+}
+
+/// Two iterators in order, merged in order.
+fn merge<'p>(
+    a: impl Iterator<Item = &'p WorkspacePath>,
+    b: impl Iterator<Item = &'p WorkspacePath>,
+) -> impl Iterator<Item = &'p WorkspacePath> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if y < x => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
 }
 
 /// Files found one at a time (by a walk), added to the queue [`RUN`] at a time
 /// and when the feed is dropped.
 pub(crate) struct Feed<'q, 'a> {
     queue: &'q ReadQueue<'a>,
+    origin: Origin,
     batch: Vec<(WorkspacePath, Option<u64>)>,
 }
 
@@ -361,14 +419,14 @@ impl Feed<'_, '_> {
     pub(crate) fn push(&mut self, path: WorkspacePath, size: Option<u64>) {
         self.batch.push((path, size));
         if self.batch.len() == RUN {
-            self.queue.add(std::mem::take(&mut self.batch));
+            self.queue.add(std::mem::take(&mut self.batch), self.origin);
         }
     }
 }
 
 impl Drop for Feed<'_, '_> {
     fn drop(&mut self) {
-        self.queue.add(std::mem::take(&mut self.batch));
+        self.queue.add(std::mem::take(&mut self.batch), self.origin);
     }
 }
 
@@ -389,7 +447,10 @@ pub(crate) fn read_contents(
     if stop.load(Ordering::Relaxed) {
         queue.stop();
     }
-    queue.add(paths.iter().map(|path| (path.clone(), None)));
+    queue.add(
+        paths.iter().map(|path| (path.clone(), None)),
+        Origin::Listed,
+    );
     queue.close();
     let pool = threads::pool()?;
     pool.in_place_scope(|scope| {
@@ -400,7 +461,7 @@ pub(crate) fn read_contents(
     let Some(read) = queue.into_read() else {
         return Ok(None);
     };
-    let mut runs = read.into_runs().map(Iterator::peekable);
+    let mut runs = read.into_runs(&[]).map(Iterator::peekable);
     let outcomes = paths.iter().map(|path| {
         let found = runs.iter_mut().find_map(|run| {
             while run.next_if(|(done, _)| done < path).is_some() {}
@@ -443,14 +504,20 @@ mod tests {
         let tasks = BTreeMap::new();
         let queue = ReadQueue::new(dir.path(), &tasks, None).unwrap();
         let sized = |p: &str, size: u64| (wp(p), Some(size));
-        queue.add([
-            sized("a/1", 10),
-            sized("a/2", 20),
-            sized("a/big", LARGE),
-            sized("a/3", 30),
-            sized("b/1", 5),
-        ]);
-        queue.add((0..RUN + 1).map(|i| (wp(&format!("c/{i:03}")), None)));
+        queue.add(
+            [
+                sized("a/1", 10),
+                sized("a/2", 20),
+                sized("a/big", LARGE),
+                sized("a/3", 30),
+                sized("b/1", 5),
+            ],
+            Origin::Listed,
+        );
+        queue.add(
+            (0..RUN + 1).map(|i| (wp(&format!("c/{i:03}")), None)),
+            Origin::Found,
+        );
         let order = queued(&queue);
         let firsts: Vec<(u64, &str, usize)> = order
             .iter()

@@ -109,20 +109,59 @@ fn oracle(dir: &Path) -> BTreeSet<Vec<u8>> {
         .collect()
 }
 
+/// Takes every other tracked file (as a caller that reads them early) and
+/// records what it was told.
+#[derive(Default)]
+struct Recorder {
+    taken: Vec<Vec<u8>>,
+    untracked: Vec<Vec<u8>>,
+    offered: usize,
+}
+
+impl Found for Recorder {
+    fn tracked(&mut self, path: &[u8], _: u64) -> bool {
+        self.offered += 1;
+        let take = self.offered.is_multiple_of(2);
+        if take {
+            self.taken.push(path.to_vec());
+        }
+        take
+    }
+
+    fn untracked(&mut self, path: &[u8]) {
+        self.untracked.push(path.to_vec());
+    }
+}
+
 /// Lists what `git -C dir ls-files --cached --others --exclude-standard -z`
 /// lists (see [`Listing`]), checking on the way that every early tracked file
-/// ([`Listing::tracked_files`]) is listed as tracked.
+/// ([`Listing::tracked_files`]) is listed as tracked, and that a listing whose
+/// caller takes tracked files as they are met lists exactly the rest.
 fn list(dir: &Path, locate: Locate, display: &str) -> Result<Option<Vec<Candidate>>> {
     let Some(listing) = Listing::open(dir, locate, display)? else {
         return Ok(None);
     };
     let early: Vec<Vec<u8>> = listing.tracked_files().map(|(p, _)| p.to_vec()).collect();
-    let mut found = Vec::new();
-    let listed = listing.list_within(&Within::default(), &mut |p| found.push(p.to_vec()))?;
+    let listed = listing.list_within(&Within::default(), &mut Nothing)?;
+    let mut recorder = Recorder::default();
+    let partial = Listing::open(dir, locate, display)?
+        .unwrap()
+        .list_within(&Within::default(), &mut recorder)?;
+    let mut rejoined = partial.clone();
+    rejoined.extend(recorder.taken.iter().map(|path| Candidate {
+        path: path.clone(),
+        status: Status::Tracked,
+    }));
+    rejoined.sort_by(|a, b| a.path.cmp(&b.path));
+    assert_eq!(
+        rejoined, listed,
+        "taken tracked files and the rest are not the listing"
+    );
+    assert!(recorder.taken.iter().all(|p| early.contains(p)));
     // Found files are read while the walk goes on: each is listed (as
     // untracked, or as a conflict, whose unmerged index entries the walk
     // does not count as tracking it).
-    for path in &found {
+    for path in &recorder.untracked {
         assert!(
             matches!(
                 status_of_bytes(&listed, path),
@@ -979,7 +1018,7 @@ fn a_walk_within_roots_and_exclusions_matches_git_pathspecs() {
                 .unwrap()
                 .unwrap();
             let ours: BTreeSet<Vec<u8>> = listing
-                .list_within(&within, &mut |_| {})
+                .list_within(&within, &mut Nothing)
                 .unwrap()
                 .into_iter()
                 .map(|c| c.path)
@@ -1371,14 +1410,16 @@ fn timing() {
     let mut index = load_index(&repo, ".").unwrap();
     let t_index = t.elapsed();
     let t = std::time::Instant::now();
-    let tracked_len = tracked(&repo, &index, b"", ".").unwrap().len();
+    let tracked_len = tracked(&repo, &index, b"", &mut Nothing, ".")
+        .unwrap()
+        .len();
     let t_tracked = t.elapsed();
     mark_excluded_from_worktree_uptodate(&mut index);
     let mut collect = CollectUntracked {
         prefix_slash: b"",
         exclusions: &[],
         out: Vec::new(),
-        found: &mut |_| {},
+        found: &mut Nothing,
     };
     let t = std::time::Instant::now();
     walk_untracked(&repo, &index, &[], &mut collect, ".").unwrap();
