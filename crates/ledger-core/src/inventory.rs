@@ -49,11 +49,21 @@ impl Inventory {
         let scope = scope.resolve()?;
         let previous: Vec<WorkspacePath> = previous.into_iter().cloned().collect();
         let workspace = scope.workspace.as_std_path();
-        let repositories = open_repositories(&scope);
+        let pool = threads::pool()?;
         let store = Store::open(&scope.workspace);
-        let cache_dir = store.cache_dir(store_tracked(&repositories));
+        let mut cache_file = None;
+        let repositories = pool.in_place_scope(|reader| {
+            reader.spawn(|_| cache_file = store.read_cache());
+            open_repositories(&scope)
+        });
+        let (cache_dir, entries) = cache_file
+            .and_then(|file| store.cache_dir(file, store_tracked(&repositories)))
+            .unzip();
         // Started before any file is looked at: the start time decides what it records.
-        let cache = cache_dir.as_ref().map(DigestCache::start);
+        let cache = cache_dir
+            .as_ref()
+            .zip(entries)
+            .map(|(dir, entries)| DigestCache::start(dir, entries));
         let tasks = scope.tasks_files();
         let queue = match ReadQueue::new(workspace, &tasks, cache.as_ref()) {
             Ok(queue) => queue,
@@ -64,7 +74,6 @@ impl Inventory {
                     .unwrap_or(e));
             }
         };
-        let pool = threads::pool()?;
         // The listing stays on this thread (gix repositories are not `Send`) and
         // feeds the queue that every thread of the pool reads from: each tracked
         // file as the index is read (milliseconds, where walking the worktree

@@ -111,16 +111,65 @@ pub(crate) struct CacheDir {
     tmp: Option<StoreDir>,
 }
 
+/// A cache file as read and checked, before anything about the store is trusted
+/// or written: reading it costs milliseconds for a large tree, so an expansion
+/// reads it while it opens the index that tells whether the store is trusted.
+pub(crate) struct CacheFile {
+    root: StoreDir,
+    entries: Entries,
+}
+
+/// The entries of a cache file that checked out.
+pub(crate) struct Entries {
+    /// The file's bytes (empty when there was none or it did not check out).
+    old: Vec<u8>,
+    count: usize,
+    reference: i128,
+    buckets: Buckets,
+}
+
+impl Entries {
+    /// The entries of the cache file in `root`; none when there is no file or
+    /// it does not check out.
+    fn read(root: &StoreDir) -> Entries {
+        let (old, count, reference) = match root.read(CACHE, "digest cache", CACHE_LIMIT) {
+            Ok(Some(bytes)) => match parse(&bytes) {
+                Some((count, reference)) => (bytes, count, reference),
+                None => (Vec::new(), 0, i128::MIN),
+            },
+            _ => (Vec::new(), 0, i128::MIN),
+        };
+        let buckets = Buckets::new(&old, count);
+        Entries {
+            old,
+            count,
+            reference,
+            buckets,
+        }
+    }
+}
+
 impl Store {
-    /// The store's directories for the digest cache, when the cache is on and
-    /// the store exists and is trusted; `tracked`, when the caller knows it
-    /// from an index it read already, whether Git tracks any file of the store.
-    /// Never creates the store: a workspace without one has no cache.
-    pub(crate) fn cache_dir(&self, tracked: Option<bool>) -> Option<CacheDir> {
+    /// Reads the store's cache file, when the cache is on and the store exists
+    /// (it is never created). Nothing is written and nothing trusted yet: see
+    /// [`Store::cache_dir`].
+    pub(crate) fn read_cache(&self) -> Option<CacheFile> {
         if !digest_cache_enabled() {
             return None;
         }
         let root = StoreDir::open_root(self.dir(), Missing::Absent).ok()??;
+        let entries = Entries::read(&root);
+        Some(CacheFile { root, entries })
+    }
+
+    /// The store's directories for the digest cache and the cache `file` read
+    /// from it, when the store is trusted; `tracked`, when the caller knows it
+    /// from an index it read already, whether Git tracks any file of the store.
+    pub(crate) fn cache_dir(
+        &self,
+        file: CacheFile,
+        tracked: Option<bool>,
+    ) -> Option<(CacheDir, Entries)> {
         let tracked = match tracked {
             Some(tracked) => tracked,
             None => !trust::tracked(self.dir()).ok()?.is_empty(),
@@ -128,8 +177,12 @@ impl Store {
         if tracked {
             return None;
         }
-        let tmp = root.make_sub(TMP).ok();
-        Some(CacheDir { root, tmp })
+        let tmp = file.root.make_sub(TMP).ok();
+        let dir = CacheDir {
+            root: file.root,
+            tmp,
+        };
+        Some((dir, file.entries))
     }
 }
 
@@ -166,9 +219,10 @@ pub(crate) struct DigestCache<'a> {
 }
 
 impl<'a> DigestCache<'a> {
-    /// Loads the cache of `dir` at the start of an expansion (before any file is
-    /// looked at: the start time decides what may be recorded).
-    pub(crate) fn start(dir: &'a CacheDir) -> DigestCache<'a> {
+    /// Starts the cache of `dir` with the `entries` its file held at the start of an
+    /// expansion (before any file is looked at: the start time decides what may
+    /// be recorded).
+    pub(crate) fn start(dir: &'a CacheDir, file: Entries) -> DigestCache<'a> {
         let local = nanos_since_epoch(SystemTime::now());
         // The file system's clock may differ from ours (a network file system):
         // the earlier of the two is the safe reference.
@@ -178,20 +232,13 @@ impl<'a> DigestCache<'a> {
             .and_then(|tmp| tmp.now().ok())
             .and_then(|st| times(&st))
             .map_or(local, |(mtime, ctime)| local.min(mtime).min(ctime));
-        let (old, count, reference) = match dir.root.read(CACHE, "digest cache", CACHE_LIMIT) {
-            Ok(Some(bytes)) => match parse(&bytes) {
-                Some((count, reference)) => (bytes, count, reference),
-                None => (Vec::new(), 0, i128::MIN),
-            },
-            _ => (Vec::new(), 0, i128::MIN),
-        };
         DigestCache {
             dir,
-            buckets: Buckets::new(&old, count),
-            state: (0..count).map(|_| AtomicU8::new(UNSEEN)).collect(),
-            old,
+            buckets: file.buckets,
+            state: (0..file.count).map(|_| AtomicU8::new(UNSEEN)).collect(),
+            old: file.old,
             fresh: Mutex::new(Vec::new()),
-            trusted_before: reference.saturating_sub(GRANULARITY_NS),
+            trusted_before: file.reference.saturating_sub(GRANULARITY_NS),
             recorded_before: started.saturating_sub(GRANULARITY_NS),
             started,
         }
@@ -659,7 +706,7 @@ mod tests {
         let changed = latest_change(&stat);
         let digest = Digest([7; 32]);
 
-        let mut cache = DigestCache::start(&cache_dir);
+        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
         let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
             panic!("an empty cache knows nothing");
         };
@@ -673,7 +720,7 @@ mod tests {
         cache.save();
 
         // Reloaded: the file is trusted only when older than the reference.
-        let mut cache = DigestCache::start(&cache_dir);
+        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
         assert_eq!(cache.trusted_before, changed + 1);
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(d) if d == digest));
         cache.trusted_before = changed;
@@ -687,7 +734,7 @@ mod tests {
         let inode = std::fs::metadata(&file).unwrap().ino();
         cache.save();
         assert_eq!(std::fs::metadata(&file).unwrap().ino(), inode);
-        let cache = DigestCache::start(&cache_dir);
+        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
         assert_eq!(cache.state.len(), 1);
         assert_eq!(cache.trusted_before, changed + 1);
     }
@@ -714,7 +761,7 @@ mod tests {
                 let entries: Vec<_> = keys.iter().map(|k| (*k, 0)).collect();
                 std::fs::write(dir.path().join(".ledger").join(CACHE), file(&entries)).unwrap();
                 let cache_dir = CacheDir { root, tmp: None };
-                let cache = DigestCache::start(&cache_dir);
+                let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
                 assert_eq!(cache.state.len(), keys.len());
                 for (i, key) in keys.iter().enumerate() {
                     assert_eq!(cache.find(key, cache.buckets.range(key)), Some(i));
