@@ -11,7 +11,6 @@ use sha2::{Digest as _, Sha256};
 
 use crate::entry::{Digest, Entry};
 use crate::error::{DisplayPath, Error, Result};
-use crate::path::WorkspacePath;
 
 /// The ASCII prefix of a v1 stream (followed by one NUL).
 pub const FORMAT_V1: &str = "wealth-ledger-input-v1";
@@ -73,7 +72,10 @@ impl<'de> Deserialize<'de> for Fingerprint {
 /// that another implementation would not reproduce.
 pub struct Encoder {
     hasher: Sha256,
-    last: Option<WorkspacePath>,
+    /// The last path pushed (empty before the first: no path is empty).
+    last: String,
+    /// One entry's bytes, reused: no allocation per entry.
+    record: Vec<u8>,
 }
 
 impl Default for Encoder {
@@ -81,7 +83,11 @@ impl Default for Encoder {
         let mut hasher = Sha256::new();
         hasher.update(FORMAT_V1.as_bytes());
         hasher.update([0u8]);
-        Encoder { hasher, last: None }
+        Encoder {
+            hasher,
+            last: String::new(),
+            record: Vec::with_capacity(256),
+        }
     }
 }
 
@@ -93,31 +99,36 @@ impl Encoder {
 
     /// Appends one entry.
     pub fn push(&mut self, entry: &Entry) -> Result<()> {
-        if let Some(last) = &self.last
-            && last >= &entry.path
-        {
-            return Err(if last == &entry.path {
+        let path = entry.path.as_str();
+        if !self.last.is_empty() && self.last.as_str() >= path {
+            return Err(if self.last == path {
                 Error::DuplicateEntry {
-                    path: DisplayPath::from(entry.path.as_str()),
+                    path: DisplayPath::from(path),
                 }
             } else {
                 Error::BadEntry {
-                    path: DisplayPath::from(entry.path.as_str()),
-                    reason: format!("pushed after {last}; entries must ascend by path bytes"),
+                    path: DisplayPath::from(path),
+                    reason: format!(
+                        "pushed after {}; entries must ascend by path bytes",
+                        self.last
+                    ),
                 }
             });
         }
         let mut hex = [0u8; 64];
+        self.record.clear();
         for field in [
-            entry.path.as_str().as_bytes(),
+            path.as_bytes(),
             entry.kind().as_bytes(),
             entry.mode().as_bytes(),
             digest_field(entry, &mut hex),
         ] {
-            self.hasher.update(field);
-            self.hasher.update([0u8]);
+            self.record.extend_from_slice(field);
+            self.record.push(0);
         }
-        self.last = Some(entry.path.clone());
+        self.hasher.update(&self.record);
+        self.last.clear();
+        self.last.push_str(path);
         Ok(())
     }
 
@@ -170,6 +181,7 @@ pub(crate) fn fingerprint_sorted(entries: &[Entry]) -> Result<Fingerprint> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
+    use crate::path::WorkspacePath;
     use proptest::prelude::*;
 
     #[test]

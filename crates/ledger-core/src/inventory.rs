@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::entry::Entry;
 use crate::error::{DisplayPath, Error, Result};
-use crate::fingerprint::{Fingerprint, fingerprint_sorted};
+use crate::fingerprint::{Encoder, Fingerprint, fingerprint_sorted};
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
-use crate::read_queue::{Feed, Origin, ReadQueue, Run, read_contents};
+use crate::read::Outcome;
+use crate::read_queue::{Feed, Origin, ReadQueue, read_contents};
 use crate::scope::{STORE_DIR, Scope};
 use crate::store::{DigestCache, Store};
 use crate::threads;
@@ -97,17 +98,16 @@ impl Inventory {
         let contents =
             read_contents(workspace, &unread, &tasks, cache.as_ref(), &never)?.unwrap_or_default();
         let capacity = read.len() + unread.len();
-        let unread: Run = Box::new(unread.into_iter().zip(contents));
+        let unread: Vec<_> = unread.into_iter().zip(contents).collect();
         // Writing the cache (megabytes for a large tree) takes another thread
         // while this one assembles the entries and streams the fingerprint.
         let (fingerprint, entries) = pool.in_place_scope(|writer| {
             if let Some(cache) = cache {
                 writer.spawn(|_| cache.save());
             }
-            let [sorted, listed, found] = read.into_runs(&listing);
+            let (sorted, rest) = read.into_runs(&listing, unread);
             drop(listing);
-            let entries = assemble([sorted, listed, found, unread], capacity)?;
-            Ok::<_, Error>((fingerprint_sorted(&entries)?, entries))
+            assemble(sorted, rest, capacity)
         })?;
         Ok(Inventory {
             walked_roots,
@@ -186,30 +186,38 @@ fn difference<'a>(
         .collect()
 }
 
-/// The entries of the `runs` (each in path order) in path order, each path once
-/// (the first run's outcome of a path read twice); the first error in path
-/// order is the one reported. `capacity`: at most how many there are.
-fn assemble<const N: usize>(runs: [Run; N], capacity: usize) -> Result<Vec<Entry>> {
-    let mut runs = runs.map(Iterator::peekable);
+/// The entries of the runs `sorted` and `rest` (each in path order) in path
+/// order, each path once (the outcome in `sorted` of a path in both), and their
+/// fingerprint, streamed as they are made; the first error in path order is
+/// the one reported. `capacity`: at most how many there are.
+fn assemble(
+    sorted: impl Iterator<Item = (WorkspacePath, Outcome)>,
+    rest: Vec<(WorkspacePath, Outcome)>,
+    capacity: usize,
+) -> Result<(Fingerprint, Vec<Entry>)> {
+    let mut rest = rest.into_iter().peekable();
     let mut entries = Vec::with_capacity(capacity);
-    loop {
-        let next = runs
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(i, run)| Some((i, &run.peek()?.0)))
-            .min_by(|a, b| a.1.cmp(b.1))
-            .map(|(i, _)| i);
-        let Some((path, outcome)) = next.and_then(|i| runs[i].next()) else {
-            return Ok(entries);
-        };
-        for run in &mut runs {
-            while run.next_if(|(other, _)| *other == path).is_some() {}
-        }
-        entries.push(Entry {
+    let mut encoder = Encoder::new();
+    let mut add = |path: WorkspacePath, outcome: Outcome| -> Result<()> {
+        let entry = Entry {
             path,
             content: outcome.map_err(|e| *e)?,
-        });
+        };
+        encoder.push(&entry)?;
+        entries.push(entry);
+        Ok(())
+    };
+    for (path, outcome) in sorted {
+        while let Some((before, outcome)) = rest.next_if(|(other, _)| *other < path) {
+            add(before, outcome)?;
+        }
+        rest.next_if(|(other, _)| *other == path);
+        add(path, outcome)?;
     }
+    for (path, outcome) in rest {
+        add(path, outcome)?;
+    }
+    Ok((encoder.finish(), entries))
 }
 
 /// Whether Git tracks files of the workspace's store, when the workspace's own
@@ -483,7 +491,6 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use crate::entry::Content;
-    use crate::read::Outcome;
 
     #[test]
     fn assembling_merges_the_runs_in_path_order_each_path_once() {
@@ -494,15 +501,19 @@ mod tests {
                 digest: crate::entry::Digest([byte; 32]),
             })
         };
-        // "b" is in two runs: the first run's outcome is the one kept.
-        let first: Run = Box::new([(wp("b"), file(1)), (wp("d"), file(4))].into_iter());
-        let second: Run = Box::new([(wp("a"), file(0)), (wp("b"), file(9))].into_iter());
-        let third: Run = Box::new([(wp("c"), Ok(Content::Missing))].into_iter());
-        let entries = assemble([first, second, third], 5).unwrap();
+        // "b" is in both runs: the sorted run's outcome is the one kept.
+        let sorted = vec![(wp("b"), file(1)), (wp("d"), file(4))];
+        let rest = vec![
+            (wp("a"), file(0)),
+            (wp("b"), file(9)),
+            (wp("c"), Ok(Content::Missing)),
+        ];
+        let (fingerprint, entries) = assemble(sorted.into_iter(), rest, 5).unwrap();
         let paths: Vec<&str> = entries.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(paths, ["a", "b", "c", "d"]);
         assert_eq!(entries[1].content, file(1).unwrap());
         assert_eq!(entries[2].content, Content::Missing);
+        assert_eq!(fingerprint, fingerprint_sorted(&entries).unwrap());
 
         // The first error in path order is the one reported.
         let failed = |path: &str| -> Outcome {
@@ -510,9 +521,9 @@ mod tests {
                 path: DisplayPath::from(path),
             }))
         };
-        let first: Run = Box::new([(wp("z"), failed("z"))].into_iter());
-        let second: Run = Box::new([(wp("m"), failed("m")), (wp("y"), file(2))].into_iter());
-        let err = assemble([first, second], 3).unwrap_err();
+        let sorted = vec![(wp("m"), failed("m")), (wp("y"), file(2))];
+        let rest = vec![(wp("z"), failed("z"))];
+        let err = assemble(sorted.into_iter(), rest, 3).unwrap_err();
         assert!(err.to_string().contains("'m'"), "{err}");
     }
 }

@@ -356,9 +356,6 @@ pub(crate) struct Reads {
     found: Read,
 }
 
-/// A run of outcomes in path order.
-pub(crate) type Run = Box<dyn Iterator<Item = (WorkspacePath, Outcome)>>;
-
 impl Reads {
     /// Every path read, in path order (a path read twice, twice).
     pub(crate) fn paths(&self) -> impl Iterator<Item = &WorkspacePath> {
@@ -373,24 +370,34 @@ impl Reads {
         self.sorted.iter().map(Vec::len).sum::<usize>() + self.listed.len() + self.found.len()
     }
 
-    /// The runs in path order: the listed files, and the found ones that are
-    /// among `listing` (sorted), the listing's final word on them.
-    pub(crate) fn into_runs(self, listing: &[WorkspacePath]) -> [Run; 3] {
+    /// The outcomes as two runs in path order: the pieces that came sorted
+    /// (most of them, each freed as it is consumed), and the rest sorted — the
+    /// other listed files, the found ones that are among `listing` (sorted,
+    /// the listing's final word on them), and `more`.
+    pub(crate) fn into_runs(
+        self,
+        listing: &[WorkspacePath],
+        more: Read,
+    ) -> (impl Iterator<Item = (WorkspacePath, Outcome)> + use<>, Read) {
         let mut listing = listing.iter().peekable();
-        let found: Read = self
-            .found
-            .into_iter()
-            .filter(|(path, _)| {
-                while listing.next_if(|listed| *listed < path).is_some() {}
-                listing.peek().is_some_and(|listed| *listed == path)
-            })
-            .collect();
-        [
-            Box::new(self.sorted.into_iter().flatten()),
-            Box::new(self.listed.into_iter()),
-            Box::new(found.into_iter()),
-        ]
+        let found = self.found.into_iter().filter(|(path, _)| {
+            while listing.next_if(|listed| *listed < path).is_some() {}
+            listing.peek().is_some_and(|listed| *listed == path)
+        });
+        let mut rest = self.listed;
+        rest.extend(found);
+        rest.extend(more);
+        (self.sorted.into_iter().flatten(), sorted_unique(rest))
     }
+}
+
+/// The outcome of `path` from a run in path order, skipping the paths before it.
+pub(crate) fn take<I: Iterator<Item = (WorkspacePath, Outcome)>>(
+    run: &mut std::iter::Peekable<I>,
+    path: &WorkspacePath,
+) -> Option<(WorkspacePath, Outcome)> {
+    while run.next_if(|(done, _)| done < path).is_some() {}
+    run.next_if(|(done, _)| done == path)
 }
 
 /// Two iterators in order, merged in order.
@@ -461,13 +468,10 @@ pub(crate) fn read_contents(
     let Some(read) = queue.into_read() else {
         return Ok(None);
     };
-    let mut runs = read.into_runs(&[]).map(Iterator::peekable);
+    let (sorted, rest) = read.into_runs(&[], Vec::new());
+    let (mut sorted, mut rest) = (sorted.peekable(), rest.into_iter().peekable());
     let outcomes = paths.iter().map(|path| {
-        let found = runs.iter_mut().find_map(|run| {
-            while run.next_if(|(done, _)| done < path).is_some() {}
-            run.next_if(|(done, _)| done == path)
-        });
-        match found {
+        match take(&mut sorted, path).or_else(|| take(&mut rest, path)) {
             Some((_, outcome)) => outcome,
             // Only a path given twice or out of order: read on this thread.
             None => Entry::read_with(workspace, path, tasks.get(path).copied())
