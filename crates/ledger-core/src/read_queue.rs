@@ -310,10 +310,19 @@ impl<'a> ReadQueue<'a> {
         if self.stopped.into_inner() {
             return None;
         }
-        let mut pieces = self
+        let pieces = self
             .read
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
+        Some(Reads::of(pieces))
+    }
+}
+
+impl Reads {
+    /// The pieces' outcomes as runs (see [`Reads`]), from the pieces in any order.
+    fn of(mut pieces: Vec<(u64, Origin, Read)>) -> Reads {
+        // A piece whose files were all put back as pieces of their own is empty.
+        pieces.retain(|(_, _, read)| !read.is_empty());
         pieces.sort_unstable_by_key(|(number, _, _)| *number);
         let (listed, found): (Vec<_>, Vec<_>) = pieces
             .into_iter()
@@ -323,23 +332,23 @@ impl<'a> ReadQueue<'a> {
         while let Some(next) = listed.next_if(|next| {
             let last = sorted.last().and_then(|read| read.last());
             let after =
-                last.is_none_or(|(last, _)| next.first().is_none_or(|(first, _)| last < first));
+                last.is_none_or(|(last, _)| next.first().is_some_and(|(first, _)| last < first));
             after && next.is_sorted_by(|a, b| a.0 < b.0)
         }) {
             sorted.push(next);
         }
-        Some(Reads {
+        Reads {
             sorted,
             listed: sorted_unique(listed.flatten().collect()),
             found: sorted_unique(found.into_iter().flat_map(|(_, _, read)| read).collect()),
-        })
+        }
     }
 }
 
-/// Sorted in place (a stable sort would take a scratch copy of half of it),
-/// the first of equal paths kept.
+/// Sorted, the first of equal paths kept (a path read twice: listed by two
+/// repositories, or in two walked roots).
 fn sorted_unique(mut read: Read) -> Read {
-    read.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    read.sort_by(|a, b| a.0.cmp(&b.0));
     read.dedup_by(|later, earlier| later.0 == earlier.0);
     read
 }
@@ -500,6 +509,72 @@ mod tests {
                 (piece.bytes, paths)
             })
             .collect()
+    }
+
+    fn outcomes(paths: &[&str], byte: u8) -> Read {
+        let digest = crate::entry::Digest([byte; 32]);
+        let file = || {
+            Ok(Content::File {
+                executable: false,
+                digest,
+            })
+        };
+        paths.iter().map(|p| (wp(p), file())).collect()
+    }
+
+    fn run_paths(read: Reads, listing: &[&str]) -> Vec<(String, u8)> {
+        let listing: Vec<WorkspacePath> = listing.iter().map(|p| wp(p)).collect();
+        let (sorted, rest) = read.into_runs(&listing, Vec::new());
+        let byte = |outcome: &Outcome| match outcome {
+            Ok(Content::File { digest, .. }) => digest.0[0],
+            _ => 0,
+        };
+        let mut runs: Vec<(String, u8)> = Vec::new();
+        for (path, outcome) in sorted.chain(std::iter::once((wp("~"), Ok(Content::Missing)))) {
+            runs.push((path.as_str().to_owned(), byte(&outcome)));
+        }
+        for (path, outcome) in rest {
+            runs.push((path.as_str().to_owned(), byte(&outcome)));
+        }
+        runs
+    }
+
+    /// The sorted run takes pieces only while they come in path order (an empty
+    /// piece, all of whose files were put back, breaks nothing); everything else
+    /// is sorted, the first of a path read twice kept, and a found file counts
+    /// only when the listing lists it.
+    #[test]
+    fn reads_come_back_as_runs_in_path_order() {
+        let pieces = vec![
+            (0, Origin::Listed, outcomes(&["m"], 1)),
+            (1, Origin::Listed, Vec::new()),
+            (2, Origin::Listed, outcomes(&["a", "b"], 2)),
+            (3, Origin::Listed, outcomes(&["x", "y"], 3)),
+            (4, Origin::Found, outcomes(&["c", "n"], 4)),
+            (5, Origin::Listed, outcomes(&["b", "z"], 5)),
+            (6, Origin::Listed, outcomes(&["q", "p"], 6)),
+        ];
+        let read = Reads::of(pieces.into_iter().rev().collect());
+        let paths: Vec<&str> = read.paths().map(WorkspacePath::as_str).collect();
+        assert_eq!(paths, ["a", "b", "c", "m", "n", "p", "q", "x", "y", "z"]);
+        let runs = run_paths(read, &["c"]);
+        let expected = [
+            ("m", 1),
+            ("~", 0),
+            ("a", 2),
+            ("b", 2),
+            ("c", 4),
+            ("p", 6),
+            ("q", 6),
+            ("x", 3),
+            ("y", 3),
+            ("z", 5),
+        ];
+        let expected: Vec<(String, u8)> = expected
+            .iter()
+            .map(|(p, b)| ((*p).to_owned(), *b))
+            .collect();
+        assert_eq!(runs, expected);
     }
 
     #[test]

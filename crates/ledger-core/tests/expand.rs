@@ -330,3 +330,42 @@ fn a_root_inside_an_untracked_nested_repository_blocks_until_declared() {
     let paths: Vec<&str> = inventory.entries.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(paths, ["d12/nested/inside.txt"]);
 }
+
+/// Large files read by themselves, whatever the order a directory lists them in
+/// (a walked root is read in `readdir` order): a directory of only large files,
+/// between small ones, gives every file its own content, in path order.
+#[test]
+fn large_files_among_small_ones_are_each_read_once_and_right() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = |seed: u8| vec![seed; (1 << 20) + usize::from(seed)];
+    for name in ["z.txt", "a.txt", "m/one", "m/two"] {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, name).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("data")).unwrap();
+    for (i, name) in ["big1", "big2", "big3"].iter().enumerate() {
+        std::fs::write(dir.path().join("data").join(name), big(i as u8)).unwrap();
+    }
+    let scope = scope_of(&dir);
+    for threads in [1, 2, 8] {
+        let inventory = in_pool(threads, || Inventory::expand(&scope).unwrap());
+        let paths: Vec<&str> = inventory.entries.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "a.txt",
+                "data/big1",
+                "data/big2",
+                "data/big3",
+                "m/one",
+                "m/two",
+                "z.txt"
+            ]
+        );
+        for entry in &inventory.entries {
+            let alone = Entry::read(dir.path(), &entry.path, false).unwrap();
+            assert_eq!(entry, &alone, "{}", entry.path);
+        }
+    }
+}
