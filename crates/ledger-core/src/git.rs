@@ -187,6 +187,7 @@ impl Listing {
     ) -> Result<Vec<Candidate>> {
         let display = self.display.as_str();
         let mut out = tracked(&self.repo, &self.index, &self.prefix_slash, found, display)?;
+        found.tracked_done();
         mark_excluded_from_worktree_uptodate(&mut self.index);
         let mut collect = CollectUntracked {
             prefix_slash: &self.prefix_slash,
@@ -234,6 +235,8 @@ pub(crate) trait Found {
     fn tracked(&mut self, path: &[u8], size: u64) -> bool;
     /// An untracked file, the moment the walk finds it (it stays in the result).
     fn untracked(&mut self, path: &[u8]);
+    /// Every tracked file was offered; the worktree walk starts now.
+    fn tracked_done(&mut self) {}
 }
 
 /// Takes nothing: the listing's result is all of it.

@@ -347,6 +347,13 @@ impl git::Found for Feeder<'_, '_, '_> {
         true
     }
 
+    /// What is batched goes to the queue before the walk, which takes long.
+    fn tracked_done(&mut self) {
+        if let Some(feed) = self.tracked.as_mut() {
+            feed.flush();
+        }
+    }
+
     fn untracked(&mut self, relative: &[u8]) {
         if self.untracked.is_some()
             && let Some(path) = self.selected(relative)

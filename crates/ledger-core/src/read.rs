@@ -161,7 +161,7 @@ fn read_in(
 ///
 /// `after_chunk` runs after each chunk is hashed; it exists so that tests can
 /// change the file mid-read deterministically (production passes a no-op).
-fn read_at(
+pub(crate) fn read_at(
     dir: &OwnedFd,
     path: &WorkspacePath,
     rule: Option<TaskRule>,

@@ -14,11 +14,12 @@ use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use crate::entry::{Content, Entry};
 use crate::error::Result;
 use crate::path::WorkspacePath;
-use crate::read::{Looked, Outcome, look_at, open_dir, open_workspace, read_regular};
+use crate::read::{Looked, Outcome, look_at, open_dir, open_workspace, read_at, read_regular};
 use rustix::fs::Stat;
 
 use crate::store::{DigestCache, Lookup};
@@ -31,6 +32,10 @@ const RUN: usize = 256;
 
 /// A file at least this large (when its size is known) is a piece of its own.
 const LARGE: u64 = 1 << 20;
+
+/// How long the `stat` of a file a piece is about to read stays fresh enough to
+/// read the file against it; an older one is taken again first.
+const FRESH_STAT: Duration = Duration::from_millis(5);
 
 /// A file whose size is not known yet counts as this large when pieces are
 /// ordered.
@@ -237,6 +242,7 @@ impl<'a> ReadQueue<'a> {
                     .collect();
             }
         };
+        let looked_at = Instant::now();
         let looked: Vec<Result<Looked>> = paths.iter().map(|path| look_at(&dir, path)).collect();
         let lookups = self.lookups(&paths, &looked);
         let alone = paths.len() == 1;
@@ -257,7 +263,14 @@ impl<'a> ReadQueue<'a> {
                         continue;
                     }
                     let rule = self.tasks.get(&path).copied();
-                    read_regular(&dir, &path, &seen, rule, self.cache, lookup, || {})
+                    if matches!(lookup, Lookup::Hit(_)) || looked_at.elapsed() < FRESH_STAT {
+                        read_regular(&dir, &path, &seen, rule, self.cache, lookup, || {})
+                    } else {
+                        // Looked at long enough ago (the piece's earlier files took
+                        // time to read) that a file edited meanwhile would only be
+                        // refused as changed: looked at again, just before reading.
+                        read_at(&dir, &path, rule, self.cache, || {})
+                    }
                 }
             };
             read.push((path, outcome.map_err(Box::new)));
@@ -431,6 +444,11 @@ pub(crate) struct Feed<'q, 'a> {
 }
 
 impl Feed<'_, '_> {
+    /// Hands what is batched to the queue now.
+    pub(crate) fn flush(&mut self) {
+        self.queue.add(std::mem::take(&mut self.batch), self.origin);
+    }
+
     /// Adds a file, with its size when known.
     pub(crate) fn push(&mut self, path: WorkspacePath, size: Option<u64>) {
         self.batch.push((path, size));
@@ -442,7 +460,7 @@ impl Feed<'_, '_> {
 
 impl Drop for Feed<'_, '_> {
     fn drop(&mut self) {
-        self.queue.add(std::mem::take(&mut self.batch), self.origin);
+        self.flush();
     }
 }
 

@@ -109,10 +109,11 @@ fn oracle(dir: &Path) -> BTreeSet<Vec<u8>> {
         .collect()
 }
 
-/// Takes every other tracked file (as a caller that reads them early) and
-/// records what it was told.
+/// Takes every tracked file, or every other (as a caller that reads them
+/// early), and records what it was told.
 #[derive(Default)]
 struct Recorder {
+    every_other: bool,
     taken: Vec<Vec<u8>>,
     untracked: Vec<Vec<u8>>,
     offered: usize,
@@ -121,7 +122,7 @@ struct Recorder {
 impl Found for Recorder {
     fn tracked(&mut self, path: &[u8], _: u64) -> bool {
         self.offered += 1;
-        let take = self.offered.is_multiple_of(2);
+        let take = !self.every_other || self.offered.is_multiple_of(2);
         if take {
             self.taken.push(path.to_vec());
         }
@@ -143,21 +144,27 @@ fn list(dir: &Path, locate: Locate, display: &str) -> Result<Option<Vec<Candidat
     };
     let early: Vec<Vec<u8>> = listing.tracked_files().map(|(p, _)| p.to_vec()).collect();
     let listed = listing.list_within(&Within::default(), &mut Nothing)?;
-    let mut recorder = Recorder::default();
-    let partial = Listing::open(dir, locate, display)?
-        .unwrap()
-        .list_within(&Within::default(), &mut recorder)?;
-    let mut rejoined = partial.clone();
-    rejoined.extend(recorder.taken.iter().map(|path| Candidate {
-        path: path.clone(),
-        status: Status::Tracked,
-    }));
-    rejoined.sort_by(|a, b| a.path.cmp(&b.path));
-    assert_eq!(
-        rejoined, listed,
-        "taken tracked files and the rest are not the listing"
-    );
-    assert!(recorder.taken.iter().all(|p| early.contains(p)));
+    let mut recorders = [true, false].map(|every_other| Recorder {
+        every_other,
+        ..Recorder::default()
+    });
+    for recorder in &mut recorders {
+        let partial = Listing::open(dir, locate, display)?
+            .unwrap()
+            .list_within(&Within::default(), recorder)?;
+        let mut rejoined = partial.clone();
+        rejoined.extend(recorder.taken.iter().map(|path| Candidate {
+            path: path.clone(),
+            status: Status::Tracked,
+        }));
+        rejoined.sort_by(|a, b| a.path.cmp(&b.path));
+        assert_eq!(
+            rejoined, listed,
+            "taken tracked files and the rest are not the listing"
+        );
+        assert!(recorder.taken.iter().all(|p| early.contains(p)));
+    }
+    let recorder = &recorders[1];
     // Found files are read while the walk goes on: each is listed (as
     // untracked, or as a conflict, whose unmerged index entries the walk
     // does not count as tracking it).
@@ -1525,4 +1532,22 @@ mod random_trees {
             }
         }
     }
+}
+
+/// A tracked file whose path became a directory holding a repository: git
+/// lists the tracked path (from the index) and nothing more, whether or not the
+/// caller took the tracked file early.
+#[test]
+fn a_tracked_path_that_became_a_nested_repository_stays_tracked() {
+    let repo = new_repo();
+    let r = repo.path();
+    write(r, b"x", "file");
+    write(r, b"keep.txt", "");
+    commit_all(r, "x");
+    std::fs::remove_file(r.join("x")).unwrap();
+    std::fs::create_dir_all(r.join("x")).unwrap();
+    git(&r.join("x"), &["init", "-q"]);
+    write(&r.join("x"), b"inner.txt", "");
+    let listed = assert_parity(r);
+    assert_eq!(status_of(&listed, "x"), Some(Status::Tracked));
 }

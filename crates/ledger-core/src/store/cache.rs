@@ -320,8 +320,9 @@ impl<'a> DigestCache<'a> {
 
     /// Writes the new cache, best effort: the entries used or read now, and
     /// those of the old cache this expansion did not meet, one write older.
-    /// Nothing is written when no file was read and recorded: a tree whose
-    /// changes are all too recent to record costs no write. A failure is ignored: the
+    /// Nothing is written when no file was read and recorded (and no entry was
+    /// found racy): a tree whose changes are all too recent to record costs no
+    /// write. A failure is ignored: the
     /// next expansion reads more, and answers the same.
     pub(crate) fn save(self) {
         let mut fresh = self
@@ -330,13 +331,13 @@ impl<'a> DigestCache<'a> {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         fresh.sort_unstable_by_key(|entry| entry.0);
         fresh.dedup_by(|later, earlier| later.0 == earlier.0);
-        // Without a new digest nothing is written: entries not met this time only
-        // age by the next write, and one found racy (never trusted against this
-        // cache's reference time) is dropped by it — before its reference moves.
-        if fresh.is_empty() {
+        // Without a new digest nothing is written (entries not met this time only
+        // age by the next write) — unless an entry was found racy: it is dropped
+        // now, before a newer reference time could make it look trusted.
+        let state: Vec<u8> = self.state.into_iter().map(AtomicU8::into_inner).collect();
+        if fresh.is_empty() && !state.contains(&EVICT) {
             return;
         }
-        let state: Vec<u8> = self.state.into_iter().map(AtomicU8::into_inner).collect();
         let Some(tmp) = &self.dir.tmp else {
             return;
         };
@@ -727,16 +728,30 @@ mod tests {
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Miss(_)));
         assert_eq!(cache.state[0].load(Ordering::Relaxed), EVICT);
 
-        // Nothing new read: nothing written (the file keeps its inode), and the
-        // racy entry is still there — untrusted against the same reference.
+        // Nothing new read but an entry found racy: written, without it.
         use std::os::unix::fs::MetadataExt;
         let file = dir.path().join(".ledger").join(CACHE);
-        let inode = std::fs::metadata(&file).unwrap().ino();
+        let inode = || std::fs::metadata(&file).unwrap().ino();
+        let before = inode();
         cache.save();
-        assert_eq!(std::fs::metadata(&file).unwrap().ino(), inode);
+        assert_ne!(inode(), before);
         let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
-        assert_eq!(cache.state.len(), 1);
-        assert_eq!(cache.trusted_before, changed + 1);
+        assert_eq!(cache.state.len(), 0);
+
+        // Nothing new read, nothing racy: nothing written (the file keeps its inode).
+        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
+            panic!("the entry was dropped");
+        };
+        cache.recorded_before = changed + 1;
+        cache.record(key, &stat, digest);
+        cache.started = changed + 1 + GRANULARITY_NS;
+        cache.save();
+        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(d) if d == digest));
+        let before = inode();
+        cache.save();
+        assert_eq!(inode(), before);
     }
 
     /// Every key is found, and no other, whether the keys are spread evenly (as
