@@ -30,6 +30,9 @@ use crate::threads;
 /// many files, few enough that the work spreads over every thread.
 const RUN: usize = 256;
 
+/// The most readers one addition wakes one by one (the pool's default size).
+const MOST_WOKEN: usize = crate::threads::READS_IN_FLIGHT;
+
 /// A file at least this large (when its size is known) is a piece of its own.
 const LARGE: u64 = 1 << 20;
 
@@ -159,6 +162,7 @@ impl<'a> ReadQueue<'a> {
         if pieces.is_empty() || self.stopped.load(Ordering::Relaxed) {
             return;
         }
+        let added = pieces.len();
         let mut pending = self.pending();
         for mut piece in pieces {
             piece.number = pending.next;
@@ -166,7 +170,11 @@ impl<'a> ReadQueue<'a> {
             pending.pieces.push(piece);
         }
         drop(pending);
-        self.more.notify_all();
+        // As many readers woken as there are new pieces: waking every waiting
+        // thread for each piece costs more than a small tree takes to read.
+        for _ in 0..added.min(MOST_WOKEN) {
+            self.more.notify_one();
+        }
     }
 
     /// No more work will be added: the readers stop once the queue is empty.
