@@ -17,7 +17,7 @@ use crate::read_queue::{Feed, Origin, ReadQueue, read_contents};
 use crate::scope::{STORE_DIR, Scope};
 use crate::store::{DigestCache, Store};
 use crate::threads;
-use crate::walk::walk_root;
+use crate::walk::{walk_root, walk_root_into};
 
 /// The expanded set: entries in ascending path order and their fingerprint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -383,7 +383,8 @@ fn selected(scope: &Scope, roots: &[String], path: &[u8]) -> bool {
 /// sorted and unique, and the walked roots — but what `queue` took as listed
 /// (the tracked files and the files of walked roots, added as they are met) is
 /// left out: it is in the set, read by the queue. Each untracked file is added
-/// to `queue` as the walk finds it, and stays in the result.
+/// to `queue` as the walk finds it, and stays in the result; each file of a
+/// walked root is added as its walk meets it, and is left out.
 fn candidates(
     scope: &Scope,
     repositories: Vec<Repository<'_>>,
@@ -410,10 +411,13 @@ fn candidates(
         {
             continue;
         }
-        let found = walk_root(workspace, root, scope, &scope.repositories)?;
         match queue {
-            Some(queue) => queue.add(found.into_iter().map(|p| (p, None)), Origin::Listed),
-            None => paths.extend(found),
+            Some(queue) => {
+                let mut feed = queue.feed(Origin::Listed);
+                let mut found = |path| feed.push(path, None);
+                walk_root_into(workspace, root, scope, &scope.repositories, &mut found)?;
+            }
+            None => paths.extend(walk_root(workspace, root, scope, &scope.repositories)?),
         }
         walked.push(root.clone());
     }

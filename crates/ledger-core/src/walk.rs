@@ -24,15 +24,30 @@ pub(crate) fn walk_root(
     scope: &Scope,
     repositories: &[String],
 ) -> Result<Vec<WorkspacePath>> {
+    let mut files = Vec::new();
+    walk_root_into(workspace, root, scope, repositories, &mut |path| {
+        files.push(path)
+    })?;
+    Ok(files)
+}
+
+/// Like [`walk_root`], telling `found` of each file the moment the walk meets
+/// it, in the order directories list them (an expansion reads them meanwhile).
+pub(crate) fn walk_root_into(
+    workspace: &Path,
+    root: &str,
+    scope: &Scope,
+    repositories: &[String],
+    found: &mut dyn FnMut(WorkspacePath),
+) -> Result<()> {
     let start = if root == "." {
         workspace.to_path_buf()
     } else {
         workspace.join(root)
     };
     if std::fs::symlink_metadata(&start).is_err() {
-        return Ok(Vec::new());
+        return Ok(());
     }
-    let mut found = Vec::new();
     let mut walker = WalkDir::new(&start).follow_links(false).into_iter();
     while let Some(item) = walker.next() {
         let item = item.map_err(|e| walk_error(workspace, e))?;
@@ -60,10 +75,10 @@ pub(crate) fn walk_root(
         } else {
             // Files, symlinks, and special files alike: reading reports a FIFO or
             // a socket as `special-file`, in path order like every other error.
-            found.push(path);
+            found(path);
         }
     }
-    Ok(found)
+    Ok(())
 }
 
 /// A directory holding `.git` (a directory or a gitfile) is a repository; unless
