@@ -319,9 +319,15 @@ def test_ctrl_c_stops_the_gate_records_it_and_is_raised(workspace: Path, tmp_pat
             threading.Event().wait(0.01)
         os.kill(os.getpid(), signal.SIGINT)
 
-    threading.Thread(target=interrupt).start()
-    with pytest.raises(KeyboardInterrupt):
-        ledger.run_gate(store, spec, timeout=60)
+    # A shell starts a background job with SIGINT ignored, and Python then leaves
+    # it so: Ctrl-C must be Python's own for this test, wherever it runs.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=interrupt).start()
+        with pytest.raises(KeyboardInterrupt):
+            ledger.run_gate(store, spec, timeout=60)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     latest = ledger.latest_evidence(store, "test")
     assert latest is not None and not latest[1].passed and latest[1].stopped == "interrupt"
     assert (latest[1].not_reusable or "").startswith("interrupted by the caller")
