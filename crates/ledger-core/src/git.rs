@@ -240,10 +240,8 @@ pub(crate) trait Found {
 }
 
 /// Takes nothing: the listing's result is all of it.
-#[cfg(test)]
 pub(crate) struct Nothing;
 
-#[cfg(test)]
 impl Found for Nothing {
     fn tracked(&mut self, _: &[u8], _: u64) -> bool {
         false

@@ -319,8 +319,8 @@ fn repositories_above_roots(dir: &Path, roots: &[Vec<u8>]) -> Vec<Vec<u8>> {
 struct Feeder<'s, 'q, 'a> {
     name: &'s str,
     scope: &'s Scope,
-    tracked: Option<Feed<'q, 'a>>,
-    untracked: Option<Feed<'q, 'a>>,
+    tracked: Feed<'q, 'a>,
+    untracked: Feed<'q, 'a>,
     bytes: Vec<u8>,
 }
 
@@ -335,31 +335,21 @@ impl Feeder<'_, '_, '_> {
 
 impl git::Found for Feeder<'_, '_, '_> {
     fn tracked(&mut self, relative: &[u8], size: u64) -> bool {
-        if self.tracked.is_none() {
-            return false;
-        }
         let Some(path) = self.selected(relative) else {
             return false;
         };
-        if let Some(feed) = self.tracked.as_mut() {
-            feed.push(path, Some(size));
-        }
+        self.tracked.push(path, Some(size));
         true
     }
 
     /// What is batched goes to the queue before the walk, which takes long.
     fn tracked_done(&mut self) {
-        if let Some(feed) = self.tracked.as_mut() {
-            feed.flush();
-        }
+        self.tracked.flush();
     }
 
     fn untracked(&mut self, relative: &[u8]) {
-        if self.untracked.is_some()
-            && let Some(path) = self.selected(relative)
-            && let Some(feed) = self.untracked.as_mut()
-        {
-            feed.push(path, None);
+        if let Some(path) = self.selected(relative) {
+            self.untracked.push(path, None);
         }
     }
 }
@@ -441,15 +431,19 @@ fn repository_candidates(
 ) -> Result<()> {
     let roots = &scope.roots;
     let within = within_repository(name, scope, roots);
-    let mut feeder = Feeder {
-        name,
-        scope,
-        tracked: queue.map(|queue| queue.feed(Origin::Listed)),
-        untracked: queue.map(|queue| queue.feed(Origin::Found)),
-        bytes: Vec::new(),
+    let listing = match queue {
+        Some(queue) => {
+            let mut feeder = Feeder {
+                name,
+                scope,
+                tracked: queue.feed(Origin::Listed),
+                untracked: queue.feed(Origin::Found),
+                bytes: Vec::new(),
+            };
+            listing.list_within(&within, &mut feeder)?
+        }
+        None => listing.list_within(&within, &mut git::Nothing)?,
     };
-    let listing = listing.list_within(&within, &mut feeder)?;
-    drop(feeder);
     out.reserve(listing.len());
     let mut bytes = Vec::new();
     for candidate in listing {
