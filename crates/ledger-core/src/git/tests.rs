@@ -1367,6 +1367,26 @@ fn a_corrupt_index_is_a_git_error() {
     );
 }
 
+#[test]
+fn an_index_with_a_wrong_checksum_lists_as_git_lists_it() {
+    // git does not verify the index's trailing checksum when it reads it (only
+    // `git fsck` does), so neither may a listing.
+    let repo = new_repo();
+    let r = repo.path();
+    write(r, b"a.txt", "a");
+    write(r, b"sub/b.txt", "b");
+    commit_all(r, "init");
+    write(r, b"new.txt", "untracked");
+    let index = r.join(".git/index");
+    let mut bytes = std::fs::read(&index).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&index, bytes).unwrap();
+    assert!(git_output(r, &["ls-files"]).status.success());
+    let listed = assert_parity(r);
+    assert_eq!(listed.len(), 3, "{listed:?}");
+}
+
 /// Rough timing against `git ls-files` on ~10^4 files, or on the repository
 /// `LEDGER_TIMING_REPO` names (e.g. corpus A of `benches/compare.py --keep`):
 /// `cargo test -p ledger-core --release git::tests::timing -- --ignored --nocapture`.
