@@ -85,7 +85,11 @@ impl Inventory {
             }
             let listed = candidates(&scope, repositories, &previous, Some(&queue));
             match &listed {
-                Ok(_) => queue.close(),
+                Ok(_) => {
+                    queue.close();
+                    // Done listing, this thread reads what is left, as the pool's do.
+                    queue.serve();
+                }
                 Err(_) => queue.stop(),
             }
             listed

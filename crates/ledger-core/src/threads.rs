@@ -11,9 +11,12 @@
 //! each thread reads and hashes, so on a cold disk as many reads wait on the
 //! device at once as there are threads, and with only one per core the disk
 //! would rarely see more than two requests (docs/performance.md, Cold reads).
-//! The threads beyond one per core run at the lowest priority (nice 19): they are
-//! there to wait on the disk, and with the files cached they take CPU only when
-//! nothing else wants it, so the host program's own threads keep their share of
+//! An expansion lists on its own thread and then reads with the pool, so the
+//! default pool leaves that thread a core: one thread per core but one runs at the
+//! process's priority, and the threads beyond those at the lowest (nice 19): the
+//! listing, on the critical path, is not slowed by reads that can wait. The
+//! low-priority threads are there to wait on the disk, and with the files cached
+//! they take CPU only when nothing else wants it, so the host program's own threads keep their share of
 //! the cores. An explicit count is exactly that many threads, all at the
 //! process's priority.
 //!
@@ -120,15 +123,24 @@ fn build(count: usize) -> Result<(usize, Arc<rayon::ThreadPool>)> {
             message: format!("{count} threads is more than ledger starts ({MAX_THREADS})"),
         });
     }
-    let (count, size) = match count {
-        0 => (default_count(), default_count().max(READS_IN_FLIGHT)),
-        n => (n, n),
+    // With the default count, one core is left to the thread that lists (an
+    // expansion lists on its own thread, then reads with the pool).
+    let (count, size, normal) = match count {
+        0 => {
+            let cores = default_count();
+            (
+                cores,
+                cores.max(READS_IN_FLIGHT),
+                cores.saturating_sub(1).max(1),
+            )
+        }
+        n => (n, n, n),
     };
     rayon::ThreadPoolBuilder::new()
         .num_threads(size)
         .thread_name(|i| format!("ledger-{i}"))
         .start_handler(move |index| {
-            if index >= count {
+            if index >= normal {
                 lowest_priority();
             }
         })

@@ -6,7 +6,9 @@
 //! and without it. A file is answered from the cache only when its path, device,
 //! inode, size, mode, modification time and change time are all exactly those it
 //! had when it was read, and an entry is recorded only for a file whose times lie
-//! more than [`GRANULARITY_NS`] before the expansion started — git's "racily
+//! more than the file system's timestamp granularity ([`GRANULARITY_NS`], or
+//! [`FINE_GRANULARITY_NS`] on the store's file system when it keeps fractions of a
+//! second) before the expansion started — git's "racily
 //! clean" rule: a file changed again within the same timestamp tick as the read
 //! would keep its times, so a file changed that recently is read again next time
 //! instead. The change time cannot be set by any unprivileged program, so a
@@ -60,6 +62,12 @@ const CACHE_LIMIT: u64 = 1 << 30;
 /// digest to be recorded: coarser than every file system's timestamps (FAT keeps
 /// two seconds, ext3 one) and than the lag of the kernel's coarse clock.
 pub(crate) const GRANULARITY_NS: i128 = 2_000_000_000;
+
+/// The same for a file on the store's own file system when that file system
+/// keeps fractions of a second (see [`DigestCache::granularity`]): ext4, XFS,
+/// Btrfs and tmpfs keep nanoseconds, set from the kernel's coarse clock (one
+/// tick, 1–10 ms, behind); exFAT, the coarsest that keeps fractions, 10 ms.
+pub(crate) const FINE_GRANULARITY_NS: i128 = 100_000_000;
 
 /// An entry that no expansion confirmed in this many writes of the cache in a
 /// row is dropped: the cache holds what recent expansions read, not every
@@ -210,12 +218,15 @@ pub(crate) struct DigestCache<'a> {
     buckets: Buckets,
     state: Vec<AtomicU8>,
     fresh: Mutex<Vec<(Key, Digest)>>,
-    /// Entries of files changed at or after this time are not trusted.
-    trusted_before: i128,
-    /// Files changed at or after this time are not recorded.
-    recorded_before: i128,
-    /// This expansion's reference time, written into the new cache.
+    /// The reference time of the cache file read: an entry is trusted only for
+    /// a file that last changed a granularity before it.
+    reference: i128,
+    /// This expansion's reference time, written into the new cache: a file is
+    /// recorded only when it last changed a granularity before it.
     started: i128,
+    /// The store's file system, when its clock was read and keeps fractions of
+    /// a second: files on it have [`FINE_GRANULARITY_NS`].
+    fine_device: Option<u64>,
 }
 
 impl<'a> DigestCache<'a> {
@@ -226,11 +237,10 @@ impl<'a> DigestCache<'a> {
         let local = nanos_since_epoch(SystemTime::now());
         // The file system's clock may differ from ours (a network file system):
         // the earlier of the two is the safe reference.
-        let started = dir
-            .tmp
+        let clock = dir.tmp.as_ref().and_then(|tmp| tmp.now().ok());
+        let started = clock
             .as_ref()
-            .and_then(|tmp| tmp.now().ok())
-            .and_then(|st| times(&st))
+            .and_then(times)
             .map_or(local, |(mtime, ctime)| local.min(mtime).min(ctime));
         DigestCache {
             dir,
@@ -238,9 +248,23 @@ impl<'a> DigestCache<'a> {
             state: (0..file.count).map(|_| AtomicU8::new(UNSEEN)).collect(),
             old: file.old,
             fresh: Mutex::new(Vec::new()),
-            trusted_before: file.reference.saturating_sub(GRANULARITY_NS),
-            recorded_before: started.saturating_sub(GRANULARITY_NS),
+            reference: file.reference,
             started,
+            fine_device: clock.filter(has_fractions).map(|st| st.st_dev),
+        }
+    }
+
+    /// The timestamp granularity assumed for the file with the status `stat`:
+    /// [`FINE_GRANULARITY_NS`] when it is on the store's file system, that file
+    /// system keeps fractions of a second (the clock just read had them) and the
+    /// file's own times have them; else [`GRANULARITY_NS`]. A file system that
+    /// keeps whole seconds (or two) gives every time zero nanoseconds; one on
+    /// another device may run on another clock.
+    fn granularity(&self, stat: &Stat) -> i128 {
+        if self.fine_device == Some(stat.st_dev) && has_fractions(stat) {
+            FINE_GRANULARITY_NS
+        } else {
+            GRANULARITY_NS
         }
     }
 
@@ -278,7 +302,7 @@ impl<'a> DigestCache<'a> {
     /// reference time minus the granularity.
     fn answer(&self, key: Key, range: (usize, usize), stat: &Stat) -> Lookup {
         if let Some(i) = self.find(&key, range) {
-            if latest_change(stat) < self.trusted_before {
+            if latest_change(stat) < self.reference.saturating_sub(self.granularity(stat)) {
                 self.state[i].store(MATCHED, Ordering::Relaxed);
                 let at = HEADER + i * ENTRY + KEY;
                 let mut digest = [0u8; 32];
@@ -295,7 +319,7 @@ impl<'a> DigestCache<'a> {
     /// verified), unless it changed too recently to be told apart from a change
     /// after the read.
     pub(crate) fn record(&self, key: Key, stat: &Stat, digest: Digest) {
-        if latest_change(stat) < self.recorded_before {
+        if latest_change(stat) < self.started.saturating_sub(self.granularity(stat)) {
             self.fresh
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -623,6 +647,11 @@ fn times(stat: &Stat) -> Option<(i128, i128)> {
     ))
 }
 
+/// Whether both the modification and the change time have a fraction of a second.
+fn has_fractions(stat: &Stat) -> bool {
+    stat.st_mtime_nsec != 0 && stat.st_ctime_nsec != 0
+}
+
 /// The later of the modification and change time (`i128::MAX`, never old
 /// enough, when they are out of range).
 fn latest_change(stat: &Stat) -> i128 {
@@ -711,20 +740,20 @@ mod tests {
         let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
             panic!("an empty cache knows nothing");
         };
+        let granularity = cache.granularity(&stat);
         // Changed at the very moment the reference allows: not recorded.
-        cache.recorded_before = changed;
+        cache.started = changed + granularity;
         cache.record(key, &stat, digest);
         assert!(cache.fresh.lock().unwrap().is_empty());
-        cache.recorded_before = changed + 1;
+        cache.started = changed + granularity + 1;
         cache.record(key, &stat, digest);
-        cache.started = changed + 1 + GRANULARITY_NS;
         cache.save();
 
         // Reloaded: the file is trusted only when older than the reference.
         let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
-        assert_eq!(cache.trusted_before, changed + 1);
+        assert_eq!(cache.reference, changed + granularity + 1);
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(d) if d == digest));
-        cache.trusted_before = changed;
+        cache.reference = changed + granularity;
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Miss(_)));
         assert_eq!(cache.state[0].load(Ordering::Relaxed), EVICT);
 
@@ -743,15 +772,55 @@ mod tests {
         let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
             panic!("the entry was dropped");
         };
-        cache.recorded_before = changed + 1;
+        cache.started = changed + granularity + 1;
         cache.record(key, &stat, digest);
-        cache.started = changed + 1 + GRANULARITY_NS;
         cache.save();
         let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(d) if d == digest));
         let before = inode();
         cache.save();
         assert_eq!(inode(), before);
+    }
+
+    /// A file has the fine granularity only on the store's own file system when
+    /// that keeps fractions of a second and the file's times have them.
+    #[test]
+    fn only_fractional_times_on_the_stores_file_system_are_fine() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = StoreDir::open_root(&dir.path().join(".ledger"), Missing::Create)
+            .unwrap()
+            .unwrap();
+        let tmp = root.make_sub(TMP).unwrap();
+        let cache_dir = CacheDir {
+            root,
+            tmp: Some(tmp),
+        };
+        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let mut stat = rustix::fs::stat(dir.path()).unwrap();
+        stat.st_mtime_nsec = 5;
+        stat.st_ctime_nsec = 7;
+        cache.fine_device = Some(stat.st_dev);
+        assert_eq!(cache.granularity(&stat), FINE_GRANULARITY_NS);
+        let mut whole = stat;
+        whole.st_mtime_nsec = 0;
+        assert_eq!(cache.granularity(&whole), GRANULARITY_NS);
+        let mut whole = stat;
+        whole.st_ctime_nsec = 0;
+        assert_eq!(cache.granularity(&whole), GRANULARITY_NS);
+        let mut elsewhere = stat;
+        elsewhere.st_dev ^= 1;
+        assert_eq!(cache.granularity(&elsewhere), GRANULARITY_NS);
+        cache.fine_device = None;
+        assert_eq!(cache.granularity(&stat), GRANULARITY_NS);
+        // The clock read at the start: the store's device, when it keeps fractions.
+        let started = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let clock = cache_dir.tmp.as_ref().unwrap().now().unwrap();
+        // (Read twice, the clock lands on a whole second in one of them once in
+        // 10^9 runs.)
+        assert_eq!(
+            started.fine_device,
+            has_fractions(&clock).then_some(clock.st_dev)
+        );
     }
 
     /// Every key is found, and no other, whether the keys are spread evenly (as
