@@ -7,18 +7,18 @@
 //! else one thread per available core. `0` means "one per core" wherever a count
 //! is given.
 //!
-//! With that default, the pool itself holds at least [`READS_IN_FLIGHT`] threads:
-//! each thread reads and hashes, so on a cold disk as many reads wait on the
-//! device at once as there are threads, and with only one per core the disk
-//! would rarely see more than two requests (docs/performance.md, Cold reads).
-//! An expansion lists on its own thread and then reads with the pool, so the
-//! default pool leaves that thread a core: one thread per core but one runs at the
-//! process's priority, and the threads beyond those at the lowest (nice 19): the
-//! listing, on the critical path, is not slowed by reads that can wait. The
-//! low-priority threads are there to wait on the disk, and with the files cached
-//! they take CPU only when nothing else wants it, so the host program's own threads keep their share of
-//! the cores. An explicit count is exactly that many threads, all at the
-//! process's priority.
+//! With that default, the pool itself holds at least [`READS_IN_FLIGHT`]
+//! threads: each thread reads and hashes, so on a cold disk as many reads wait
+//! on the device at once as there are threads, and with only one per core the
+//! disk would rarely see more than two requests (docs/performance.md, Cold
+//! reads). An expansion lists on its own thread and then reads with the pool,
+//! so the default pool leaves that thread a core: one thread per core but one
+//! runs at the process's priority, and the threads beyond those at the lowest
+//! (nice 19): the listing, on the critical path, is not slowed by reads that
+//! can wait. The low-priority threads are there to wait on the disk, and with
+//! the files cached they take CPU only when nothing else wants it, so the host
+//! program's own threads keep their share of the cores. An explicit count is
+//! exactly that many threads, all at the process's priority.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
