@@ -395,7 +395,9 @@ fn every_reachable_git_failure_is_one_coded_line() {
     let out = ledger(&s, &w, &["fingerprint", "--workspace", "nested"]);
     assert_one_line(&out, "invalid-gitfile", "nested/.git");
     std::fs::remove_dir_all(w.join("nested")).unwrap();
-    // A split index whose shared part is damaged, then gone.
+    // A split index whose shared part is damaged (a byte of an entry's status:
+    // git does not check the checksum when it reads an index, and lists it; so
+    // does ledger), then gone.
     s.git(&w, &["update-index", "--split-index"]);
     let shared: Vec<_> = std::fs::read_dir(w.join(".git"))
         .unwrap()
@@ -413,7 +415,9 @@ fn every_reachable_git_failure_is_one_coded_line() {
     bytes[40] ^= 0xff;
     std::fs::set_permissions(&shared[0], std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::write(&shared[0], &bytes).unwrap();
-    assert_one_line(&ledger(&s, &w, &["fingerprint"]), "git", "'.'");
+    assert!(s.git_output(&w, &["ls-files"]).status.success());
+    let listed = ledger(&s, &w, &["fingerprint"]);
+    assert_eq!(listed.status.code(), Some(0), "{listed:?}");
     std::fs::remove_file(&shared[0]).unwrap();
     assert_one_line(&ledger(&s, &w, &["fingerprint"]), "git", "sharedindex");
 }
