@@ -714,6 +714,18 @@ mod tests {
         assert_eq!(parse(b""), None);
     }
 
+    /// A new store in `workspace` with its `tmp/`, as an expansion that may write opens it.
+    fn writable_store(workspace: &std::path::Path) -> CacheDir {
+        let root = StoreDir::open_root(&workspace.join(".ledger"), Missing::Create)
+            .unwrap()
+            .unwrap();
+        let tmp = root.make_sub(TMP).unwrap();
+        CacheDir {
+            root,
+            tmp: Some(tmp),
+        }
+    }
+
     /// The racy-entry rule, on a clock the test sets: a file is recorded only
     /// when its times are older than the expansion's start minus the
     /// granularity, and trusted only when older than the cache's reference
@@ -723,14 +735,7 @@ mod tests {
     fn racily_clean_files_are_neither_recorded_nor_trusted() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), b"one").unwrap();
-        let root = StoreDir::open_root(&dir.path().join(".ledger"), Missing::Create)
-            .unwrap()
-            .unwrap();
-        let tmp = root.make_sub(TMP).unwrap();
-        let cache_dir = CacheDir {
-            root,
-            tmp: Some(tmp),
-        };
+        let cache_dir = writable_store(dir.path());
         let stat = rustix::fs::stat(dir.path().join("f")).unwrap();
         let path = WorkspacePath::new("f").unwrap();
         let changed = latest_change(&stat);
@@ -787,14 +792,7 @@ mod tests {
     #[test]
     fn only_fractional_times_on_the_stores_file_system_are_fine() {
         let dir = tempfile::tempdir().unwrap();
-        let root = StoreDir::open_root(&dir.path().join(".ledger"), Missing::Create)
-            .unwrap()
-            .unwrap();
-        let tmp = root.make_sub(TMP).unwrap();
-        let cache_dir = CacheDir {
-            root,
-            tmp: Some(tmp),
-        };
+        let cache_dir = writable_store(dir.path());
         let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
         let mut stat = rustix::fs::stat(dir.path()).unwrap();
         stat.st_mtime_nsec = 5;
