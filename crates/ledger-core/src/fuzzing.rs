@@ -373,3 +373,15 @@ pub fn schema_yaml(data: &[u8]) {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// 6. The digest cache file.
+// ---------------------------------------------------------------------------
+
+/// A digest cache file (`.ledger/digest-cache`, written by anyone with the
+/// user's account) of any bytes is parsed without a panic; accepted sorted
+/// entries ascend and are found through their buckets; the journal ends exactly
+/// at its first batch that does not check out, and a key's latest entry wins.
+pub fn digest_cache(data: &[u8]) {
+    crate::store::fuzz_cache_file(data);
+}

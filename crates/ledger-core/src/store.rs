@@ -70,6 +70,8 @@ use crate::entry::Digest;
 use crate::error::{Error, Result};
 use crate::scope::{STORE_DIR, Scope};
 
+#[cfg(feature = "fuzzing")]
+pub(crate) use cache::fuzz_cache_file;
 pub use cache::{CacheReport, NO_CACHE_ENV, digest_cache_enabled, set_digest_cache};
 pub(crate) use cache::{DigestCache, Lookup};
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};

@@ -66,3 +66,8 @@ fn markdown() {
 fn schema_yaml() {
     replay("schema_yaml", ledger_core::fuzzing::schema_yaml);
 }
+
+#[test]
+fn digest_cache() {
+    replay("digest_cache", ledger_core::fuzzing::digest_cache);
+}

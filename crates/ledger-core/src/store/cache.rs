@@ -17,15 +17,24 @@
 //! The file lives in the store (`<store>/digest-cache`) and obeys its trust
 //! boundary: it is used only in a store that exists, that this user owns and
 //! that Git does not track; it is opened `openat`-style without following
-//! symlinks, read with a bound, written to `tmp/` and renamed into place. A
-//! cache that does not check out (wrong magic, size or checksum, unsorted keys)
-//! is discarded, never an error, and writing it never fails an expansion.
+//! symlinks, read with a bound, written to `tmp/` and renamed into place (or
+//! appended to, see below). A cache that does not check out (wrong magic, size
+//! or checksum, unsorted keys) is discarded, never an error, and writing it
+//! never fails an expansion.
 //!
 //! Layout, little-endian: the magic `LDGDCv1\n`; the reference time (ns since
 //! the epoch) of the expansion that wrote it; the entry count; the entries, each
 //! a 16-byte key (SHA-256 of the path and status, truncated), the 32-byte digest
 //! and an age byte, strictly ascending by key; the SHA-256 of everything before.
+//! Then zero or more appended batches (see [`Journal`]), each the magic
+//! `LDGDCb1\n`, the reference time of the expansion that appended it, the entry
+//! count, the entries (key and digest) and the SHA-256 of the batch before it.
+//! A few new digests are appended as a batch; the file is rewritten whole, the
+//! batches merged in, once they hold more than one entry per
+//! [`APPEND_RATIO`] sorted ones — so that a write costs what was read anew, not
+//! the size of the tree.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -54,6 +63,13 @@ const HEADER: usize = MAGIC.len() + 8 + 8;
 const KEY: usize = 16;
 const ENTRY: usize = KEY + 32 + 1;
 const TRAILER: usize = 32;
+const BATCH_MAGIC: &[u8; 8] = b"LDGDCb1\n";
+const BATCH_HEADER: usize = BATCH_MAGIC.len() + 8 + 8;
+const BATCH_ENTRY: usize = KEY + 32;
+
+/// New digests are appended as a batch while the batches hold at most one entry
+/// per this many sorted entries; past that, the file is rewritten whole.
+const APPEND_RATIO: usize = 8;
 
 /// The largest cache ledger reads (about 21 million files).
 const CACHE_LIMIT: u64 = 1 << 30;
@@ -131,21 +147,27 @@ pub(crate) struct CacheFile {
 pub(crate) struct Entries {
     /// The file's bytes (empty when there was none or it did not check out).
     old: Vec<u8>,
+    /// How many sorted entries it starts with.
     count: usize,
     reference: i128,
     buckets: Buckets,
+    journal: Journal,
 }
 
 impl Entries {
     /// The entries of the cache file in `root`; none when there is no file or
-    /// it does not check out.
+    /// its sorted entries do not check out.
     fn read(root: &StoreDir) -> Entries {
-        let (old, count, reference) = match root.read(CACHE, "digest cache", CACHE_LIMIT) {
-            Ok(Some(bytes)) => match parse(&bytes) {
-                Some((count, reference)) => (bytes, count, reference),
-                None => (Vec::new(), 0, i128::MIN),
-            },
-            _ => (Vec::new(), 0, i128::MIN),
+        let bytes = match root.read(CACHE, "digest cache", CACHE_LIMIT) {
+            Ok(Some(bytes)) => bytes,
+            _ => Vec::new(),
+        };
+        let (old, count, reference, journal) = match parse(&bytes) {
+            Some((count, reference)) => {
+                let journal = Journal::parse(&bytes[sorted_len(count)..]);
+                (bytes, count, reference, journal)
+            }
+            None => (Vec::new(), 0, i128::MIN, Journal::default()),
         };
         let buckets = Buckets::new(&old, count);
         Entries {
@@ -153,8 +175,77 @@ impl Entries {
             count,
             reference,
             buckets,
+            journal,
         }
     }
+}
+
+/// The digests appended to the cache file after its sorted entries, each with
+/// the reference time of its batch. A batch is appended in one `O_APPEND`
+/// write; one that does not check out (torn by a crash or a full disk, or
+/// being appended while the file is read) ends the journal: it and what
+/// follows are ignored, and the next write rewrites the file whole.
+#[derive(Default)]
+struct Journal {
+    /// Key, digest and the reference time of its batch.
+    entries: Vec<(Key, Digest, i128)>,
+    /// Where each key's latest entry is.
+    index: HashMap<Key, usize>,
+    /// Whether bytes that are not an intact batch follow the last intact one.
+    torn: bool,
+}
+
+impl Journal {
+    /// The batches at the start of `bytes`, up to the first that does not check out.
+    fn parse(mut bytes: &[u8]) -> Journal {
+        let mut journal = Journal::default();
+        while !bytes.is_empty() {
+            let Some((reference, entries, len)) = parse_batch(bytes) else {
+                journal.torn = true;
+                break;
+            };
+            for entry in entries.chunks_exact(BATCH_ENTRY) {
+                let (key, digest) = entry.split_at(KEY);
+                let (Ok(key), Ok(digest)) = (key.try_into(), digest.try_into()) else {
+                    unreachable!("chunks of BATCH_ENTRY bytes split at KEY");
+                };
+                journal.index.insert(key, journal.entries.len());
+                journal.entries.push((key, Digest(digest), reference));
+            }
+            bytes = &bytes[len..];
+        }
+        journal
+    }
+
+    /// The index of `key`'s latest entry.
+    fn find(&self, key: &Key) -> Option<usize> {
+        self.index.get(key).copied()
+    }
+}
+
+/// The reference time and entries of the batch `bytes` starts with, and its
+/// length; `None` when it does not check out.
+fn parse_batch(bytes: &[u8]) -> Option<(i128, &[u8], usize)> {
+    if bytes.get(..BATCH_MAGIC.len())? != BATCH_MAGIC {
+        return None;
+    }
+    let reference = i64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?);
+    let count = usize::try_from(u64::from_le_bytes(bytes.get(16..24)?.try_into().ok()?)).ok()?;
+    let body = count.checked_mul(BATCH_ENTRY)?.checked_add(BATCH_HEADER)?;
+    let batch = bytes.get(..body.checked_add(TRAILER)?)?;
+    let hash: [u8; 32] = Sha256::digest(&batch[..body]).into();
+    (hash[..] == batch[body..]).then(|| {
+        (
+            i128::from(reference),
+            &batch[BATCH_HEADER..body],
+            batch.len(),
+        )
+    })
+}
+
+/// The length of the sorted part of a cache file of `count` entries.
+fn sorted_len(count: usize) -> usize {
+    HEADER + count * ENTRY + TRAILER
 }
 
 impl Store {
@@ -215,7 +306,11 @@ pub(crate) struct DigestCache<'a> {
     dir: &'a CacheDir,
     /// The cache file as read (empty when there was none or it did not check out).
     old: Vec<u8>,
+    /// How many sorted entries `old` starts with.
+    count: usize,
     buckets: Buckets,
+    journal: Journal,
+    /// How this expansion met each entry: the sorted ones, then the journal's.
     state: Vec<AtomicU8>,
     fresh: Mutex<Vec<(Key, Digest)>>,
     /// The reference time of the cache file read: an entry is trusted only for
@@ -245,8 +340,12 @@ impl<'a> DigestCache<'a> {
         DigestCache {
             dir,
             buckets: file.buckets,
-            state: (0..file.count).map(|_| AtomicU8::new(UNSEEN)).collect(),
+            state: (0..file.count + file.journal.entries.len())
+                .map(|_| AtomicU8::new(UNSEEN))
+                .collect(),
             old: file.old,
+            count: file.count,
+            journal: file.journal,
             fresh: Mutex::new(Vec::new()),
             reference: file.reference,
             started,
@@ -297,17 +396,22 @@ impl<'a> DigestCache<'a> {
             .collect()
     }
 
-    /// The answer for `key`, which lies within `range` of the entries if it is
-    /// there: its digest when the file last changed before the cache's
-    /// reference time minus the granularity.
+    /// The answer for `key`, which lies within `range` of the sorted entries if
+    /// it is among them, else maybe in the journal: its digest when the file
+    /// last changed before the reference time of the entry's write minus the
+    /// granularity.
     fn answer(&self, key: Key, range: (usize, usize), stat: &Stat) -> Lookup {
-        if let Some(i) = self.find(&key, range) {
-            if latest_change(stat) < self.reference.saturating_sub(self.granularity(stat)) {
+        let found = match self.find(&key, range) {
+            Some(i) => Some((i, self.sorted_digest(i), self.reference)),
+            None => self.journal.find(&key).map(|j| {
+                let (_, digest, reference) = self.journal.entries[j];
+                (self.count + j, digest, reference)
+            }),
+        };
+        if let Some((i, digest, reference)) = found {
+            if latest_change(stat) < reference.saturating_sub(self.granularity(stat)) {
                 self.state[i].store(MATCHED, Ordering::Relaxed);
-                let at = HEADER + i * ENTRY + KEY;
-                let mut digest = [0u8; 32];
-                digest.copy_from_slice(&self.old[at..at + 32]);
-                return Lookup::Hit(Digest(digest));
+                return Lookup::Hit(digest);
             }
             // Only a cache ledger did not write holds a racy entry: never again.
             self.state[i].store(EVICT, Ordering::Relaxed);
@@ -327,7 +431,15 @@ impl<'a> DigestCache<'a> {
         }
     }
 
-    /// The index of `key` among the loaded entries: bisected within `range`,
+    /// The digest of the sorted entry `i`.
+    fn sorted_digest(&self, i: usize) -> Digest {
+        let at = HEADER + i * ENTRY + KEY;
+        let mut digest = [0u8; 32];
+        digest.copy_from_slice(&self.old[at..at + 32]);
+        Digest(digest)
+    }
+
+    /// The index of `key` among the sorted entries: bisected within `range`,
     /// its bucket (see [`Buckets`]), which holds about one entry.
     fn find(&self, key: &Key, (mut low, mut high): (usize, usize)) -> Option<usize> {
         while low < high {
@@ -342,33 +454,69 @@ impl<'a> DigestCache<'a> {
         None
     }
 
-    /// Writes the new cache, best effort: the entries used or read now, and
-    /// those of the old cache this expansion did not meet, one write older.
-    /// Nothing is written when no file was read and recorded (and no entry was
-    /// found racy): a tree whose changes are all too recent to record costs no
-    /// write. A failure is ignored: the
-    /// next expansion reads more, and answers the same.
+    /// Writes what this expansion read anew, best effort: appended as a batch
+    /// while the journal is small, else the whole new cache — the entries used
+    /// or read now, and those of the old cache this expansion did not meet, one
+    /// write older. Nothing is written when no file was read and recorded (and
+    /// no entry was found racy): a tree whose changes are all too recent to
+    /// record costs no write. A failure is ignored: the next expansion reads
+    /// more, and answers the same.
     pub(crate) fn save(self) {
-        let mut fresh = self
-            .fresh
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut fresh = std::mem::take(
+            &mut *self
+                .fresh
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         fresh.sort_unstable_by_key(|entry| entry.0);
         fresh.dedup_by(|later, earlier| later.0 == earlier.0);
         // Without a new digest nothing is written (entries not met this time only
         // age by the next write) — unless an entry was found racy: it is dropped
         // now, before a newer reference time could make it look trusted.
-        let state: Vec<u8> = self.state.into_iter().map(AtomicU8::into_inner).collect();
+        let state: Vec<u8> = self
+            .state
+            .iter()
+            .map(|met| met.load(Ordering::Relaxed))
+            .collect();
         if fresh.is_empty() && !state.contains(&EVICT) {
             return;
         }
         let Some(tmp) = &self.dir.tmp else {
             return;
         };
+        let journal = self.journal.entries.len() + fresh.len();
+        let appendable = self.count > 0
+            && !self.journal.torn
+            && !state.contains(&EVICT)
+            && journal.saturating_mul(APPEND_RATIO) <= self.count;
+        if appendable {
+            // A failure (the file was removed or replaced by a symlink) only
+            // leaves the digests unrecorded.
+            let _ = self.dir.root.append(CACHE, &batch(self.started, &fresh));
+        } else {
+            self.rewrite(tmp, &state, fresh);
+        }
+    }
+
+    /// Writes the whole new cache, the journal's entries (but those found racy)
+    /// merged in with the `fresh` ones, and renames it into place.
+    fn rewrite(&self, tmp: &StoreDir, state: &[u8], mut fresh: Vec<(Key, Digest)>) {
+        let journal = self.journal.entries.iter().zip(&state[self.count..]);
+        fresh.extend(
+            journal
+                .rev()
+                .filter(|(_, met)| **met != EVICT)
+                .map(|(&(key, digest, _), _)| (key, digest)),
+        );
+        // A stable sort: of a key read now and kept in the journal, the fresh
+        // entry (first) stays; of one appended twice, the later.
+        fresh.sort_by_key(|entry| entry.0);
+        fresh.dedup_by(|later, earlier| later.0 == earlier.0);
         let Ok(mut temp) = TempFile::create(tmp, "cache") else {
             return;
         };
-        let merged = || Merge::new(&self.old, &state, &fresh);
+        let state = &state[..self.count];
+        let merged = || Merge::new(&self.old, state, &fresh);
         let count = merged().count() as u64;
         let mut out = Output::new(&mut temp);
         out.put(MAGIC);
@@ -542,20 +690,34 @@ impl<'t, 'a> Output<'t, 'a> {
     }
 }
 
-/// The entry count and reference time of an intact cache file; `None` for
-/// anything else (it is then discarded).
+/// A batch of the `fresh` entries, appended by the expansion that started at `started`.
+fn batch(started: i128, fresh: &[(Key, Digest)]) -> Vec<u8> {
+    let mut batch = Vec::with_capacity(BATCH_HEADER + fresh.len() * BATCH_ENTRY + TRAILER);
+    batch.extend_from_slice(BATCH_MAGIC);
+    batch.extend_from_slice(&i64::try_from(started).unwrap_or(0).to_le_bytes());
+    batch.extend_from_slice(&(fresh.len() as u64).to_le_bytes());
+    for (key, digest) in fresh {
+        batch.extend_from_slice(key);
+        batch.extend_from_slice(&digest.0);
+    }
+    let hash: [u8; 32] = Sha256::digest(&batch).into();
+    batch.extend_from_slice(&hash);
+    batch
+}
+
+/// The count and reference time of the sorted entries a cache file starts
+/// with, when they are intact; `None` for anything else (the file is then
+/// discarded). What follows them is the journal.
 fn parse(bytes: &[u8]) -> Option<(usize, i128)> {
-    let body = bytes.len().checked_sub(TRAILER)?;
-    if body < HEADER || bytes.get(..MAGIC.len())? != MAGIC {
+    if bytes.get(..MAGIC.len())? != MAGIC {
         return None;
     }
-    let reference = i64::from_le_bytes(bytes[8..16].try_into().ok()?);
-    let count = usize::try_from(u64::from_le_bytes(bytes[16..24].try_into().ok()?)).ok()?;
-    if count.checked_mul(ENTRY)?.checked_add(HEADER)? != body {
-        return None;
-    }
-    let hash: [u8; 32] = Sha256::digest(&bytes[..body]).into();
-    if hash[..] != bytes[body..] {
+    let reference = i64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?);
+    let count = usize::try_from(u64::from_le_bytes(bytes.get(16..24)?.try_into().ok()?)).ok()?;
+    let body = count.checked_mul(ENTRY)?.checked_add(HEADER)?;
+    let sorted = bytes.get(..body.checked_add(TRAILER)?)?;
+    let hash: [u8; 32] = Sha256::digest(&sorted[..body]).into();
+    if hash[..] != sorted[body..] {
         return None;
     }
     let keys = bytes[HEADER..body].chunks_exact(ENTRY).map(|e| &e[..KEY]);
@@ -580,15 +742,58 @@ pub(super) fn report(
         return Ok(None);
     }
     let bytes = u64::try_from(stat.st_size).unwrap_or(0);
-    let parsed = match root.read(CACHE, "digest cache", CACHE_LIMIT) {
-        Ok(Some(content)) => parse(&content),
-        _ => None,
-    };
+    let entries = Entries::read(root);
     Ok(Some(CacheReport {
         bytes,
-        entries: parsed.map_or(0, |(count, _)| count as u64),
-        intact: parsed.is_some(),
+        entries: (entries.count + entries.journal.index.len()) as u64,
+        intact: !entries.old.is_empty() && !entries.journal.torn,
     }))
+}
+
+/// The body of the `digest_cache` fuzz target (`crate::fuzzing::digest_cache`):
+/// a cache file of any bytes parses without a panic; when its sorted entries
+/// check out, their keys ascend strictly and the buckets find each at its place;
+/// the journal's intact batches are exactly its bytes up to the tear, and each
+/// key's latest entry is the one found.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn fuzz_cache_file(bytes: &[u8]) {
+    let Some((count, _)) = parse(bytes) else {
+        return;
+    };
+    let buckets = Buckets::new(bytes, count);
+    let key_at = |i: usize| -> Key {
+        bytes[HEADER + i * ENTRY..][..KEY]
+            .try_into()
+            .unwrap_or_default()
+    };
+    for i in 0..count {
+        let key = key_at(i);
+        assert!(i == 0 || key_at(i - 1) < key, "unsorted keys accepted");
+        let (low, high) = buckets.range(&key);
+        assert!(
+            low <= i && i < high,
+            "entry {i} outside its bucket {low}..{high}"
+        );
+    }
+    let rest = &bytes[sorted_len(count)..];
+    let journal = Journal::parse(rest);
+    let mut intact = 0;
+    while let Some((_, _, len)) = parse_batch(&rest[intact..]) {
+        intact += len;
+    }
+    assert_eq!(journal.torn, intact < rest.len(), "tear misplaced");
+    let again = Journal::parse(&rest[..intact]);
+    assert!(
+        !again.torn && again.entries == journal.entries,
+        "batches depend on the tail"
+    );
+    for (key, &at) in &journal.index {
+        assert_eq!(journal.entries[at].0, *key);
+        assert!(
+            journal.entries[at + 1..].iter().all(|e| e.0 != *key),
+            "not the latest entry"
+        );
+    }
 }
 
 /// The key of a regular file: its path and status, hashed. `None` when the
@@ -700,9 +905,13 @@ mod tests {
         assert_eq!(parse(&file(&[])), Some((0, 7)));
         // Truncated, extended, a flipped bit, unsorted keys, another magic.
         assert_eq!(parse(&good[..good.len() - 1]), None);
+        // What follows the sorted entries is the journal: a byte that is no
+        // batch tears it, and leaves the sorted entries intact.
         let mut longer = good.clone();
         longer.push(0);
-        assert_eq!(parse(&longer), None);
+        assert_eq!(parse(&longer), Some((2, 7)));
+        assert!(Journal::parse(&longer[sorted_len(2)..]).torn);
+        assert!(!Journal::parse(&good[sorted_len(2)..]).torn);
         let mut flipped = good.clone();
         flipped[HEADER + KEY] ^= 1;
         assert_eq!(parse(&flipped), None);
@@ -854,6 +1063,125 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Records the digests `[i; 32]` of the keys `keys` (of files last changed
+    /// long ago) in the cache of `dir`, and saves it.
+    fn record_and_save(dir: &CacheDir, keys: std::ops::Range<u8>) {
+        let cache = DigestCache::start(dir, Entries::read(&dir.root));
+        for i in keys {
+            cache.record(test_key(i), &long_ago(), Digest([i; 32]));
+        }
+        cache.save();
+    }
+
+    fn test_key(i: u8) -> Key {
+        Sha256::digest([i])[..KEY].try_into().unwrap()
+    }
+
+    /// A status whose times lie long before any reference time.
+    fn long_ago() -> Stat {
+        let mut stat = rustix::fs::stat("/").unwrap();
+        (stat.st_mtime, stat.st_ctime) = (1_000, 1_000);
+        stat
+    }
+
+    /// The answer for the key `i` of a file with the status `stat`.
+    fn answer(cache: &DigestCache<'_>, i: u8, stat: &Stat) -> Option<Digest> {
+        let key = test_key(i);
+        match cache.answer(key, cache.buckets.range(&key), stat) {
+            Lookup::Hit(digest) => Some(digest),
+            _ => None,
+        }
+    }
+
+    /// A few new digests are appended to the file as a batch; once the batches
+    /// hold more than one entry per [`APPEND_RATIO`] sorted ones, the file is
+    /// rewritten whole with them merged in. Every digest is found either way.
+    #[test]
+    fn a_few_new_digests_are_appended_and_many_rewrite_the_file() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let cache_dir = writable_store(dir.path());
+        let file = dir.path().join(".ledger").join(CACHE);
+        let inode_and_size = || {
+            let meta = std::fs::metadata(&file).unwrap();
+            (meta.ino(), meta.len() as usize)
+        };
+        let loaded = || DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        record_and_save(&cache_dir, 0..80);
+        let (whole, whole_size) = inode_and_size();
+        assert_eq!(whole_size, sorted_len(80));
+        record_and_save(&cache_dir, 80..85);
+        record_and_save(&cache_dir, 85..90);
+        let batch_len = BATCH_HEADER + 5 * BATCH_ENTRY + TRAILER;
+        assert_eq!(inode_and_size(), (whole, whole_size + 2 * batch_len));
+        let cache = loaded();
+        assert_eq!((cache.count, cache.journal.entries.len()), (80, 10));
+        for i in 0..90 {
+            assert_eq!(answer(&cache, i, &long_ago()), Some(Digest([i; 32])));
+        }
+        assert_eq!(answer(&cache, 90, &long_ago()), None);
+        // (10 + 1) x 8 > 80: rewritten, the journal merged in.
+        record_and_save(&cache_dir, 90..91);
+        let (rewritten, size) = inode_and_size();
+        assert_ne!(rewritten, whole);
+        assert_eq!(size, sorted_len(91));
+        let cache = loaded();
+        assert_eq!((cache.count, cache.journal.entries.len()), (91, 0));
+        for i in 0..91 {
+            assert_eq!(answer(&cache, i, &long_ago()), Some(Digest([i; 32])));
+        }
+    }
+
+    /// A torn batch ends the journal: the batches before it still answer, the
+    /// report says the file is not intact, and the next write rewrites it whole.
+    /// A journal entry is trusted against its own batch's reference time.
+    #[test]
+    fn a_torn_journal_is_rewritten_and_racy_journal_entries_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache_dir = writable_store(dir.path());
+        let file = dir.path().join(".ledger").join(CACHE);
+        let loaded = || DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        record_and_save(&cache_dir, 0..80);
+        record_and_save(&cache_dir, 80..82);
+        let report = || {
+            super::report(&cache_dir.root, &mut Vec::new())
+                .unwrap()
+                .unwrap()
+        };
+        assert_eq!((report().entries, report().intact), (82, true));
+        let mut bytes = std::fs::read(&file).unwrap();
+        let torn = batch(0, &[(test_key(99), Digest([99; 32]))]);
+        bytes.extend_from_slice(&torn[..torn.len() - 1]);
+        std::fs::write(&file, &bytes).unwrap();
+        assert_eq!((report().entries, report().intact), (82, false));
+        let cache = loaded();
+        assert!(cache.journal.torn);
+        assert_eq!(answer(&cache, 81, &long_ago()), Some(Digest([81; 32])));
+        assert_eq!(answer(&cache, 99, &long_ago()), None);
+
+        // Rewritten whole, though one new digest would be appended otherwise.
+        record_and_save(&cache_dir, 82..83);
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().len() as usize,
+            sorted_len(83)
+        );
+        assert_eq!((report().entries, report().intact), (83, true));
+
+        // A file changed at its batch's reference time is not trusted, and the
+        // entry goes at the next write.
+        record_and_save(&cache_dir, 83..84);
+        let cache = loaded();
+        let (_, _, reference) = cache.journal.entries[0];
+        let mut recent = long_ago();
+        recent.st_mtime = (reference / 1_000_000_000) as i64 + 1;
+        assert_eq!(answer(&cache, 83, &recent), None);
+        assert_eq!(cache.state[cache.count].load(Ordering::Relaxed), EVICT);
+        cache.save();
+        let cache = loaded();
+        assert_eq!((cache.count, cache.journal.entries.len()), (83, 0));
+        assert_eq!(answer(&cache, 83, &long_ago()), None);
     }
 
     #[test]

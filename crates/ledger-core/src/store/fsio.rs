@@ -322,6 +322,18 @@ impl StoreDir {
         Ok(Some(bytes))
     }
 
+    /// Appends `bytes` to the existing regular file `name` in one `O_APPEND`
+    /// write, never through a symlink (checked as [`StoreDir::read`] checks).
+    /// `Ok(false)` when there is no such file: nothing is created.
+    pub(super) fn append(&self, name: &str, bytes: &[u8]) -> Result<bool> {
+        let Some(mut file) = self.open_file(name, OFlags::WRONLY | OFlags::APPEND)? else {
+            return Ok(false);
+        };
+        file.write_all(bytes)
+            .map_err(|e| unwritable(&self.join(name), "append", e))?;
+        Ok(true)
+    }
+
     /// Opens (creating it if needed) the regular file `name` for writing,
     /// never through a symlink: `O_CREAT|O_NOFOLLOW`, then checked by `fstat`.
     pub(super) fn open_or_create(&self, name: &str) -> Result<File> {
