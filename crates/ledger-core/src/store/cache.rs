@@ -489,11 +489,14 @@ impl<'a> DigestCache<'a> {
             && !self.journal.torn
             && !state.contains(&EVICT)
             && journal.saturating_mul(APPEND_RATIO) <= self.count;
-        if appendable {
-            // A failure (the file was removed or replaced by a symlink) only
-            // leaves the digests unrecorded.
-            let _ = self.dir.root.append(CACHE, &batch(self.started, &fresh));
-        } else {
+        // Not appended (the file was removed, or is linked elsewhere too, or
+        // the write failed): rewritten whole, which replaces the name.
+        let appended = appendable
+            && matches!(
+                self.dir.root.append(CACHE, &batch(self.started, &fresh)),
+                Ok(true)
+            );
+        if !appended {
             self.rewrite(tmp, &state, fresh);
         }
     }
@@ -1132,6 +1135,23 @@ mod tests {
         for i in 0..91 {
             assert_eq!(answer(&cache, i, &long_ago()), Some(Digest([i; 32])));
         }
+    }
+
+    /// A cache file with a second name (a hard link planted in the store) is
+    /// never appended to: the file outside keeps its bytes, the store gets a
+    /// file of its own.
+    #[test]
+    fn a_hard_linked_cache_is_replaced_not_appended_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache_dir = writable_store(dir.path());
+        record_and_save(&cache_dir, 0..80);
+        let file = dir.path().join(".ledger").join(CACHE);
+        let outside = dir.path().join("outside");
+        std::fs::hard_link(&file, &outside).unwrap();
+        let before = std::fs::read(&outside).unwrap();
+        record_and_save(&cache_dir, 80..81);
+        assert_eq!(std::fs::read(&outside).unwrap(), before);
+        assert_eq!(std::fs::metadata(&file).unwrap().len() as usize, sorted_len(81));
     }
 
     /// A torn batch ends the journal: the batches before it still answer, the

@@ -324,11 +324,19 @@ impl StoreDir {
 
     /// Appends `bytes` to the existing regular file `name` in one `O_APPEND`
     /// write, never through a symlink (checked as [`StoreDir::read`] checks).
-    /// `Ok(false)` when there is no such file: nothing is created.
+    /// `Ok(false)` when there is no such file (nothing is created) or when it
+    /// has another name too: a hard link planted in the store could name a file
+    /// outside it, which ledger never writes.
     pub(super) fn append(&self, name: &str, bytes: &[u8]) -> Result<bool> {
         let Some(mut file) = self.open_file(name, OFlags::WRONLY | OFlags::APPEND)? else {
             return Ok(false);
         };
+        let links = rustix::fs::fstat(&file)
+            .map_err(|e| unreadable(&self.join(name), "stat", e.into()))?
+            .st_nlink;
+        if links != 1 {
+            return Ok(false);
+        }
         file.write_all(bytes)
             .map_err(|e| unwritable(&self.join(name), "append", e))?;
         Ok(true)
