@@ -14,6 +14,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek};
 use std::os::fd::OwnedFd;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
@@ -32,6 +33,19 @@ const CHUNK: usize = 256 * 1024;
 
 /// Files larger than this are announced to the kernel as read sequentially.
 const SEQUENTIAL_FROM: u64 = 4 * CHUNK as u64;
+
+/// Whether a read of this process found a file's bytes outside the page cache
+/// (it would have waited on the disk): the reading then calls for more threads
+/// (`threads::disk_helpers`), so that more reads wait on the device at once.
+static DISK_WAITED: AtomicBool = AtomicBool::new(false);
+
+/// Cleared when a file system refuses the read that asks not to wait.
+static NOWAIT_KNOWN: AtomicBool = AtomicBool::new(true);
+
+/// Whether a read of this process has found a file's bytes outside the page cache.
+pub(crate) fn disk_waited() -> bool {
+    DISK_WAITED.load(Ordering::Relaxed)
+}
 
 thread_local! {
     /// One buffer per hashing thread, reused for every file: no per-file allocation.
@@ -365,7 +379,11 @@ fn hash_stream(
             let want = buffer
                 .len()
                 .min(usize::try_from(remaining).unwrap_or(usize::MAX));
-            let n = match file.read(&mut buffer[..want]) {
+            let read = match remaining == size {
+                true => read_first(file, &mut buffer[..want]),
+                false => file.read(&mut buffer[..want]),
+            };
+            let n = match read {
                 Ok(0) => return Ok(None),
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -377,6 +395,47 @@ fn hash_stream(
         }
         Ok(Some(sink.finish()))
     })
+}
+
+/// Notes whether `file`'s first byte is outside the page cache ([`disk_waited`]),
+/// without waiting for it: the store's files are read before the tree, so a
+/// cold store (after a reboot, or with the caches dropped) calls the helpers
+/// before the tree's `stat`s, which wait on the disk as reads do, begin.
+pub(crate) fn note_if_uncached(file: &File) {
+    #[cfg(target_os = "linux")]
+    if !DISK_WAITED.load(Ordering::Relaxed) && NOWAIT_KNOWN.load(Ordering::Relaxed) {
+        let mut byte = [0u8; 1];
+        let slices = &mut [io::IoSliceMut::new(&mut byte)];
+        let read = rustix::io::preadv2(file, slices, 0, rustix::io::ReadWriteFlags::NOWAIT);
+        if read == Err(rustix::io::Errno::AGAIN) {
+            DISK_WAITED.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The first read of a file: until the process has met a file outside the page
+/// cache, asked not to wait for the disk (`RWF_NOWAIT`), which notes when it
+/// would have to ([`disk_waited`]); then, and for what that read did not
+/// return, an ordinary read. Only bytes read count: nothing (`EAGAIN`, or 0
+/// bytes, which a kernel may answer instead) is asked again by the ordinary read.
+fn read_first(file: &mut File, buffer: &mut [u8]) -> io::Result<usize> {
+    #[cfg(target_os = "linux")]
+    if !DISK_WAITED.load(Ordering::Relaxed) && NOWAIT_KNOWN.load(Ordering::Relaxed) {
+        use rustix::io::{Errno, ReadWriteFlags};
+        // u64::MAX: from the file's position, which the read advances.
+        let slices = &mut [io::IoSliceMut::new(buffer)];
+        match rustix::io::preadv2(&*file, slices, u64::MAX, ReadWriteFlags::NOWAIT) {
+            Ok(0) => {}
+            Ok(n) => return Ok(n),
+            Err(Errno::AGAIN) => DISK_WAITED.store(true, Ordering::Relaxed),
+            Err(Errno::OPNOTSUPP | Errno::INVAL | Errno::NOSYS) => {
+                NOWAIT_KNOWN.store(false, Ordering::Relaxed);
+            }
+            // Whatever it is, the ordinary read meets it too and reports it.
+            Err(_) => {}
+        }
+    }
+    file.read(buffer)
 }
 
 /// Raw hashing, or hashing through a Tasks normalizer.

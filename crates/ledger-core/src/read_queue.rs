@@ -67,6 +67,8 @@ pub(crate) struct ReadQueue<'a> {
     more: Condvar,
     read: Mutex<Vec<(u64, Origin, Read)>>,
     stopped: AtomicBool,
+    /// Whether the disk helpers were called to this queue.
+    helped: AtomicBool,
 }
 
 #[derive(Default)]
@@ -123,6 +125,7 @@ impl<'a> ReadQueue<'a> {
             more: Condvar::new(),
             read: Mutex::new(Vec::new()),
             stopped: AtomicBool::new(false),
+            helped: AtomicBool::new(false),
         })
     }
 
@@ -201,13 +204,40 @@ impl<'a> ReadQueue<'a> {
     /// Reads pieces until the queue is closed and empty; every thread of the
     /// pool runs this.
     pub(crate) fn serve(&self) {
-        while let Some(piece) = self.next_piece() {
+        loop {
+            self.call_helpers_if_waiting();
+            let Some(piece) = self.next_piece() else {
+                return;
+            };
             let read = self.read_piece(piece.paths, piece.origin);
             self.read
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .push((piece.number, piece.origin, read));
         }
+    }
+
+    /// Whether a read found the disk in its way and no helpers were called yet.
+    fn helpers_wanted(&self) -> bool {
+        crate::read::disk_waited() && !self.helped.load(Ordering::Relaxed)
+    }
+
+    /// Once a read of this process found the disk in its way, the disk helpers
+    /// (if any) serve this queue too, once: this thread serves on with them,
+    /// and returns when they all are done.
+    fn call_helpers_if_waiting(&self) {
+        if !self.helpers_wanted() || self.helped.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let Some(helpers) = threads::disk_helpers() else {
+            return;
+        };
+        helpers.in_place_scope(|scope| {
+            for _ in 0..helpers.current_num_threads() {
+                scope.spawn(|_| self.serve());
+            }
+            self.serve();
+        });
     }
 
     fn next_piece(&self) -> Option<Piece> {
@@ -255,7 +285,8 @@ impl<'a> ReadQueue<'a> {
         let lookups = self.lookups(&paths, &looked);
         let alone = paths.len() == 1;
         let mut read = Vec::with_capacity(paths.len());
-        for ((path, looked), lookup) in paths.into_iter().zip(looked).zip(lookups) {
+        let mut files = paths.into_iter().zip(looked).zip(lookups);
+        while let Some(((path, looked), lookup)) = files.next() {
             let outcome = match looked {
                 Err(e) => Err(e),
                 Ok(Looked::Done(content)) => Ok(content),
@@ -282,6 +313,20 @@ impl<'a> ReadQueue<'a> {
                 }
             };
             read.push((path, outcome.map_err(Box::new)));
+            if self.helpers_wanted() {
+                // The disk is in the way: the rest of the piece goes back to the
+                // queue, for the helpers this thread now calls to share.
+                let rest: Vec<WorkspacePath> = files.map(|((path, _), _)| path).collect();
+                if !rest.is_empty() {
+                    self.push(vec![Piece {
+                        bytes: UNKNOWN_SIZE * rest.len() as u64,
+                        number: 0,
+                        origin,
+                        paths: rest,
+                    }]);
+                }
+                break;
+            }
         }
         read
     }

@@ -7,18 +7,24 @@
 //! else one thread per available core. `0` means "one per core" wherever a count
 //! is given.
 //!
-//! With that default, the pool itself holds at least [`READS_IN_FLIGHT`]
-//! threads: each thread reads and hashes, so on a cold disk as many reads wait
-//! on the device at once as there are threads, and with only one per core the
-//! disk would rarely see more than two requests (docs/performance.md, Cold
-//! reads). An expansion lists on its own thread and then reads with the pool,
-//! so the default pool leaves that thread a core: one thread per core but one
-//! runs at the process's priority, and the threads beyond those at the lowest
-//! (nice 19): the listing, on the critical path, is not slowed by reads that
-//! can wait. The low-priority threads are there to wait on the disk, and with
-//! the files cached they take CPU only when nothing else wants it, so the host
-//! program's own threads keep their share of the cores. An explicit count is
-//! exactly that many threads, all at the process's priority.
+//! With that default, reads that wait on the disk get helpers: each thread
+//! reads and hashes, so on a cold disk as many reads wait on the device at once
+//! as there are threads, and with only one per core the disk would rarely see
+//! more than two requests (docs/performance.md, Cold reads). The first time a
+//! reader finds that a piece of its work made it wait (see
+//! `read_queue::Waits`), [`disk_helpers`] starts enough threads to make
+//! [`READS_IN_FLIGHT`] in all, kept for the rest of the process, and they join
+//! every later expansion's reading. Files in the page cache never make a reader
+//! wait, so a warm run starts no more threads than there are cores (starting
+//! sixteen cost a one-file repository 1.5 ms of its 5).
+//!
+//! An expansion lists on its own thread and then reads with the pool, so the
+//! default pool leaves that thread a core: one thread per core but one runs at
+//! the process's priority, the others (and the helpers) at the lowest (nice
+//! 19): the listing, on the critical path, is not slowed by reads that can
+//! wait, and the host program's own threads keep their share of the cores. An
+//! explicit count is exactly that many threads, all at the process's priority,
+//! and no helpers.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -30,6 +36,7 @@
 //! # }
 //! ```
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::error::{Error, Result};
@@ -42,9 +49,18 @@ pub const THREADS_ENV: &str = "LEDGER_THREADS";
 /// it started on.
 static POOL: RwLock<Option<(usize, Arc<rayon::ThreadPool>)>> = RwLock::new(None);
 
-/// The fewest threads the default pool holds, so that this many reads can wait
-/// on a cold disk at once (measured: 100,000 small files read cold in 12.9 s with
-/// 2 threads, 3.2 s with 8, 2.2 s with 16, on a 2-core VM).
+/// Whether the pool is the default one (so that reads waiting on the disk get
+/// [`disk_helpers`]); set with the pool.
+static DEFAULT_POOL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// The helpers, once started: `None` inside when the cores alone make
+/// [`READS_IN_FLIGHT`].
+static HELPERS: std::sync::OnceLock<Option<Arc<rayon::ThreadPool>>> = std::sync::OnceLock::new();
+
+/// How many threads read at once with the default count when the reads wait
+/// on the disk, the pool's and the helpers together (measured: 100,000 small
+/// files read cold in 12.9 s with 2 threads, 3.2 s with 8, 2.2 s with 16, on a
+/// 2-core VM).
 pub const READS_IN_FLIGHT: usize = 16;
 
 /// The most threads ledger starts: more would only cost memory (reading is bound
@@ -61,13 +77,40 @@ pub fn set_threads(count: usize) -> Result<()> {
     Ok(())
 }
 
-/// The number of threads the pool holds now: [`threads`], or at least
-/// [`READS_IN_FLIGHT`] with the default count.
+/// The most threads that read at once: [`threads`], or at least
+/// [`READS_IN_FLIGHT`] with the default count (the pool's threads and the
+/// helpers started when reads wait on the disk).
 pub fn pool_threads() -> usize {
     match pool() {
+        Ok(pool) if DEFAULT_POOL.load(Ordering::Relaxed) => {
+            pool.current_num_threads().max(READS_IN_FLIGHT)
+        }
         Ok(pool) => pool.current_num_threads(),
         Err(_) => default_count().max(READS_IN_FLIGHT),
     }
+}
+
+/// The threads that join the reading when reads wait on the disk: with the
+/// default count, enough to make [`READS_IN_FLIGHT`] with the pool's (at the
+/// lowest priority), started on the first call; `None` with an explicit count,
+/// or when the cores alone make that many.
+pub(crate) fn disk_helpers() -> Option<Arc<rayon::ThreadPool>> {
+    if !DEFAULT_POOL.load(Ordering::Relaxed) {
+        return None;
+    }
+    let helpers = HELPERS.get_or_init(|| {
+        let count = READS_IN_FLIGHT
+            .checked_sub(default_count())
+            .filter(|n| *n > 0)?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(count)
+            .thread_name(|i| format!("ledger-disk-{i}"))
+            .start_handler(|_| lowest_priority())
+            .build()
+            .ok()
+            .map(Arc::new)
+    });
+    helpers.clone()
 }
 
 /// The number of threads calls run with now (building the pool if needed).
@@ -125,17 +168,15 @@ fn build(count: usize) -> Result<(usize, Arc<rayon::ThreadPool>)> {
     }
     // With the default count, one core is left to the thread that lists (an
     // expansion lists on its own thread, then reads with the pool).
-    let (count, size, normal) = match count {
+    let default = count == 0;
+    let (count, normal) = match count {
         0 => {
             let cores = default_count();
-            (
-                cores,
-                cores.max(READS_IN_FLIGHT),
-                cores.saturating_sub(1).max(1),
-            )
+            (cores, cores.saturating_sub(1).max(1))
         }
-        n => (n, n, n),
+        n => (n, n),
     };
+    let size = count;
     rayon::ThreadPoolBuilder::new()
         .num_threads(size)
         .thread_name(|i| format!("ledger-{i}"))
@@ -145,7 +186,10 @@ fn build(count: usize) -> Result<(usize, Arc<rayon::ThreadPool>)> {
             }
         })
         .build()
-        .map(|pool| (count, Arc::new(pool)))
+        .map(|pool| {
+            DEFAULT_POOL.store(default, Ordering::Relaxed);
+            (count, Arc::new(pool))
+        })
         .map_err(|err| Error::InvalidArgument {
             message: format!("cannot start {size} threads: {err}"),
         })

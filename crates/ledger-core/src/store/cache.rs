@@ -1151,7 +1151,10 @@ mod tests {
         let before = std::fs::read(&outside).unwrap();
         record_and_save(&cache_dir, 80..81);
         assert_eq!(std::fs::read(&outside).unwrap(), before);
-        assert_eq!(std::fs::metadata(&file).unwrap().len() as usize, sorted_len(81));
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().len() as usize,
+            sorted_len(81)
+        );
     }
 
     /// A torn batch ends the journal: the batches before it still answer, the

@@ -300,6 +300,7 @@ impl StoreDir {
         let Some(file) = self.open_file(name, OFlags::RDONLY)? else {
             return Ok(None);
         };
+        crate::read::note_if_uncached(&file);
         let path = self.join(name);
         let too_large = || Error::TooLarge {
             path: shown(&path),

@@ -1,0 +1,109 @@
+//! Reads that wait on the disk call for helper threads (`threads` module docs),
+//! and only then: a tree in the page cache is read by one thread per core, a
+//! tree whose bytes are not cached gets more threads, and the answer is the
+//! same. Its own test binary: whether this process met the disk is
+//! process-wide, so no other test may run first.
+#![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use camino::Utf8Path;
+use ledger_core::{Inventory, Scope};
+use rustix::fs::{Advice, fadvise};
+
+/// The threads of this process whose name starts with `prefix`.
+fn threads_named(prefix: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter(|task| {
+            let comm = std::fs::read_to_string(task.as_ref().unwrap().path().join("comm"));
+            comm.is_ok_and(|name| name.starts_with(prefix))
+        })
+        .count()
+}
+
+/// Writes `bytes` to `path` and drops the file's pages from the page cache.
+fn write_uncached(path: &Path, bytes: &[u8]) {
+    let mut file = File::create(path).unwrap();
+    file.write_all(bytes).unwrap();
+    file.sync_all().unwrap();
+    fadvise(&file, 0, None, Advice::DontNeed).unwrap();
+}
+
+/// Whether a read that must not wait finds `path`'s bytes outside the page
+/// cache: what the test needs the file system to do (tmpfs keeps every page).
+fn uncached(path: &Path) -> bool {
+    let file = File::open(path).unwrap();
+    let mut buffer = [0u8; 16];
+    let slices = &mut [std::io::IoSliceMut::new(&mut buffer)];
+    let read = rustix::io::preadv2(&file, slices, 0, rustix::io::ReadWriteFlags::NOWAIT);
+    read == Err(rustix::io::Errno::AGAIN)
+}
+
+#[test]
+fn reads_that_wait_on_the_disk_get_helpers_and_the_same_answer() {
+    // On the target directory's file system (a disk, where /tmp may be tmpfs),
+    // in a repository of its own (the target directory is ignored by ledger's).
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert!(init.success());
+    let root = dir.path().join("tree");
+    for d in 0..3 {
+        std::fs::create_dir_all(root.join(format!("d{d}"))).unwrap();
+    }
+    let files: Vec<_> = (0..600)
+        .map(|i| {
+            (
+                root.join(format!("d{}/f{i}", i % 3)),
+                vec![(i % 251) as u8; 5000 + i],
+            )
+        })
+        .collect();
+    for (path, bytes) in &files {
+        std::fs::write(path, bytes).unwrap();
+    }
+    let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
+    scope.add_root("tree").unwrap();
+    ledger_core::set_digest_cache(false);
+
+    let warm = Inventory::expand(&scope).unwrap();
+    assert_eq!(warm.entries.len(), files.len());
+    assert_eq!(
+        threads_named("ledger-disk"),
+        0,
+        "helpers for files in the page cache"
+    );
+
+    let probe = dir.path().join("probe");
+    write_uncached(&probe, b"probe");
+    if !uncached(&probe) {
+        eprintln!(
+            "skipped: this file system keeps every page cached (tmpfs?) or reads that must not wait are not supported"
+        );
+        return;
+    }
+    for (path, bytes) in &files {
+        write_uncached(path, bytes);
+    }
+    let cold = Inventory::expand(&scope).unwrap();
+    assert_eq!(cold.fingerprint, warm.fingerprint);
+    assert_eq!(cold.entries, warm.entries);
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let helpers = ledger_core::READS_IN_FLIGHT.saturating_sub(cores);
+    assert_eq!(
+        threads_named("ledger-disk"),
+        helpers,
+        "helpers started for uncached files"
+    );
+
+    // The helpers stay, and later expansions read with them.
+    let again = Inventory::expand(&scope).unwrap();
+    assert_eq!(again.fingerprint, warm.fingerprint);
+    assert_eq!(threads_named("ledger-disk"), helpers);
+}
