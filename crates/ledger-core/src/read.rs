@@ -14,7 +14,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek};
 use std::os::fd::OwnedFd;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
@@ -39,8 +39,10 @@ const SEQUENTIAL_FROM: u64 = 4 * CHUNK as u64;
 /// (`threads::disk_helpers`), so that more reads wait on the device at once.
 static DISK_WAITED: AtomicBool = AtomicBool::new(false);
 
-/// Cleared when a file system refuses the read that asks not to wait.
-static NOWAIT_KNOWN: AtomicBool = AtomicBool::new(true);
+/// The device of a file system in memory (tmpfs) that refused a read that
+/// asks not to wait, once one did (`u64::MAX` until then): its files are read
+/// without asking.
+static MEMORY_DEVICE: AtomicU64 = AtomicU64::new(u64::MAX);
 
 /// Whether a read of this process has found a file's bytes outside the page cache.
 pub(crate) fn disk_waited() -> bool {
@@ -352,7 +354,7 @@ fn hash_checked(
     after_chunk: &mut dyn FnMut(),
 ) -> std::result::Result<Digest, PassFailure> {
     let size = u64::try_from(seen.st_size).unwrap_or(0);
-    let digest = hash_stream(file, size, rule, after_chunk)
+    let digest = hash_stream(file, size, seen.st_dev, rule, after_chunk)
         .map_err(|e| PassFailure::Io("read", e))?
         .ok_or(PassFailure::Changed)?;
     let after = rustix::fs::fstat(&*file).map_err(|e| PassFailure::Io("stat", e.into()))?;
@@ -368,6 +370,7 @@ fn hash_checked(
 fn hash_stream(
     file: &mut File,
     size: u64,
+    device: u64,
     rule: Option<TaskRule>,
     after_chunk: &mut dyn FnMut(),
 ) -> io::Result<Option<Digest>> {
@@ -380,7 +383,7 @@ fn hash_stream(
                 .len()
                 .min(usize::try_from(remaining).unwrap_or(usize::MAX));
             let read = match remaining == size {
-                true => read_first(file, &mut buffer[..want]),
+                true => read_first(file, &mut buffer[..want], device),
                 false => file.read(&mut buffer[..want]),
             };
             let n = match read {
@@ -402,40 +405,70 @@ fn hash_stream(
 /// cold store (after a reboot, or with the caches dropped) calls the helpers
 /// before the tree's `stat`s, which wait on the disk as reads do, begin.
 pub(crate) fn note_if_uncached(file: &File) {
-    #[cfg(target_os = "linux")]
-    if !DISK_WAITED.load(Ordering::Relaxed) && NOWAIT_KNOWN.load(Ordering::Relaxed) {
-        let mut byte = [0u8; 1];
-        let slices = &mut [io::IoSliceMut::new(&mut byte)];
-        let read = rustix::io::preadv2(file, slices, 0, rustix::io::ReadWriteFlags::NOWAIT);
-        if read == Err(rustix::io::Errno::AGAIN) {
-            DISK_WAITED.store(true, Ordering::Relaxed);
-        }
+    if let Ok(stat) = rustix::fs::fstat(file) {
+        read_without_waiting(file, &mut [0u8; 1], 0, stat.st_dev);
     }
 }
 
-/// The first read of a file: until the process has met a file outside the page
-/// cache, asked not to wait for the disk (`RWF_NOWAIT`), which notes when it
-/// would have to ([`disk_waited`]); then, and for what that read did not
-/// return, an ordinary read. Only bytes read count: nothing (`EAGAIN`, or 0
-/// bytes, which a kernel may answer instead) is asked again by the ordinary read.
-fn read_first(file: &mut File, buffer: &mut [u8]) -> io::Result<usize> {
+/// Reads into `buffer` at `offset` (`u64::MAX`: from the file's position,
+/// which the read advances) only what the page cache holds (`RWF_NOWAIT`),
+/// until the process has met the disk: `None` when nothing was read, and the
+/// first time the bytes are not cached, [`disk_waited`] says so from then on.
+/// A file system that cannot tell (it refuses `RWF_NOWAIT`) counts as met
+/// too — a network or FUSE one may well wait — unless it lives in memory.
+fn read_without_waiting(file: &File, buffer: &mut [u8], offset: u64, device: u64) -> Option<usize> {
+    if DISK_WAITED.load(Ordering::Relaxed) || MEMORY_DEVICE.load(Ordering::Relaxed) == device {
+        return None;
+    }
     #[cfg(target_os = "linux")]
-    if !DISK_WAITED.load(Ordering::Relaxed) && NOWAIT_KNOWN.load(Ordering::Relaxed) {
+    {
         use rustix::io::{Errno, ReadWriteFlags};
-        // u64::MAX: from the file's position, which the read advances.
         let slices = &mut [io::IoSliceMut::new(buffer)];
-        match rustix::io::preadv2(&*file, slices, u64::MAX, ReadWriteFlags::NOWAIT) {
-            Ok(0) => {}
-            Ok(n) => return Ok(n),
-            Err(Errno::AGAIN) => DISK_WAITED.store(true, Ordering::Relaxed),
+        match rustix::io::preadv2(file, slices, offset, ReadWriteFlags::NOWAIT) {
+            // A kernel may answer 0 instead of EAGAIN: the ordinary read decides.
+            Ok(0) => None,
+            Ok(n) => Some(n),
+            Err(Errno::AGAIN) => {
+                DISK_WAITED.store(true, Ordering::Relaxed);
+                None
+            }
+            Err(Errno::OPNOTSUPP | Errno::INVAL | Errno::NOSYS) if in_memory(file) => {
+                MEMORY_DEVICE.store(device, Ordering::Relaxed);
+                None
+            }
             Err(Errno::OPNOTSUPP | Errno::INVAL | Errno::NOSYS) => {
-                NOWAIT_KNOWN.store(false, Ordering::Relaxed);
+                DISK_WAITED.store(true, Ordering::Relaxed);
+                None
             }
             // Whatever it is, the ordinary read meets it too and reports it.
-            Err(_) => {}
+            Err(_) => None,
         }
     }
-    file.read(buffer)
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (file, buffer, offset, device);
+        None
+    }
+}
+
+/// Whether `file` is on a file system kept in memory (tmpfs, ramfs), whose
+/// reads never wait on a device.
+#[cfg(target_os = "linux")]
+fn in_memory(file: &File) -> bool {
+    const TMPFS_MAGIC: u64 = 0x0102_1994;
+    const RAMFS_MAGIC: u64 = 0x8584_58f6;
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+    rustix::fs::fstatfs(file).is_ok_and(|fs| matches!(fs.f_type as u64, TMPFS_MAGIC | RAMFS_MAGIC))
+}
+
+/// The first read of a file: what the page cache holds, until the process has
+/// met the disk ([`read_without_waiting`]); when that reads nothing, an
+/// ordinary read.
+fn read_first(file: &mut File, buffer: &mut [u8], device: u64) -> io::Result<usize> {
+    match read_without_waiting(file, buffer, u64::MAX, device) {
+        Some(n) => Ok(n),
+        None => file.read(buffer),
+    }
 }
 
 /// Raw hashing, or hashing through a Tasks normalizer.

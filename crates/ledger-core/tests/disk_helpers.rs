@@ -80,6 +80,18 @@ fn reads_that_wait_on_the_disk_get_helpers_and_the_same_answer() {
         "helpers for files in the page cache"
     );
 
+    // A file system in memory refuses reads that must not wait; it never waits.
+    match tempfile::tempdir_in("/dev/shm") {
+        Ok(shm) => {
+            std::fs::write(shm.path().join("f"), b"in memory").unwrap();
+            let mut scope = Scope::new(Utf8Path::from_path(shm.path()).unwrap());
+            scope.add_root(".").unwrap();
+            assert_eq!(Inventory::expand(&scope).unwrap().entries.len(), 1);
+            assert_eq!(threads_named("ledger-disk"), 0, "helpers for a tmpfs");
+        }
+        Err(e) => eprintln!("no tmpfs at /dev/shm ({e}): that part is skipped"),
+    }
+
     let probe = dir.path().join("probe");
     write_uncached(&probe, b"probe");
     if !uncached(&probe) {
