@@ -205,10 +205,9 @@ impl Journal {
                 break;
             };
             for entry in entries.chunks_exact(BATCH_ENTRY) {
-                let (key, digest) = entry.split_at(KEY);
-                let (Ok(key), Ok(digest)) = (key.try_into(), digest.try_into()) else {
-                    unreachable!("chunks of BATCH_ENTRY bytes split at KEY");
-                };
+                let (mut key, mut digest) = ([0u8; KEY], [0u8; 32]);
+                key.copy_from_slice(&entry[..KEY]);
+                digest.copy_from_slice(&entry[KEY..]);
                 journal.index.insert(key, journal.entries.len());
                 journal.entries.push((key, Digest(digest), reference));
             }
@@ -671,14 +670,20 @@ impl<'t, 'a> Output<'t, 'a> {
     }
 
     fn put(&mut self, bytes: &[u8]) {
-        self.hash.update(bytes);
         self.buffer.extend_from_slice(bytes);
         if self.buffer.len() >= Self::SIZE {
             self.flush();
         }
     }
 
+    /// Hashes and writes what is buffered: hashed a buffer at a time, not an
+    /// entry's three small fields one by one.
     fn flush(&mut self) {
+        self.hash.update(&self.buffer);
+        self.write();
+    }
+
+    fn write(&mut self) {
         if !self.failed && self.temp.write_unsynced(&self.buffer).is_err() {
             self.failed = true;
         }
@@ -686,9 +691,10 @@ impl<'t, 'a> Output<'t, 'a> {
     }
 
     fn finish(mut self) -> std::result::Result<(), ()> {
+        self.flush();
         let trailer: [u8; 32] = std::mem::take(&mut self.hash).finalize().into();
         self.buffer.extend_from_slice(&trailer);
-        self.flush();
+        self.write();
         if self.failed { Err(()) } else { Ok(()) }
     }
 }
