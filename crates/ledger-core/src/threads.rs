@@ -11,8 +11,9 @@
 //! reads and hashes, so on a cold disk as many reads wait on the device at once
 //! as there are threads, and with only one per core the disk would rarely see
 //! more than two requests (docs/performance.md, Cold reads). The first time a
-//! reader finds that a piece of its work made it wait (see
-//! `read_queue::Waits`), [`disk_helpers`] starts enough threads to make
+//! read finds a file's bytes outside the page cache (a read made with
+//! `RWF_NOWAIT`, or a probe of the store's cache file, see
+//! `read::read_without_waiting`), [`disk_helpers`] starts enough threads to make
 //! [`READS_IN_FLIGHT`] in all, kept for the rest of the process, and they join
 //! every later expansion's reading. Files in the page cache never make a reader
 //! wait, so a warm run starts no more threads than there are cores (starting
