@@ -64,7 +64,8 @@ const KEY: usize = 16;
 const ENTRY: usize = KEY + 32 + 1;
 const TRAILER: usize = 32;
 const BATCH_MAGIC: &[u8; 8] = b"LDGDCb1\n";
-const BATCH_HEADER: usize = BATCH_MAGIC.len() + 8 + 8;
+/// A batch's header has the sorted part's layout (magic, reference, count).
+const BATCH_HEADER: usize = HEADER;
 const BATCH_ENTRY: usize = KEY + 32;
 
 /// New digests are appended as a batch while the batches hold at most one entry
@@ -225,20 +226,30 @@ impl Journal {
 /// The reference time and entries of the batch `bytes` starts with, and its
 /// length; `None` when it does not check out.
 fn parse_batch(bytes: &[u8]) -> Option<(i128, &[u8], usize)> {
-    if bytes.get(..BATCH_MAGIC.len())? != BATCH_MAGIC {
+    let (reference, _, entries, len) = checked_section(bytes, BATCH_MAGIC, BATCH_ENTRY)?;
+    Some((reference, entries, len))
+}
+
+/// The section `bytes` starts with, when it checks out: `magic`, a reference
+/// time, an entry count, that many entries of `entry` bytes, and the SHA-256 of
+/// all before it — the layout of the sorted part and of a batch alike. Gives
+/// the reference time, the count, the entries and the section's length.
+fn checked_section<'b>(
+    bytes: &'b [u8],
+    magic: &[u8; 8],
+    entry: usize,
+) -> Option<(i128, usize, &'b [u8], usize)> {
+    if bytes.get(..magic.len())? != magic {
         return None;
     }
     let reference = i64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?);
     let count = usize::try_from(u64::from_le_bytes(bytes.get(16..24)?.try_into().ok()?)).ok()?;
-    let body = count.checked_mul(BATCH_ENTRY)?.checked_add(BATCH_HEADER)?;
-    let batch = bytes.get(..body.checked_add(TRAILER)?)?;
-    let hash: [u8; 32] = Sha256::digest(&batch[..body]).into();
-    (hash[..] == batch[body..]).then(|| {
-        (
-            i128::from(reference),
-            &batch[BATCH_HEADER..body],
-            batch.len(),
-        )
+    let body = count.checked_mul(entry)?.checked_add(HEADER)?;
+    let section = bytes.get(..body.checked_add(TRAILER)?)?;
+    let hash: [u8; 32] = Sha256::digest(&section[..body]).into();
+    (hash[..] == section[body..]).then(|| {
+        let entries = &section[HEADER..body];
+        (i128::from(reference), count, entries, section.len())
     })
 }
 
@@ -718,22 +729,12 @@ fn batch(started: i128, fresh: &[(Key, Digest)]) -> Vec<u8> {
 /// with, when they are intact; `None` for anything else (the file is then
 /// discarded). What follows them is the journal.
 fn parse(bytes: &[u8]) -> Option<(usize, i128)> {
-    if bytes.get(..MAGIC.len())? != MAGIC {
-        return None;
-    }
-    let reference = i64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?);
-    let count = usize::try_from(u64::from_le_bytes(bytes.get(16..24)?.try_into().ok()?)).ok()?;
-    let body = count.checked_mul(ENTRY)?.checked_add(HEADER)?;
-    let sorted = bytes.get(..body.checked_add(TRAILER)?)?;
-    let hash: [u8; 32] = Sha256::digest(&sorted[..body]).into();
-    if hash[..] != sorted[body..] {
-        return None;
-    }
-    let keys = bytes[HEADER..body].chunks_exact(ENTRY).map(|e| &e[..KEY]);
+    let (reference, count, entries, _) = checked_section(bytes, MAGIC, ENTRY)?;
+    let keys = entries.chunks_exact(ENTRY).map(|e| &e[..KEY]);
     if !keys.clone().zip(keys.skip(1)).all(|(a, b)| a < b) {
         return None;
     }
-    Some((count, i128::from(reference)))
+    Some((count, reference))
 }
 
 /// Checks the cache file for `store check`: `None` when there is none; an entry
