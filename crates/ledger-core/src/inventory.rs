@@ -13,7 +13,7 @@ use crate::fingerprint::{Encoder, Fingerprint, fingerprint_sorted};
 use crate::git::{self, Locate, Status};
 use crate::path::{WorkspacePath, is_within};
 use crate::read::Outcome;
-use crate::read_queue::{Feed, Origin, ReadQueue, read_contents};
+use crate::read_queue::{Feed, Origin, ReadQueue, Reader, read_contents};
 use crate::scope::{STORE_DIR, Scope};
 use crate::store::{DigestCache, Store};
 use crate::threads;
@@ -80,15 +80,15 @@ impl Inventory {
         // file as the index is read (milliseconds, where walking the worktree
         // takes far longer), each untracked or walked file as the walk meets it.
         let listed = pool.in_place_scope(|readers| {
-            for _ in 0..pool.current_num_threads() {
-                readers.spawn(|_| queue.serve());
-            }
+            // Once on every thread: a spawned job could run twice on one
+            // thread and never on another (a thread that leaves large files).
+            readers.spawn_broadcast(|_, _| queue.serve(Reader::Pool));
             let listed = candidates(&scope, repositories, &previous, Some(&queue));
             match &listed {
                 Ok(_) => {
                     queue.close();
                     // Done listing, this thread reads what is left, as the pool's do.
-                    queue.serve();
+                    queue.serve(Reader::Caller);
                 }
                 Err(_) => queue.stop(),
             }

@@ -23,9 +23,11 @@
 //! default pool leaves that thread a core: one thread per core but one runs at
 //! the process's priority, the others (and the helpers) at the lowest (nice
 //! 19): the listing, on the critical path, is not slowed by reads that can
-//! wait, and the host program's own threads keep their share of the cores. An
-//! explicit count is exactly that many threads, all at the process's priority,
-//! and no helpers.
+//! wait, and the host program's own threads keep their share of the cores.
+//! While the page cache serves the reads, a thread at the lowest priority
+//! leaves files of a mebibyte or more to the others (one it took while every
+//! core was busy would be finished by it alone, at the end). An explicit count
+//! is exactly that many threads, all at the process's priority, and no helpers.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -196,10 +198,24 @@ fn build(count: usize) -> Result<(usize, Arc<rayon::ThreadPool>)> {
         })
 }
 
+thread_local! {
+    /// Whether this thread runs at the lowest priority ([`lowest_priority`]).
+    static AT_LOWEST_PRIORITY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Makes the calling thread the last to get a core (nice 19). Raising one's own
 /// nice value needs no privilege; should it fail, the thread runs as it is.
-fn lowest_priority() {
-    let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19);
+pub(crate) fn lowest_priority() {
+    if rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19).is_ok() {
+        AT_LOWEST_PRIORITY.set(true);
+    }
+}
+
+/// Whether the calling thread is one of ledger's that run at the lowest
+/// priority (a pool thread but the first, with the default count, or a disk
+/// helper).
+pub(crate) fn at_lowest_priority() -> bool {
+    AT_LOWEST_PRIORITY.get()
 }
 
 fn default_count() -> usize {
