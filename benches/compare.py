@@ -25,14 +25,15 @@ core, and a small C program the bench builds (open/fstat/read/SHA-256 on one
 thread per core, and with 16 threads).
 
 Scenarios: warm; one file in a hundred rewritten since the cached run's previous
-run (each run, with it and without, preceded by a pause of SETTLE seconds); cold
+run (each run, with it and without, preceded by a sync and a pause of SETTLE
+seconds); cold
 (`--cold`: the page cache dropped before each run, through
 /proc/sys/vm/drop_caches when writable, else per file with
 posix_fadvise(DONTNEED)); every tracked file modified, not committed (the first
 byte of each flipped: Turborepo then hashes every file itself); growth (`--scale
 10000,100000,1000000`: 1 KiB files, time per file and peak RSS of ledger with
 and without the cache against `git ls-files`). Prints medians, ratios, peak RSS
-(from /usr/bin/time), the targets of docs/performance.md and a table of the
+(from wait4, by a small C timer the script builds, as /usr/bin/time reports it), the targets of docs/performance.md and a table of the
 targets of issue 19 as ratios; `--json OUT` writes every result. Nothing here is
 a test: it measures, it does not assert.
 
@@ -73,7 +74,9 @@ CORPUS_META = {b".gitignore", b"package.json", b"package-lock.json", b"turbo.jso
 # The pause before each run of the rewrite scenario: longer than ledger's rule that
 # reads a file changed within the last second twice (a write may be in progress)
 # and its racy-entry granularity (100 ms), so that the rewritten files count as
-# changed since the last check, not as being written now.
+# changed since the last check, not as being written now. The bench's writes are
+# flushed (sync) first: the kernel writing them back during the run cost any
+# program run then 10-30 ms on corpus A, the noise that hid ledger's own cost.
 SETTLE = 1.1
 # Everything measured, for --json.
 REPORT = {"tables": {}, "targets": [], "scale": {}}
@@ -184,19 +187,20 @@ def data_files(repo):
 class OneInAHundred:
     """Rewrites 1% of the tracked files in place before a run, same size, new
     bytes (other files each round), and counts the bytes it rewrote: the hashing
-    time those bytes need is the allowance of the target. Then pauses SETTLE
-    seconds; `unchanged` only pauses (the runs it precedes meet the same page
-    cache write-back)."""
+    time those bytes need is the allowance of the target. Then flushes what was
+    written and pauses SETTLE seconds; `unchanged` only flushes and pauses."""
 
     def __init__(self):
         self.round = 0
         self.bytes = []
 
     def unchanged(self, repo):
+        os.sync()
         time.sleep(SETTLE)
 
     def __call__(self, repo):
         self.rewrite(repo)
+        os.sync()
         time.sleep(SETTLE)
 
     def rewrite(self, repo):
@@ -244,16 +248,63 @@ def sh(cmd, cwd=None, env=None):
     return subprocess.run(cmd, cwd=cwd, env=env or GIT_ENV, check=True, capture_output=True)
 
 
+# Times one command from its fork to its exit and reports its peak RSS (that of
+# it and of every descendant it waited for, as /usr/bin/time does), written to
+# the file its first argument names. A C program, so that neither the start of
+# another timing process (about 1 ms, a twentieth of a run of 10^4 files) nor a
+# large parent's memory before the exec is counted.
+C_TIMER = r"""
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    if (argc < 3) return 125;
+    struct timespec a, b; struct rusage ru; int status;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    pid_t pid = fork();
+    if (pid == 0) { execvp(argv[2], argv + 2); _exit(127); }
+    if (pid < 0 || wait4(pid, &status, 0, &ru) < 0) return 126;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    FILE *out = fopen(argv[1], "w");
+    if (!out) return 126;
+    fprintf(out, "%.9f %ld\n", (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9, ru.ru_maxrss);
+    fclose(out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+"""
+# The timer once built (build_timer), else None: /usr/bin/time is used instead.
+TIMER = None
+
+
+def build_timer(base):
+    """Compiles C_TIMER; None (and /usr/bin/time instead) if it cannot."""
+    src, exe = os.path.join(base, "timer.c"), os.path.join(base, "timer")
+    with open(src, "w") as f:
+        f.write(C_TIMER)
+    try:
+        sh(["cc", "-O2", "-o", exe, src])
+        return exe
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return None
+
+
 def timed(argv, cwd, inner=False):
-    """Wall seconds and peak RSS (KiB) of one run. With `inner`, the command
-    prints its own in-process time as its last line (binding calls), and that
-    is the time reported."""
-    with tempfile.NamedTemporaryFile("r") as rss:
+    """Wall seconds and peak RSS (KiB) of one run, by the C timer (else
+    /usr/bin/time, whose own start is then in the time). With `inner`, the
+    command prints its own in-process time as its last line (binding calls),
+    and that is the time reported."""
+    with tempfile.NamedTemporaryFile("r") as report:
         start = time.perf_counter()
-        out = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *argv], cwd=cwd,
-                             env=GIT_ENV, check=True, capture_output=True, text=True)
+        timer = [TIMER, report.name] if TIMER else ["/usr/bin/time", "-f", "%M", "-o", report.name]
+        out = subprocess.run([*timer, *argv], cwd=cwd, env=GIT_ENV, check=True, capture_output=True, text=True)
         wall = time.perf_counter() - start
-        peak = int(rss.read().strip().splitlines()[-1])
+        fields = report.read().split()
+        if TIMER:
+            wall, peak = float(fields[0]), int(fields[1])
+        else:
+            peak = int(fields[-1])
     if inner:
         wall = float(out.stdout.strip().splitlines()[-1])
     return wall, peak, out.stdout
@@ -565,6 +616,10 @@ def file_sets(name, repo, tools):
 def scale_run(base, files, runs):
     """Time per file and peak RSS of a full expansion against `git ls-files` alone."""
     repo = make_corpus_small(base, files)
+    # A run of 10^4 files takes some 20 ms, where the machine's noise is a few ms:
+    # smaller sizes get more runs (up to ten times as many), so that each median
+    # stands on about as much measured time.
+    runs = max(runs, min(10 * runs, runs * 100_000 // files))
     rows = [("ledger fingerprint --no-cache", [LEDGER, "--no-cache", "fingerprint"], False),
             ("ledger fingerprint, cache warm", [LEDGER, "fingerprint"], False),
             ("git ls-files", ["sh", "-c", f"{LISTING} >/dev/null"], False),
@@ -707,10 +762,11 @@ def rewrite_runs(repo, rewrite, runs):
     """The cached run with one tracked file in a hundred rewritten since its previous
     run, alternating with the same run on a tree rewritten in nothing since: every
     run follows a pause of SETTLE s, so both meet the same write-back and the
-    difference is the cost of the rewritten files."""
+    difference is the cost of the rewritten files (a few ms: three times the runs,
+    for medians that can tell)."""
     rows = [(UNCHANGED, [LEDGER, "fingerprint"], False), (REWRITTEN, [LEDGER, "fingerprint"], False)]
-    res = measure(rows, repo, runs, before={UNCHANGED: rewrite.unchanged, REWRITTEN: rewrite})
-    table(f"corpus A, cache warm, one file in a hundred rewritten (a pause of {SETTLE} s before each run)",
+    res = measure(rows, repo, 3 * runs, before={UNCHANGED: rewrite.unchanged, REWRITTEN: rewrite})
+    table(f"corpus A, cache warm, one file in a hundred rewritten (sync and a pause of {SETTLE} s before each run)",
           res, res[0]["median"])
     return res
 
@@ -809,6 +865,9 @@ def main():
         REPORT["machine"] = {"cores": CORES, "kernel": os.uname().release, "load": os.getloadavg()[0],
                              "sha256_bytes_per_s_one_core": speed, "args": vars(args)}
         floor = build_c_floor(base)
+        global TIMER
+        TIMER = build_timer(base)
+        print(f"timer: {'the C timer (fork to exit)' if TIMER else '/usr/bin/time (its own start included)'}")
         scale_sizes = [int(n) for n in args.scale.split(",") if n]
         for files in scale_sizes:
             scale_run(base, files, args.runs)
