@@ -120,7 +120,7 @@ fn an_unchanged_file_is_answered_from_the_cache() {
     // Forge the digest of one entry (and the checksum, so that the file still
     // checks out): only a lookup can make the expansion report it.
     let mut bytes = std::fs::read(dir.path().join(CACHE)).unwrap();
-    let at = 24 + 16;
+    let at = 24 + 24; // the header, then the first key
     bytes[at..at + 32].copy_from_slice(&[0xAB; 32]);
     let body = bytes.len() - 32;
     let sum: [u8; 32] = Sha256::digest(&bytes[..body]).into();

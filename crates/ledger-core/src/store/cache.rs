@@ -22,19 +22,22 @@
 //! or checksum, unsorted keys) is discarded, never an error, and writing it
 //! never fails an expansion.
 //!
-//! Layout, little-endian: the magic `LDGDCv1\n`; the reference time (ns since
+//! Layout, little-endian: the magic `LDGDCv2\n`; the reference time (ns since
 //! the epoch) of the expansion that wrote it; the entry count; the entries, each
-//! a 16-byte key (SHA-256 of the path and status, truncated), the 32-byte digest
-//! and an age byte, strictly ascending by key; the SHA-256 of everything before.
-//! Then zero or more appended batches (see [`Journal`]), each the magic
-//! `LDGDCb1\n`, the reference time of the expansion that appended it, the entry
+//! a 24-byte key (8 bytes of the SHA-256 of the path, then 16 of the SHA-256 of
+//! the path and status: see [`key`]), the 32-byte digest and an age byte,
+//! strictly ascending by key; the SHA-256 of everything before. Then zero or
+//! more appended batches (see [`Journal`]), each the magic
+//! `LDGDCb2\n`, the reference time of the expansion that appended it, the entry
 //! count, the entries (key and digest) and the SHA-256 of the batch before it.
 //! A few new digests are appended as a batch; the file is rewritten whole, the
 //! batches merged in, once they hold more than one entry per
 //! [`APPEND_RATIO`] sorted ones — so that a write costs what was read anew, not
-//! the size of the tree.
+//! the size of the tree. A whole write keeps one version of a path that has a
+//! current one (see [`Merge`]). A cache of another version (`LDGDCv1`) does not
+//! check out: it is discarded and replaced.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -58,12 +61,16 @@ pub(super) const CACHE: &str = "digest-cache";
 /// empty or `0` (unless [`set_digest_cache`] was called).
 pub const NO_CACHE_ENV: &str = "LEDGER_NO_CACHE";
 
-const MAGIC: &[u8; 8] = b"LDGDCv1\n";
+const MAGIC: &[u8; 8] = b"LDGDCv2\n";
 const HEADER: usize = MAGIC.len() + 8 + 8;
-const KEY: usize = 16;
+/// A key: 8 bytes of a hash of the path, so that a path's versions sort
+/// together, then 16 of a hash of the path and the status (see [`key`]).
+const KEY: usize = PATH_PART + 16;
+/// The part of a key that hashes the path alone.
+const PATH_PART: usize = 8;
 const ENTRY: usize = KEY + 32 + 1;
 const TRAILER: usize = 32;
-const BATCH_MAGIC: &[u8; 8] = b"LDGDCb1\n";
+const BATCH_MAGIC: &[u8; 8] = b"LDGDCb2\n";
 /// A batch's header has the sorted part's layout (magic, reference, count).
 const BATCH_HEADER: usize = HEADER;
 const BATCH_ENTRY: usize = KEY + 32;
@@ -529,7 +536,8 @@ impl<'a> DigestCache<'a> {
             return;
         };
         let state = &state[..self.count];
-        let merged = || Merge::new(&self.old, state, &fresh);
+        let live = live_paths(&self.old, state, &fresh);
+        let merged = || Merge::new(&self.old, state, &fresh, &live);
         let count = merged().count() as u64;
         let mut out = Output::new(&mut temp);
         out.put(MAGIC);
@@ -589,23 +597,45 @@ fn bucket(prefix: u64, bits: u32) -> usize {
     }
 }
 
+/// The paths (the path part of their keys) that have a version the new cache
+/// keeps as current: an old entry this expansion matched, or a fresh one.
+fn live_paths(old: &[u8], state: &[u8], fresh: &[(Key, Digest)]) -> HashSet<u64> {
+    let matched = (0..state.len())
+        .filter(|&i| state[i] == MATCHED)
+        .map(|i| key_prefix(&old[HEADER + i * ENTRY..]));
+    let fresh = fresh.iter().map(|(key, _)| key_prefix(key));
+    matched.chain(fresh).collect()
+}
+
 /// The entries of the new cache, ascending by key: the old ones kept (matched
 /// ones as new, unseen ones one write older, racy ones and the too old dropped)
 /// merged with the fresh ones (which win over an old entry of the same key).
+/// An unseen entry of a path that has a live version is dropped too: that path
+/// has changed since, and its old status never comes back (no unprivileged
+/// program sets a change time back), so after every file of a tree changed the
+/// cache holds one version of each, not two (an unchanged check loads and
+/// bisects only those). Two paths whose path parts collide only cost a read.
 struct Merge<'m> {
     old: &'m [u8],
     state: &'m [u8],
     fresh: &'m [(Key, Digest)],
+    live: &'m HashSet<u64>,
     i: usize,
     j: usize,
 }
 
 impl<'m> Merge<'m> {
-    fn new(old: &'m [u8], state: &'m [u8], fresh: &'m [(Key, Digest)]) -> Self {
+    fn new(
+        old: &'m [u8],
+        state: &'m [u8],
+        fresh: &'m [(Key, Digest)],
+        live: &'m HashSet<u64>,
+    ) -> Self {
         Merge {
             old,
             state,
             fresh,
+            live,
             i: 0,
             j: 0,
         }
@@ -615,9 +645,10 @@ impl<'m> Merge<'m> {
     fn old_entry(&self, i: usize) -> (&'m [u8], &'m [u8], Option<u8>) {
         let at = HEADER + i * ENTRY;
         let age = self.old[at + ENTRY - 1];
+        let superseded = || self.live.contains(&key_prefix(&self.old[at..]));
         let kept = match self.state[i] {
             MATCHED => Some(0),
-            UNSEEN if age < MAX_AGE => Some(age + 1),
+            UNSEEN if age < MAX_AGE && !superseded() => Some(age + 1),
             _ => None,
         };
         (
@@ -806,7 +837,10 @@ pub(crate) fn fuzz_cache_file(bytes: &[u8]) {
     }
 }
 
-/// The key of a regular file: its path and status, hashed. `None` when the
+/// The key of a regular file: a hash of its path (the first [`PATH_PART`]
+/// bytes: the versions of a path sort together), then a hash of its path and
+/// status (128 bits: two statuses of a path share a key with odds of 2^-128).
+/// `None` when the
 /// status is incomplete (no inode number, or times that say nothing), which a
 /// file system without stable inodes or times gives: such files are never cached.
 fn key(path: &WorkspacePath, stat: &Stat) -> Option<Key> {
@@ -819,8 +853,11 @@ fn key(path: &WorkspacePath, stat: &Stat) -> Option<Key> {
     if !complete {
         return None;
     }
+    let mut path_hash = Sha256::new();
+    path_hash.update(b"ledger digest cache path v2\0");
+    path_hash.update(path.as_str().as_bytes());
     let mut hash = Sha256::new();
-    hash.update(b"ledger digest cache v1\0");
+    hash.update(b"ledger digest cache v2\0");
     hash.update(path.as_str().as_bytes());
     hash.update([0]);
     hash.update(stat.st_dev.to_le_bytes());
@@ -829,9 +866,9 @@ fn key(path: &WorkspacePath, stat: &Stat) -> Option<Key> {
     hash.update(stat.st_mode.to_le_bytes());
     hash.update(mtime.to_le_bytes());
     hash.update(ctime.to_le_bytes());
-    let full: [u8; 32] = hash.finalize().into();
     let mut key = [0u8; KEY];
-    key.copy_from_slice(&full[..KEY]);
+    key[..PATH_PART].copy_from_slice(&path_hash.finalize()[..PATH_PART]);
+    key[PATH_PART..].copy_from_slice(&hash.finalize()[..KEY - PATH_PART]);
     Some(key)
 }
 
@@ -894,7 +931,7 @@ mod tests {
         assert!(env_disables(Some(OsStr::new("yes"))));
     }
 
-    fn file(entries: &[([u8; 16], u8)]) -> Vec<u8> {
+    fn file(entries: &[([u8; KEY], u8)]) -> Vec<u8> {
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&7i64.to_le_bytes());
         bytes.extend_from_slice(&(entries.len() as u64).to_le_bytes());
@@ -910,7 +947,7 @@ mod tests {
 
     #[test]
     fn only_an_intact_file_parses() {
-        let good = file(&[([1; 16], 0), ([2; 16], 3)]);
+        let good = file(&[([1; KEY], 0), ([2; KEY], 3)]);
         assert_eq!(parse(&good), Some((2, 7)));
         assert_eq!(parse(&file(&[])), Some((0, 7)));
         // Truncated, extended, a flipped bit, unsorted keys, another magic.
@@ -925,8 +962,8 @@ mod tests {
         let mut flipped = good.clone();
         flipped[HEADER + KEY] ^= 1;
         assert_eq!(parse(&flipped), None);
-        assert_eq!(parse(&file(&[([2; 16], 0), ([1; 16], 0)])), None);
-        assert_eq!(parse(&file(&[([2; 16], 0), ([2; 16], 0)])), None);
+        assert_eq!(parse(&file(&[([2; KEY], 0), ([1; KEY], 0)])), None);
+        assert_eq!(parse(&file(&[([2; KEY], 0), ([2; KEY], 0)])), None);
         let mut magic = good.clone();
         magic[0] = b'X';
         assert_eq!(parse(&magic), None);
@@ -1044,16 +1081,16 @@ mod tests {
     /// hashes are) or crowded into one corner of the key space.
     #[test]
     fn lookups_find_exactly_the_stored_keys() {
-        let evenly = |i: u64| Sha256::digest(i.to_le_bytes())[..16].try_into().unwrap();
+        let evenly = |i: u64| Sha256::digest(i.to_le_bytes())[..KEY].try_into().unwrap();
         let crowded = |i: u64| {
-            let mut key = [0u8; 16];
-            key[8..].copy_from_slice(&(i * 3).to_be_bytes());
+            let mut key = [0u8; KEY];
+            key[8..16].copy_from_slice(&(i * 3).to_be_bytes());
             key
         };
-        let generators: [&dyn Fn(u64) -> [u8; 16]; 2] = [&evenly, &crowded];
+        let generators: [&dyn Fn(u64) -> Key; 2] = [&evenly, &crowded];
         for make in generators {
             for count in [0u64, 1, 2, 3, 1000] {
-                let mut keys: Vec<[u8; 16]> = (0..count).map(make).collect();
+                let mut keys: Vec<Key> = (0..count).map(make).collect();
                 keys.sort_unstable();
                 let dir = tempfile::tempdir().unwrap();
                 let root = StoreDir::open_root(&dir.path().join(".ledger"), Missing::Create)
@@ -1067,7 +1104,10 @@ mod tests {
                 for (i, key) in keys.iter().enumerate() {
                     assert_eq!(cache.find(key, cache.buckets.range(key)), Some(i));
                 }
-                for absent in (count..count + 200).map(make).chain([[0; 16], [0xff; 16]]) {
+                for absent in (count..count + 200)
+                    .map(make)
+                    .chain([[0; KEY], [0xff; KEY]])
+                {
                     let found = cache.find(&absent, cache.buckets.range(&absent));
                     assert_eq!(found, keys.iter().position(|k| *k == absent));
                 }
@@ -1217,17 +1257,45 @@ mod tests {
     #[test]
     fn merging_keeps_matched_ages_unseen_and_drops_evicted_and_old() {
         let old = file(&[
-            ([1; 16], 5),
-            ([2; 16], 0),
-            ([3; 16], MAX_AGE),
-            ([4; 16], 0),
-            ([6; 16], 2),
+            ([1; KEY], 5),
+            ([2; KEY], 0),
+            ([3; KEY], MAX_AGE),
+            ([4; KEY], 0),
+            ([6; KEY], 2),
         ]);
         let state = [MATCHED, EVICT, UNSEEN, UNSEEN, UNSEEN];
-        let fresh = [([4; 16], Digest([1; 32])), ([5; 16], Digest([2; 32]))];
-        let merged: Vec<(u8, u8, u8)> = Merge::new(&old, &state, &fresh)
+        let fresh = [([4; KEY], Digest([1; 32])), ([5; KEY], Digest([2; 32]))];
+        let live = live_paths(&old, &state, &fresh);
+        let merged: Vec<(u8, u8, u8)> = Merge::new(&old, &state, &fresh, &live)
             .map(|(k, d, age)| (k[0], d[0], age))
             .collect();
         assert_eq!(merged, [(1, 9, 0), (4, 1, 0), (5, 2, 0), (6, 9, 3)]);
+    }
+
+    /// The unseen versions of a path that has a live one (matched, or read
+    /// anew) are dropped; a path met in no version keeps its entries, aged.
+    #[test]
+    fn merging_drops_the_old_versions_of_a_path_with_a_live_one() {
+        let version = |path: u8, status: u8| {
+            let mut key = [path; KEY];
+            key[PATH_PART..].fill(status);
+            key
+        };
+        // Path 1: two old versions and one read now; path 2: untouched; path 3:
+        // an old version and the matched one.
+        let old = file(&[
+            (version(1, 1), 0),
+            (version(1, 2), 1),
+            (version(2, 1), 0),
+            (version(3, 1), 0),
+            (version(3, 2), 0),
+        ]);
+        let state = [UNSEEN, UNSEEN, UNSEEN, UNSEEN, MATCHED];
+        let fresh = [(version(1, 3), Digest([1; 32]))];
+        let live = live_paths(&old, &state, &fresh);
+        let merged: Vec<(u8, u8, u8)> = Merge::new(&old, &state, &fresh, &live)
+            .map(|(k, _, age)| (k[0], k[PATH_PART], age))
+            .collect();
+        assert_eq!(merged, [(1, 3, 0), (2, 1, 1), (3, 2, 0)]);
     }
 }
