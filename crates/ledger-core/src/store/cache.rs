@@ -37,7 +37,7 @@
 //! current one (see [`Merge`]). A cache of another version (`LDGDCv1`) does not
 //! check out: it is discarded and replaced.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -536,8 +536,7 @@ impl<'a> DigestCache<'a> {
             return;
         };
         let state = &state[..self.count];
-        let live = live_paths(&self.old, state, &fresh);
-        let merged = || Merge::new(&self.old, state, &fresh, &live);
+        let merged = || Merge::new(&self.old, state, &fresh);
         let count = merged().count() as u64;
         let mut out = Output::new(&mut temp);
         out.put(MAGIC);
@@ -597,16 +596,6 @@ fn bucket(prefix: u64, bits: u32) -> usize {
     }
 }
 
-/// The paths (the path part of their keys) that have a version the new cache
-/// keeps as current: an old entry this expansion matched, or a fresh one.
-fn live_paths(old: &[u8], state: &[u8], fresh: &[(Key, Digest)]) -> HashSet<u64> {
-    let matched = (0..state.len())
-        .filter(|&i| state[i] == MATCHED)
-        .map(|i| key_prefix(&old[HEADER + i * ENTRY..]));
-    let fresh = fresh.iter().map(|(key, _)| key_prefix(key));
-    matched.chain(fresh).collect()
-}
-
 /// The entries of the new cache, ascending by key: the old ones kept (matched
 /// ones as new, unseen ones one write older, racy ones and the too old dropped)
 /// merged with the fresh ones (which win over an old entry of the same key).
@@ -619,43 +608,58 @@ struct Merge<'m> {
     old: &'m [u8],
     state: &'m [u8],
     fresh: &'m [(Key, Digest)],
-    live: &'m HashSet<u64>,
     i: usize,
     j: usize,
 }
 
 impl<'m> Merge<'m> {
-    fn new(
-        old: &'m [u8],
-        state: &'m [u8],
-        fresh: &'m [(Key, Digest)],
-        live: &'m HashSet<u64>,
-    ) -> Self {
+    fn new(old: &'m [u8], state: &'m [u8], fresh: &'m [(Key, Digest)]) -> Self {
         Merge {
             old,
             state,
             fresh,
-            live,
             i: 0,
             j: 0,
         }
     }
 
-    /// The old entry `i`: key, digest, and its age in the new cache (`None`: dropped).
-    fn old_entry(&self, i: usize) -> (&'m [u8], &'m [u8], Option<u8>) {
+    /// The path part of old entry `i`'s key.
+    fn old_prefix(&self, i: usize) -> u64 {
+        key_prefix(&self.old[HEADER + i * ENTRY..])
+    }
+
+    /// Whether the path of old entry `i` has a version the new cache keeps as
+    /// current: a fresh one, or an old one this expansion matched. Keys sort by
+    /// their path part first, so a path's versions are neighbours in both lists.
+    fn has_live_version(&self, i: usize) -> bool {
+        let prefix = self.old_prefix(i);
+        let first_fresh = self
+            .fresh
+            .partition_point(|(key, _)| key_prefix(key) < prefix);
+        let fresh = self
+            .fresh
+            .get(first_fresh)
+            .is_some_and(|(key, _)| key_prefix(key) == prefix);
+        let same_path = |&k: &usize| self.old_prefix(k) == prefix;
+        let before = (0..i).rev().take_while(same_path);
+        let after = (i + 1..self.state.len()).take_while(same_path);
+        fresh || before.chain(after).any(|k| self.state[k] == MATCHED)
+    }
+
+    /// The key and digest of old entry `i`.
+    fn old_entry(&self, i: usize) -> (&'m [u8], &'m [u8]) {
         let at = HEADER + i * ENTRY;
-        let age = self.old[at + ENTRY - 1];
-        let superseded = || self.live.contains(&key_prefix(&self.old[at..]));
-        let kept = match self.state[i] {
+        (&self.old[at..at + KEY], &self.old[at + KEY..at + KEY + 32])
+    }
+
+    /// The age of old entry `i` in the new cache; `None`: dropped.
+    fn new_age(&self, i: usize) -> Option<u8> {
+        let age = self.old[HEADER + i * ENTRY + ENTRY - 1];
+        match self.state[i] {
             MATCHED => Some(0),
-            UNSEEN if age < MAX_AGE && !superseded() => Some(age + 1),
+            UNSEEN if age < MAX_AGE && !self.has_live_version(i) => Some(age + 1),
             _ => None,
-        };
-        (
-            &self.old[at..at + KEY],
-            &self.old[at + KEY..at + KEY + 32],
-            kept,
-        )
+        }
     }
 }
 
@@ -670,7 +674,7 @@ impl<'m> Iterator for Merge<'m> {
                 self.j += 1;
                 return Some((&key[..], &digest.0[..], 0));
             }
-            let (key, digest, kept) = self.old_entry(self.i);
+            let (key, digest) = self.old_entry(self.i);
             match fresh {
                 Some((fresh_key, fresh_digest)) if &fresh_key[..] <= key => {
                     if &fresh_key[..] == key {
@@ -680,8 +684,9 @@ impl<'m> Iterator for Merge<'m> {
                     return Some((&fresh_key[..], &fresh_digest.0[..], 0));
                 }
                 _ => {
+                    let age = self.new_age(self.i);
                     self.i += 1;
-                    if let Some(age) = kept {
+                    if let Some(age) = age {
                         return Some((key, digest, age));
                     }
                 }
@@ -1265,8 +1270,7 @@ mod tests {
         ]);
         let state = [MATCHED, EVICT, UNSEEN, UNSEEN, UNSEEN];
         let fresh = [([4; KEY], Digest([1; 32])), ([5; KEY], Digest([2; 32]))];
-        let live = live_paths(&old, &state, &fresh);
-        let merged: Vec<(u8, u8, u8)> = Merge::new(&old, &state, &fresh, &live)
+        let merged: Vec<(u8, u8, u8)> = Merge::new(&old, &state, &fresh)
             .map(|(k, d, age)| (k[0], d[0], age))
             .collect();
         assert_eq!(merged, [(1, 9, 0), (4, 1, 0), (5, 2, 0), (6, 9, 3)]);
@@ -1281,21 +1285,31 @@ mod tests {
             key[PATH_PART..].fill(status);
             key
         };
-        // Path 1: two old versions and one read now; path 2: untouched; path 3:
-        // an old version and the matched one.
+        // Path 1: two old versions and one read now (sorting after them); path
+        // 2: untouched; paths 3 and 5: an old version and the matched one
+        // (after it, before it); path 4: an old version and one read now
+        // (sorting before it).
         let old = file(&[
             (version(1, 1), 0),
             (version(1, 2), 1),
             (version(2, 1), 0),
             (version(3, 1), 0),
             (version(3, 2), 0),
+            (version(4, 2), 0),
+            (version(5, 1), 0),
+            (version(5, 2), 0),
         ]);
-        let state = [UNSEEN, UNSEEN, UNSEEN, UNSEEN, MATCHED];
-        let fresh = [(version(1, 3), Digest([1; 32]))];
-        let live = live_paths(&old, &state, &fresh);
-        let merged: Vec<(u8, u8, u8)> = Merge::new(&old, &state, &fresh, &live)
+        let state = [
+            UNSEEN, UNSEEN, UNSEEN, UNSEEN, MATCHED, UNSEEN, MATCHED, UNSEEN,
+        ];
+        let fresh = [
+            (version(1, 3), Digest([1; 32])),
+            (version(4, 1), Digest([1; 32])),
+        ];
+        let merged: Vec<(u8, u8, u8)> = Merge::new(&old, &state, &fresh)
             .map(|(k, _, age)| (k[0], k[PATH_PART], age))
             .collect();
-        assert_eq!(merged, [(1, 3, 0), (2, 1, 1), (3, 2, 0)]);
+        let kept = [(1, 3, 0), (2, 1, 1), (3, 2, 0), (4, 1, 0), (5, 1, 0)];
+        assert_eq!(merged, kept);
     }
 }
