@@ -488,6 +488,55 @@ fn the_thread_count_changes_nothing_but_a_bad_one_is_refused() {
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error[invalid-argument]: "));
 }
 
+/// The files a cache holds, from `store check`.
+fn cached_files(s: &Sandbox) -> u64 {
+    let report = String::from_utf8(s.ledger(&s.w(), &["store", "check"]).stdout).unwrap();
+    let line = report
+        .lines()
+        .find(|line| line.starts_with("digest cache: "))
+        .unwrap_or_else(|| panic!("no cache line: {report}"));
+    let files = line
+        .strip_suffix(" files")
+        .unwrap_or_else(|| panic!("{line}"));
+    files.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn every_file_changed_twice_leaves_one_version_of_each_in_the_cache() {
+    let s = sample_checkout();
+    std::fs::create_dir(s.w().join(".ledger")).unwrap();
+    std::fs::write(s.w().join(".ledger/.gitignore"), "*\n").unwrap();
+    let regular = [
+        "README.md",
+        "src/lib.rs",
+        "src/deep/er/x.txt",
+        ".gitignore",
+        "run.sh",
+        "untracked.txt",
+        "tab\there name",
+    ];
+    // Old enough for the cache to record them (it skips files changed within 2 s).
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    let out = s.ledger(&s.w(), &["fingerprint"]);
+    assert_eq!(last_line(&out), s.oracle_fingerprint(&s.w()));
+    assert_eq!(cached_files(&s), regular.len() as u64);
+    for round in 0..2 {
+        for path in regular {
+            let mut bytes = std::fs::read(s.w().join(path)).unwrap();
+            bytes.extend_from_slice(format!("\nround {round}\n").as_bytes());
+            s.write(path, &bytes);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2200));
+        let out = s.ledger(&s.w(), &["fingerprint"]);
+        assert_eq!(last_line(&out), s.oracle_fingerprint(&s.w()));
+        assert_eq!(
+            cached_files(&s),
+            regular.len() as u64,
+            "a path's old versions go when it has a current one (round {round})"
+        );
+    }
+}
+
 #[test]
 fn no_cache_reads_everything_and_answers_the_same() {
     let s = sample_checkout();
