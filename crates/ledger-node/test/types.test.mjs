@@ -95,6 +95,33 @@ test('setDigestCache turns the cache off and on, never changing the answer', (t)
   assert.ok(report.cache === null || report.cache.intact, JSON.stringify(report.cache))
 })
 
+test('every file changed twice leaves one version of each in the digest cache', async (t) => {
+  const s = new Sandbox(t)
+  const names = Array.from({ length: 10 }, (_, i) => `d${i % 3}/f${i}.txt`)
+  for (const name of names) s.write(name, `${name}\n`)
+  s.write('.ledger/.gitignore', '*\n')
+  const uncached = () => {
+    try {
+      ledger.setDigestCache(false)
+      return ledger.fingerprintSync({ workspace: s.w })
+    } finally {
+      ledger.setDigestCache(true)
+    }
+  }
+  // Old enough for the cache to record them (it skips files changed within 2 s).
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 2200))
+  const cache = () => new ledger.Store(s.w).checkSync().cache
+  await settle()
+  assert.equal(ledger.fingerprintSync({ workspace: s.w }), uncached())
+  assert.deepEqual({ ...cache(), bytes: 0 }, { bytes: 0, entries: names.length, intact: true })
+  for (const round of [0, 1]) {
+    for (const name of names) s.write(name, `${name} round ${round}\n`)
+    await settle()
+    assert.equal(ledger.fingerprintSync({ workspace: s.w }), uncached())
+    assert.deepEqual({ ...cache(), bytes: 0 }, { bytes: 0, entries: names.length, intact: true }, `round ${round}`)
+  }
+})
+
 test('setThreads changes how many threads read, never the answer', (t) => {
   const s = new Sandbox(t)
   for (let i = 0; i < 50; i++) s.write(`d${i % 5}/f${i}.txt`, `${i}\n`)

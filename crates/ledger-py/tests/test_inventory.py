@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -229,6 +230,34 @@ def test_the_thread_count_changes_nothing_but_a_bad_one_is_refused(repo: Path) -
     finally:
         ledger.set_threads(0)
     assert ledger.threads() == (os.cpu_count() or 1)
+
+
+def test_every_file_changed_twice_leaves_one_version_of_each_in_the_cache(tmp_path: Path) -> None:
+    w = tmp_path / "w"
+    names = [f"d{i % 3}/f{i}.txt" for i in range(10)]
+    for name in names:
+        write(w, name, f"{name}\n")
+    write(w, ".ledger/.gitignore", "*\n")
+
+    def uncached() -> str:
+        try:
+            ledger.set_digest_cache(False)
+            return ledger.fingerprint(w)
+        finally:
+            ledger.set_digest_cache(True)
+
+    # Old enough for the cache to record them (it skips files changed within 2 s).
+    time.sleep(2.2)
+    assert ledger.fingerprint(w) == uncached()
+    cache = ledger.Store(w).check().cache
+    assert cache is not None and cache[1:] == (len(names), True), cache
+    for round_ in range(2):
+        for name in names:
+            write(w, name, f"{name} round {round_}\n")
+        time.sleep(2.2)
+        assert ledger.fingerprint(w) == uncached()
+        cache = ledger.Store(w).check().cache
+        assert cache is not None and cache[1:] == (len(names), True), (round_, cache)
 
 
 def test_the_digest_cache_can_be_turned_off_and_never_changes_the_answer(repo: Path) -> None:
