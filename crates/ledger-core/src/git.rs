@@ -104,9 +104,20 @@ impl Listing {
     /// Opens the repository for `dir` and reads its index. `Ok(None)` when there is
     /// no repository (see [`Locate`]).
     pub(crate) fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<Listing>> {
-        let Some(mut repo) = open(dir, locate, display)? else {
+        let Some(repo) = open(dir, locate, display)? else {
             return Ok(None);
         };
+        Listing::of(repo, dir, display).map(Some)
+    }
+
+    /// [`Listing::open`] with [`Locate::Discover`], from the repository
+    /// [`Worktree::open`] already opened for the same `dir`.
+    pub(crate) fn of_worktree(worktree: Worktree, dir: &Path, display: &str) -> Result<Listing> {
+        Listing::of(worktree.repo, dir, display)
+    }
+
+    /// Reads the index of `repo`, opened for `dir`.
+    fn of(mut repo: gix::Repository, dir: &Path, display: &str) -> Result<Listing> {
         let workdir = repo
             .workdir()
             .ok_or_else(|| {
@@ -122,12 +133,12 @@ impl Listing {
             prefix_slash.push(b'/');
         }
         let index = load_index(&repo, display)?;
-        Ok(Some(Listing {
+        Ok(Listing {
             repo,
             index,
             prefix_slash,
             display: display.to_owned(),
-        }))
+        })
     }
 
     /// The plain tracked files below `dir` (stage 0, not gitlinks), relative to it,
@@ -290,19 +301,37 @@ fn refuse_broken_nested_gitfiles(
 /// in no repository or in a bare one. A repository owned by another user is an error,
 /// as for [`list`].
 pub(crate) fn worktree_root(dir: &Path) -> Result<Option<PathBuf>> {
-    let display = dir.display().to_string();
-    let Some(repo) = open(dir, Locate::Discover, &display)? else {
-        return Ok(None);
-    };
-    let Some(workdir) = repo.workdir() else {
-        return Ok(None);
-    };
-    std::fs::canonicalize(workdir).map(Some).map_err(|err| {
-        git_error(
-            &display,
-            format!("cannot resolve the worktree {}: {err}", workdir.display()),
-        )
-    })
+    Ok(Worktree::open(dir)?.map(|worktree| worktree.root))
+}
+
+/// The worktree containing a directory, with its repository left open: an
+/// expansion asks whether its workspace is in one and then lists it, and opening
+/// the repository a second time (its configuration files read and parsed again)
+/// cost each expansion about 0.2 ms, a twentieth of a one-file run.
+pub(crate) struct Worktree {
+    /// The top of the worktree, symlinks resolved.
+    pub root: PathBuf,
+    repo: gix::Repository,
+}
+
+impl Worktree {
+    /// The worktree containing `dir`, as [`worktree_root`] finds it.
+    pub(crate) fn open(dir: &Path) -> Result<Option<Worktree>> {
+        let display = dir.display().to_string();
+        let Some(repo) = open(dir, Locate::Discover, &display)? else {
+            return Ok(None);
+        };
+        let Some(workdir) = repo.workdir() else {
+            return Ok(None);
+        };
+        let root = std::fs::canonicalize(workdir).map_err(|err| {
+            git_error(
+                &display,
+                format!("cannot resolve the worktree {}: {err}", workdir.display()),
+            )
+        })?;
+        Ok(Some(Worktree { root, repo }))
+    }
 }
 
 /// An `Error::Git` for the repository shown as `display`.

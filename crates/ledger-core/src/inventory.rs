@@ -47,7 +47,7 @@ impl Inventory {
         scope: &Scope,
         previous: impl IntoIterator<Item = &'a WorkspacePath>,
     ) -> Result<Inventory> {
-        let scope = scope.resolve()?;
+        let (scope, worktree) = scope.resolve_opening()?;
         let previous: Vec<WorkspacePath> = previous.into_iter().cloned().collect();
         let workspace = scope.workspace.as_std_path();
         let pool = threads::pool()?;
@@ -55,7 +55,7 @@ impl Inventory {
         let mut cache_file = None;
         let repositories = pool.in_place_scope(|reader| {
             reader.spawn(|_| cache_file = store.read_cache());
-            open_repositories(&scope)
+            open_repositories(&scope, worktree)
         });
         let (cache_dir, entries) = cache_file
             .and_then(|file| store.cache_dir(file, store_tracked(&repositories)))
@@ -145,6 +145,12 @@ impl Scope {
     /// the default repository filled in, the store exclusion present. Two
     /// scopes that resolve equal expand the same set.
     pub fn resolve(&self) -> Result<Scope> {
+        Ok(self.resolve_opening()?.0)
+    }
+
+    /// [`Scope::resolve`], and the worktree it opened to find the default
+    /// repository (`.`), for the expansion to list without opening it again.
+    fn resolve_opening(&self) -> Result<(Scope, Option<git::Worktree>)> {
         self.validate()?;
         let mut scope = self.clone();
         let given = scope.workspace.clone();
@@ -164,14 +170,16 @@ impl Scope {
         scope.workspace = Utf8PathBuf::from_path_buf(absolute).map_err(|p| Error::NonUtf8Path {
             path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
         })?;
-        if scope.repositories.is_empty()
-            && git::worktree_root(scope.workspace.as_std_path())?.is_some()
-        {
-            scope.repositories.push(".".to_owned());
+        let mut worktree = None;
+        if scope.repositories.is_empty() {
+            worktree = git::Worktree::open(scope.workspace.as_std_path())?;
+            if worktree.is_some() {
+                scope.repositories.push(".".to_owned());
+            }
         }
         scope.ensure_store_excluded();
         scope.task_rules.retain(|_, rule| !rule.is_default());
-        Ok(scope)
+        Ok((scope, worktree))
     }
 }
 
@@ -242,13 +250,17 @@ struct Repository<'a> {
 }
 
 /// Opens the scope's repositories in order, up to the first that fails (its error
-/// is the one reported; later ones are never reached).
-fn open_repositories(scope: &Scope) -> Vec<Repository<'_>> {
+/// is the one reported; later ones are never reached). `worktree`: the one
+/// resolving the scope opened, the workspace's own (`.`).
+fn open_repositories(scope: &Scope, mut worktree: Option<git::Worktree>) -> Vec<Repository<'_>> {
     let workspace = scope.workspace.as_std_path();
     let mut out = Vec::with_capacity(scope.repositories.len());
     for name in &scope.repositories {
         let opened = if name == "." {
-            git::Listing::open(workspace, Locate::Discover, name)
+            match worktree.take() {
+                Some(worktree) => git::Listing::of_worktree(worktree, workspace, name).map(Some),
+                None => git::Listing::open(workspace, Locate::Discover, name),
+            }
         } else {
             git::Listing::open(&workspace.join(name), Locate::RootOnly, name)
         };
@@ -534,5 +546,38 @@ mod tests {
         let rest = vec![(wp("z"), failed("z"))];
         let err = assemble(sorted.into_iter(), rest, 3).unwrap_err();
         assert!(err.to_string().contains("'m'"), "{err}");
+    }
+
+    #[test]
+    fn resolving_hands_the_expansion_the_worktree_it_opened_for_the_default_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        let init = std::process::Command::new("git")
+            .args(["init", "-q", "top"])
+            .current_dir(&top)
+            .status()
+            .unwrap();
+        assert!(init.success());
+        std::fs::create_dir_all(top.join("top/sub")).unwrap();
+        std::fs::create_dir(top.join("plain")).unwrap();
+        let at = |dir: &str| Scope::new(Utf8PathBuf::from_path_buf(top.join(dir)).unwrap());
+
+        // In a checkout, from a subdirectory: `.` filled in, its worktree kept open.
+        let (scope, worktree) = at("top/sub").resolve_opening().unwrap();
+        assert_eq!(scope.repositories, ["."]);
+        assert_eq!(worktree.unwrap().root, top.join("top"));
+        assert_eq!(scope, at("top/sub").resolve().unwrap());
+
+        // Declared repositories are opened by the listing, not while resolving.
+        let mut declared = at("top");
+        declared.add_repository(".").unwrap();
+        let (scope, worktree) = declared.resolve_opening().unwrap();
+        assert_eq!(scope.repositories, ["."]);
+        assert!(worktree.is_none());
+
+        // Outside Git: no repository, nothing open.
+        let (scope, worktree) = at("plain").resolve_opening().unwrap();
+        assert!(scope.repositories.is_empty());
+        assert!(worktree.is_none());
     }
 }
