@@ -315,7 +315,8 @@ pub(crate) struct Worktree {
 }
 
 impl Worktree {
-    /// The worktree containing `dir`, as [`worktree_root`] finds it.
+    /// The worktree containing `dir`; `None` when `dir` is in no repository or in
+    /// a bare one (see [`worktree_root`]).
     pub(crate) fn open(dir: &Path) -> Result<Option<Worktree>> {
         let display = dir.display().to_string();
         let Some(repo) = open(dir, Locate::Discover, &display)? else {

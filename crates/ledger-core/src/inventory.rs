@@ -170,12 +170,12 @@ impl Scope {
         scope.workspace = Utf8PathBuf::from_path_buf(absolute).map_err(|p| Error::NonUtf8Path {
             path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
         })?;
-        let mut worktree = None;
-        if scope.repositories.is_empty() {
-            worktree = git::Worktree::open(scope.workspace.as_std_path())?;
-            if worktree.is_some() {
-                scope.repositories.push(".".to_owned());
-            }
+        let worktree = match scope.repositories.is_empty() {
+            true => git::Worktree::open(scope.workspace.as_std_path())?,
+            false => None,
+        };
+        if worktree.is_some() {
+            scope.repositories.push(".".to_owned());
         }
         scope.ensure_store_excluded();
         scope.task_rules.retain(|_, rule| !rule.is_default());
