@@ -71,6 +71,7 @@ mod record;
 mod schema;
 mod scope;
 mod scope_file;
+pub mod spec_sync;
 mod store;
 mod task_rule;
 mod tasks;
