@@ -10,6 +10,8 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
+#[path = "openspec_cli/sync_diff.rs"]
+mod sync_diff;
 
 use common::*;
 

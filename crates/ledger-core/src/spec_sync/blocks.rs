@@ -110,9 +110,9 @@ pub(super) fn fence_mask(lines: &[&str]) -> Vec<bool> {
             }
             Some((marker, length)) => {
                 mask[i] = true;
-                let closes = FENCE_CLOSE.captures(line).is_some_and(|m| {
-                    m[1].starts_with(marker) && m[1].len() >= length
-                });
+                let closes = FENCE_CLOSE
+                    .captures(line)
+                    .is_some_and(|m| m[1].starts_with(marker) && m[1].len() >= length);
                 if closes {
                     active = None;
                 }
@@ -284,7 +284,11 @@ pub(super) fn parse_delta(content: &str) -> DeltaPlan {
     let mask = fence_mask(&lines);
     let starts: Vec<(String, usize)> = (0..lines.len())
         .filter(|&i| !mask[i])
-        .filter_map(|i| SECTION.captures(lines[i]).map(|m| (trim(&m[2]).to_owned(), i)))
+        .filter_map(|i| {
+            SECTION
+                .captures(lines[i])
+                .map(|m| (trim(&m[2]).to_owned(), i))
+        })
         .collect();
     let sections: Vec<Section<'_>> = starts
         .iter()
@@ -471,7 +475,10 @@ mod tests {
     #[test]
     fn requirement_headers_read_as_openspec_reads_them() {
         assert_eq!(header_name("### Requirement: Foo"), Some("Foo".to_owned()));
-        assert_eq!(header_name("###requirement:Foo ###"), Some("Foo".to_owned()));
+        assert_eq!(
+            header_name("###requirement:Foo ###"),
+            Some("Foo".to_owned())
+        );
         assert_eq!(header_name("### REQUIREMENT:  C#  "), Some("C#".to_owned()));
         // Only spaces after the colon still match (`.+` takes one back).
         assert_eq!(header_name("### Requirement:   "), Some(String::new()));
@@ -479,7 +486,10 @@ mod tests {
         // `/i` without `u` never maps the long s or the Kelvin sign to ASCII.
         assert_eq!(header_name("### Requirement\u{17F}: x"), None);
         assert_eq!(header_name("### Requirement: a\u{2028}b"), None);
-        assert_eq!(header_name("### Requirement: a\u{2028}"), Some("a".to_owned()));
+        assert_eq!(
+            header_name("### Requirement: a\u{2028}"),
+            Some("a".to_owned())
+        );
         assert_eq!(header_name("#### Requirement: x"), None);
     }
 
@@ -514,12 +524,20 @@ mod tests {
 
     #[test]
     fn structure_issues_are_found() {
-        assert!(!has_structure_issues("# t\n## Requirements\n### Requirement: A\n"));
-        assert!(has_structure_issues("### Requirement: A\n## Requirements\n"));
+        assert!(!has_structure_issues(
+            "# t\n## Requirements\n### Requirement: A\n"
+        ));
+        assert!(has_structure_issues(
+            "### Requirement: A\n## Requirements\n"
+        ));
         assert!(has_structure_issues(
             "## Requirements\n### Requirement: A\n### Requirement: A ##\n"
         ));
-        assert!(has_structure_issues("## Requirements\n## ADDED Requirements\n"));
-        assert!(!has_structure_issues("## Requirements\n```\n### Requirement: A\n### Requirement: A\n```\n"));
+        assert!(has_structure_issues(
+            "## Requirements\n## ADDED Requirements\n"
+        ));
+        assert!(!has_structure_issues(
+            "## Requirements\n```\n### Requirement: A\n### Requirement: A\n```\n"
+        ));
     }
 }

@@ -34,7 +34,13 @@
 //! bytes), a result without requirement blocks (OpenSpec's validator refuses it,
 //! or `retire_capabilities` deletes the file), a new capability whose delta
 //! carries a `## Purpose` (OpenSpec's carry-over rules), a baseline naming one
-//! requirement twice in a spelling the structure check misses.
+//! requirement twice in a spelling the structure check misses, a header written
+//! `###Requirement:` (OpenSpec's validator does not read it as one).
+//!
+//! Not ported: OpenSpec's validator (`openspec validate`), which the archive
+//! runs on the change's deltas and on each rebuilt spec before writing. A
+//! delta it refuses never archives through the CLI; ledger's expectation for it
+//! is the merge's result.
 
 use super::Unverified;
 use super::blocks::{
@@ -64,8 +70,8 @@ pub fn apply(
         capability: capability.to_owned(),
         reason,
     };
-    let delta = std::str::from_utf8(delta)
-        .map_err(|_| refuse("the delta spec is not UTF-8".to_owned()))?;
+    let delta =
+        std::str::from_utf8(delta).map_err(|_| refuse("the delta spec is not UTF-8".to_owned()))?;
     let previous = baseline
         .map(std::str::from_utf8)
         .transpose()
@@ -114,10 +120,19 @@ fn merge(
         return Err("the baseline is structurally invalid for OpenSpec".to_owned());
     }
     let parts = requirements_section(&target);
+    // OpenSpec's validator, which the archive runs on the rebuilt spec, reads
+    // `###Requirement:` as no header at all; ledger does not port the validator.
+    let every = parts.blocks.iter().chain(&plan.added).chain(&plan.modified);
+    if let Some(b) = every.into_iter().find(|b| !spaced_header(&b.raw)) {
+        return Err(format!("the header of {:?} has no space after ###", b.name));
+    }
     let mut map = Ordered::default();
     for block in &parts.blocks {
         if map.get(&block.name).is_some() {
-            return Err(format!("the baseline has requirement {:?} twice", block.name));
+            return Err(format!(
+                "the baseline has requirement {:?} twice",
+                block.name
+            ));
         }
         map.set(&block.name, block.clone());
     }
@@ -132,7 +147,9 @@ fn merge(
             map.delete(&key);
             changed += 1;
         } else if baseline.is_some() && map.near_miss(&key, None).is_some() {
-            return Err(format!("REMOVED {key:?} is not found, but a case or spacing variant is"));
+            return Err(format!(
+                "REMOVED {key:?} is not found, but a case or spacing variant is"
+            ));
         }
     }
     for m in &plan.modified {
@@ -197,9 +214,21 @@ fn check_conflicts(plan: &super::blocks::DeltaPlan) -> Result<(), String> {
     let names = |blocks: &[Block]| blocks.iter().map(|b| normalize_name(&b.name)).collect();
     let added = unique(names(&plan.added), "ADDED")?;
     let modified = unique(names(&plan.modified), "MODIFIED")?;
-    let removed = unique(plan.removed.iter().map(|n| normalize_name(n)).collect(), "REMOVED")?;
-    let from = unique(plan.renamed.iter().map(|r| normalize_name(&r.from)).collect(), "RENAMED FROM")?;
-    let to = unique(plan.renamed.iter().map(|r| normalize_name(&r.to)).collect(), "RENAMED TO")?;
+    let removed = unique(
+        plan.removed.iter().map(|n| normalize_name(n)).collect(),
+        "REMOVED",
+    )?;
+    let from = unique(
+        plan.renamed
+            .iter()
+            .map(|r| normalize_name(&r.from))
+            .collect(),
+        "RENAMED FROM",
+    )?;
+    let to = unique(
+        plan.renamed.iter().map(|r| normalize_name(&r.to)).collect(),
+        "RENAMED TO",
+    )?;
     for (f, t) in from.iter().zip(&to) {
         if removed.iter().any(|r| fold_name(r) == fold_name(f)) {
             return Err(format!("{f:?} is both RENAMED and REMOVED"));
@@ -234,7 +263,9 @@ fn rename(map: &mut Ordered, order: &mut [String], from: &str, to: &str) -> Resu
         return Err(format!("RENAMED target {to:?} already exists"));
     }
     if map.near_miss(&to, Some(&from)).is_some() {
-        return Err(format!("RENAMED target {to:?} differs from another requirement only in case or spacing"));
+        return Err(format!(
+            "RENAMED target {to:?} differs from another requirement only in case or spacing"
+        ));
     }
     let header = format!("### Requirement: {to}");
     let mut lines: Vec<&str> = block.raw.split('\n').collect();
@@ -283,10 +314,18 @@ fn add(map: &mut Ordered, block: &Block) -> Result<usize, String> {
         return Err(format!("ADDED {key:?} already exists"));
     }
     if map.near_miss(&key, None).is_some() {
-        return Err(format!("ADDED {key:?} differs from a requirement only in case or spacing"));
+        return Err(format!(
+            "ADDED {key:?} differs from a requirement only in case or spacing"
+        ));
     }
     map.set(&key, block.clone());
     Ok(1)
+}
+
+/// Whether a block's header has a space or tab after `###`.
+fn spaced_header(raw: &str) -> bool {
+    raw.strip_prefix("###")
+        .is_some_and(|rest| rest.starts_with([' ', '\t']))
 }
 
 /// `normalizeBlockRaw`: LF line endings, trimmed.
@@ -351,8 +390,13 @@ mod tests {
     const BASE: &str = "# auth Specification\n\n## Purpose\nSigning in.\n\n## Requirements\n\n### Requirement: Sign in\nThe system SHALL sign users in.\n\n#### Scenario: ok\n- **WHEN** a user signs in\n- **THEN** it works\n\n### Requirement: Sign out\nThe system SHALL sign users out.\n\n#### Scenario: out\n- **WHEN** x\n- **THEN** y\n";
 
     fn run(baseline: Option<&str>, delta: &str) -> Result<String, Unverified> {
-        apply("auth", "add-auth", baseline.map(str::as_bytes), delta.as_bytes())
-            .map(|b| String::from_utf8(b).unwrap())
+        apply(
+            "auth",
+            "add-auth",
+            baseline.map(str::as_bytes),
+            delta.as_bytes(),
+        )
+        .map(|b| String::from_utf8(b).unwrap())
     }
 
     #[test]
@@ -382,12 +426,26 @@ mod tests {
         assert!(run(Some(BASE), drop).is_err());
         // Removing what is not there changes nothing: the file stays as it was.
         let crlf = BASE.replace('\n', "\r\n");
-        let out = run(Some(&crlf), "## REMOVED Requirements\n### Requirement: Gone\n").unwrap();
+        let out = run(
+            Some(&crlf),
+            "## REMOVED Requirements\n### Requirement: Gone\n",
+        )
+        .unwrap();
         assert_eq!(out, crlf);
         // A CRLF baseline is written back CRLF.
-        let out = run(Some(&crlf), "## REMOVED Requirements\n### Requirement: Sign out\n").unwrap();
+        let out = run(
+            Some(&crlf),
+            "## REMOVED Requirements\n### Requirement: Sign out\n",
+        )
+        .unwrap();
         assert!(out.contains("\r\n") && !out.replace("\r\n", "").contains('\n'));
         assert!(run(Some(BASE), "no delta here\n").is_err());
-        assert!(run(Some(BASE), "## REMOVED Requirements\n### Requirement: Sign in\n### Requirement: Sign out\n").is_err());
+        assert!(
+            run(
+                Some(BASE),
+                "## REMOVED Requirements\n### Requirement: Sign in\n### Requirement: Sign out\n"
+            )
+            .is_err()
+        );
     }
 }
