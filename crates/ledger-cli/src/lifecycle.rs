@@ -374,6 +374,8 @@ fn validation_text(check: &ValidationCheck) -> String {
 fn finalization_text(done: &Finalization) -> String {
     let verdict = if done.clean {
         "only expected completion outputs"
+    } else if done.new_changes.is_empty() && done.spec_mismatches.is_empty() {
+        "sync-unverified"
     } else {
         "blocked by new changes"
     };
@@ -394,6 +396,35 @@ fn finalization_text(done: &Finalization) -> String {
     section(&mut out, "completion evidence", &done.completion_evidence);
     section(&mut out, "registry", &done.registry);
     section(&mut out, "new changes", &done.new_changes);
+    if !done.spec_mismatches.is_empty() {
+        out.push_str(&format!(
+            "spec sync differs from the approved deltas ({}):\n",
+            done.spec_mismatches.len()
+        ));
+    }
+    for m in &done.spec_mismatches {
+        let headers: Vec<String> = m.headers.iter().map(|h| quote(h).into_owned()).collect();
+        out.push_str(&format!(
+            "  capability {} ({}): {}\n",
+            quote(&m.capability),
+            quote(&m.path),
+            headers.join(", ")
+        ));
+    }
+    if !done.sync_unverified.is_empty() {
+        out.push_str(&format!(
+            "sync-unverified ({}):\n",
+            done.sync_unverified.len()
+        ));
+    }
+    for u in &done.sync_unverified {
+        out.push_str(&format!(
+            "  capability {} ({}): {}\n",
+            quote(&u.capability),
+            quote(&u.path),
+            quote(&u.reason)
+        ));
+    }
     out
 }
 

@@ -150,6 +150,11 @@ pub struct Validation {
     /// among the others only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub archives: Vec<String>,
+    /// What the spec sync must leave in each touched baseline
+    /// (docs/lifecycle.md, The spec sync). `None`: recorded by a ledger that
+    /// did not keep it; finalization then calls every sync unverified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_sync: Option<Vec<crate::spec_sync::ExpectedSync>>,
 }
 
 /// Everything a new session needs to continue a change, and nothing more:

@@ -16,6 +16,7 @@ use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::inventory::Inventory;
 use crate::path::WorkspacePath;
 use crate::scope::Scope;
+use crate::spec_sync::{SpecMismatch, SyncUnverified, judge};
 use crate::store::{RecordId, Store};
 use crate::validation::{COMPLETION_EVIDENCE, recorded_validation, workspace_paths};
 
@@ -60,9 +61,17 @@ pub struct Finalization {
     pub completion_evidence: Vec<Change>,
     /// The registry paths the caller named.
     pub registry: Vec<Change>,
-    /// Every other difference: a new change, which blocks finalization.
+    /// Every other difference: a new change, which blocks finalization (a
+    /// touched baseline written otherwise than its expected sync among them).
     pub new_changes: Vec<Change>,
-    /// Whether there is no new change.
+    /// Touched baselines that are not what the approved deltas make of the
+    /// validated baseline, with the requirement headers that differ: new
+    /// changes (docs/lifecycle.md, The spec sync).
+    pub spec_mismatches: Vec<SpecMismatch>,
+    /// Touched baselines whose sync ledger cannot reproduce: `sync-unverified`,
+    /// never clean.
+    pub sync_unverified: Vec<SyncUnverified>,
+    /// Whether there is no new change, no spec mismatch and no unverified sync.
     pub clean: bool,
 }
 
@@ -119,6 +128,8 @@ pub fn finalize_check(
             classes.classify(change, &validation, archived.as_deref(), &registry);
         }
     }
+    let sync = judge(&validation, archived.is_some(), &now, &baseline)?;
+    classes.mismatched(&sync.mismatches);
     classes
         .new_changes
         .sort_by(|a, b| a.new.path.cmp(&b.new.path));
@@ -132,7 +143,11 @@ pub fn finalize_check(
         record,
         fingerprint: validation.fingerprint,
         archive_move,
-        clean: classes.new_changes.is_empty(),
+        clean: classes.new_changes.is_empty()
+            && sync.mismatches.is_empty()
+            && sync.unverified.is_empty(),
+        spec_mismatches: sync.mismatches,
+        sync_unverified: sync.unverified,
         spec_sync: classes.spec_sync,
         completion_evidence: classes.completion_evidence,
         registry: classes.registry,
@@ -282,6 +297,15 @@ impl Classes {
             diff(Some(&validated_there), &now_there, &mut self.new_changes);
         }
         Ok(handled)
+    }
+
+    /// Moves the writes of mismatched baselines from the spec sync to the new changes.
+    fn mismatched(&mut self, mismatches: &[SpecMismatch]) {
+        let (bad, good): (Vec<Change>, Vec<Change>) = std::mem::take(&mut self.spec_sync)
+            .into_iter()
+            .partition(|c| mismatches.iter().any(|m| m.path == c.new.path.as_str()));
+        self.spec_sync = good;
+        self.new_changes.extend(bad);
     }
 
     /// Files a difference the archive pairing did not account for.

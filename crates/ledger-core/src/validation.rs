@@ -356,6 +356,15 @@ pub fn record_validation(
         "baseline specs at the validation of change {}",
         change.change
     );
+    let capabilities = capabilities(change)?;
+    // Fixed now: after the archive the validated baseline is gone (ledger keeps no copy).
+    let spec_sync = crate::spec_sync::expect(
+        &change.change,
+        &change.directory(),
+        &specs,
+        &capabilities,
+        &inventory,
+    )?;
     envelope.validation = Some(Validation {
         verdict: request.verdict,
         fingerprint: inventory.fingerprint,
@@ -365,9 +374,10 @@ pub fn record_validation(
         observed_at: now(),
         directory: change.directory(),
         specs_root: specs,
-        capabilities: capabilities(change)?,
+        capabilities,
         specs_baseline: Some(Inventory::expand(&baseline)?),
         archives: change.archived_directories()?,
+        spec_sync: Some(spec_sync),
     });
     envelope.retired = None;
     let id = store.commit(

@@ -24,6 +24,14 @@ const DIR: &str = "openspec/changes/add-auth";
 const ARCHIVE: &str = "openspec/changes/archive/2026-12-01-add-auth";
 const TASKS: &str = "## 1. Core\n- [ ] 1.1 [core] Add login\n- [ ] 1.2 [core] Add tokens\n";
 
+const AUTH_DELTA: &str = "## ADDED Requirements\n\n### Requirement: Login\nThe system SHALL log users in.\n\n#### Scenario: ok\n- **WHEN** a user logs in\n- **THEN** it works\n";
+const AUTH_BASELINE: &str = "# auth Specification\n\n## Purpose\nSigning in.\n\n## Requirements\n\n### Requirement: Logout\nThe system SHALL log users out.\n\n#### Scenario: out\n- x\n";
+/// What `openspec archive` writes from the two above.
+const AUTH_SYNCED: &str = "# auth Specification\n\n## Purpose\nSigning in.\n\n## Requirements\n\n### Requirement: Logout\nThe system SHALL log users out.\n\n#### Scenario: out\n- x\n\n### Requirement: Login\nThe system SHALL log users in.\n\n#### Scenario: ok\n- **WHEN** a user logs in\n- **THEN** it works\n";
+const TOKENS_DELTA: &str = "## ADDED Requirements\n\n### Requirement: Tokens\nThe system SHALL issue tokens.\n\n#### Scenario: t\n- y\n";
+/// A new capability's skeleton with the added requirement.
+const TOKENS_SYNCED: &str = "# api/tokens Specification\n\n## Purpose\nTBD - created by archiving change add-auth. Update Purpose after archive.\n\n## Requirements\n\n### Requirement: Tokens\nThe system SHALL issue tokens.\n\n#### Scenario: t\n- y\n";
+
 struct Repo {
     dir: tempfile::TempDir,
 }
@@ -39,16 +47,10 @@ impl Repo {
             "# Why\nUsers need to log in.\n",
         );
         repo.write(&format!("{DIR}/design.md"), "# Design\nCookies.\n");
-        repo.write(
-            &format!("{DIR}/specs/auth/spec.md"),
-            "## ADDED Requirements\n",
-        );
-        repo.write(
-            &format!("{DIR}/specs/api/tokens/spec.md"),
-            "## ADDED Tokens\n",
-        );
+        repo.write(&format!("{DIR}/specs/auth/spec.md"), AUTH_DELTA);
+        repo.write(&format!("{DIR}/specs/api/tokens/spec.md"), TOKENS_DELTA);
         repo.write(&format!("{DIR}/tasks.md"), TASKS);
-        repo.write("openspec/specs/auth/spec.md", "# auth\n");
+        repo.write("openspec/specs/auth/spec.md", AUTH_BASELINE);
         repo.write("openspec/specs/billing/spec.md", "# billing\n");
         repo.write("src/lib.rs", "pub fn login() {}\n");
         repo.write("README.md", "# product\n");
@@ -108,11 +110,8 @@ impl Repo {
         let to = self.path().join(ARCHIVE);
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::rename(self.path().join(DIR), to).unwrap();
-        self.write(
-            "openspec/specs/auth/spec.md",
-            "# auth\n\n### Requirement: login\n",
-        );
-        self.write("openspec/specs/api/tokens/spec.md", "# tokens\n");
+        self.write("openspec/specs/auth/spec.md", AUTH_SYNCED);
+        self.write("openspec/specs/api/tokens/spec.md", TOKENS_SYNCED);
         self.write(&format!("{ARCHIVE}/completion-evidence.md"), "# Done\n");
         self.write("docs/registry.md", "add-auth: done\n");
     }
@@ -542,4 +541,82 @@ fn a_forged_pass_inventory_is_a_malformed_record() {
 
 fn repo_finalize_err(repo: &Repo) -> ledger_core::Error {
     finalize_check(&repo.store(), &repo.change(), &[]).unwrap_err()
+}
+
+#[test]
+fn a_baseline_that_is_not_the_approved_delta_applied_is_a_new_change() {
+    let repo = validated();
+    repo.archive();
+    // Unrelated text where the sync belongs; the other capability is right.
+    repo.write("openspec/specs/auth/spec.md", "# auth\n\nanything at all\n");
+    let done = repo.finalize();
+    assert!(!done.clean);
+    assert_eq!(
+        paths(&done.new_changes),
+        ["content-changed openspec/specs/auth/spec.md"]
+    );
+    assert_eq!(
+        paths(&done.spec_sync),
+        ["added openspec/specs/api/tokens/spec.md"]
+    );
+    let m = &done.spec_mismatches[..];
+    assert_eq!(m.len(), 1);
+    assert_eq!(
+        (m[0].capability.as_str(), m[0].path.as_str()),
+        ("auth", "openspec/specs/auth/spec.md")
+    );
+    assert_eq!(
+        m[0].headers,
+        [
+            "### Requirement: Logout",
+            "### Requirement: Login",
+            "(outside the requirement blocks)"
+        ]
+    );
+    // One requirement edited: only its header is named.
+    repo.write(
+        "openspec/specs/auth/spec.md",
+        &AUTH_SYNCED.replace("log users in", "log anyone in"),
+    );
+    let done = repo.finalize();
+    assert_eq!(done.spec_mismatches[0].headers, ["### Requirement: Login"]);
+    // Not synced at all after the archive: the sync is missing.
+    repo.write("openspec/specs/auth/spec.md", AUTH_BASELINE);
+    let done = repo.finalize();
+    assert!(!done.clean && done.new_changes.is_empty());
+    assert_eq!(done.spec_mismatches[0].headers, ["### Requirement: Login"]);
+    assert!(done.sync_unverified.is_empty());
+}
+
+#[test]
+fn a_sync_ledger_cannot_reproduce_is_unverified_never_clean() {
+    let repo = Repo::new();
+    // A delta without any operation: OpenSpec's archive aborts on it.
+    repo.write(&format!("{DIR}/specs/auth/spec.md"), "## ADDED Tokens\n");
+    repo.approve_all();
+    repo.run_gate();
+    record_validation(&repo.store(), &repo.change(), &repo.request()).unwrap();
+    assert!(repo.finalize().clean, "nothing is archived yet");
+    repo.archive();
+    let done = repo.finalize();
+    assert!(!done.clean);
+    assert!(done.new_changes.is_empty() && done.spec_mismatches.is_empty());
+    let capabilities: Vec<&str> = done
+        .sync_unverified
+        .iter()
+        .map(|u| u.capability.as_str())
+        .collect();
+    assert_eq!(capabilities, ["api/tokens", "auth"]);
+    assert!(
+        done.sync_unverified[1]
+            .reason
+            .contains("no ADDED/MODIFIED/REMOVED/RENAMED"),
+        "{:?}",
+        done.sync_unverified
+    );
+    assert!(
+        done.sync_unverified[0]
+            .reason
+            .contains("all capabilities or none")
+    );
 }

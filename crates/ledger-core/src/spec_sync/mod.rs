@@ -19,7 +19,12 @@ mod merge;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use crate::entry::Digest;
+use crate::entry::{Content, Digest};
+use crate::envelope::Validation;
+use crate::error::Result;
+use crate::inventory::Inventory;
+use crate::own_file::{DOCUMENT_LIMIT, read_in_workspace};
+use crate::path::WorkspacePath;
 
 pub use merge::apply;
 
@@ -177,4 +182,187 @@ impl ExpectedSync {
         }
         out
     }
+}
+
+/// A touched baseline whose content is not what the approved deltas make of
+/// the validated baseline: a new change, naming the requirement headers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SpecMismatch {
+    /// The capability.
+    pub capability: String,
+    /// The baseline spec.
+    pub path: String,
+    /// The requirement headers whose blocks differ (`### Requirement: …`), or
+    /// what else differs in parentheses.
+    pub headers: Vec<String>,
+}
+
+/// A touched baseline whose sync ledger cannot reproduce (`sync-unverified`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyncUnverified {
+    /// The capability.
+    pub capability: String,
+    /// The baseline spec.
+    pub path: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The expected sync of every capability of `capabilities`, from the delta
+/// and baseline bytes the PASS `inventory` holds (read again and checked
+/// against its digests: a file edited meanwhile is unverified). OpenSpec's
+/// archive applies every capability or none, so one unverified capability
+/// makes them all unverified.
+pub(crate) fn expect(
+    change: &str,
+    directory: &str,
+    specs_root: &str,
+    capabilities: &[String],
+    inventory: &Inventory,
+) -> Result<Vec<ExpectedSync>> {
+    let mut out = Vec::new();
+    for capability in capabilities {
+        let path = format!("{specs_root}/{capability}/spec.md");
+        let delta = format!("{directory}/specs/{capability}/spec.md");
+        let expected = match (
+            validated_bytes(inventory, &delta)?,
+            validated_bytes(inventory, &path)?,
+        ) {
+            (Ok(Some(delta)), Ok(baseline)) => {
+                ExpectedSync::compute(capability, &path, change, baseline.as_deref(), &delta)
+            }
+            (Ok(None), _) => {
+                ExpectedSync::unverified(capability, &path, "the delta spec is absent".to_owned())
+            }
+            (Err(why), _) | (_, Err(why)) => ExpectedSync::unverified(capability, &path, why),
+        };
+        out.push(expected);
+    }
+    if let Some(first) = out
+        .iter()
+        .find_map(|e| e.unverified.clone().map(|r| (e.capability.clone(), r)))
+    {
+        for e in &mut out {
+            if e.unverified.is_none() {
+                *e = ExpectedSync::unverified(
+                    &e.capability,
+                    &e.path,
+                    format!(
+                        "capability {}: {} (OpenSpec's archive applies all capabilities or none)",
+                        first.0, first.1
+                    ),
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The bytes of the inventory file `path` as validated: `Ok(None)` when the
+/// PASS holds it absent; `Err` with a reason when it is not a regular file or
+/// its bytes now are not the validated ones.
+fn validated_bytes(
+    inventory: &Inventory,
+    path: &str,
+) -> Result<std::result::Result<Option<Vec<u8>>, String>> {
+    let path = WorkspacePath::new(path)?;
+    let entry = inventory.entries.iter().find(|e| e.path == path);
+    let digest = match entry.map(|e| e.content) {
+        None | Some(Content::Missing) => return Ok(Ok(None)),
+        Some(Content::Symlink { .. }) => return Ok(Err(format!("{} is a symlink", path.as_str()))),
+        Some(Content::File { digest, .. }) => digest,
+    };
+    let bytes = read_in_workspace(
+        inventory.scope.workspace.as_std_path(),
+        &path,
+        "a spec",
+        DOCUMENT_LIMIT,
+    )?;
+    match bytes {
+        Some(bytes) if Digest(Sha256::digest(&bytes).into()) == digest => Ok(Ok(Some(bytes))),
+        _ => Ok(Err(format!(
+            "{} changed while the PASS was read",
+            path.as_str()
+        ))),
+    }
+}
+
+/// What finalization finds in the touched baselines.
+#[derive(Debug, Default)]
+pub(crate) struct Judgement {
+    /// New changes: content other than the expected sync.
+    pub mismatches: Vec<SpecMismatch>,
+    /// Syncs ledger cannot reproduce.
+    pub unverified: Vec<SyncUnverified>,
+}
+
+/// Judges each touched baseline of `validation` as it is now (`now`): the
+/// expected digest, or unchanged before the archive, passes; anything else is
+/// a mismatch; an expectation that is unverified (or was never recorded) is
+/// `sync-unverified` once the baseline was written or the change archived.
+pub(crate) fn judge(
+    validation: &Validation,
+    archived: bool,
+    now: &Inventory,
+    validated: &Inventory,
+) -> Result<Judgement> {
+    let content = |inv: &Inventory, path: &WorkspacePath| {
+        inv.entries
+            .iter()
+            .find(|e| &e.path == path)
+            .map_or(Content::Missing, |e| e.content)
+    };
+    let mut out = Judgement::default();
+    for capability in &validation.capabilities {
+        let path = format!("{}/{capability}/spec.md", validation.specs_root);
+        let at = WorkspacePath::new(path.as_str())?;
+        let current = content(now, &at);
+        let written = current != content(validated, &at);
+        let expected = validation
+            .spec_sync
+            .as_ref()
+            .map(|all| all.iter().find(|e| &e.capability == capability));
+        let unverified = |reason: String| SyncUnverified {
+            capability: capability.clone(),
+            path: path.clone(),
+            reason,
+        };
+        let expected = match expected {
+            None | Some(None) => {
+                if written || archived {
+                    out.unverified.push(unverified(
+                        "the PASS was recorded without the expected spec sync; record it again"
+                            .to_owned(),
+                    ));
+                }
+                continue;
+            }
+            Some(Some(e)) => e,
+        };
+        if let Some(reason) = &expected.unverified {
+            if written || archived {
+                out.unverified.push(unverified(reason.clone()));
+            }
+            continue;
+        }
+        let matches = matches!(current, Content::File { digest, .. } if Some(format!("sha256:{}", digest.to_hex())) == expected.sha256);
+        if matches || (!written && !archived) {
+            continue;
+        }
+        let bytes = match current {
+            Content::File { .. } => read_in_workspace(
+                now.scope.workspace.as_std_path(),
+                &at,
+                "a spec",
+                DOCUMENT_LIMIT,
+            )?,
+            _ => None,
+        };
+        out.mismatches.push(SpecMismatch {
+            capability: capability.clone(),
+            path,
+            headers: expected.differing_headers(bytes.as_deref()),
+        });
+    }
+    Ok(out)
 }
