@@ -738,3 +738,45 @@ fn an_archived_file_altered_blocks_finalization() {
     );
     assert_eq!(done["archive_move"]["files"].as_array().unwrap().len(), 5);
 }
+
+#[test]
+#[ignore = "needs the OpenSpec CLI: make openspec-test"]
+fn a_spec_replaced_after_the_archive_blocks_finalization() {
+    let (p, _) = validated_project("add-thing");
+    p.openspec(&["archive", "add-thing", "--yes"]);
+    // What openspec archive wrote is the expected sync...
+    let (done, code) = p.ledger_json(&["finalize", "check", "--change", "add-thing", "--json"]);
+    assert_eq!(code, 0, "{done:#}");
+    assert_eq!(done["spec_mismatches"], serde_json::json!([]));
+    // ...unrelated text in its place is a new change naming the headers.
+    p.write(
+        "openspec/specs/auth/spec.md",
+        "# auth\n\nSomething else entirely.\n",
+    );
+    let (done, code) = p.ledger_json(&["finalize", "check", "--change", "add-thing", "--json"]);
+    assert_eq!(
+        (code, done["clean"].as_bool()),
+        (1, Some(false)),
+        "{done:#}"
+    );
+    assert_eq!(
+        listed(&done["new_changes"]),
+        ["added openspec/specs/auth/spec.md"]
+    );
+    let mismatch = &done["spec_mismatches"][0];
+    assert_eq!(mismatch["capability"], "auth");
+    let headers = mismatch["headers"].as_array().unwrap();
+    assert!(
+        headers
+            .iter()
+            .any(|h| h.as_str().unwrap().starts_with("### Requirement: ")),
+        "{mismatch:#}"
+    );
+    let out = p.ledger(&["finalize", "check", "--change", "add-thing"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("spec sync differs from the approved deltas (1):\n  capability auth"),
+        "{text}"
+    );
+}

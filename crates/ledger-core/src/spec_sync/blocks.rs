@@ -68,7 +68,7 @@ static DELTA_HEADER: LazyLock<Regex> = LazyLock::new(|| {
 /// `/^###\s+Requirement:\s*(.+)\s*$/i` (spec-structure.js: one space at least).
 static STRUCTURE_REQUIREMENT: LazyLock<Regex> =
     LazyLock::new(|| js(r"^###{S}+(?i-u:requirement):{S}*({DOT}+){S}*$"));
-/// `/^##\s+Purpose\s*$/i`, loosely: any such line, fenced or not.
+/// `/^##\s+Purpose\s*$/i`.
 static PURPOSE: LazyLock<Regex> = LazyLock::new(|| js(r"^##{S}+(?i-u:purpose){S}*$"));
 /// `/\s+/g`.
 static SPACES: LazyLock<Regex> = LazyLock::new(|| js(r"{S}+"));
@@ -264,8 +264,6 @@ pub(super) struct DeltaPlan {
     pub renamed: Vec<Rename>,
     /// Whether a FROM or TO line never formed a pair (OpenSpec refuses).
     pub unpaired_renames: bool,
-    /// Whether a `## Purpose` line appears anywhere (fenced or not).
-    pub mentions_purpose: bool,
 }
 
 /// One `## ` section of a delta: its title and body lines with their mask.
@@ -307,10 +305,7 @@ pub(super) fn parse_delta(content: &str) -> DeltaPlan {
             .iter()
             .filter(move |s| s.title.to_lowercase() == want)
     };
-    let mut plan = DeltaPlan {
-        mentions_purpose: lines.iter().any(|l| PURPOSE.is_match(l)),
-        ..DeltaPlan::default()
-    };
+    let mut plan = DeltaPlan::default();
     for s in titled("added requirements") {
         plan.added.extend(section_blocks(s.lines, s.mask));
     }
@@ -445,6 +440,16 @@ pub(super) fn has_structure_issues(content: &str) -> bool {
         }
     }
     false
+}
+
+/// Whether `line` is a `## Purpose` header (`/^##\s+Purpose\s*$/i`).
+pub(super) fn is_purpose(line: &str) -> bool {
+    PURPOSE.is_match(line)
+}
+
+/// Whether `line` opens a top-level section (`/^##\s+/`).
+pub(super) fn is_top_level(line: &str) -> bool {
+    TOP_LEVEL.is_match(line)
 }
 
 /// `collapseBlankRunsOutsideFences`: runs of empty lines made one, except in

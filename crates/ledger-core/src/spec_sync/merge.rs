@@ -32,8 +32,9 @@
 //! What ledger does not reproduce it refuses as [`Unverified`], never guesses:
 //! every abort above, a baseline or delta that is not UTF-8 (Node would replace
 //! bytes), a result without requirement blocks (OpenSpec's validator refuses it,
-//! or `retire_capabilities` deletes the file), a new capability whose delta
-//! carries a `## Purpose` (OpenSpec's carry-over rules), a baseline naming one
+//! or `retire_capabilities` deletes the file), a new capability whose delta's
+//! `## Purpose` holds markup (OpenSpec weighs its carry-over with its Markdown
+//! parser; plain prose is carried over as OpenSpec does), a baseline naming one
 //! requirement twice in a spelling the structure check misses, a header written
 //! `###Requirement:` (OpenSpec's validator does not read it as one).
 //!
@@ -107,13 +108,12 @@ fn merge(
             if !plan.modified.is_empty() || !plan.renamed.is_empty() {
                 return Err("MODIFIED or RENAMED for a capability without a baseline".to_owned());
             }
-            if plan.mentions_purpose {
-                return Err("a new capability's delta carries a ## Purpose".to_owned());
-            }
             let (prefix, suffix) = PURPOSE_PLACEHOLDER;
-            format!(
-                "# {capability} Specification\n\n## Purpose\n{prefix}{change}{suffix}\n\n## Requirements\n"
-            )
+            let purpose = match delta_purpose(delta)? {
+                Some(body) => body,
+                None => format!("{prefix}{change}{suffix}"),
+            };
+            format!("# {capability} Specification\n\n## Purpose\n{purpose}\n\n## Requirements\n")
         }
     };
     if has_structure_issues(&target) {
@@ -196,6 +196,38 @@ fn merge(
     let joined: Vec<&str> = pieces.into_iter().filter(|s| !s.is_empty()).collect();
     let rebuilt = collapse_blank_runs(&joined.join("\n\n"));
     Ok(Some(format!("{}\n", trim_end(&rebuilt))))
+}
+
+/// `extractPurposeSection` of the delta, for a new capability (OpenSpec
+/// carries it into the skeleton): the trimmed body of the first unfenced
+/// `## Purpose` section, `None` when there is none or it is empty. A Purpose
+/// whose carry-over depends on rules ledger does not port (HTML comments,
+/// fences, headings or setext underlines, HTML in its body, which OpenSpec
+/// weighs with its Markdown parser) is refused.
+fn delta_purpose(delta: &str) -> Result<Option<String>, String> {
+    let text = super::blocks::lf(delta);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mask = super::blocks::fence_mask(&lines);
+    let Some(start) = (0..lines.len()).find(|&i| !mask[i] && super::blocks::is_purpose(lines[i]))
+    else {
+        return Ok(None);
+    };
+    if text.contains("<!--") {
+        return Err("the delta's ## Purpose is near an HTML comment".to_owned());
+    }
+    let end = (start + 1..lines.len())
+        .find(|&i| !mask[i] && super::blocks::is_top_level(lines[i]))
+        .unwrap_or(lines.len());
+    let body = &lines[start + 1..end];
+    let unported = |l: &&str| {
+        let t = l.trim_start_matches([' ', '\t']);
+        t.starts_with('#') || t.starts_with('<') || t.starts_with("===") || t.starts_with("---")
+    };
+    if mask[start + 1..end].iter().any(|&m| m) || body.iter().any(unported) {
+        return Err("the delta's ## Purpose holds markup OpenSpec's parser weighs".to_owned());
+    }
+    let body = trim(&body.join("\n")).to_owned();
+    Ok((!body.is_empty()).then_some(body))
 }
 
 /// The pre-validation of `buildUpdatedSpec`: duplicates within an operation,
