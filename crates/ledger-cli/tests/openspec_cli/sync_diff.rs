@@ -289,6 +289,12 @@ fn case(rng: &mut Rng, i: usize) -> Case {
             delta.push_str(if rng.chance(20) { "\n\n\n\n" } else { "\n\n" });
         }
     }
+    // A new capability's delta may carry its Purpose (OpenSpec copies it over).
+    if new_capability && rng.chance(50) {
+        delta = format!(
+            "## Purpose\n\nWhat {cap} is for, said plainly enough   \nover two lines.\n\n{delta}"
+        );
+    }
     if rng.chance(10) {
         delta = delta.replace('\n', "\r\n");
     }
@@ -381,6 +387,10 @@ fn the_spec_sync_is_openspecs_archive_byte_for_byte() {
         *reasons.entry(key).or_default() += 1;
     }
     println!("unverified by reason: {reasons:?}");
+    let purposes = reproduced
+        .iter()
+        .filter(|(c, _)| c.delta.contains("## Purpose"))
+        .count();
     let (new, renames) = (
         reproduced
             .iter()
@@ -392,10 +402,11 @@ fn the_spec_sync_is_openspecs_archive_byte_for_byte() {
             .count(),
     );
     println!(
-        "spec sync differential: {} cases, {} compared byte for byte with openspec archive ({} new capabilities, {} with renames), {} unverified by ledger, {:.1?}",
+        "spec sync differential: {} cases, {} compared byte for byte with openspec archive ({} new capabilities, {} of them with a Purpose, {} with renames), {} unverified by ledger, {:.1?}",
         cases.len(),
         reproduced.len(),
         new,
+        purposes,
         renames,
         unverified,
         started.elapsed()
@@ -411,6 +422,10 @@ fn the_spec_sync_is_openspecs_archive_byte_for_byte() {
         reproduced.len() >= 200,
         "only {} cases compared",
         reproduced.len()
+    );
+    assert!(
+        purposes > 0 && new > purposes,
+        "{purposes} Purposes among {new} new capabilities"
     );
     for op in ["ADDED", "MODIFIED", "REMOVED", "RENAMED"] {
         assert!(
