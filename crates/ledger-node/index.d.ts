@@ -212,6 +212,38 @@ export interface Validation {
   capabilities: string[]
   /** Every baseline spec at validation time (not part of the fingerprint). */
   specs_baseline?: InventoryJson
+  /** What the spec sync must leave in each touched baseline (absent: not recorded). */
+  spec_sync?: ExpectedSync[]
+}
+
+/** The expected spec sync of one touched baseline (docs/lifecycle.md, The spec sync). */
+export interface ExpectedSync {
+  capability: string
+  /** `openspec/specs/<capability>/spec.md`. */
+  path: string
+  /** `sha256:…` of the bytes OpenSpec's archive leaves there; absent when unverified. */
+  sha256?: string
+  /** The expected requirement blocks: header name and `sha256:…` of the block. */
+  requirements?: { name: string; sha256: string }[]
+  /** `sha256:…` of everything outside the requirement blocks. */
+  frame?: string
+  /** Why ledger cannot reproduce the sync. */
+  unverified?: string
+}
+
+/** A touched baseline that is not the approved deltas applied: a new change. */
+export interface SpecMismatch {
+  capability: string
+  path: string
+  /** The requirement headers that differ (`### Requirement: …`), or what else in parentheses. */
+  headers: string[]
+}
+
+/** A touched baseline whose sync ledger cannot reproduce: never clean. */
+export interface SyncUnverified {
+  capability: string
+  path: string
+  reason: string
 }
 
 /** One field of an envelope that differs from the record before. */
@@ -274,6 +306,10 @@ export interface Finalization {
   registry: StatusChange[]
   /** Anything else: blocks finalization. */
   new_changes: StatusChange[]
+  /** Touched baselines that are not the approved deltas applied (new changes). */
+  spec_mismatches: SpecMismatch[]
+  /** Touched baselines whose sync ledger cannot reproduce (`sync-unverified`). */
+  sync_unverified: SyncUnverified[]
   clean: boolean
 }
 

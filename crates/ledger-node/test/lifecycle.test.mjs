@@ -13,13 +13,18 @@ import { cli, ledger, noCli, packageDir, repoRoot, run, Sandbox } from './helper
 const DIR = 'openspec/changes/add-auth'
 const ARCHIVE = 'openspec/changes/archive/2026-12-01-add-auth'
 const TASKS = '- [ ] 1.1 [core] Login\n- [ ] 1.2 [core] Tokens\n'
+const DELTA = '## ADDED Requirements\n\n### Requirement: Login\nThe system SHALL log users in.\n\n#### Scenario: ok\n- works\n'
+// What `openspec archive` writes for a new capability from DELTA.
+const SYNCED =
+  '# auth Specification\n\n## Purpose\nTBD - created by archiving change add-auth. Update Purpose after archive.\n\n' +
+  '## Requirements\n\n### Requirement: Login\nThe system SHALL log users in.\n\n#### Scenario: ok\n- works\n'
 
 function approvedChange(t) {
   const s = new Sandbox(t)
   s.init()
   s.write(`${DIR}/proposal.md`, '# Why\n')
   s.write(`${DIR}/design.md`, '# Design\n')
-  s.write(`${DIR}/specs/auth/spec.md`, '## ADDED Requirements\n')
+  s.write(`${DIR}/specs/auth/spec.md`, DELTA)
   s.write(`${DIR}/tasks.md`, TASKS)
   s.write('src/login.js', 'export const login = () => {}\n')
   const change = { workspace: s.w, change: 'add-auth' }
@@ -78,7 +83,7 @@ test('recordValidation, checkValidation and finalizeCheck', async (t) => {
   // An archive move by hand, the spec sync, a registry file.
   fs.mkdirSync(s.path('openspec/changes/archive'), { recursive: true })
   fs.renameSync(s.path(DIR), s.path(ARCHIVE))
-  s.write('openspec/specs/auth/spec.md', '# auth\n')
+  s.write('openspec/specs/auth/spec.md', SYNCED)
   s.write('docs/registry.md', 'add-auth\n')
   const done = await ledger.finalizeCheck(change, ['docs/registry.md'])
   assert.equal(done.clean, true)
@@ -89,6 +94,25 @@ test('recordValidation, checkValidation and finalizeCheck', async (t) => {
     const args = ['finalize', 'check', '--change', 'add-auth', '--expect', 'docs/registry.md', '--json', '--workspace', s.w]
     assert.deepEqual(JSON.parse(cli(args).stdout), done)
   }
+  assert.deepEqual([done.spec_mismatches, done.sync_unverified], [[], []])
+  // Unrelated text where the sync belongs: a new change naming the headers.
+  s.write('openspec/specs/auth/spec.md', '# auth\n\nanything else\n')
+  const replaced = await ledger.finalizeCheck(change, ['docs/registry.md'])
+  assert.equal(replaced.clean, false)
+  assert.deepEqual(replaced.new_changes.map((c) => c.new.path), ['openspec/specs/auth/spec.md'])
+  assert.deepEqual(replaced.spec_mismatches, [
+    {
+      capability: 'auth',
+      path: 'openspec/specs/auth/spec.md',
+      headers: ['### Requirement: Login', '(outside the requirement blocks)'],
+    },
+  ])
+  if (!noCli) {
+    const args = ['finalize', 'check', '--change', 'add-auth', '--expect', 'docs/registry.md', '--workspace', s.w]
+    const out = cli(args, { ok: [1] })
+    assert.match(out.stdout, /spec sync differs from the approved deltas \(1\):\n  capability auth/)
+  }
+  s.write('openspec/specs/auth/spec.md', SYNCED)
   s.write(`${ARCHIVE}/design.md`, '# Design, edited\n')
   const blocked = ledger.finalizeCheckSync(change)
   assert.equal(blocked.clean, false)

@@ -283,7 +283,15 @@ pub struct PyFinalization {
     /// Every other difference: blocks finalization.
     #[pyo3(get)]
     new_changes: Vec<PyChange>,
-    /// Whether there is no new change.
+    /// Touched baselines that are not the approved deltas applied:
+    /// `(capability, path, headers)`, the requirement headers that differ.
+    #[pyo3(get)]
+    spec_mismatches: Vec<(String, String, Vec<String>)>,
+    /// Touched baselines whose sync ledger cannot reproduce
+    /// (`sync-unverified`): `(capability, path, reason)`.
+    #[pyo3(get)]
+    sync_unverified: Vec<(String, String, String)>,
+    /// Whether there is no new change, spec mismatch or unverified sync.
     #[pyo3(get)]
     clean: bool,
     inner: Finalization,
@@ -307,6 +315,12 @@ impl From<Finalization> for PyFinalization {
             completion_evidence: changes(&inner.completion_evidence),
             registry: changes(&inner.registry),
             new_changes: changes(&inner.new_changes),
+            spec_mismatches: (inner.spec_mismatches.iter())
+                .map(|m| (m.capability.clone(), m.path.clone(), m.headers.clone()))
+                .collect(),
+            sync_unverified: (inner.sync_unverified.iter())
+                .map(|u| (u.capability.clone(), u.path.clone(), u.reason.clone()))
+                .collect(),
             clean: inner.clean,
             inner,
         }

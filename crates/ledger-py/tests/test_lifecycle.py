@@ -17,6 +17,12 @@ from conftest import CHANGE, REPO_ROOT, Cli, write
 
 ARTIFACTS = ("proposal", "specs", "design", "tasks")
 ARCHIVE = "openspec/changes/archive/2026-12-01-add-auth"
+DELTA = "## ADDED Requirements\n\n### Requirement: Login\nThe system SHALL log users in.\n\n#### Scenario: ok\n- works\n"
+# What `openspec archive` writes for a new capability from DELTA.
+SYNCED = (
+    "# auth Specification\n\n## Purpose\nTBD - created by archiving change add-auth. Update Purpose after archive.\n\n"
+    "## Requirements\n\n### Requirement: Login\nThe system SHALL log users in.\n\n#### Scenario: ok\n- works\n"
+)
 
 
 def approved(workspace: Path) -> tuple[ledger.Store, ledger.ChangeSet]:
@@ -55,6 +61,7 @@ def test_advance_state_patches_only_the_named_fields(workspace: Path, cli: Cli) 
 
 
 def test_validation_and_finalization(workspace: Path, cli: Cli) -> None:
+    write(workspace, "openspec/changes/add-auth/specs/auth/spec.md", DELTA)
     store, change = approved(workspace)
     with pytest.raises(ledger.ValidationRefusedError, match="gate test is stale"):
         ledger.validate_record(store, change, "PASS", "review 2", roots=["src"], gates=["test"])
@@ -69,7 +76,7 @@ def test_validation_and_finalization(workspace: Path, cli: Cli) -> None:
     assert out.returncode == 0 and out.stdout == check.to_json()
 
     shutil.move(str(workspace / "openspec/changes/add-auth"), str(workspace / ARCHIVE))
-    write(workspace, "openspec/specs/auth/spec.md", "# auth\n")
+    write(workspace, "openspec/specs/auth/spec.md", SYNCED)
     write(workspace, "docs/registry.md", "add-auth\n")
     done = ledger.finalize_check(store, change, expect=["docs/registry.md"])
     assert done.clean and done.archive_move == ("openspec/changes/add-auth", ARCHIVE)
@@ -78,6 +85,18 @@ def test_validation_and_finalization(workspace: Path, cli: Cli) -> None:
     assert [c.path for c in done.registry] == ["docs/registry.md"]
     args = ("finalize", "check", "--change", CHANGE, "--expect", "docs/registry.md", "--json")
     assert cli.ok(*args, "--workspace", str(workspace)) == done.to_json()
+    assert (done.spec_mismatches, done.sync_unverified) == ([], [])
+    # Unrelated text where the sync belongs: a new change naming the headers.
+    write(workspace, "openspec/specs/auth/spec.md", "# auth\n\nanything else\n")
+    replaced = ledger.finalize_check(store, change, expect=["docs/registry.md"])
+    assert not replaced.clean
+    assert [c.path for c in replaced.new_changes] == ["openspec/specs/auth/spec.md"]
+    assert replaced.spec_mismatches == [
+        ("auth", "openspec/specs/auth/spec.md", ["### Requirement: Login", "(outside the requirement blocks)"])
+    ]
+    out = cli.run("finalize", "check", "--change", CHANGE, "--expect", "docs/registry.md", "--workspace", str(workspace))
+    assert out.returncode == 1 and "spec sync differs from the approved deltas (1):" in out.stdout
+    write(workspace, "openspec/specs/auth/spec.md", SYNCED)
     write(workspace, "src/app.py", "print('changed')\n")
     blocked = ledger.finalize_check(store, change, expect=["docs/registry.md"])
     assert not blocked.clean

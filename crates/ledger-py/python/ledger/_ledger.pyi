@@ -621,6 +621,8 @@ class Finalization:
     completion_evidence: Final[list[Change]]
     registry: Final[list[Change]]
     new_changes: Final[list[Change]]
+    spec_mismatches: Final[list[tuple[str, str, list[str]]]]
+    sync_unverified: Final[list[tuple[str, str, str]]]
     clean: Final[bool]
     def to_json(self) -> str: ...
     def __eq__(self, value: object, /) -> bool: ...
