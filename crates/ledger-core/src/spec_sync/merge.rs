@@ -417,6 +417,7 @@ fn match_line_ending(rebuilt: &str, previous: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     const BASE: &str = "# auth Specification\n\n## Purpose\nSigning in.\n\n## Requirements\n\n### Requirement: Sign in\nThe system SHALL sign users in.\n\n#### Scenario: ok\n- **WHEN** a user signs in\n- **THEN** it works\n\n### Requirement: Sign out\nThe system SHALL sign users out.\n\n#### Scenario: out\n- **WHEN** x\n- **THEN** y\n";
