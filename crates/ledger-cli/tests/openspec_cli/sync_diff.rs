@@ -169,14 +169,17 @@ fn section(rng: &mut Rng, title: &str) -> String {
     } else {
         spelled
     };
-    format!("## {spelled}\n\n")
+    let trailing = if rng.chance(10) { " \t" } else { "" };
+    format!("## {spelled}{trailing}\n\n")
 }
 
 fn case(rng: &mut Rng, i: usize) -> Case {
     let cap = format!("cap-{i:03}");
     let mut taken = Vec::new();
     let new_capability = rng.chance(15);
-    let reqs: Vec<Req> = if new_capability {
+    // A baseline without a `## Requirements` section (OpenSpec appends one).
+    let sectionless = !new_capability && rng.chance(8);
+    let reqs: Vec<Req> = if new_capability || sectionless {
         Vec::new()
     } else {
         let count = 1 + rng.below(4);
@@ -188,7 +191,27 @@ fn case(rng: &mut Rng, i: usize) -> Case {
             })
             .collect()
     };
-    let base = (!new_capability).then(|| baseline(rng, &cap, &reqs));
+    let base = if sectionless {
+        let mut text = format!(
+            "# {cap} Specification\n\n## Purpose\nWhat {cap} does, long enough to be a purpose.\n"
+        );
+        if rng.chance(50) {
+            text.push_str("\n## Notes\n\nNo requirements yet.\n\n\n");
+        }
+        if rng.chance(30) {
+            text = text.replace('\n', "\r\n");
+        }
+        Some(text)
+    } else {
+        (!new_capability).then(|| baseline(rng, &cap, &reqs))
+    };
+    let base = base.map(|b| {
+        if rng.chance(5) {
+            format!("\u{FEFF}{b}")
+        } else {
+            b
+        }
+    });
     let mut delta = String::new();
     let mut ops = 0;
     // RENAMED (maybe with a MODIFIED of the new name).
@@ -298,6 +321,9 @@ fn case(rng: &mut Rng, i: usize) -> Case {
     if rng.chance(10) {
         delta = delta.replace('\n', "\r\n");
     }
+    if rng.chance(5) {
+        delta.insert(0, '\u{FEFF}');
+    }
     Case {
         cap,
         baseline: base,
@@ -391,6 +417,33 @@ fn the_spec_sync_is_openspecs_archive_byte_for_byte() {
         .iter()
         .filter(|(c, _)| c.delta.contains("## Purpose"))
         .count();
+    let sectionless = reproduced
+        .iter()
+        .filter(|(c, _)| {
+            c.baseline
+                .as_ref()
+                .is_some_and(|b| !b.to_lowercase().contains("## requirements"))
+        })
+        .count();
+    let bom = reproduced
+        .iter()
+        .filter(|(c, _)| {
+            c.delta.starts_with('\u{FEFF}')
+                || c.baseline
+                    .as_ref()
+                    .is_some_and(|b| b.starts_with('\u{FEFF}'))
+        })
+        .count();
+    let crlf = reproduced
+        .iter()
+        .filter(|(c, _)| {
+            c.delta.contains('\r') || c.baseline.as_ref().is_some_and(|b| b.contains('\r'))
+        })
+        .count();
+    println!(
+        "compared: {sectionless} baselines without ## Requirements, {bom} with a BOM, {crlf} with CRLF"
+    );
+    assert!(sectionless > 0 && bom > 0 && crlf > 0);
     let (new, renames) = (
         reproduced
             .iter()
