@@ -43,8 +43,20 @@ impl Project {
     /// data directories are the sandbox's (no user-level schema or config is
     /// read), and it sends no telemetry.
     fn openspec(&self, args: &[&str]) -> Output {
+        let out = self.openspec_output(args);
+        assert!(
+            out.status.success(),
+            "openspec {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// Runs `openspec args` in the workspace, whatever its exit status.
+    fn openspec_output(&self, args: &[&str]) -> Output {
         let home = self.s.home();
-        let out = Command::new(openspec_bin())
+        Command::new(openspec_bin())
             .args(args)
             .current_dir(self.s.w())
             .env("HOME", &home)
@@ -55,14 +67,7 @@ impl Project {
             .env("CI", "1")
             .env("NO_COLOR", "1")
             .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "openspec {args:?} failed: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
+            .unwrap()
     }
 
     fn write(&self, rel: &str, text: &str) {

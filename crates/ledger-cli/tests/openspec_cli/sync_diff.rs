@@ -464,6 +464,38 @@ fn the_spec_sync_is_openspecs_archive_byte_for_byte() {
         unverified,
         started.elapsed()
     );
+    // One case of each kind ledger refuses, archived alone: the real archive
+    // aborts on it too and leaves the baseline as it was.
+    let mut kinds: Vec<String> = Vec::new();
+    for (c, e) in cases.iter().zip(&expected) {
+        let Err(why) = e else { continue };
+        let kind = why.reason.split('"').next().unwrap_or_default().to_owned();
+        if kinds.contains(&kind) {
+            continue;
+        }
+        kinds.push(kind);
+        let name = format!("unverified-{}", kinds.len());
+        stage(&p, &name, &[c]);
+        let out = p.openspec_output(&["archive", &name, "--yes"]);
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !out.status.success() || said.contains("Aborted"),
+            "{}: ledger says {:?}, but openspec archived it:\n{said}",
+            c.cap,
+            why.reason
+        );
+        let now = std::fs::read(p.s.w().join(format!("openspec/specs/{}/spec.md", c.cap))).ok();
+        assert_eq!(
+            now.as_deref(),
+            c.baseline.as_deref().map(str::as_bytes),
+            "{}",
+            c.cap
+        );
+    }
+    println!(
+        "unverified kinds confirmed as aborts by openspec archive: {}",
+        kinds.len()
+    );
     assert!(
         mismatches.is_empty(),
         "{} of {} differ:\n{}",
