@@ -255,10 +255,18 @@ pub(crate) fn read_regular(
             digest,
         });
     }
-    let content = hash_regular_file(dir, path.file_name(), path, seen, rule, after_chunk)?;
+    // Recorded only when old enough and settled before the read: every page
+    // dirty then written back, so that a later write moves the times
+    // (docs/performance.md, The cache's safety rule).
+    let recording = match (cache, lookup) {
+        (Some(cache), Lookup::Miss(key)) if cache.may_record(seen) => Some((cache, key)),
+        _ => None,
+    };
+    let settle = |file: &File| recording.is_some_and(|(cache, _)| cache.settle(file, seen));
+    let (content, settled) =
+        hash_regular_file(dir, path.file_name(), path, seen, rule, settle, after_chunk)?;
     // `seen` is the version the read verified (the descriptor matched it after).
-    if let (Some(cache), Lookup::Miss(key), Content::File { digest, .. }) =
-        (cache, lookup, &content)
+    if let (Some((cache, key)), true, Content::File { digest, .. }) = (recording, settled, &content)
     {
         cache.record(key, seen, *digest);
     }
@@ -267,14 +275,17 @@ pub(crate) fn read_regular(
 
 /// Hashes a regular file through an `O_NOFOLLOW` descriptor, and checks after
 /// the read that it is the same, unchanged file the stat before it saw.
+/// `settle` runs on the opened file before the read; what it answered is
+/// returned with the content.
 fn hash_regular_file(
     dir: &OwnedFd,
     name: &str,
     path: &WorkspacePath,
     seen: &Stat,
     rule: Option<TaskRule>,
+    settle: impl FnOnce(&File) -> bool,
     after_chunk: impl FnMut(),
-) -> Result<Content> {
+) -> Result<(Content, bool)> {
     let display = || DisplayPath::from(path.as_str());
     let changed = || Error::ChangedWhileReading { path: display() };
     let unreadable = |operation, source| Error::Unreadable {
@@ -299,6 +310,7 @@ fn hash_regular_file(
         // file gets the kernel's larger readahead window.
         let _ = rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::Sequential);
     }
+    let settled = settle(&file);
     let started = SystemTime::now();
     // The stat taken before the open serves as the "before" state: if the path
     // was replaced or written between the two, the inode, size or times of the
@@ -318,10 +330,11 @@ fn hash_regular_file(
             return Err(changed());
         }
     }
-    Ok(Content::File {
+    let content = Content::File {
         executable: seen.st_mode & 0o111 != 0,
         digest,
-    })
+    };
+    Ok((content, settled))
 }
 
 /// Why one hashing pass failed.
@@ -818,11 +831,13 @@ mod tests {
         let root = open_workspace(dir.path()).unwrap();
         let seen = rustix::fs::statat(&root, "hot", AtFlags::SYMLINK_NOFOLLOW).unwrap();
         let mut mutate = Some(mutate);
-        hash_regular_file(&root, "hot", &wp("hot"), &seen, None, || {
+        let settle = |_: &File| false;
+        hash_regular_file(&root, "hot", &wp("hot"), &seen, None, settle, || {
             if let Some(m) = mutate.take() {
                 m(&full);
             }
         })
+        .map(|(content, _)| content)
     }
 
     #[test]

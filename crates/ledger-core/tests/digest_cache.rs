@@ -46,7 +46,7 @@ fn aged_tree(files: usize) -> tempfile::TempDir {
 }
 
 fn tree(files: usize) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     std::fs::create_dir(dir.path().join(".ledger")).unwrap();
     for i in 0..files {
         let sub = dir.path().join(format!("d{}", i % 7));
@@ -56,16 +56,89 @@ fn tree(files: usize) -> tempfile::TempDir {
     dir
 }
 
-/// Aged trees of [`FILES`] files for the property test, made in batches so that
-/// one wait ages many.
-static AGED: Mutex<Vec<tempfile::TempDir>> = Mutex::new(Vec::new());
+/// A new directory outside any Git repository, on a file system with
+/// writeback: the cache records only files on one whose writeback it can force
+/// (docs/performance.md, The cache's safety rule), and the temporary directory
+/// may be a tmpfs — then `/var/tmp`, which is kept on disk.
+fn scratch() -> tempfile::TempDir {
+    let temp = std::env::temp_dir();
+    match is_tmpfs(&temp) {
+        true => tempfile::tempdir_in("/var/tmp").unwrap(),
+        false => tempfile::tempdir_in(temp).unwrap(),
+    }
+}
 
-fn take_aged_tree() -> tempfile::TempDir {
+/// A writer through a shared mapping of a file (`mmap(MAP_SHARED)`), as a
+/// database or an editor that maps its file writes it: the kernel moves the
+/// file's times on a write fault only, and a page already dirty and writable
+/// takes further writes without one.
+struct SharedWriter {
+    file: File,
+    map: memmap2::MmapMut,
+}
+
+impl SharedWriter {
+    fn open(path: &Path) -> SharedWriter {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .unwrap();
+        // SAFETY: the mapping is only written byte by byte within the file's
+        // length, and no test shrinks a mapped file below it.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::MmapMut::map_mut(&file) }.unwrap();
+        SharedWriter { file, map }
+    }
+
+    /// Stores `byte` at `at` through the mapping: a plain memory write.
+    fn poke(&mut self, at: usize, byte: u8) {
+        self.map[at] = byte;
+    }
+
+    /// `msync(MS_SYNC)`: the dirty pages written back.
+    fn msync(&self) {
+        self.map.flush().unwrap();
+    }
+
+    /// `munmap`, then `fsync`.
+    fn close(self) {
+        let SharedWriter { file, map } = self;
+        drop(map);
+        file.sync_all().unwrap();
+    }
+}
+
+/// An aged tree of [`FILES`] files for the property test; each file `i` with
+/// `i % MAPPED_EVERY == 0` is mapped shared and was written through its mapping
+/// before the tree aged, so that its page is still dirty when the test starts.
+struct AgedTree {
+    dir: tempfile::TempDir,
+    maps: Vec<(usize, SharedWriter)>,
+}
+
+const MAPPED_EVERY: usize = 10;
+
+/// Aged trees for the property test, made in batches so that one wait ages many.
+static AGED: Mutex<Vec<AgedTree>> = Mutex::new(Vec::new());
+
+fn take_aged_tree() -> AgedTree {
     let mut pool = AGED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if pool.is_empty() {
-        pool.extend((0..16).map(|_| tree(FILES)));
+        pool.extend((0..16).map(|_| {
+            let dir = tree(FILES);
+            let maps = (0..FILES)
+                .step_by(MAPPED_EVERY)
+                .map(|i| {
+                    let mut map = SharedWriter::open(&path_of(dir.path(), i));
+                    map.poke(1, b'M');
+                    (i, map)
+                })
+                .collect();
+            AgedTree { dir, maps }
+        }));
         std::thread::sleep(AGE);
     }
     pool.pop().unwrap()
@@ -213,7 +286,7 @@ fn files_changed_moments_ago_are_not_recorded() {
 #[test]
 fn tasks_files_and_symlinks_are_never_cached() {
     let _serial = serial();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     std::fs::create_dir(dir.path().join(".ledger")).unwrap();
     std::fs::write(dir.path().join("tasks.md"), b"- [x] 1.1 [core] A\n").unwrap();
     std::fs::write(dir.path().join("plain"), b"x").unwrap();
@@ -229,7 +302,7 @@ fn tasks_files_and_symlinks_are_never_cached() {
 #[test]
 fn a_workspace_without_a_store_gets_none() {
     let _serial = serial();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     std::fs::write(dir.path().join("f"), b"x").unwrap();
     expand_checked(dir.path());
     assert!(!dir.path().join(".ledger").exists(), "no store is created");
@@ -309,6 +382,127 @@ fn a_store_the_cache_cannot_be_written_to_still_answers() {
     assert_eq!(std::fs::read(dir.path().join(CACHE)).unwrap(), before);
 }
 
+/// The expansion with the cache and the one without it.
+fn cached_and_uncached(dir: &Path) -> (Inventory, Inventory) {
+    let cached = Inventory::expand(&scope_of(dir)).unwrap();
+    set_digest_cache(false);
+    let uncached = Inventory::expand(&scope_of(dir));
+    set_digest_cache(true);
+    (cached, uncached.unwrap())
+}
+
+/// The paths whose entries differ between two expansions of one tree.
+fn differing(a: &Inventory, b: &Inventory) -> Vec<String> {
+    let paths = |inv: &Inventory| -> std::collections::BTreeMap<String, Content> {
+        inv.entries
+            .iter()
+            .map(|e| (e.path.as_str().to_owned(), e.content))
+            .collect()
+    };
+    let (a, b) = (paths(a), paths(b));
+    let mut all: Vec<String> = a.keys().chain(b.keys()).cloned().collect();
+    all.dedup();
+    all.retain(|p| a.get(p) != b.get(p));
+    all
+}
+
+/// The sequence of issue 29: a file written once through a shared mapping,
+/// fingerprinted (the cache records its digest), written again through the same
+/// mapping (the same page, still dirty: no write fault, so no new time), then
+/// unmapped and synced — or synced through the mapping and left mapped, or left
+/// as it is. Every later expansion sees the second write.
+#[test]
+fn a_second_write_through_a_shared_mapping_is_seen() {
+    let _serial = serial();
+    for ending in ["munmap and fsync", "msync, still mapped", "still mapped"] {
+        let dir = tree(3);
+        let path = path_of(dir.path(), 0);
+        let mut writer = SharedWriter::open(&path);
+        writer.poke(0, b'X');
+        std::thread::sleep(AGE);
+        let first = expand_checked(dir.path());
+        assert_eq!(
+            cached(dir.path()),
+            3,
+            "{ending}: the cache recorded the tree"
+        );
+        writer.poke(1, b'Y');
+        let kept = match ending {
+            "munmap and fsync" => {
+                writer.close();
+                None
+            }
+            "msync, still mapped" => {
+                writer.msync();
+                Some(writer)
+            }
+            _ => Some(writer),
+        };
+        for run in 0..2 {
+            let (cached, uncached) = cached_and_uncached(dir.path());
+            assert_ne!(
+                uncached.fingerprint, first.fingerprint,
+                "{ending}: the bytes changed"
+            );
+            let differ = differing(&cached, &uncached);
+            assert!(
+                cached == uncached,
+                "{ending}: run {run} with the cache: {differ:?}"
+            );
+        }
+        drop(kept);
+    }
+}
+
+/// A mapping made after the cache recorded the file, read before it is
+/// written: the write is the first to the page since the expansion, and seen.
+#[test]
+fn a_write_through_a_mapping_made_after_the_expansion_is_seen() {
+    let _serial = serial();
+    let dir = aged_tree(3);
+    let path = path_of(dir.path(), 1);
+    let first = expand_checked(dir.path());
+    let mut writer = SharedWriter::open(&path);
+    let _read = writer.map[0];
+    writer.poke(0, b'Z');
+    let (cached, uncached) = cached_and_uncached(dir.path());
+    assert_ne!(uncached.fingerprint, first.fingerprint);
+    assert_eq!(cached, uncached);
+    writer.close();
+}
+
+/// On a file system without writeback (tmpfs), a page of a shared mapping stays
+/// writable for as long as it is mapped, and writes through it never move a
+/// time: no file there is ever recorded, and a write through a mapping is seen.
+#[test]
+fn files_on_a_file_system_without_writeback_are_never_recorded() {
+    let _serial = serial();
+    let Some(tmpfs) = ["/dev/shm", "/run/user", "/tmp"]
+        .into_iter()
+        .find(|dir| is_tmpfs(Path::new(dir)) && tempfile::tempdir_in(dir).is_ok())
+    else {
+        eprintln!("no writable tmpfs on this machine: nothing to check");
+        return;
+    };
+    let dir = tempfile::tempdir_in(tmpfs).unwrap();
+    std::fs::create_dir(dir.path().join(".ledger")).unwrap();
+    std::fs::write(dir.path().join("f"), content(0, 0)).unwrap();
+    let mut writer = SharedWriter::open(&dir.path().join("f"));
+    writer.poke(0, b'X');
+    std::thread::sleep(AGE);
+    let first = expand_checked(dir.path());
+    assert_eq!(cached(dir.path()), 0, "nothing on {tmpfs} is recorded");
+    writer.poke(1, b'Y');
+    let (cached, uncached) = cached_and_uncached(dir.path());
+    assert_ne!(uncached.fingerprint, first.fingerprint);
+    assert_eq!(cached, uncached);
+}
+
+fn is_tmpfs(dir: &Path) -> bool {
+    const TMPFS_MAGIC: u64 = 0x0102_1994;
+    rustix::fs::statfs(dir).is_ok_and(|fs| fs.f_type as u64 == TMPFS_MAGIC)
+}
+
 /// What a property-test step does to the tree.
 #[derive(Debug, Clone)]
 enum Op {
@@ -328,6 +522,9 @@ enum Op {
     Append(usize),
     /// New modification time, same bytes.
     Touch(usize),
+    /// A byte stored through the file's shared mapping, when it has one (see
+    /// [`AgedTree`]): its page may still be dirty from before the tree aged.
+    MapWrite(usize),
     /// An expansion between two steps (so that two rewrites fall within moments).
     Expand,
 }
@@ -342,7 +539,8 @@ fn op() -> impl Strategy<Value = Op> {
         i.clone().prop_map(Op::Symlink),
         i.clone().prop_map(Op::Remove),
         i.clone().prop_map(Op::Append),
-        i.prop_map(Op::Touch),
+        i.clone().prop_map(Op::Touch),
+        i.prop_map(|i| Op::MapWrite(i - i % MAPPED_EVERY)),
         Just(Op::Expand),
     ]
 }
@@ -354,8 +552,9 @@ fn path_of(dir: &Path, i: usize) -> std::path::PathBuf {
 }
 
 /// Applies `op`, as a user or a tool would; a step on a file that is no longer
-/// a regular file writes it anew.
-fn apply(dir: &Path, op: &Op, version: u8) {
+/// a regular file writes it anew (a mapping keeps writing the file it mapped).
+fn apply(tree: &mut AgedTree, op: &Op, version: u8) {
+    let dir = tree.dir.path();
     let file = |i: usize| {
         let path = path_of(dir, i);
         if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
@@ -400,6 +599,10 @@ fn apply(dir: &Path, op: &Op, version: u8) {
             .write_all(&[version])
             .unwrap(),
         Op::Touch(i) => set_mtime(&file(i), std::time::SystemTime::now()),
+        Op::MapWrite(i) => {
+            let (_, map) = tree.maps.iter_mut().find(|(m, _)| *m == i).unwrap();
+            map.poke(2, version);
+        }
         Op::Expand => {
             expand_checked(dir);
         }
@@ -413,19 +616,17 @@ proptest! {
     /// cache equals the one without it, entry by entry and in its fingerprint.
     #[test]
     fn the_cache_never_changes_the_answer(cases in prop::collection::vec(prop::collection::vec(op(), 1..8), 1..4)) {
-        let dir = take_aged_tree();
+        let mut tree = take_aged_tree();
         let _serial = serial();
-        expand_checked(dir.path());
-        prop_assert_eq!(cached(dir.path()), FILES as u64);
+        let dir = tree.dir.path().to_owned();
+        expand_checked(&dir);
+        prop_assert_eq!(cached(&dir), FILES as u64);
         for (round, steps) in cases.iter().enumerate() {
             for (n, step) in steps.iter().enumerate() {
-                apply(dir.path(), step, u8::try_from(round * 8 + n + 1).unwrap());
+                apply(&mut tree, step, u8::try_from(round * 8 + n + 1).unwrap());
             }
-            let cached = expand_checked(dir.path());
-            set_digest_cache(false);
-            let uncached = Inventory::expand(&scope_of(dir.path()));
-            set_digest_cache(true);
-            prop_assert_eq!(cached, uncached.unwrap());
+            let (cached, uncached) = cached_and_uncached(&dir);
+            prop_assert!(cached == uncached, "differ: {:?}", differing(&cached, &uncached));
         }
     }
 }

@@ -14,6 +14,19 @@
 //! instead. The change time cannot be set by any unprivileged program, so a
 //! rewrite that restores the modification time (`touch -r`) still shows.
 //!
+//! A write through a shared `mmap` moves the times only on a write fault, and a
+//! page that is dirty and writable takes any number of writes without one. So a
+//! digest is recorded only for a file on a file system whose writeback
+//! write-protects the mapped pages it cleans ([`Writeback`]: ext2/3/4, XFS,
+//! Btrfs), and only after [`force_writeback`] has written back every page of it
+//! that was dirty when the read began: from then on, any write to the file
+//! faults and moves its times first. Files on other file systems (tmpfs, whose
+//! mapped pages stay writable for as long as they are mapped; overlayfs and
+//! network or FUSE file systems, whose pages ledger cannot reach or whose times
+//! another machine sets) are read every time. A cache written when the clock
+//! read later than now is not trusted (the clock was set back). The argument
+//! in full: docs/performance.md, The cache's safety rule.
+//!
 //! The file lives in the store (`<store>/digest-cache`) and obeys its trust
 //! boundary: it is used only in a store that exists, that this user owns and
 //! that Git does not track; it is opened `openat`-style without following
@@ -22,23 +35,27 @@
 //! or checksum, unsorted keys) is discarded, never an error, and writing it
 //! never fails an expansion.
 //!
-//! Layout, little-endian: the magic `LDGDCv2\n`; the reference time (ns since
+//! Layout, little-endian: the magic `LDGDCv3\n`; the reference time (ns since
 //! the epoch) of the expansion that wrote it; the entry count; the entries, each
 //! a 24-byte key (8 bytes of the SHA-256 of the path, then 16 of the SHA-256 of
 //! the path and status: see [`key`]), the 32-byte digest and an age byte,
 //! strictly ascending by key; the SHA-256 of everything before. Then zero or
 //! more appended batches (see [`Journal`]), each the magic
-//! `LDGDCb2\n`, the reference time of the expansion that appended it, the entry
+//! `LDGDCb3\n`, the reference time of the expansion that appended it, the entry
 //! count, the entries (key and digest) and the SHA-256 of the batch before it.
 //! A few new digests are appended as a batch; the file is rewritten whole, the
 //! batches merged in, once they hold more than one entry per
 //! [`APPEND_RATIO`] sorted ones — so that a write costs what was read anew, not
 //! the size of the tree. A whole write keeps one version of a path that has a
-//! current one (see [`Merge`]). A cache of another version (`LDGDCv1`) does not
+//! current one (see [`Merge`]). A cache of another version (`LDGDCv1`, or
+//! `LDGDCv2`, written before entries required a forced writeback) does not
 //! check out: it is discarded and replaced.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
+use std::fs::File;
+#[cfg(target_os = "linux")]
+use std::os::fd::AsRawFd;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -61,7 +78,7 @@ pub(super) const CACHE: &str = "digest-cache";
 /// empty or `0` (unless [`set_digest_cache`] was called).
 pub const NO_CACHE_ENV: &str = "LEDGER_NO_CACHE";
 
-const MAGIC: &[u8; 8] = b"LDGDCv2\n";
+const MAGIC: &[u8; 8] = b"LDGDCv3\n";
 const HEADER: usize = MAGIC.len() + 8 + 8;
 /// A key: 8 bytes of a hash of the path, so that a path's versions sort
 /// together, then 16 of a hash of the path and the status (see [`key`]).
@@ -70,7 +87,7 @@ const KEY: usize = PATH_PART + 16;
 const PATH_PART: usize = 8;
 const ENTRY: usize = KEY + 32 + 1;
 const TRAILER: usize = 32;
-const BATCH_MAGIC: &[u8; 8] = b"LDGDCb2\n";
+const BATCH_MAGIC: &[u8; 8] = b"LDGDCb3\n";
 /// A batch's header has the sorted part's layout (magic, reference, count).
 const BATCH_HEADER: usize = HEADER;
 const BATCH_ENTRY: usize = KEY + 32;
@@ -339,6 +356,9 @@ pub(crate) struct DigestCache<'a> {
     /// The store's file system, when its clock was read and keeps fractions of
     /// a second: files on it have [`FINE_GRANULARITY_NS`].
     fine_device: Option<u64>,
+    /// Whether each device met so far has a file system whose writeback
+    /// write-protects mapped pages (see [`Writeback`]).
+    devices: Mutex<Vec<(u64, Writeback)>>,
 }
 
 impl<'a> DigestCache<'a> {
@@ -367,6 +387,7 @@ impl<'a> DigestCache<'a> {
             reference: file.reference,
             started,
             fine_device: clock.filter(has_fractions).map(|st| st.st_dev),
+            devices: Mutex::new(Vec::new()),
         }
     }
 
@@ -426,7 +447,12 @@ impl<'a> DigestCache<'a> {
             }),
         };
         if let Some((i, digest, reference)) = found {
-            if latest_change(stat) < reference.saturating_sub(self.granularity(stat)) {
+            // A reference later than this expansion's start: the clock was set
+            // back since, and a write in between may have been given the times
+            // the entry holds. Never trusted, and dropped.
+            if reference <= self.started
+                && latest_change(stat) < reference.saturating_sub(self.granularity(stat))
+            {
                 self.state[i].store(MATCHED, Ordering::Relaxed);
                 return Lookup::Hit(digest);
             }
@@ -436,11 +462,45 @@ impl<'a> DigestCache<'a> {
         Lookup::Miss(key)
     }
 
+    /// Whether a file in the version `stat` last changed long enough before this
+    /// expansion started for its digest to be recorded: a change after the read
+    /// is then given later times than it has (the racy-timestamp rule).
+    pub(crate) fn may_record(&self, stat: &Stat) -> bool {
+        latest_change(stat) < self.started.saturating_sub(self.granularity(stat))
+    }
+
+    /// Prepares the opened regular file `file` in the version `stat` for a read
+    /// whose digest is to be recorded, before the read: `true` when its file
+    /// system is one whose writeback write-protects what it cleans and every
+    /// page dirty now was written back ([`force_writeback`]), so that any later
+    /// write, through a shared mapping too, moves the file's times. `false`:
+    /// the digest must not be recorded.
+    pub(crate) fn settle(&self, file: &File, stat: &Stat) -> bool {
+        self.writeback(file, stat.st_dev) == Writeback::Protects && force_writeback(file).is_ok()
+    }
+
+    /// What writeback does on the device `device` (the one `file` is on),
+    /// asked of the file system once per device.
+    fn writeback(&self, file: &File, device: u64) -> Writeback {
+        let mut devices = self
+            .devices
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, known)) = devices.iter().find(|(d, _)| *d == device) {
+            return *known;
+        }
+        let found = rustix::fs::fstatfs(file).map_or(Writeback::Unknown, |fs| {
+            Writeback::of_magic(fs.f_type as u64)
+        });
+        devices.push((device, found));
+        found
+    }
+
     /// Records the digest of a file read in the version `stat` (the one the read
-    /// verified), unless it changed too recently to be told apart from a change
-    /// after the read.
+    /// verified, after [`DigestCache::settle`] said yes), unless it changed too
+    /// recently to be told apart from a change after the read.
     pub(crate) fn record(&self, key: Key, stat: &Stat, digest: Digest) {
-        if latest_change(stat) < self.started.saturating_sub(self.granularity(stat)) {
+        if self.may_record(stat) {
             self.fresh
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -552,6 +612,67 @@ impl<'a> DigestCache<'a> {
             let _ = temp.rename_to(&self.dir.root, CACHE);
         }
     }
+}
+
+/// What a file system's writeback does to the pages of a shared mapping, which
+/// decides whether a digest of one of its files may be recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Writeback {
+    /// ext2/3/4, XFS, Btrfs: a write fault on a clean page calls the file
+    /// system's `page_mkwrite`, which moves the file's times
+    /// (`file_update_time`) before the page becomes writable, and writing a
+    /// dirty page back write-protects it in every mapping first
+    /// (`folio_clear_dirty_for_io` → `folio_mkclean`). Both through the file's
+    /// own page cache, which `sync_file_range` reaches.
+    Protects,
+    /// Any other: tmpfs and ramfs have no writeback (a mapped page stays
+    /// writable, and writes through it never move a time); overlayfs keeps the
+    /// pages in another file system's inode, out of `sync_file_range`'s reach;
+    /// on NFS, SMB, FUSE and the like another machine or process sets the times.
+    Unknown,
+}
+
+impl Writeback {
+    const EXT4_SUPER_MAGIC: u64 = 0xEF53;
+    const XFS_SUPER_MAGIC: u64 = 0x5846_5342;
+    const BTRFS_SUPER_MAGIC: u64 = 0x9123_683E;
+
+    /// The file system of the `statfs` type `magic`.
+    fn of_magic(magic: u64) -> Writeback {
+        match magic {
+            Self::EXT4_SUPER_MAGIC | Self::XFS_SUPER_MAGIC | Self::BTRFS_SUPER_MAGIC => {
+                Writeback::Protects
+            }
+            _ => Writeback::Unknown,
+        }
+    }
+}
+
+/// Writes back every page of `file` that is dirty now and waits until it is
+/// written: `sync_file_range(WAIT_BEFORE | WRITE | WAIT_AFTER)`, which is
+/// `WB_SYNC_ALL` writeback — no page is skipped for being under writeback
+/// already — without `fsync`'s journal commit and device cache flush. A file
+/// with no dirty page costs a look at its page cache's dirty tag (about a
+/// microsecond); one with dirty pages, their write to the device.
+#[cfg(target_os = "linux")]
+fn force_writeback(file: &File) -> std::io::Result<()> {
+    let flags = libc::SYNC_FILE_RANGE_WAIT_BEFORE
+        | libc::SYNC_FILE_RANGE_WRITE
+        | libc::SYNC_FILE_RANGE_WAIT_AFTER;
+    // SAFETY: a system call on a descriptor `file` keeps open, with integer
+    // arguments only: no memory is passed or retained. (rustix has no wrapper.)
+    #[allow(unsafe_code)]
+    let done = unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, flags) };
+    match done {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// Elsewhere the kernel's rules above are not known to hold: nothing is recorded.
+#[cfg(not(target_os = "linux"))]
+fn force_writeback(_: &File) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 /// Where the entries of each key prefix start: the keys are truncated SHA-256
@@ -859,10 +980,10 @@ fn key(path: &WorkspacePath, stat: &Stat) -> Option<Key> {
         return None;
     }
     let mut path_hash = Sha256::new();
-    path_hash.update(b"ledger digest cache path v2\0");
+    path_hash.update(b"ledger digest cache path v3\0");
     path_hash.update(path.as_str().as_bytes());
     let mut hash = Sha256::new();
-    hash.update(b"ledger digest cache v2\0");
+    hash.update(b"ledger digest cache v3\0");
     hash.update(path.as_str().as_bytes());
     hash.update([0]);
     hash.update(stat.st_dev.to_le_bytes());
@@ -1015,8 +1136,10 @@ mod tests {
         cache.record(key, &stat, digest);
         cache.save();
 
-        // Reloaded: the file is trusted only when older than the reference.
+        // Reloaded: the file is trusted only when older than the reference (and
+        // the clock is not behind the reference: this one was set ahead).
         let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        cache.started = cache.started.max(cache.reference);
         assert_eq!(cache.reference, changed + granularity + 1);
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(d) if d == digest));
         cache.reference = changed + granularity;
@@ -1041,11 +1164,40 @@ mod tests {
         cache.started = changed + granularity + 1;
         cache.record(key, &stat, digest);
         cache.save();
-        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        cache.started = cache.started.max(cache.reference);
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(d) if d == digest));
         let before = inode();
         cache.save();
         assert_eq!(inode(), before);
+    }
+
+    /// A cache written when the clock read later than it does at this
+    /// expansion's start (the clock was set back since) answers nothing, and
+    /// its entries go.
+    #[test]
+    fn a_cache_written_by_a_later_clock_is_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), b"one").unwrap();
+        let cache_dir = writable_store(dir.path());
+        let stat = rustix::fs::stat(dir.path().join("f")).unwrap();
+        let path = WorkspacePath::new("f").unwrap();
+        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
+            panic!("an empty cache knows nothing");
+        };
+        let mut cache = cache;
+        cache.started = latest_change(&stat) + 2 * GRANULARITY_NS;
+        cache.record(key, &stat, Digest([7; 32]));
+        cache.save();
+        let reload = || DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let mut cache = reload();
+        cache.started = cache.reference;
+        assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(_)));
+        let mut cache = reload();
+        cache.started = cache.reference - 1;
+        assert!(matches!(cache.lookup(&path, &stat), Lookup::Miss(_)));
+        assert_eq!(cache.state[0].load(Ordering::Relaxed), EVICT);
     }
 
     /// A file has the fine granularity only on the store's own file system when
@@ -1257,6 +1409,28 @@ mod tests {
         let cache = loaded();
         assert_eq!((cache.count, cache.journal.entries.len()), (83, 0));
         assert_eq!(answer(&cache, 83, &long_ago()), None);
+    }
+
+    /// Only the file systems whose writeback write-protects mapped pages let a
+    /// digest be recorded; the store's own (this test's) is asked once.
+    #[test]
+    fn only_file_systems_whose_writeback_protects_pages_record() {
+        assert_eq!(Writeback::of_magic(0xEF53), Writeback::Protects);
+        assert_eq!(Writeback::of_magic(0x5846_5342), Writeback::Protects);
+        assert_eq!(Writeback::of_magic(0x9123_683E), Writeback::Protects);
+        // tmpfs, overlayfs, NFS, FUSE.
+        for magic in [0x0102_1994, 0x794C_7630, 0x6969, 0x6573_5546] {
+            assert_eq!(Writeback::of_magic(magic), Writeback::Unknown);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), b"one").unwrap();
+        let cache_dir = writable_store(dir.path());
+        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let file = File::open(dir.path().join("f")).unwrap();
+        let stat = rustix::fs::fstat(&file).unwrap();
+        let kind = Writeback::of_magic(rustix::fs::fstatfs(&file).unwrap().f_type as u64);
+        assert_eq!(cache.settle(&file, &stat), kind == Writeback::Protects);
+        assert_eq!(*cache.devices.lock().unwrap(), [(stat.st_dev, kind)]);
     }
 
     #[test]
