@@ -868,3 +868,97 @@ fn check_output_quotes_every_value_and_path() {
         "{text}"
     );
 }
+
+/// Whether process `pid` is gone: it does not exist, or it is a zombie that
+/// its new parent has not reaped yet (it runs nothing any more).
+fn gone(pid: &str) -> bool {
+    !alive(pid)
+}
+
+fn stderr_text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn what_the_command_leaves_in_its_group_is_stopped_when_it_ends() {
+    let (s, counter) = setup();
+    let pid = s.dir.path().join("background-pid");
+    // The background sleep holds the gate's stdout: before, ledger waited for it.
+    let script = format!("sleep 30 & echo $! > '{}'; exit 0", pid.display());
+    let clock = std::time::Instant::now();
+    let out = gate_run(&s, &counter, &["--timeout", "1s", "--json"], &script);
+    let elapsed = clock.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
+    assert!(
+        gone(&wait_for_line(&pid)),
+        "the background process outlived the gate"
+    );
+    let evidence = &json_of(&out)["evidence"];
+    assert_eq!(evidence["left_in_group"], true);
+    assert_eq!(evidence["exit_status"], 0);
+    // Without a timeout too: every run is supervised.
+    std::fs::remove_file(&pid).unwrap();
+    let out = gate_run(
+        &s,
+        &counter,
+        &["--json"],
+        &script.replace("exit 0", "exit 3"),
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(gone(&wait_for_line(&pid)));
+}
+
+#[test]
+fn a_timeout_bounds_the_run_whoever_holds_the_pipes() {
+    let (s, counter) = setup();
+    let pid = s.dir.path().join("escaped-pid");
+    // A process that leaves the group (setsid) and holds stdout for 30 s.
+    let escape = format!(
+        "setsid sh -c 'echo $$ > \"{}\"; exec sleep 30' & echo started",
+        pid.display()
+    );
+    let clock = std::time::Instant::now();
+    let out = gate_run(
+        &s,
+        &counter,
+        &["--timeout", "1s", "--json"],
+        &format!("{escape}; sleep 30"),
+    );
+    let elapsed = clock.elapsed();
+    let escaped = wait_for_line(&pid);
+    let _ = Command::new("kill").arg(&escaped).status();
+    assert_eq!(out.status.code(), Some(124), "{}", stderr_text(&out));
+    assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
+    let evidence = &json_of(&out)["evidence"];
+    assert_eq!(evidence["stopped"]["by"], "timeout");
+    assert_eq!(evidence["output"]["incomplete"], true);
+    let (code, check) = check_json(&s, &[]);
+    assert_eq!(
+        (code, reasons(&check)),
+        (1, vec!["failed".to_owned(), "not-reusable".to_owned()])
+    );
+
+    // The command ends at once, the escaped process keeps the pipe: ledger
+    // stops reading a grace later, and never calls that evidence fresh.
+    std::fs::remove_file(&pid).unwrap();
+    let clock = std::time::Instant::now();
+    let out = gate_run(&s, &counter, &["--json"], &format!("{escape}; exit 0"));
+    let elapsed = clock.elapsed();
+    let escaped = wait_for_line(&pid);
+    let _ = Command::new("kill").arg(&escaped).status();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
+    let evidence = &json_of(&out)["evidence"];
+    let why = evidence["not_reusable"].as_str().unwrap();
+    assert!(
+        why.contains("left its process group still held its output"),
+        "{why}"
+    );
+    assert_eq!(evidence["output"]["incomplete"], true);
+    let (code, check) = check_json(&s, &[]);
+    assert_eq!(
+        (code, reasons(&check)),
+        (1, vec!["not-reusable".to_owned()])
+    );
+}

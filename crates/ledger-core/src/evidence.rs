@@ -14,6 +14,7 @@ use crate::compare::Comparison;
 use crate::error::{DisplayPath, Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::inventory::Inventory;
+use crate::output::KeptOutput;
 use crate::path::normalize_root;
 use crate::quote::quote;
 use crate::scope::{Scope, ScopeLists};
@@ -338,6 +339,14 @@ pub struct Evidence {
     pub duration_ms: u64,
     /// A short observed result: the last lines of the output, size-bounded.
     pub result: String,
+    /// The output kept whole up to a bound, stored as an object (`None` in
+    /// records written before it was kept): [`KeptOutput::read`] gives its bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<KeptOutput>,
+    /// Whether the command left processes in its process group when it
+    /// ended; ledger stopped them (docs/gates.md, Supervision).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub left_in_group: bool,
     /// The inputs as they were when the command started.
     pub inventory: Inventory,
     /// Why this evidence can never be reused, e.g. the inputs changed during the run.
@@ -357,6 +366,10 @@ struct EvidenceFields {
     started_at: String,
     duration_ms: u64,
     result: String,
+    #[serde(default)]
+    output: Option<KeptOutput>,
+    #[serde(default)]
+    left_in_group: bool,
     inventory: Inventory,
     not_reusable: Option<String>,
 }
@@ -374,6 +387,8 @@ impl TryFrom<EvidenceFields> for Evidence {
             started_at: f.started_at,
             duration_ms: f.duration_ms,
             result: f.result,
+            output: f.output,
+            left_in_group: f.left_in_group,
             inventory: f.inventory,
             not_reusable: f.not_reusable,
         };
@@ -420,7 +435,7 @@ impl Evidence {
         if !self.prerequisites.keys().eq(self.spec.prerequisites.keys()) {
             return Some("its observed prerequisites are not the declared ones".to_owned());
         }
-        None
+        self.output.as_ref().and_then(KeptOutput::defect)
     }
 }
 
