@@ -194,7 +194,9 @@ impl TryFrom<SpecFields> for GateSpec {
     type Error = Error;
 
     fn try_from(f: SpecFields) -> Result<Self> {
-        GateSpec::new(&f.name, f.argv, &f.cwd, f.scope, f.prerequisites)
+        // A record written before normalized inputs were refused reads as it
+        // is: its scope then differs from any spec built now (`scope-differs`).
+        GateSpec::build(&f.name, f.argv, &f.cwd, f.scope, f.prerequisites)
     }
 }
 
@@ -204,8 +206,31 @@ impl GateSpec {
     /// normalized (`sub/`, `./sub` and `sub` are one directory, `.` or the empty
     /// text the workspace; absolute or `..`: `outside-workspace`); every
     /// prerequisite needs a name, and an environment variable a possible name
-    /// (`invalid-argument`).
+    /// (`invalid-argument`). A gate's inputs are hashed as raw bytes, as a
+    /// PASS's are: a scope that normalizes a Tasks file (`--tasks`) is
+    /// `invalid-argument`, naming the file.
     pub fn new(
+        name: &str,
+        argv: Vec<String>,
+        cwd: &str,
+        scope: Scope,
+        prerequisites: BTreeMap<String, Observe>,
+    ) -> Result<GateSpec> {
+        if let Some(path) = scope.normalize.first() {
+            return Err(Error::InvalidArgument {
+                message: format!(
+                    "gate \"{}\": a gate's inputs are hashed as raw bytes, so {} cannot be normalized as a Tasks file (drop --tasks; list it as a root or path)",
+                    escaped(name),
+                    quote(path.as_str())
+                ),
+            });
+        }
+        GateSpec::build(name, argv, cwd, scope, prerequisites)
+    }
+
+    /// [`GateSpec::new`] without the refusal of normalized inputs: for specs
+    /// read from records, which are compared, never run as they are.
+    fn build(
         name: &str,
         argv: Vec<String>,
         cwd: &str,
@@ -729,7 +754,11 @@ impl GateQuery {
         // Only what the caller passes now: a recorded prerequisite (which may
         // be a command) is compared, never copied into a spec that could run it.
         let prerequisites = self.prerequisites.clone().unwrap_or_default();
-        GateSpec::new(&self.name, argv, &cwd, scope, prerequisites).map(Some)
+        match self.scope {
+            Some(_) => GateSpec::new(&self.name, argv, &cwd, scope, prerequisites),
+            None => GateSpec::build(&self.name, argv, &cwd, scope, prerequisites),
+        }
+        .map(Some)
     }
 }
 
