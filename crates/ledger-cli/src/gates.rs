@@ -26,8 +26,9 @@ const RUN_EXIT_CODES: &str = "\
 Exit codes:
   0        fresh evidence was reused (the command did not run), or it exited 0
   1-124    the command's own exit status
-  125      ledger itself failed (bad usage, a blocking condition, a refused
-           record); stderr says `error[<code>]: <message>`
+  125      ledger itself failed (bad usage, a bad global option such as
+           --threads, a blocking condition, a refused record, an output that
+           cannot be written); stderr says `error[<code>]: <message>`
   126      the command was found but cannot be executed
   127      the command was not found
   124      --timeout expired (the command was stopped, as timeout(1) reports)
@@ -41,7 +42,10 @@ pub enum GateCommand {
     ///
     /// The command runs in a process group of its own: SIGINT, SIGTERM and
     /// SIGHUP sent to ledger are forwarded to that group, ledger waits for the
-    /// command and records the run as not reusable.
+    /// command and records the run as not reusable. When the command ends,
+    /// what it left in its group is stopped (SIGTERM, SIGKILL 2 s later), and
+    /// its pipes are read for at most 1 s more. Its output is kept whole up to
+    /// 1 MiB (`ledger gate show NAME` prints it).
     #[command(after_help = RUN_EXIT_CODES)]
     Run(RunArgs),
     /// Answer whether the gate's evidence is fresh (exit 0) or stale (exit 1,
@@ -78,9 +82,10 @@ pub struct ShowArgs {
 pub struct RunArgs {
     #[command(flatten)]
     gate: GateArgs,
-    /// Stop the command after DURATION (e.g. `90s`, `10m`, `1h 30m`): its
-    /// process group gets SIGTERM, then SIGKILL 2 s later; the run is recorded
-    /// as failed and not reusable, and exits 124.
+    /// Bound the whole run by DURATION (e.g. `90s`, `10m`, `1h 30m`),
+    /// whoever holds the command's pipes: its process group gets SIGTERM,
+    /// then SIGKILL 2 s later; the run is recorded as failed and not
+    /// reusable, and exits 124.
     #[arg(long, value_name = "DURATION")]
     timeout: Option<String>,
     /// When fresh evidence is reused, print the output its run kept, where
