@@ -515,13 +515,17 @@ fn supervise(
         } else if run.open_pipes == 0 {
             return Ok(run);
         } else {
+            // What the group wrote before it ended is still drained, for up
+            // to the grace; the deadline (of a run not stopped yet) or a
+            // signal of the caller's ends the wait at once.
             let since = *pipes_since.get_or_insert_with(Instant::now);
             if run.stopped.is_none()
                 && let Some(why) = stop_reason(options, started.elapsed())
             {
                 run.stopped = Some(why);
+                return Ok(run);
             }
-            if signalled || run.stopped.is_some() || since.elapsed() >= PIPE_GRACE {
+            if signalled || since.elapsed() >= PIPE_GRACE {
                 return Ok(run);
             }
         }
