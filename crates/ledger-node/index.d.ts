@@ -393,8 +393,27 @@ export interface Evidence {
   duration_ms: number
   /** The last lines of the output, size-bounded. */
   result: string
+  /**
+   * The output kept whole up to 1 MiB (absent in older records): its bytes
+   * are `gateOutput(...)`. Past the bound, its first `head_bytes` and its end
+   * were kept, `dropped_bytes` between them dropped.
+   */
+  output?: KeptOutput
+  /** Set when ledger stopped processes the command left in its process group. */
+  left_in_group?: true
   inventory: InventoryJson
   not_reusable: string | null
+}
+
+/** What evidence says of the output it kept. */
+export interface KeptOutput {
+  /** `sha256:<hex>` of the kept bytes (the store object holding them). */
+  digest: string
+  /** How many bytes the command wrote in all. */
+  total_bytes: number
+  truncated?: { head_bytes: number; dropped_bytes: number }
+  /** Set when ledger stopped reading before the output ended. */
+  incomplete?: true
 }
 
 /** Why evidence cannot be reused. */
@@ -805,6 +824,17 @@ export declare function fingerprintEntries(entries: Array<Entry>): string
 
 /** `fingerprint`, blocking the JavaScript thread. */
 export declare function fingerprintSync(options: ScopeOptions): string
+
+/**
+ * The output the gate's latest run kept (raw bytes, as the command wrote
+ * them; what `ledger gate show` prints), or `null` when it never ran. An
+ * output past the bound was kept as its start and its end: the evidence's
+ * `output.truncated` says how many bytes were dropped between them.
+ */
+export declare function gateOutput(options: EvidenceOptions): Promise<Buffer | null>
+
+/** `gateOutput`, blocking the JavaScript thread. */
+export declare function gateOutputSync(options: EvidenceOptions): Buffer | null
 
 /**
  * A gate: what it runs, where, on which inputs, and which environment

@@ -8,9 +8,12 @@ use std::process::ExitCode;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Subcommand};
+use std::io::Write;
+
 use ledger_core::{
-    DisplayPath, Echo, Error, Freshness, GateQuery, GateSpec, Observe, RunOptions, RunOutcome,
-    Scope, StaleReason, Store, check_gate_query, quote, run_gate_with, wrapper_exit_code,
+    DisplayPath, Echo, Error, Freshness, GateOutput, GateQuery, GateSpec, Observe, RunOptions,
+    RunOutcome, Scope, StaleReason, Store, check_gate_query, evidence_output, gate_output, quote,
+    run_gate_with, wrapper_exit_code,
 };
 
 use crate::report::{comparison_text, json_line};
@@ -23,8 +26,9 @@ const RUN_EXIT_CODES: &str = "\
 Exit codes:
   0        fresh evidence was reused (the command did not run), or it exited 0
   1-124    the command's own exit status
-  125      ledger itself failed (bad usage, a blocking condition, a refused
-           record); stderr says `error[<code>]: <message>`
+  125      ledger itself failed (bad usage, a bad global option such as
+           --threads, a blocking condition, a refused record, an output that
+           cannot be written); stderr says `error[<code>]: <message>`
   126      the command was found but cannot be executed
   127      the command was not found
   124      --timeout expired (the command was stopped, as timeout(1) reports)
@@ -38,7 +42,10 @@ pub enum GateCommand {
     ///
     /// The command runs in a process group of its own: SIGINT, SIGTERM and
     /// SIGHUP sent to ledger are forwarded to that group, ledger waits for the
-    /// command and records the run as not reusable.
+    /// command and records the run as not reusable. When the command ends,
+    /// what it left in its group is stopped (SIGTERM, SIGKILL 2 s later), and
+    /// its pipes are read for at most 1 s more. Its output is kept whole up to
+    /// 1 MiB (`ledger gate show NAME` prints it).
     #[command(after_help = RUN_EXIT_CODES)]
     Run(RunArgs),
     /// Answer whether the gate's evidence is fresh (exit 0) or stale (exit 1,
@@ -50,17 +57,41 @@ pub enum GateCommand {
     /// given is `prerequisite-unverified`, because a check never runs a command
     /// read from the store.
     Check(GateArgs),
+    /// Print the output the gate's latest run kept, raw bytes exactly as the
+    /// command wrote them (stdout and stderr in the order ledger read them).
+    ///
+    /// An output longer than the bound (1 MiB) was kept as its first 256 KiB
+    /// and last 768 KiB: a line on stderr, written between the two, says how
+    /// many bytes were dropped there. Exits 0, or 2 on an error.
+    #[command(after_help = crate::EXIT_CODES)]
+    Show(ShowArgs),
+}
+
+#[derive(Args)]
+pub struct ShowArgs {
+    /// The gate's name, e.g. `test`.
+    #[arg(value_name = "NAME")]
+    name: String,
+    /// The workspace whose store holds the evidence [default: the top of the
+    /// enclosing Git checkout, else the current directory].
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<Utf8PathBuf>,
 }
 
 #[derive(Args)]
 pub struct RunArgs {
     #[command(flatten)]
     gate: GateArgs,
-    /// Stop the command after DURATION (e.g. `90s`, `10m`, `1h 30m`): its
-    /// process group gets SIGTERM, then SIGKILL 2 s later; the run is recorded
-    /// as failed and not reusable, and exits 124.
+    /// Bound the whole run by DURATION (e.g. `90s`, `10m`, `1h 30m`),
+    /// whoever holds the command's pipes: its process group gets SIGTERM,
+    /// then SIGKILL 2 s later; the run is recorded as failed and not
+    /// reusable, and exits 124.
     #[arg(long, value_name = "DURATION")]
     timeout: Option<String>,
+    /// When fresh evidence is reused, print the output its run kept, where
+    /// the command's output would have gone.
+    #[arg(long)]
+    replay: bool,
 }
 
 #[derive(Args)]
@@ -219,7 +250,53 @@ pub fn run(command: GateCommand) -> Result<(String, ExitCode), Error> {
     match command {
         GateCommand::Run(args) => gate_run(&args),
         GateCommand::Check(args) => gate_check(&args),
+        // Printed by `show`, bytes rather than text; main routes it there.
+        GateCommand::Show(_) => Ok((String::new(), ExitCode::SUCCESS)),
     }
+}
+
+/// `gate show`: the kept output of the gate's latest run, read whole before
+/// anything is printed (an error leaves stdout empty).
+pub fn show(args: &ShowArgs) -> Result<GateOutput, Error> {
+    let workspace = match &args.workspace {
+        Some(dir) => dir.clone(),
+        None => default_workspace()?,
+    };
+    let store = Store::of_scope(&Scope::new(workspace))?;
+    gate_output(&store, &args.name)?.ok_or_else(|| Error::InvalidArgument {
+        message: format!(
+            "gate {} has no evidence: it never ran here",
+            quote(&args.name)
+        ),
+    })
+}
+
+/// Writes a kept output raw, to stdout or stderr; where bytes were dropped,
+/// a line on stderr says how many, between the head and the tail.
+pub fn print_output(output: &GateOutput, to_stdout: bool) -> std::io::Result<()> {
+    let mut to: Box<dyn Write> = match to_stdout {
+        true => Box::new(std::io::stdout().lock()),
+        false => Box::new(std::io::stderr().lock()),
+    };
+    to.write_all(output.head())?;
+    to.flush()?;
+    if let Some(cut) = output.kept.truncated {
+        eprintln!(
+            "ledger: [{} bytes of output dropped here: kept the first {} and the last {} of {} bytes]",
+            cut.dropped_bytes,
+            cut.head_bytes,
+            output.tail().len(),
+            output.kept.total_bytes
+        );
+    }
+    to.write_all(output.tail())?;
+    to.flush()?;
+    if output.kept.incomplete {
+        eprintln!(
+            "ledger: [the output may go on: ledger stopped reading it when the run was over]"
+        );
+    }
+    Ok(())
 }
 
 /// `gate run`: exits with the command's status; ledger's own failures are
@@ -250,8 +327,23 @@ fn run_supervised(args: &RunArgs) -> Result<(String, ExitCode), Error> {
         forward_signals: true,
         interrupt: None,
     };
-    let outcome = run_gate_with(&Store::of_scope(spec.scope())?, &spec, &options)?;
+    let store = Store::of_scope(spec.scope())?;
+    let outcome = run_gate_with(&store, &spec, &options)?;
     let code = ExitCode::from(u8::try_from(outcome.exit_code()).unwrap_or(125));
+    if args.replay
+        && outcome.reused
+        && let (Some(record), Some(evidence)) = (
+            outcome.freshness.record,
+            outcome.freshness.evidence.as_ref(),
+        )
+    {
+        let output = evidence_output(&store, record, evidence)?;
+        print_output(&output, !gate.json).map_err(|e| Error::Unwritable {
+            path: "-".into(),
+            operation: "replay the gate's output to",
+            source: e,
+        })?;
+    }
     if gate.json {
         return Ok((json_line(&outcome), code));
     }
@@ -270,12 +362,34 @@ fn parse_timeout(text: &str) -> Result<std::time::Duration, Error> {
     }
 }
 
-/// The exit status of a failure outside the verb (a usage error, stdout that
-/// cannot be written): 125 for `gate run` (ledger's own failure, apart from
-/// the command's statuses), otherwise `None` (the usual 2).
+/// The exit status of a failure outside the verb (a usage error, a bad
+/// global option, stdout that cannot be written): 125 for `gate run`
+/// (ledger's own failure, apart from the command's statuses), otherwise
+/// `None` (the usual 2).
 pub fn own_failure_exit_code() -> Option<u8> {
-    let args: Vec<_> = std::env::args_os().skip(1).take(2).collect();
-    (args == ["gate", "run"]).then_some(125)
+    is_gate_run(std::env::args_os().skip(1)).then_some(125)
+}
+
+/// Whether the command line names `gate run`, whatever global options come
+/// before or between (`--threads N`, `--threads=N`, `--no-cache`): its first
+/// two words that are neither options nor an option's value.
+fn is_gate_run(args: impl Iterator<Item = OsString>) -> bool {
+    let mut words = Vec::new();
+    let mut args = args.peekable();
+    while let Some(arg) = args.next() {
+        match arg.as_bytes() {
+            b"--" => break,
+            b"--threads" => {
+                args.next();
+            }
+            word if word.starts_with(b"-") => {}
+            _ => words.push(arg),
+        }
+        if words.len() == 2 {
+            break;
+        }
+    }
+    words == ["gate", "run"]
 }
 
 fn gate_check(args: &GateArgs) -> Result<(String, ExitCode), Error> {
@@ -310,6 +424,17 @@ fn run_summary(outcome: &RunOutcome) -> String {
         e.duration_ms as f64 / 1000.0,
         e.fingerprint()
     );
+    if e.left_in_group {
+        out.push_str("ledger: processes it left in its process group were stopped\n");
+    }
+    if let Some(kept) = e.output.as_ref().filter(|k| k.truncated.is_some()) {
+        out.push_str(&format!(
+            "ledger: {} of its {} output bytes kept (the start and the end); `ledger gate show {}` prints them\n",
+            kept.kept_bytes(),
+            kept.total_bytes,
+            quote(e.spec.name())
+        ));
+    }
     if let Some(why) = &e.not_reusable {
         // Built by the core for this run, its paths quoted.
         out.push_str(&format!("ledger: this evidence is not reusable: {why}\n"));

@@ -158,7 +158,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(Failure::Ledger(e)) => {
             eprintln!("error[{}]: {e}", e.code());
-            ExitCode::from(2)
+            ExitCode::from(gates::own_failure_exit_code().unwrap_or(2))
         }
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Output(e)) => {
@@ -222,6 +222,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let (bytes, code) = tasks::run_normalize(args)?;
             io::stdout().lock().write_all(&bytes)?;
             return Ok(code);
+        }
+        Command::Gate(gates::GateCommand::Show(args)) => {
+            let output = gates::show(&args)?;
+            gates::print_output(&output, true)?;
+            return Ok(ExitCode::SUCCESS);
         }
         Command::Fingerprint(args) => {
             let inventory = Inventory::expand(&args.scope.to_scope()?)?;

@@ -868,3 +868,245 @@ fn check_output_quotes_every_value_and_path() {
         "{text}"
     );
 }
+
+/// Whether process `pid` is gone: it does not exist, or it is a zombie that
+/// its new parent has not reaped yet (it runs nothing any more).
+fn gone(pid: &str) -> bool {
+    !alive(pid)
+}
+
+fn stderr_text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn what_the_command_leaves_in_its_group_is_stopped_when_it_ends() {
+    let (s, counter) = setup();
+    let pid = s.dir.path().join("background-pid");
+    // The background sleep holds the gate's stdout: before, ledger waited for it.
+    let script = format!("sleep 30 & echo $! > '{}'; exit 0", pid.display());
+    let clock = std::time::Instant::now();
+    let out = gate_run(&s, &counter, &["--timeout", "1s", "--json"], &script);
+    let elapsed = clock.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
+    assert!(
+        gone(&wait_for_line(&pid)),
+        "the background process outlived the gate"
+    );
+    let evidence = &json_of(&out)["evidence"];
+    assert_eq!(evidence["left_in_group"], true);
+    assert_eq!(evidence["exit_status"], 0);
+    // Without a timeout too: every run is supervised.
+    std::fs::remove_file(&pid).unwrap();
+    let out = gate_run(
+        &s,
+        &counter,
+        &["--json"],
+        &script.replace("exit 0", "exit 3"),
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(gone(&wait_for_line(&pid)));
+}
+
+#[test]
+fn a_timeout_bounds_the_run_whoever_holds_the_pipes() {
+    let (s, counter) = setup();
+    let pid = s.dir.path().join("escaped-pid");
+    // A process that leaves the group (setsid) and holds stdout for 30 s.
+    let escape = format!(
+        "setsid sh -c 'echo $$ > \"{}\"; exec sleep 30' & echo started",
+        pid.display()
+    );
+    let clock = std::time::Instant::now();
+    let out = gate_run(
+        &s,
+        &counter,
+        &["--timeout", "1s", "--json"],
+        &format!("{escape}; sleep 30"),
+    );
+    let elapsed = clock.elapsed();
+    let escaped = wait_for_line(&pid);
+    let _ = Command::new("kill").arg(&escaped).status();
+    assert_eq!(out.status.code(), Some(124), "{}", stderr_text(&out));
+    assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
+    let evidence = &json_of(&out)["evidence"];
+    assert_eq!(evidence["stopped"]["by"], "timeout");
+    assert_eq!(evidence["output"]["incomplete"], true);
+    let (code, check) = check_json(&s, &[]);
+    assert_eq!(
+        (code, reasons(&check)),
+        (1, vec!["failed".to_owned(), "not-reusable".to_owned()])
+    );
+
+    // The command ends at once, the escaped process keeps the pipe: ledger
+    // stops reading a grace later, and never calls that evidence fresh.
+    std::fs::remove_file(&pid).unwrap();
+    let clock = std::time::Instant::now();
+    let out = gate_run(&s, &counter, &["--json"], &format!("{escape}; exit 0"));
+    let elapsed = clock.elapsed();
+    let escaped = wait_for_line(&pid);
+    let _ = Command::new("kill").arg(&escaped).status();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+    assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
+    let evidence = &json_of(&out)["evidence"];
+    let why = evidence["not_reusable"].as_str().unwrap();
+    assert!(
+        why.contains("left its process group still held its output"),
+        "{why}"
+    );
+    assert_eq!(evidence["output"]["incomplete"], true);
+    let (code, check) = check_json(&s, &[]);
+    assert_eq!(
+        (code, reasons(&check)),
+        (1, vec!["not-reusable".to_owned()])
+    );
+}
+
+fn show(s: &Sandbox, name: &str) -> Output {
+    s.ledger(&s.w(), &["gate", "show", name])
+}
+
+#[test]
+fn a_failing_run_keeps_its_whole_output_and_show_prints_it_raw() {
+    let (s, counter) = setup();
+    // 200 lines, a byte that is not UTF-8 and a control character: far more
+    // than the 20 lines the result shows. All on stderr, one stream: the
+    // order of bytes across two streams is the order ledger read them in.
+    let script = r"exec >&2; i=0; while [ $i -lt 200 ]; do echo line $i; i=$((i+1)); done; printf 'raw \377\033[0m\n'; exit 3";
+    let out = gate_run(&s, &counter, &["--json"], script);
+    assert_eq!(out.status.code(), Some(3));
+    let mut expected: Vec<u8> = (0..200)
+        .flat_map(|i| format!("line {i}\n").into_bytes())
+        .collect();
+    expected.extend_from_slice(b"raw \xff\x1b[0m\n");
+    let evidence = &json_of(&out)["evidence"];
+    assert_eq!(evidence["output"]["total_bytes"], expected.len());
+    assert!(evidence["output"].get("truncated").is_none());
+    let shown = show(&s, "test");
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr_text(&shown));
+    assert_eq!(shown.stdout, expected, "every byte, exactly");
+    assert!(shown.stderr.is_empty());
+    // The digest names the stored bytes.
+    let digest = evidence["output"]["digest"].as_str().unwrap();
+    let object = s
+        .w()
+        .join(".ledger/objects")
+        .join(digest.strip_prefix("sha256:").unwrap());
+    assert_eq!(std::fs::read(&object).unwrap(), expected);
+    // A damaged object is refused, never printed.
+    std::fs::write(&object, b"other bytes").unwrap();
+    let damaged = show(&s, "test");
+    assert_blocked(&damaged, "corrupt-record", "objects");
+    let report = s.ledger(&s.w(), &["store", "check", "--json"]);
+    assert_eq!(report.status.code(), Some(1));
+    assert!(
+        stdout_text(&report).contains("objects/"),
+        "{}",
+        stdout_text(&report)
+    );
+    let never = show(&s, "never-ran");
+    assert_blocked(&never, "invalid-argument", "never-ran");
+}
+
+#[test]
+fn an_output_past_the_bound_keeps_its_start_and_end_and_says_what_was_dropped() {
+    let (s, counter) = setup();
+    // 3 MiB of numbered lines: the first and the last survive, the middle is counted.
+    let script = "seq 1 400000; exit 1";
+    let out = gate_run(&s, &counter, &["--json"], script);
+    assert_eq!(out.status.code(), Some(1));
+    let all: Vec<u8> = (1..=400000)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let output = &json_of(&out)["evidence"]["output"];
+    assert_eq!(output["total_bytes"], all.len());
+    let (head, tail) = (256 * 1024, 768 * 1024);
+    assert_eq!(output["truncated"]["head_bytes"], head);
+    assert_eq!(
+        output["truncated"]["dropped_bytes"],
+        all.len() - head - tail
+    );
+    let shown = show(&s, "test");
+    let mut kept = all[..head].to_vec();
+    kept.extend_from_slice(&all[all.len() - tail..]);
+    assert!(shown.stdout == kept, "the first and last bytes, exactly");
+    let note = stderr_text(&shown);
+    let dropped = all.len() - head - tail;
+    assert!(
+        note.contains(&format!("{dropped} bytes of output dropped here")),
+        "{note}"
+    );
+}
+
+#[test]
+fn a_reuse_replays_the_kept_output_when_asked() {
+    let (s, counter) = setup();
+    let out = gate_run(&s, &counter, &[], "printf 'passed \\377\\n'");
+    assert_eq!(
+        (out.status.code(), out.stdout.as_slice()),
+        (Some(0), &b"passed \xff\n"[..])
+    );
+    let quiet = gate_run(&s, &counter, &[], "printf 'passed \\377\\n'");
+    assert!(quiet.stdout.is_empty());
+    let replayed = gate_run(&s, &counter, &["--replay"], "printf 'passed \\377\\n'");
+    assert_eq!(replayed.status.code(), Some(0));
+    assert_eq!(replayed.stdout, b"passed \xff\n");
+    assert!(stderr_text(&replayed).contains("reused, not run"));
+    assert_eq!(runs(&counter), 1, "replayed, not run");
+    // With --json the replay goes where the command's output would: stderr.
+    let json = gate_run(
+        &s,
+        &counter,
+        &["--replay", "--json"],
+        "printf 'passed \\377\\n'",
+    );
+    assert_eq!(json_of(&json)["reused"], true);
+    assert!(json.stderr.starts_with(b"passed \xff\n"));
+}
+
+#[test]
+fn ledger_s_own_failures_around_gate_run_are_125() {
+    let (s, counter) = setup();
+    for global in [
+        &["--threads", "abc"][..],
+        &["--threads=abc"],
+        &["--no-cache", "--threads", "abc"],
+    ] {
+        let mut args = global.to_vec();
+        args.extend_from_slice(&["gate", "run", "--name", "test", "--", "true"]);
+        let out = s.ledger(&s.w(), &args);
+        assert_run_refused(&out, 125, "invalid-argument", "abc");
+    }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+    s.env(&mut cmd);
+    let out = cmd
+        .current_dir(s.w())
+        .env("LEDGER_THREADS", "abc")
+        .args(["gate", "run", "--name", "test", "--", "true"])
+        .output()
+        .unwrap();
+    assert_run_refused(&out, 125, "invalid-argument", "LEDGER_THREADS");
+    // Other verbs keep 2.
+    let out = s.ledger(
+        &s.w(),
+        &["--threads", "abc", "gate", "check", "--name", "test"],
+    );
+    assert_blocked(&out, "invalid-argument", "abc");
+    assert_eq!(runs(&counter), 0);
+}
+
+#[test]
+fn a_gate_s_inputs_are_never_normalized() {
+    let (s, counter) = setup();
+    s.write("tasks.md", b"- [ ] 1.1 do it\n");
+    let out = gate_run(&s, &counter, &["--tasks", "tasks.md"], "true");
+    assert_run_refused(&out, 125, "invalid-argument", "tasks.md");
+    assert_eq!(gate_run(&s, &counter, &[], "true").status.code(), Some(0));
+    let out = s.ledger(
+        &s.w(),
+        &["gate", "check", "--name", "test", "--tasks", "tasks.md"],
+    );
+    assert_blocked(&out, "invalid-argument", "raw bytes");
+    assert_eq!(runs(&counter), 1);
+}

@@ -14,6 +14,7 @@ use crate::compare::Comparison;
 use crate::error::{DisplayPath, Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::inventory::Inventory;
+use crate::output::KeptOutput;
 use crate::path::normalize_root;
 use crate::quote::quote;
 use crate::scope::{Scope, ScopeLists};
@@ -193,7 +194,9 @@ impl TryFrom<SpecFields> for GateSpec {
     type Error = Error;
 
     fn try_from(f: SpecFields) -> Result<Self> {
-        GateSpec::new(&f.name, f.argv, &f.cwd, f.scope, f.prerequisites)
+        // A record written before normalized inputs were refused reads as it
+        // is: its scope then differs from any spec built now (`scope-differs`).
+        GateSpec::build(&f.name, f.argv, &f.cwd, f.scope, f.prerequisites)
     }
 }
 
@@ -203,8 +206,31 @@ impl GateSpec {
     /// normalized (`sub/`, `./sub` and `sub` are one directory, `.` or the empty
     /// text the workspace; absolute or `..`: `outside-workspace`); every
     /// prerequisite needs a name, and an environment variable a possible name
-    /// (`invalid-argument`).
+    /// (`invalid-argument`). A gate's inputs are hashed as raw bytes, as a
+    /// PASS's are: a scope that normalizes a Tasks file (`--tasks`) is
+    /// `invalid-argument`, naming the file.
     pub fn new(
+        name: &str,
+        argv: Vec<String>,
+        cwd: &str,
+        scope: Scope,
+        prerequisites: BTreeMap<String, Observe>,
+    ) -> Result<GateSpec> {
+        if let Some(path) = scope.normalize.first() {
+            return Err(Error::InvalidArgument {
+                message: format!(
+                    "gate \"{}\": a gate's inputs are hashed as raw bytes, so {} cannot be normalized as a Tasks file (drop --tasks; list it as a root or path)",
+                    escaped(name),
+                    quote(path.as_str())
+                ),
+            });
+        }
+        GateSpec::build(name, argv, cwd, scope, prerequisites)
+    }
+
+    /// [`GateSpec::new`] without the refusal of normalized inputs: for specs
+    /// read from records, which are compared, never run as they are.
+    fn build(
         name: &str,
         argv: Vec<String>,
         cwd: &str,
@@ -338,6 +364,14 @@ pub struct Evidence {
     pub duration_ms: u64,
     /// A short observed result: the last lines of the output, size-bounded.
     pub result: String,
+    /// The output kept whole up to a bound, stored as an object (`None` in
+    /// records written before it was kept): [`KeptOutput::read`] gives its bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<KeptOutput>,
+    /// Whether the command left processes in its process group when it
+    /// ended; ledger stopped them (docs/gates.md, Supervision).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub left_in_group: bool,
     /// The inputs as they were when the command started.
     pub inventory: Inventory,
     /// Why this evidence can never be reused, e.g. the inputs changed during the run.
@@ -357,6 +391,10 @@ struct EvidenceFields {
     started_at: String,
     duration_ms: u64,
     result: String,
+    #[serde(default)]
+    output: Option<KeptOutput>,
+    #[serde(default)]
+    left_in_group: bool,
     inventory: Inventory,
     not_reusable: Option<String>,
 }
@@ -374,6 +412,8 @@ impl TryFrom<EvidenceFields> for Evidence {
             started_at: f.started_at,
             duration_ms: f.duration_ms,
             result: f.result,
+            output: f.output,
+            left_in_group: f.left_in_group,
             inventory: f.inventory,
             not_reusable: f.not_reusable,
         };
@@ -420,7 +460,7 @@ impl Evidence {
         if !self.prerequisites.keys().eq(self.spec.prerequisites.keys()) {
             return Some("its observed prerequisites are not the declared ones".to_owned());
         }
-        None
+        self.output.as_ref().and_then(KeptOutput::defect)
     }
 }
 
@@ -714,7 +754,11 @@ impl GateQuery {
         // Only what the caller passes now: a recorded prerequisite (which may
         // be a command) is compared, never copied into a spec that could run it.
         let prerequisites = self.prerequisites.clone().unwrap_or_default();
-        GateSpec::new(&self.name, argv, &cwd, scope, prerequisites).map(Some)
+        match self.scope {
+            Some(_) => GateSpec::new(&self.name, argv, &cwd, scope, prerequisites),
+            None => GateSpec::build(&self.name, argv, &cwd, scope, prerequisites),
+        }
+        .map(Some)
     }
 }
 

@@ -6,7 +6,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
 use rustix::process::{Pid, Signal};
@@ -21,10 +22,11 @@ use crate::evidence::{
     Evidence, Freshness, GateSpec, Stopped, check_gate_against, record_evidence,
 };
 use crate::inventory::Inventory;
+use crate::output::{KeptOutput, OutputKeeper};
 use crate::quote::quote;
 use crate::store::{RecordId, Store};
 
-/// At most this many bytes of output are kept for the evidence's result.
+/// At most this many bytes of the end of the output make the evidence's result.
 const RESULT_BYTES: usize = 4096;
 /// Of which at most this many trailing lines.
 const RESULT_LINES: usize = 20;
@@ -66,10 +68,11 @@ pub type Interrupt = Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// How a gate run is supervised, besides where its output goes.
 ///
-/// With a timeout, forwarded signals or an interrupt, the command runs in a
-/// process group of its own, so that stopping it reaches every process it
-/// started; otherwise it stays in the caller's group, as any child does (a
-/// terminal's Ctrl-C reaches both).
+/// The command always runs in a process group of its own, so that stopping
+/// it reaches every process it started, and what it leaves in that group when
+/// it ends is stopped too. A terminal's Ctrl-C therefore reaches the gate only
+/// through the caller: the CLI forwards it (`forward_signals`), Python's
+/// binding stops the gate on it (`interrupt`).
 #[derive(Clone, Default)]
 pub struct RunOptions {
     /// Where the command's output goes while it runs.
@@ -95,13 +98,6 @@ impl RunOptions {
         Duration::try_from_secs_f64(seconds)
             .ok()
             .filter(|limit| !limit.is_zero())
-    }
-}
-
-impl RunOptions {
-    /// Whether ledger may have to stop the gate: it then gets a process group.
-    fn supervises(&self) -> bool {
-        self.timeout.is_some() || self.forward_signals || self.interrupt.is_some()
     }
 }
 
@@ -204,9 +200,22 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
     let ran = execute(spec.name(), spec.argv(), &dir, options)?;
     let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
     let changed = changed_during_run(&before);
-    let not_reusable = match (&ran.stopped, changed) {
-        (Some(stopped), Some(changed)) => Some(format!("{stopped}; {changed}")),
-        (stopped, changed) => stopped.as_ref().map(Stopped::to_string).or(changed),
+    let held = (ran.incomplete && ran.stopped.is_none()).then(|| {
+        format!(
+            "a process that left its process group still held its output {} after it ended",
+            humantime::format_duration(PIPE_GRACE)
+        )
+    });
+    let not_reusable = [ran.stopped.as_ref().map(Stopped::to_string), held, changed]
+        .into_iter()
+        .flatten()
+        .reduce(|a, b| format!("{a}; {b}"));
+    let (kept, total_bytes, truncated) = ran.output.finish();
+    let output = KeptOutput {
+        digest: format!("sha256:{}", store.write_object(&kept)?),
+        total_bytes,
+        truncated,
+        incomplete: ran.incomplete,
     };
     let evidence = Evidence {
         spec: spec.with_scope(before.scope.clone()),
@@ -216,7 +225,9 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
         stopped: ran.stopped,
         started_at,
         duration_ms,
-        result: ran.result,
+        result: last_lines(&kept[kept.len().saturating_sub(RESULT_BYTES)..]),
+        output: Some(output),
+        left_in_group: ran.left_in_group,
         inventory: before,
         not_reusable,
     };
@@ -265,14 +276,19 @@ fn changed_during_run(before: &Inventory) -> Option<String> {
 /// How the command ended.
 struct Ran {
     status: ExitStatus,
-    /// The tail of its output.
-    result: String,
+    /// Its output, as far as it was read.
+    output: OutputKeeper,
+    /// Whether ledger stopped reading before the output's end.
+    incomplete: bool,
+    /// Whether processes it left in its process group had to be stopped.
+    left_in_group: bool,
     /// Why ledger stopped it, if it did.
     stopped: Option<Stopped>,
 }
 
 /// Runs the command in a process group of its own, forwarding its output and
-/// keeping the tail of it, and supervises it until it ends (see [`supervise`]).
+/// keeping it (see [`OutputKeeper`]), and supervises it until the run is over
+/// (see [`supervise`]).
 fn execute(gate: &str, argv: &[String], dir: &Path, options: &RunOptions) -> Result<Ran> {
     let not_started = |reason: String, source: Option<std::io::Error>| Error::GateNotStarted {
         gate: gate.to_owned(),
@@ -299,11 +315,10 @@ fn execute(gate: &str, argv: &[String], dir: &Path, options: &RunOptions) -> Res
         })?),
         false => None,
     };
-    let mut command = Command::new(program);
-    if options.supervises() {
-        command.process_group(0);
-    }
-    let mut child = command
+    // Always a group of its own: what the command leaves in it when it ends
+    // is stopped, which would otherwise reach the caller's own group.
+    let mut child = Command::new(program)
+        .process_group(0)
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::inherit())
@@ -318,31 +333,101 @@ fn execute(gate: &str, argv: &[String], dir: &Path, options: &RunOptions) -> Res
             );
             not_started(reason, Some(e))
         })?;
-    let tail = Arc::new(Mutex::new(Vec::new()));
-    let (shown, to_stdout) = (options.echo != Echo::Off, options.echo == Echo::Passthrough);
-    let pumps = [
-        child
-            .stdout
-            .take()
-            .map(|out| pump(out, to_stdout, shown, Arc::clone(&tail))),
-        child
-            .stderr
-            .take()
-            .map(|err| pump(err, false, shown, Arc::clone(&tail))),
-    ];
-    let (status, stopped) = supervise(&mut child, signals, options)
+    let pumps = Pumps::start(&mut child, options.echo);
+    let supervised = supervise(&mut child, signals, options, &pumps)
         .map_err(|e| not_started(format!("waiting for the command failed: {e}"), None))?;
-    for handle in pumps.into_iter().flatten() {
-        // A pump only fails if forwarding to our own stdout failed; the
-        // command's exit status still stands.
-        let _ = handle.join();
-    }
-    let bytes = tail.lock().map(|t| t.clone()).unwrap_or_default();
+    // A pump still reading (a pipe held by a process that left the group)
+    // echoes and keeps nothing more; it ends when that process lets go.
+    pumps.over.store(true, Ordering::SeqCst);
+    let output = std::mem::take(&mut *pumps.output.lock().unwrap_or_else(|p| p.into_inner()));
     Ok(Ran {
-        status,
-        result: last_lines(&bytes),
-        stopped,
+        status: supervised.status,
+        output,
+        incomplete: supervised.open_pipes > 0,
+        left_in_group: supervised.left_in_group,
+        stopped: supervised.stopped,
     })
+}
+
+/// The threads copying the command's stdout and stderr.
+struct Pumps {
+    /// What they read, in the order they read it.
+    output: Arc<Mutex<OutputKeeper>>,
+    /// Set once the run is over: they then stop echoing and keeping.
+    over: Arc<AtomicBool>,
+    /// One message per pump that reached the end of its pipe.
+    ended: mpsc::Receiver<()>,
+    /// How many pumps were started.
+    count: usize,
+}
+
+impl Pumps {
+    fn start(child: &mut Child, echo: Echo) -> Pumps {
+        let output = Arc::new(Mutex::new(OutputKeeper::default()));
+        let over = Arc::new(AtomicBool::new(false));
+        let (sender, ended) = mpsc::channel();
+        let (shown, to_stdout) = (echo != Echo::Off, echo == Echo::Passthrough);
+        let streams: [(Option<Box<dyn Read + Send>>, bool); 2] = [
+            (child.stdout.take().map(|o| Box::new(o) as _), to_stdout),
+            (child.stderr.take().map(|e| Box::new(e) as _), false),
+        ];
+        let mut count = 0;
+        for (stream, to_stdout) in streams {
+            let Some(stream) = stream else { continue };
+            let pump = Pump {
+                to_stdout,
+                echo: shown,
+                output: Arc::clone(&output),
+                over: Arc::clone(&over),
+                ended: sender.clone(),
+            };
+            // Detached: one held open by a process outside the group is left
+            // to end when that process lets go of it.
+            std::thread::spawn(move || pump.run(stream));
+            count += 1;
+        }
+        Pumps {
+            output,
+            over,
+            ended,
+            count,
+        }
+    }
+}
+
+/// One pump: copies a child's stream to our stdout or stderr (when `echo`)
+/// and into the kept output, until the stream ends or the run is over.
+struct Pump {
+    to_stdout: bool,
+    echo: bool,
+    output: Arc<Mutex<OutputKeeper>>,
+    over: Arc<AtomicBool>,
+    ended: mpsc::Sender<()>,
+}
+
+impl Pump {
+    fn run(self, mut from: Box<dyn Read + Send>) {
+        let mut to: Box<dyn Write> = if self.to_stdout {
+            Box::new(std::io::stdout())
+        } else {
+            Box::new(std::io::stderr())
+        };
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n) = from.read(&mut buf) {
+            if n == 0 || self.over.load(Ordering::SeqCst) {
+                break;
+            }
+            if self.echo {
+                let _ = to.write_all(&buf[..n]);
+                let _ = to.flush();
+            }
+            if let Ok(mut output) = self.output.lock() {
+                output.push(&buf[..n]);
+            }
+        }
+        // The supervisor may have stopped listening; nothing to tell then.
+        let _ = self.ended.send(());
+    }
 }
 
 /// The signals a supervising ledger forwards to the gate instead of dying.
@@ -351,47 +436,126 @@ const FORWARDED: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 /// How often the supervisor looks at the child, its signals and the clock.
 const TICK: Duration = Duration::from_millis(20);
 
-/// Waits for the gate, forwarding the signals received to its process group
-/// and stopping the group at the timeout or interrupt (SIGTERM, then SIGKILL
-/// after [`KILL_GRACE`]). Returns its status and why ledger stopped it, if it did.
-/// A forwarded signal is the caller's: a later timeout still stops the gate,
-/// but the first reason stays the one recorded.
+/// How long ledger keeps reading the command's output once the command has
+/// ended and nothing is left in its process group: a process that left the
+/// group (`setsid`) and still holds the pipes after this is not waited for.
+pub const PIPE_GRACE: Duration = Duration::from_secs(1);
+
+/// What supervising the run found.
+struct Supervised {
+    status: ExitStatus,
+    stopped: Option<Stopped>,
+    /// Pumps whose pipe had not ended when the run was over.
+    open_pipes: usize,
+    /// Whether processes were left in the group when the command ended.
+    left_in_group: bool,
+}
+
+/// Supervises the run until it is over: the command has ended, what it left
+/// in its process group is stopped and its pipes are closed — or they are
+/// still held [`PIPE_GRACE`] after that, or the timeout or interrupt came.
+///
+/// While the command runs, the signals received are forwarded to its group,
+/// and the timeout or interrupt stops the group (SIGTERM, then SIGKILL after
+/// [`KILL_GRACE`]). A forwarded signal is the caller's: a later timeout still
+/// stops the gate, but the first reason stays the one recorded. The timeout
+/// bounds the whole run: one that expires while ledger waits for the pipes
+/// ends the wait, and the run is a timeout.
 fn supervise(
     child: &mut Child,
     mut signals: Option<Signals>,
     options: &RunOptions,
-) -> std::io::Result<(ExitStatus, Option<Stopped>)> {
-    if !options.supervises() {
-        return Ok((child.wait()?, None));
-    }
+    pumps: &Pumps,
+) -> std::io::Result<Supervised> {
     let group = Pid::from_child(child);
     let started = Instant::now();
-    let mut stopped: Option<Stopped> = None;
+    let mut run = Supervised {
+        status: ExitStatus::from_raw(0),
+        stopped: None,
+        open_pipes: pumps.count,
+        left_in_group: false,
+    };
+    let mut ended = false;
     let mut terminated_at: Option<Instant> = None;
+    let mut group_gone = false;
+    let mut pipes_since: Option<Instant> = None;
     loop {
-        if let Some(status) = child.try_wait()? {
-            if terminated_at.is_some() {
-                // A stop reaches the whole group, whatever outlived its leader.
-                signal_group(group, SIGKILL);
-            }
-            return Ok((status, stopped));
+        while pumps.ended.try_recv().is_ok() {
+            run.open_pipes -= 1;
         }
+        let mut signalled = false;
         for signal in signals.iter_mut().flat_map(|s| s.pending()) {
             signal_group(group, signal);
-            stopped.get_or_insert(Stopped::Signal { signal });
+            run.stopped.get_or_insert(Stopped::Signal { signal });
+            signalled = true;
         }
-        match terminated_at {
-            None => {
-                if let Some(why) = stop_reason(options, started.elapsed()) {
-                    signal_group(group, SIGTERM);
-                    terminated_at = Some(Instant::now());
-                    stopped.get_or_insert(why);
+        if !ended && let Some(status) = child.try_wait()? {
+            (ended, run.status) = (true, status);
+            terminated_at = terminated_at.map(|_| {
+                // Told to stop already: what outlived the leader gets no grace.
+                signal_group(group, SIGKILL);
+                let now = Instant::now();
+                now.checked_sub(KILL_GRACE).unwrap_or(now)
+            });
+        }
+        if !ended {
+            match terminated_at {
+                None => {
+                    if let Some(why) = stop_reason(options, started.elapsed()) {
+                        signal_group(group, SIGTERM);
+                        terminated_at = Some(Instant::now());
+                        run.stopped.get_or_insert(why);
+                    }
                 }
+                Some(at) if at.elapsed() >= KILL_GRACE => signal_group(group, SIGKILL),
+                Some(_) => {}
             }
-            Some(at) if at.elapsed() >= KILL_GRACE => signal_group(group, SIGKILL),
-            Some(_) => {}
+        } else if !group_gone {
+            group_gone = stop_leftovers(group, &mut terminated_at, &mut run.left_in_group);
+        } else if run.open_pipes == 0 {
+            return Ok(run);
+        } else {
+            // What the group wrote before it ended is still drained, for up
+            // to the grace; the deadline (of a run not stopped yet) or a
+            // signal of the caller's ends the wait at once.
+            let since = *pipes_since.get_or_insert_with(Instant::now);
+            if run.stopped.is_none()
+                && let Some(why) = stop_reason(options, started.elapsed())
+            {
+                run.stopped = Some(why);
+                return Ok(run);
+            }
+            if signalled || since.elapsed() >= PIPE_GRACE {
+                return Ok(run);
+            }
         }
-        std::thread::sleep(TICK);
+        // Woken early when a pipe ends, so that a run that is over returns at once.
+        if pumps.ended.recv_timeout(TICK).is_ok() {
+            run.open_pipes -= 1;
+        }
+    }
+}
+
+/// Stops what the ended command left in its process group: SIGTERM, then
+/// SIGKILL after [`KILL_GRACE`]. Returns whether ledger is done with the
+/// group: it is empty, or it was sent SIGKILL (whatever stays in it then is
+/// a zombie that its new parent has not reaped yet).
+fn stop_leftovers(group: Pid, terminated_at: &mut Option<Instant>, left: &mut bool) -> bool {
+    if rustix::process::test_kill_process_group(group).is_err() {
+        return true;
+    }
+    match *terminated_at {
+        None => {
+            *left = true;
+            signal_group(group, SIGTERM);
+            *terminated_at = Some(Instant::now());
+            false
+        }
+        Some(at) if at.elapsed() >= KILL_GRACE => {
+            signal_group(group, SIGKILL);
+            true
+        }
+        Some(_) => false,
     }
 }
 
@@ -443,38 +607,6 @@ impl std::fmt::Display for Stopped {
             ),
         }
     }
-}
-
-/// Copies a child's stream to our stdout or stderr (when `echo`) and into the
-/// shared tail, which keeps only the last `RESULT_BYTES` bytes.
-fn pump(
-    mut from: impl Read + Send + 'static,
-    to_stdout: bool,
-    echo: bool,
-    tail: Arc<Mutex<Vec<u8>>>,
-) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        let mut to: Box<dyn Write> = if to_stdout {
-            Box::new(std::io::stdout())
-        } else {
-            Box::new(std::io::stderr())
-        };
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = from.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            if echo {
-                let _ = to.write_all(&buf[..n]);
-                let _ = to.flush();
-            }
-            if let Ok(mut t) = tail.lock() {
-                t.extend_from_slice(&buf[..n]);
-                let excess = t.len().saturating_sub(RESULT_BYTES);
-                t.drain(..excess);
-            }
-        }
-    })
 }
 
 /// The last `RESULT_LINES` lines of the output, as text. Bytes that are not

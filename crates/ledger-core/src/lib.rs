@@ -62,6 +62,7 @@ mod normalize;
 mod normalize_openspec;
 #[cfg(any(test, feature = "fuzzing"))]
 mod normalize_reference;
+mod output;
 mod own_file;
 mod path;
 mod quote;
@@ -113,6 +114,10 @@ pub use handoff::{
 };
 pub use inventory::{Inventory, default_workspace, worktree_root};
 pub use normalize::{normalize_tasks, normalize_tasks_with};
+pub use output::{
+    GateOutput, KeptOutput, OUTPUT_HEAD_BYTES, OUTPUT_LIMIT, OUTPUT_TAIL_BYTES, Truncation,
+    evidence_output, gate_output,
+};
 pub use path::WorkspacePath;
 pub use quote::{escape, quote};
 pub use record::to_pretty_json;

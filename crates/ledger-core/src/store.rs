@@ -6,6 +6,7 @@
 //! ```text
 //! records/<id>.json   immutable records; <id> is the SHA-256 of the file's bytes
 //! refs/<name>         one line: the id of the record the ref names
+//! objects/<hex>      raw bytes named by their SHA-256 (a gate's kept output)
 //! tmp/                files being written; anything left here was interrupted
 //! lock                held while a ref is compared and replaced
 //! digest-cache        file digests by path and status (store/cache.rs); disposable
@@ -48,6 +49,7 @@
 mod cache;
 mod check;
 mod fsio;
+mod objects;
 #[cfg(test)]
 mod tests;
 mod trust;

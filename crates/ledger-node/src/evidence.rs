@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use ledger_core::{Error, Observe, Store};
 use napi::Env;
-use napi::bindgen_prelude::{AsyncTask, Utf16String};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Utf16String};
 use napi_derive::napi;
 
 use crate::error::Failure;
@@ -235,4 +235,25 @@ pub fn latest_evidence(options: EvidenceOptions) -> AsyncTask<Work<Option<Json>>
 #[napi(ts_return_type = "LatestEvidence | null")]
 pub fn latest_evidence_sync(env: Env, options: EvidenceOptions) -> napi::Result<Option<Json>> {
     block(&env, || latest_evidence_impl(&options))
+}
+
+fn gate_output_impl(options: &EvidenceOptions) -> Result<Option<Buffer>, Failure> {
+    let store = Store::open(Utf8Path::new(&options.workspace));
+    let output = ledger_core::gate_output(&store, &options.gate)?;
+    Ok(output.map(|o| Buffer::from(o.bytes)))
+}
+
+/// The output the gate's latest run kept (raw bytes, as the command wrote
+/// them; what `ledger gate show` prints), or `null` when it never ran. An
+/// output past the bound was kept as its start and its end: the evidence's
+/// `output.truncated` says how many bytes were dropped between them.
+#[napi(ts_return_type = "Promise<Buffer | null>")]
+pub fn gate_output(options: EvidenceOptions) -> AsyncTask<Work<Option<Buffer>>> {
+    spawn(move || gate_output_impl(&options))
+}
+
+/// `gateOutput`, blocking the JavaScript thread.
+#[napi(ts_return_type = "Buffer | null")]
+pub fn gate_output_sync(env: Env, options: EvidenceOptions) -> napi::Result<Option<Buffer>> {
+    block(&env, || gate_output_impl(&options))
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { cli, expectCode, ledger, noCli, packageDir, sampleCheckout, sha256hex } from './helpers.mjs'
+import { cli, expectCode, ledger, ledgerBin, noCli, packageDir, sampleCheckout, sha256hex } from './helpers.mjs'
 
 function setup(t) {
   const s = sampleCheckout(t)
@@ -236,4 +236,50 @@ test('checkRecordedGate runs no recorded command and reports what it cannot obse
     s.dir,
     { pathProperty: false },
   )
+})
+
+test('a failing run keeps its whole output; gateOutput gives its raw bytes', async (t) => {
+  const { s } = setup(t)
+  const script = "exec >&2; i=0; while [ $i -lt 200 ]; do echo line $i; i=$((i+1)); done; printf 'raw \\377\\n'; exit 3"
+  const spec = { name: 'out', argv: ['sh', '-c', script], scope: { workspace: s.w, roots: ['src'] } }
+  assert.equal(await ledger.gateOutput({ workspace: s.w, gate: 'out' }), null)
+  const outcome = await ledger.runGate(spec, 'off')
+  assert.equal(outcome.exit_code, 3)
+  const lines = Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join('')
+  const expected = Buffer.concat([Buffer.from(lines), Buffer.from([0x72, 0x61, 0x77, 0x20, 0xff, 0x0a])])
+  assert.equal(outcome.evidence.output.total_bytes, expected.length)
+  assert.equal(outcome.evidence.output.truncated, undefined)
+  assert.equal(outcome.evidence.output.digest, `sha256:${sha256hex(expected)}`)
+  assert.deepEqual(await ledger.gateOutput({ workspace: s.w, gate: 'out' }), expected)
+  assert.deepEqual(ledger.gateOutputSync({ workspace: s.w, gate: 'out' }), expected)
+  if (!noCli) {
+    const shown = spawnSync(ledgerBin(), ['gate', 'show', 'out'], { cwd: s.w })
+    assert.equal(shown.status, 0, String(shown.stderr))
+    assert.deepEqual(shown.stdout, expected, 'ledger gate show prints the same bytes')
+  }
+})
+
+test('what a gate leaves in its process group is stopped when it ends', async (t) => {
+  const { s } = setup(t)
+  const pidFile = path.join(s.dir, 'pid')
+  const spec = {
+    name: 'leaves',
+    argv: ['sh', '-c', `sleep 30 & echo $! > '${pidFile}'; exit 0`],
+    scope: { workspace: s.w, roots: ['src'] },
+  }
+  const started = performance.now()
+  const outcome = await ledger.runGate(spec, 'off', 1000)
+  assert.ok(performance.now() - started < 20_000)
+  assert.equal(outcome.exit_code, 0)
+  assert.equal(outcome.evidence.left_in_group, true)
+  const pid = fs.readFileSync(pidFile, 'utf8').trim()
+  const stat = `/proc/${pid}/stat`
+  assert.ok(!fs.existsSync(stat) || fs.readFileSync(stat, 'utf8').split(')').pop().trim().startsWith('Z'))
+})
+
+test('a gate whose inputs would be normalized is refused', async (t) => {
+  const { s } = setup(t)
+  s.write('src/tasks.md', '- [ ] 1.1 do it\n')
+  const spec = { name: 'tasks', argv: ['true'], scope: { workspace: s.w, roots: ['src'], tasks: ['src/tasks.md'] } }
+  await expectCode(assert, () => ledger.runGate(spec), 'invalid-argument', 'raw bytes', { pathProperty: false })
 })

@@ -9,7 +9,7 @@ use ledger_core::{
     to_pretty_json,
 };
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyBytes, PyString};
 
 use crate::args::{PathArg, exact_text, mapping, texts};
 use crate::compare::PyComparison;
@@ -219,6 +219,17 @@ pub struct PyEvidence {
     /// Whether the command exited with status 0 on its own.
     #[pyo3(get)]
     passed: bool,
+    /// How many bytes of output the command wrote (`None` in evidence
+    /// written before the output was kept).
+    #[pyo3(get)]
+    output_bytes: Option<u64>,
+    /// `(head_bytes, dropped_bytes)` when the output was longer than the
+    /// bound: the kept bytes are its first `head_bytes`, then its end.
+    #[pyo3(get)]
+    output_truncated: Option<(u64, u64)>,
+    /// Whether ledger stopped the command's leftovers in its process group.
+    #[pyo3(get)]
+    left_in_group: bool,
     inner: Evidence,
 }
 
@@ -238,6 +249,13 @@ impl From<Evidence> for PyEvidence {
             not_reusable: e.not_reusable.clone(),
             fingerprint: e.fingerprint().to_string(),
             passed: e.passed(),
+            output_bytes: e.output.as_ref().map(|o| o.total_bytes),
+            output_truncated: e
+                .output
+                .as_ref()
+                .and_then(|o| o.truncated)
+                .map(|t| (t.head_bytes, t.dropped_bytes)),
+            left_in_group: e.left_in_group,
             inner,
         }
     }
@@ -248,6 +266,21 @@ impl PyEvidence {
     /// The evidence as JSON (the body of its store record).
     fn to_json(&self) -> String {
         to_pretty_json(&self.inner)
+    }
+
+    /// The output this run kept, as the raw bytes the command wrote, read
+    /// from `store` and checked against the evidence's digest
+    /// (`CorruptRecordError` when they differ, `UnreadableError` when gone).
+    fn read_output(&self, py: Python<'_>, store: &PyStore) -> PyResult<Py<PyBytes>> {
+        let kept = self.inner.output.clone().ok_or_else(|| {
+            let e = ledger_core::Error::InvalidArgument {
+                message: "this evidence was written before ledger kept a run's output".to_owned(),
+            };
+            errors::to_py(py, &e)
+        })?;
+        let store = store.inner.clone();
+        let bytes = errors::detached(py, move || kept.read(&store))?;
+        Ok(PyBytes::new(py, &bytes).unbind())
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
@@ -388,6 +421,15 @@ pub fn check_recorded_gate(
         scope: scope.map(|s| s.inner.clone()),
     };
     errors::detached(py, move || ledger_core::check_gate_query(&query)).map(PyFreshness::from)
+}
+
+/// The output the latest run of a gate kept (raw bytes), or `None` when it
+/// never ran; `gate_output(...)` is what `ledger gate show` prints.
+#[pyfunction]
+pub fn gate_output(py: Python<'_>, store: &PyStore, gate: String) -> PyResult<Option<Py<PyBytes>>> {
+    let store = store.inner.clone();
+    let output = errors::detached(py, move || ledger_core::gate_output(&store, &gate))?;
+    Ok(output.map(|o| PyBytes::new(py, &o.bytes).unbind()))
 }
 
 /// The latest evidence of a gate and its record id, or `None`.

@@ -71,7 +71,7 @@ mod ledger_module {
     #[pymodule_export]
     use crate::evidence::{
         PyEvidence, PyFreshness, PyGateSpec, PyObserve, PyStaleReason, check_gate,
-        check_recorded_gate, latest_evidence,
+        check_recorded_gate, gate_output, latest_evidence,
     };
     #[pymodule_export]
     use crate::fingerprint::{fingerprint_entries, normalize_tasks, parse_fingerprint};

@@ -333,3 +333,52 @@ def test_ctrl_c_stops_the_gate_records_it_and_is_raised(workspace: Path, tmp_pat
     assert (latest[1].not_reusable or "").startswith("interrupted by the caller")
     gate = pid_file.read_text().strip()
     assert not Path(f"/proc/{gate}").exists() or "Z" in Path(f"/proc/{gate}/stat").read_text().split(")")[-1][:3]
+
+
+def test_a_failing_run_keeps_its_whole_output(workspace: Path) -> None:
+    store = ledger.Store(workspace)
+    script = "exec >&2; i=0; while [ $i -lt 200 ]; do echo line $i; i=$((i+1)); done; printf 'raw \\377\\n'; exit 3"
+    spec = spec_for(workspace, ["sh", "-c", script])
+    assert ledger.gate_output(store, "test") is None
+    ran = ledger.run_gate(store, spec, echo="off")
+    expected = b"".join(b"line %d\n" % i for i in range(200)) + b"raw \xff\n"
+    evidence = ran.evidence
+    assert ran.exit_code == 3 and evidence is not None
+    assert evidence.output_bytes == len(expected) and evidence.output_truncated is None
+    assert evidence.read_output(store) == expected
+    assert ledger.gate_output(store, "test") == expected
+    # The CLI's `gate show` prints the same bytes.
+    body = json.loads(evidence.to_json())
+    assert body["output"]["digest"] == "sha256:" + hashlib.sha256(expected).hexdigest()
+
+
+def test_an_output_past_the_bound_keeps_its_start_and_end(workspace: Path) -> None:
+    store = ledger.Store(workspace)
+    ran = ledger.run_gate(store, spec_for(workspace, ["sh", "-c", "seq 1 400000; exit 1"]), echo="off")
+    everything = b"".join(b"%d\n" % i for i in range(1, 400001))
+    head, tail = 256 * 1024, 768 * 1024
+    assert ran.evidence is not None
+    assert ran.evidence.output_truncated == (head, len(everything) - head - tail)
+    assert ran.evidence.read_output(store) == everything[:head] + everything[-tail:]
+
+
+def test_what_the_command_leaves_in_its_group_is_stopped(workspace: Path, tmp_path: Path) -> None:
+    import time
+
+    pid_file = tmp_path / "pid"
+    store = ledger.Store(workspace)
+    spec = spec_for(workspace, ["sh", "-c", f"sleep 30 & echo $! > '{pid_file}'; exit 0"])
+    start = time.monotonic()
+    ran = ledger.run_gate(store, spec, echo="off", timeout=1)
+    assert time.monotonic() - start < 20
+    assert ran.exit_code == 0 and ran.evidence is not None and ran.evidence.left_in_group
+    pid = pid_file.read_text().strip()
+    stat = Path(f"/proc/{pid}/stat")
+    assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def test_a_gate_s_inputs_are_never_normalized(workspace: Path) -> None:
+    write(workspace, "src/tasks.md", "- [ ] 1.1 do it\n")
+    scope = ledger.Scope(workspace, roots=["src"], tasks=["src/tasks.md"])
+    with pytest.raises(ledger.InvalidArgumentError, match="raw bytes"):
+        ledger.GateSpec("test", ["true"], scope)

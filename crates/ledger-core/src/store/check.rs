@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cache::{self, CacheReport};
 use super::fsio::{GITIGNORE, Kind, Missing, RECORD_LIMIT, REF_LIMIT, StoreDir, expect, shown};
+use super::objects;
 use super::{LOCK, RECORDS, REFS, RecordId, Store, TMP, check_ref_name, parse_ref, trust, verify};
 use crate::error::{DisplayPath, Error, Result};
 
@@ -121,6 +122,9 @@ impl Store {
             Some(refs) => scan_refs_in(&refs)?,
             None => Vec::new(),
         };
+        if let Some(objects) = open_listed(&root, objects::OBJECTS, &mut corrupt)? {
+            objects::scan_objects(&objects, &mut corrupt)?;
+        }
         let records = match open_listed(&root, RECORDS, &mut corrupt)? {
             Some(dir) => scan_records(&dir, &mut corrupt)?,
             None => Links::new(),

@@ -200,6 +200,7 @@ __all__ = [
     "digest_cache_enabled",
     "fingerprint",
     "fingerprint_entries",
+    "gate_output",
     "inventory",
     "latest_evidence",
     "normalize_tasks",
@@ -680,7 +681,11 @@ class Evidence:
     not_reusable: Final[Optional[str]]
     fingerprint: Final[str]
     passed: Final[bool]
+    output_bytes: Final[Optional[int]]
+    output_truncated: Final[Optional[tuple[int, int]]]
+    left_in_group: Final[bool]
     def to_json(self) -> str: ...
+    def read_output(self, store: Store) -> bytes: ...
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
@@ -726,6 +731,7 @@ def run_gate(
     store: Store, spec: GateSpec, *, echo: _Echo = "off", timeout: Optional[float] = None
 ) -> RunOutcome: ...
 def latest_evidence(store: Store, gate: str) -> Optional[tuple[str, Evidence]]: ...
+def gate_output(store: Store, gate: str) -> Optional[bytes]: ...
 
 # Errors: one subclass of LedgerError per core error code.
 
