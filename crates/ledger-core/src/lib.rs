@@ -129,7 +129,9 @@ pub use store::{
     set_digest_cache,
 };
 pub use task_rule::TaskRule;
-pub use tasks::{ChangeTasks, Task, Tasks, read_tasks, read_tasks_file};
+pub use tasks::{
+    ChangeTasks, Task, TaskRuleWarning, Tasks, read_tasks, read_tasks_file, unseen_tasks,
+};
 pub use threads::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};
 pub use validation::{
     COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GateStanding, PHASE_RECORD_REASON,
