@@ -115,7 +115,9 @@ pub use normalize::{normalize_tasks, normalize_tasks_with};
 pub use path::WorkspacePath;
 pub use quote::{escape, quote};
 pub use record::to_pretty_json;
-pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION, TASK_RULES_VERSION};
+pub use record::{
+    InventoryRecord, OWN_RECORD_REASON, Observed, RECORD_FORMAT, RECORD_VERSION, TASK_RULES_VERSION,
+};
 pub use schema::{
     BUILTIN_SCHEMAS, DEFAULT_SCHEMA, NameOrigin, OPENSPEC_VERSION, SPEC_DRIVEN_YAML, SchemaRequest,
     SchemaSource, resolve as resolve_schema, resolve_name as resolve_schema_name,
