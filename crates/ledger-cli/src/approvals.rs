@@ -22,9 +22,10 @@ pub struct ChangeArgs {
     pub(crate) change: String,
     #[command(flatten)]
     pub(crate) place: PlaceArgs,
-    /// The rule the tracked Tasks file is normalized under [default: the
-    /// schema's `ledger.task_rule`, else task-checkbox-v1; `status` uses the
-    /// rule each binding recorded].
+    /// The rule the tracked Tasks file is read and normalized under [default:
+    /// the rule the tasks approval recorded, else the schema's
+    /// `ledger.task_rule`, else openspec/config.yaml's, else task-checkbox-v1;
+    /// `status` uses the rule each binding recorded].
     #[arg(long, value_name = "R", value_parser = crate::scope_args::task_rule)]
     task_rule: Option<TaskRule>,
 }
@@ -155,6 +156,10 @@ pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
         &args.source,
         args.absent.into(),
     )?;
+    // A likely wrong rule is advice, not a failure: the approval is recorded.
+    for warning in change.task_rule_warnings(&binding) {
+        eprintln!("warning: {warning}");
+    }
     let text = format!(
         "approved {} of {} at {} (source: {})\n{}\n",
         binding.artifact, binding.change, binding.observed_at, binding.source, binding.fingerprint

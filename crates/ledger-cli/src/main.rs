@@ -123,7 +123,9 @@ struct InventoryArgs {
     /// Observed metadata stored in the record (repeatable).
     #[arg(long = "meta", value_name = "KEY=VALUE", value_parser = key_value)]
     meta: Vec<(String, String)>,
-    /// Write the record to FILE (atomically) instead of stdout.
+    /// Write the record to FILE (atomically) instead of stdout. A FILE the
+    /// scope's roots select is excluded from the set, with a reason; one named
+    /// by --path or --tasks is refused.
     #[arg(long, value_name = "FILE")]
     out: Option<Utf8PathBuf>,
 }
@@ -258,7 +260,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             (text, ExitCode::SUCCESS)
         }
         Command::Inventory(args) => {
-            let inventory = Inventory::expand(&args.scope.to_scope()?)?;
+            let mut scope = args.scope.to_scope()?;
+            if let Some(file) = &args.out {
+                scope.exclude_own_record(file)?;
+            }
+            let inventory = Inventory::expand(&scope)?;
             let observed = Observed {
                 meta: args.meta.into_iter().collect(),
                 ..Observed::default()

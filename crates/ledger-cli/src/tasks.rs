@@ -27,7 +27,8 @@ pub struct NormalizeArgs {
 }
 
 pub fn run_tasks(args: TasksArgs) -> Result<(String, ExitCode), Error> {
-    let tasks = args.change.change_set()?.tasks()?;
+    let store = args.change.place.store()?;
+    let tasks = args.change.change_set()?.tasks_in(&store)?;
     let text = if args.json {
         json_line(&tasks)
     } else {

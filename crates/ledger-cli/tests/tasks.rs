@@ -228,3 +228,108 @@ fn scope_flags_take_the_rule_and_records_keep_it() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
+
+/// `ledger approve` of one artifact, with `extra` flags.
+fn approve(s: &Sandbox, artifact: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "approve",
+        "--change",
+        "add-auth",
+        "--artifact",
+        artifact,
+        "--source",
+        "msg 1",
+    ];
+    args.extend_from_slice(extra);
+    let out = s.ledger(&s.w(), &args);
+    assert!(out.status.success(), "{out:?}");
+    out
+}
+
+#[test]
+fn every_reader_uses_the_rule_the_tasks_approval_recorded() {
+    let s = openspec_checkout(TASKS);
+    let w = s.w();
+    for artifact in ["proposal", "specs", "design", "tasks"] {
+        let out = approve(&s, artifact, &["--task-rule", "openspec-checkbox"]);
+        assert!(out.stderr.is_empty(), "{out:?}");
+    }
+    // `ledger tasks` without a flag reads the file as it was approved ...
+    let out = s.ledger(&w, &["tasks", "--change", "add-auth"]);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(&format!(
+            "add-auth: 2 of 4 done ({CHANGE}/tasks.md, openspec-checkbox)\n"
+        )),
+        "{text}"
+    );
+    // ... and so does `state set` for the ids it records by default ...
+    let out = s.ledger(
+        &w,
+        &[
+            "state", "set", "--change", "add-auth", "--role", "impl", "--json",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["state"]["tasks_completed"],
+        serde_json::json!(["1.1.1", "1.2"])
+    );
+    assert_eq!(json["state"]["tasks_remaining"], serde_json::json!(["1.1"]));
+    // ... and approving again keeps the rule: ticking stays progress.
+    approve(&s, "tasks", &[]);
+    let ticked = String::from_utf8(TASKS.to_vec())
+        .unwrap()
+        .replace("- [ ] 1.1 ", "- [x] 1.1 ");
+    s.write(&format!("{CHANGE}/tasks.md"), ticked.as_bytes());
+    let out = s.ledger(&w, &["status", "--change", "add-auth"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // A rule the caller chooses wins.
+    let out = s.ledger(
+        &w,
+        &[
+            "tasks",
+            "--change",
+            "add-auth",
+            "--task-rule",
+            "task-checkbox-v1",
+            "--json",
+        ],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (json["rule"].as_str(), json["total"].as_u64()),
+        (Some("task-checkbox-v1"), Some(0))
+    );
+}
+
+#[test]
+fn approving_under_a_rule_that_misses_task_lines_warns() {
+    let s = openspec_checkout(TASKS);
+    for artifact in ["proposal", "specs", "design"] {
+        assert!(approve(&s, artifact, &[]).stderr.is_empty());
+    }
+    // Under the default rule none of OpenSpec's four task lines is a task.
+    let out = approve(&s, "tasks", &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "warning: {CHANGE}/tasks.md: 4 line(s) are tasks under openspec-checkbox but not under task-checkbox-v1"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("(line 2, 3, 4, 5)"), "{err}");
+    assert!(stdout(&out).starts_with("approved tasks of add-auth"));
+    // The approval is recorded all the same; under the rule that reads them, no warning.
+    let out = approve(&s, "tasks", &["--task-rule", "openspec-checkbox"]);
+    assert!(out.stderr.is_empty(), "{out:?}");
+    // A file of canonical lines only is read alike by both rules: no warning.
+    s.write(
+        &format!("{CHANGE}/tasks.md"),
+        b"- [ ] 1.1 [core] Add login\n",
+    );
+    let out = approve(&s, "tasks", &["--task-rule", "task-checkbox-v1"]);
+    assert!(out.stderr.is_empty(), "{out:?}");
+}

@@ -430,3 +430,51 @@ fn verify_expands_in_the_callers_workspace_never_in_the_records() {
     assert!(text.starts_with("match: "), "{text}");
     assert!(!s.dir.path().join(".ledger").exists());
 }
+
+#[test]
+fn a_record_written_into_its_own_scope_is_excluded_with_a_reason() {
+    let s = sample_checkout();
+    let w = s.w();
+    // Written twice into the workspace, relative to a subdirectory: the second run
+    // finds the first record on disk, and neither verify reports it as added.
+    for _ in 0..2 {
+        let out = s.ledger(&w.join("src"), &["inventory", "--out", "../rec.json"]);
+        assert!(out.status.success(), "{out:?}");
+        let out = verify(&s, &w.join("rec.json"), &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.join("rec.json")).unwrap()).unwrap();
+    let exclusions = json["scope"]["exclusions"].as_array().unwrap();
+    assert!(
+        exclusions.contains(&serde_json::json!({
+            "path": "rec.json",
+            "reason": ledger_core::OWN_RECORD_REASON,
+        })),
+        "{exclusions:?}"
+    );
+    assert!(!json["entries"].to_string().contains("rec.json"));
+    // Other files are still seen.
+    s.write("new.txt", b"n");
+    assert_eq!(
+        changes(&s, &w.join("rec.json")),
+        pairs(&[("added", "new.txt")])
+    );
+    // Outside the roots nothing is excluded.
+    let out = s.ledger(&w, &["inventory", "--root", "src", "--out", "rec2.json"]);
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.join("rec2.json")).unwrap()).unwrap();
+    assert!(
+        !json["scope"]["exclusions"]
+            .to_string()
+            .contains("rec2.json")
+    );
+    // A record the scope names exactly is refused, and nothing is written.
+    let out = s.ledger(
+        &w,
+        &["inventory", "--path", "own.json", "--out", "own.json"],
+    );
+    assert_blocked(&out, "invalid-argument", "own.json");
+    assert!(!w.join("own.json").exists());
+}

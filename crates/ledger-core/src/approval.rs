@@ -16,7 +16,6 @@ use crate::graph::Artifact;
 use crate::inventory::Inventory;
 use crate::schema::{DEFAULT_SCHEMA, SchemaSource};
 use crate::store::{RecordId, Store};
-use crate::task_rule::TaskRule;
 
 /// The kind of record holding a [`StateEnvelope`].
 pub const STATE_KIND: &str = "state";
@@ -293,7 +292,7 @@ impl Evaluation {
         let rule = row
             .binding
             .as_ref()
-            .and_then(recorded_task_rule)
+            .and_then(Binding::task_rule)
             .unwrap_or_else(|| change.task_rule());
         let now = match change.inventory_with(&artifact.id, rule) {
             Ok(inventory) => inventory,
@@ -409,13 +408,6 @@ fn relocated(inventory: &Inventory, from: &str, to: &str) -> Option<Inventory> {
     Some(moved)
 }
 
-/// The rule a binding's set normalized its Tasks file under, when it recorded
-/// its inventory and the set has a Tasks file.
-fn recorded_task_rule(binding: &Binding) -> Option<TaskRule> {
-    let scope = &binding.inventory.as_ref()?.scope;
-    scope.normalize.first().and_then(|p| scope.task_rule(p))
-}
-
 /// `error[<code>]: <message>`, the form a status row shows an error in.
 fn coded(e: &Error) -> String {
     format!("error[{}]: {e}", e.code())
@@ -527,7 +519,7 @@ pub fn approve(
     let (head, mut envelope) = current_state(store, &change.change)?;
     let change = with_recorded_schema(change, &envelope)?;
     let artifact = change.graph.artifact(artifact)?;
-    let inventory = change.inventory(&artifact.id)?;
+    let inventory = change.inventory_with(&artifact.id, change.reading_task_rule(&envelope))?;
     let absent = inventory.entries.iter().all(|e| e.kind() == "missing");
     if absent && absence == Absence::Refuse {
         return Err(Error::AbsentArtifact {

@@ -41,6 +41,15 @@ pub struct Binding {
     pub schema: Option<SchemaSource>,
 }
 
+impl Binding {
+    /// The rule the approved set normalized its Tasks file under, when the
+    /// binding recorded its inventory and the set has a Tasks file.
+    pub fn task_rule(&self) -> Option<crate::task_rule::TaskRule> {
+        let scope = &self.inventory.as_ref()?.scope;
+        scope.normalize.first().and_then(|p| scope.task_rule(p))
+    }
+}
+
 /// The record that a change's state was retired on purpose (a mistyped name, an
 /// abandoned change): its bindings end here, the records before stay.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

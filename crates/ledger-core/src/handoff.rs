@@ -141,7 +141,13 @@ fn dedup(items: &[String]) -> Vec<String> {
 }
 
 /// The task ids `source` names for `change`: `None` keeps the envelope's.
-fn task_ids(change: &ChangeSet, source: &TaskIds) -> Result<Option<(Vec<String>, Vec<String>)>> {
+/// The file is read under the rule the envelope's tasks binding recorded
+/// ([`ChangeSet::reading_task_rule`]).
+fn task_ids(
+    change: &ChangeSet,
+    envelope: &StateEnvelope,
+    source: &TaskIds,
+) -> Result<Option<(Vec<String>, Vec<String>)>> {
     match source {
         TaskIds::Given {
             completed,
@@ -149,7 +155,7 @@ fn task_ids(change: &ChangeSet, source: &TaskIds) -> Result<Option<(Vec<String>,
         } => Ok(Some((completed.clone(), remaining.clone()))),
         TaskIds::FromTasksFile if change.location == ChangeLocation::Missing => Ok(None),
         TaskIds::FromTasksFile => {
-            let read = change.tasks()?;
+            let read = change.tasks_recorded_in(envelope)?;
             let owned = |ids: Vec<&str>| ids.into_iter().map(str::to_owned).collect();
             Ok(Some((
                 owned(read.tasks.completed_ids()),
@@ -198,7 +204,8 @@ pub fn advance_state(
             ),
         });
     }
-    patch.apply(&mut envelope, task_ids(change, &patch.tasks)?);
+    let tasks = task_ids(change, &envelope, &patch.tasks)?;
+    patch.apply(&mut envelope, tasks);
     envelope.retired = None;
     let id = store.commit(
         &state_ref(&change.change),

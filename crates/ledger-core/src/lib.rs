@@ -121,7 +121,9 @@ pub use output::{
 pub use path::WorkspacePath;
 pub use quote::{escape, quote};
 pub use record::to_pretty_json;
-pub use record::{InventoryRecord, Observed, RECORD_FORMAT, RECORD_VERSION, TASK_RULES_VERSION};
+pub use record::{
+    InventoryRecord, OWN_RECORD_REASON, Observed, RECORD_FORMAT, RECORD_VERSION, TASK_RULES_VERSION,
+};
 pub use schema::{
     BUILTIN_SCHEMAS, DEFAULT_SCHEMA, NameOrigin, OPENSPEC_VERSION, SPEC_DRIVEN_YAML, SchemaRequest,
     SchemaSource, resolve as resolve_schema, resolve_name as resolve_schema_name,
@@ -135,7 +137,9 @@ pub use store::{
     set_digest_cache,
 };
 pub use task_rule::TaskRule;
-pub use tasks::{ChangeTasks, Task, Tasks, read_tasks, read_tasks_file};
+pub use tasks::{
+    ChangeTasks, Task, TaskRuleWarning, Tasks, read_tasks, read_tasks_file, unseen_tasks,
+};
 pub use threads::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};
 pub use validation::{
     COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GateStanding, PHASE_RECORD_REASON,

@@ -29,6 +29,62 @@ pub const RECORD_VERSION: &str = "1.1";
 /// [`RECORD_VERSION`], byte-identical to what earlier versions wrote.
 pub const TASK_RULES_VERSION: &str = "1.2";
 
+/// The reason recorded when a record's own file is excluded from its set
+/// ([`Scope::exclude_own_record`]).
+pub const OWN_RECORD_REASON: &str =
+    "the inventory record itself: written after the expansion, it cannot be part of its own set";
+
+impl Scope {
+    /// Prepares the scope for a record that will be written to `file` (the
+    /// CLI's `inventory --out`): when `file` lies in the workspace where a root
+    /// selects it, it is excluded with [`OWN_RECORD_REASON`], so that the next
+    /// `verify` does not report the record itself as added. A file the scope
+    /// names exactly (a path or a Tasks file) is refused (`invalid-argument`):
+    /// a record cannot hold its own digest. A file outside the workspace, in
+    /// the store, already excluded, or under no root changes nothing; so does
+    /// one whose directory cannot be found (writing it fails later, naming it).
+    pub fn exclude_own_record(&mut self, file: &Utf8Path) -> Result<()> {
+        let Some(path) = self.own_path(file)? else {
+            return Ok(());
+        };
+        if self.paths.contains(&path) || self.normalize.contains(&path) {
+            return Err(Error::InvalidArgument {
+                message: format!(
+                    "the record file {} is named by the scope (a --path or --tasks): a record cannot be part of its own set; write it elsewhere",
+                    crate::quote::quote(path.as_str())
+                ),
+            });
+        }
+        let selected = self.roots.iter().any(|root| path.is_within(root));
+        if selected && !self.is_excluded(path.as_str()) && !path.is_within(crate::STORE_DIR) {
+            self.exclude(path.as_str(), OWN_RECORD_REASON)?;
+        }
+        Ok(())
+    }
+
+    /// `file` as a path of the workspace (both with symlinks resolved, the file
+    /// itself not followed); `None` when it lies outside or cannot be placed.
+    fn own_path(&self, file: &Utf8Path) -> Result<Option<crate::path::WorkspacePath>> {
+        let (Some(name), Ok(workspace)) = (file.file_name(), self.workspace.canonicalize_utf8())
+        else {
+            return Ok(None);
+        };
+        let parent = match file.parent() {
+            Some(p) if !p.as_str().is_empty() => p,
+            _ => Utf8Path::new("."),
+        };
+        let Ok(dir) = parent.canonicalize_utf8() else {
+            return Ok(None);
+        };
+        match dir.join(name).strip_prefix(&workspace) {
+            Ok(relative) if !relative.as_str().is_empty() => {
+                crate::path::WorkspacePath::new(relative.as_str()).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
 /// What the caller observed around the inventory: nothing here is verified by
 /// ledger, it is stored so that a reader knows how the set was used.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -284,6 +340,59 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use crate::fingerprint::fingerprint_entries;
+
+    #[test]
+    fn a_record_file_in_its_own_scope_is_excluded_or_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = camino::Utf8Path::from_path(dir.path()).unwrap();
+        std::fs::create_dir(ws.join("sub")).unwrap();
+        let reasons = |scope: &Scope| -> Vec<(String, String)> {
+            let own = scope
+                .exclusions
+                .iter()
+                .filter(|e| e.reason == OWN_RECORD_REASON);
+            own.map(|e| (e.path.clone(), e.reason.clone())).collect()
+        };
+        let mut scope = Scope::new(ws);
+        scope.add_root(".").unwrap();
+        scope
+            .exclude_own_record(&ws.join("sub/../sub/rec.json"))
+            .unwrap();
+        assert_eq!(
+            reasons(&scope),
+            [("sub/rec.json".to_owned(), OWN_RECORD_REASON.to_owned())]
+        );
+        // Given again, or already excluded, or in the store: nothing more.
+        scope.exclude_own_record(&ws.join("sub/rec.json")).unwrap();
+        scope
+            .exclude_own_record(&ws.join(".ledger/rec.json"))
+            .unwrap();
+        assert_eq!(reasons(&scope).len(), 1);
+        // Outside the workspace, under no root, or in a missing directory: nothing.
+        let mut narrow = Scope::new(ws);
+        narrow.add_root("sub").unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let outside = camino::Utf8Path::from_path(elsewhere.path())
+            .unwrap()
+            .join("r.json");
+        for file in [outside, ws.join("top.json"), ws.join("nope/r.json")] {
+            narrow.exclude_own_record(&file).unwrap();
+        }
+        assert!(reasons(&narrow).is_empty());
+        // Named exactly by the scope: refused.
+        for tasks in [false, true] {
+            let mut exact = Scope::new(ws);
+            match tasks {
+                true => exact.add_tasks("sub/rec.json").unwrap(),
+                false => exact.add_path("sub/rec.json").unwrap(),
+            }
+            let err = exact
+                .exclude_own_record(&ws.join("sub/rec.json"))
+                .unwrap_err();
+            assert_eq!(err.code(), "invalid-argument");
+            assert!(err.to_string().contains("sub/rec.json"), "{err}");
+        }
+    }
 
     fn sample() -> InventoryRecord {
         let entries = vec![

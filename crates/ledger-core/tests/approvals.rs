@@ -731,3 +731,90 @@ fn a_schema_naming_the_rule_chooses_it() {
     flagged.chosen_task_rule = Some(TaskRule::TaskCheckboxV1);
     assert!(flagged.scope("tasks").unwrap().task_rules.is_empty());
 }
+
+#[test]
+fn every_reader_of_the_tasks_uses_the_rule_their_approval_recorded() {
+    let repo = Repo::new();
+    repo.write("tasks.md", OPENSPEC_TASKS);
+    let store = Store::open(utf8(repo.path()));
+    // Under the default rule OpenSpec's three task lines are no task: a warning each time.
+    let binding = approve(&store, &repo.change(), "tasks", "msg", Absence::Refuse).unwrap();
+    let warnings = repo.change().task_rule_warnings(&binding);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(
+        (warnings[0].rule, warnings[0].other),
+        (TaskRule::TaskCheckboxV1, TaskRule::OpenspecCheckbox)
+    );
+    assert_eq!(warnings[0].lines, [2, 3, 4]);
+    assert_eq!(warnings[0].path.as_str(), format!("{CHANGE}/tasks.md"));
+    let mut chosen = repo.change();
+    chosen.chosen_task_rule = Some(TaskRule::OpenspecCheckbox);
+    let binding = approve(&store, &chosen, "tasks", "msg", Absence::Refuse).unwrap();
+    assert!(chosen.task_rule_warnings(&binding).is_empty());
+    // Unflagged, the change reads the file under the recorded rule ...
+    let read = repo.change().tasks().unwrap();
+    assert_eq!(
+        (read.tasks.rule, read.tasks.total),
+        (TaskRule::OpenspecCheckbox, 3)
+    );
+    let (_, envelope) = ledger_core::current_state(&store, "add-auth").unwrap();
+    assert_eq!(
+        repo.change().reading_task_rule(&envelope),
+        TaskRule::OpenspecCheckbox
+    );
+    // ... the state's default task ids come from it ...
+    let patch = ledger_core::StatePatch {
+        role: Some("impl".into()),
+        ..ledger_core::StatePatch::default()
+    };
+    let (_, state) = ledger_core::advance_state(&store, &repo.change(), &patch, None).unwrap();
+    assert_eq!(state.tasks_remaining, ["1.1", "1.1.1", "1.2"]);
+    // ... and approving again keeps it.
+    let binding = approve(&store, &repo.change(), "tasks", "msg", Absence::Refuse).unwrap();
+    assert_eq!(binding.task_rule(), Some(TaskRule::OpenspecCheckbox));
+    // A rule the caller chooses wins over the recorded one.
+    let mut flagged = repo.change();
+    flagged.chosen_task_rule = Some(TaskRule::TaskCheckboxV1);
+    assert_eq!(flagged.tasks().unwrap().tasks.total, 0);
+    assert_eq!(
+        flagged.reading_task_rule(&envelope),
+        TaskRule::TaskCheckboxV1
+    );
+}
+
+#[test]
+fn a_design_s_inline_html_links_are_materials() {
+    let repo = Repo::new();
+    repo.write(
+        "design.md",
+        "# Design\n<img src=\"mocks/login.png\" width=\"300\">\n\n<p>See <a href='notes/why.md#top'>why</a>.</p>\n",
+    );
+    repo.write("mocks/login.png", "png\n");
+    repo.write("notes/why.md", "# Why\n");
+    let scope = repo.change().scope("design").unwrap();
+    let paths: Vec<&str> = scope.paths.iter().map(|p| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            format!("{CHANGE}/design.md"),
+            format!("{CHANGE}/mocks/login.png"),
+            format!("{CHANGE}/notes/why.md"),
+        ]
+    );
+    // Editing the image is a change of the approved design.
+    let env = repo.approve_all();
+    repo.write("mocks/login.png", "png, edited\n");
+    assert_eq!(repo.states(&env)[2].0, C);
+    // Missing, it blocks the design, as a Markdown image would.
+    repo.remove("mocks/login.png");
+    let err = repo.change().inventory("design").unwrap_err();
+    assert_eq!(err.code(), "missing-material");
+    assert!(err.to_string().contains("mocks/login.png"), "{err}");
+    // An HTML <base> would change what every relative link names: refused.
+    repo.write(
+        "design.md",
+        "<base href=\"https://example.com/\">\n\n![a](a.png)\n",
+    );
+    let err = repo.change().inventory("design").unwrap_err();
+    assert_eq!(err.code(), "ambiguous-material");
+}
