@@ -360,3 +360,28 @@ fn a_gone_change_is_reported_and_retired() {
         .count();
     assert!(records >= 2, "{records}");
 }
+
+#[test]
+fn a_design_s_inline_html_image_is_a_material() {
+    let s = openspec_checkout();
+    s.write(
+        &format!("{CHANGE}/design.md"),
+        b"# Design\n<p align=\"center\"><img src=\"mock.png\" alt=\"mock\"></p>\n",
+    );
+    s.write(&format!("{CHANGE}/mock.png"), b"png\n");
+    for artifact in ["proposal", "specs", "design", "tasks"] {
+        assert!(approve(&s, artifact).status.success());
+    }
+    assert_eq!(states(&s), ["approved"; 4]);
+    // The image the HTML shows is part of the approved design.
+    s.write(&format!("{CHANGE}/mock.png"), b"png, edited\n");
+    assert_eq!(states(&s), ["approved", "approved", "changed", "reset"]);
+    let out = ledger(&s, &["status", "--change", "add-auth", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["artifacts"][2]["changes"][0]["new"]["path"],
+        format!("{CHANGE}/mock.png")
+    );
+    std::fs::remove_file(s.w().join(format!("{CHANGE}/mock.png"))).unwrap();
+    assert_blocked(&approve(&s, "design"), "missing-material", "mock.png");
+}

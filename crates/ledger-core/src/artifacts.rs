@@ -481,7 +481,7 @@ impl ChangeSet {
             // directory (the move put it one level deeper): resolve them there,
             // and find what lay inside the change in the archive.
             let origin = document.moved(&self.directory(), &self.active_directory())?;
-            for dest in materials::link_destinations(&text) {
+            for dest in materials::link_destinations(document, &text)? {
                 if let Some(material) = materials::resolve(&origin, &dest)? {
                     let material = material.moved(&self.active_directory(), &self.directory())?;
                     self.check_material(document, &dest, &material)?;

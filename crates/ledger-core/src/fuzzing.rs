@@ -276,12 +276,17 @@ pub fn path(data: &[u8]) {
 /// (where any `..` escapes) and deep inside a change.
 const DOCUMENTS: [&str; 2] = ["design.md", "openspec/changes/x/design.md"];
 
-/// Link extraction and resolution never panic; every resolved material is a
+/// Link extraction (Markdown and HTML) and resolution never panic; every resolved material is a
 /// valid workspace path, and a destination without a `..` segment stays in the
 /// document's directory.
 pub fn markdown(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let dests = crate::materials::link_destinations(&text);
+    let design = WorkspacePath::new(DOCUMENTS[0]).unwrap();
+    // The only refusal of extraction itself is an HTML `<base href>`.
+    let dests = match crate::materials::link_destinations(&design, &text) {
+        Ok(dests) => dests,
+        Err(e) => return check_error(&e, &["ambiguous-material"], "materials::link_destinations"),
+    };
     for (i, d) in dests.iter().enumerate() {
         assert!(!dests[..i].contains(d), "duplicate destination {d:?}");
     }

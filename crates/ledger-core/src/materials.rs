@@ -2,28 +2,149 @@
 //!
 //! The Markdown is parsed with pulldown-cmark (so reference-style links,
 //! images, and links inside emphasis are found, and code spans are not
-//! mistaken for links). A destination is a material when it is a relative
-//! reference: URLs (any scheme, or `//host`) and in-page anchors are not.
+//! mistaken for links). The raw HTML it holds (inline tags and HTML blocks)
+//! is read with html5gum, a WHATWG tokenizer: every attribute whose value is
+//! a URL (`<img src>`, `<a href>`, `srcset`, …) is a destination too, so a
+//! file shown through HTML is never left out of the set. A destination is a
+//! material when it is a relative reference: URLs (any scheme, or `//host`)
+//! and in-page anchors are not.
 
+use html5gum::{DefaultEmitter, Token, Tokenizer};
 use pulldown_cmark::{Event, Parser, Tag};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::path::WorkspacePath;
 
+/// Attributes holding one URL, on any element (HTML's index of attributes
+/// whose value is a URL, SVG's `href`/`xlink:href`; `data` is `<object>`'s).
+const URL_ATTRIBUTES: [&str; 11] = [
+    "href",
+    "src",
+    "poster",
+    "data",
+    "action",
+    "formaction",
+    "cite",
+    "longdesc",
+    "background",
+    "manifest",
+    "xlink:href",
+];
+
 /// The link and image destinations of a Markdown document, in document order,
-/// duplicates removed.
-pub(crate) fn link_destinations(markdown: &str) -> Vec<String> {
+/// duplicates removed: those of its Markdown links and images, then, in
+/// place, those of its raw HTML's URL attributes. An HTML `<base href>`
+/// (which would change what every relative link names) is `ambiguous-material`
+/// in `document`.
+pub(crate) fn link_destinations(document: &WorkspacePath, markdown: &str) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
+    let mut push = |dest: String| {
+        if !out.contains(&dest) {
+            out.push(dest);
+        }
+    };
+    // Consecutive HTML events are one fragment: a block's lines, or a tag
+    // that pulldown-cmark passes in pieces, are tokenized together.
+    let mut html = String::new();
     for event in Parser::new(markdown) {
-        let dest = match event {
-            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => dest_url,
-            _ => continue,
-        };
-        if !out.iter().any(|d| d == dest.as_ref()) {
-            out.push(dest.into_string());
+        match event {
+            Event::Html(text) | Event::InlineHtml(text) => {
+                html.push_str(&text);
+                continue;
+            }
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                html_destinations(document, &std::mem::take(&mut html), &mut push)?;
+                push(dest_url.into_string());
+            }
+            _ => html_destinations(document, &std::mem::take(&mut html), &mut push)?,
         }
     }
-    out
+    html_destinations(document, &html, &mut push)?;
+    Ok(out)
+}
+
+/// The URL attribute values of the start tags of an HTML fragment, as a
+/// browser decodes them (character references resolved, surrounding ASCII
+/// whitespace trimmed). Script and style contents are text, not tags.
+fn html_destinations(
+    document: &WorkspacePath,
+    html: &str,
+    push: &mut impl FnMut(String),
+) -> Result<()> {
+    if html.is_empty() {
+        return Ok(());
+    }
+    let mut emitter = DefaultEmitter::default();
+    emitter.naively_switch_states(true);
+    for token in Tokenizer::new_with_emitter(html, emitter).flatten() {
+        let Token::StartTag(tag) = token else {
+            continue;
+        };
+        let name = String::from_utf8_lossy(&tag.name).to_ascii_lowercase();
+        for (attribute, value) in &tag.attributes {
+            let attribute = String::from_utf8_lossy(attribute).to_ascii_lowercase();
+            let value = String::from_utf8_lossy(value);
+            let value = value.trim_matches(|c: char| c.is_ascii_whitespace());
+            if name == "base" && attribute == "href" {
+                return Err(Error::AmbiguousMaterial {
+                    document: DisplayPath::from(document.as_str()),
+                    material: DisplayPath::from(value),
+                    reason: "an HTML <base href> changes what every relative link names; remove it"
+                        .to_owned(),
+                });
+            }
+            match attribute.as_str() {
+                "data" if name != "object" => {}
+                a if URL_ATTRIBUTES.contains(&a) => push(value.to_owned()),
+                "srcset" | "imagesrcset" => srcset_urls(value).into_iter().for_each(&mut *push),
+                "ping" => value
+                    .split_ascii_whitespace()
+                    .map(str::to_owned)
+                    .for_each(&mut *push),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The URLs of a `srcset` (HTML's "parse a srcset attribute"): candidates
+/// separated by commas, each a URL (trailing commas not part of it), then
+/// descriptors up to the next comma outside parentheses.
+fn srcset_urls(value: &str) -> Vec<String> {
+    let mut urls = Vec::new();
+    let mut rest = value;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ',');
+        if rest.is_empty() {
+            return urls;
+        }
+        let end = rest
+            .find(|c: char| c.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        let (url, after) = rest.split_at(end);
+        let trimmed = url.trim_end_matches(',');
+        urls.push(trimmed.to_owned());
+        rest = if trimmed.len() < url.len() {
+            after
+        } else {
+            // Skip the descriptors: up to a comma outside parentheses.
+            let mut depth = 0usize;
+            let cut = after
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth = depth.saturating_sub(1),
+                        ',' if depth == 0 => return true,
+                        _ => {}
+                    }
+                    false
+                })
+                .map_or(after.len(), |(i, _)| i);
+            &after[cut..]
+        };
+    }
 }
 
 /// Resolves one destination found in `document` (a workspace path) to the
@@ -100,9 +221,13 @@ External: [site](https://example.com/x.md), <https://auto.link>, [mail](mailto:a
 [arch]: docs/architecture.md
 "#;
 
+    fn doc() -> WorkspacePath {
+        WorkspacePath::new("openspec/changes/x/design.md").unwrap()
+    }
+
     #[test]
     fn finds_links_and_images_but_not_code() {
-        let dests = link_destinations(DESIGN);
+        let dests = link_destinations(&doc(), DESIGN).unwrap();
         assert_eq!(
             dests,
             [
@@ -122,7 +247,8 @@ External: [site](https://example.com/x.md), <https://auto.link>, [mail](mailto:a
     #[test]
     fn resolves_relative_to_the_document() {
         let doc = WorkspacePath::new("openspec/changes/x/design.md").unwrap();
-        let got: Vec<Option<String>> = link_destinations(DESIGN)
+        let got: Vec<Option<String>> = link_destinations(&doc, DESIGN)
+            .unwrap()
             .iter()
             .map(|d| resolve(&doc, d).unwrap().map(|p| p.as_str().to_owned()))
             .collect();
@@ -138,6 +264,66 @@ External: [site](https://example.com/x.md), <https://auto.link>, [mail](mailto:a
             Some("openspec/changes/shared/glossary.md"),
         ];
         assert_eq!(got, want.map(|w| w.map(str::to_owned)));
+    }
+
+    #[test]
+    fn inline_html_and_html_blocks_give_their_url_attributes() {
+        let design = r#"# Design
+
+An inline <img src="mocks/a.png" alt="a"> and <a href='docs/b.md'>b</a>, a
+tag over two lines <img
+  src=mocks/c.png>, character references <img src="mocks/d&amp;e.png">.
+
+<picture>
+  <source srcset="mocks/f.webp 1x, mocks/g,2.webp 2x" media="(min-width: 1px)">
+  <IMG SRC=" mocks/h.png " data="not-an-object.bin">
+</picture>
+
+<object data="diagrams/i.svg"></object>
+<video poster="mocks/j.png" src="https://example.com/v.mp4"></video>
+<!-- <img src="commented.png"> -->
+<script>let x = '<img src="in-script.png">';</script>
+
+`<img src="code.png">` and
+
+    <img src="indented-code.png">
+"#;
+        let dests = link_destinations(&doc(), design).unwrap();
+        assert_eq!(
+            dests,
+            [
+                "mocks/a.png",
+                "docs/b.md",
+                "mocks/c.png",
+                "mocks/d&e.png",
+                "mocks/f.webp",
+                "mocks/g,2.webp",
+                "mocks/h.png",
+                "diagrams/i.svg",
+                "mocks/j.png",
+                "https://example.com/v.mp4",
+            ]
+        );
+    }
+
+    #[test]
+    fn srcset_candidates_follow_the_html_rules() {
+        assert_eq!(srcset_urls("a.png"), ["a.png"]);
+        assert_eq!(
+            srcset_urls(" a.png 1x ,b.png 2x,, c.png"),
+            ["a.png", "b.png", "c.png"]
+        );
+        assert_eq!(srcset_urls("a.png, b.png"), ["a.png", "b.png"]);
+        assert_eq!(srcset_urls("a.png (x, y) 1x, b.png"), ["a.png", "b.png"]);
+        assert!(srcset_urls(" , ").is_empty());
+    }
+
+    #[test]
+    fn an_html_base_is_refused() {
+        let err =
+            link_destinations(&doc(), "<base href=\"https://x/\">\n\n![a](a.png)\n").unwrap_err();
+        assert_eq!(err.code(), "ambiguous-material");
+        assert!(err.to_string().contains("<base href>"), "{err}");
     }
 
     #[test]

@@ -781,3 +781,40 @@ fn every_reader_of_the_tasks_uses_the_rule_their_approval_recorded() {
         TaskRule::TaskCheckboxV1
     );
 }
+
+#[test]
+fn a_design_s_inline_html_links_are_materials() {
+    let repo = Repo::new();
+    repo.write(
+        "design.md",
+        "# Design\n<img src=\"mocks/login.png\" width=\"300\">\n\n<p>See <a href='notes/why.md#top'>why</a>.</p>\n",
+    );
+    repo.write("mocks/login.png", "png\n");
+    repo.write("notes/why.md", "# Why\n");
+    let scope = repo.change().scope("design").unwrap();
+    let paths: Vec<&str> = scope.paths.iter().map(|p| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            format!("{CHANGE}/design.md"),
+            format!("{CHANGE}/mocks/login.png"),
+            format!("{CHANGE}/notes/why.md"),
+        ]
+    );
+    // Editing the image is a change of the approved design.
+    let env = repo.approve_all();
+    repo.write("mocks/login.png", "png, edited\n");
+    assert_eq!(repo.states(&env)[2].0, C);
+    // Missing, it blocks the design, as a Markdown image would.
+    repo.remove("mocks/login.png");
+    let err = repo.change().inventory("design").unwrap_err();
+    assert_eq!(err.code(), "missing-material");
+    assert!(err.to_string().contains("mocks/login.png"), "{err}");
+    // An HTML <base> would change what every relative link names: refused.
+    repo.write(
+        "design.md",
+        "<base href=\"https://example.com/\">\n\n![a](a.png)\n",
+    );
+    let err = repo.change().inventory("design").unwrap_err();
+    assert_eq!(err.code(), "ambiguous-material");
+}
