@@ -10,7 +10,7 @@ use napi_derive::napi;
 use crate::error::Failure;
 use crate::inventory::Inventory;
 use crate::json::{Json, json};
-use crate::task::{Work, block, spawn};
+use crate::task::{Warned, WarnedWork, Work, block, block_warned, spawn, spawn_warned};
 
 /// Which change, where, and with which artifact graph (the CLI's `--change`,
 /// `--workspace`, `--changes-root` and `--schema`).
@@ -27,8 +27,9 @@ pub struct ChangeOptions {
     /// built in) or a path to a `schema.yaml`; default: the change's
     /// `.openspec.yaml`, else `openspec/config.yaml`, else spec-driven.
     pub schema: Option<String>,
-    /// The rule of the tracked Tasks file; default: the schema's, else
-    /// `task-checkbox-v1` (`--task-rule`; `status` uses each binding's own).
+    /// The rule of the tracked Tasks file; default: the one the `tasks`
+    /// approval recorded, else the schema's, else `openspec/config.yaml`'s,
+    /// else `task-checkbox-v1` (`--task-rule`; `status` uses each binding's own).
     #[napi(ts_type = "TaskRule")]
     pub task_rule: Option<String>,
 }
@@ -78,29 +79,31 @@ fn approve_impl(
     artifact: &str,
     source: &str,
     absent: Option<bool>,
-) -> Result<Json, Failure> {
+) -> Result<Warned<Json>, Failure> {
     let change = options.change_set()?;
     let absence = absent.unwrap_or(false).into();
-    json(&ledger_core::approve(
-        &options.store(),
-        &change,
-        artifact,
-        source,
-        absence,
-    )?)
+    let binding = ledger_core::approve(&options.store(), &change, artifact, source, absence)?;
+    let warnings = change.task_rule_warnings(&binding);
+    Ok(Warned {
+        value: json(&binding)?,
+        warnings: warnings.iter().map(ToString::to_string).collect(),
+    })
 }
 
 /// Binds `artifact`'s current fingerprint to the owner's decision observed at
 /// `source` (a message id, a URL...), and advances the change's state pointer.
 /// `absent: true` approves a set none of whose files exist (refused otherwise).
+/// A Tasks file holding lines the other task rule reads as tasks and the
+/// chosen one does not is approved with a process warning (`LedgerWarning`,
+/// code `task-rule`; docs/approvals.md).
 #[napi(ts_return_type = "Promise<Binding>")]
 pub fn approve(
     options: ChangeOptions,
     artifact: String,
     source: String,
     absent: Option<bool>,
-) -> AsyncTask<Work<Json>> {
-    spawn(move || approve_impl(&options, &artifact, &source, absent))
+) -> AsyncTask<WarnedWork<Json>> {
+    spawn_warned(move || approve_impl(&options, &artifact, &source, absent))
 }
 
 /// `approve`, blocking the JavaScript thread.
@@ -112,7 +115,7 @@ pub fn approve_sync(
     source: String,
     absent: Option<bool>,
 ) -> napi::Result<Json> {
-    block(&env, || approve_impl(&options, &artifact, &source, absent))
+    block_warned(&env, || approve_impl(&options, &artifact, &source, absent))
 }
 
 fn retire_impl(options: &ChangeOptions, reason: &str) -> Result<String, Failure> {

@@ -56,12 +56,12 @@ pub fn task_rules() -> Vec<&'static str> {
 }
 
 fn change_tasks_impl(options: &ChangeOptions) -> Result<Json, Failure> {
-    json(&options.change_set()?.tasks()?)
+    json(&options.change_set()?.tasks_in(&options.store())?)
 }
 
 /// A change's tracked Tasks file read under its rule (`options.taskRule`,
-/// else the schema's, else `task-checkbox-v1`); a missing file has no tasks
-/// (`ledger tasks --json`).
+/// else the one the `tasks` approval recorded, else the schema's, else
+/// `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`).
 #[napi(ts_return_type = "Promise<ChangeTasks>")]
 pub fn change_tasks(options: ChangeOptions) -> AsyncTask<Work<Json>> {
     spawn(move || change_tasks_impl(&options))

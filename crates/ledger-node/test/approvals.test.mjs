@@ -175,3 +175,14 @@ test('exact answers: absent sets, changed paths, archived and gone changes, reti
   assert.equal(retired.state_record, record)
   await assert.rejects(() => ledger.retire({ ...change, change: 'never' }, 'x'), { code: 'invalid-argument' })
 })
+
+test("a design's inline HTML image is a material", async (t) => {
+  const s = openspecCheckout(t)
+  s.write(`${CHANGE}/design.md`, '# Design\n<p><img src="mock.png" alt="mock"></p>\n')
+  s.write(`${CHANGE}/mock.png`, 'png\n')
+  const change = { workspace: s.w, change: 'add-auth' }
+  const design = await ledger.changeInventory(change, 'design')
+  assert.deepEqual(design.entries.map((e) => e.path), [`${CHANGE}/design.md`, `${CHANGE}/mock.png`])
+  fs.rmSync(s.path(`${CHANGE}/mock.png`))
+  await assert.rejects(() => ledger.changeInventory(change, 'design'), (e) => e.code === 'missing-material')
+})

@@ -92,3 +92,35 @@ test('readTasks agrees with OpenSpec parseTaskLines on random task-like files', 
     assert.equal(got.done, expected.filter((x) => x.done).length)
   }
 })
+
+test('every reader uses the rule the tasks approval recorded; approve warns of missed task lines', async (t) => {
+  const s = openspecCheckout(t)
+  const plain = { workspace: s.w, change: 'add-auth' }
+  const warnings = []
+  const listen = (w) => warnings.push(w)
+  process.on('warning', listen)
+  t.after(() => process.off('warning', listen))
+  const tick = () => new Promise((resolve) => setImmediate(resolve))
+  // Under the default rule OpenSpec's three task lines are no task: a warning.
+  const binding = await ledger.approve(plain, 'tasks', 'msg')
+  assert.equal(binding.artifact, 'tasks')
+  await tick()
+  assert.equal(warnings.length, 1)
+  assert.equal(warnings[0].name, 'LedgerWarning')
+  assert.equal(warnings[0].code, 'task-rule')
+  assert.ok(warnings[0].message.startsWith(`${CHANGE}/tasks.md: 3 line(s) are tasks under openspec-checkbox but not under task-checkbox-v1`), warnings[0].message)
+  assert.ok(warnings[0].message.includes('(line 2, 3, 4)'), warnings[0].message)
+  ledger.approveSync({ ...plain, taskRule: 'openspec-checkbox' }, 'tasks', 'msg')
+  ledger.approveSync(plain, 'tasks', 'msg')
+  await tick()
+  assert.equal(warnings.length, 1, 'the rule that reads the lines, recorded, gives none')
+  // Unflagged, the tasks and the state's default ids are read under the recorded rule.
+  const tasks = await ledger.changeTasks(plain)
+  assert.deepEqual([tasks.rule, tasks.total, tasks.done], ['openspec-checkbox', 3, 2])
+  assert.deepEqual(ledger.changeTasksSync(plain), tasks)
+  const { state } = await ledger.advanceState(plain, { role: 'impl' })
+  assert.deepEqual([state.tasks_completed, state.tasks_remaining], [['1.1.1', '1.2'], ['1.1']])
+  // A rule the caller chooses wins.
+  const v1 = await ledger.changeTasks({ ...plain, taskRule: 'task-checkbox-v1' })
+  assert.deepEqual([v1.rule, v1.total], ['task-checkbox-v1', 0])
+})

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use ledger_core::{
     ApprovalStatus, ArtifactStatus, SchemaChange, SchemaChangeReason, to_pretty_json,
 };
+use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 
 use crate::artifacts::PyChangeSet;
@@ -184,7 +185,9 @@ pub fn status(py: Python<'_>, store: &PyStore, change: &PyChangeSet) -> PyResult
 
 /// Binds `artifact`'s current fingerprint to the observed `source` of the
 /// owner's decision and advances the change's state pointer. `absent=True`
-/// approves a set none of whose files exist (refused otherwise).
+/// approves a set none of whose files exist (refused otherwise). A Tasks file
+/// holding lines the other task rule reads as tasks and the chosen one does
+/// not is approved with a `UserWarning` (docs/approvals.md).
 #[pyfunction]
 #[pyo3(signature = (store, change, artifact, source, *, absent = false))]
 pub fn approve(
@@ -196,9 +199,16 @@ pub fn approve(
     absent: bool,
 ) -> PyResult<PyBinding> {
     let (store, change) = (store.inner.clone(), change.inner.clone());
-    let binding = errors::detached(py, move || {
-        ledger_core::approve(&store, &change, &artifact, &source, absent.into())
+    let (binding, warnings) = errors::detached(py, move || {
+        let binding = ledger_core::approve(&store, &change, &artifact, &source, absent.into())?;
+        let warnings = change.task_rule_warnings(&binding);
+        Ok::<_, ledger_core::Error>((binding, warnings))
     })?;
+    for warning in warnings {
+        let message = std::ffi::CString::new(warning.to_string())
+            .unwrap_or_else(|_| c"a task rule warning (unprintable)".to_owned());
+        PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
+    }
     Ok(PyBinding::from(binding))
 }
 

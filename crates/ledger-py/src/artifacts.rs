@@ -2,13 +2,14 @@
 //! Tasks file (core `artifacts`, `tasks`).
 
 use camino::Utf8PathBuf;
-use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Error};
+use ledger_core::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, Error, Store};
 use pyo3::prelude::*;
 
 use crate::args::{self, PathArg};
 use crate::graph::PyArtifactGraph;
 use crate::inventory::PyInventory;
 use crate::scope::PyScope;
+use crate::store::PyStore;
 use crate::tasks::PyChangeTasks;
 use crate::{errors, repr};
 
@@ -33,9 +34,11 @@ pub struct PyChangeSet {
     /// The artifact graph.
     #[pyo3(get)]
     graph: PyArtifactGraph,
-    /// The rule the tracked Tasks file is normalized and read under: the one
-    /// given, else the schema's `ledger.task_rule`, else the project's
-    /// `openspec/config.yaml` `ledger.task_rule`, else `task-checkbox-v1`.
+    /// The change's rule for the tracked Tasks file: the one given, else the
+    /// schema's `ledger.task_rule`, else the project's `openspec/config.yaml`
+    /// `ledger.task_rule`, else `task-checkbox-v1`. Without one given,
+    /// `tasks()`, `approve()` and `advance_state()` prefer the rule the `tasks`
+    /// approval recorded.
     #[pyo3(get)]
     task_rule: &'static str,
     pub(crate) inner: ChangeSet,
@@ -110,13 +113,17 @@ impl PyChangeSet {
         errors::detached(py, move || change.inventory(&artifact)).map(PyInventory::from)
     }
 
-    /// The change's tracked Tasks file read under `task_rule`: the file of the
-    /// tracked artifact (else `tasks.md`) in the change's directory; a missing
-    /// file has no tasks (`ledger tasks --json`). A change found neither active
-    /// nor archived is `UnknownChangeError`.
-    fn tasks(&self, py: Python<'_>) -> PyResult<PyChangeTasks> {
+    /// The change's tracked Tasks file: the file of the tracked artifact (else
+    /// `tasks.md`) in the change's directory, read under `task_rule` when one
+    /// was given, else under the rule the `tasks` approval recorded in `store`
+    /// (default: the workspace's), else the change's; a missing file has no
+    /// tasks (`ledger tasks --json`). A change found neither active nor
+    /// archived is `UnknownChangeError`.
+    #[pyo3(signature = (store = None))]
+    fn tasks(&self, py: Python<'_>, store: Option<&PyStore>) -> PyResult<PyChangeTasks> {
         let change = self.inner.clone();
-        errors::detached(py, move || change.tasks()).map(PyChangeTasks::from)
+        let store = store.map_or_else(|| Store::open(&change.workspace), |s| s.inner.clone());
+        errors::detached(py, move || change.tasks_in(&store)).map(PyChangeTasks::from)
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {

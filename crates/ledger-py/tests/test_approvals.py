@@ -187,3 +187,18 @@ def test_exact_answers_of_the_cascade(workspace: Path) -> None:
     assert len(store.history(f"changes/{CHANGE}")) == before + 1
     retired = ledger.status(store, ledger.ChangeSet(workspace, CHANGE)).retired
     assert retired is not None and retired["reason"] == "abandoned"
+
+
+def test_a_design_s_inline_html_links_are_materials(workspace: Path) -> None:
+    d = workspace / "openspec/changes" / CHANGE
+    write(d, "design.md", '# Design\n<img src="mocks/login.png" alt="login">\n')
+    write(d, "mocks/login.png", "png\n")
+    change = ledger.ChangeSet(workspace, CHANGE)
+    rel = f"openspec/changes/{CHANGE}"
+    assert change.scope("design").paths == [f"{rel}/design.md", f"{rel}/mocks/login.png"]
+    (d / "mocks/login.png").unlink()
+    with pytest.raises(ledger.MissingMaterialError, match="mocks/login.png"):
+        change.inventory("design")
+    write(d, "design.md", '<base href="https://example.com/">\n')
+    with pytest.raises(ledger.AmbiguousMaterialError, match="base href"):
+        change.inventory("design")

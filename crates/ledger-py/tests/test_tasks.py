@@ -159,8 +159,16 @@ def test_a_change_approved_under_openspec_checkbox_stays_approved_when_ticked(tm
     assert plain.task_rule == "task-checkbox-v1"
     status = ledger.status(store, plain)
     assert [a.state for a in status.artifacts] == ["approved"] * 4 and status.all_approved()
-    # The same tick under the default rule was approved as other bytes.
-    assert (plain.tasks().total, plain.tasks().rule) == (0, "task-checkbox-v1")
+    # Unflagged, the tasks are read under the rule the tasks approval recorded ...
+    read = plain.tasks()
+    assert (read.rule, read.total, read.done) == ("openspec-checkbox", 3, 3)
+    assert plain.tasks(store) == read
+    # ... unless the caller chooses one.
+    v1 = ledger.ChangeSet(tmp_path, CHANGE, task_rule="task-checkbox-v1").tasks()
+    assert (v1.rule, v1.total) == ("task-checkbox-v1", 0)
+    # The state's default task ids come from the recorded rule too.
+    _, envelope = ledger.advance_state(store, plain, role="impl")
+    assert (envelope.tasks_completed, envelope.tasks_remaining) == (["1.1", "1.1.1", "1.2"], [])
     # Editing a task's text is a change.
     write(d, "tasks.md", TASKS.replace("Add login", "Add logins"))
     assert ledger.status(store, plain).artifacts[3].state == "changed"
@@ -177,3 +185,25 @@ def test_a_change_approved_under_openspec_checkbox_stays_approved_when_ticked(tm
         ledger.ChangeSet(tmp_path, CHANGE, task_rule="x")  # type: ignore[arg-type]
     with pytest.raises(ledger.UnknownChangeError):
         ledger.ChangeSet(tmp_path, "add-lgoin").tasks()
+
+
+def test_approving_under_a_rule_that_misses_task_lines_warns(tmp_path: Path) -> None:
+    openspec_change(tmp_path)
+    store = ledger.Store(tmp_path)
+    plain = ledger.ChangeSet(tmp_path, CHANGE)
+    with pytest.warns(UserWarning) as caught:
+        binding = ledger.approve(store, plain, "tasks", "msg")
+    assert binding.artifact == "tasks"
+    [warning] = caught
+    message = str(warning.message)
+    assert message.startswith(
+        f"{D}/tasks.md: 3 line(s) are tasks under openspec-checkbox but not under task-checkbox-v1"
+    ), message
+    assert "(line 2, 3, 4)" in message
+    # The approval is recorded; under the rule that reads the lines there is no warning.
+    assert ledger.current_state(store, CHANGE)[1].bindings[0].fingerprint == binding.fingerprint
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ledger.approve(store, ledger.ChangeSet(tmp_path, CHANGE, task_rule="openspec-checkbox"), "tasks", "m")
