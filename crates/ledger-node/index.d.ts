@@ -571,6 +571,9 @@ export declare function advanceStateSync(options: ChangeOptions, patch: StatePat
  * Binds `artifact`'s current fingerprint to the owner's decision observed at
  * `source` (a message id, a URL...), and advances the change's state pointer.
  * `absent: true` approves a set none of whose files exist (refused otherwise).
+ * A Tasks file holding lines the other task rule reads as tasks and the
+ * chosen one does not is approved with a process warning (`LedgerWarning`,
+ * code `task-rule`; docs/approvals.md).
  */
 export declare function approve(options: ChangeOptions, artifact: string, source: string, absent?: boolean | undefined | null): Promise<Binding>
 
@@ -620,16 +623,17 @@ export interface ChangeOptions {
    */
   schema?: string
   /**
-   * The rule of the tracked Tasks file; default: the schema's, else
-   * `task-checkbox-v1` (`--task-rule`; `status` uses each binding's own).
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1` (`--task-rule`; `status` uses each binding's own).
    */
   taskRule?: TaskRule
 }
 
 /**
  * A change's tracked Tasks file read under its rule (`options.taskRule`,
- * else the schema's, else `task-checkbox-v1`); a missing file has no tasks
- * (`ledger tasks --json`).
+ * else the one the `tasks` approval recorded, else the schema's, else
+ * `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`).
  */
 export declare function changeTasks(options: ChangeOptions): Promise<ChangeTasks>
 
