@@ -150,6 +150,10 @@ pub struct Validation {
     /// among the others only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub archives: Vec<String>,
+    /// Why the change has no delivery files, when the verdict named no
+    /// delivery root or path and declared so (docs/lifecycle.md, Delivery).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_delivery: Option<String>,
 }
 
 /// Everything a new session needs to continue a change, and nothing more:

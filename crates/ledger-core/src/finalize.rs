@@ -17,7 +17,9 @@ use crate::inventory::Inventory;
 use crate::path::WorkspacePath;
 use crate::scope::Scope;
 use crate::store::{RecordId, Store};
-use crate::validation::{COMPLETION_EVIDENCE, recorded_validation, workspace_paths};
+use crate::validation::{
+    COMPLETION_EVIDENCE, PhaseRecordStanding, phase_records, recorded_validation, workspace_paths,
+};
 
 /// One validated file of the change directory and where the archive move put it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -62,7 +64,10 @@ pub struct Finalization {
     pub registry: Vec<Change>,
     /// Every other difference: a new change, which blocks finalization.
     pub new_changes: Vec<Change>,
-    /// Whether there is no new change.
+    /// Every phase record the PASS excluded, where it is now; one that is not
+    /// a regular file blocks, and each file inside it is a new change.
+    pub phase_records: Vec<PhaseRecordStanding>,
+    /// Whether there is no new change and every phase record is one regular file.
     pub clean: bool,
 }
 
@@ -119,6 +124,11 @@ pub fn finalize_check(
             classes.classify(change, &validation, archived.as_deref(), &registry);
         }
     }
+    let phase_records = observe_phase_records(
+        &validation,
+        archived.as_deref(),
+        &mut classes.new_changes,
+    )?;
     classes
         .new_changes
         .sort_by(|a, b| a.new.path.cmp(&b.new.path));
@@ -132,12 +142,47 @@ pub fn finalize_check(
         record,
         fingerprint: validation.fingerprint,
         archive_move,
-        clean: classes.new_changes.is_empty(),
+        clean: classes.new_changes.is_empty()
+            && phase_records.iter().all(PhaseRecordStanding::stands),
+        phase_records,
         spec_sync: classes.spec_sync,
         completion_evidence: classes.completion_evidence,
         registry: classes.registry,
         new_changes: classes.new_changes,
     })
+}
+
+/// Every phase record of the PASS where it is now (moved along with the
+/// archive move when it was inside the change directory). The files inside
+/// one that became a directory were never validated: each is a new change.
+fn observe_phase_records(
+    validation: &Validation,
+    archived: Option<&str>,
+    new_changes: &mut Vec<Change>,
+) -> Result<Vec<PhaseRecordStanding>> {
+    let workspace = &validation.inventory.scope.workspace;
+    let mut out = Vec::new();
+    for path in phase_records(validation) {
+        let path = match archived {
+            Some(to) => WorkspacePath::new(path.as_str())?
+                .moved(&validation.directory, to)?
+                .as_str()
+                .to_owned(),
+            None => path,
+        };
+        let standing = PhaseRecordStanding::observe(workspace, &path)?;
+        if !standing.inside.is_empty() {
+            let mut inside = Scope::new(workspace.clone());
+            for file in &standing.inside {
+                inside.add_path(file.as_str())?;
+            }
+            for entry in &Inventory::expand(&inside)?.entries {
+                diff(None, entry, new_changes);
+            }
+        }
+        out.push(standing);
+    }
+    Ok(out)
 }
 
 /// Where the archive move went, and the archive directories that are copies: the

@@ -77,6 +77,7 @@ mod tasks;
 mod threads;
 mod validation;
 mod walk;
+mod write_basis;
 
 // The workspace's test kit (tests/support/testkit.rs), included from inside the
 // crate so that the packaged crate's unit tests build; each test uses a part of it.
@@ -87,8 +88,8 @@ mod ledger_testkit;
 
 pub use approval::{
     Absence, ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, STATE_KIND, SchemaChange,
-    SchemaChangeReason, approve, changes, current_state, evaluate, retire, state_ref, status,
-    with_recorded_schema,
+    SchemaChangeReason, approve, approve_with, changes, current_state, evaluate, retire,
+    retire_from, state_ref, status, with_recorded_schema,
 };
 pub use artifacts::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice};
 pub use change_config::{CHANGE_METADATA, ChangeSettings, ProjectConfig};
@@ -131,8 +132,10 @@ pub use store::{
 pub use task_rule::TaskRule;
 pub use tasks::{ChangeTasks, Task, Tasks, read_tasks, read_tasks_file};
 pub use threads::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};
+pub use write_basis::{StartedFrom, WriteBasis};
 pub use validation::{
-    COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GateStanding, PHASE_RECORD_REASON,
-    ValidationCheck, ValidationRequest, capabilities, check_validation, pass_scope,
+    COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GatePrerequisites, GateStanding,
+    PHASE_RECORD_REASON, PhaseRecordKind, PhaseRecordStanding, ValidationCheck,
+    ValidationRequest, capabilities, check_validation, check_validation_with, pass_scope,
     record_validation, specs_root,
 };

@@ -166,7 +166,7 @@ fn handoff_writes_patch_only_the_named_fields_and_default_the_task_ids() {
         ..StatePatch::default()
     };
     let (second, envelope) =
-        advance_state(&repo.store(), &repo.change(), &tick, Some(&first)).unwrap();
+        advance_state(&repo.store(), &repo.change(), &tick, Some(&first.into())).unwrap();
     assert_eq!(envelope.role, "implementation");
     assert_eq!(envelope.tasks_completed, ["1.1"]);
     assert_eq!(envelope.tasks_remaining, ["1.2"]);
@@ -176,7 +176,7 @@ fn handoff_writes_patch_only_the_named_fields_and_default_the_task_ids() {
     assert_eq!(envelope.next_outcome.as_deref(), Some("validation"));
 
     // A writer that started from the first record is refused, naming both.
-    let stale = advance_state(&repo.store(), &repo.change(), &tick, Some(&first)).unwrap_err();
+    let stale = advance_state(&repo.store(), &repo.change(), &tick, Some(&first.into())).unwrap_err();
     assert_eq!(stale.code(), "pointer-conflict");
     let message = stale.to_string();
     assert!(message.contains(&first.to_string()) && message.contains(&second.to_string()));
