@@ -14,9 +14,9 @@ use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::graph::Artifact;
 use crate::inventory::Inventory;
+use crate::quote::quote;
 use crate::schema::{DEFAULT_SCHEMA, SchemaSource};
 use crate::store::{RecordId, Store};
-use crate::quote::quote;
 use crate::task_rule::TaskRule;
 use crate::write_basis::{StartedFrom, WriteBasis, check_reviewed, state_from};
 
@@ -563,7 +563,12 @@ pub fn approve_with(
         ),
         basis.reviewed,
         &inventory,
-        |e| e.binding(&artifact.id).and_then(|b| b.inventory.as_ref()).into_iter().collect(),
+        |e| {
+            e.binding(&artifact.id)
+                .and_then(|b| b.inventory.as_ref())
+                .into_iter()
+                .collect()
+        },
     )?;
     let absent = inventory.entries.iter().all(|e| e.kind() == "missing");
     if absent && absence == Absence::Refuse {

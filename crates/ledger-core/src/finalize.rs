@@ -124,11 +124,8 @@ pub fn finalize_check(
             classes.classify(change, &validation, archived.as_deref(), &registry);
         }
     }
-    let phase_records = observe_phase_records(
-        &validation,
-        archived.as_deref(),
-        &mut classes.new_changes,
-    )?;
+    let phase_records =
+        observe_phase_records(&validation, archived.as_deref(), &mut classes.new_changes)?;
     classes
         .new_changes
         .sort_by(|a, b| a.new.path.cmp(&b.new.path));

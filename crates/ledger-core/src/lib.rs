@@ -132,10 +132,10 @@ pub use store::{
 pub use task_rule::TaskRule;
 pub use tasks::{ChangeTasks, Task, Tasks, read_tasks, read_tasks_file};
 pub use threads::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};
-pub use write_basis::{StartedFrom, WriteBasis};
 pub use validation::{
     COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GatePrerequisites, GateStanding,
-    PHASE_RECORD_REASON, PhaseRecordKind, PhaseRecordStanding, ValidationCheck,
-    ValidationRequest, capabilities, check_validation, check_validation_with, pass_scope,
-    record_validation, specs_root,
+    PHASE_RECORD_REASON, PhaseRecordKind, PhaseRecordStanding, ValidationCheck, ValidationRequest,
+    capabilities, check_validation, check_validation_with, pass_scope, record_validation,
+    specs_root,
 };
+pub use write_basis::{StartedFrom, WriteBasis};

@@ -92,7 +92,11 @@ fn check_gate_names<'a>(
             message: format!(
                 "prerequisites were given for gate {}, which the validation does not rely on ({})",
                 quote(name),
-                gates.by_ref().map(|g| quote(g).into_owned()).collect::<Vec<_>>().join(", ")
+                gates
+                    .by_ref()
+                    .map(|g| quote(g).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }),
         None => Ok(()),
@@ -300,7 +304,8 @@ fn check_exclusion(
             crate::quote::escape(covered.as_bytes())
         ));
     }
-    if let Some(baseline) = (required.baselines.iter()).find(|b| is_below(&folded, &b.to_lowercase()))
+    if let Some(baseline) =
+        (required.baselines.iter()).find(|b| is_below(&folded, &b.to_lowercase()))
     {
         return refuse(format!(
             "it lies in '{}', the baseline specs of a capability the change has deltas for, which the PASS must hold",
@@ -319,7 +324,9 @@ fn check_exclusion(
             || relative.starts_with("specs/")
             || change.generates_path(relative)?
         {
-            return refuse("it is a planning file of the change, which the PASS must hold".to_owned());
+            return refuse(
+                "it is a planning file of the change, which the PASS must hold".to_owned(),
+            );
         }
     }
     if matches!(folded.as_str(), ".agents" | ".opencode") {

@@ -170,9 +170,9 @@ fn reviewed_inventory(
         let Ok(record) = store.read_record_of_kind::<StateEnvelope>(&id, STATE_KIND) else {
             return None;
         };
-        let found = pick(&record.body)
-            .into_iter()
-            .find(|inventory| inventory.fingerprint == reviewed && inventory.check_stored().is_ok());
+        let found = pick(&record.body).into_iter().find(|inventory| {
+            inventory.fingerprint == reviewed && inventory.check_stored().is_ok()
+        });
         if let Some(found) = found {
             return Some(found.clone());
         }

@@ -303,7 +303,11 @@ fn no_delivery() -> Error {
 fn fingerprint_moved() -> Error {
     let (dir, set) = change_dir("");
     let reviewed = set.inventory("proposal").unwrap().fingerprint;
-    std::fs::write(dir.path().join("openspec/changes/c/proposal.md"), "# Why not\n").unwrap();
+    std::fs::write(
+        dir.path().join("openspec/changes/c/proposal.md"),
+        "# Why not\n",
+    )
+    .unwrap();
     let basis = WriteBasis {
         reviewed: Some(reviewed),
         started_from: None,
