@@ -77,7 +77,7 @@ pub enum ValidateCommand {
     /// PASS is refused unless every artifact is approved and every gate named
     /// is fresh now.
     #[command(after_help = crate::EXIT_CODES)]
-    Record(RecordArgs),
+    Record(Box<RecordArgs>),
     /// Re-expand the recorded PASS inventory and check its gates: exit 0 when
     /// the PASS stands, 1 with every changed path and stale gate when not.
     #[command(after_help = crate::EXIT_CODES)]
