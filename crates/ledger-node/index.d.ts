@@ -212,6 +212,8 @@ export interface Validation {
   capabilities: string[]
   /** Every baseline spec at validation time (not part of the fingerprint). */
   specs_baseline?: InventoryJson
+  /** Why the change has no delivery files, when the verdict declared so (`noDelivery`). */
+  no_delivery?: string
   /** What the spec sync must leave in each touched baseline (absent: not recorded). */
   spec_sync?: ExpectedSync[]
 }
@@ -278,8 +280,24 @@ export interface ValidationCheck {
   fingerprint: string
   comparison: Comparison
   gates: GateStanding[]
-  /** A PASS whose inventory is unchanged and whose gates are all fresh. */
+  /** Every phase record the PASS excluded, as it is now. */
+  phase_records: PhaseRecordStanding[]
+  /** Why the change has no delivery files, when the verdict declared so. */
+  no_delivery: string | null
+  /**
+   * A PASS whose inventory is unchanged, whose gates are all fresh and whose
+   * phase records are each one regular file.
+   */
   stands: boolean
+}
+
+/** A phase record a PASS excluded, as it is now: it must be one regular file. */
+export interface PhaseRecordStanding {
+  /** Where it is now (below the archive directory once the change moved). */
+  path: string
+  kind: 'file' | 'missing' | 'directory' | 'symlink' | 'other'
+  /** When a directory: every file below it, left out of the PASS. */
+  inside: string[]
 }
 
 /** A validated file and where the archive move put it, byte-identical. */
@@ -310,6 +328,8 @@ export interface Finalization {
   spec_mismatches: SpecMismatch[]
   /** Touched baselines whose sync ledger cannot reproduce (`sync-unverified`). */
   sync_unverified: SyncUnverified[]
+  /** Every phase record of the PASS; one that is not a regular file blocks. */
+  phase_records: PhaseRecordStanding[]
   clean: boolean
 }
 
@@ -504,6 +524,8 @@ export type ErrorCode =
   | 'bad-record-id'
   | 'validation-refused'
   | 'not-validated'
+  | 'no-delivery'
+  | 'fingerprint-moved'
   | 'panic'
 
 /**
@@ -630,10 +652,10 @@ export declare function advanceStateSync(options: ChangeOptions, patch: StatePat
  * chosen one does not is approved with a process warning (`LedgerWarning`,
  * code `task-rule`; docs/approvals.md).
  */
-export declare function approve(options: ChangeOptions, artifact: string, source: string, absent?: boolean | undefined | null): Promise<Binding>
+export declare function approve(options: ChangeOptions, artifact: string, source: string, absent?: boolean | undefined | null, basis?: WriteBasisOptions | undefined | null): Promise<Binding>
 
 /** `approve`, blocking the JavaScript thread. */
-export declare function approveSync(options: ChangeOptions, artifact: string, source: string, absent?: boolean | undefined | null): Binding
+export declare function approveSync(options: ChangeOptions, artifact: string, source: string, absent?: boolean | undefined | null, basis?: WriteBasisOptions | undefined | null): Binding
 
 /**
  * The artifact graph, checked (duplicate ids, unknown `requires`, cycles) and
@@ -726,12 +748,13 @@ export declare function checkRecordedGateSync(query: RecordedGateQuery): Freshne
 
 /**
  * Whether the recorded PASS still stands: its inventory re-expanded, its
- * gates checked (`ledger validate check --json`).
+ * gates checked, each one's prerequisites observed as `gatePrerequisites`
+ * says (`ledger validate check --json`).
  */
-export declare function checkValidation(options: ChangeOptions): Promise<ValidationCheck>
+export declare function checkValidation(options: ChangeOptions, gatePrerequisites?: Record<string, Record<string, Prerequisite>>): Promise<ValidationCheck>
 
 /** `checkValidation`, blocking the JavaScript thread. */
-export declare function checkValidationSync(options: ChangeOptions): ValidationCheck
+export declare function checkValidationSync(options: ChangeOptions, gatePrerequisites?: Record<string, Record<string, Prerequisite>>): ValidationCheck
 
 /** The answer of `inventory.compare()`. */
 export interface Comparison {
@@ -1000,12 +1023,14 @@ export declare function resolveScopeSync(options: ScopeOptions): Scope
 
 /**
  * Retires a change's state (`ledger state retire`): a new record without
- * bindings that says why; the records before it stay. Resolves to its id.
+ * bindings that says why; the records before it stay. `expected` is the
+ * record the caller started from (`pointer-conflict` when another writer
+ * advanced it; default: the head as read now). Resolves to its id.
  */
-export declare function retire(options: ChangeOptions, reason: string): Promise<unknown>
+export declare function retire(options: ChangeOptions, reason: string, expected?: string | undefined | null): Promise<unknown>
 
 /** `retire`, blocking the JavaScript thread. */
-export declare function retireSync(options: ChangeOptions, reason: string): string
+export declare function retireSync(options: ChangeOptions, reason: string, expected?: string | undefined | null): string
 
 /** Which Tasks rule applies. */
 export interface RuleOptions {
@@ -1144,6 +1169,42 @@ export interface ValidationOptions {
   instructions?: Array<string>
   /** Gates the verdict relies on, fresh as `checkRecordedGate({ workspace, name })` (`--gate`). */
   gates?: Array<string>
-  /** Phase records of the change, excluded from the PASS (`--phase-record`). */
+  /**
+   * Phase records of the change, excluded from the PASS (`--phase-record`):
+   * each one regular file, now and at every check.
+   */
   phaseRecords?: Array<string>
+  /**
+   * Why the change has no delivery files (`--no-delivery`): a PASS naming
+   * no `roots` or `paths` rejects with `no-delivery` without it.
+   */
+  noDelivery?: string
+  /**
+   * How to observe each gate's prerequisites now, as `checkRecordedGate`
+   * takes them (`--gate-env`, `--gate-env-cmd`).
+   */
+  gatePrerequisites?: Record<string, Record<string, Prerequisite>>
+  /** The PASS fingerprint the reviewer saw (`--reviewed`): `fingerprint-moved`. */
+  reviewed?: string
+  /**
+   * The state record the write started from (`--expect`; `'none'`: no
+   * state): `pointer-conflict`.
+   */
+  expected?: string
+}
+
+/** What a write is based on (docs/approvals.md, What was reviewed). */
+export interface WriteBasisOptions {
+  /**
+   * The fingerprint the reviewer saw (`--reviewed`): rejects with
+   * `fingerprint-moved`, naming the changed paths, when the set has another
+   * now.
+   */
+  reviewed?: string
+  /**
+   * The state record the write started from (`--expect`; `'none'`: no
+   * state was recorded): rejects with `pointer-conflict` when another
+   * writer advanced it. Default: the head as read now.
+   */
+  expected?: string
 }

@@ -212,6 +212,8 @@ export interface Validation {
   capabilities: string[]
   /** Every baseline spec at validation time (not part of the fingerprint). */
   specs_baseline?: InventoryJson
+  /** Why the change has no delivery files, when the verdict declared so (`noDelivery`). */
+  no_delivery?: string
   /** What the spec sync must leave in each touched baseline (absent: not recorded). */
   spec_sync?: ExpectedSync[]
 }
@@ -278,8 +280,24 @@ export interface ValidationCheck {
   fingerprint: string
   comparison: Comparison
   gates: GateStanding[]
-  /** A PASS whose inventory is unchanged and whose gates are all fresh. */
+  /** Every phase record the PASS excluded, as it is now. */
+  phase_records: PhaseRecordStanding[]
+  /** Why the change has no delivery files, when the verdict declared so. */
+  no_delivery: string | null
+  /**
+   * A PASS whose inventory is unchanged, whose gates are all fresh and whose
+   * phase records are each one regular file.
+   */
   stands: boolean
+}
+
+/** A phase record a PASS excluded, as it is now: it must be one regular file. */
+export interface PhaseRecordStanding {
+  /** Where it is now (below the archive directory once the change moved). */
+  path: string
+  kind: 'file' | 'missing' | 'directory' | 'symlink' | 'other'
+  /** When a directory: every file below it, left out of the PASS. */
+  inside: string[]
 }
 
 /** A validated file and where the archive move put it, byte-identical. */
@@ -310,6 +328,8 @@ export interface Finalization {
   spec_mismatches: SpecMismatch[]
   /** Touched baselines whose sync ledger cannot reproduce (`sync-unverified`). */
   sync_unverified: SyncUnverified[]
+  /** Every phase record of the PASS; one that is not a regular file blocks. */
+  phase_records: PhaseRecordStanding[]
   clean: boolean
 }
 
@@ -504,6 +524,8 @@ export type ErrorCode =
   | 'bad-record-id'
   | 'validation-refused'
   | 'not-validated'
+  | 'no-delivery'
+  | 'fingerprint-moved'
   | 'panic'
 
 /**

@@ -8,7 +8,8 @@ use clap::{Args, Subcommand};
 use ledger_core::{
     ApprovalState, ApprovalStatus, ArtifactStatus, ChangeLocation, ChangeSet, CurrentState,
     DEFAULT_CHANGES_ROOT, Error, Fingerprint, SchemaChange, SchemaChangeReason, SchemaSource,
-    Store, StoreReport, TaskRule, approve, changes, current_state, quote, retire, status,
+    StartedFrom, Store, StoreReport, TaskRule, WriteBasis, approve_with, changes, current_state,
+    quote, retire_from, status,
 };
 
 use crate::report::json_line;
@@ -85,6 +86,45 @@ pub struct ApproveArgs {
     /// Approve the artifact although none of its files exist (absent on purpose).
     #[arg(long)]
     absent: bool,
+    #[command(flatten)]
+    basis: BasisArgs,
+}
+
+/// What a write is based on (docs/approvals.md, What was reviewed).
+#[derive(Args)]
+pub struct BasisArgs {
+    /// The fingerprint the reviewer saw (`sha256:…`); refused with
+    /// fingerprint-moved, naming the changed paths, when the set's fingerprint
+    /// is another now. Nothing is recorded then.
+    #[arg(long, value_name = "FINGERPRINT")]
+    reviewed: Option<String>,
+    #[command(flatten)]
+    expect: ExpectArgs,
+}
+
+impl BasisArgs {
+    pub(crate) fn basis(&self) -> Result<WriteBasis, Error> {
+        Ok(WriteBasis {
+            reviewed: self.reviewed.as_deref().map(str::parse).transpose()?,
+            started_from: self.expect.started_from()?,
+        })
+    }
+}
+
+/// The state record a write started from.
+#[derive(Args)]
+pub struct ExpectArgs {
+    /// The state record this write started from (`none`: no state was
+    /// recorded); refused with pointer-conflict when the pointer names another
+    /// [default: the head as read now].
+    #[arg(long, value_name = "RECORD|none")]
+    expect: Option<String>,
+}
+
+impl ExpectArgs {
+    pub(crate) fn started_from(&self) -> Result<Option<StartedFrom>, Error> {
+        self.expect.as_deref().map(str::parse).transpose()
+    }
 }
 
 #[derive(Args)]
@@ -130,6 +170,8 @@ pub enum StateCommand {
         reason: String,
         #[command(flatten)]
         place: PlaceArgs,
+        #[command(flatten)]
+        expect: ExpectArgs,
     },
 }
 
@@ -149,12 +191,13 @@ pub enum StoreCommand {
 pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
     let change = args.change.change_set()?;
     let store = args.change.place.store()?;
-    let binding = approve(
+    let binding = approve_with(
         &store,
         &change,
         &args.artifact,
         &args.source,
         args.absent.into(),
+        &args.basis.basis()?,
     )?;
     // A likely wrong rule is advice, not a failure: the approval is recorded.
     for warning in change.task_rule_warnings(&binding) {
@@ -192,8 +235,10 @@ pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
             change,
             reason,
             place,
+            expect,
         } => {
-            let record = retire(&place.store()?, &change, &reason)?;
+            let from = expect.started_from()?;
+            let record = retire_from(&place.store()?, &change, &reason, from.as_ref())?;
             let text = format!("retired the state of {change} (record {record}): {reason}\n");
             return Ok((text, ExitCode::SUCCESS));
         }

@@ -185,24 +185,31 @@ impl GateArgs {
     }
 
     fn prerequisites(&self) -> Result<BTreeMap<String, Observe>, Error> {
-        let mut out = BTreeMap::new();
-        for item in &self.env {
-            let item = exact_text(item, "--env")?;
-            match item.split_once('=') {
-                Some((name, value)) => {
-                    out.insert(name.to_owned(), Observe::Literal(value.to_owned()))
-                }
-                None => out.insert(item.to_owned(), Observe::Environment(item.to_owned())),
-            };
-        }
-        for item in &self.env_cmd {
-            let (name, command) = exact_text(item, "--env-cmd")?
-                .split_once('=')
-                .ok_or_else(|| usage("--env-cmd takes NAME=COMMAND"))?;
-            out.insert(name.to_owned(), Observe::Command(command.to_owned()));
-        }
-        Ok(out)
+        prerequisites_of(&self.env, &self.env_cmd)
     }
+}
+
+/// The prerequisites `--env NAME[=VALUE]` and `--env-cmd NAME=COMMAND` give,
+/// as `gate run` and `gate check` take them (a validation takes the same, per gate).
+pub(crate) fn prerequisites_of(
+    env: &[OsString],
+    env_cmd: &[OsString],
+) -> Result<BTreeMap<String, Observe>, Error> {
+    let mut out = BTreeMap::new();
+    for item in env {
+        let item = exact_text(item, "--env")?;
+        match item.split_once('=') {
+            Some((name, value)) => out.insert(name.to_owned(), Observe::Literal(value.to_owned())),
+            None => out.insert(item.to_owned(), Observe::Environment(item.to_owned())),
+        };
+    }
+    for item in env_cmd {
+        let (name, command) = exact_text(item, "--env-cmd")?
+            .split_once('=')
+            .ok_or_else(|| usage("--env-cmd takes NAME=COMMAND"))?;
+        out.insert(name.to_owned(), Observe::Command(command.to_owned()));
+    }
+    Ok(out)
 }
 
 /// A prerequisite argument as UTF-8 text: one that is not is `non-utf8-value`

@@ -2,16 +2,20 @@
 //! `validate record`, `validate check` and `finalize check`. Each converts its
 //! flags, calls the core and renders the answer.
 
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use ledger_core::{
-    Change, ChangeKind, Check, CurrentState, Error, Finalization, LogEntry, RecordId,
-    StateEnvelope, StatePatch, TaskIds, ValidationCheck, ValidationRequest, Verdict, advance_state,
-    check_validation, finalize_check, quote, record_validation, state_log,
+    Change, ChangeKind, Check, CurrentState, Error, Finalization, GatePrerequisites, LogEntry,
+    PhaseRecordStanding, RecordId, StateEnvelope, StatePatch, TaskIds, ValidationCheck,
+    ValidationRequest, Verdict, advance_state, check_validation_with, finalize_check, quote,
+    record_validation, state_log,
 };
 
-use crate::approvals::{ChangeArgs, PlaceArgs, short};
+use crate::approvals::{BasisArgs, ChangeArgs, ExpectArgs, PlaceArgs, short};
 use crate::report::{comparison_text, json_line};
 
 #[derive(Args)]
@@ -46,10 +50,8 @@ pub struct SetArgs {
     /// A remaining task id (repeatable); see --completed.
     #[arg(long = "remaining", value_name = "ID")]
     remaining: Vec<String>,
-    /// The record this write started from; refused with pointer-conflict when
-    /// the pointer names another [default: the head as read now].
-    #[arg(long, value_name = "RECORD")]
-    expect: Option<String>,
+    #[command(flatten)]
+    expect: ExpectArgs,
     /// Print `{record, state}` as JSON.
     #[arg(long)]
     json: bool,
@@ -75,7 +77,7 @@ pub enum ValidateCommand {
     /// PASS is refused unless every artifact is approved and every gate named
     /// is fresh now.
     #[command(after_help = crate::EXIT_CODES)]
-    Record(RecordArgs),
+    Record(Box<RecordArgs>),
     /// Re-expand the recorded PASS inventory and check its gates: exit 0 when
     /// the PASS stands, 1 with every changed path and stale gate when not.
     #[command(after_help = crate::EXIT_CODES)]
@@ -120,18 +122,84 @@ pub struct RecordArgs {
     /// `ledger gate check --name NAME` answers.
     #[arg(long = "gate", value_name = "NAME")]
     gates: Vec<String>,
-    /// A phase record of this change, excluded from the PASS (it records it).
+    /// A phase record of this change, excluded from the PASS (it records it):
+    /// one regular file, now and at every check.
     #[arg(long = "phase-record", value_name = "PATH")]
     phase_records: Vec<String>,
+    /// Declare that the change has no delivery files, and why (recorded with
+    /// the verdict); a PASS naming no --root or --path needs it (no-delivery).
+    #[arg(long, value_name = "REASON")]
+    no_delivery: Option<String>,
+    #[command(flatten)]
+    basis: BasisArgs,
+    #[command(flatten)]
+    observe: GateObserveArgs,
     /// Print `{record, state}` as JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// How to observe the prerequisites of the gates a validation relies on:
+/// what `gate check --env/--env-cmd` takes, prefixed with the gate's name.
+#[derive(Args)]
+pub struct GateObserveArgs {
+    /// A prerequisite of gate GATE, as `gate check --env` takes it:
+    /// `GATE:NAME=VALUE`, or `GATE:NAME` to read the environment variable.
+    #[arg(long = "gate-env", value_name = "GATE:NAME[=VALUE]")]
+    env: Vec<OsString>,
+    /// A prerequisite of gate GATE observed from a command's trimmed stdout,
+    /// as `gate check --env-cmd` takes it: `GATE:NAME=COMMAND`.
+    #[arg(long = "gate-env-cmd", value_name = "GATE:NAME=COMMAND")]
+    env_cmd: Vec<OsString>,
+}
+
+impl GateObserveArgs {
+    /// The prerequisites by gate, each parsed as `gate check` parses them.
+    fn prerequisites(&self) -> Result<GatePrerequisites, Error> {
+        let mut given: BTreeMap<String, (Vec<OsString>, Vec<OsString>)> = BTreeMap::new();
+        for item in &self.env {
+            let (gate, rest) = split_gate(item, "--gate-env")?;
+            given.entry(gate).or_default().0.push(rest);
+        }
+        for item in &self.env_cmd {
+            let (gate, rest) = split_gate(item, "--gate-env-cmd")?;
+            given.entry(gate).or_default().1.push(rest);
+        }
+        given
+            .into_iter()
+            .map(|(gate, (env, env_cmd))| {
+                Ok((gate, crate::gates::prerequisites_of(&env, &env_cmd)?))
+            })
+            .collect()
+    }
+}
+
+/// `GATE:REST` split at the first `:` (a gate's name has none).
+fn split_gate(item: &OsStr, flag: &str) -> Result<(String, OsString), Error> {
+    let bytes = item.as_bytes();
+    let refused = || Error::InvalidArgument {
+        message: format!(
+            "{flag} {}: expected GATE:NAME…, the gate's name first",
+            quote(&String::from_utf8_lossy(bytes))
+        ),
+    };
+    let at = bytes.iter().position(|b| *b == b':').ok_or_else(refused)?;
+    let gate = std::str::from_utf8(&bytes[..at]).map_err(|_| refused())?;
+    if gate.is_empty() {
+        return Err(refused());
+    }
+    Ok((
+        gate.to_owned(),
+        OsStr::from_bytes(&bytes[at + 1..]).to_owned(),
+    ))
 }
 
 #[derive(Args)]
 pub struct CheckArgs {
     #[command(flatten)]
     change: ChangeArgs,
+    #[command(flatten)]
+    observe: GateObserveArgs,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -183,7 +251,7 @@ pub fn run_set(args: SetArgs) -> Result<(String, ExitCode), Error> {
         next: args.next,
         tasks,
     };
-    let expected: Option<RecordId> = args.expect.as_deref().map(str::parse).transpose()?;
+    let expected = args.expect.started_from()?;
     let store = args.change.place.store()?;
     let (record, state) = advance_state(&store, &change, &patch, expected.as_ref())?;
     Ok((written(record, state, args.json), ExitCode::SUCCESS))
@@ -235,16 +303,18 @@ pub fn run_validate(command: ValidateCommand) -> Result<(String, ExitCode), Erro
             request.exclusions = args.excludes.into_iter().map(|p| (p, None)).collect();
             request.instructions = args.instructions;
             request.phase_records = args.phase_records;
-            for gate in &args.gates {
-                request.gate(&workspace, gate);
-            }
+            request.no_delivery = args.no_delivery;
+            request.basis = args.basis.basis()?;
+            request.gates_observing(&workspace, &args.gates, &args.observe.prerequisites()?)?;
             let store = args.change.place.store()?;
             let (record, state) = record_validation(&store, &change, &request)?;
             Ok((written(record, state, args.json), ExitCode::SUCCESS))
         }
         ValidateCommand::Check(args) => {
             let change = args.change.change_set()?;
-            let check = check_validation(&args.change.place.store()?, &change)?;
+            let prerequisites = args.observe.prerequisites()?;
+            let check =
+                check_validation_with(&args.change.place.store()?, &change, &prerequisites)?;
             let text = if args.json {
                 json_line(&check)
             } else {
@@ -339,6 +409,9 @@ pub fn state_text(current: &CurrentState) -> String {
         },
     );
     out.push_str(&line("validation", &validation));
+    if let Some(reason) = e.validation.as_ref().and_then(|v| v.no_delivery.as_deref()) {
+        out.push_str(&line("no delivery", &quote(reason)));
+    }
     out
 }
 
@@ -354,9 +427,13 @@ fn validation_text(check: &ValidationCheck) -> String {
         quote(&check.change),
         check.record
     );
+    if let Some(reason) = &check.no_delivery {
+        out.push_str(&format!("  no delivery files: {}\n", quote(reason)));
+    }
     for line in comparison_text(&check.comparison).lines() {
         out.push_str(&format!("  {line}\n"));
     }
+    phase_records_text(&mut out, &check.phase_records);
     for gate in &check.gates {
         let state = match (gate.fresh, gate.rerun) {
             (true, false) => "fresh",
@@ -425,7 +502,22 @@ fn finalization_text(done: &Finalization) -> String {
             quote(&u.reason)
         ));
     }
+    phase_records_text(&mut out, &done.phase_records);
     out
+}
+
+/// Each phase record that is not one regular file, with what is inside it.
+fn phase_records_text(out: &mut String, records: &[PhaseRecordStanding]) {
+    for record in records.iter().filter(|r| !r.stands()) {
+        out.push_str(&format!(
+            "  phase record {}: {}, not one regular file\n",
+            quote(&record.path),
+            record.kind.as_str()
+        ));
+        for file in &record.inside {
+            out.push_str(&format!("    inside: {}\n", quote(file.as_str())));
+        }
+    }
 }
 
 fn section(out: &mut String, title: &str, changes: &[Change]) {

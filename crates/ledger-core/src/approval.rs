@@ -14,8 +14,11 @@ use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::graph::Artifact;
 use crate::inventory::Inventory;
+use crate::quote::quote;
 use crate::schema::{DEFAULT_SCHEMA, SchemaSource};
 use crate::store::{RecordId, Store};
+use crate::task_rule::TaskRule;
+use crate::write_basis::{StartedFrom, WriteBasis, check_reviewed, state_from};
 
 /// The kind of record holding a [`StateEnvelope`].
 pub const STATE_KIND: &str = "state";
@@ -502,6 +505,29 @@ pub fn approve(
     source: &str,
     absence: Absence,
 ) -> Result<Binding> {
+    approve_with(
+        store,
+        change,
+        artifact,
+        source,
+        absence,
+        &WriteBasis::default(),
+    )
+}
+
+/// [`approve`] of what the reviewer saw (docs/approvals.md, What was
+/// reviewed): refused with `fingerprint-moved`, naming the changed paths, when
+/// `basis.reviewed` is not the set's fingerprint now, and with
+/// `pointer-conflict` when the change's pointer does not name
+/// `basis.started_from`. Either way no binding is recorded.
+pub fn approve_with(
+    store: &Store,
+    change: &ChangeSet,
+    artifact: &str,
+    source: &str,
+    absence: Absence,
+    basis: &WriteBasis,
+) -> Result<Binding> {
     if source.trim().is_empty() {
         return Err(Error::MissingSource {
             artifact: artifact.to_owned(),
@@ -516,10 +542,27 @@ pub fn approve(
             ),
         });
     }
-    let (head, mut envelope) = current_state(store, &change.change)?;
+    let (head, mut envelope) = state_from(store, &change.change, basis.started_from.as_ref())?;
     let change = with_recorded_schema(change, &envelope)?;
     let artifact = change.graph.artifact(artifact)?;
     let inventory = change.inventory_with(&artifact.id, change.reading_task_rule(&envelope))?;
+    check_reviewed(
+        store,
+        &change.change,
+        &format!(
+            "the approval of {} of change {}",
+            quote(&artifact.id),
+            quote(&change.change)
+        ),
+        basis.reviewed,
+        &inventory,
+        |e| {
+            e.binding(&artifact.id)
+                .and_then(|b| b.inventory.as_ref())
+                .into_iter()
+                .collect()
+        },
+    )?;
     let absent = inventory.entries.iter().all(|e| e.kind() == "missing");
     if absent && absence == Absence::Refuse {
         return Err(Error::AbsentArtifact {
@@ -577,6 +620,17 @@ fn upstream_fingerprints(
 /// store (append-only); approving the change again takes it up again.
 /// Refused when no state is recorded for `change`.
 pub fn retire(store: &Store, change: &str, reason: &str) -> Result<RecordId> {
+    retire_from(store, change, reason, None)
+}
+
+/// [`retire`] after the record the writer started from (`None`: the head as
+/// read now): `pointer-conflict` when another writer advanced the state.
+pub fn retire_from(
+    store: &Store,
+    change: &str,
+    reason: &str,
+    started_from: Option<&StartedFrom>,
+) -> Result<RecordId> {
     if reason.trim().is_empty() {
         return Err(Error::InvalidArgument {
             message: format!("retiring change {change:?} needs a reason (--reason)"),
@@ -588,12 +642,15 @@ pub fn retire(store: &Store, change: &str, reason: &str) -> Result<RecordId> {
             message: format!("change {change:?} has no recorded state to retire"),
         });
     };
+    // The write follows the record the writer started from: the pointer's
+    // compare-and-swap refuses it when that is not the head.
+    let base = started_from.map_or(Some(head), |from| from.record().copied());
     let mut envelope = StateEnvelope::new(change);
     envelope.retired = Some(Retirement {
         reason: reason.to_owned(),
         observed_at: now(),
     });
-    store.commit(&state_ref(change), STATE_KIND, Some(&head), &envelope)
+    store.commit(&state_ref(change), STATE_KIND, base.as_ref(), &envelope)
 }
 
 /// Now, as RFC 3339 UTC to the second.

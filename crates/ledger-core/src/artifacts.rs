@@ -434,14 +434,7 @@ impl ChangeSet {
         if !artifact.is_glob() {
             return Ok(vec![WorkspacePath::joined(&dir, &artifact.generates)?]);
         }
-        let glob = GlobBuilder::new(&artifact.generates)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| Error::BadSchema {
-                path: DisplayPath::from(artifact.id.as_str()),
-                reason: format!("generates {:?}: {e}", artifact.generates),
-            })?
-            .compile_matcher();
+        let glob = generates_matcher(artifact, false)?;
         // Enumerated on disk, like OpenSpec's own CLI (not through Git): a new
         // spec file counts as soon as it exists.
         let scope = Scope::new(self.workspace.clone());
@@ -457,6 +450,18 @@ impl ChangeSet {
         // directory lists its entries in.
         matched.sort();
         Ok(matched)
+    }
+
+    /// Whether `relative`, a path below the change directory, is one an
+    /// artifact generates (in any letter case, as a case-insensitive file
+    /// system would take it), whether or not it exists now.
+    pub(crate) fn generates_path(&self, relative: &str) -> Result<bool> {
+        for artifact in self.graph.artifacts() {
+            if generates_matcher(artifact, true)?.is_match(relative) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The workspace files `design.md` links. A missing one blocks the binding.
@@ -532,6 +537,20 @@ fn archived_name_of(name: &str) -> Option<&str> {
 fn dot_hidden(relative: &str, glob: &str) -> bool {
     let spelled = glob.split('/').any(|segment| segment.starts_with('.'));
     !spelled && relative.split('/').any(|segment| segment.starts_with('.'))
+}
+
+/// The matcher of what `artifact` generates, relative to the change directory
+/// (`*` stays within one segment).
+fn generates_matcher(artifact: &Artifact, case_insensitive: bool) -> Result<globset::GlobMatcher> {
+    Ok(GlobBuilder::new(&artifact.generates)
+        .literal_separator(true)
+        .case_insensitive(case_insensitive)
+        .build()
+        .map_err(|e| Error::BadSchema {
+            path: DisplayPath::from(artifact.id.as_str()),
+            reason: format!("generates {:?}: {e}", artifact.generates),
+        })?
+        .compile_matcher())
 }
 
 /// OpenSpec's `isSpecsArtifactPath`: `generates`, normalized, lies below `specs/`.

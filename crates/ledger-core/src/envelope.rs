@@ -164,6 +164,10 @@ pub struct Validation {
     /// did not keep it; finalization then calls every sync unverified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec_sync: Option<Vec<crate::spec_sync::ExpectedSync>>,
+    /// Why the change has no delivery files, when the verdict named no
+    /// delivery root or path and declared so (docs/lifecycle.md, Delivery).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_delivery: Option<String>,
 }
 
 /// Everything a new session needs to continue a change, and nothing more:

@@ -481,6 +481,32 @@ pub enum Error {
         /// What the envelope holds instead.
         reason: String,
     },
+    /// A validation PASS that names no delivery input (no delivery root or
+    /// path) and does not declare that the change has none: later edits of the
+    /// delivery would leave it standing.
+    #[error(
+        "cannot record a validation PASS of change \"{}\" over no delivery: name its delivery roots or paths (--root, --path), or declare that the change has no delivery files with the reason (--no-delivery REASON)",
+        esc(.change)
+    )]
+    NoDelivery {
+        /// The change.
+        change: String,
+    },
+    /// A write whose reviewer saw another fingerprint than the one of the set
+    /// now (docs/approvals.md, What was reviewed): nothing is recorded.
+    #[error(
+        "cannot record {what}: it was reviewed as {reviewed}, but it is {current} now ({changed}); nothing was recorded — review it again and pass the fingerprint you saw"
+    )]
+    FingerprintMoved {
+        /// What the write was about, e.g. `the approval of "design" of change "add-auth"`.
+        what: String,
+        /// The fingerprint the reviewer saw.
+        reviewed: String,
+        /// The fingerprint now.
+        current: String,
+        /// The paths that differ from what was reviewed, or why they cannot be named.
+        changed: String,
+    },
     /// Text that is not a record id.
     #[error("invalid record id {text:?}: expected 64 lowercase hex digits")]
     BadRecordId {
@@ -540,6 +566,8 @@ impl Error {
             | Error::AbsentArtifact { .. }
             | Error::ValidationRefused { .. }
             | Error::NotValidated { .. }
+            | Error::NoDelivery { .. }
+            | Error::FingerprintMoved { .. }
             | Error::NonUtf8Value { .. } => None,
         }
     }
@@ -560,7 +588,7 @@ mod tests {
             path: DisplayPath::from("x"),
         };
         assert_eq!(e.code(), "non-utf8-path");
-        assert_eq!(Error::CODES.len(), 43);
+        assert_eq!(Error::CODES.len(), 45);
         assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
         let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
         assert_eq!(unique.len(), Error::CODES.len());

@@ -18,7 +18,9 @@ use crate::path::WorkspacePath;
 use crate::scope::Scope;
 use crate::spec_sync::{SpecMismatch, SyncUnverified, judge};
 use crate::store::{RecordId, Store};
-use crate::validation::{COMPLETION_EVIDENCE, recorded_validation, workspace_paths};
+use crate::validation::{
+    COMPLETION_EVIDENCE, PhaseRecordStanding, phase_records, recorded_validation, workspace_paths,
+};
 
 /// One validated file of the change directory and where the archive move put it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -71,7 +73,11 @@ pub struct Finalization {
     /// Touched baselines whose sync ledger cannot reproduce: `sync-unverified`,
     /// never clean.
     pub sync_unverified: Vec<SyncUnverified>,
-    /// Whether there is no new change, no spec mismatch and no unverified sync.
+    /// Every phase record the PASS excluded, where it is now; one that is not
+    /// a regular file blocks, and each file inside it is a new change.
+    pub phase_records: Vec<PhaseRecordStanding>,
+    /// Whether there is no new change, no spec mismatch, no unverified sync,
+    /// and every phase record is one regular file.
     pub clean: bool,
 }
 
@@ -130,6 +136,8 @@ pub fn finalize_check(
     }
     let sync = judge(&validation, archived.is_some(), &now, &baseline)?;
     classes.mismatched(&sync.mismatches);
+    let phase_records =
+        observe_phase_records(&validation, archived.as_deref(), &mut classes.new_changes)?;
     classes
         .new_changes
         .sort_by(|a, b| a.new.path.cmp(&b.new.path));
@@ -145,14 +153,49 @@ pub fn finalize_check(
         archive_move,
         clean: classes.new_changes.is_empty()
             && sync.mismatches.is_empty()
-            && sync.unverified.is_empty(),
+            && sync.unverified.is_empty()
+            && phase_records.iter().all(PhaseRecordStanding::stands),
         spec_mismatches: sync.mismatches,
         sync_unverified: sync.unverified,
+        phase_records,
         spec_sync: classes.spec_sync,
         completion_evidence: classes.completion_evidence,
         registry: classes.registry,
         new_changes: classes.new_changes,
     })
+}
+
+/// Every phase record of the PASS where it is now (moved along with the
+/// archive move when it was inside the change directory). The files inside
+/// one that became a directory were never validated: each is a new change.
+fn observe_phase_records(
+    validation: &Validation,
+    archived: Option<&str>,
+    new_changes: &mut Vec<Change>,
+) -> Result<Vec<PhaseRecordStanding>> {
+    let workspace = &validation.inventory.scope.workspace;
+    let mut out = Vec::new();
+    for path in phase_records(validation) {
+        let path = match archived {
+            Some(to) => WorkspacePath::new(path.as_str())?
+                .moved(&validation.directory, to)?
+                .as_str()
+                .to_owned(),
+            None => path,
+        };
+        let standing = PhaseRecordStanding::observe(workspace, &path)?;
+        if !standing.inside.is_empty() {
+            let mut inside = Scope::new(workspace.clone());
+            for file in &standing.inside {
+                inside.add_path(file.as_str())?;
+            }
+            for entry in &Inventory::expand(&inside)?.entries {
+                diff(None, entry, new_changes);
+            }
+        }
+        out.push(standing);
+    }
+    Ok(out)
 }
 
 /// Where the archive move went, and the archive directories that are copies: the

@@ -6,12 +6,13 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use crate::approval::{STATE_KIND, current_state, state_ref};
+use crate::approval::{STATE_KIND, state_ref};
 use crate::artifacts::{ChangeLocation, ChangeSet};
 use crate::envelope::{Check, StateEnvelope};
 use crate::error::{Error, Result};
 use crate::quote::quote;
 use crate::store::{RecordId, Store};
+use crate::write_basis::{StartedFrom, state_from};
 
 /// Where the completed and remaining task ids of a patch come from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -166,8 +167,8 @@ fn task_ids(
 }
 
 /// Advances a change's state envelope by `patch`: a new immutable record after
-/// `expected` (the record the writer started from; `None`: the head as read
-/// now), and the pointer moved to it by compare-and-swap. Every field the patch
+/// `expected` (the record the writer started from, [`StartedFrom::Nothing`]
+/// when it read no state; `None`: the head as read now), and the pointer moved to it by compare-and-swap. Every field the patch
 /// does not name — bindings, validation — is kept; a retired change is taken
 /// up again. Returns the new record and its envelope.
 ///
@@ -179,30 +180,13 @@ pub fn advance_state(
     store: &Store,
     change: &ChangeSet,
     patch: &StatePatch,
-    expected: Option<&RecordId>,
+    expected: Option<&StartedFrom>,
 ) -> Result<(RecordId, StateEnvelope)> {
     patch.validate()?;
     let change = &change.located_now()?;
-    let (head, current) = current_state(store, &change.change)?;
-    if head.is_none() {
+    let (base, mut envelope) = state_from(store, &change.change, expected)?;
+    if base.is_none() {
         change.require_present()?;
-    }
-    let (base, mut envelope) = match expected {
-        Some(id) if Some(id) != head.as_ref() => {
-            let record = store.read_record_of_kind::<StateEnvelope>(id, STATE_KIND)?;
-            (Some(*id), record.body)
-        }
-        _ => (head, current),
-    };
-    if envelope.change != change.change {
-        return Err(Error::InvalidArgument {
-            message: format!(
-                "record {} holds the state of change {}, not of {}",
-                base.map_or_else(|| "none".to_owned(), |b| b.to_string()),
-                quote(&envelope.change),
-                quote(&change.change)
-            ),
-        });
     }
     let tasks = task_ids(change, &envelope, &patch.tasks)?;
     patch.apply(&mut envelope, tasks);

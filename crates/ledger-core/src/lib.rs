@@ -79,6 +79,7 @@ mod tasks;
 mod threads;
 mod validation;
 mod walk;
+mod write_basis;
 
 // The workspace's test kit (tests/support/testkit.rs), included from inside the
 // crate so that the packaged crate's unit tests build; each test uses a part of it.
@@ -89,8 +90,8 @@ mod ledger_testkit;
 
 pub use approval::{
     Absence, ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, STATE_KIND, SchemaChange,
-    SchemaChangeReason, approve, changes, current_state, evaluate, retire, state_ref, status,
-    with_recorded_schema,
+    SchemaChangeReason, approve, approve_with, changes, current_state, evaluate, retire,
+    retire_from, state_ref, status, with_recorded_schema,
 };
 pub use artifacts::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice};
 pub use change_config::{CHANGE_METADATA, ChangeSettings, ProjectConfig};
@@ -142,7 +143,9 @@ pub use tasks::{
 };
 pub use threads::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};
 pub use validation::{
-    COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GateStanding, PHASE_RECORD_REASON,
-    ValidationCheck, ValidationRequest, capabilities, check_validation, pass_scope,
-    record_validation, specs_root,
+    COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GatePrerequisites, GateStanding,
+    PHASE_RECORD_REASON, PhaseRecordKind, PhaseRecordStanding, ValidationCheck, ValidationRequest,
+    capabilities, check_validation, check_validation_with, pass_scope, record_validation,
+    specs_root,
 };
+pub use write_basis::{StartedFrom, WriteBasis};

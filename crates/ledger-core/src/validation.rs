@@ -3,6 +3,9 @@
 //! the capabilities it has deltas for, the delivery files and instructions the
 //! caller names — and the later check that the PASS still stands.
 
+use std::collections::BTreeMap;
+
+use camino::Utf8Path;
 use serde::Serialize;
 
 use crate::approval::{STATE_KIND, current_state, state_ref, status};
@@ -10,15 +13,16 @@ use crate::artifacts::{ChangeLocation, ChangeSet};
 use crate::compare::Comparison;
 use crate::envelope::{GateUse, StateEnvelope, Validation, Verdict};
 use crate::error::{Error, Result};
-use crate::evidence::{GateQuery, StaleReason, check_gate_query};
+use crate::evidence::{GateQuery, Observe, StaleReason, check_gate_query};
 use crate::fingerprint::Fingerprint;
 use crate::handoff::now;
 use crate::inventory::Inventory;
-use crate::path::WorkspacePath;
+use crate::path::{WorkspacePath, normalize_root};
 use crate::quote::quote;
 use crate::scope::Scope;
 use crate::store::{RecordId, Store};
 use crate::walk::walk_root;
+use crate::write_basis::{WriteBasis, check_reviewed, state_from};
 
 /// The file of a change that reports its completion: written at finalization,
 /// so never part of the PASS it reports on.
@@ -59,6 +63,44 @@ pub struct ValidationRequest {
     /// [`check_gate_query`] checks it: what a query leaves out comes from the
     /// gate's evidence, and nothing read from the store is run.
     pub gates: Vec<GateQuery>,
+    /// Why the change has no delivery files, when it names no delivery root
+    /// or path: recorded with the verdict. A PASS naming neither, without
+    /// this, is refused with `no-delivery`.
+    pub no_delivery: Option<String>,
+    /// The fingerprint of the PASS inventory the reviewer saw and the state
+    /// record the write started from (`fingerprint-moved`, `pointer-conflict`).
+    pub basis: WriteBasis,
+}
+
+/// How to observe each gate's prerequisites now, by gate name: what `ledger
+/// gate check --env/--env-cmd` takes, for every gate a validation relies on.
+/// A gate left out observes none (each recorded one is
+/// `prerequisite-unverified`).
+pub type GatePrerequisites = BTreeMap<String, BTreeMap<String, Observe>>;
+
+/// Refuses prerequisites given for a gate that is not among `gates`: a typo
+/// would otherwise leave the gate it meant unverified without a word.
+fn check_gate_names<'a>(
+    prerequisites: &GatePrerequisites,
+    mut gates: impl Iterator<Item = &'a str> + Clone,
+) -> Result<()> {
+    match prerequisites
+        .keys()
+        .find(|name| !gates.clone().any(|g| g == name.as_str()))
+    {
+        Some(name) => Err(Error::InvalidArgument {
+            message: format!(
+                "prerequisites were given for gate {}, which the validation does not rely on ({})",
+                quote(name),
+                gates
+                    .by_ref()
+                    .map(|g| quote(g).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
+        None => Ok(()),
+    }
 }
 
 impl ValidationRequest {
@@ -75,17 +117,41 @@ impl ValidationRequest {
             instructions: Vec::new(),
             phase_records: Vec::new(),
             gates: Vec::new(),
+            no_delivery: None,
+            basis: WriteBasis::default(),
         }
     }
 
     /// Adds the gate `name`, checked in `workspace` as `ledger gate check
     /// --name NAME` checks it (no prerequisite observed now).
-    pub fn gate(&mut self, workspace: &camino::Utf8Path, name: &str) {
+    pub fn gate(&mut self, workspace: &Utf8Path, name: &str) {
         self.gates.push(GateQuery {
             name: name.to_owned(),
             workspace: workspace.to_owned(),
             ..GateQuery::default()
         });
+    }
+
+    /// Adds the gates `names`, each checked in `workspace` as `ledger gate
+    /// check --name NAME --env … --env-cmd …` checks it with its
+    /// `prerequisites`; prerequisites of a gate not named are refused
+    /// (`invalid-argument`).
+    pub fn gates_observing(
+        &mut self,
+        workspace: &Utf8Path,
+        names: &[String],
+        prerequisites: &GatePrerequisites,
+    ) -> Result<()> {
+        check_gate_names(prerequisites, names.iter().map(String::as_str))?;
+        for name in names {
+            self.gates.push(GateQuery {
+                name: name.clone(),
+                workspace: workspace.to_owned(),
+                prerequisites: prerequisites.get(name).cloned(),
+                ..GateQuery::default()
+            });
+        }
+        Ok(())
     }
 }
 
@@ -143,11 +209,15 @@ pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Sco
     }
     scope.add_root(&directory)?;
     // What the PASS must hold whatever the caller excludes.
-    let mut required: Vec<String> = vec![directory.clone()];
+    let mut required = MustHold {
+        directory: directory.clone(),
+        files: Vec::new(),
+        baselines: Vec::new(),
+    };
     for artifact in change.graph.artifacts() {
         let set = change.scope(&artifact.id)?;
         for path in set.paths.iter().chain(&set.normalize) {
-            required.push(path.as_str().to_owned());
+            required.files.push(path.as_str().to_owned());
             if !path.is_within(&directory) {
                 scope.add_path(path.as_str())?;
             }
@@ -157,7 +227,7 @@ pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Sco
     for capability in capabilities(change)? {
         let root = format!("{specs}/{capability}");
         scope.add_root(&root)?;
-        required.push(root);
+        required.baselines.push(root);
     }
     for root in &request.roots {
         scope.add_root(root)?;
@@ -166,71 +236,232 @@ pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Sco
         scope.add_path(path)?;
     }
     for (path, reason) in &request.exclusions {
-        check_exclusion(change, path, &required, false)?;
+        let path = check_exclusion(change, path, &required, false)?;
         let reason = reason
             .as_deref()
             .unwrap_or(crate::scope::DEFAULT_EXCLUSION_REASON);
-        scope.exclude(path, reason)?;
+        scope.exclude(&path, reason)?;
     }
     scope.exclude(
         &format!("{directory}/{COMPLETION_EVIDENCE}"),
         COMPLETION_EVIDENCE_REASON,
     )?;
     for record in &request.phase_records {
-        check_exclusion(change, record, &required, true)?;
-        scope.exclude(record, PHASE_RECORD_REASON)?;
+        let record = check_exclusion(change, record, &required, true)?;
+        scope.exclude(&record, PHASE_RECORD_REASON)?;
     }
     Ok(scope)
 }
 
-/// Refuses an exclusion that would take out of the PASS what it must hold: a
-/// planning artifact, the change directory, a touched capability's baseline, or
-/// wholesale `.agents`/`.opencode` (SPEC: exclusions are per change). A phase
-/// record is one file, never a directory.
+/// What a PASS must hold whatever the caller excludes.
+struct MustHold {
+    /// The change directory (only phase records inside it may be excluded).
+    directory: String,
+    /// Every file of every artifact's set, inside the change directory or not.
+    files: Vec<String>,
+    /// `openspec/specs/<capability>` of every touched capability.
+    baselines: Vec<String>,
+}
+
+/// Refuses an exclusion that would take out of the PASS what it must hold,
+/// whatever its spelling, and returns it as the scope holds it (normalized as
+/// [`Scope::exclude`] normalizes it: `./x`, `x/` and `x` are one path; `a/../x`
+/// and `a//x` are refused). Refused: one that covers a planning artifact, the
+/// change directory or a touched capability's baseline; one inside a touched
+/// baseline; inside the change directory anything but a phase record, and a
+/// phase record that is a planning file (an artifact's file, `.openspec.yaml`,
+/// anything below `specs/`); wholesale `.agents`/`.opencode` (SPEC: exclusions
+/// are per change). Paths are compared in any letter case, as a
+/// case-insensitive file system would resolve them. A phase record must be
+/// one regular file now.
 fn check_exclusion(
     change: &ChangeSet,
     path: &str,
-    required: &[String],
+    required: &MustHold,
     phase_record: bool,
-) -> Result<()> {
-    let path = WorkspacePath::new(path)?;
+) -> Result<String> {
+    let path = normalize_root(path)?;
     let refuse = |why: String| {
         Err(Error::InvalidArgument {
             message: format!(
                 "cannot exclude '{}' from the PASS of change {}: {why}",
-                crate::quote::escape(path.as_str().as_bytes()),
+                crate::quote::escape(path.as_bytes()),
                 quote(&change.change)
             ),
         })
     };
-    if let Some(covered) = required
-        .iter()
-        .find(|r| r.as_str() == path.as_str() || is_below(r, path.as_str()))
-    {
+    let folded = path.to_lowercase();
+    let covers = |held: &String| {
+        let held = held.to_lowercase();
+        folded == "." || held == folded || is_below(&held, &folded)
+    };
+    let held = std::iter::once(&required.directory)
+        .chain(&required.files)
+        .chain(&required.baselines);
+    if let Some(covered) = held.clone().find(|held| covers(held)) {
         return refuse(format!(
             "it covers '{}', which the PASS must hold",
             crate::quote::escape(covered.as_bytes())
         ));
     }
-    if !phase_record && is_below(path.as_str(), &required[0]) {
-        return refuse(
-            "inside the change directory only phase records (--phase-record, one file each) are excluded"
-                .to_owned(),
-        );
+    if let Some(baseline) =
+        (required.baselines.iter()).find(|b| is_below(&folded, &b.to_lowercase()))
+    {
+        return refuse(format!(
+            "it lies in '{}', the baseline specs of a capability the change has deltas for, which the PASS must hold",
+            crate::quote::escape(baseline.as_bytes())
+        ));
     }
-    if matches!(path.as_str(), ".agents" | ".opencode") {
+    let directory = required.directory.to_lowercase();
+    if let Some(relative) = below(&folded, &directory) {
+        if !phase_record {
+            return refuse(
+                "inside the change directory only phase records (--phase-record, one file each) are excluded"
+                    .to_owned(),
+            );
+        }
+        if relative == crate::change_config::CHANGE_METADATA
+            || relative.starts_with("specs/")
+            || change.generates_path(relative)?
+        {
+            return refuse(
+                "it is a planning file of the change, which the PASS must hold".to_owned(),
+            );
+        }
+    }
+    if matches!(folded.as_str(), ".agents" | ".opencode") {
         return refuse("exclusions are per change, never all of it".to_owned());
     }
-    if phase_record && change.is_directory(path.as_str())? {
-        return refuse("a phase record is one file, not a directory".to_owned());
+    if phase_record {
+        let kind = PhaseRecordKind::of(&change.workspace, &path)?;
+        if kind != PhaseRecordKind::File {
+            return refuse(format!(
+                "a phase record is one regular file, and it is {}",
+                kind.described()
+            ));
+        }
     }
-    Ok(())
+    Ok(path)
 }
 
 /// Whether `path` lies below the directory `dir`.
 fn is_below(path: &str, dir: &str) -> bool {
-    path.strip_prefix(dir)
-        .is_some_and(|rest| rest.starts_with('/'))
+    below(path, dir).is_some()
+}
+
+/// The part of `path` below the directory `dir`, if it lies below it.
+fn below<'a>(path: &'a str, dir: &str) -> Option<&'a str> {
+    path.strip_prefix(dir)?.strip_prefix('/')
+}
+
+/// What a phase record is on disk (symlinks not followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PhaseRecordKind {
+    /// One regular file: what a phase record must be.
+    File,
+    /// Nothing is there.
+    Missing,
+    /// A directory: its files would be left out of the PASS.
+    Directory,
+    /// A symlink (never followed).
+    Symlink,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+impl PhaseRecordKind {
+    /// What `relative` is below `workspace` now.
+    fn of(workspace: &Utf8Path, relative: &str) -> Result<PhaseRecordKind> {
+        match std::fs::symlink_metadata(workspace.join(relative)) {
+            Ok(meta) if meta.file_type().is_symlink() => Ok(PhaseRecordKind::Symlink),
+            Ok(meta) if meta.is_file() => Ok(PhaseRecordKind::File),
+            Ok(meta) if meta.is_dir() => Ok(PhaseRecordKind::Directory),
+            Ok(_) => Ok(PhaseRecordKind::Other),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                Ok(PhaseRecordKind::Missing)
+            }
+            Err(source) => Err(Error::Unreadable {
+                path: relative.into(),
+                operation: "stat a phase record",
+                source,
+            }),
+        }
+    }
+
+    /// `file`, `missing`, ... as serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseRecordKind::File => "file",
+            PhaseRecordKind::Missing => "missing",
+            PhaseRecordKind::Directory => "directory",
+            PhaseRecordKind::Symlink => "symlink",
+            PhaseRecordKind::Other => "other",
+        }
+    }
+
+    /// For a message: `missing`, `a directory`, ...
+    fn described(self) -> &'static str {
+        match self {
+            PhaseRecordKind::File => "a regular file",
+            PhaseRecordKind::Missing => "missing",
+            PhaseRecordKind::Directory => "a directory",
+            PhaseRecordKind::Symlink => "a symlink",
+            PhaseRecordKind::Other => "a special file (FIFO, socket or device)",
+        }
+    }
+}
+
+/// A phase record the PASS excluded, as it is now (docs/lifecycle.md, Phase
+/// records): the PASS stands only while each is one regular file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PhaseRecordStanding {
+    /// Where it is now (below the archive directory once the change moved there).
+    pub path: String,
+    /// What is there.
+    pub kind: PhaseRecordKind,
+    /// When it is a directory: every file below it (symlinks not followed),
+    /// which the exclusion would leave out of the PASS.
+    pub inside: Vec<WorkspacePath>,
+}
+
+impl PhaseRecordStanding {
+    /// Whether it is one regular file.
+    pub fn stands(&self) -> bool {
+        self.kind == PhaseRecordKind::File
+    }
+
+    /// The phase record at `path` in `workspace` now.
+    pub(crate) fn observe(workspace: &Utf8Path, path: &str) -> Result<PhaseRecordStanding> {
+        let kind = PhaseRecordKind::of(workspace, path)?;
+        let inside = match kind {
+            PhaseRecordKind::Directory => {
+                let scope = Scope::new(workspace.to_owned());
+                let mut files = walk_root(workspace.as_std_path(), path, &scope, &[])?;
+                files.sort();
+                files
+            }
+            _ => Vec::new(),
+        };
+        Ok(PhaseRecordStanding {
+            path: path.to_owned(),
+            kind,
+            inside,
+        })
+    }
+}
+
+/// The phase records a PASS excluded: its scope's exclusions with their reason.
+pub(crate) fn phase_records(validation: &Validation) -> Vec<String> {
+    (validation.inventory.scope.exclusions.iter())
+        .filter(|e| e.reason == PHASE_RECORD_REASON)
+        .map(|e| e.path.clone())
+        .collect()
 }
 
 /// Why a PASS cannot be recorded now: every artifact whose approval does not
@@ -302,6 +533,31 @@ fn latest_records(gates: &[GateQuery]) -> Result<Vec<GateUse>> {
         .collect()
 }
 
+/// Refuses a PASS that names no delivery input unless it declares, with a
+/// reason, that the change has none (`no-delivery`); a declaration beside
+/// delivery inputs, or with an empty reason, contradicts itself.
+fn check_delivery(change: &ChangeSet, request: &ValidationRequest) -> Result<()> {
+    let names_delivery = !(request.roots.is_empty() && request.paths.is_empty());
+    match &request.no_delivery {
+        Some(reason) if reason.trim().is_empty() => Err(Error::InvalidArgument {
+            message: format!(
+                "declaring that change {} has no delivery files needs the reason (--no-delivery REASON)",
+                quote(&change.change)
+            ),
+        }),
+        Some(_) if names_delivery => Err(Error::InvalidArgument {
+            message: format!(
+                "change {} is declared to have no delivery files, but delivery roots or paths are named; give one or the other",
+                quote(&change.change)
+            ),
+        }),
+        None if !names_delivery && request.verdict == Verdict::Pass => Err(Error::NoDelivery {
+            change: change.change.clone(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Records a validation verdict in `change`'s envelope (docs/lifecycle.md,
 /// Validation): builds the PASS inventory ([`pass_scope`]), and, for a PASS,
 /// refuses with `validation-refused` (every reason listed) unless every
@@ -321,8 +577,10 @@ pub fn record_validation(
             ),
         });
     }
+    check_delivery(change, request)?;
     let scope = pass_scope(change, request)?;
-    let (head, mut envelope) = current_state(store, &change.change)?;
+    let (head, mut envelope) =
+        state_from(store, &change.change, request.basis.started_from.as_ref())?;
     let gates = match request.verdict {
         Verdict::Pass => {
             let (gates, reasons) = pass_preconditions(store, change, &request.gates)?;
@@ -337,6 +595,18 @@ pub fn record_validation(
         Verdict::Fail => latest_records(&request.gates)?,
     };
     let inventory = Inventory::expand(&scope)?;
+    check_reviewed(
+        store,
+        &change.change,
+        &format!(
+            "the {} verdict on change {}",
+            request.verdict.as_str(),
+            quote(&change.change)
+        ),
+        request.basis.reviewed,
+        &inventory,
+        |e| e.validation.iter().map(|v| &v.inventory).collect(),
+    )?;
     // An artifact edited between the check above and the expansion would be in
     // the PASS unapproved: the approvals must still stand after it.
     if request.verdict == Verdict::Pass {
@@ -378,6 +648,7 @@ pub fn record_validation(
         specs_baseline: Some(Inventory::expand(&baseline)?),
         archives: change.archived_directories()?,
         spec_sync: Some(spec_sync),
+        no_delivery: request.no_delivery.clone(),
     });
     envelope.retired = None;
     let id = store.commit(
@@ -423,8 +694,13 @@ pub struct ValidationCheck {
     pub comparison: Comparison,
     /// Every gate the verdict relied on, fresh or stale.
     pub gates: Vec<GateStanding>,
-    /// Whether the verdict is a PASS, its inventory is unchanged and every
-    /// gate it relied on is fresh on the very evidence the verdict recorded.
+    /// Every phase record the PASS excluded, as it is now.
+    pub phase_records: Vec<PhaseRecordStanding>,
+    /// Why the change has no delivery files, when the verdict declared so.
+    pub no_delivery: Option<String>,
+    /// Whether the verdict is a PASS, its inventory is unchanged, every
+    /// gate it relied on is fresh on the very evidence the verdict recorded
+    /// and every phase record is one regular file.
     pub stands: bool,
 }
 
@@ -472,7 +748,22 @@ pub(crate) fn recorded_validation(
 /// relied on (docs/lifecycle.md, Checking a PASS). `not-validated` when the
 /// envelope records no verdict.
 pub fn check_validation(store: &Store, change: &ChangeSet) -> Result<ValidationCheck> {
+    check_validation_with(store, change, &GatePrerequisites::new())
+}
+
+/// [`check_validation`], each gate's prerequisites observed as `prerequisites`
+/// says (as `ledger gate check --env/--env-cmd` observes them); prerequisites
+/// of a gate the verdict did not rely on are refused (`invalid-argument`).
+pub fn check_validation_with(
+    store: &Store,
+    change: &ChangeSet,
+    prerequisites: &GatePrerequisites,
+) -> Result<ValidationCheck> {
     let (record, validation) = recorded_validation(store, change)?;
+    check_gate_names(
+        prerequisites,
+        validation.gates.iter().map(|g| g.gate.as_str()),
+    )?;
     let comparison = validation.inventory.compare()?;
     let workspace = validation.inventory.scope.workspace.clone();
     let mut gates = Vec::new();
@@ -480,6 +771,7 @@ pub fn check_validation(store: &Store, change: &ChangeSet) -> Result<ValidationC
         let freshness = check_gate_query(&GateQuery {
             name: used.gate.clone(),
             workspace: workspace.clone(),
+            prerequisites: prerequisites.get(&used.gate).cloned(),
             ..GateQuery::default()
         })?;
         gates.push(GateStanding {
@@ -491,9 +783,14 @@ pub fn check_validation(store: &Store, change: &ChangeSet) -> Result<ValidationC
             reasons: freshness.reasons,
         });
     }
+    let phase_records = phase_records(&validation)
+        .iter()
+        .map(|path| PhaseRecordStanding::observe(&workspace, path))
+        .collect::<Result<Vec<_>>>()?;
     let stands = validation.verdict == Verdict::Pass
         && comparison.matches
-        && gates.iter().all(|g| g.fresh && !g.rerun);
+        && gates.iter().all(|g| g.fresh && !g.rerun)
+        && phase_records.iter().all(PhaseRecordStanding::stands);
     Ok(ValidationCheck {
         change: change.change.clone(),
         record,
@@ -501,6 +798,8 @@ pub fn check_validation(store: &Store, change: &ChangeSet) -> Result<ValidationC
         fingerprint: validation.fingerprint,
         comparison,
         gates,
+        phase_records,
+        no_delivery: validation.no_delivery,
         stands,
     })
 }

@@ -287,8 +287,33 @@ fn absent_artifact() -> Error {
 /// A PASS while no artifact of the change is approved.
 fn validation_refused() -> Error {
     let (dir, set) = change_dir("");
+    let mut request = ValidationRequest::new(Verdict::Pass, "review 7");
+    request.no_delivery = Some("a planning-only change".to_owned());
+    record_validation(&Store::open(utf8(dir.path())), &set, &request).unwrap_err()
+}
+
+/// A PASS naming no delivery root or path, and not declaring there is none.
+fn no_delivery() -> Error {
+    let (dir, set) = change_dir("");
     let request = ValidationRequest::new(Verdict::Pass, "review 7");
     record_validation(&Store::open(utf8(dir.path())), &set, &request).unwrap_err()
+}
+
+/// An approval of a fingerprint the set no longer has.
+fn fingerprint_moved() -> Error {
+    let (dir, set) = change_dir("");
+    let reviewed = set.inventory("proposal").unwrap().fingerprint;
+    std::fs::write(
+        dir.path().join("openspec/changes/c/proposal.md"),
+        "# Why not\n",
+    )
+    .unwrap();
+    let basis = WriteBasis {
+        reviewed: Some(reviewed),
+        started_from: None,
+    };
+    let store = Store::open(utf8(dir.path()));
+    approve_with(&store, &set, "proposal", "m", Absence::Refuse, &basis).unwrap_err()
 }
 
 /// A finalization check of a change that was never validated.
@@ -431,6 +456,8 @@ fn every_code_is_provoked_by_a_real_input() {
         ("too-large", too_large()),
         ("validation-refused", validation_refused()),
         ("not-validated", not_validated()),
+        ("no-delivery", no_delivery()),
+        ("fingerprint-moved", fingerprint_moved()),
         ("untrusted-store", untrusted_store()),
         (
             "invalid-argument",

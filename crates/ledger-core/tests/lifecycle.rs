@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use ledger_core::{
-    Absence, ArtifactGraph, ChangeSet, Check, Echo, Finalization, GateSpec, Scope, StatePatch,
-    Store, TaskIds, ValidationRequest, Verdict, advance_state, approve, check_validation,
-    finalize_check, record_validation, run_gate, state_log,
+    Absence, ArtifactGraph, ChangeSet, Check, Echo, Finalization, GateSpec, Inventory, Scope,
+    StatePatch, Store, TaskIds, ValidationRequest, Verdict, advance_state, approve,
+    check_validation, finalize_check, record_validation, run_gate, state_log,
 };
 use ledger_testkit::{Git, utf8};
 
@@ -165,7 +165,7 @@ fn handoff_writes_patch_only_the_named_fields_and_default_the_task_ids() {
         ..StatePatch::default()
     };
     let (second, envelope) =
-        advance_state(&repo.store(), &repo.change(), &tick, Some(&first)).unwrap();
+        advance_state(&repo.store(), &repo.change(), &tick, Some(&first.into())).unwrap();
     assert_eq!(envelope.role, "implementation");
     assert_eq!(envelope.tasks_completed, ["1.1"]);
     assert_eq!(envelope.tasks_remaining, ["1.2"]);
@@ -175,7 +175,8 @@ fn handoff_writes_patch_only_the_named_fields_and_default_the_task_ids() {
     assert_eq!(envelope.next_outcome.as_deref(), Some("validation"));
 
     // A writer that started from the first record is refused, naming both.
-    let stale = advance_state(&repo.store(), &repo.change(), &tick, Some(&first)).unwrap_err();
+    let stale =
+        advance_state(&repo.store(), &repo.change(), &tick, Some(&first.into())).unwrap_err();
     assert_eq!(stale.code(), "pointer-conflict");
     let message = stale.to_string();
     assert!(message.contains(&first.to_string()) && message.contains(&second.to_string()));
@@ -549,6 +550,191 @@ fn a_baseline_that_is_not_the_approved_delta_applied_is_a_new_change() {
     repo.archive();
     // Unrelated text where the sync belongs; the other capability is right.
     repo.write("openspec/specs/auth/spec.md", "# auth\n\nanything at all\n");
+fn a_pass_names_its_delivery_or_records_why_there_is_none() {
+    let repo = Repo::new();
+    repo.approve_all();
+    repo.run_gate();
+    let mut request = repo.request();
+    request.roots.clear();
+    let err = record_validation(&repo.store(), &repo.change(), &request).unwrap_err();
+    assert_eq!(err.code(), "no-delivery", "{err}");
+    assert!(
+        ledger_core::current_state(&repo.store(), "add-auth")
+            .unwrap()
+            .1
+            .validation
+            .is_none()
+    );
+    // A declaration needs a reason, and contradicts delivery inputs.
+    request.no_delivery = Some(" ".to_owned());
+    let err = record_validation(&repo.store(), &repo.change(), &request).unwrap_err();
+    assert_eq!(err.code(), "invalid-argument", "{err}");
+    let mut both = repo.request();
+    both.no_delivery = Some("planning only".to_owned());
+    let err = record_validation(&repo.store(), &repo.change(), &both).unwrap_err();
+    assert_eq!(err.code(), "invalid-argument", "{err}");
+
+    request.no_delivery = Some("a planning-only change".to_owned());
+    let (_, envelope) = record_validation(&repo.store(), &repo.change(), &request).unwrap();
+    let validation = envelope.validation.unwrap();
+    assert_eq!(
+        validation.no_delivery.as_deref(),
+        Some("a planning-only change")
+    );
+    assert!(!validation.inventory.scope.roots.contains(&"src".to_owned()));
+    let check = check_validation(&repo.store(), &repo.change()).unwrap();
+    assert!(check.stands, "{check:?}");
+    assert_eq!(check.no_delivery.as_deref(), Some("a planning-only change"));
+    // A FAIL is a finding: it needs no delivery inputs.
+    let mut fail = ValidationRequest::new(Verdict::Fail, "review 3");
+    fail.gate(utf8(repo.path()), "test");
+    record_validation(&repo.store(), &repo.change(), &fail).unwrap();
+}
+
+#[test]
+fn nothing_the_pass_must_hold_is_excluded_under_any_spelling() {
+    let repo = Repo::new();
+    repo.write(&format!("{DIR}/.openspec.yaml"), "schema: spec-driven\n");
+    repo.write(&format!("{DIR}/specs/auth/notes.md"), "notes\n");
+    repo.write("src/generated/out.rs", "// generated\n");
+    repo.approve_all();
+    repo.run_gate();
+    let refused: &[(&str, bool, &str)] = &[
+        ("openspec/specs/auth/spec.md", false, "invalid-argument"),
+        ("openspec/specs/auth/spec.md", true, "invalid-argument"),
+        ("./openspec/specs/auth/spec.md", false, "invalid-argument"),
+        ("openspec/specs/auth/spec.md/", true, "invalid-argument"),
+        ("openspec/specs/auth/", false, "invalid-argument"),
+        (
+            "openspec/specs/api/tokens/spec.md",
+            false,
+            "invalid-argument",
+        ),
+        ("OpenSpec/Specs/Auth/spec.md", false, "invalid-argument"),
+        ("openspec//specs/auth/spec.md", false, "invalid-path"),
+        (
+            "openspec/x/../specs/auth/spec.md",
+            false,
+            "outside-workspace",
+        ),
+        (
+            "openspec/changes/add-auth/.openspec.yaml",
+            true,
+            "invalid-argument",
+        ),
+        (
+            "./openspec/changes/add-auth/tasks.md",
+            true,
+            "invalid-argument",
+        ),
+        (
+            "openspec/changes/add-auth/TASKS.md",
+            true,
+            "invalid-argument",
+        ),
+        (
+            "openspec/changes/add-auth/specs/auth/notes.md",
+            true,
+            "invalid-argument",
+        ),
+        (
+            "openspec/changes/add-auth/specs/new/spec.md",
+            true,
+            "invalid-argument",
+        ),
+        (
+            "openspec/changes/add-auth/.openspec.yaml",
+            false,
+            "invalid-argument",
+        ),
+        ("./.agents/", false, "invalid-argument"),
+    ];
+    for (path, phase, code) in refused {
+        let mut request = repo.request();
+        if *phase {
+            request.phase_records.push((*path).to_owned());
+        } else {
+            request.exclusions.push(((*path).to_owned(), None));
+        }
+        let err = record_validation(&repo.store(), &repo.change(), &request).unwrap_err();
+        assert_eq!(err.code(), *code, "{path} (phase record: {phase}): {err}");
+    }
+    assert!(
+        ledger_core::current_state(&repo.store(), "add-auth")
+            .unwrap()
+            .1
+            .validation
+            .is_none()
+    );
+    // What the PASS holds when a delivery subtree is excluded in another spelling.
+    let mut request = repo.request();
+    request
+        .exclusions
+        .push(("./src/generated/".to_owned(), None));
+    let (_, envelope) = record_validation(&repo.store(), &repo.change(), &request).unwrap();
+    let validation = envelope.validation.unwrap();
+    let listed: Vec<&str> = validation
+        .inventory
+        .entries
+        .iter()
+        .map(|e| e.path.as_str())
+        .collect();
+    assert!(
+        listed.contains(&"openspec/specs/auth/spec.md"),
+        "{listed:?}"
+    );
+    assert!(
+        listed.contains(&"openspec/changes/add-auth/.openspec.yaml"),
+        "{listed:?}"
+    );
+    assert!(!listed.contains(&"src/generated/out.rs"), "{listed:?}");
+    let excluded: Vec<&str> = validation
+        .inventory
+        .scope
+        .exclusions
+        .iter()
+        .map(|e| e.path.as_str())
+        .collect();
+    assert!(excluded.contains(&"src/generated"), "{excluded:?}");
+}
+
+#[test]
+fn a_phase_record_is_one_regular_file_when_recorded_and_at_every_check() {
+    let repo = Repo::new();
+    repo.approve_all();
+    repo.run_gate();
+    let record = ".agents/phases/add-auth.md";
+    let mut request = repo.request();
+    request.phase_records.push(record.to_owned());
+    // Absent when recorded: refused.
+    let err = record_validation(&repo.store(), &repo.change(), &request).unwrap_err();
+    assert_eq!(err.code(), "invalid-argument", "{err}");
+    assert!(err.to_string().contains("missing"), "{err}");
+    // A symlink is no regular file either.
+    std::fs::create_dir_all(repo.path().join(".agents/phases")).unwrap();
+    std::os::unix::fs::symlink("../../README.md", repo.path().join(record)).unwrap();
+    let err = record_validation(&repo.store(), &repo.change(), &request).unwrap_err();
+    assert!(err.to_string().contains("a symlink"), "{err}");
+    std::fs::remove_file(repo.path().join(record)).unwrap();
+
+    repo.write(record, "validated\n");
+    record_validation(&repo.store(), &repo.change(), &request).unwrap();
+    let check = check_validation(&repo.store(), &repo.change()).unwrap();
+    assert!(check.stands, "{check:?}");
+    assert_eq!(
+        check.phase_records[0].kind,
+        ledger_core::PhaseRecordKind::File
+    );
+    // The record becomes a directory hiding a delivery file: the PASS does not stand.
+    std::fs::remove_file(repo.path().join(record)).unwrap();
+    repo.write(&format!("{record}/smuggled.rs"), "fn smuggled() {}\n");
+    let check = check_validation(&repo.store(), &repo.change()).unwrap();
+    assert!(!check.stands);
+    let standing = &check.phase_records[0];
+    assert_eq!(standing.kind, ledger_core::PhaseRecordKind::Directory);
+    let inside: Vec<&str> = standing.inside.iter().map(|p| p.as_str()).collect();
+    assert_eq!(inside, [".agents/phases/add-auth.md/smuggled.rs"]);
+    repo.archive();
     let done = repo.finalize();
     assert!(!done.clean);
     assert_eq!(
@@ -619,4 +805,240 @@ fn a_sync_ledger_cannot_reproduce_is_unverified_never_clean() {
             .reason
             .contains("all capabilities or none")
     );
+}
+        ["added .agents/phases/add-auth.md/smuggled.rs"]
+    );
+    // Removed: not one regular file either.
+    std::fs::remove_dir_all(repo.path().join(record)).unwrap();
+    let done = repo.finalize();
+    assert!(!done.clean && done.new_changes.is_empty());
+    assert_eq!(
+        done.phase_records[0].kind,
+        ledger_core::PhaseRecordKind::Missing
+    );
+}
+
+#[test]
+fn a_phase_record_inside_the_change_is_checked_where_the_archive_moved_it() {
+    let repo = Repo::new();
+    repo.approve_all();
+    repo.run_gate();
+    let record = format!("{DIR}/phases/validation.md");
+    repo.write(&record, "validated\n");
+    let mut request = repo.request();
+    request.phase_records.push(record.clone());
+    record_validation(&repo.store(), &repo.change(), &request).unwrap();
+    repo.archive();
+    let done = repo.finalize();
+    assert!(done.clean, "{done:?}");
+    assert_eq!(
+        done.phase_records[0].path,
+        format!("{ARCHIVE}/phases/validation.md")
+    );
+    let moved = repo.path().join(ARCHIVE).join("phases/validation.md");
+    std::fs::remove_file(&moved).unwrap();
+    std::fs::create_dir(&moved).unwrap();
+    std::fs::write(moved.join("extra.md"), "unvalidated\n").unwrap();
+    let done = repo.finalize();
+    assert!(!done.clean);
+    assert_eq!(
+        paths(&done.new_changes),
+        [format!("added {ARCHIVE}/phases/validation.md/extra.md")]
+    );
+}
+
+/// A passing gate over `src/` whose result depends on a prerequisite.
+fn run_gate_with_prerequisite(repo: &Repo) {
+    let mut scope = Scope::new(utf8(repo.path()));
+    scope.add_root("src").unwrap();
+    let argv = vec!["cat".to_owned(), "src/lib.rs".to_owned()];
+    let prerequisites = BTreeMap::from([(
+        "toolchain".to_owned(),
+        ledger_core::Observe::Literal("1.80".to_owned()),
+    )]);
+    let spec = GateSpec::new("test", argv, ".", scope, prerequisites).unwrap();
+    run_gate(&repo.store(), &spec, Echo::Off).unwrap();
+}
+
+#[test]
+fn a_gate_with_prerequisites_backs_a_pass_when_they_are_observed_now() {
+    let repo = Repo::new();
+    repo.approve_all();
+    run_gate_with_prerequisite(&repo);
+    // Named only: its prerequisite is unverified, the PASS refused.
+    let err = record_validation(&repo.store(), &repo.change(), &repo.request()).unwrap_err();
+    assert_eq!(err.code(), "validation-refused");
+    assert!(
+        err.to_string().contains("prerequisite-unverified")
+            || err.to_string().contains("not observed"),
+        "{err}"
+    );
+
+    let observe = |value: &str| {
+        ledger_core::GatePrerequisites::from([(
+            "test".to_owned(),
+            BTreeMap::from([(
+                "toolchain".to_owned(),
+                ledger_core::Observe::Literal(value.to_owned()),
+            )]),
+        )])
+    };
+    let with = |prerequisites: &ledger_core::GatePrerequisites| {
+        let mut request = ValidationRequest::new(Verdict::Pass, "review 2");
+        request.roots.push("src".to_owned());
+        request
+            .gates_observing(utf8(repo.path()), &["test".to_owned()], prerequisites)
+            .map(|()| request)
+    };
+    let err = record_validation(
+        &repo.store(),
+        &repo.change(),
+        &with(&observe("1.81")).unwrap(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "validation-refused", "{err}");
+    record_validation(
+        &repo.store(),
+        &repo.change(),
+        &with(&observe("1.80")).unwrap(),
+    )
+    .unwrap();
+    // Prerequisites of a gate the validation does not rely on: a typo, refused.
+    let mut typo = observe("1.80");
+    typo.insert("tset".to_owned(), BTreeMap::new());
+    assert_eq!(with(&typo).unwrap_err().code(), "invalid-argument");
+
+    // The check observes them the same way.
+    let check = check_validation(&repo.store(), &repo.change()).unwrap();
+    assert!(!check.stands && !check.gates[0].fresh, "{check:?}");
+    let check = ledger_core::check_validation_with(&repo.store(), &repo.change(), &observe("1.80"))
+        .unwrap();
+    assert!(check.stands, "{check:?}");
+    let err = ledger_core::check_validation_with(&repo.store(), &repo.change(), &typo).unwrap_err();
+    assert_eq!(err.code(), "invalid-argument");
+}
+
+#[test]
+fn writes_record_nothing_when_what_was_reviewed_moved_or_another_writer_came_first() {
+    use ledger_core::{StartedFrom, WriteBasis, approve_with, current_state, retire_from};
+    let repo = Repo::new();
+    let store = repo.store();
+    let reviewed = repo.change().inventory("proposal").unwrap().fingerprint;
+    repo.write(
+        &format!("{DIR}/proposal.md"),
+        "# Why\nEdited after the review.\n",
+    );
+    let basis = WriteBasis {
+        reviewed: Some(reviewed),
+        started_from: Some(StartedFrom::Nothing),
+    };
+    let err = approve_with(
+        &store,
+        &repo.change(),
+        "proposal",
+        "r",
+        Absence::Refuse,
+        &basis,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "fingerprint-moved", "{err}");
+    assert!(
+        err.to_string()
+            .contains("openspec/changes/add-auth/proposal.md"),
+        "{err}"
+    );
+    assert_eq!(
+        current_state(&store, "add-auth").unwrap().0,
+        None,
+        "nothing recorded"
+    );
+
+    // Reviewed what is there now, from no state: recorded.
+    let now = repo.change().inventory("proposal").unwrap().fingerprint;
+    let basis = WriteBasis {
+        reviewed: Some(now),
+        started_from: Some(StartedFrom::Nothing),
+    };
+    approve_with(
+        &store,
+        &repo.change(),
+        "proposal",
+        "r",
+        Absence::Refuse,
+        &basis,
+    )
+    .unwrap();
+    let first = current_state(&store, "add-auth").unwrap().0.unwrap();
+    // The same basis again: another writer (the one above) came first.
+    let err = approve_with(
+        &store,
+        &repo.change(),
+        "proposal",
+        "r",
+        Absence::Refuse,
+        &basis,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "pointer-conflict", "{err}");
+    assert_eq!(current_state(&store, "add-auth").unwrap().0, Some(first));
+
+    // Edited after an approval: the changed path is named against the binding.
+    let reviewed_again = WriteBasis {
+        reviewed: Some(now),
+        started_from: Some(first.into()),
+    };
+    repo.write(&format!("{DIR}/proposal.md"), "# Why\nEdited again.\n");
+    let err = approve_with(
+        &store,
+        &repo.change(),
+        "proposal",
+        "r",
+        Absence::Refuse,
+        &reviewed_again,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "fingerprint-moved");
+    assert!(
+        err.to_string()
+            .contains("content changed: openspec/changes/add-auth/proposal.md"),
+        "{err}"
+    );
+
+    // Retiring after another writer: a conflict, the state stays.
+    let err =
+        retire_from(&store, "add-auth", "abandoned", Some(&StartedFrom::Nothing)).unwrap_err();
+    assert_eq!(err.code(), "pointer-conflict");
+    retire_from(&store, "add-auth", "abandoned", Some(&first.into())).unwrap();
+}
+
+#[test]
+fn a_verdict_records_nothing_when_its_pass_inventory_moved_or_another_writer_came_first() {
+    let repo = Repo::new();
+    repo.approve_all();
+    repo.run_gate();
+    let store = repo.store();
+    let (head, _) = ledger_core::current_state(&store, "add-auth").unwrap();
+    let reviewed =
+        Inventory::expand(&ledger_core::pass_scope(&repo.change(), &repo.request()).unwrap())
+            .unwrap()
+            .fingerprint;
+    let mut request = repo.request();
+    request.basis.reviewed = Some(reviewed);
+    request.basis.started_from = head.map(Into::into);
+    repo.write("src/lib.rs", "pub fn login() { /* after review */ }\n");
+    repo.run_gate();
+    let err = record_validation(&store, &repo.change(), &request).unwrap_err();
+    assert_eq!(err.code(), "fingerprint-moved", "{err}");
+    assert!(err.to_string().contains("src/lib.rs"), "{err}");
+    assert_eq!(
+        ledger_core::current_state(&store, "add-auth").unwrap().0,
+        head
+    );
+
+    repo.write("src/lib.rs", "pub fn login() {}\n");
+    repo.run_gate();
+    record_validation(&store, &repo.change(), &request).unwrap();
+    // The same basis again: the head moved since.
+    let err = record_validation(&store, &repo.change(), &request).unwrap_err();
+    assert_eq!(err.code(), "pointer-conflict", "{err}");
 }

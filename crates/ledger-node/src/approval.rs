@@ -2,7 +2,7 @@
 //! (docs/approvals.md): `status`, `approve`, `currentState`, `changeInventory`.
 
 use camino::Utf8Path;
-use ledger_core::{ChangeSet, DEFAULT_CHANGES_ROOT, Store};
+use ledger_core::{ChangeSet, DEFAULT_CHANGES_ROOT, StartedFrom, Store, WriteBasis};
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -79,10 +79,19 @@ fn approve_impl(
     artifact: &str,
     source: &str,
     absent: Option<bool>,
+    basis: Option<&WriteBasisOptions>,
 ) -> Result<Warned<Json>, Failure> {
     let change = options.change_set()?;
     let absence = absent.unwrap_or(false).into();
-    let binding = ledger_core::approve(&options.store(), &change, artifact, source, absence)?;
+    let basis = basis.map(WriteBasisOptions::to_core).transpose()?;
+    let binding = ledger_core::approve_with(
+        &options.store(),
+        &change,
+        artifact,
+        source,
+        absence,
+        &basis.unwrap_or_default(),
+    )?;
     let warnings = change.task_rule_warnings(&binding);
     Ok(Warned {
         value: json(&binding)?,
@@ -90,20 +99,51 @@ fn approve_impl(
     })
 }
 
+/// What a write is based on (docs/approvals.md, What was reviewed).
+#[napi(object, object_to_js = false)]
+#[derive(Debug, Clone, Default)]
+pub struct WriteBasisOptions {
+    /// The fingerprint the reviewer saw (`--reviewed`): rejects with
+    /// `fingerprint-moved`, naming the changed paths, when the set has another
+    /// now.
+    pub reviewed: Option<String>,
+    /// The state record the write started from (`--expect`; `'none'`: no
+    /// state was recorded): rejects with `pointer-conflict` when another
+    /// writer advanced it. Default: the head as read now.
+    pub expected: Option<String>,
+}
+
+impl WriteBasisOptions {
+    /// The core's write basis, each part parsed by the core.
+    pub(crate) fn to_core(&self) -> Result<WriteBasis, Failure> {
+        Ok(WriteBasis {
+            reviewed: self.reviewed.as_deref().map(str::parse).transpose()?,
+            started_from: started_from(self.expected.as_deref())?,
+        })
+    }
+}
+
+/// `expected`: a record id, or `'none'` for no recorded state.
+pub(crate) fn started_from(text: Option<&str>) -> Result<Option<StartedFrom>, Failure> {
+    Ok(text.map(str::parse).transpose()?)
+}
+
 /// Binds `artifact`'s current fingerprint to the owner's decision observed at
 /// `source` (a message id, a URL...), and advances the change's state pointer.
 /// `absent: true` approves a set none of whose files exist (refused otherwise).
-/// A Tasks file holding lines the other task rule reads as tasks and the
-/// chosen one does not is approved with a process warning (`LedgerWarning`,
-/// code `task-rule`; docs/approvals.md).
+/// `basis` names what was reviewed and the record the write started from;
+/// a mismatch records nothing. A Tasks file holding lines the other task rule
+/// reads as tasks and the chosen one does not is approved with a process
+/// warning (`LedgerWarning`, code `task-rule`; docs/approvals.md).
 #[napi(ts_return_type = "Promise<Binding>")]
 pub fn approve(
     options: ChangeOptions,
     artifact: String,
     source: String,
     absent: Option<bool>,
+    basis: Option<WriteBasisOptions>,
 ) -> AsyncTask<WarnedWork<Json>> {
-    spawn_warned(move || approve_impl(&options, &artifact, &source, absent))
+    spawn_warned(move || approve_impl(&options, &artifact, &source, absent, basis.as_ref()))
 }
 
 /// `approve`, blocking the JavaScript thread.
@@ -114,26 +154,46 @@ pub fn approve_sync(
     artifact: String,
     source: String,
     absent: Option<bool>,
+    basis: Option<WriteBasisOptions>,
 ) -> napi::Result<Json> {
-    block_warned(&env, || approve_impl(&options, &artifact, &source, absent))
+    block_warned(&env, || {
+        approve_impl(&options, &artifact, &source, absent, basis.as_ref())
+    })
 }
 
-fn retire_impl(options: &ChangeOptions, reason: &str) -> Result<String, Failure> {
-    let record = ledger_core::retire(&options.store(), &options.change, reason)?;
+fn retire_impl(
+    options: &ChangeOptions,
+    reason: &str,
+    expected: Option<&str>,
+) -> Result<String, Failure> {
+    let from = started_from(expected)?;
+    let record =
+        ledger_core::retire_from(&options.store(), &options.change, reason, from.as_ref())?;
     Ok(record.to_string())
 }
 
 /// Retires a change's state (`ledger state retire`): a new record without
-/// bindings that says why; the records before it stay. Resolves to its id.
+/// bindings that says why; the records before it stay. `expected` is the
+/// record the caller started from (`pointer-conflict` when another writer
+/// advanced it; default: the head as read now). Resolves to its id.
 #[napi]
-pub fn retire(options: ChangeOptions, reason: String) -> AsyncTask<Work<String>> {
-    spawn(move || retire_impl(&options, &reason))
+pub fn retire(
+    options: ChangeOptions,
+    reason: String,
+    expected: Option<String>,
+) -> AsyncTask<Work<String>> {
+    spawn(move || retire_impl(&options, &reason, expected.as_deref()))
 }
 
 /// `retire`, blocking the JavaScript thread.
 #[napi]
-pub fn retire_sync(env: Env, options: ChangeOptions, reason: String) -> napi::Result<String> {
-    block(&env, || retire_impl(&options, &reason))
+pub fn retire_sync(
+    env: Env,
+    options: ChangeOptions,
+    reason: String,
+    expected: Option<String>,
+) -> napi::Result<String> {
+    block(&env, || retire_impl(&options, &reason, expected.as_deref()))
 }
 
 fn current_state_impl(options: &ChangeOptions) -> Result<Json, Failure> {

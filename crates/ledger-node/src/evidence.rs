@@ -81,7 +81,7 @@ impl Prerequisite {
 }
 
 /// The prerequisites as the core observes them.
-fn prerequisites_of(
+pub(crate) fn prerequisites_of(
     prerequisites: Option<&HashMap<String, Prerequisite>>,
 ) -> Result<BTreeMap<String, Observe>, Failure> {
     prerequisites

@@ -3,14 +3,19 @@
 //! `*Sync` twin; the CLI's `state set`, `state log`, `validate record`,
 //! `validate check` and `finalize check`.
 
+use std::collections::HashMap;
+
 use camino::Utf8Path;
-use ledger_core::{Check, CurrentState, RecordId, StatePatch, TaskIds, ValidationRequest, Verdict};
+use ledger_core::{
+    Check, CurrentState, GatePrerequisites, StatePatch, TaskIds, ValidationRequest, Verdict,
+};
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 
-use crate::approval::ChangeOptions;
+use crate::approval::{ChangeOptions, WriteBasisOptions, started_from};
 use crate::error::Failure;
+use crate::evidence::{Prerequisite, prerequisites_of};
 use crate::json::{Json, json};
 use crate::task::{Work, block, spawn};
 
@@ -80,8 +85,18 @@ impl StatePatchOptions {
     }
 }
 
-fn parse_record(text: Option<&str>) -> Result<Option<RecordId>, Failure> {
-    Ok(text.map(str::parse).transpose()?)
+/// Gate name → how to observe its prerequisites now, as `checkRecordedGate`
+/// takes them (`--gate-env`, `--gate-env-cmd`).
+pub type GatePrerequisiteOptions = HashMap<String, HashMap<String, Prerequisite>>;
+
+fn gate_prerequisites(
+    given: Option<&GatePrerequisiteOptions>,
+) -> Result<GatePrerequisites, Failure> {
+    given
+        .into_iter()
+        .flatten()
+        .map(|(gate, prerequisites)| Ok((gate.clone(), prerequisites_of(Some(prerequisites))?)))
+        .collect()
 }
 
 fn advance_state_impl(
@@ -90,7 +105,7 @@ fn advance_state_impl(
     expected: Option<&str>,
 ) -> Result<Json, Failure> {
     let change = options.change_set()?;
-    let expected = parse_record(expected)?;
+    let expected = started_from(expected)?;
     let (record, state) = ledger_core::advance_state(
         &options.store(),
         &change,
@@ -148,7 +163,7 @@ pub fn state_log_sync(env: Env, options: ChangeOptions) -> napi::Result<Json> {
 
 /// A verdict to record (`ledger validate record`).
 #[napi(object, object_to_js = false)]
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ValidationOptions {
     /// `PASS` or `FAIL` (`--verdict`).
     #[napi(ts_type = "Verdict")]
@@ -167,8 +182,21 @@ pub struct ValidationOptions {
     pub instructions: Option<Vec<String>>,
     /// Gates the verdict relies on, fresh as `checkRecordedGate({ workspace, name })` (`--gate`).
     pub gates: Option<Vec<String>>,
-    /// Phase records of the change, excluded from the PASS (`--phase-record`).
+    /// Phase records of the change, excluded from the PASS (`--phase-record`):
+    /// each one regular file, now and at every check.
     pub phase_records: Option<Vec<String>>,
+    /// Why the change has no delivery files (`--no-delivery`): a PASS naming
+    /// no `roots` or `paths` rejects with `no-delivery` without it.
+    pub no_delivery: Option<String>,
+    /// How to observe each gate's prerequisites now, as `checkRecordedGate`
+    /// takes them (`--gate-env`, `--gate-env-cmd`).
+    #[napi(ts_type = "Record<string, Record<string, Prerequisite>>")]
+    pub gate_prerequisites: Option<GatePrerequisiteOptions>,
+    /// The PASS fingerprint the reviewer saw (`--reviewed`): `fingerprint-moved`.
+    pub reviewed: Option<String>,
+    /// The state record the write started from (`--expect`; `'none'`: no
+    /// state): `pointer-conflict`.
+    pub expected: Option<String>,
 }
 
 impl ValidationOptions {
@@ -182,9 +210,14 @@ impl ValidationOptions {
         request.exclusions = list(&self.exclude).into_iter().map(|p| (p, None)).collect();
         request.instructions = list(&self.instructions);
         request.phase_records = list(&self.phase_records);
-        for gate in self.gates.iter().flatten() {
-            request.gate(Utf8Path::new(workspace), gate);
+        request.no_delivery.clone_from(&self.no_delivery);
+        request.basis = WriteBasisOptions {
+            reviewed: self.reviewed.clone(),
+            expected: self.expected.clone(),
         }
+        .to_core()?;
+        let prerequisites = gate_prerequisites(self.gate_prerequisites.as_ref())?;
+        request.gates_observing(Utf8Path::new(workspace), &list(&self.gates), &prerequisites)?;
         Ok(request)
     }
 }
@@ -223,22 +256,42 @@ pub fn record_validation_sync(
     block(&env, || record_validation_impl(&options, &validation))
 }
 
-fn check_validation_impl(options: &ChangeOptions) -> Result<Json, Failure> {
+fn check_validation_impl(
+    options: &ChangeOptions,
+    prerequisites: Option<&GatePrerequisiteOptions>,
+) -> Result<Json, Failure> {
     let change = options.change_set()?;
-    json(&ledger_core::check_validation(&options.store(), &change)?)
+    let prerequisites = gate_prerequisites(prerequisites)?;
+    json(&ledger_core::check_validation_with(
+        &options.store(),
+        &change,
+        &prerequisites,
+    )?)
 }
 
 /// Whether the recorded PASS still stands: its inventory re-expanded, its
-/// gates checked (`ledger validate check --json`).
+/// gates checked, each one's prerequisites observed as `gatePrerequisites`
+/// says (`ledger validate check --json`).
 #[napi(ts_return_type = "Promise<ValidationCheck>")]
-pub fn check_validation(options: ChangeOptions) -> AsyncTask<Work<Json>> {
-    spawn(move || check_validation_impl(&options))
+pub fn check_validation(
+    options: ChangeOptions,
+    #[napi(ts_arg_type = "Record<string, Record<string, Prerequisite>>")]
+    gate_prerequisites: Option<GatePrerequisiteOptions>,
+) -> AsyncTask<Work<Json>> {
+    spawn(move || check_validation_impl(&options, gate_prerequisites.as_ref()))
 }
 
 /// `checkValidation`, blocking the JavaScript thread.
 #[napi(ts_return_type = "ValidationCheck")]
-pub fn check_validation_sync(env: Env, options: ChangeOptions) -> napi::Result<Json> {
-    block(&env, || check_validation_impl(&options))
+pub fn check_validation_sync(
+    env: Env,
+    options: ChangeOptions,
+    #[napi(ts_arg_type = "Record<string, Record<string, Prerequisite>>")]
+    gate_prerequisites: Option<GatePrerequisiteOptions>,
+) -> napi::Result<Json> {
+    block(&env, || {
+        check_validation_impl(&options, gate_prerequisites.as_ref())
+    })
 }
 
 fn finalize_check_impl(options: &ChangeOptions, expect: &[String]) -> Result<Json, Failure> {

@@ -352,12 +352,28 @@ test('the lifecycle refuses: preconditions of a PASS, no PASS, record ids, a mov
   const s = new Sandbox(t)
   s.write('openspec/changes/c/proposal.md', '# Why\n')
   const change = { workspace: s.w, change: 'c' }
-  const pass = { verdict: 'PASS', source: 'review 1' }
+  const nothing = { verdict: 'PASS', source: 'review 1' }
+  await both(
+    () => ledger.recordValidation(change, nothing),
+    () => ledger.recordValidationSync(change, nothing),
+    'no-delivery',
+    '--no-delivery',
+    { pathProperty: false },
+  )
+  const pass = { verdict: 'PASS', source: 'review 1', noDelivery: 'a planning-only change' }
   await both(
     () => ledger.recordValidation(change, pass),
     () => ledger.recordValidationSync(change, pass),
     'validation-refused',
     'artifact proposal is unbound',
+    { pathProperty: false },
+  )
+  const moved = { reviewed: `sha256:${'0'.repeat(64)}` }
+  await both(
+    () => ledger.approve(change, 'proposal', 'review 1', false, moved),
+    () => ledger.approveSync(change, 'proposal', 'review 1', false, moved),
+    'fingerprint-moved',
+    'openspec/changes/c/proposal.md',
     { pathProperty: false },
   )
   await both(() => ledger.finalizeCheck(change), () => ledger.finalizeCheckSync(change), 'not-validated', 'is not validated', {

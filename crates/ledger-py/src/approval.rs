@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use ledger_core::{
-    ApprovalStatus, ArtifactStatus, SchemaChange, SchemaChangeReason, to_pretty_json,
+    ApprovalStatus, ArtifactStatus, SchemaChange, SchemaChangeReason, StartedFrom, WriteBasis,
+    to_pretty_json,
 };
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
@@ -185,11 +186,16 @@ pub fn status(py: Python<'_>, store: &PyStore, change: &PyChangeSet) -> PyResult
 
 /// Binds `artifact`'s current fingerprint to the observed `source` of the
 /// owner's decision and advances the change's state pointer. `absent=True`
-/// approves a set none of whose files exist (refused otherwise). A Tasks file
+/// approves a set none of whose files exist (refused otherwise). `reviewed`
+/// is the fingerprint the reviewer saw (`FingerprintMovedError`, naming the
+/// changed paths, when the set has another now); `expected` the state record
+/// the caller started from (`"none"`: no state; `PointerConflictError` when
+/// another writer advanced it). Either way nothing is recorded. A Tasks file
 /// holding lines the other task rule reads as tasks and the chosen one does
 /// not is approved with a `UserWarning` (docs/approvals.md).
 #[pyfunction]
-#[pyo3(signature = (store, change, artifact, source, *, absent = false))]
+#[pyo3(signature = (store, change, artifact, source, *, absent = false, reviewed = None, expected = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn approve(
     py: Python<'_>,
     store: &PyStore,
@@ -197,10 +203,14 @@ pub fn approve(
     artifact: String,
     source: String,
     absent: bool,
+    reviewed: Option<String>,
+    expected: Option<String>,
 ) -> PyResult<PyBinding> {
+    let basis = write_basis(py, reviewed, expected)?;
     let (store, change) = (store.inner.clone(), change.inner.clone());
     let (binding, warnings) = errors::detached(py, move || {
-        let binding = ledger_core::approve(&store, &change, &artifact, &source, absent.into())?;
+        let binding =
+            ledger_core::approve_with(&store, &change, &artifact, &source, absent.into(), &basis)?;
         let warnings = change.task_rule_warnings(&binding);
         Ok::<_, ledger_core::Error>((binding, warnings))
     })?;
@@ -212,12 +222,43 @@ pub fn approve(
     Ok(PyBinding::from(binding))
 }
 
+/// `reviewed=` and `expected=` as the core's write basis.
+pub(crate) fn write_basis(
+    py: Python<'_>,
+    reviewed: Option<String>,
+    expected: Option<String>,
+) -> PyResult<WriteBasis> {
+    errors::run(py, || {
+        Ok(WriteBasis {
+            reviewed: reviewed.as_deref().map(str::parse).transpose()?,
+            started_from: started_from(expected.as_deref())?,
+        })
+    })
+}
+
+/// `expected=`: a record id, or `"none"` for no recorded state.
+pub(crate) fn started_from(text: Option<&str>) -> ledger_core::Result<Option<StartedFrom>> {
+    text.map(str::parse).transpose()
+}
+
 /// Retires a change's state: a new record without bindings that says why;
-/// the records before it stay. Returns the new record's id.
+/// the records before it stay. `expected` is the record the caller started
+/// from (`PointerConflictError` when another writer advanced it). Returns the
+/// new record's id.
 #[pyfunction]
-pub fn retire(py: Python<'_>, store: &PyStore, change: String, reason: String) -> PyResult<String> {
+#[pyo3(signature = (store, change, reason, *, expected = None))]
+pub fn retire(
+    py: Python<'_>,
+    store: &PyStore,
+    change: String,
+    reason: String,
+    expected: Option<String>,
+) -> PyResult<String> {
+    let from = errors::run(py, || started_from(expected.as_deref()))?;
     let store = store.inner.clone();
-    let record = errors::detached(py, move || ledger_core::retire(&store, &change, &reason))?;
+    let record = errors::detached(py, move || {
+        ledger_core::retire_from(&store, &change, &reason, from.as_ref())
+    })?;
     Ok(record.to_string())
 }
 

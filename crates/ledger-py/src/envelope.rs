@@ -91,6 +91,8 @@ pub struct PyValidation {
     directory: String,
     /// The capabilities the change has delta specs for.
     capabilities: Vec<String>,
+    /// Why the change has no delivery files, when the verdict declared so.
+    no_delivery: Option<String>,
 }
 
 impl From<&Validation> for PyValidation {
@@ -106,6 +108,7 @@ impl From<&Validation> for PyValidation {
             observed_at: v.observed_at.clone(),
             directory: v.directory.clone(),
             capabilities: v.capabilities.clone(),
+            no_delivery: v.no_delivery.clone(),
         }
     }
 }

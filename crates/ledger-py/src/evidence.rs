@@ -98,7 +98,9 @@ fn command(
 }
 
 /// `prerequisites=`: a mapping of name → `Observe`.
-fn prerequisites(arg: Option<&Bound<'_, PyAny>>) -> PyResult<Option<BTreeMap<String, Observe>>> {
+pub(crate) fn prerequisites(
+    arg: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<BTreeMap<String, Observe>>> {
     let observe = |v: &Bound<'_, PyAny>| Ok(v.cast::<PyObserve>()?.get().inner.clone());
     arg.map(|p| mapping(p, observe)).transpose()
 }

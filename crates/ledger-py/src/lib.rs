@@ -83,8 +83,8 @@ mod ledger_module {
     use crate::inventory::{PyInventory, fingerprint, inventory, worktree_root};
     #[pymodule_export]
     use crate::lifecycle::{
-        PyFinalization, PyGateStanding, PyLogEntry, PyValidationCheck, advance_state,
-        finalize_check, state_log, validate_check, validate_record,
+        PyFinalization, PyGateStanding, PyLogEntry, PyPhaseRecord, PyValidationCheck,
+        advance_state, finalize_check, state_log, validate_check, validate_record,
     };
     #[pymodule_export]
     use crate::schema::PySchemaSource;

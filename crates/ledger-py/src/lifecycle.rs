@@ -3,27 +3,36 @@
 //! `finalize`; docs/lifecycle.md).
 
 use ledger_core::{
-    Check, Finalization, LogEntry, RecordId, StatePatch, TaskIds, ValidationCheck,
-    ValidationRequest, Verdict, to_pretty_json,
+    Check, Finalization, GatePrerequisites, LogEntry, PhaseRecordStanding, StatePatch, TaskIds,
+    ValidationCheck, ValidationRequest, Verdict, to_pretty_json,
 };
 use pyo3::prelude::*;
 
+use crate::approval::{started_from, write_basis};
+use crate::args::mapping;
 use crate::artifacts::PyChangeSet;
 use crate::compare::{PyChange, PyComparison};
 use crate::envelope::PyStateEnvelope;
 use crate::evidence::PyStaleReason;
+use crate::evidence::prerequisites;
 use crate::store::PyStore;
 use crate::{errors, repr};
 
-fn record_id(py: Python<'_>, text: Option<String>) -> PyResult<Option<RecordId>> {
-    errors::run(py, || text.map(|t| t.parse::<RecordId>()).transpose())
+/// `gate_prerequisites=`: gate name → (prerequisite name → `Observe`).
+fn gate_prerequisites(arg: Option<&Bound<'_, PyAny>>) -> PyResult<GatePrerequisites> {
+    let observes = |v: &Bound<'_, PyAny>| Ok(prerequisites(Some(v))?.unwrap_or_default());
+    Ok(arg
+        .map(|a| mapping(a, observes))
+        .transpose()?
+        .unwrap_or_default())
 }
 
 /// Advances the change's state envelope (the handoff, `ledger state set`):
 /// only the fields given change; the task ids are read from the tracked Tasks
 /// file unless `completed` or `remaining` is given. `checks` are `(name,
 /// result)` pairs, each replacing the check of the same name. `expected` is
-/// the record the caller started from (default: the head as read now); another
+/// the record the caller started from (`"none"`: no state was recorded;
+/// default: the head as read now); another
 /// writer's advance raises `PointerConflictError`. Returns the new record's id
 /// and its envelope.
 #[pyfunction]
@@ -63,7 +72,7 @@ pub fn advance_state(
         next,
         tasks,
     };
-    let expected = record_id(py, expected)?;
+    let expected = errors::run(py, || started_from(expected.as_deref()))?;
     let (store, change) = (store.inner.clone(), change.inner.clone());
     let (record, envelope) = errors::detached(py, move || {
         ledger_core::advance_state(&store, &change, &patch, expected.as_ref())
@@ -115,11 +124,17 @@ pub fn state_log(py: Python<'_>, store: &PyStore, change: String) -> PyResult<Ve
 /// change's envelope (`ledger validate record`): the change's planning
 /// artifacts raw, the baseline specs of the capabilities it has deltas for,
 /// the delivery `roots` and `paths`, the `instructions` files; `phase_records`
-/// are excluded. A PASS raises `ValidationRefusedError` unless every artifact
-/// is approved and every gate of `gates` (names) is fresh now. Returns the new
-/// record's id and its envelope.
+/// are excluded (each one regular file). A PASS raises `ValidationRefusedError`
+/// unless every artifact is approved and every gate of `gates` (names) is
+/// fresh now, its prerequisites observed as `gate_prerequisites[gate]` says
+/// (a mapping name → `Observe`, as `check_recorded_gate` takes them). A PASS
+/// naming no `roots` or `paths` raises `NoDeliveryError` unless
+/// `no_delivery` says why the change has none. `reviewed` is the PASS
+/// fingerprint the reviewer saw (`FingerprintMovedError`), `expected` the
+/// state record the caller started from (`PointerConflictError`). Returns the
+/// new record's id and its envelope.
 #[pyfunction]
-#[pyo3(signature = (store, change, verdict, source, *, repos = None, roots = None, paths = None, exclude = None, instructions = None, gates = None, phase_records = None))]
+#[pyo3(signature = (store, change, verdict, source, *, repos = None, roots = None, paths = None, exclude = None, instructions = None, gates = None, phase_records = None, no_delivery = None, gate_prerequisites = None, reviewed = None, expected = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn validate_record(
     py: Python<'_>,
@@ -134,8 +149,13 @@ pub fn validate_record(
     instructions: Option<Vec<String>>,
     gates: Option<Vec<String>>,
     phase_records: Option<Vec<String>>,
+    no_delivery: Option<String>,
+    gate_prerequisites: Option<&Bound<'_, PyAny>>,
+    reviewed: Option<String>,
+    expected: Option<String>,
 ) -> PyResult<(String, PyStateEnvelope)> {
     let verdict: Verdict = errors::run(py, || verdict.parse())?;
+    let observes = self::gate_prerequisites(gate_prerequisites)?;
     let mut request = ValidationRequest::new(verdict, &source);
     request.repositories = repos.unwrap_or_default();
     request.roots = roots.unwrap_or_default();
@@ -143,9 +163,12 @@ pub fn validate_record(
     request.exclusions = (exclude.into_iter().flatten()).map(|p| (p, None)).collect();
     request.instructions = instructions.unwrap_or_default();
     request.phase_records = phase_records.unwrap_or_default();
-    for gate in gates.iter().flatten() {
-        request.gate(&change.inner.workspace, gate);
-    }
+    request.no_delivery = no_delivery;
+    request.basis = write_basis(py, reviewed, expected)?;
+    let gates = gates.unwrap_or_default();
+    errors::run(py, || {
+        request.gates_observing(&change.inner.workspace, &gates, &observes)
+    })?;
     let (store, change) = (store.inner.clone(), change.inner.clone());
     let (record, envelope) = errors::detached(py, move || {
         ledger_core::record_validation(&store, &change, &request)
@@ -196,10 +219,51 @@ pub struct PyValidationCheck {
     /// Every gate the verdict relied on.
     #[pyo3(get)]
     gates: Vec<PyGateStanding>,
-    /// A PASS whose inventory is unchanged and whose gates are all fresh.
+    /// Every phase record the PASS excluded, as it is now.
+    #[pyo3(get)]
+    phase_records: Vec<PyPhaseRecord>,
+    /// Why the change has no delivery files, when the verdict declared so.
+    #[pyo3(get)]
+    no_delivery: Option<String>,
+    /// A PASS whose inventory is unchanged, whose gates are all fresh and
+    /// whose phase records are each one regular file.
     #[pyo3(get)]
     stands: bool,
     inner: ValidationCheck,
+}
+
+/// A phase record a PASS excluded, as it is now: the PASS stands only while
+/// it is one regular file.
+#[pyclass(frozen, eq, get_all, skip_from_py_object)]
+#[pyo3(name = "PhaseRecord", module = "ledger")]
+#[derive(Clone, PartialEq)]
+pub struct PyPhaseRecord {
+    /// Where it is now (below the archive directory once the change moved).
+    path: String,
+    /// `file`, `missing`, `directory`, `symlink` or `other`.
+    kind: &'static str,
+    /// When a directory: every file below it, left out of the PASS.
+    inside: Vec<String>,
+    /// Whether it is one regular file.
+    stands: bool,
+}
+
+impl From<&PhaseRecordStanding> for PyPhaseRecord {
+    fn from(r: &PhaseRecordStanding) -> Self {
+        PyPhaseRecord {
+            path: r.path.clone(),
+            kind: r.kind.as_str(),
+            inside: r.inside.iter().map(|p| p.as_str().to_owned()).collect(),
+            stands: r.stands(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyPhaseRecord {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr::fields(slf, &["path", "kind"])
+    }
 }
 
 impl From<ValidationCheck> for PyValidationCheck {
@@ -220,6 +284,12 @@ impl From<ValidationCheck> for PyValidationCheck {
                     reasons: g.reasons.iter().cloned().map(PyStaleReason::from).collect(),
                 })
                 .collect(),
+            phase_records: inner
+                .phase_records
+                .iter()
+                .map(PyPhaseRecord::from)
+                .collect(),
+            no_delivery: inner.no_delivery.clone(),
             stands: inner.stands,
             inner,
         }
@@ -239,16 +309,22 @@ impl PyValidationCheck {
 }
 
 /// Re-expands the change's recorded PASS inventory and checks its gates
-/// (`ledger validate check`); `NotValidatedError` when none is recorded.
+/// (`ledger validate check`), each gate's prerequisites observed as
+/// `gate_prerequisites[gate]` says; `NotValidatedError` when none is recorded.
 #[pyfunction]
+#[pyo3(signature = (store, change, *, gate_prerequisites = None))]
 pub fn validate_check(
     py: Python<'_>,
     store: &PyStore,
     change: &PyChangeSet,
+    gate_prerequisites: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyValidationCheck> {
+    let observes = self::gate_prerequisites(gate_prerequisites)?;
     let (store, change) = (store.inner.clone(), change.inner.clone());
-    errors::detached(py, move || ledger_core::check_validation(&store, &change))
-        .map(PyValidationCheck::from)
+    errors::detached(py, move || {
+        ledger_core::check_validation_with(&store, &change, &observes)
+    })
+    .map(PyValidationCheck::from)
 }
 
 /// The answer of `ledger finalize check`: every difference from the PASS, by class.
@@ -291,7 +367,12 @@ pub struct PyFinalization {
     /// (`sync-unverified`): `(capability, path, reason)`.
     #[pyo3(get)]
     sync_unverified: Vec<(String, String, String)>,
-    /// Whether there is no new change, spec mismatch or unverified sync.
+    /// Every phase record of the PASS, where it is now; one that is not a
+    /// regular file blocks.
+    #[pyo3(get)]
+    phase_records: Vec<PyPhaseRecord>,
+    /// Whether there is no new change, spec mismatch or unverified sync, and
+    /// every phase record is one regular file.
     #[pyo3(get)]
     clean: bool,
     inner: Finalization,
@@ -320,6 +401,11 @@ impl From<Finalization> for PyFinalization {
                 .collect(),
             sync_unverified: (inner.sync_unverified.iter())
                 .map(|u| (u.capability.clone(), u.path.clone(), u.reason.clone()))
+                .collect(),
+            phase_records: inner
+                .phase_records
+                .iter()
+                .map(PyPhaseRecord::from)
                 .collect(),
             clean: inner.clean,
             inner,

@@ -358,7 +358,19 @@ def pointer_conflict(tmp: Path) -> object:
 
 def validation_refused(tmp: Path) -> object:
     make_change(tmp)
+    store, change = ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE)
+    return ledger.validate_record(store, change, "PASS", "review 1", no_delivery="a planning-only change")
+
+
+def no_delivery(tmp: Path) -> object:
+    make_change(tmp)
     return ledger.validate_record(ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE), "PASS", "review 1")
+
+
+def fingerprint_moved(tmp: Path) -> object:
+    make_change(tmp)
+    store, change = ledger.Store(tmp), ledger.ChangeSet(tmp, CHANGE)
+    return ledger.approve(store, change, "proposal", "review 1", reviewed="sha256:" + "0" * 64)
 
 
 def not_validated(tmp: Path) -> object:
@@ -434,6 +446,8 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "pointer-conflict": [pointer_conflict, stale_handoff],
     "validation-refused": [validation_refused],
     "not-validated": [not_validated],
+    "no-delivery": [no_delivery],
+    "fingerprint-moved": [fingerprint_moved],
     "bad-ref-name": [bad_ref_name],
     "bad-record-id": [bad_record_id, bad_expected_record],
     "panic": [panic],

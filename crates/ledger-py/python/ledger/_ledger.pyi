@@ -97,6 +97,8 @@ _ErrorCode = Literal[
     "too-large",
     "validation-refused",
     "not-validated",
+    "no-delivery",
+    "fingerprint-moved",
     "panic",
 ]
 """Every ``LedgerError.code``: the core's codes (``ERROR_CODES``) and ``panic``."""
@@ -106,6 +108,9 @@ __all__ = [
     "GateStanding",
     "LogEntry",
     "NotValidatedError",
+    "NoDeliveryError",
+    "FingerprintMovedError",
+    "PhaseRecord",
     "ValidationCheck",
     "ValidationRefusedError",
     "advance_state",
@@ -481,6 +486,7 @@ class Validation:
     observed_at: Final[str]
     directory: Final[str]
     capabilities: Final[list[str]]
+    no_delivery: Final[Optional[str]]
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
@@ -541,9 +547,16 @@ class ApprovalStatus:
 
 def status(store: Store, change: ChangeSet) -> ApprovalStatus: ...
 def approve(
-    store: Store, change: ChangeSet, artifact: str, source: str, *, absent: bool = False
+    store: Store,
+    change: ChangeSet,
+    artifact: str,
+    source: str,
+    *,
+    absent: bool = False,
+    reviewed: Optional[str] = None,
+    expected: Optional[str] = None,
 ) -> Binding: ...
-def retire(store: Store, change: str, reason: str) -> str: ...
+def retire(store: Store, change: str, reason: str, *, expected: Optional[str] = None) -> str: ...
 def current_state(store: Store, change: str) -> tuple[Optional[str], StateEnvelope]: ...
 
 # The lifecycle (docs/lifecycle.md)
@@ -585,6 +598,10 @@ def validate_record(
     instructions: Optional[list[str]] = None,
     gates: Optional[list[str]] = None,
     phase_records: Optional[list[str]] = None,
+    no_delivery: Optional[str] = None,
+    gate_prerequisites: Optional[Mapping[str, Mapping[str, Observe]]] = None,
+    reviewed: Optional[str] = None,
+    expected: Optional[str] = None,
 ) -> tuple[str, StateEnvelope]: ...
 @final
 class GateStanding:
@@ -605,12 +622,28 @@ class ValidationCheck:
     fingerprint: Final[str]
     comparison: Final[Comparison]
     gates: Final[list[GateStanding]]
+    phase_records: Final[list[PhaseRecord]]
+    no_delivery: Final[Optional[str]]
     stands: Final[bool]
     def to_json(self) -> str: ...
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
-def validate_check(store: Store, change: ChangeSet) -> ValidationCheck: ...
+@final
+class PhaseRecord:
+    path: Final[str]
+    kind: Final[Literal["file", "missing", "directory", "symlink", "other"]]
+    inside: Final[list[str]]
+    stands: Final[bool]
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+def validate_check(
+    store: Store,
+    change: ChangeSet,
+    *,
+    gate_prerequisites: Optional[Mapping[str, Mapping[str, Observe]]] = None,
+) -> ValidationCheck: ...
 @final
 class Finalization:
     change: Final[str]
@@ -624,6 +657,7 @@ class Finalization:
     new_changes: Final[list[Change]]
     spec_mismatches: Final[list[tuple[str, str, list[str]]]]
     sync_unverified: Final[list[tuple[str, str, str]]]
+    phase_records: Final[list[PhaseRecord]]
     clean: Final[bool]
     def to_json(self) -> str: ...
     def __eq__(self, value: object, /) -> bool: ...
@@ -784,4 +818,6 @@ class NonUtf8ValueError(LedgerError): ...
 class TooLargeError(LedgerError): ...
 class ValidationRefusedError(LedgerError): ...
 class NotValidatedError(LedgerError): ...
+class NoDeliveryError(LedgerError): ...
+class FingerprintMovedError(LedgerError): ...
 class PanicError(LedgerError): ...
