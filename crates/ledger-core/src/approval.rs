@@ -17,7 +17,6 @@ use crate::inventory::Inventory;
 use crate::quote::quote;
 use crate::schema::{DEFAULT_SCHEMA, SchemaSource};
 use crate::store::{RecordId, Store};
-use crate::task_rule::TaskRule;
 use crate::write_basis::{StartedFrom, WriteBasis, check_reviewed, state_from};
 
 /// The kind of record holding a [`StateEnvelope`].

@@ -550,6 +550,79 @@ fn a_baseline_that_is_not_the_approved_delta_applied_is_a_new_change() {
     repo.archive();
     // Unrelated text where the sync belongs; the other capability is right.
     repo.write("openspec/specs/auth/spec.md", "# auth\n\nanything at all\n");
+    let done = repo.finalize();
+    assert!(!done.clean);
+    assert_eq!(
+        paths(&done.new_changes),
+        ["content-changed openspec/specs/auth/spec.md"]
+    );
+    assert_eq!(
+        paths(&done.spec_sync),
+        ["added openspec/specs/api/tokens/spec.md"]
+    );
+    let m = &done.spec_mismatches[..];
+    assert_eq!(m.len(), 1);
+    assert_eq!(
+        (m[0].capability.as_str(), m[0].path.as_str()),
+        ("auth", "openspec/specs/auth/spec.md")
+    );
+    assert_eq!(
+        m[0].headers,
+        [
+            "### Requirement: Logout",
+            "### Requirement: Login",
+            "(outside the requirement blocks)"
+        ]
+    );
+    // One requirement edited: only its header is named.
+    repo.write(
+        "openspec/specs/auth/spec.md",
+        &AUTH_SYNCED.replace("log users in", "log anyone in"),
+    );
+    let done = repo.finalize();
+    assert_eq!(done.spec_mismatches[0].headers, ["### Requirement: Login"]);
+    // Not synced at all after the archive: the sync is missing.
+    repo.write("openspec/specs/auth/spec.md", AUTH_BASELINE);
+    let done = repo.finalize();
+    assert!(!done.clean && done.new_changes.is_empty());
+    assert_eq!(done.spec_mismatches[0].headers, ["### Requirement: Login"]);
+    assert!(done.sync_unverified.is_empty());
+}
+
+#[test]
+fn a_sync_ledger_cannot_reproduce_is_unverified_never_clean() {
+    let repo = Repo::new();
+    // A delta without any operation: OpenSpec's archive aborts on it.
+    repo.write(&format!("{DIR}/specs/auth/spec.md"), "## ADDED Tokens\n");
+    repo.approve_all();
+    repo.run_gate();
+    record_validation(&repo.store(), &repo.change(), &repo.request()).unwrap();
+    assert!(repo.finalize().clean, "nothing is archived yet");
+    repo.archive();
+    let done = repo.finalize();
+    assert!(!done.clean);
+    assert!(done.new_changes.is_empty() && done.spec_mismatches.is_empty());
+    let capabilities: Vec<&str> = done
+        .sync_unverified
+        .iter()
+        .map(|u| u.capability.as_str())
+        .collect();
+    assert_eq!(capabilities, ["api/tokens", "auth"]);
+    assert!(
+        done.sync_unverified[1]
+            .reason
+            .contains("no ADDED/MODIFIED/REMOVED/RENAMED"),
+        "{:?}",
+        done.sync_unverified
+    );
+    assert!(
+        done.sync_unverified[0]
+            .reason
+            .contains("all capabilities or none")
+    );
+}
+
+#[test]
 fn a_pass_names_its_delivery_or_records_why_there_is_none() {
     let repo = Repo::new();
     repo.approve_all();
@@ -739,73 +812,6 @@ fn a_phase_record_is_one_regular_file_when_recorded_and_at_every_check() {
     assert!(!done.clean);
     assert_eq!(
         paths(&done.new_changes),
-        ["content-changed openspec/specs/auth/spec.md"]
-    );
-    assert_eq!(
-        paths(&done.spec_sync),
-        ["added openspec/specs/api/tokens/spec.md"]
-    );
-    let m = &done.spec_mismatches[..];
-    assert_eq!(m.len(), 1);
-    assert_eq!(
-        (m[0].capability.as_str(), m[0].path.as_str()),
-        ("auth", "openspec/specs/auth/spec.md")
-    );
-    assert_eq!(
-        m[0].headers,
-        [
-            "### Requirement: Logout",
-            "### Requirement: Login",
-            "(outside the requirement blocks)"
-        ]
-    );
-    // One requirement edited: only its header is named.
-    repo.write(
-        "openspec/specs/auth/spec.md",
-        &AUTH_SYNCED.replace("log users in", "log anyone in"),
-    );
-    let done = repo.finalize();
-    assert_eq!(done.spec_mismatches[0].headers, ["### Requirement: Login"]);
-    // Not synced at all after the archive: the sync is missing.
-    repo.write("openspec/specs/auth/spec.md", AUTH_BASELINE);
-    let done = repo.finalize();
-    assert!(!done.clean && done.new_changes.is_empty());
-    assert_eq!(done.spec_mismatches[0].headers, ["### Requirement: Login"]);
-    assert!(done.sync_unverified.is_empty());
-}
-
-#[test]
-fn a_sync_ledger_cannot_reproduce_is_unverified_never_clean() {
-    let repo = Repo::new();
-    // A delta without any operation: OpenSpec's archive aborts on it.
-    repo.write(&format!("{DIR}/specs/auth/spec.md"), "## ADDED Tokens\n");
-    repo.approve_all();
-    repo.run_gate();
-    record_validation(&repo.store(), &repo.change(), &repo.request()).unwrap();
-    assert!(repo.finalize().clean, "nothing is archived yet");
-    repo.archive();
-    let done = repo.finalize();
-    assert!(!done.clean);
-    assert!(done.new_changes.is_empty() && done.spec_mismatches.is_empty());
-    let capabilities: Vec<&str> = done
-        .sync_unverified
-        .iter()
-        .map(|u| u.capability.as_str())
-        .collect();
-    assert_eq!(capabilities, ["api/tokens", "auth"]);
-    assert!(
-        done.sync_unverified[1]
-            .reason
-            .contains("no ADDED/MODIFIED/REMOVED/RENAMED"),
-        "{:?}",
-        done.sync_unverified
-    );
-    assert!(
-        done.sync_unverified[0]
-            .reason
-            .contains("all capabilities or none")
-    );
-}
         ["added .agents/phases/add-auth.md/smuggled.rs"]
     );
     // Removed: not one regular file either.
