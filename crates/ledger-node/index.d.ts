@@ -648,9 +648,10 @@ export declare function advanceStateSync(options: ChangeOptions, patch: StatePat
  * Binds `artifact`'s current fingerprint to the owner's decision observed at
  * `source` (a message id, a URL...), and advances the change's state pointer.
  * `absent: true` approves a set none of whose files exist (refused otherwise).
- * A Tasks file holding lines the other task rule reads as tasks and the
- * chosen one does not is approved with a process warning (`LedgerWarning`,
- * code `task-rule`; docs/approvals.md).
+ * `basis` names what was reviewed and the record the write started from;
+ * a mismatch records nothing. A Tasks file holding lines the other task rule
+ * reads as tasks and the chosen one does not is approved with a process
+ * warning (`LedgerWarning`, code `task-rule`; docs/approvals.md).
  */
 export declare function approve(options: ChangeOptions, artifact: string, source: string, absent?: boolean | undefined | null, basis?: WriteBasisOptions | undefined | null): Promise<Binding>
 
