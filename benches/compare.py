@@ -40,8 +40,9 @@ a test: it measures, it does not assert.
 Usage: benches/compare.py [--runs N] [--files N] [--big-files N] [--big-mib N]
                           [--keep DIR] [--cold] [--scale N,N,...] [--only-scale]
                           [--json OUT]
-Build first: cargo build --release -p ledger-cli (and `make python-test` /
-`make node-test` for the bindings, which leave release builds behind);
+Build first: cargo build --release -p ledger-cli (and, for the bindings,
+`LEDGER_PY_RELEASE=1 make python-test` / `make node-test`, which leave release
+builds behind);
 benches/contenders/install.sh for the other tools.
 """
 

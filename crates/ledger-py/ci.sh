@@ -25,12 +25,19 @@ PY="$VENV/bin/python"
     'maturin>=1.9.4,<2' 'pytest>=8,<10' 'mypy>=1.10,<3'
 "$PY" -m maturin --version
 
-step "build the wheel (maturin, release, with the test hooks) and install it"
+# The suite's wheel is a dev build by default: it reuses the workspace tests'
+# dependencies (about 40 s instead of four minutes of fat LTO), and the suite
+# asserts behaviour, not speed. LEDGER_PY_RELEASE=1 builds it --release, for
+# benches/compare.py's Python row. The release wheel as published is built
+# and tested by tests/install/wheel.sh.
+profile=()
+[ "${LEDGER_PY_RELEASE:-0}" = 1 ] && profile=(--release)
+step "build the wheel (maturin, ${profile[*]:-dev}, with the test hooks) and install it"
 # `test-hooks` adds `ledger._ledger._panic`, which test_errors.py needs to
 # provoke a real panic; a wheel built for use (tests/install/wheel.sh,
 # pyproject.toml's features) never has it.
 rm -f "$WHEELS"/ledger_fingerprint-*.whl
-"$PY" -m maturin build --release --locked --features test-hooks \
+"$PY" -m maturin build "${profile[@]}" --locked --features test-hooks \
     --manifest-path "$CRATE/Cargo.toml" --interpreter "$PY" --out "$WHEELS"
 "$PY" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
     "$WHEELS"/ledger_fingerprint-*.whl

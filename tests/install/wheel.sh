@@ -24,7 +24,10 @@ tools="$TARGET_DIR/install-test/tools"
 "$tools/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin==1.16.0' 'auditwheel==6.8.2'
 
 step "maturin build --release (the release wheel: pyproject.toml's features and tag)"
-"$tools/bin/maturin" build --release --locked --manifest-path "$CRATE/Cargo.toml" \
+# --target: the directory napi's release build of the addon (node-test) left,
+# so that the dependencies they have in common are built once.
+"$tools/bin/maturin" build --release --locked --target x86_64-unknown-linux-gnu \
+  --manifest-path "$CRATE/Cargo.toml" \
   --interpreter "$tools/bin/python" --out "$work/dist"
 wheels=("$work"/dist/*.whl)
 [ "${#wheels[@]}" -eq 1 ] || { echo "wheel: expected one wheel, got ${wheels[*]}" >&2; exit 1; }

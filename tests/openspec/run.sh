@@ -16,4 +16,5 @@ export LEDGER_OPENSPEC_BIN
 export LEDGER_OPENSPEC_PACKAGE="$PWD/node_modules/@fission-ai/openspec"
 
 cd ../..
-"$CARGO" test -p ledger-cli --test openspec_cli --locked -- --ignored
+# The features of `make rust-test`, so that its build is reused.
+"$CARGO" test -p ledger-cli --test openspec_cli --locked --features ledger-core/fuzzing -- --ignored
