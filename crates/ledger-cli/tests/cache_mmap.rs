@@ -5,8 +5,7 @@
 //! rule).
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-use std::fs::{File, OpenOptions};
-use std::path::Path;
+use ledger_testkit::SharedWriter;
 use std::time::Duration;
 
 mod common;
@@ -18,35 +17,6 @@ const CHANGE: &str = "openspec/changes/add-auth";
 /// Longer than the cache's timestamp margin: files older than this when a
 /// command starts are recorded.
 const AGE: Duration = Duration::from_millis(2200);
-
-/// A shared, writable mapping of a file, as a database or an editor that maps
-/// its file writes it.
-struct SharedWriter {
-    file: File,
-    map: memmap2::MmapMut,
-}
-
-impl SharedWriter {
-    fn open(path: &Path) -> SharedWriter {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .unwrap();
-        // SAFETY: the mapping is written byte by byte within the file's length,
-        // and nothing shrinks the file while it is mapped.
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::MmapMut::map_mut(&file) }.unwrap();
-        SharedWriter { file, map }
-    }
-
-    /// `munmap`, then `fsync`.
-    fn close(self) {
-        let SharedWriter { file, map } = self;
-        drop(map);
-        file.sync_all().unwrap();
-    }
-}
 
 fn openspec_checkout() -> Sandbox {
     let s = Sandbox::new();
@@ -90,7 +60,7 @@ fn a_second_write_through_a_shared_mapping_unapproves_the_design() {
     let s = openspec_checkout();
     let design = s.w().join(format!("{CHANGE}/design.md"));
     let mut writer = SharedWriter::open(&design);
-    writer.map[2] = b'd';
+    writer.poke(2, b'd');
     for artifact in ["proposal", "specs", "design", "tasks"] {
         let args = [
             "approve",
@@ -112,7 +82,7 @@ fn a_second_write_through_a_shared_mapping_unapproves_the_design() {
         "the change's files were recorded: {recorded}"
     );
 
-    writer.map[3] = b'E';
+    writer.poke(3, b'E');
     writer.close();
     for args in [
         &["status", "--change", "add-auth"][..],
@@ -140,13 +110,13 @@ fn a_fingerprint_sees_a_write_through_a_mapping_kept_open() {
     std::fs::create_dir(s.w().join(".ledger")).unwrap();
     std::fs::write(s.w().join(".ledger/.gitignore"), "*\n").unwrap();
     let mut writer = SharedWriter::open(&s.w().join("README.md"));
-    writer.map[2] = b'H';
+    writer.poke(2, b'H');
     std::thread::sleep(AGE);
     let first = last_line(&s.ledger(&s.w(), &["fingerprint"]));
     assert_eq!(first, s.oracle_fingerprint(&s.w()));
     assert!(cached_files(&s) > 0);
-    writer.map[3] = b'I';
-    writer.map.flush().unwrap();
+    writer.poke(3, b'I');
+    writer.msync();
     let truth = s.oracle_fingerprint(&s.w());
     assert_ne!(truth, first);
     for _ in 0..2 {

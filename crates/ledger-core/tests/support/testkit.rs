@@ -13,6 +13,7 @@
 //! parallel cannot see each other's environment.
 
 use std::ffi::OsString;
+use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -223,4 +224,55 @@ impl Git {
 #[allow(clippy::panic)]
 fn panic_on(message: &str) -> ! {
     panic!("{message}")
+}
+
+/// A writer through a shared mapping of a file (`mmap(MAP_SHARED)`), as a
+/// database or an editor that maps its file writes it: the kernel moves the
+/// file's times on a write fault only, and a page already dirty and writable
+/// takes further writes without one.
+pub struct SharedWriter {
+    file: File,
+    map: memmap2::MmapMut,
+}
+
+impl SharedWriter {
+    /// Maps `path` (an existing, non-empty file) shared and writable.
+    pub fn open(path: &Path) -> SharedWriter {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .unwrap_or_else(|e| panic_on(&format!("open {}: {e}", path.display())));
+        // SAFETY: the mapping is only written byte by byte within the file's
+        // length, and no test shrinks a mapped file below it.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::MmapMut::map_mut(&file) }
+            .unwrap_or_else(|e| panic_on(&format!("mmap {}: {e}", path.display())));
+        SharedWriter { file, map }
+    }
+
+    /// Loads the byte at `at` through the mapping: a read fault, no write.
+    pub fn peek(&self, at: usize) -> u8 {
+        self.map[at]
+    }
+
+    /// Stores `byte` at `at` through the mapping: a plain memory write.
+    pub fn poke(&mut self, at: usize, byte: u8) {
+        self.map[at] = byte;
+    }
+
+    /// `msync(MS_SYNC)`: the dirty pages written back.
+    pub fn msync(&self) {
+        self.map
+            .flush()
+            .unwrap_or_else(|e| panic_on(&format!("msync: {e}")));
+    }
+
+    /// `munmap`, then `fsync`.
+    pub fn close(self) {
+        let SharedWriter { file, map } = self;
+        drop(map);
+        file.sync_all()
+            .unwrap_or_else(|e| panic_on(&format!("fsync: {e}")));
+    }
 }
