@@ -15,7 +15,7 @@ use ledger_core::{
     record_validation, state_log,
 };
 
-use crate::approvals::{BasisArgs, ChangeArgs, ExpectArgs, PlaceArgs, short};
+use crate::change_args::{BasisArgs, ChangeArgs, ExpectArgs, PlaceArgs, short};
 use crate::report::{comparison_text, json_line};
 
 #[derive(Args)]

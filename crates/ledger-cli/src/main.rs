@@ -2,6 +2,7 @@
 //! approvals, gates and the change lifecycle.
 
 mod approvals;
+mod change_args;
 mod gates;
 mod lifecycle;
 mod report;

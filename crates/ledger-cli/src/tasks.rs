@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 use ledger_core::{ChangeTasks, Error, TaskRule, normalize_tasks_with, quote};
 
-use crate::approvals::ChangeArgs;
+use crate::change_args::ChangeArgs;
 use crate::report::json_line;
 
 #[derive(Args)]
