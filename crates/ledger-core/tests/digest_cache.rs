@@ -16,7 +16,10 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ledger_core::{Content, Entry, Inventory, Scope, Store, set_digest_cache};
+use ledger_core::{
+    expand::{Content, Entry, Inventory, Scope, set_digest_cache},
+    records::Store,
+};
 use ledger_testkit::{Git, SharedWriter, utf8};
 use proptest::prelude::*;
 use sha2::{Digest as _, Sha256};

@@ -18,7 +18,10 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ledger_core::{STORE_DIR, Store, StoredRecord};
+use ledger_core::{
+    expand::STORE_DIR,
+    records::{Store, StoredRecord},
+};
 use ledger_testkit::utf8;
 use serde::{Deserialize, Serialize};
 
@@ -114,7 +117,7 @@ fn spawn(workspace: &Path, worker: u32, mode: &str) -> Child {
         .unwrap()
 }
 
-fn body(store: &Store, id: &ledger_core::RecordId) -> Attempt {
+fn body(store: &Store, id: &ledger_core::records::RecordId) -> Attempt {
     store.read_record::<Attempt>(id).unwrap().body
 }
 

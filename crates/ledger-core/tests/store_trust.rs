@@ -22,7 +22,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use camino::Utf8Path;
-use ledger_core::{Inventory, RecordId, STORE_DIR, Scope, Store, StoreReport};
+use ledger_core::{
+    expand::{Inventory, STORE_DIR, Scope},
+    records::{RecordId, Store, StoreReport},
+};
 use ledger_testkit::{Git, utf8};
 
 const REF: &str = "changes/add-auth";

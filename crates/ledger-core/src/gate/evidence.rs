@@ -148,7 +148,7 @@ fn command_output(name: &str, command: &str) -> Result<String> {
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use ledger_core::{Echo, GateSpec, Observe, Scope, Store, check_gate, run_gate};
+/// use ledger_core::{expand::Scope, gate::{check_gate, Echo, GateSpec, Observe, run_gate}, records::Store};
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
