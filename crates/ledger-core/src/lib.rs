@@ -68,13 +68,6 @@ pub mod tasks;
 #[doc(hidden)]
 pub mod fuzzing;
 
-// The workspace's test kit (tests/support/testkit.rs), included from inside the
-// crate so that the packaged crate's unit tests build; each test uses a part of it.
-#[cfg(test)]
-#[allow(dead_code)]
-#[path = "../tests/support/testkit.rs"]
-mod ledger_testkit;
-
 pub use error::{DisplayPath, Error, GitSource, Result};
 pub use path::WorkspacePath;
 

@@ -1,12 +1,6 @@
 //! The approval cascade on a real OpenSpec-shaped change in a temp Git repository.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use std::path::Path;
 use std::process::Command;
 

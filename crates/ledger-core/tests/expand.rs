@@ -2,12 +2,6 @@
 //! walked-root rules outside Git.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use camino::Utf8Path;
 use ledger_core::expand::{Entry, Inventory, Scope};
 use ledger_testkit::{Git, utf8};

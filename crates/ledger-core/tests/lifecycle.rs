@@ -4,12 +4,6 @@
 //! crates/ledger-cli/tests/openspec_cli.rs).
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 

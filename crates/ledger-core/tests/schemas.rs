@@ -3,12 +3,6 @@
 //! `apply.tracks`, and the schema recorded with every binding.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use camino::Utf8Path;
 use ledger_core::{
     approval::{

@@ -7,12 +7,6 @@
 //! regression fails the test instead of hanging the suite.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use std::fmt::Debug;
 use std::fs;
 use std::os::unix::fs::symlink;

@@ -921,7 +921,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::fs::write(dir.path().join("sub/input.txt"), "v1\n").unwrap();
-        let workspace = crate::ledger_testkit::utf8(dir.path());
+        let workspace = ledger_testkit::utf8(dir.path());
         let mut scope = Scope::new(workspace);
         scope.add_root(".").unwrap();
         let store = Store::open(workspace);
