@@ -5,9 +5,14 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use ledger_core::{
-    ApprovalState, ApprovalStatus, ArtifactStatus, ChangeLocation, CurrentState, Error,
-    SchemaChange, SchemaChangeReason, SchemaSource, StoreReport, approve_with, changes,
-    current_state, quote, retire_from, status,
+    Error,
+    approval::{
+        ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, SchemaChange,
+        SchemaChangeReason, approve_with, changes, current_state, retire_from, status,
+    },
+    openspec::{ChangeLocation, SchemaSource},
+    quote::quote,
+    records::StoreReport,
 };
 
 use crate::change_args::{BasisArgs, ChangeArgs, ExpectArgs, PlaceArgs, short};

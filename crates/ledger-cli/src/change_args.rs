@@ -5,7 +5,12 @@
 use camino::Utf8PathBuf;
 use clap::Args;
 use ledger_core::{
-    ChangeSet, DEFAULT_CHANGES_ROOT, Error, Fingerprint, StartedFrom, Store, TaskRule, WriteBasis,
+    Error,
+    approval::{StartedFrom, WriteBasis},
+    expand::Fingerprint,
+    openspec::{ChangeSet, DEFAULT_CHANGES_ROOT},
+    records::Store,
+    tasks::TaskRule,
 };
 
 use crate::scope_args::default_workspace;

@@ -129,7 +129,7 @@ impl Entry {
     /// give them, refusing any combination §5 does not allow.
     ///
     /// ```
-    /// use ledger_core::Entry;
+    /// use ledger_core::expand::Entry;
     /// let e = Entry::from_parts("gone.md", "missing", "-", "-").unwrap();
     /// assert_eq!(e.kind(), "missing");
     /// assert!(Entry::from_parts("a", "symlink", "100644", &"0".repeat(64)).is_err());

@@ -18,7 +18,7 @@ pub const FORMAT_V1: &str = "wealth-ledger-input-v1";
 /// A fingerprint: the SHA-256 of a v1 stream, printed as `sha256:<64 lowercase hex>`.
 ///
 /// ```
-/// use ledger_core::Fingerprint;
+/// use ledger_core::expand::Fingerprint;
 /// let text = "sha256:8a18fdb2a6e200deb5edc4025b5b0e99becb62f3e387dc915ec196d04f65fe99";
 /// let fp: Fingerprint = text.parse().unwrap();
 /// assert_eq!(fp.to_string(), text);
@@ -157,7 +157,7 @@ fn digest_field<'a>(entry: &Entry, buf: &'a mut [u8; 64]) -> &'a [u8] {
 /// first; a path given twice is an error.
 ///
 /// ```
-/// use ledger_core::{fingerprint_entries, Entry};
+/// use ledger_core::expand::{Entry, fingerprint_entries};
 /// let fp = fingerprint_entries(vec![Entry::from_parts("gone.md", "missing", "-", "-").unwrap()]).unwrap();
 /// assert!(fp.to_string().starts_with("sha256:"));
 /// ```

@@ -43,7 +43,7 @@ pub struct Exclusion {
 /// a scope file without a `roots` key — and written out as the root `.`.
 ///
 /// ```
-/// use ledger_core::Scope;
+/// use ledger_core::expand::Scope;
 /// let mut scope = Scope::new("/tmp/checkout");
 /// assert!(scope.roots.is_empty()); // selects nothing yet
 /// scope.add_root("src/").unwrap();
@@ -163,7 +163,7 @@ impl Scope {
     /// no root, path or Tasks file declare the whole workspace: the root `.`.
     ///
     /// ```
-    /// use ledger_core::{Scope, ScopeLists};
+    /// use ledger_core::expand::{Scope, ScopeLists};
     /// let lists = ScopeLists {
     ///     roots: vec!["src/".into()],
     ///     exclusions: vec![("src/gen".into(), None)],
@@ -171,7 +171,7 @@ impl Scope {
     /// };
     /// let scope = Scope::from_lists("/w", &lists).unwrap();
     /// assert_eq!(scope.roots, ["src"]);
-    /// assert_eq!(scope.exclusions[1].reason, ledger_core::DEFAULT_EXCLUSION_REASON);
+    /// assert_eq!(scope.exclusions[1].reason, ledger_core::expand::DEFAULT_EXCLUSION_REASON);
     /// ```
     pub fn from_lists(workspace: impl Into<Utf8PathBuf>, lists: &ScopeLists) -> Result<Self> {
         Self::from_lists_with(workspace, lists, TaskRule::default())
@@ -181,7 +181,7 @@ impl Scope {
     /// (the front doors' `--task-rule`).
     ///
     /// ```
-    /// use ledger_core::{Scope, ScopeLists, TaskRule};
+    /// use ledger_core::{expand::{Scope, ScopeLists}, tasks::TaskRule};
     /// let lists = ScopeLists { tasks: vec!["tasks.md".into()], ..ScopeLists::default() };
     /// let scope = Scope::from_lists_with("/w", &lists, TaskRule::OpenspecCheckbox).unwrap();
     /// let path = &scope.normalize[0];

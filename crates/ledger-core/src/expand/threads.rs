@@ -31,10 +31,10 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! ledger_core::set_threads(1)?;
-//! assert_eq!(ledger_core::threads(), 1);
-//! ledger_core::set_threads(0)?; // back to one per core
-//! assert_eq!(ledger_core::threads(), std::thread::available_parallelism()?.get());
+//! ledger_core::expand::set_threads(1)?;
+//! assert_eq!(ledger_core::expand::threads(), 1);
+//! ledger_core::expand::set_threads(0)?; // back to one per core
+//! assert_eq!(ledger_core::expand::threads(), std::thread::available_parallelism()?.get());
 //! # Ok(())
 //! # }
 //! ```

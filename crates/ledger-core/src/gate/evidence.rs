@@ -148,7 +148,7 @@ fn command_output(name: &str, command: &str) -> Result<String> {
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use ledger_core::{Echo, GateSpec, Observe, Scope, Store, check_gate, run_gate};
+/// use ledger_core::{expand::Scope, gate::{check_gate, Echo, GateSpec, Observe, run_gate}, records::Store};
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
@@ -921,7 +921,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::fs::write(dir.path().join("sub/input.txt"), "v1\n").unwrap();
-        let workspace = crate::ledger_testkit::utf8(dir.path());
+        let workspace = ledger_testkit::utf8(dir.path());
         let mut scope = Scope::new(workspace);
         scope.add_root(".").unwrap();
         let store = Store::open(workspace);

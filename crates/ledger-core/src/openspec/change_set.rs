@@ -110,7 +110,7 @@ impl SchemaChoice {
 /// One change of a workspace and its artifact graph.
 ///
 /// ```no_run
-/// use ledger_core::{ChangeSet, DEFAULT_CHANGES_ROOT};
+/// use ledger_core::openspec::{ChangeSet, DEFAULT_CHANGES_ROOT};
 /// // The schema the change declares (its .openspec.yaml, openspec/config.yaml, spec-driven).
 /// let change = ChangeSet::open("/repo", "add-auth", DEFAULT_CHANGES_ROOT, None).unwrap();
 /// let design = change.inventory("design").unwrap(); // design.md and its linked materials

@@ -106,7 +106,7 @@ impl Artifact {
 /// schema it was read from.
 ///
 /// ```
-/// use ledger_core::ArtifactGraph;
+/// use ledger_core::openspec::ArtifactGraph;
 /// let graph = ArtifactGraph::spec_driven();
 /// let order: Vec<&str> = graph.artifacts().iter().map(|a| a.id.as_str()).collect();
 /// assert_eq!(order, ["proposal", "specs", "design", "tasks"]);

@@ -28,7 +28,7 @@
 //! [`Error::PointerConflict`] and nothing is resolved by last-write-wins.
 //!
 //! ```
-//! use ledger_core::Store;
+//! use ledger_core::records::Store;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;

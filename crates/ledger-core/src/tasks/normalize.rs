@@ -149,7 +149,7 @@ impl Normalizer {
 /// Applies the task-checkbox normalization to a whole buffer.
 ///
 /// ```
-/// let out = ledger_core::normalize_tasks(b"- [x] 1.1 [core] Do it\n- [x] done\n");
+/// let out = ledger_core::tasks::normalize_tasks(b"- [x] 1.1 [core] Do it\n- [x] done\n");
 /// assert_eq!(out, b"- [ ] 1.1 [core] Do it\n- [x] done\n");
 /// ```
 pub fn normalize_tasks(input: &[u8]) -> Vec<u8> {
@@ -160,7 +160,7 @@ pub fn normalize_tasks(input: &[u8]) -> Vec<u8> {
 /// (docs/format.md §4).
 ///
 /// ```
-/// use ledger_core::{TaskRule, normalize_tasks_with};
+/// use ledger_core::tasks::{normalize_tasks_with, TaskRule};
 /// let out = normalize_tasks_with(b"  * [X] 1.1 Do it\n", TaskRule::OpenspecCheckbox);
 /// assert_eq!(out, b"  * [ ] 1.1 Do it\n");
 /// ```

@@ -36,7 +36,7 @@ pub struct Task {
 /// The tasks of one file under one rule, in document order.
 ///
 /// ```
-/// use ledger_core::{TaskRule, read_tasks};
+/// use ledger_core::tasks::{read_tasks, TaskRule};
 /// let tasks = read_tasks(b"## 1. Core\n- [x] 1.1 Parse\n  - [ ] 1.1a Test\n", TaskRule::OpenspecCheckbox);
 /// assert_eq!((tasks.done, tasks.total), (1, 2));
 /// assert_eq!(tasks.completed_ids(), ["1.1"]);

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 /// How a Tasks file's checked boxes are normalized before hashing.
 ///
 /// ```
-/// use ledger_core::TaskRule;
+/// use ledger_core::tasks::TaskRule;
 /// let rule: TaskRule = "openspec-checkbox".parse().unwrap();
 /// assert_eq!(rule, TaskRule::OpenspecCheckbox);
 /// assert_eq!(TaskRule::default().as_str(), "task-checkbox-v1");

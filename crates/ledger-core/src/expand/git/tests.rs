@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::ledger_testkit::Git;
+use ledger_testkit::Git;
 use tempfile::TempDir;
 
 use super::*;
@@ -53,7 +53,7 @@ fn test_home() -> &'static Path {
             std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
             std::env::set_var("GIT_CONFIG_GLOBAL", &global);
             std::env::set_var("GIT_CONFIG_NOSYSTEM", "1");
-            for var in crate::ledger_testkit::LOCATING_VARIABLES
+            for var in ledger_testkit::LOCATING_VARIABLES
                 .iter()
                 .chain(&["SUDO_UID"])
             {

@@ -3,7 +3,7 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::ledger_testkit::utf8;
+use ledger_testkit::utf8;
 use serde_json::{Value, json};
 
 use super::*;

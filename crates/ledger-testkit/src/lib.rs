@@ -1,10 +1,8 @@
 //! Test-only helpers of the ledger workspace (never a normal dependency of a
 //! published crate, like gitoxide's `gix-testtools`).
 //!
-//! The file lives in `ledger-core`'s tests so that the packaged crate carries
-//! it: `ledger-core`'s own tests include it as a module (`#[path]`), the other
-//! crates' tests and the benches use it as the `ledger-testkit` crate, whose
-//! library is this file.
+//! Compiled once, as a dev-dependency of every crate whose tests use it
+//! (`ledger-core`'s unit and integration tests, the CLI's, the benches).
 //!
 //! [`Git`] runs the `git` CLI with an isolated environment set on each
 //! [`Command`]: no system configuration (`GIT_CONFIG_NOSYSTEM=1`), a chosen global
