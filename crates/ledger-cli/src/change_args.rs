@@ -62,14 +62,13 @@ impl PlaceArgs {
 
 impl ChangeArgs {
     pub(crate) fn change_set(&self) -> Result<ChangeSet, Error> {
-        let mut change = ChangeSet::open(
+        let change = ChangeSet::open(
             self.place.workspace()?,
             &self.change,
             &self.place.changes_root,
             self.place.schema.as_deref(),
         )?;
-        change.chosen_task_rule = self.task_rule;
-        Ok(change)
+        Ok(change.with_task_rule(self.task_rule))
     }
 }
 

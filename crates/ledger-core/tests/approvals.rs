@@ -135,7 +135,7 @@ fn sets_hold_the_right_files() {
         ]
     );
     let tasks = change.scope("tasks").unwrap();
-    assert_eq!(tasks.normalize.len(), 1, "tasks.md is normalized");
+    assert_eq!(tasks.tasks().len(), 1, "tasks.md is normalized");
 }
 
 type Edit = fn(&Repo);
@@ -654,7 +654,7 @@ fn under_openspec_checkbox_ticking_is_progress_and_status_keeps_the_recorded_rul
     repo.write("tasks.md", OPENSPEC_TASKS);
     let store = Store::open(utf8(repo.path()));
     let mut change = repo.change();
-    change.chosen_task_rule = Some(TaskRule::OpenspecCheckbox);
+    change = change.with_task_rule(Some(TaskRule::OpenspecCheckbox));
     for a in ["proposal", "specs", "design", "tasks"] {
         approve(&store, &change, a, "msg", Absence::Refuse).unwrap();
     }
@@ -706,7 +706,7 @@ fn under_the_default_rule_ticking_an_openspec_task_is_a_change() {
     );
     // Recorded under task-checkbox-v1: choosing another rule now does not rescue it.
     let mut change = repo.change();
-    change.chosen_task_rule = Some(TaskRule::OpenspecCheckbox);
+    change = change.with_task_rule(Some(TaskRule::OpenspecCheckbox));
     assert_eq!(status(&store, &change).unwrap().artifacts[3].state, C);
     assert_eq!(change.tasks().unwrap().tasks.done, 1);
     assert_eq!(
@@ -726,12 +726,19 @@ fn a_schema_naming_the_rule_chooses_it() {
     assert_eq!(change.task_rule(), TaskRule::OpenspecCheckbox);
     let scope = change.scope("tasks").unwrap();
     assert_eq!(
-        scope.task_rule(&scope.normalize[0]),
+        scope.task_rule(&scope.tasks()[0].0),
         Some(TaskRule::OpenspecCheckbox)
     );
     let mut flagged = change.clone();
-    flagged.chosen_task_rule = Some(TaskRule::TaskCheckboxV1);
-    assert!(flagged.scope("tasks").unwrap().task_rules.is_empty());
+    flagged = flagged.with_task_rule(Some(TaskRule::TaskCheckboxV1));
+    assert!(
+        flagged
+            .scope("tasks")
+            .unwrap()
+            .tasks()
+            .iter()
+            .all(|(_, rule)| rule.is_default())
+    );
 }
 
 #[test]
@@ -750,7 +757,7 @@ fn every_reader_of_the_tasks_uses_the_rule_their_approval_recorded() {
     assert_eq!(warnings[0].lines, [2, 3, 4]);
     assert_eq!(warnings[0].path.as_str(), format!("{CHANGE}/tasks.md"));
     let mut chosen = repo.change();
-    chosen.chosen_task_rule = Some(TaskRule::OpenspecCheckbox);
+    chosen = chosen.with_task_rule(Some(TaskRule::OpenspecCheckbox));
     let binding = approve(&store, &chosen, "tasks", "msg", Absence::Refuse).unwrap();
     assert!(chosen.task_rule_warnings(&binding).is_empty());
     // Unflagged, the change reads the file under the recorded rule ...
@@ -777,7 +784,7 @@ fn every_reader_of_the_tasks_uses_the_rule_their_approval_recorded() {
     assert_eq!(binding.task_rule(), Some(TaskRule::OpenspecCheckbox));
     // A rule the caller chooses wins over the recorded one.
     let mut flagged = repo.change();
-    flagged.chosen_task_rule = Some(TaskRule::TaskCheckboxV1);
+    flagged = flagged.with_task_rule(Some(TaskRule::TaskCheckboxV1));
     assert_eq!(flagged.tasks().unwrap().tasks.total, 0);
     assert_eq!(
         flagged.reading_task_rule(&envelope),

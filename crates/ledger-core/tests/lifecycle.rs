@@ -267,7 +267,7 @@ fn a_pass_needs_standing_approvals_and_fresh_gates() {
             "src"
         ]
     );
-    assert!(scope.normalize.is_empty(), "the PASS hashes Tasks raw");
+    assert!(scope.tasks().is_empty(), "the PASS hashes Tasks raw");
     let excluded: Vec<&str> = scope.exclusions.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(
         excluded,

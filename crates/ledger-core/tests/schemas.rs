@@ -98,7 +98,7 @@ fn a_name_resolves_in_the_project_and_its_tracked_artifact_is_normalized() {
     assert_eq!(change.schema_choice, SchemaChoice::Given);
     // apply.tracks equals plan's generates: both of plan's files are normalized.
     let scope = change.scope("plan").unwrap();
-    let normalized: Vec<&str> = scope.normalize.iter().map(|p| p.as_str()).collect();
+    let normalized: Vec<&str> = scope.tasks_paths().map(|p| p.as_str()).collect();
     assert_eq!(
         normalized,
         [format!("{CHANGE}/todo/a.md"), format!("{CHANGE}/todo/b.md")]

@@ -37,17 +37,18 @@ pub struct ChangeOptions {
 impl ChangeOptions {
     pub(crate) fn change_set(&self) -> Result<ChangeSet, Failure> {
         let root = self.changes_root.as_deref().unwrap_or(DEFAULT_CHANGES_ROOT);
-        let mut change = ChangeSet::open(
-            self.workspace.as_str(),
-            &self.change,
-            root,
-            self.schema.as_deref(),
-        )?;
-        change.chosen_task_rule = self
+        let rule = self
             .task_rule
             .as_deref()
             .map(crate::scope::parse_rule_name)
             .transpose()?;
+        let change = ChangeSet::open(
+            self.workspace.as_str(),
+            &self.change,
+            root,
+            self.schema.as_deref(),
+        )?
+        .with_task_rule(rule);
         Ok(change)
     }
 

@@ -81,10 +81,10 @@ impl PyChangeSet {
         let rule = task_rule.map(|r| args::task_rule(py, r)).transpose()?;
         let graph = graph.map(|g| g.inner.clone());
         let workspace = Utf8PathBuf::from(workspace.0);
-        let mut inner = errors::detached(py, move || {
+        let inner = errors::detached(py, move || {
             open(workspace, &change, &changes_root, schema.as_deref(), graph)
-        })?;
-        inner.chosen_task_rule = rule;
+        })?
+        .with_task_rule(rule);
         Ok(PyChangeSet {
             workspace: inner.workspace.to_string(),
             change: inner.change.clone(),

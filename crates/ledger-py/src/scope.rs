@@ -62,8 +62,9 @@ impl From<Scope> for PyScope {
             exclusions: (inner.exclusions.iter())
                 .map(|e| (e.path.clone(), e.reason.clone()))
                 .collect(),
-            normalize: texts(&inner.normalize),
-            task_rules: (inner.task_rules.iter())
+            normalize: inner.tasks_paths().map(|p| p.as_str().to_owned()).collect(),
+            task_rules: (inner.tasks().iter())
+                .filter(|(_, rule)| !rule.is_default())
                 .map(|(path, rule)| (path.as_str().to_owned(), rule.as_str()))
                 .collect(),
             purpose: inner.purpose.clone(),

@@ -79,7 +79,7 @@ impl ChangeSet {
             let tracked = self.graph.tracked()?;
             envelope.binding(&tracked.id)?.task_rule()
         };
-        self.chosen_task_rule
+        self.chosen_task_rule()
             .or_else(recorded)
             .unwrap_or_else(|| self.task_rule())
     }
@@ -116,10 +116,10 @@ impl ChangeSet {
         };
         let scope = &inventory.scope;
         scope
-            .normalize
+            .tasks()
             .iter()
-            .filter_map(|path| {
-                let rule = scope.task_rule(path)?;
+            .filter_map(|(path, rule)| {
+                let rule = *rule;
                 let read = read_in_workspace(
                     self.workspace.as_std_path(),
                     path,

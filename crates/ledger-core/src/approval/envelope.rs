@@ -46,7 +46,7 @@ impl Binding {
     /// binding recorded its inventory and the set has a Tasks file.
     pub fn task_rule(&self) -> Option<crate::tasks::rule::TaskRule> {
         let scope = &self.inventory.as_ref()?.scope;
-        scope.normalize.first().and_then(|p| scope.task_rule(p))
+        scope.tasks().first().map(|(_, rule)| *rule)
     }
 }
 

@@ -178,7 +178,6 @@ impl Scope {
             scope.repositories.push(".".to_owned());
         }
         scope.ensure_store_excluded();
-        scope.task_rules.retain(|_, rule| !rule.is_default());
         Ok((scope, worktree))
     }
 }
@@ -428,7 +427,7 @@ fn candidates(
         walked.push(root.clone());
     }
     paths.extend(scope.paths.iter().cloned());
-    paths.extend(scope.normalize.iter().cloned());
+    paths.extend(scope.tasks_paths().cloned());
     paths.extend(previous.iter().cloned());
     // In place: a stable sort would take a scratch copy of half the paths.
     paths.sort_unstable();

@@ -52,8 +52,9 @@ pub struct Exclusion {
 /// assert_eq!(scope.exclusions[0].path, ".ledger");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-// Read through `ScopeJson`, which holds the defaults and refuses unknown keys.
-#[serde(from = "ScopeJson")]
+// Read and written through `ScopeJson`, which holds the defaults, refuses
+// unknown keys and spells the Tasks files as records have them.
+#[serde(try_from = "ScopeJson", into = "ScopeJson")]
 pub struct Scope {
     /// The workspace directory; every path is relative to it.
     pub workspace: Utf8PathBuf,
@@ -67,23 +68,22 @@ pub struct Scope {
     pub paths: Vec<WorkspacePath>,
     /// Paths or roots removed from the candidates, each with a reason.
     pub exclusions: Vec<Exclusion>,
-    /// Tasks files: paths whose payload gets a Tasks normalization
-    /// (docs/format.md §4). They are part of the inventory even when no root
-    /// selects them.
-    pub normalize: Vec<WorkspacePath>,
-    /// The rule of each Tasks file that does not use the default,
-    /// `task-checkbox-v1`; every key is in `normalize`. Written only when not
-    /// empty, so a scope of default rules reads as it always did
-    /// (docs/records.md, `task_rules`).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub task_rules: BTreeMap<WorkspacePath, TaskRule>,
+    /// Tasks files, in the order declared, each with the rule its payload is
+    /// normalized under (docs/format.md §4). They are part of the inventory
+    /// even when no root selects them. One list, so that a rule cannot name a
+    /// path that is not a Tasks file; records spell it as `normalize` and
+    /// `task_rules` ([`ScopeJson`]).
+    tasks: Vec<(WorkspacePath, TaskRule)>,
     /// What the set is for, e.g. "approval: tasks of change X".
     pub purpose: String,
 }
 
 /// A scope as JSON declares it: a missing `roots` key takes the declaration
 /// default (`.` when no paths are given either); `"roots": []` is no root.
-#[derive(Deserialize)]
+/// The Tasks files are `normalize`, and `task_rules` the rule of each that
+/// does not use the default, `task-checkbox-v1`, written only when not empty,
+/// so a scope of default rules reads as it always did (docs/records.md).
+#[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ScopeJson {
     workspace: Utf8PathBuf,
@@ -97,34 +97,66 @@ struct ScopeJson {
     exclusions: Vec<Exclusion>,
     #[serde(default)]
     normalize: Vec<WorkspacePath>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     task_rules: BTreeMap<WorkspacePath, TaskRule>,
     #[serde(default)]
     purpose: String,
 }
 
-impl From<ScopeJson> for Scope {
-    fn from(json: ScopeJson) -> Scope {
+impl From<Scope> for ScopeJson {
+    fn from(scope: Scope) -> ScopeJson {
+        let task_rules = scope
+            .tasks
+            .iter()
+            .filter(|(_, rule)| !rule.is_default())
+            .map(|(path, rule)| (path.clone(), *rule))
+            .collect();
+        ScopeJson {
+            workspace: scope.workspace,
+            repositories: scope.repositories,
+            roots: Some(scope.roots),
+            paths: scope.paths,
+            exclusions: scope.exclusions,
+            normalize: scope.tasks.into_iter().map(|(path, _)| path).collect(),
+            task_rules,
+            purpose: scope.purpose,
+        }
+    }
+}
+
+impl TryFrom<ScopeJson> for Scope {
+    type Error = Error;
+
+    /// Refuses a task rule for a path that is not a Tasks file.
+    fn try_from(json: ScopeJson) -> Result<Scope> {
         let declares_nothing = json.paths.is_empty() && json.normalize.is_empty();
+        let mut rules = json.task_rules;
+        let tasks = json
+            .normalize
+            .into_iter()
+            .map(|path| {
+                let rule = rules.remove(&path).unwrap_or_default();
+                (path, rule)
+            })
+            .collect();
+        if let Some(path) = rules.keys().next() {
+            return Err(Error::InvalidPath {
+                path: DisplayPath::from(path.as_str()),
+                reason: "it has a task rule but is not a Tasks file (in `normalize`)",
+            });
+        }
         let roots = json
             .roots
             .unwrap_or_else(|| default_roots(declares_nothing));
-        Scope {
+        Ok(Scope {
             workspace: json.workspace,
             repositories: json.repositories,
             roots,
             paths: json.paths,
             exclusions: json.exclusions,
-            normalize: json.normalize,
-            // The default is not spelled out: a scope naming it reads as one
-            // that does not, and writes back without it.
-            task_rules: json
-                .task_rules
-                .into_iter()
-                .filter(|(_, rule)| !rule.is_default())
-                .collect(),
+            tasks,
             purpose: json.purpose,
-        }
+        })
     }
 }
 
@@ -184,7 +216,7 @@ impl Scope {
     /// use ledger_core::{expand::{Scope, ScopeLists}, tasks::TaskRule};
     /// let lists = ScopeLists { tasks: vec!["tasks.md".into()], ..ScopeLists::default() };
     /// let scope = Scope::from_lists_with("/w", &lists, TaskRule::OpenspecCheckbox).unwrap();
-    /// let path = &scope.normalize[0];
+    /// let (path, _) = &scope.tasks()[0];
     /// assert_eq!(scope.task_rule(path), Some(TaskRule::OpenspecCheckbox));
     /// ```
     pub fn from_lists_with(
@@ -209,7 +241,7 @@ impl Scope {
             scope.add_tasks_with(p, task_rule)?;
         }
         if lists.roots.is_empty() {
-            scope.roots = default_roots(scope.paths.is_empty() && scope.normalize.is_empty());
+            scope.roots = default_roots(scope.paths.is_empty() && scope.tasks.is_empty());
         }
         scope.purpose = lists.purpose.clone();
         Ok(scope)
@@ -224,8 +256,7 @@ impl Scope {
             roots: Vec::new(),
             paths: Vec::new(),
             exclusions: Vec::new(),
-            normalize: Vec::new(),
-            task_rules: BTreeMap::new(),
+            tasks: Vec::new(),
             purpose: String::new(),
         };
         scope.ensure_store_excluded();
@@ -269,6 +300,11 @@ impl Scope {
         Ok(())
     }
 
+    /// The same selection in `workspace` (every path is relative to it).
+    pub fn in_workspace(self, workspace: Utf8PathBuf) -> Scope {
+        Scope { workspace, ..self }
+    }
+
     /// Marks a path as a Tasks file under the default rule, `task-checkbox-v1`.
     pub fn add_tasks(&mut self, path: &str) -> Result<()> {
         self.add_tasks_with(path, TaskRule::default())
@@ -278,28 +314,37 @@ impl Scope {
     /// again takes the rule given last).
     pub fn add_tasks_with(&mut self, path: &str, rule: TaskRule) -> Result<()> {
         let path = outside_store(WorkspacePath::new(path)?)?;
-        if rule.is_default() {
-            self.task_rules.remove(&path);
-        } else {
-            self.task_rules.insert(path.clone(), rule);
-        }
-        push_unique(&mut self.normalize, path);
+        self.push_tasks(path, rule);
         Ok(())
+    }
+
+    /// Marks `path` (already a valid workspace path) as a Tasks file under
+    /// `rule`; a path given again takes the rule given last.
+    pub(crate) fn push_tasks(&mut self, path: WorkspacePath, rule: TaskRule) {
+        match self.tasks.iter_mut().find(|(p, _)| *p == path) {
+            Some(entry) => entry.1 = rule,
+            None => self.tasks.push((path, rule)),
+        }
     }
 
     /// The rule `path` is normalized under; `None` when it is not a Tasks file.
     pub fn task_rule(&self, path: &WorkspacePath) -> Option<TaskRule> {
-        self.normalize
-            .contains(path)
-            .then(|| self.task_rules.get(path).copied().unwrap_or_default())
+        self.tasks.iter().find(|(p, _)| p == path).map(|(_, r)| *r)
+    }
+
+    /// The Tasks files, in the order declared, each with its rule.
+    pub fn tasks(&self) -> &[(WorkspacePath, TaskRule)] {
+        &self.tasks
+    }
+
+    /// The Tasks files' paths, in the order declared.
+    pub fn tasks_paths(&self) -> impl Iterator<Item = &WorkspacePath> {
+        self.tasks.iter().map(|(path, _)| path)
     }
 
     /// Every Tasks file with its rule, for lookups while reading.
     pub(crate) fn tasks_files(&self) -> BTreeMap<&WorkspacePath, TaskRule> {
-        self.normalize
-            .iter()
-            .map(|p| (p, self.task_rules.get(p).copied().unwrap_or_default()))
-            .collect()
+        self.tasks.iter().map(|(p, r)| (p, *r)).collect()
     }
 
     /// Checks what deserialization cannot: every repository, root and exclusion
@@ -309,14 +354,8 @@ impl Scope {
         for root in self.repositories.iter().chain(&self.roots) {
             check_normal(root)?;
         }
-        for path in self.paths.iter().chain(&self.normalize) {
+        for path in self.paths.iter().chain(self.tasks_paths()) {
             outside_store(path.clone())?;
-        }
-        if let Some(path) = self.task_rules.keys().find(|p| !self.normalize.contains(p)) {
-            return Err(Error::InvalidPath {
-                path: DisplayPath::from(path.as_str()),
-                reason: "it has a task rule but is not a Tasks file (in `normalize`)",
-            });
         }
         for exclusion in &self.exclusions {
             if check_normal(&exclusion.path)? == "." {
@@ -509,17 +548,16 @@ mod tests {
         // The default spelled out reads as not spelled out.
         let explicit =
             r#"{"workspace":"/w","normalize":["t.md"],"task_rules":{"t.md":"task-checkbox-v1"}}"#;
-        assert!(
-            Scope::from_json(explicit, "s.json")
-                .unwrap()
-                .task_rules
-                .is_empty()
-        );
-        // A rule for a path that is not a Tasks file, or an unknown rule, is refused.
+        let read = Scope::from_json(explicit, "s.json").unwrap();
+        assert!(!serde_json::to_string(&read).unwrap().contains("task_rules"));
+        // A rule for a path that is not a Tasks file, or an unknown rule, is
+        // refused: the file is malformed (no scope can be built that holds one).
         let stray = r#"{"workspace":"/w","task_rules":{"t.md":"openspec-checkbox"}}"#;
-        assert_eq!(
-            Scope::from_json(stray, "s.json").unwrap_err().code(),
-            "invalid-path"
+        let refused = Scope::from_json(stray, "s.json").unwrap_err();
+        assert_eq!(refused.code(), "malformed-record");
+        assert!(
+            refused.to_string().contains("not a Tasks file"),
+            "{refused}"
         );
         let unknown = r#"{"workspace":"/w","normalize":["t.md"],"task_rules":{"t.md":"v9"}}"#;
         assert_eq!(

@@ -216,7 +216,7 @@ impl GateSpec {
         scope: Scope,
         prerequisites: BTreeMap<String, Observe>,
     ) -> Result<GateSpec> {
-        if let Some(path) = scope.normalize.first() {
+        if let Some(path) = scope.tasks_paths().next() {
             return Err(Error::InvalidArgument {
                 message: format!(
                     "gate \"{}\": a gate's inputs are hashed as raw bytes, so {} cannot be normalized as a Tasks file (drop --tasks; list it as a root or path)",
@@ -745,10 +745,7 @@ impl GateQuery {
             (Some(scope), _) => scope.clone(),
             // The recorded selection, but in the caller's workspace: a record
             // cannot move the workspace, it can only differ from it.
-            (None, Some(spec)) => Scope {
-                workspace: workspace.clone(),
-                ..spec.scope.clone()
-            },
+            (None, Some(spec)) => spec.scope.clone().in_workspace(workspace.clone()),
             (None, None) => Scope::from_lists(workspace.clone(), &ScopeLists::default())?,
         };
         // Only what the caller passes now: a recorded prerequisite (which may

@@ -217,7 +217,7 @@ pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Sco
     };
     for artifact in change.graph.artifacts() {
         let set = change.scope(&artifact.id)?;
-        for path in set.paths.iter().chain(&set.normalize) {
+        for path in set.paths.iter().chain(set.tasks_paths()) {
             required.files.push(path.as_str().to_owned());
             if !path.is_within(&directory) {
                 scope.add_path(path.as_str())?;

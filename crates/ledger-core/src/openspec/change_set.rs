@@ -136,8 +136,8 @@ pub struct ChangeSet {
     pub schema_choice: SchemaChoice,
     /// The rule chosen for the tracked file (a front door's `--task-rule`);
     /// `None` leaves it to the graph's schema, then to the default
-    /// ([`ChangeSet::task_rule`]).
-    pub chosen_task_rule: Option<TaskRule>,
+    /// ([`ChangeSet::task_rule`]). Given once, with [`ChangeSet::with_task_rule`].
+    chosen_task_rule: Option<TaskRule>,
 }
 
 impl ChangeSet {
@@ -177,6 +177,21 @@ impl ChangeSet {
             }
         }
         Ok(set)
+    }
+
+    /// The change, its tracked Tasks file read and approved under `rule` (a
+    /// front door's `--task-rule`; `None`: the recorded, the schema's, the
+    /// project's, the default rule, in that order).
+    pub fn with_task_rule(self, rule: Option<TaskRule>) -> Self {
+        ChangeSet {
+            chosen_task_rule: rule,
+            ..self
+        }
+    }
+
+    /// The rule the caller chose for the tracked Tasks file, if any.
+    pub fn chosen_task_rule(&self) -> Option<TaskRule> {
+        self.chosen_task_rule
     }
 
     /// The graph of the schema the change declares, and how it was chosen.
@@ -394,10 +409,7 @@ impl ChangeSet {
         let tracked = self.graph.tracked().is_some_and(|t| t.id == artifact.id);
         for path in self.generated(artifact)? {
             if tracked {
-                if !rule.is_default() {
-                    scope.task_rules.insert(path.clone(), rule);
-                }
-                scope.normalize.push(path);
+                scope.push_tasks(path, rule);
             } else {
                 scope.paths.push(path);
             }
@@ -407,11 +419,11 @@ impl ChangeSet {
             let documents: Vec<WorkspacePath> = scope
                 .paths
                 .iter()
-                .chain(&scope.normalize)
+                .chain(scope.tasks_paths())
                 .cloned()
                 .collect();
             for material in self.design_materials(&documents)? {
-                if !scope.paths.contains(&material) && !scope.normalize.contains(&material) {
+                if !scope.paths.contains(&material) && scope.task_rule(&material).is_none() {
                     scope.paths.push(material);
                 }
             }

@@ -47,7 +47,7 @@ impl Scope {
         let Some(path) = self.own_path(file)? else {
             return Ok(());
         };
-        if self.paths.contains(&path) || self.normalize.contains(&path) {
+        if self.paths.contains(&path) || self.task_rule(&path).is_some() {
             return Err(Error::InvalidArgument {
                 message: format!(
                     "the record file {} is named by the scope (a --path or --tasks): a record cannot be part of its own set; write it elsewhere",
@@ -127,7 +127,12 @@ pub struct InventoryRecord {
 impl InventoryRecord {
     /// Wraps an inventory for storage.
     pub fn new(inventory: Inventory, observed: Observed) -> Self {
-        let version = if inventory.scope.task_rules.is_empty() {
+        let version = if inventory
+            .scope
+            .tasks()
+            .iter()
+            .all(|(_, rule)| rule.is_default())
+        {
             RECORD_VERSION
         } else {
             TASK_RULES_VERSION
@@ -299,7 +304,7 @@ pub fn to_pretty_json(value: &impl Serialize) -> String {
 fn upgrade_legacy_scope(record: &mut InventoryRecord) {
     let scope = &mut record.scope;
     let selects_nothing =
-        scope.roots.is_empty() && scope.paths.is_empty() && scope.normalize.is_empty();
+        scope.roots.is_empty() && scope.paths.is_empty() && scope.tasks().is_empty();
     if record.version == "1.0" && selects_nothing {
         scope.roots.push(".".to_owned());
     }
