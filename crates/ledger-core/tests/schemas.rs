@@ -460,5 +460,8 @@ fn a_schema_given_by_path_is_recorded_where_a_later_status_finds_it() {
     assert_eq!(recorded.path.as_deref(), outside.to_str());
     let err = change.with_recorded_schema(&recorded).unwrap_err();
     assert_eq!(err.code(), "invalid-argument");
-    assert!(err.to_string().contains("pass --schema"), "{err}");
+    assert!(
+        err.to_string().contains("name that schema file again"),
+        "{err}"
+    );
 }
