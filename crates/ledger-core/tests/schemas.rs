@@ -112,7 +112,11 @@ fn a_name_resolves_in_the_project_and_its_tracked_artifact_is_normalized() {
     let err =
         ChangeSet::open(p.ws(), "add-thing", DEFAULT_CHANGES_ROOT, Some("rapdi")).unwrap_err();
     assert_eq!(err.code(), "unknown-schema");
-    assert!(err.to_string().contains("--schema"), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("(named by the caller)") && text.contains("name its schema file instead"),
+        "{err}"
+    );
     // A path is read as given.
     let path = p.ws().join("openspec/schemas/rapid/schema.yaml");
     let by_path = p.open(Some(path.as_str()));
