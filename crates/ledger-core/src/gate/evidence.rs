@@ -914,7 +914,8 @@ impl std::fmt::Display for StaleReason {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
-    use crate::gate::run::{Echo, run_gate};
+    use crate::gate::process::Echo;
+    use crate::gate::run::run_gate;
 
     /// A workspace with `sub/input.txt`, walked in full (no Git), and its store.
     fn workspace() -> (tempfile::TempDir, Scope, Store) {

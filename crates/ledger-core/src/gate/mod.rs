@@ -33,6 +33,7 @@
 
 pub(crate) mod evidence;
 pub(crate) mod output;
+pub mod process;
 pub(crate) mod run;
 pub(crate) mod stored_output;
 
@@ -42,7 +43,6 @@ pub use evidence::{
     latest_evidence, record_evidence,
 };
 pub use output::{KeptOutput, OUTPUT_HEAD_BYTES, OUTPUT_LIMIT, OUTPUT_TAIL_BYTES, Truncation};
-pub use run::{
-    Echo, Interrupt, KILL_GRACE, RunOptions, RunOutcome, run_gate, run_gate_with, wrapper_exit_code,
-};
+pub use process::{Echo, Interrupt, KILL_GRACE, RunOptions, wrapper_exit_code};
+pub use run::{RunOutcome, run_gate, run_gate_with};
 pub use stored_output::{GateOutput, evidence_output, gate_output};
