@@ -741,27 +741,27 @@ mod tests {
 
     use super::*;
 
-    #[derive(Serialize)]
+    #[derive(Serialize, schemars::JsonSchema)]
     struct Inner {
         exit_code: i32,
         env_vars: BTreeMap<String, String>,
     }
 
-    #[derive(Serialize)]
+    #[derive(Serialize, schemars::JsonSchema)]
     #[serde(tag = "by", rename_all = "kebab-case")]
     enum Reason {
         ChangedFile { changed_path: String },
         NoReason,
     }
 
-    #[derive(Serialize)]
+    #[derive(Serialize, schemars::JsonSchema)]
     struct Flat {
         walked_root: String,
         #[serde(flatten)]
         inner: Inner,
     }
 
-    #[derive(Serialize)]
+    #[derive(Serialize, schemars::JsonSchema)]
     struct Outer {
         changes_root: Option<String>,
         inner: Vec<Inner>,
