@@ -741,27 +741,27 @@ mod tests {
 
     use super::*;
 
-    #[derive(Serialize, schemars::JsonSchema)]
+    #[derive(Serialize)]
     struct Inner {
         exit_code: i32,
         env_vars: BTreeMap<String, String>,
     }
 
-    #[derive(Serialize, schemars::JsonSchema)]
+    #[derive(Serialize)]
     #[serde(tag = "by", rename_all = "kebab-case")]
     enum Reason {
         ChangedFile { changed_path: String },
         NoReason,
     }
 
-    #[derive(Serialize, schemars::JsonSchema)]
+    #[derive(Serialize)]
     struct Flat {
         walked_root: String,
         #[serde(flatten)]
         inner: Inner,
     }
 
-    #[derive(Serialize, schemars::JsonSchema)]
+    #[derive(Serialize)]
     struct Outer {
         changes_root: Option<String>,
         inner: Vec<Inner>,
