@@ -49,6 +49,7 @@ macro_rules! change_options {
             /// An artifact graph to use instead of a schema (as `artifact_graph`
             /// returns it). Not together with `schema`.
             #[serde(default)]
+            #[schemars(extend("x-output" = "ArtifactGraph"))]
             pub graph: Option<crate::door::openspec::GraphSpec>,
         }
 
@@ -246,6 +247,7 @@ fn artifact_graph(o: ArtifactGraphOptions) -> Result<ArtifactGraph> {
 #[serde(deny_unknown_fields)]
 pub struct UpstreamOptions {
     /// The graph, as `artifact_graph` returns it.
+    #[schemars(extend("x-output" = "ArtifactGraph"))]
     pub graph: GraphSpec,
     /// The artifact's id.
     pub artifact: String,
@@ -265,6 +267,7 @@ fn upstream(o: UpstreamOptions) -> Result<Vec<String>> {
 #[serde(deny_unknown_fields)]
 pub struct DownstreamOptions {
     /// The graph, as `artifact_graph` returns it.
+    #[schemars(extend("x-output" = "ArtifactGraph"))]
     pub graph: GraphSpec,
     /// The artifact's id.
     pub artifact: String,
@@ -286,6 +289,7 @@ fn downstream(o: DownstreamOptions) -> Result<Vec<String>> {
 #[serde(deny_unknown_fields)]
 pub struct TrackedOptions {
     /// The graph, as `artifact_graph` returns it.
+    #[schemars(extend("x-output" = "ArtifactGraph"))]
     pub graph: GraphSpec,
 }
 
@@ -298,6 +302,7 @@ fn tracked(o: TrackedOptions) -> Result<Option<Artifact>> {
 #[serde(deny_unknown_fields)]
 pub struct ArtifactOptions {
     /// The graph, as `artifact_graph` returns it.
+    #[schemars(extend("x-output" = "ArtifactGraph"))]
     pub graph: GraphSpec,
     /// The artifact's id.
     pub id: String,
@@ -348,6 +353,27 @@ mod tests {
     }
 
     const PLAN: &str = "artifacts:\n  - {id: proposal, generates: proposal.md}\n  - {id: plan, generates: todo/*.md, requires: [proposal]}\napply:\n  tracks: todo/*.md\n";
+
+    /// A result passed back (a graph, an inventory) is marked with the output
+    /// type it comes from, so that the generated wrappers accept that type.
+    #[test]
+    fn options_that_take_a_result_back_name_its_output_type() {
+        let description = crate::door::description();
+        let mut marked = 0;
+        for (name, options) in description["options"].as_object().unwrap() {
+            let Some(properties) = options["properties"].as_object() else {
+                continue;
+            };
+            for (field, expected) in [("graph", "ArtifactGraph"), ("inventory", "Inventory")] {
+                if let Some(property) = properties.get(field) {
+                    assert_eq!(property["x-output"], expected, "{name}.{field}");
+                    assert!(description["outputs"].get(expected).is_some());
+                    marked += 1;
+                }
+            }
+        }
+        assert!(marked >= 10, "{marked}");
+    }
 
     #[test]
     fn an_artifact_graph_comes_from_one_source_at_most() {

@@ -64,6 +64,7 @@ fn read_record(o: ReadRecordOptions) -> Result<InventoryRecord> {
 #[serde(deny_unknown_fields)]
 pub struct InventoryRecordOptions {
     /// The inventory, as `inventory` or `change_inventory` gave it.
+    #[schemars(extend("x-output" = "Inventory"))]
     pub inventory: Inventory,
     /// The command the set is for.
     #[serde(default)]

@@ -30,6 +30,7 @@ fn resolve_scope(ws: &Workspace, o: ResolveScopeOptions) -> Result<Scope> {
 pub struct CompareOptions {
     /// The inventory, as `inventory`, `change_inventory` or `read_record` gave
     /// it; its entries must give its fingerprint.
+    #[schemars(extend("x-output" = "Inventory"))]
     pub inventory: Inventory,
 }
 
