@@ -55,7 +55,6 @@ macro_rules! change_options {
 
         impl $name {
             /// The change these options name, opened in `ws`.
-            #[allow(dead_code)]
             fn open(&self, ws: &crate::door::Workspace) -> crate::Result<crate::ChangeSet> {
                 crate::door::openspec::open_change(
                     ws,
