@@ -12,9 +12,11 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import pytest
+
+import ledger
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[2]
@@ -131,6 +133,28 @@ def cli() -> Cli:
 
 
 CHANGE = "add-auth"
+
+# The states in which an artifact's approval stands (docs/approvals.md, States).
+STANDING = {"approved", "archived", "skipped"}
+
+
+def all_approved(status: ledger.ApprovalStatus) -> bool:
+    """Whether every approval of the change stands, made with the schema in use:
+    what `ledger status` exits 0 on (test_cli_parity checks the two agree)."""
+    return all(a["state"] in STANDING for a in status["artifacts"]) and not status["schema_changed"]
+
+
+def states(status: ledger.ApprovalStatus) -> dict[str, str]:
+    """Each artifact's state, by artifact, in graph order."""
+    return {a["artifact"]: a["state"] for a in status["artifacts"]}
+
+
+def conforms(value: Mapping[str, object], typed: Any) -> None:
+    """`value`'s keys are those its generated TypedDict declares: every required
+    one, and no key it does not declare."""
+    declared = typed.__required_keys__ | typed.__optional_keys__
+    assert set(value) <= declared, (typed.__name__, set(value) - declared)
+    assert typed.__required_keys__ <= set(value), (typed.__name__, typed.__required_keys__ - set(value))
 
 
 def make_change(ws: Path, change: str = CHANGE) -> Path:
