@@ -1,0 +1,143 @@
+"""The generated API (`ledger/_api.py`) is the one the core describes, and it
+type-checks real use under `mypy --strict`: the examples, a typed usage file,
+and the mistakes a type checker must catch."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ledger
+from conftest import REPO_ROOT
+
+pytest.importorskip("mypy", reason="mypy checks the typed API (ci.sh installs it)")
+
+HERE = Path(__file__).resolve().parent
+TYPED = [REPO_ROOT / "examples" / "recover.py", HERE / "typing" / "use.py"]
+DESCRIPTION: dict[str, Any] = json.loads(ledger._ledger.description())
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def options_of(verb: dict[str, Any]) -> dict[str, Any]:
+    """The options object schema of a verb, its `$ref`s followed."""
+    schema = verb["options"]
+    while "$ref" in schema:
+        schema = DESCRIPTION["options"][schema["$ref"].rsplit("/", 1)[1]]
+    return schema
+
+
+@pytest.mark.parametrize("verb", DESCRIPTION["verbs"], ids=lambda v: v["name"])
+def test_every_described_verb_is_a_method_or_function_with_its_options(verb: dict[str, Any]) -> None:
+    owner = ledger.Workspace if verb["workspace"] else ledger
+    function = getattr(owner, verb["name"])
+    parameters = list(inspect.signature(function).parameters.values())
+    if verb["workspace"]:
+        assert parameters[0].name == "self"
+        parameters = parameters[1:]
+    positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keywords = {p.name for p in parameters if p.kind == p.KEYWORD_ONLY}
+    assert positional == verb["positional"]
+    assert set(positional) | keywords == set(options_of(verb).get("properties", {}))
+    # Its doc is the core's (the options type's doc comment).
+    assert function.__doc__ and verb["doc"].split("\n")[0].strip() in function.__doc__
+
+
+def test_the_package_is_typed() -> None:
+    package = Path(ledger.__file__).parent
+    assert (package / "py.typed").is_file() and (package / "_api.py").is_file()
+    assert sorted(ledger.__all__) == sorted(set(ledger.__all__))
+    assert all(hasattr(ledger, name) for name in ledger.__all__)
+    free = {v["name"] for v in DESCRIPTION["verbs"] if not v["workspace"]}
+    assert free <= set(ledger.__all__) and "Workspace" in ledger.__all__
+    # The native module is one call (and the description the API was generated
+    # from); the test hook (feature `test-hooks`) is no part of the API.
+    assert "_panic" not in ledger.__all__ and not hasattr(ledger, "_panic")
+    assert "call" not in ledger.__all__
+
+
+def test_the_examples_and_typed_use_pass_mypy_strict(tmp_path: Path) -> None:
+    out = run("mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path), *map(str, TYPED))
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def mypy_errors(tmp_path: Path, lines: list[str]) -> dict[int, list[str]]:
+    """mypy --strict's errors on a file of `lines`, by line number."""
+    (tmp_path / "bad.py").write_text("\n".join(lines) + "\n")
+    out = run("mypy", "--strict", "--no-incremental", "--show-error-codes", "bad.py", cwd=tmp_path)
+    assert out.returncode == 1, out.stdout + out.stderr
+    errors: dict[int, list[str]] = {}
+    for line in out.stdout.splitlines():
+        if line.startswith("bad.py:") and ": error: " in line:
+            errors.setdefault(int(line.split(":")[1]), []).append(line)
+    return errors
+
+
+# A `str` is a sequence of strings, but an argv that is one string is refused:
+# each of these must fail both mypy (an `arg-type` error on its line) and the
+# runtime (`invalid-argument` naming the option). `ws` is a workspace, `inv`
+# an inventory.
+STR_ARGV = [
+    'ws.check_gate("t", argv="cargo test")',
+    'ws.check_recorded_gate("t", argv="cargo test")',
+    'ledger.inventory_record(inv, command="cargo test")',
+]
+
+
+def test_a_str_argv_is_a_mypy_error(tmp_path: Path) -> None:
+    prelude = ["import ledger", "ws = ledger.Workspace('.')", "inv = ws.inventory()"]
+    errors = mypy_errors(tmp_path, prelude + STR_ARGV)
+    for number, call in enumerate(STR_ARGV, start=len(prelude) + 1):
+        assert len(errors.get(number, [])) == 1, (call, errors)
+        assert '"str"' in errors[number][0] and errors[number][0].endswith("[arg-type]"), errors[number]
+    assert sum(map(len, errors.values())) == len(STR_ARGV), errors
+
+
+def test_a_str_argv_is_a_runtime_error_and_a_list_is_not(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a")
+    ws = ledger.Workspace(tmp_path)
+    names = {"ledger": ledger, "ws": ws, "inv": ws.inventory()}
+    for call in STR_ARGV:
+        with pytest.raises(ledger.InvalidArgumentError, match="argv|command"):
+            eval(call, names)
+        eval(call.replace('"cargo test"', '["cargo", "test"]'), names)
+
+
+# A task rule is one of two names: typed as a Literal, a misspelt rule is a mypy
+# error on its line (and an InvalidArgumentError at run time).
+BAD_RULES = [
+    'ledger.normalize_tasks(b"", rule="openspec")',
+    'ledger.read_tasks_bytes(b"", rule="v2")',
+    'ledger.Workspace(".").resolve_scope(tasks=["t.md"], task_rule="Openspec-Checkbox")',
+    'ledger.Workspace(".").change_tasks("c", task_rule="task-checkbox")',
+]
+
+
+def test_a_misspelt_task_rule_is_a_mypy_error(tmp_path: Path) -> None:
+    errors = mypy_errors(tmp_path, ["import ledger", *BAD_RULES])
+    assert sorted(errors) == list(range(2, 2 + len(BAD_RULES))), errors
+    for call in BAD_RULES:
+        with pytest.raises(ledger.InvalidArgumentError):
+            eval(call, {"ledger": ledger})
+
+
+# A result is a TypedDict: a misspelt field is a mypy error, like an option
+# that does not exist.
+BAD_FIELDS = [
+    'ledger.Workspace(".").inventory()["walkedroots"]',
+    'ledger.Workspace(".").inventory(root=["src"])',
+    'ledger.Workspace(".").status("c")["artifacts"][0]["status"]',
+]
+
+
+def test_a_misspelt_field_or_option_is_a_mypy_error(tmp_path: Path) -> None:
+    errors = mypy_errors(tmp_path, ["import ledger", *BAD_FIELDS])
+    assert sorted(errors) == list(range(2, 2 + len(BAD_FIELDS))), errors
