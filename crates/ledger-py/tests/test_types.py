@@ -141,3 +141,29 @@ BAD_FIELDS = [
 def test_a_misspelt_field_or_option_is_a_mypy_error(tmp_path: Path) -> None:
     errors = mypy_errors(tmp_path, ["import ledger", *BAD_FIELDS])
     assert sorted(errors) == list(range(2, 2 + len(BAD_FIELDS))), errors
+
+
+def python_blocks(markdown: Path) -> list[str]:
+    """The ```python blocks of a Markdown file."""
+    blocks, inside, lines = [], False, []
+    for line in markdown.read_text().splitlines():
+        if not inside and line.strip() == "```python":
+            inside, lines = True, []
+        elif inside and line.strip() == "```":
+            inside = False
+            blocks.append("\n".join(lines))
+        elif inside:
+            lines.append(line)
+    return blocks
+
+
+@pytest.mark.parametrize("markdown", ["README.md", "crates/ledger-py/README.md"])
+def test_the_readme_s_python_passes_mypy_strict(markdown: str, tmp_path: Path) -> None:
+    blocks = python_blocks(REPO_ROOT / markdown)
+    assert blocks, f"{markdown} shows no Python"
+    for number, block in enumerate(blocks):
+        # Each block on its own, as a reader copies it (`import ledger` first).
+        (tmp_path / f"block{number}.py").write_text("import ledger\n" + block.replace("import ledger\n", "") + "\n")
+    files = [str(tmp_path / f"block{n}.py") for n in range(len(blocks))]
+    out = run("mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"), *files)
+    assert out.returncode == 0, out.stdout + out.stderr
