@@ -149,30 +149,50 @@ def states(status: ledger.ApprovalStatus) -> dict[str, str]:
     return {a["artifact"]: a["state"] for a in status["artifacts"]}
 
 
-def conforms(value: Mapping[str, object], typed: Any) -> None:
-    """`value`'s keys are those its generated TypedDict declares: every required
-    one, and no key it does not declare."""
-    declared = typed.__required_keys__ | typed.__optional_keys__
-    assert set(value) <= declared, (typed.__name__, set(value) - declared)
-    assert typed.__required_keys__ <= set(value), (typed.__name__, typed.__required_keys__ - set(value))
+def conforms(value: object, typed: Any, where: str = "result") -> None:
+    """`value` is what its generated type says, at every depth: a TypedDict's
+    keys are those it declares (every required one, none it does not declare),
+    each value of the declared type; a union holds when one member does."""
+    import typing
 
+    import ledger._api as api
 
-def make_change(ws: Path, change: str = CHANGE) -> Path:
-    """An OpenSpec change with every spec-driven artifact and a linked material."""
-    d = ws / "openspec" / "changes" / change
-    write(d, "proposal.md", "# Why\nLogins.\n")
-    write(d, "specs/auth/spec.md", "## Requirement: login\n")
-    write(d, "design.md", "# Design\nSee [the flow](diagrams/flow.svg).\n")
-    write(d, "diagrams/flow.svg", "<svg/>\n")
-    write(d, "tasks.md", "- [ ] 1.1 [core] Add login\n- [ ] 1.2 [py] Bind it\n")
-    return d
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """A committed checkout holding one OpenSpec change."""
-    w = init_repo(tmp_path / "ws")
-    write(w, "src/app.py", "print('hi')\n")
-    make_change(w)
-    commit_all(w)
-    return w
+    origin, args = typing.get_origin(typed), typing.get_args(typed)
+    if typed is Any or typed is object:
+        return
+    if typed is type(None):
+        assert value is None, (where, value)
+    elif origin is typing.Union:
+        failures = []
+        for member in args:
+            try:
+                conforms(value, member, where)
+                return
+            except AssertionError as e:
+                failures.append(str(e))
+        raise AssertionError(f"{where}: no member of {typed} holds: {failures}")
+    elif origin is typing.Literal:
+        assert value in args, (where, value, args)
+    elif origin is list:
+        assert isinstance(value, list), (where, value)
+        for n, item in enumerate(value):
+            conforms(item, args[0], f"{where}[{n}]")
+    elif origin is dict:
+        assert isinstance(value, dict), (where, value)
+        for key, item in value.items():
+            assert isinstance(key, str), (where, key)
+            conforms(item, args[1], f"{where}[{key!r}]")
+    elif typing.is_typeddict(typed):
+        assert isinstance(value, dict), (where, value)
+        declared = typed.__required_keys__ | typed.__optional_keys__
+        assert set(value) <= declared, (where, typed.__name__, "undeclared", set(value) - declared)
+        assert typed.__required_keys__ <= set(value), (where, typed.__name__, "missing", typed.__required_keys__ - set(value))
+        hints = typing.get_type_hints(typed, vars(api))
+        for key, item in value.items():
+            conforms(item, hints[key], f"{where}.{key}")
+    elif typed is int:
+        assert isinstance(value, int) and not isinstance(value, bool), (where, value)
+    elif typed is float:
+        assert isinstance(value, (int, float)) and not isinstance(value, bool), (where, value)
+    else:
+        assert isinstance(value, typed), (where, value, typed)

@@ -172,3 +172,40 @@ def test_the_readme_s_python_passes_mypy_strict(markdown: str, tmp_path: Path) -
     files = [str(tmp_path / f"block{n}.py") for n in range(len(blocks))]
     out = run("mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"), *files)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_every_result_is_what_its_generated_type_says(workspace: Path) -> None:
+    """The generated TypedDicts describe what the verbs return, at every depth
+    (required and optional keys, literals, unions), on a change taken through
+    approvals, a gate, a handoff and a validation."""
+    from conftest import CHANGE, conforms
+
+    ws = ledger.Workspace(workspace)
+    inv = ws.inventory(tasks=[f"openspec/changes/{CHANGE}/tasks.md"], task_rule="openspec-checkbox")
+    conforms(inv, ledger.Inventory)
+    conforms(ws.resolve_scope(exclude=["x"]), ledger.Scope)
+    for artifact in ["proposal", "specs", "design", "tasks"]:
+        conforms(ws.approve(CHANGE, artifact, source="review 1"), ledger.Binding)
+    (workspace / "src" / "app.py").write_text("print('changed')\n")
+    (workspace / f"openspec/changes/{CHANGE}/design.md").write_text("# Design v2\nSee [the flow](diagrams/flow.svg).\n")
+    conforms(ws.status(CHANGE), ledger.ApprovalStatus)
+    conforms(ws.compare(inv), ledger.Comparison)
+    conforms(ws.change_graph(CHANGE), ledger.ArtifactGraph)
+    conforms(ws.change_tasks(CHANGE), ledger.ChangeTasks)
+    prerequisites: dict[str, ledger.Observe] = {"v": {"literal": "1"}, "e": {"environment": "LEDGER_PY_UNSET"}}
+    run = ws.run_gate("test", argv=["sh", "-c", "echo ok"], scope={"roots": ["src"]}, prerequisites=prerequisites)
+    conforms(run, ledger.GateRun)
+    conforms(ws.run_gate("slow", argv=["sleep", "5"], timeout_ms=100), ledger.GateRun)
+    (workspace / "src" / "app.py").write_text("print('changed again')\n")
+    conforms(ws.check_gate("test", argv=["true"], scope={"roots": ["src"]}, prerequisites={"v": {"literal": "2"}}), ledger.Freshness)
+    conforms(ws.check_recorded_gate("test"), ledger.Freshness)
+    conforms(ws.latest_evidence("test"), ledger.LatestEvidence)
+    conforms(ws.advance_state(CHANGE, role="implementation", checks=[{"name": "t", "result": "PASS"}]), ledger.CurrentState)
+    conforms(ws.record_validation(CHANGE, verdict="FAIL", source="review 2"), ledger.CurrentState)
+    conforms(ws.current_state(CHANGE), ledger.CurrentState)
+    for entry in ws.state_log(CHANGE):
+        conforms(entry, ledger.LogEntry)
+    conforms(ws.store_check(), ledger.StoreCheck)
+    conforms(ws.stored_record(ws.history(f"changes/{CHANGE}")[0]), ledger.StoredRecord)
+    conforms(ledger.read_tasks_bytes(b"- [x] 1.1 a\n- [ ] b\n", rule="openspec-checkbox"), ledger.Tasks)
+    conforms(ledger.parse_record(ledger.inventory_record(inv, meta={"k": "v"})), ledger.InventoryRecord)
