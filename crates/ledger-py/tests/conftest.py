@@ -196,3 +196,24 @@ def conforms(value: object, typed: Any, where: str = "result") -> None:
         assert isinstance(value, (int, float)) and not isinstance(value, bool), (where, value)
     else:
         assert isinstance(value, typed), (where, value, typed)
+
+
+def make_change(ws: Path, change: str = CHANGE) -> Path:
+    """An OpenSpec change with every spec-driven artifact and a linked material."""
+    d = ws / "openspec" / "changes" / change
+    write(d, "proposal.md", "# Why\nLogins.\n")
+    write(d, "specs/auth/spec.md", "## Requirement: login\n")
+    write(d, "design.md", "# Design\nSee [the flow](diagrams/flow.svg).\n")
+    write(d, "diagrams/flow.svg", "<svg/>\n")
+    write(d, "tasks.md", "- [ ] 1.1 [core] Add login\n- [ ] 1.2 [py] Bind it\n")
+    return d
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A committed checkout holding one OpenSpec change."""
+    w = init_repo(tmp_path / "ws")
+    write(w, "src/app.py", "print('hi')\n")
+    make_change(w)
+    commit_all(w)
+    return w

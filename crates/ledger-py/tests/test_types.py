@@ -19,7 +19,7 @@ from conftest import REPO_ROOT
 pytest.importorskip("mypy", reason="mypy checks the typed API (ci.sh installs it)")
 
 HERE = Path(__file__).resolve().parent
-TYPED = [REPO_ROOT / "examples" / "recover.py", HERE / "typing" / "use.py"]
+TYPED = [REPO_ROOT / "examples" / "recover.py", HERE / "typed" / "use.py"]
 DESCRIPTION: dict[str, Any] = json.loads(ledger._ledger.description())
 
 
@@ -189,6 +189,13 @@ def test_every_result_is_what_its_generated_type_says(workspace: Path) -> None:
     (workspace / "src" / "app.py").write_text("print('changed')\n")
     (workspace / f"openspec/changes/{CHANGE}/design.md").write_text("# Design v2\nSee [the flow](diagrams/flow.svg).\n")
     conforms(ws.status(CHANGE), ledger.ApprovalStatus)
+    # Bindings made with another schema than the one named now: schema_changed rows.
+    lean = workspace / "openspec/schemas/lean/schema.yaml"
+    lean.parent.mkdir(parents=True)
+    lean.write_text("artifacts:\n  - {id: proposal, generates: proposal.md}\n")
+    other = ws.status(CHANGE, schema="lean")
+    assert other["schema_changed"]
+    conforms(other, ledger.ApprovalStatus)
     conforms(ws.compare(inv), ledger.Comparison)
     conforms(ws.change_graph(CHANGE), ledger.ArtifactGraph)
     conforms(ws.change_tasks(CHANGE), ledger.ChangeTasks)
