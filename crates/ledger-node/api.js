@@ -159,6 +159,647 @@ class Workspace {
     return (reply(native.callSync(this.#path, 'status', encode('status', () => ({ ...options, change })))))
   }
 
+  /**
+   * Binds `artifact`'s current fingerprint to the owner's decision observed
+   * at `source` (a message id, a URL...), and advances the change's state
+   * pointer. `absent` approves a set none of whose files exist (refused
+   * otherwise). `reviewed` and `expected` name what was reviewed and the
+   * record the write started from; a mismatch records nothing. A Tasks file
+   * holding lines the other task rule reads as tasks and the chosen one
+   * does not is approved with a warning (docs/approvals.md).
+   */
+  async approve(change, artifact, options) {
+    const text = encode('approve', () => ({ ...options, artifact, change }))
+    return (reply(await native.call(this.#path, 'approve', text)))
+  }
+
+  /** `approve`, blocking the JavaScript thread. */
+  approveSync(change, artifact, options) {
+    return (reply(native.callSync(this.#path, 'approve', encode('approve', () => ({ ...options, artifact, change })))))
+  }
+
+  /**
+   * Retires a change's state (`ledger state retire`): a new record without
+   * bindings that says why; the records before it stay. Returns its id.
+   */
+  async retire(change, options) {
+    const text = encode('retire', () => ({ ...options, change }))
+    return (reply(await native.call(this.#path, 'retire', text)))
+  }
+
+  /** `retire`, blocking the JavaScript thread. */
+  retireSync(change, options) {
+    return (reply(native.callSync(this.#path, 'retire', encode('retire', () => ({ ...options, change })))))
+  }
+
+  /**
+   * The state envelope a change's pointer names, and its record (`ledger state
+   * show`); `record` is null and the envelope empty when none is recorded.
+   */
+  async currentState(change) {
+    const text = encode('current_state', () => ({ change }))
+    return (reply(await native.call(this.#path, 'current_state', text)))
+  }
+
+  /** `currentState`, blocking the JavaScript thread. */
+  currentStateSync(change) {
+    return (reply(native.callSync(this.#path, 'current_state', encode('current_state', () => ({ change })))))
+  }
+
+  /**
+   * The scope as an expansion would cover it: the workspace made absolute, the
+   * default repository filled in, the store exclusion present.
+   */
+  async resolveScope(options) {
+    const text = encode('resolve_scope', () => ({ ...options,  }))
+    return (reply(await native.call(this.#path, 'resolve_scope', text)))
+  }
+
+  /** `resolveScope`, blocking the JavaScript thread. */
+  resolveScopeSync(options) {
+    return (reply(native.callSync(this.#path, 'resolve_scope', encode('resolve_scope', () => ({ ...options,  })))))
+  }
+
+  /**
+   * Re-expands an inventory's scope plus every path it held, in this
+   * workspace (a moved checkout: its paths are relative to it), and reports
+   * what changed, path by path.
+   */
+  async compare(inventory) {
+    const text = encode('compare', () => ({ inventory }))
+    return (reply(await native.call(this.#path, 'compare', text)))
+  }
+
+  /** `compare`, blocking the JavaScript thread. */
+  compareSync(inventory) {
+    return (reply(native.callSync(this.#path, 'compare', encode('compare', () => ({ inventory })))))
+  }
+
+  /**
+   * Orphan records, leftover temp files, corrupt files and dangling refs of
+   * the store (`ledger store check --json`), and whether it is clean; an
+   * absent store is empty and clean.
+   */
+  async storeCheck() {
+    const text = encode('store_check', () => ({  }))
+    return (reply(await native.call(this.#path, 'store_check', text)))
+  }
+
+  /** `storeCheck`, blocking the JavaScript thread. */
+  storeCheckSync() {
+    return (reply(native.callSync(this.#path, 'store_check', encode('store_check', () => ({  })))))
+  }
+
+  /**
+   * The record a ref names, or null.
+   */
+  async head(reference) {
+    const text = encode('head', () => ({ reference }))
+    return (reply(await native.call(this.#path, 'head', text)))
+  }
+
+  /** `head`, blocking the JavaScript thread. */
+  headSync(reference) {
+    return (reply(native.callSync(this.#path, 'head', encode('head', () => ({ reference })))))
+  }
+
+  /**
+   * The records on a ref, newest first.
+   */
+  async history(reference) {
+    const text = encode('history', () => ({ reference }))
+    return (reply(await native.call(this.#path, 'history', text)))
+  }
+
+  /** `history`, blocking the JavaScript thread. */
+  historySync(reference) {
+    return (reply(native.callSync(this.#path, 'history', encode('history', () => ({ reference })))))
+  }
+
+  /**
+   * Every ref and the record it names, sorted by name.
+   */
+  async refs() {
+    const text = encode('refs', () => ({  }))
+    return (reply(await native.call(this.#path, 'refs', text)))
+  }
+
+  /** `refs`, blocking the JavaScript thread. */
+  refsSync() {
+    return (reply(native.callSync(this.#path, 'refs', encode('refs', () => ({  })))))
+  }
+
+  /**
+   * A record (its header and its body as stored), checked against its id.
+   */
+  async storedRecord(id) {
+    const text = encode('stored_record', () => ({ id }))
+    return (reply(await native.call(this.#path, 'stored_record', text)))
+  }
+
+  /** `storedRecord`, blocking the JavaScript thread. */
+  storedRecordSync(id) {
+    return (reply(native.callSync(this.#path, 'stored_record', encode('stored_record', () => ({ id })))))
+  }
+
+  /**
+   * The artifact graph the change is evaluated with (its schema's, checked
+   * and in topological order).
+   */
+  async changeGraph(change, options) {
+    const text = encode('change_graph', () => ({ ...options, change }))
+    return (reply(await native.call(this.#path, 'change_graph', text)))
+  }
+
+  /** `changeGraph`, blocking the JavaScript thread. */
+  changeGraphSync(change, options) {
+    return (reply(native.callSync(this.#path, 'change_graph', encode('change_graph', () => ({ ...options, change })))))
+  }
+
+  /**
+   * The scope of one artifact's approval set, as an expansion would cover it
+   * (for `design`: `design.md` and the materials it links).
+   */
+  async changeScope(change, artifact, options) {
+    const text = encode('change_scope', () => ({ ...options, artifact, change }))
+    return (reply(await native.call(this.#path, 'change_scope', text)))
+  }
+
+  /** `changeScope`, blocking the JavaScript thread. */
+  changeScopeSync(change, artifact, options) {
+    return (reply(native.callSync(this.#path, 'change_scope', encode('change_scope', () => ({ ...options, artifact, change })))))
+  }
+
+  /**
+   * The approval set of one artifact of the change, expanded (for `design`:
+   * `design.md` and the materials it links).
+   */
+  async changeInventory(change, artifact, options) {
+    const text = encode('change_inventory', () => ({ ...options, artifact, change }))
+    return (reply(await native.call(this.#path, 'change_inventory', text)))
+  }
+
+  /** `changeInventory`, blocking the JavaScript thread. */
+  changeInventorySync(change, artifact, options) {
+    return (reply(native.callSync(this.#path, 'change_inventory', encode('change_inventory', () => ({ ...options, artifact, change })))))
+  }
+
+  /**
+   * The change's tracked Tasks file read under its rule (`task_rule`, else
+   * the one the `tasks` approval recorded, else the schema's, else
+   * `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`).
+   */
+  async changeTasks(change, options) {
+    const text = encode('change_tasks', () => ({ ...options, change }))
+    return (reply(await native.call(this.#path, 'change_tasks', text)))
+  }
+
+  /** `changeTasks`, blocking the JavaScript thread. */
+  changeTasksSync(change, options) {
+    return (reply(native.callSync(this.#path, 'change_tasks', encode('change_tasks', () => ({ ...options, change })))))
+  }
+
+  /**
+   * Advances the change's state envelope (the handoff, `ledger state set`):
+   * only the fields given change; the task ids are read from the tracked
+   * Tasks file unless `completed` or `remaining` is given. A new record
+   * after `expected` (the record the caller started from, `none` when it
+   * read no state; default: the head as read now): `pointer-conflict` when
+   * another writer advanced it.
+   */
+  async advanceState(change, options) {
+    const text = encode('advance_state', () => ({ ...options, change }))
+    return (reply(await native.call(this.#path, 'advance_state', text)))
+  }
+
+  /** `advanceState`, blocking the JavaScript thread. */
+  advanceStateSync(change, options) {
+    return (reply(native.callSync(this.#path, 'advance_state', encode('advance_state', () => ({ ...options, change })))))
+  }
+
+  /**
+   * The change's chain of state records, newest first, each with what it
+   * changed (`ledger state log --json`).
+   */
+  async stateLog(change) {
+    const text = encode('state_log', () => ({ change }))
+    return (reply(await native.call(this.#path, 'state_log', text)))
+  }
+
+  /** `stateLog`, blocking the JavaScript thread. */
+  stateLogSync(change) {
+    return (reply(native.callSync(this.#path, 'state_log', encode('state_log', () => ({ change })))))
+  }
+
+  /**
+   * Records a verdict with its PASS inventory in the change's envelope
+   * (`ledger validate record`). A PASS is refused with `validation-refused`
+   * unless every artifact is approved and every gate named is fresh now,
+   * and with `no-delivery` when it names no `roots` or `paths` and gives
+   * no `no_delivery` reason.
+   */
+  async recordValidation(change, options) {
+    const text = encode('record_validation', () => ({ ...options, change }))
+    return (reply(await native.call(this.#path, 'record_validation', text)))
+  }
+
+  /** `recordValidation`, blocking the JavaScript thread. */
+  recordValidationSync(change, options) {
+    return (reply(native.callSync(this.#path, 'record_validation', encode('record_validation', () => ({ ...options, change })))))
+  }
+
+  /**
+   * Whether the recorded PASS still stands: its inventory re-expanded, its
+   * gates checked, each one's prerequisites observed as
+   * `gate_prerequisites` says (`ledger validate check --json`).
+   */
+  async checkValidation(change, options) {
+    const text = encode('check_validation', () => ({ ...options, change }))
+    return (reply(await native.call(this.#path, 'check_validation', text)))
+  }
+
+  /** `checkValidation`, blocking the JavaScript thread. */
+  checkValidationSync(change, options) {
+    return (reply(native.callSync(this.#path, 'check_validation', encode('check_validation', () => ({ ...options, change })))))
+  }
+
+  /**
+   * Every difference from the PASS after the terminal mutations, by class
+   * (`ledger finalize check --json`).
+   */
+  async finalizeCheck(change, options) {
+    const text = encode('finalize_check', () => ({ ...options, change }))
+    return (reply(await native.call(this.#path, 'finalize_check', text)))
+  }
+
+  /** `finalizeCheck`, blocking the JavaScript thread. */
+  finalizeCheckSync(change, options) {
+    return (reply(native.callSync(this.#path, 'finalize_check', encode('finalize_check', () => ({ ...options, change })))))
+  }
+
+  /**
+   * A gate: what it runs, where, on which inputs, and which prerequisites its
+   * result depends on. Whether its latest evidence can be reused: fresh, or
+   * stale with every reason. Runs nothing but the prerequisite commands given
+   * here (`check_recorded_gate` fills a check from the evidence instead).
+   */
+  async checkGate(name, options) {
+    const text = encode('check_gate', () => ({ ...options, name }))
+    return (reply(await native.call(this.#path, 'check_gate', text)))
+  }
+
+  /** `checkGate`, blocking the JavaScript thread. */
+  checkGateSync(name, options) {
+    return (reply(native.callSync(this.#path, 'check_gate', encode('check_gate', () => ({ ...options, name })))))
+  }
+
+  /**
+   * What `ledger gate check` answers: whether the gate's latest evidence is
+   * fresh for the parts of its spec given now, the others taken from the
+   * evidence. Nothing read from the store is run: only the prerequisite
+   * commands given here.
+   */
+  async checkRecordedGate(name, options) {
+    const text = encode('check_recorded_gate', () => ({ ...options, name }))
+    return (reply(await native.call(this.#path, 'check_recorded_gate', text)))
+  }
+
+  /** `checkRecordedGate`, blocking the JavaScript thread. */
+  checkRecordedGateSync(name, options) {
+    return (reply(native.callSync(this.#path, 'check_recorded_gate', encode('check_recorded_gate', () => ({ ...options, name })))))
+  }
+
+  /**
+   * Reuses fresh evidence, or runs the command and records evidence whatever
+   * its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
+   * process group is sent SIGTERM (SIGKILL shortly after), and the run is
+   * recorded as failed and not reusable.
+   */
+  async runGate(name, options) {
+    const text = encode('run_gate', () => ({ ...options, name }))
+    return (reply(await native.call(this.#path, 'run_gate', text)))
+  }
+
+  /** `runGate`, blocking the JavaScript thread. */
+  runGateSync(name, options) {
+    return (reply(native.callSync(this.#path, 'run_gate', encode('run_gate', () => ({ ...options, name })))))
+  }
+
+  /**
+   * The gate's latest evidence and its record, or null when it never ran.
+   */
+  async latestEvidence(gate) {
+    const text = encode('latest_evidence', () => ({ gate }))
+    return (reply(await native.call(this.#path, 'latest_evidence', text)))
+  }
+
+  /** `latestEvidence`, blocking the JavaScript thread. */
+  latestEvidenceSync(gate) {
+    return (reply(native.callSync(this.#path, 'latest_evidence', encode('latest_evidence', () => ({ gate })))))
+  }
+
+  /**
+   * The output the gate's latest run kept (raw bytes, as the command wrote
+   * them; what `ledger gate show` prints), or null when it never ran. An output
+   * past the bound was kept as its start and its end: the evidence's
+   * `output.truncated` says how many bytes were dropped between them.
+   */
+  async gateOutput(gate) {
+    const text = encode('gate_output', () => ({ gate }))
+    return b64decode(reply(await native.call(this.#path, 'gate_output', text)))
+  }
+
+  /** `gateOutput`, blocking the JavaScript thread. */
+  gateOutputSync(gate) {
+    return b64decode(reply(native.callSync(this.#path, 'gate_output', encode('gate_output', () => ({ gate })))))
+  }
+
+  /**
+   * The output one evidence record kept (raw bytes); `invalid-argument` for
+   * evidence written before ledger kept a run's output.
+   */
+  async evidenceOutput(record) {
+    const text = encode('evidence_output', () => ({ record }))
+    return b64decode(reply(await native.call(this.#path, 'evidence_output', text)))
+  }
+
+  /** `evidenceOutput`, blocking the JavaScript thread. */
+  evidenceOutputSync(record) {
+    return b64decode(reply(native.callSync(this.#path, 'evidence_output', encode('evidence_output', () => ({ record })))))
+  }
+
+}
+/**
+ * The v1 fingerprint of `entries`, in any order: they are sorted by the
+ * UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
+ * invalid entry `bad-entry`.
+ */
+async function fingerprintEntries(entries) {
+  const text = encode('fingerprint_entries', () => ({ entries }))
+  return (reply(await native.call(null, 'fingerprint_entries', text)))
 }
 
-module.exports = { Workspace, LedgerError, ErrorCode }
+/** `fingerprintEntries`, blocking the JavaScript thread. */
+function fingerprintEntriesSync(entries) {
+  return (reply(native.callSync(null, 'fingerprint_entries', encode('fingerprint_entries', () => ({ entries })))))
+}
+
+/**
+ * A fingerprint in its one canonical form (`sha256:` and 64 lowercase hex
+ * digits); anything else is `bad-fingerprint`.
+ */
+async function parseFingerprint(text) {
+  const text = encode('parse_fingerprint', () => ({ text }))
+  return (reply(await native.call(null, 'parse_fingerprint', text)))
+}
+
+/** `parseFingerprint`, blocking the JavaScript thread. */
+function parseFingerprintSync(text) {
+  return (reply(native.callSync(null, 'parse_fingerprint', encode('parse_fingerprint', () => ({ text })))))
+}
+
+/**
+ * The top directory of the Git worktree containing `path`, or null outside
+ * Git.
+ */
+async function worktreeRoot(path) {
+  const text = encode('worktree_root', () => ({ path }))
+  return (reply(await native.call(null, 'worktree_root', text)))
+}
+
+/** `worktreeRoot`, blocking the JavaScript thread. */
+function worktreeRootSync(path) {
+  return (reply(native.callSync(null, 'worktree_root', encode('worktree_root', () => ({ path })))))
+}
+
+/**
+ * Parses a record's text strictly: a record whose entries do not reproduce
+ * its fingerprint is `malformed-record`, another format or major version
+ * `unsupported-version`.
+ */
+async function parseRecord(text, options) {
+  const text = encode('parse_record', () => ({ ...options, text }))
+  return (reply(await native.call(null, 'parse_record', text)))
+}
+
+/** `parseRecord`, blocking the JavaScript thread. */
+function parseRecordSync(text, options) {
+  return (reply(native.callSync(null, 'parse_record', encode('parse_record', () => ({ ...options, text })))))
+}
+
+/**
+ * Reads a record file strictly (a regular file, not through a symlink, at
+ * most 1 GiB; then as `parse_record`).
+ */
+async function readRecord(path) {
+  const text = encode('read_record', () => ({ path }))
+  return (reply(await native.call(null, 'read_record', text)))
+}
+
+/** `readRecord`, blocking the JavaScript thread. */
+function readRecordSync(path) {
+  return (reply(native.callSync(null, 'read_record', encode('read_record', () => ({ path })))))
+}
+
+/**
+ * The inventory record of `inventory` (pretty JSON ending with a newline),
+ * exactly as `ledger inventory` writes it, with what the caller observed.
+ */
+async function inventoryRecord(inventory, options) {
+  const text = encode('inventory_record', () => ({ ...options, inventory }))
+  return (reply(await native.call(null, 'inventory_record', text)))
+}
+
+/** `inventoryRecord`, blocking the JavaScript thread. */
+function inventoryRecordSync(inventory, options) {
+  return (reply(native.callSync(null, 'inventory_record', encode('inventory_record', () => ({ ...options, inventory })))))
+}
+
+/**
+ * An artifact graph, checked (duplicate ids, unknown `requires`, cycles) and
+ * in topological order: read from a `schema.yaml` file (`schema`), parsed
+ * from its text (`yaml`), built from `artifacts`, or, with none of the
+ * three, OpenSpec's spec-driven schema.
+ */
+async function artifactGraph(options) {
+  const text = encode('artifact_graph', () => ({ ...options,  }))
+  return (reply(await native.call(null, 'artifact_graph', text)))
+}
+
+/** `artifactGraph`, blocking the JavaScript thread. */
+function artifactGraphSync(options) {
+  return (reply(native.callSync(null, 'artifact_graph', encode('artifact_graph', () => ({ ...options,  })))))
+}
+
+/**
+ * Every artifact `artifact` depends on, directly or not, in graph order.
+ */
+async function upstream(graph, artifact) {
+  const text = encode('upstream', () => ({ artifact, graph }))
+  return (reply(await native.call(null, 'upstream', text)))
+}
+
+/** `upstream`, blocking the JavaScript thread. */
+function upstreamSync(graph, artifact) {
+  return (reply(native.callSync(null, 'upstream', encode('upstream', () => ({ artifact, graph })))))
+}
+
+/**
+ * Every artifact that depends on `artifact`, directly or not, in graph order.
+ */
+async function downstream(graph, artifact) {
+  const text = encode('downstream', () => ({ artifact, graph }))
+  return (reply(await native.call(null, 'downstream', text)))
+}
+
+/** `downstream`, blocking the JavaScript thread. */
+function downstreamSync(graph, artifact) {
+  return (reply(native.callSync(null, 'downstream', encode('downstream', () => ({ artifact, graph })))))
+}
+
+/**
+ * The tracked Tasks artifact, by OpenSpec's rule: the artifact whose
+ * `generates` is the graph's `tracks`, or, when it names none, the artifact
+ * with id `tasks`.
+ */
+async function tracked(graph) {
+  const text = encode('tracked', () => ({ graph }))
+  return (reply(await native.call(null, 'tracked', text)))
+}
+
+/** `tracked`, blocking the JavaScript thread. */
+function trackedSync(graph) {
+  return (reply(native.callSync(null, 'tracked', encode('tracked', () => ({ graph })))))
+}
+
+/**
+ * The artifact of the graph with this id (`unknown-artifact` when none has it).
+ */
+async function artifact(graph, id) {
+  const text = encode('artifact', () => ({ graph, id }))
+  return (reply(await native.call(null, 'artifact', text)))
+}
+
+/** `artifact`, blocking the JavaScript thread. */
+function artifactSync(graph, id) {
+  return (reply(native.callSync(null, 'artifact', encode('artifact', () => ({ graph, id })))))
+}
+
+/**
+ * Observes prerequisites now, as a gate run would: each one's value, null for
+ * an unset environment variable. Commands run in the current directory.
+ */
+async function observe(prerequisites) {
+  const text = encode('observe', () => ({ prerequisites }))
+  return (reply(await native.call(null, 'observe', text)))
+}
+
+/** `observe`, blocking the JavaScript thread. */
+function observeSync(prerequisites) {
+  return (reply(native.callSync(null, 'observe', encode('observe', () => ({ prerequisites })))))
+}
+
+/**
+ * The payload a Tasks file is hashed with under `rule`: under
+ * `task-checkbox-v1` (the default) every canonical checked task
+ * (`- [x] 1.2 [area] ...`) unchecked, under `openspec-checkbox` the `x`/`X`
+ * of every task OpenSpec counts turned into a space; every other byte kept.
+ */
+async function normalizeTasks(data, options) {
+  const text = encode('normalize_tasks', () => ({ ...options, data: b64encode(data) }))
+  return b64decode(reply(await native.call(null, 'normalize_tasks', text)))
+}
+
+/** `normalizeTasks`, blocking the JavaScript thread. */
+function normalizeTasksSync(data, options) {
+  return b64decode(reply(native.callSync(null, 'normalize_tasks', encode('normalize_tasks', () => ({ ...options, data: b64encode(data) })))))
+}
+
+/**
+ * The tasks of the Tasks file at `path` under `rule`: id, done, line and
+ * text of each, and the totals. The file is read like every input: not
+ * through a symlink, a regular file, bounded (`unreadable`, `special-file`,
+ * `too-large`).
+ */
+async function readTasks(path, options) {
+  const text = encode('read_tasks', () => ({ ...options, path }))
+  return (reply(await native.call(null, 'read_tasks', text)))
+}
+
+/** `readTasks`, blocking the JavaScript thread. */
+function readTasksSync(path, options) {
+  return (reply(native.callSync(null, 'read_tasks', encode('read_tasks', () => ({ ...options, path })))))
+}
+
+/**
+ * The tasks of a Tasks file's bytes under `rule` (as `read_tasks`).
+ */
+async function readTasksBytes(data, options) {
+  const text = encode('read_tasks_bytes', () => ({ ...options, data: b64encode(data) }))
+  return (reply(await native.call(null, 'read_tasks_bytes', text)))
+}
+
+/** `readTasksBytes`, blocking the JavaScript thread. */
+function readTasksBytesSync(data, options) {
+  return (reply(native.callSync(null, 'read_tasks_bytes', encode('read_tasks_bytes', () => ({ ...options, data: b64encode(data) })))))
+}
+
+/**
+ * The number of threads calls run with now.
+ */
+async function threads() {
+  const text = encode('threads', () => ({  }))
+  return (reply(await native.call(null, 'threads', text)))
+}
+
+/** `threads`, blocking the JavaScript thread. */
+function threadsSync() {
+  return (reply(native.callSync(null, 'threads', encode('threads', () => ({  })))))
+}
+
+/**
+ * Sets the number of threads every later call uses (`0`: one per core;
+ * without a call, the `LEDGER_THREADS` environment variable decides, else
+ * one per core). Above the core's limit (`MAX_THREADS`): `invalid-argument`.
+ */
+async function setThreads(count) {
+  const text = encode('set_threads', () => ({ count }))
+  return (reply(await native.call(null, 'set_threads', text)))
+}
+
+/** `setThreads`, blocking the JavaScript thread. */
+function setThreadsSync(count) {
+  return (reply(native.callSync(null, 'set_threads', encode('set_threads', () => ({ count })))))
+}
+
+/**
+ * Whether calls use the digest cache now.
+ */
+async function digestCacheEnabled() {
+  const text = encode('digest_cache_enabled', () => ({  }))
+  return (reply(await native.call(null, 'digest_cache_enabled', text)))
+}
+
+/** `digestCacheEnabled`, blocking the JavaScript thread. */
+function digestCacheEnabledSync() {
+  return (reply(native.callSync(null, 'digest_cache_enabled', encode('digest_cache_enabled', () => ({  })))))
+}
+
+/**
+ * Turns the digest cache in `.ledger/` on or off for every later call in
+ * this process (off: every file is read). Without a call, the
+ * `LEDGER_NO_CACHE` environment variable decides; the cache is on by
+ * default. The answer never depends on it.
+ */
+async function setDigestCache(enabled) {
+  const text = encode('set_digest_cache', () => ({ enabled }))
+  return (reply(await native.call(null, 'set_digest_cache', text)))
+}
+
+/** `setDigestCache`, blocking the JavaScript thread. */
+function setDigestCacheSync(enabled) {
+  return (reply(native.callSync(null, 'set_digest_cache', encode('set_digest_cache', () => ({ enabled })))))
+}
+
+
+module.exports = { Workspace, LedgerError, ErrorCode, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, threads, threadsSync, setThreads, setThreadsSync, digestCacheEnabled, digestCacheEnabledSync, setDigestCache, setDigestCacheSync }

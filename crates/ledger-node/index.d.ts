@@ -3,6 +3,94 @@
 /* eslint-disable */
 
 /**
+ * One artifact of a graph.
+ */
+export interface ArtifactInput {
+  /**
+   * What it generates, relative to the change directory: a file
+   * (`design.md`) or a glob (`specs/**\/*.md`).
+   */
+  generates: string
+  /**
+   * Its name, e.g. `design`.
+   */
+  id: string
+  /**
+   * The artifacts it depends on.
+   */
+  requires?: Array<string>
+}
+
+/**
+ * Raw bytes (base64 on the wire).
+ */
+export type Bytes = Buffer
+
+/**
+ * A short observed check: what ran and what it showed.
+ */
+export interface Check {
+  /**
+   * What was checked, e.g. `make test`.
+   */
+  name: string
+  /**
+   * The observed result, e.g. `PASS (212 tests)`.
+   */
+  result: string
+}
+
+/**
+ * Where a gate command's output goes, besides the evidence's result.
+ */
+export type Echo = "off" | "passthrough" | "stderr"
+
+/**
+ * One path of an inventory, as the fingerprint's byte stream has it.
+ */
+export interface Entry {
+  /**
+   * The SHA-256 of the content (a symlink: of its target text) in hex, or `-`.
+   */
+  digest: string
+  /**
+   * What is at the path.
+   */
+  kind: "file" | "symlink" | "missing"
+  /**
+   * `100644`, `100755`, `120000` (symlink) or `-` (missing).
+   */
+  mode: string
+  /**
+   * The workspace path.
+   */
+  path: string
+}
+
+/**
+ * One entry as the caller gives it: its four parts as text, checked by the
+ * core (`bad-entry`, `invalid-path`), as `ledger entries` prints them.
+ */
+export interface EntryParts {
+  /**
+   * 64 lowercase hex digits of SHA-256, or `-` for a missing path.
+   */
+  digest: string
+  /**
+   * `file`, `symlink` or `missing`.
+   */
+  kind: string
+  /**
+   * Git's mode: `100644`, `100755`, `120000`, or `-` for a missing path.
+   */
+  mode: string
+  /**
+   * The workspace path (`/`-separated, relative).
+   */
+  path: string
+}
+
+/**
  * A path or directory left out: its text alone (the default reason is recorded), or with the reason a reviewer reads.
  */
 export type Exclude = string | {
@@ -17,9 +105,151 @@ export type Exclude = string | {
 }
 
 /**
+ * A path or directory root removed from the candidates, with the reason a
+ * reviewer reads (the "explained boundary").
+ */
+export interface Exclusion {
+  /**
+   * A workspace path or directory root (`.` is not allowed: that would exclude all).
+   */
+  path: string
+  /**
+   * Why it is excluded.
+   */
+  reason: string
+}
+
+/**
+ * A v1 fingerprint: `sha256:` and 64 lowercase hex digits.
+ */
+export type Fingerprint = string
+
+/**
+ * An artifact graph given by the caller: what `artifact_graph` returns,
+ * passed back. It is rebuilt, so its checks (duplicate ids, unknown
+ * `requires`, cycles) hold whatever the caller edited.
+ */
+export interface GraphSpec {
+  /**
+   * The artifacts.
+   */
+  artifacts: Array<ArtifactInput>
+  /**
+   * The schema the graph was read from (absent for a graph built from artifacts).
+   */
+  schema?: SchemaSourceInput | null
+  /**
+   * The rule the tracked file is normalized under (the schema's `ledger.task_rule`).
+   */
+  taskRule?: TaskRule | null
+  /**
+   * The generated file whose task checkboxes are progress (`apply.tracks`).
+   */
+  tracks?: string | null
+}
+
+/**
+ * The expanded set: entries in ascending path order and their fingerprint.
+ */
+export interface InventoryInput {
+  /**
+   * One entry per path, ascending by UTF-8 bytes.
+   */
+  entries: Array<Entry>
+  /**
+   * The v1 fingerprint of `entries`.
+   */
+  fingerprint: Fingerprint
+  /**
+   * The scope as resolved: absolute workspace, default repositories filled in.
+   */
+  scope: ScopeInput
+  /**
+   * The roots that lay outside every repository and were walked in full.
+   */
+  walkedRoots: Array<string>
+}
+
+/**
+ * How a prerequisite's value is observed.
+ */
+export type Observe = {
+  literal: string
+} | {
+  environment: string
+} | {
+  command: string
+}
+
+/**
+ * Where an artifact graph came from: the name it was resolved by or the file it
+ * was read from, and the SHA-256 of the schema's bytes. Recorded with every
+ * approval (docs/records.md), so that a later status re-resolves the same
+ * schema and can tell when its file changed.
+ */
+export interface SchemaSourceInput {
+  /**
+   * The name it was resolved by (`spec-driven`, `rapid`); `None` for a path.
+   */
+  name?: string | null
+  /**
+   * The file it was read from: workspace-relative for a project schema, as
+   * the caller gave it for a path; `None` for a built-in schema.
+   */
+  path?: string | null
+  /**
+   * `sha256:` and the hex SHA-256 of the schema's bytes (the fingerprint
+   * notation, checked when read); `None` for a graph built in code.
+   */
+  sha256?: Fingerprint | null
+}
+
+/**
+ * What an inventory covers. Serialized with a stable field order (the order
+ * below) and stored in every record, so a later comparison re-expands exactly
+ * the same scope.
+ *
+ * A scope selects exactly what its roots, paths and Tasks files name: an empty
+ * one selects nothing (an OpenSpec change without spec files has an empty
+ * `specs` set, never the whole workspace). The "whole checkout" default of the
+ * front doors is applied where a scope is *declared* — [`Scope::from_lists`], and
+ * a scope file without a `roots` key — and written out as the root `.`.
+ *
+ * ```
+ * use ledger_core::Scope;
+ * let mut scope = Scope::new("/tmp/checkout");
+ * assert!(scope.roots.is_empty()); // selects nothing yet
+ * scope.add_root("src/").unwrap();
+ * scope.exclude("src/generated", "regenerated by the build").unwrap();
+ * assert_eq!(scope.roots, ["src"]);
+ * assert_eq!(scope.exclusions[0].path, ".ledger");
+ * ```
+ */
+export interface ScopeInput {
+  exclusions?: Array<Exclusion>
+  normalize?: Array<WorkspacePath>
+  paths?: Array<WorkspacePath>
+  purpose?: string
+  repositories?: Array<string>
+  roots?: Array<string> | null
+  taskRules?: Record<string, TaskRule>
+  workspace: string
+}
+
+/**
  * How a Tasks file is normalized before hashing (docs/format.md §4).
  */
 export type TaskRule = "task-checkbox-v1" | "openspec-checkbox"
+
+/**
+ * A validation's verdict (docs/lifecycle.md, Validation).
+ */
+export type Verdict = "PASS" | "FAIL"
+
+/**
+ * A path relative to the workspace, `/`-separated, without `.`/`..` segments.
+ */
+export type WorkspacePath = string
 
 /**
  * The state of one artifact's approval.
@@ -59,6 +289,67 @@ export interface ApprovalStatus {
    * The record the bindings came from (`None`: no state recorded yet).
    */
   stateRecord: RecordId | null
+}
+
+/**
+ * The archive move of the change directory: every validated file found
+ * byte-identical below the archive directory, and gone from where it was.
+ */
+export interface ArchiveMove {
+  /**
+   * Every file that moved byte-identically.
+   */
+  files: Array<MovedFile>
+  /**
+   * The validated directory, e.g. `openspec/changes/add-auth`.
+   */
+  from: string
+  /**
+   * The archive directory, e.g. `openspec/changes/archive/2026-12-01-add-auth`.
+   */
+  to: string
+}
+
+/**
+ * One artifact of a graph.
+ */
+export interface Artifact {
+  /**
+   * What it generates, relative to the change directory: a file
+   * (`design.md`) or a glob (`specs/**\/*.md`).
+   */
+  generates: string
+  /**
+   * Its name, e.g. `design`.
+   */
+  id: string
+  /**
+   * The artifacts it depends on.
+   */
+  requires: Array<string>
+}
+
+/**
+ * A DAG of artifacts, kept in topological order (every artifact after the
+ * ones it requires), plus the file whose task checkboxes are progress and the
+ * schema it was read from.
+ *
+ * ```
+ * use ledger_core::ArtifactGraph;
+ * let graph = ArtifactGraph::spec_driven();
+ * let order: Vec<&str> = graph.artifacts().iter().map(|a| a.id.as_str()).collect();
+ * assert_eq!(order, ["proposal", "specs", "design", "tasks"]);
+ * assert_eq!(graph.downstream("proposal"), ["specs", "design", "tasks"]);
+ * ```
+ */
+export interface ArtifactGraph {
+  artifacts: Array<Artifact>
+  schema?: SchemaSource | null
+  /**
+   * The rule the schema names for the tracked file (`ledger.task_rule`).
+   */
+  taskRule?: TaskRule | null
+  tracks: string | null
 }
 
 /**
@@ -148,6 +439,25 @@ export interface Binding {
 }
 
 /**
+ * What `store check` reports of the cache.
+ */
+export interface CacheReport {
+  /**
+   * The size of the cache file in bytes.
+   */
+  bytes: number
+  /**
+   * How many file digests it holds (0 when it is not intact).
+   */
+  entries: number
+  /**
+   * Whether it checks out; one that does not is discarded by the next
+   * expansion (it is never an error).
+   */
+  intact: boolean
+}
+
+/**
  * One difference. A path whose mode and content both changed appears twice,
  * once per kind; a move is a `removed` plus an `added`.
  */
@@ -192,46 +502,425 @@ export type ChangeLocation = {
 }
 
 /**
- * One path of an inventory, as the fingerprint's byte stream has it.
+ * A change's tracked Tasks file and its tasks (`ledger tasks --json`).
  */
-export interface Entry {
+export interface ChangeTasks {
   /**
-   * The SHA-256 of the content (a symlink: of its target text) in hex, or `-`.
+   * The change.
    */
-  digest: string
+  change: string
   /**
-   * What is at the path.
+   * How many are done.
    */
-  kind: "file" | "symlink" | "missing"
+  done: number
   /**
-   * `100644`, `100755`, `120000` (symlink) or `-` (missing).
+   * Whether the file exists (a missing one has no tasks, as for OpenSpec).
    */
-  mode: string
+  exists: boolean
   /**
-   * The workspace path.
+   * The tracked file, relative to the workspace.
    */
-  path: string
+  path: WorkspacePath
+  /**
+   * The rule the file was read under.
+   */
+  rule: TaskRule
+  /**
+   * Every task line.
+   */
+  tasks: Array<Task>
+  /**
+   * How many tasks there are.
+   */
+  total: number
 }
 
 /**
- * A path or directory root removed from the candidates, with the reason a
- * reviewer reads (the "explained boundary").
+ * The answer to "is it still the same?": a match means identical fingerprints;
+ * otherwise every difference with its reason. Unchanged paths are counted.
  */
-export interface Exclusion {
+export interface Comparison {
   /**
-   * A workspace path or directory root (`.` is not allowed: that would exclude all).
+   * Every difference, ordered by path, then kind.
    */
-  path: string
+  changes: Array<Change>
   /**
-   * Why it is excluded.
+   * Whether the fingerprints are identical.
+   */
+  matches: boolean
+  /**
+   * The fingerprint of the re-expanded set.
+   */
+  new: Fingerprint
+  /**
+   * The stored fingerprint.
+   */
+  old: Fingerprint
+  /**
+   * Paths present in both sets with identical entries.
+   */
+  unchanged: number
+}
+
+/**
+ * A store entry whose content cannot be trusted: corrupt, or untrusted.
+ */
+export interface CorruptFile {
+  /**
+   * The entry, relative to the store root (`records/<id>.json`,
+   * `refs/<name>`, `tmp/<name>`, `lock`, ...; `.` for the store directory).
+   */
+  file: string
+  /**
+   * What is wrong with it.
    */
   reason: string
 }
 
 /**
- * A v1 fingerprint: `sha256:` and 64 lowercase hex digits.
+ * A change's state envelope and the record it came from, as `ledger state
+ * show --json` prints it (`record` is `null` when no state is recorded).
  */
-export type Fingerprint = string
+export interface CurrentState {
+  /**
+   * The record the change's pointer names.
+   */
+  record: RecordId | null
+  /**
+   * Its envelope (empty when no state is recorded).
+   */
+  state: StateEnvelope
+}
+
+/**
+ * A ref whose chain of records reaches one that is missing or corrupt.
+ */
+export interface DanglingRef {
+  /**
+   * The first record on its chain that is not an intact record file.
+   */
+  missing: RecordId
+  /**
+   * The ref name.
+   */
+  reference: string
+}
+
+/**
+ * The record of one gate run.
+ *
+ * Reading evidence checks what it claims: its entries must reproduce its
+ * fingerprint, its scope must be the resolved scope of its spec, and its
+ * observed prerequisites the declared ones; otherwise the record is refused
+ * (`malformed-record`) rather than trusted.
+ */
+export interface Evidence {
+  /**
+   * How long it ran, in milliseconds.
+   */
+  durationMs: number
+  /**
+   * The exit status; `None` when the command was killed by a signal.
+   */
+  exitStatus: number | null
+  /**
+   * The inputs as they were when the command started.
+   */
+  inventory: Inventory
+  /**
+   * Whether the command left processes in its process group when it
+   * ended; ledger stopped them (docs/gates.md, Supervision).
+   */
+  leftInGroup?: boolean
+  /**
+   * Why this evidence can never be reused, e.g. the inputs changed during the run.
+   */
+  notReusable: string | null
+  /**
+   * The output kept whole up to a bound, stored as an object (`None` in
+   * records written before it was kept): [`KeptOutput::read`] gives its bytes.
+   */
+  output?: KeptOutput | null
+  /**
+   * The prerequisites' observed values (`None`: an unset environment variable).
+   */
+  prerequisites: Record<string, string | null>
+  /**
+   * A short observed result: the last lines of the output, size-bounded.
+   */
+  result: string
+  /**
+   * The signal that killed the command, if one did (`None` in records
+   * written before it was recorded).
+   */
+  signal?: number | null
+  /**
+   * The gate's definition, as run (the scope resolved).
+   */
+  spec: GateSpec
+  /**
+   * When the run started (RFC 3339, UTC).
+   */
+  startedAt: string
+  /**
+   * Why ledger stopped the command, if it did: such a run is never a PASS,
+   * whatever the command exited with once told to stop.
+   */
+  stopped?: Stopped | null
+}
+
+/**
+ * What the spec sync must leave in one touched baseline, kept in the PASS
+ * (docs/records.md, The validation): either the expected bytes' digest with
+ * the outline of their requirement blocks, or why ledger cannot say.
+ */
+export interface ExpectedSync {
+  /**
+   * The capability.
+   */
+  capability: string
+  /**
+   * `sha256:` and the digest of everything outside the requirement blocks
+   * (title, Purpose, section header and preamble, later sections).
+   */
+  frame?: string | null
+  /**
+   * The baseline spec, `openspec/specs/<capability>/spec.md`.
+   */
+  path: string
+  /**
+   * The expected spec's requirement blocks, in order.
+   */
+  requirements?: Array<RequirementDigest>
+  /**
+   * `sha256:` and the hex SHA-256 of the bytes OpenSpec's archive leaves
+   * there (`None`: unverified).
+   */
+  sha256?: string | null
+  /**
+   * Why the sync cannot be reproduced (`None`: it can).
+   */
+  unverified?: string | null
+}
+
+/**
+ * One field of the envelope that differs from the record before.
+ */
+export interface FieldChange {
+  /**
+   * The envelope's field, e.g. `role` or `bindings`.
+   */
+  field: string
+  /**
+   * What changed, for a person: `implementation -> validation`.
+   */
+  summary: string
+}
+
+/**
+ * The answer of `ledger finalize check`: every difference between the PASS
+ * inventory and the disk, by class.
+ */
+export interface Finalization {
+  /**
+   * The byte-identical move of the change directory into the archive
+   * (`None`: the change is not archived).
+   */
+  archiveMove: ArchiveMove | null
+  /**
+   * The change.
+   */
+  change: string
+  /**
+   * Whether there is no new change, no spec mismatch, no unverified sync,
+   * and every phase record is one regular file.
+   */
+  clean: boolean
+  /**
+   * The change's `completion-evidence.md`, active or archived.
+   */
+  completionEvidence: Array<Change>
+  /**
+   * The PASS fingerprint.
+   */
+  fingerprint: Fingerprint
+  /**
+   * Every other difference: a new change, which blocks finalization (a
+   * touched baseline written otherwise than its expected sync among them).
+   */
+  newChanges: Array<Change>
+  /**
+   * Every phase record the PASS excluded, where it is now; one that is not
+   * a regular file blocks, and each file inside it is a new change.
+   */
+  phaseRecords: Array<PhaseRecordStanding>
+  /**
+   * The state record holding the PASS.
+   */
+  record: RecordId
+  /**
+   * The registry paths the caller named.
+   */
+  registry: Array<Change>
+  /**
+   * Touched baselines that are not what the approved deltas make of the
+   * validated baseline, with the requirement headers that differ: new
+   * changes (docs/lifecycle.md, The spec sync).
+   */
+  specMismatches: Array<SpecMismatch>
+  /**
+   * Writes below `openspec/specs/<capability>/` of a capability the change
+   * has deltas for, path by path (the merge's meaning is not judged).
+   */
+  specSync: Array<Change>
+  /**
+   * Touched baselines whose sync ledger cannot reproduce: `sync-unverified`,
+   * never clean.
+   */
+  syncUnverified: Array<SyncUnverified>
+}
+
+/**
+ * The answer of a reuse check.
+ */
+export interface Freshness {
+  /**
+   * The latest evidence, if any.
+   */
+  evidence: Evidence | null
+  /**
+   * Whether the evidence can be reused instead of running the gate.
+   */
+  fresh: boolean
+  /**
+   * The gate.
+   */
+  gate: string
+  /**
+   * Every reason it is stale (empty when fresh).
+   */
+  reasons: Array<StaleReason>
+  /**
+   * The record of the latest evidence, if any.
+   */
+  record: RecordId | null
+}
+
+/**
+ * What `run_gate` did, and what `ledger gate run` exits with for it.
+ */
+export interface GateRun {
+  /**
+   * The evidence of this run (`None` when reused).
+   */
+  evidence: Evidence | null
+  /**
+   * What `ledger gate run` exits with: 0 when reused, else the command's
+   * exit status, 128 + N when signal N killed it, 124 when its timeout
+   * stopped it.
+   */
+  exitCode: number
+  /**
+   * The freshness check made before deciding.
+   */
+  freshness: Freshness
+  /**
+   * The evidence recorded by this run (`None` when reused).
+   */
+  record: RecordId | null
+  /**
+   * Whether fresh evidence was reused (the command did not run).
+   */
+  reused: boolean
+}
+
+/**
+ * A gate's definition: what it runs, where, on which inputs, and which
+ * environment prerequisites its result depends on.
+ *
+ * Built only by [`GateSpec::new`] (reading evidence validates the same way),
+ * so every spec is valid and its working directory normalized: two specs that
+ * mean the same gate compare equal, whichever front door built them.
+ *
+ * ```
+ * use std::collections::BTreeMap;
+ * use ledger_core::{Echo, GateSpec, Observe, Scope, Store, check_gate, run_gate};
+ *
+ * # fn main() -> Result<(), Box<dyn std::error::Error>> {
+ * let dir = tempfile::tempdir()?;
+ * std::fs::create_dir(dir.path().join("sub"))?;
+ * std::fs::write(dir.path().join("sub/input.txt"), "v1\n")?;
+ * let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
+ * let mut scope = Scope::new(workspace);
+ * scope.add_root(".")?;
+ * let prerequisites = BTreeMap::from([("mode".to_owned(), Observe::Literal("debug".into()))]);
+ * // `sub/`, `./sub` and `sub` are one working directory.
+ * let argv = vec!["cat".to_owned(), "input.txt".to_owned()];
+ * let spec = GateSpec::new("test", argv.clone(), "sub/", scope.clone(), prerequisites.clone())?;
+ * assert_eq!(spec.cwd(), "sub");
+ * let store = Store::open(workspace);
+ * assert!(!run_gate(&store, &spec, Echo::Off)?.reused);
+ * let same = GateSpec::new("test", argv, "./sub", scope, prerequisites)?;
+ * assert!(check_gate(&store, &same)?.fresh);
+ * assert!(run_gate(&store, &same, Echo::Off)?.reused);
+ * # Ok(())
+ * # }
+ * ```
+ */
+export interface GateSpec {
+  argv: Array<string>
+  cwd: string
+  name: string
+  prerequisites: Record<string, Observe>
+  scope: Scope
+}
+
+/**
+ * A gate the verdict relied on, as it stands now.
+ */
+export interface GateStanding {
+  /**
+   * Whether its latest evidence is fresh now.
+   */
+  fresh: boolean
+  /**
+   * The gate.
+   */
+  gate: string
+  /**
+   * The gate's latest evidence record now.
+   */
+  latest: RecordId | null
+  /**
+   * Why not (empty when fresh).
+   */
+  reasons: Array<StaleReason>
+  /**
+   * The evidence record the verdict recorded.
+   */
+  recorded: RecordId | null
+  /**
+   * Whether the gate ran again since the verdict (its latest evidence is not
+   * the one the verdict relied on, e.g. over another scope): the verdict no
+   * longer stands on what the gate says now.
+   */
+  rerun: boolean
+}
+
+/**
+ * A gate a validation relied on, and the evidence record it was fresh with.
+ */
+export interface GateUse {
+  /**
+   * The gate's name.
+   */
+  gate: string
+  /**
+   * The record of its evidence at validation time (`None`: a FAIL verdict
+   * named a gate that never ran).
+   */
+  record: RecordId | null
+}
 
 /**
  * The expanded set: entries in ascending path order and their fingerprint.
@@ -256,9 +945,192 @@ export interface Inventory {
 }
 
 /**
+ * An inventory with its format header and observed metadata. Fields serialize
+ * in the order below: small, human-read fields first, the entries last.
+ */
+export interface InventoryRecord {
+  /**
+   * Every entry, ascending by path bytes.
+   */
+  entries: Array<Entry>
+  /**
+   * The fingerprint of `entries`.
+   */
+  fingerprint: Fingerprint
+  /**
+   * Always [`RECORD_FORMAT`].
+   */
+  format: string
+  /**
+   * What the caller observed.
+   */
+  observed: Observed
+  /**
+   * The scope, as resolved at expansion.
+   */
+  scope: Scope
+  /**
+   * `major.minor`; this library writes [`RECORD_VERSION`].
+   */
+  version: string
+  /**
+   * Roots outside every repository, walked in full.
+   */
+  walkedRoots: Array<string>
+  /**
+   * The version of ledger that wrote the record.
+   */
+  writtenBy: string
+}
+
+/**
+ * What the evidence says of the output it kept.
+ */
+export interface KeptOutput {
+  /**
+   * `sha256:<hex>` of the kept bytes: the name of the object holding them.
+   */
+  digest: string
+  /**
+   * Set when ledger stopped reading before the output ended: a process
+   * that left the gate's process group still held its pipes (the kept
+   * bytes are what had arrived).
+   */
+  incomplete?: boolean
+  /**
+   * How many bytes the command wrote in all.
+   */
+  totalBytes: number
+  /**
+   * Set when the output was longer than the bound: what was dropped.
+   */
+  truncated?: Truncation | null
+}
+
+/**
+ * A gate's latest evidence and the record holding it, as the bindings return it.
+ */
+export interface LatestEvidence {
+  /**
+   * The evidence it holds.
+   */
+  evidence: Evidence
+  /**
+   * The record the gate's pointer names.
+   */
+  record: RecordId
+}
+
+/**
+ * One record of a change's state chain, and what it changed.
+ */
+export interface LogEntry {
+  /**
+   * Every field that differs from the record before it (from an empty
+   * envelope for the first).
+   */
+  changes: Array<FieldChange>
+  /**
+   * The record.
+   */
+  record: RecordId
+  /**
+   * When it was written (RFC 3339 UTC).
+   */
+  writtenAt: string
+}
+
+/**
+ * One validated file of the change directory and where the archive move put it.
+ */
+export interface MovedFile {
+  /**
+   * Where it was validated.
+   */
+  from: WorkspacePath
+  /**
+   * Where it is now, byte-identical (same kind, mode and digest).
+   */
+  to: WorkspacePath
+}
+
+/**
+ * What the caller observed around the inventory: nothing here is verified by
+ * ledger, it is stored so that a reader knows how the set was used.
+ */
+export interface Observed {
+  /**
+   * The command the set was taken for (e.g. a gate's argv), if any.
+   */
+  command?: Array<string>
+  /**
+   * Free-form key → value pairs.
+   */
+  meta?: Record<string, string>
+  /**
+   * Tool name → version, e.g. `rustc` → `rustc 1.95.0`.
+   */
+  tools?: Record<string, string>
+}
+
+/**
+ * What a phase record is on disk (symlinks not followed).
+ */
+export type PhaseRecordKind = "file" | "missing" | "directory" | "symlink" | "other"
+
+/**
+ * A phase record the PASS excluded, as it is now (docs/lifecycle.md, Phase
+ * records): the PASS stands only while each is one regular file.
+ */
+export interface PhaseRecordStanding {
+  /**
+   * When it is a directory: every file below it (symlinks not followed),
+   * which the exclusion would leave out of the PASS.
+   */
+  inside: Array<WorkspacePath>
+  /**
+   * What is there.
+   */
+  kind: PhaseRecordKind
+  /**
+   * Where it is now (below the archive directory once the change moved there).
+   */
+  path: string
+}
+
+/**
  * A record's id in the store: 64 lowercase hex digits.
  */
 export type RecordId = string
+
+/**
+ * A ref and the record it names.
+ */
+export interface RefHead {
+  /**
+   * The record it names.
+   */
+  id: RecordId
+  /**
+   * The ref name, e.g. `changes/add-auth`.
+   */
+  name: string
+}
+
+/**
+ * One requirement block of an expected spec: its header name and the
+ * SHA-256 of its text (LF line endings, trailing whitespace trimmed).
+ */
+export interface RequirementDigest {
+  /**
+   * The requirement's name, as OpenSpec reads the header.
+   */
+  name: string
+  /**
+   * `sha256:` and the hex digest of the block's text.
+   */
+  sha256: string
+}
 
 /**
  * The record that a change's state was retired on purpose (a mistyped name, an
@@ -378,9 +1250,445 @@ export interface Scope {
 }
 
 /**
- * A path relative to the workspace, `/`-separated, without `.`/`..` segments.
+ * A touched baseline whose content is not what the approved deltas make of
+ * the validated baseline: a new change, naming the requirement headers.
  */
-export type WorkspacePath = string
+export interface SpecMismatch {
+  /**
+   * The capability.
+   */
+  capability: string
+  /**
+   * The requirement headers whose blocks differ (`### Requirement: …`), or
+   * what else differs in parentheses.
+   */
+  headers: Array<string>
+  /**
+   * The baseline spec.
+   */
+  path: string
+}
+
+/**
+ * Why evidence cannot be reused.
+ */
+export type StaleReason = {
+  reason: "no-evidence"
+} | {
+  reason: "scope-differs"
+  /**
+   * The scope of the evidence.
+   */
+  recorded: Scope
+  /**
+   * The scope asked for.
+   */
+  requested: Scope
+} | {
+  reason: "command-differs"
+  /**
+   * `cwd: argv` of the evidence.
+   */
+  recorded: string
+  /**
+   * `cwd: argv` asked for.
+   */
+  requested: string
+} | {
+  /**
+   * Which paths changed, and both fingerprints.
+   */
+  comparison: Comparison
+  reason: "inputs-changed"
+} | {
+  /**
+   * Its name.
+   */
+  name: string
+  /**
+   * The value now, in the same terms.
+   */
+  now?: string | null
+  reason: "prerequisite-changed"
+  /**
+   * The recorded value: `None` when the evidence has no such
+   * prerequisite, `Some(None)` when the variable was unset.
+   */
+  recorded?: string | null
+} | {
+  /**
+   * Its name.
+   */
+  name: string
+  reason: "prerequisite-unverified"
+  /**
+   * The recorded value (`None`: the variable was unset).
+   */
+  recorded: string | null
+} | {
+  /**
+   * Its exit status (`None`: killed by a signal).
+   */
+  exitStatus: number | null
+  reason: "failed"
+} | {
+  reason: "not-reusable"
+  /**
+   * Why.
+   */
+  why: string
+}
+
+/**
+ * Everything a new session needs to continue a change, and nothing more:
+ * requirements, design and tasks stay in their canonical files.
+ */
+export interface StateEnvelope {
+  /**
+   * Repositories or areas the change touches.
+   */
+  affectedAreas: Array<string>
+  /**
+   * Observed approvals, at most one per artifact.
+   */
+  bindings: Array<Binding>
+  /**
+   * What blocks progress.
+   */
+  blockers: Array<string>
+  /**
+   * The change's identity.
+   */
+  change: string
+  /**
+   * Short observed checks.
+   */
+  checks: Array<Check>
+  /**
+   * The one next allowed outcome.
+   */
+  nextOutcome: string | null
+  /**
+   * The current outcome, e.g. `tasks approved`.
+   */
+  outcome: string
+  /**
+   * Set when the change's state was retired (`None` for a live change).
+   */
+  retired?: Retirement | null
+  /**
+   * The current role, e.g. `implementation`.
+   */
+  role: string
+  /**
+   * Task ids completed.
+   */
+  tasksCompleted: Array<string>
+  /**
+   * Task ids remaining.
+   */
+  tasksRemaining: Array<string>
+  /**
+   * After validation: its verdict, inventory and fingerprint.
+   */
+  validation: Validation | null
+}
+
+/**
+ * Why ledger stopped a gate before it ended by itself.
+ */
+export type Stopped = {
+  /**
+   * The timeout, in milliseconds.
+   */
+  afterMs: number
+  by: "timeout"
+} | {
+  by: "signal"
+  /**
+   * The signal's number.
+   */
+  signal: number
+} | {
+  by: "interrupt"
+}
+
+/**
+ * What `store_check` finds, and whether the store is clean.
+ */
+export interface StoreCheck {
+  /**
+   * The digest cache, when the store has one. It is disposable: one that
+   * does not check out is discarded by the next expansion and does not make
+   * the store unclean.
+   */
+  cache: CacheReport | null
+  /**
+   * No orphan records, temp files, corrupt files or dangling refs (the
+   * digest cache never makes a store unclean).
+   */
+  clean: boolean
+  /**
+   * Record and ref files whose content cannot be trusted, and every entry
+   * ledger would refuse to read: a symlink, FIFO, device, socket or
+   * directory where another kind belongs, an entry owned by another user,
+   * a file Git tracks.
+   */
+  corrupt: Array<CorruptFile>
+  /**
+   * Refs whose chain reaches a missing or corrupt record.
+   */
+  dangling: Array<DanglingRef>
+  /**
+   * Intact records that no ref reaches through `previous` links: the records
+   * of conflicted or interrupted saves.
+   */
+  orphans: Array<RecordId>
+  /**
+   * How many intact records the store holds.
+   */
+  records: number
+  /**
+   * Every readable ref, sorted by name.
+   */
+  refs: Array<RefHead>
+  /**
+   * Files left in `tmp/` by interrupted writes.
+   */
+  tempFiles: Array<string>
+}
+
+/**
+ * The stored form of every record: a header, then the caller's typed body.
+ */
+export interface StoredRecord {
+  /**
+   * The caller's content.
+   */
+  body: unknown
+  /**
+   * Always [`STORED_RECORD_FORMAT`].
+   */
+  format: string
+  /**
+   * What the body is, chosen by the caller, e.g. `state` or `evidence`.
+   */
+  kind: string
+  /**
+   * The record this one follows on its ref (`None` for the first).
+   */
+  previous: RecordId | null
+  /**
+   * `major.minor`; this library writes [`STORED_RECORD_VERSION`].
+   */
+  version: string
+  /**
+   * When the record was written, RFC 3339 UTC with milliseconds.
+   */
+  writtenAt: string
+}
+
+/**
+ * A touched baseline whose sync ledger cannot reproduce (`sync-unverified`).
+ */
+export interface SyncUnverified {
+  /**
+   * The capability.
+   */
+  capability: string
+  /**
+   * The baseline spec.
+   */
+  path: string
+  /**
+   * Why.
+   */
+  reason: string
+}
+
+/**
+ * One task line.
+ */
+export interface Task {
+  /**
+   * Whether the box holds `x` or `X`.
+   */
+  done: boolean
+  /**
+   * The task's id, when its text starts with one: `1.1`, `2.10`, `3.2.1`,
+   * `1.2a` (OpenSpec's `TASK_ID`: numbers joined by dots, at least two,
+   * optional letters, then whitespace or the end).
+   */
+  id: string | null
+  /**
+   * The 1-based line number (lines end at `\n`).
+   */
+  line: number
+  /**
+   * The text after the box, as OpenSpec's `description`: leading
+   * whitespace skipped, cut at the first `\r`, U+2028 or U+2029, trimmed;
+   * bytes that are not UTF-8 read as U+FFFD.
+   */
+  text: string
+}
+
+/**
+ * The tasks of one file under one rule, in document order.
+ *
+ * ```
+ * use ledger_core::{TaskRule, read_tasks};
+ * let tasks = read_tasks(b"## 1. Core\n- [x] 1.1 Parse\n  - [ ] 1.1a Test\n", TaskRule::OpenspecCheckbox);
+ * assert_eq!((tasks.done, tasks.total), (1, 2));
+ * assert_eq!(tasks.completed_ids(), ["1.1"]);
+ * assert_eq!(tasks.remaining_ids(), ["1.1a"]);
+ * assert_eq!(tasks.tasks[1].line, 3);
+ * ```
+ */
+export interface Tasks {
+  /**
+   * How many are done.
+   */
+  done: number
+  /**
+   * The rule the file was read under.
+   */
+  rule: TaskRule
+  /**
+   * Every task line.
+   */
+  tasks: Array<Task>
+  /**
+   * How many tasks there are.
+   */
+  total: number
+}
+
+/**
+ * The part of an output past the bound that was not kept.
+ */
+export interface Truncation {
+  /**
+   * …then, after this many dropped bytes, the rest of the kept bytes.
+   */
+  droppedBytes: number
+  /**
+   * The kept bytes are these first bytes of the output…
+   */
+  headBytes: number
+}
+
+/**
+ * The verdict of a validation, with the PASS inventory it was given for
+ * (docs/records.md, The validation). Self-contained: a later check or a retry
+ * of finalization needs no older record.
+ */
+export interface Validation {
+  /**
+   * The change's archive directories that existed at validation time (an
+   * earlier change of the same name): finalization looks for the archive move
+   * among the others only.
+   */
+  archives?: Array<string>
+  /**
+   * The capabilities the change has delta specs for (`auth`, `api/tokens`).
+   */
+  capabilities: Array<string>
+  /**
+   * The change directory that was validated, relative to the workspace
+   * (its active location, e.g. `openspec/changes/add-auth`).
+   */
+  directory: string
+  /**
+   * The fingerprint of the validated inventory.
+   */
+  fingerprint: Fingerprint
+  /**
+   * The gates the verdict relied on, with their evidence records.
+   */
+  gates: Array<GateUse>
+  /**
+   * The validated inventory, so that a later step can compare without the
+   * chain of older records.
+   */
+  inventory: Inventory
+  /**
+   * Why the change has no delivery files, when the verdict named no
+   * delivery root or path and declared so (docs/lifecycle.md, Delivery).
+   */
+  noDelivery?: string | null
+  /**
+   * When it was observed (RFC 3339, UTC).
+   */
+  observedAt: string
+  /**
+   * Where the verdict was observed (a review id, a message). Free text.
+   */
+  source: string
+  /**
+   * What the spec sync must leave in each touched baseline
+   * (docs/lifecycle.md, The spec sync). `None`: recorded by a ledger that
+   * did not keep it; finalization then calls every sync unverified.
+   */
+  specSync?: Array<ExpectedSync> | null
+  /**
+   * Every baseline spec file at validation time (`openspec/specs/**`), not
+   * part of the verdict's fingerprint: finalization tells a spec sync into
+   * another capability from one that was there before by it.
+   */
+  specsBaseline?: Inventory | null
+  /**
+   * The directory of the baseline specs (`openspec/specs`).
+   */
+  specsRoot: string
+  /**
+   * The verdict.
+   */
+  verdict: Verdict
+}
+
+/**
+ * Whether a recorded validation still stands (`ledger validate check`).
+ */
+export interface ValidationCheck {
+  /**
+   * The change.
+   */
+  change: string
+  /**
+   * The PASS inventory re-expanded now, path by path.
+   */
+  comparison: Comparison
+  /**
+   * The fingerprint it was given for.
+   */
+  fingerprint: Fingerprint
+  /**
+   * Every gate the verdict relied on, fresh or stale.
+   */
+  gates: Array<GateStanding>
+  /**
+   * Why the change has no delivery files, when the verdict declared so.
+   */
+  noDelivery: string | null
+  /**
+   * Every phase record the PASS excluded, as it is now.
+   */
+  phaseRecords: Array<PhaseRecordStanding>
+  /**
+   * The state record holding the validation.
+   */
+  record: RecordId
+  /**
+   * Whether the verdict is a PASS, its inventory is unchanged, every
+   * gate it relied on is fresh on the very evidence the verdict recorded
+   * and every phase record is one regular file.
+   */
+  stands: boolean
+  /**
+   * The recorded verdict.
+   */
+  verdict: Verdict
+}
 
 /** The options of `fingerprint`. */
 export interface FingerprintOptions {
@@ -453,15 +1761,582 @@ export interface InventoryOptions {
 /** The options of `status`. */
 export interface StatusOptions {
   /**
-   * Where changes live, relative to the workspace; default `openspec/changes`.
+   * Where changes live, relative to the workspace.
    */
-  changesRoot?: string | null
+  changesRoot?: string
   /**
-   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`, else
-   * built in) or a path to a `schema.yaml`; default: the change's
-   * `.openspec.yaml`, else `openspec/config.yaml`, else spec-driven.
+   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * returns it). Not together with `schema`.
+   */
+  graph?: GraphSpec | null
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`,
+   * else built in) or a path to a `schema.yaml`; default: the
+   * change's `.openspec.yaml`, else `openspec/config.yaml`, else
+   * spec-driven. Not together with `graph`.
    */
   schema?: string | null
+  /**
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+}
+
+/** The options of `approve`. */
+export interface ApproveOptions {
+  /**
+   * Approve a set none of whose files exist.
+   */
+  absent?: boolean
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * The state record the write started from (`none`: no state was
+   * recorded): `pointer-conflict` when another writer advanced it.
+   * Default: the head as read now.
+   */
+  expected?: string | null
+  /**
+   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * returns it). Not together with `schema`.
+   */
+  graph?: GraphSpec | null
+  /**
+   * The fingerprint the reviewer saw: `fingerprint-moved`, naming the
+   * changed paths, when the set has another one now.
+   */
+  reviewed?: string | null
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`,
+   * else built in) or a path to a `schema.yaml`; default: the
+   * change's `.openspec.yaml`, else `openspec/config.yaml`, else
+   * spec-driven. Not together with `graph`.
+   */
+  schema?: string | null
+  /**
+   * Where the owner's decision was observed.
+   */
+  source: string
+  /**
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+}
+
+/** The options of `retire`. */
+export interface RetireOptions {
+  /**
+   * The state record the caller started from (`none`: no state):
+   * `pointer-conflict` when another writer advanced it. Default: the head
+   * as read now.
+   */
+  expected?: string | null
+  /**
+   * Why the change is retired.
+   */
+  reason: string
+}
+
+/** The options of `resolveScope`. */
+export interface ResolveScopeOptions {
+  /**
+   * Paths or directories left out, bare or with the reason a reviewer
+   * reads; `.ledger/` always is.
+   */
+  exclude?: Array<Exclude>
+  /**
+   * Exact paths added regardless of Git, e.g. an ignored input.
+   */
+  paths?: Array<string>
+  /**
+   * What the set is for (kept in the scope).
+   */
+  purpose?: string
+  /**
+   * Git repositories at or below the workspace (`.` = the workspace);
+   * default: the repository containing the workspace.
+   */
+  repos?: Array<string>
+  /**
+   * Directory roots or single paths selecting candidates; default `.`.
+   */
+  roots?: Array<string>
+  /**
+   * The rule the Tasks files are normalized under; default `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+  /**
+   * Tasks files, hashed with their task-checkbox normalization.
+   */
+  tasks?: Array<string>
+}
+
+/** The options of `parseRecord`. */
+export interface ParseRecordOptions {
+  /**
+   * Where the text came from, named in errors.
+   */
+  source?: string
+}
+
+/** The options of `inventoryRecord`. */
+export interface InventoryRecordOptions {
+  /**
+   * The command the set is for.
+   */
+  command?: Array<string>
+  /**
+   * Free metadata, key → value.
+   */
+  meta?: Record<string, string>
+  /**
+   * Tool name → version.
+   */
+  tools?: Record<string, string>
+}
+
+/** The options of `changeGraph`. */
+export interface ChangeGraphOptions {
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * returns it). Not together with `schema`.
+   */
+  graph?: GraphSpec | null
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`,
+   * else built in) or a path to a `schema.yaml`; default: the
+   * change's `.openspec.yaml`, else `openspec/config.yaml`, else
+   * spec-driven. Not together with `graph`.
+   */
+  schema?: string | null
+  /**
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+}
+
+/** The options of `changeScope`. */
+export interface ChangeScopeOptions {
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * returns it). Not together with `schema`.
+   */
+  graph?: GraphSpec | null
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`,
+   * else built in) or a path to a `schema.yaml`; default: the
+   * change's `.openspec.yaml`, else `openspec/config.yaml`, else
+   * spec-driven. Not together with `graph`.
+   */
+  schema?: string | null
+  /**
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+}
+
+/** The options of `changeInventory`. */
+export interface ChangeInventoryOptions {
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * returns it). Not together with `schema`.
+   */
+  graph?: GraphSpec | null
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`,
+   * else built in) or a path to a `schema.yaml`; default: the
+   * change's `.openspec.yaml`, else `openspec/config.yaml`, else
+   * spec-driven. Not together with `graph`.
+   */
+  schema?: string | null
+  /**
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+}
+
+/** The options of `changeTasks`. */
+export interface ChangeTasksOptions {
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * returns it). Not together with `schema`.
+   */
+  graph?: GraphSpec | null
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`,
+   * else built in) or a path to a `schema.yaml`; default: the
+   * change's `.openspec.yaml`, else `openspec/config.yaml`, else
+   * spec-driven. Not together with `graph`.
+   */
+  schema?: string | null
+  /**
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+}
+
+/** The options of `artifactGraph`. */
+export interface ArtifactGraphOptions {
+  /**
+   * The artifacts of a graph built in code.
+   */
+  artifacts?: Array<ArtifactInput> | null
+  /**
+   * A `schema.yaml` file to read (relative to the current directory).
+   */
+  schema?: string | null
+  /**
+   * Where `yaml` or `artifacts` came from, named in errors; default
+   * `<schema>` for `yaml`, `<graph>` for `artifacts`.
+   */
+  source?: string | null
+  /**
+   * With `artifacts`: the rule the tracked file is normalized under.
+   */
+  taskRule?: TaskRule | null
+  /**
+   * With `artifacts`: the generated file whose task checkboxes are progress.
+   */
+  tracks?: string | null
+  /**
+   * The text of a `schema.yaml`.
+   */
+  yaml?: string | null
+}
+
+/** The options of `advanceState`. */
+export interface AdvanceStateOptions {
+  /**
+   * The affected areas; given, they replace the recorded ones.
+   */
+  areas?: Array<string> | null
+  /**
+   * Blockers to add.
+   */
+  blockers?: Array<string>
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * Checks; each replaces the recorded one of the same name.
+   */
+  checks?: Array<Check>
+  /**
+   * Remove every recorded blocker first.
+   */
+  clearBlockers?: boolean
+  /**
+   * Completed task ids; with `remaining`, they replace the ids read
+   * from the tracked Tasks file.
+   */
+  completed?: Array<string> | null
+  /**
+   * The state record the write started from (`none`: no state).
+   */
+  expected?: string | null
+  /**
+   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * returns it). Not together with `schema`.
+   */
+  graph?: GraphSpec | null
+  /**
+   * The one next allowed outcome.
+   */
+  next?: string | null
+  /**
+   * The current outcome.
+   */
+  outcome?: string | null
+  /**
+   * Remaining task ids (see `completed`).
+   */
+  remaining?: Array<string> | null
+  /**
+   * The current role.
+   */
+  role?: string | null
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`,
+   * else built in) or a path to a `schema.yaml`; default: the
+   * change's `.openspec.yaml`, else `openspec/config.yaml`, else
+   * spec-driven. Not together with `graph`.
+   */
+  schema?: string | null
+  /**
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+}
+
+/** The options of `recordValidation`. */
+export interface RecordValidationOptions {
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * Paths or directories left out of the delivery roots.
+   */
+  exclude?: Array<string>
+  /**
+   * The state record the write started from (`none`: no state):
+   * `pointer-conflict` when another writer advanced it.
+   */
+  expected?: string | null
+  /**
+   * How to observe each gate's prerequisites now: gate name →
+   * prerequisite name → how (as `check_recorded_gate` takes them).
+   */
+  gatePrerequisites?: Record<string, Record<string, Observe>>
+  /**
+   * Gates the verdict relies on, fresh as `check_recorded_gate` finds them.
+   */
+  gates?: Array<string>
+  /**
+   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * returns it). Not together with `schema`.
+   */
+  graph?: GraphSpec | null
+  /**
+   * Local unversioned instruction files.
+   */
+  instructions?: Array<string>
+  /**
+   * Why the change has no delivery files.
+   */
+  noDelivery?: string | null
+  /**
+   * Delivery paths.
+   */
+  paths?: Array<string>
+  /**
+   * Phase records of the change, excluded from the PASS: each one
+   * regular file, now and at every check.
+   */
+  phaseRecords?: Array<string>
+  /**
+   * Git repositories at or below the workspace.
+   */
+  repos?: Array<string>
+  /**
+   * The PASS fingerprint the reviewer saw: `fingerprint-moved` when
+   * the set has another one now.
+   */
+  reviewed?: string | null
+  /**
+   * Delivery roots.
+   */
+  roots?: Array<string>
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`,
+   * else built in) or a path to a `schema.yaml`; default: the
+   * change's `.openspec.yaml`, else `openspec/config.yaml`, else
+   * spec-driven. Not together with `graph`.
+   */
+  schema?: string | null
+  /**
+   * Where the verdict was observed (a message id, a URL...).
+   */
+  source: string
+  /**
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+  /**
+   * `PASS` or `FAIL`.
+   */
+  verdict: Verdict
+}
+
+/** The options of `checkValidation`. */
+export interface CheckValidationOptions {
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * Gate name → prerequisite name → how to observe it now; a gate the
+   * verdict did not rely on is refused.
+   */
+  gatePrerequisites?: Record<string, Record<string, Observe>>
+  /**
+   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * returns it). Not together with `schema`.
+   */
+  graph?: GraphSpec | null
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`,
+   * else built in) or a path to a `schema.yaml`; default: the
+   * change's `.openspec.yaml`, else `openspec/config.yaml`, else
+   * spec-driven. Not together with `graph`.
+   */
+  schema?: string | null
+  /**
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+}
+
+/** The options of `finalizeCheck`. */
+export interface FinalizeCheckOptions {
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * Registry files the finalization is expected to change.
+   */
+  expect?: Array<string>
+  /**
+   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * returns it). Not together with `schema`.
+   */
+  graph?: GraphSpec | null
+  /**
+   * The artifact schema: a name (`openspec/schemas/<name>/schema.yaml`,
+   * else built in) or a path to a `schema.yaml`; default: the
+   * change's `.openspec.yaml`, else `openspec/config.yaml`, else
+   * spec-driven. Not together with `graph`.
+   */
+  schema?: string | null
+  /**
+   * The rule of the tracked Tasks file; default: the one the `tasks`
+   * approval recorded, else the schema's, else `openspec/config.yaml`'s,
+   * else `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+}
+
+/** The options of `checkGate`. */
+export interface CheckGateOptions {
+  /**
+   * The exact command and its arguments.
+   */
+  argv: Array<string>
+  /**
+   * The working directory, relative to the workspace.
+   */
+  cwd?: string
+  /**
+   * Prerequisite name → how its value is observed.
+   */
+  prerequisites?: Record<string, Observe>
+  /**
+   * The inputs: a scope in the workspace.
+   */
+  scope?: ScopeOptions
+}
+
+/** The options of `checkRecordedGate`. */
+export interface CheckRecordedGateOptions {
+  /**
+   * The command; default: the recorded one (compared, never run).
+   */
+  argv?: Array<string> | null
+  /**
+   * The working directory of `argv`, relative to the workspace; default `.`.
+   * Only with `argv`.
+   */
+  cwd?: string | null
+  /**
+   * How to observe the prerequisites now; default: none is observed, and
+   * each recorded one is `prerequisite-unverified`.
+   */
+  prerequisites?: Record<string, Observe> | null
+  /**
+   * The inputs, in the workspace; default: the recorded scope.
+   */
+  scope?: ScopeOptions | null
+}
+
+/** The options of `runGate`. */
+export interface RunGateOptions {
+  /**
+   * The exact command and its arguments.
+   */
+  argv: Array<string>
+  /**
+   * The working directory, relative to the workspace.
+   */
+  cwd?: string
+  /**
+   * Where the command's output goes while it runs (its tail is kept in the
+   * evidence either way).
+   */
+  echo?: Echo
+  /**
+   * Prerequisite name → how its value is observed.
+   */
+  prerequisites?: Record<string, Observe>
+  /**
+   * The inputs: a scope in the workspace.
+   */
+  scope?: ScopeOptions
+  /**
+   * Stop the gate after so many milliseconds (a positive number).
+   */
+  timeoutMs?: number | null
+}
+
+/** The options of `normalizeTasks`. */
+export interface NormalizeTasksOptions {
+  /**
+   * The task rule.
+   */
+  rule?: TaskRule
+}
+
+/** The options of `readTasks`. */
+export interface ReadTasksOptions {
+  /**
+   * The task rule.
+   */
+  rule?: TaskRule
+}
+
+/** The options of `readTasksBytes`. */
+export interface ReadTasksBytesOptions {
+  /**
+   * The task rule.
+   */
+  rule?: TaskRule
 }
 
 /** Every code a LedgerError can carry. */
@@ -556,5 +2431,426 @@ export declare class Workspace {
    * `status`, blocking the JavaScript thread.
    */
   statusSync(change: string, options?: StatusOptions): ApprovalStatus
+  /**
+   * Binds `artifact`'s current fingerprint to the owner's decision observed
+   * at `source` (a message id, a URL...), and advances the change's state
+   * pointer. `absent` approves a set none of whose files exist (refused
+   * otherwise). `reviewed` and `expected` name what was reviewed and the
+   * record the write started from; a mismatch records nothing. A Tasks file
+   * holding lines the other task rule reads as tasks and the chosen one
+   * does not is approved with a warning (docs/approvals.md).
+   */
+  approve(change: string, artifact: string, options: ApproveOptions): Promise<Binding>
+  /**
+   * `approve`, blocking the JavaScript thread.
+   */
+  approveSync(change: string, artifact: string, options: ApproveOptions): Binding
+  /**
+   * Retires a change's state (`ledger state retire`): a new record without
+   * bindings that says why; the records before it stay. Returns its id.
+   */
+  retire(change: string, options: RetireOptions): Promise<RecordId>
+  /**
+   * `retire`, blocking the JavaScript thread.
+   */
+  retireSync(change: string, options: RetireOptions): RecordId
+  /**
+   * The state envelope a change's pointer names, and its record (`ledger state
+   * show`); `record` is null and the envelope empty when none is recorded.
+   */
+  currentState(change: string): Promise<CurrentState>
+  /**
+   * `currentState`, blocking the JavaScript thread.
+   */
+  currentStateSync(change: string): CurrentState
+  /**
+   * The scope as an expansion would cover it: the workspace made absolute, the
+   * default repository filled in, the store exclusion present.
+   */
+  resolveScope(options?: ResolveScopeOptions): Promise<Scope>
+  /**
+   * `resolveScope`, blocking the JavaScript thread.
+   */
+  resolveScopeSync(options?: ResolveScopeOptions): Scope
+  /**
+   * Re-expands an inventory's scope plus every path it held, in this
+   * workspace (a moved checkout: its paths are relative to it), and reports
+   * what changed, path by path.
+   */
+  compare(inventory: InventoryInput): Promise<Comparison>
+  /**
+   * `compare`, blocking the JavaScript thread.
+   */
+  compareSync(inventory: InventoryInput): Comparison
+  /**
+   * Orphan records, leftover temp files, corrupt files and dangling refs of
+   * the store (`ledger store check --json`), and whether it is clean; an
+   * absent store is empty and clean.
+   */
+  storeCheck(): Promise<StoreCheck>
+  /**
+   * `storeCheck`, blocking the JavaScript thread.
+   */
+  storeCheckSync(): StoreCheck
+  /**
+   * The record a ref names, or null.
+   */
+  head(reference: string): Promise<RecordId | null>
+  /**
+   * `head`, blocking the JavaScript thread.
+   */
+  headSync(reference: string): RecordId | null
+  /**
+   * The records on a ref, newest first.
+   */
+  history(reference: string): Promise<Array<RecordId>>
+  /**
+   * `history`, blocking the JavaScript thread.
+   */
+  historySync(reference: string): Array<RecordId>
+  /**
+   * Every ref and the record it names, sorted by name.
+   */
+  refs(): Promise<Array<RefHead>>
+  /**
+   * `refs`, blocking the JavaScript thread.
+   */
+  refsSync(): Array<RefHead>
+  /**
+   * A record (its header and its body as stored), checked against its id.
+   */
+  storedRecord(id: string): Promise<StoredRecord>
+  /**
+   * `storedRecord`, blocking the JavaScript thread.
+   */
+  storedRecordSync(id: string): StoredRecord
+  /**
+   * The artifact graph the change is evaluated with (its schema's, checked
+   * and in topological order).
+   */
+  changeGraph(change: string, options?: ChangeGraphOptions): Promise<ArtifactGraph>
+  /**
+   * `changeGraph`, blocking the JavaScript thread.
+   */
+  changeGraphSync(change: string, options?: ChangeGraphOptions): ArtifactGraph
+  /**
+   * The scope of one artifact's approval set, as an expansion would cover it
+   * (for `design`: `design.md` and the materials it links).
+   */
+  changeScope(change: string, artifact: string, options?: ChangeScopeOptions): Promise<Scope>
+  /**
+   * `changeScope`, blocking the JavaScript thread.
+   */
+  changeScopeSync(change: string, artifact: string, options?: ChangeScopeOptions): Scope
+  /**
+   * The approval set of one artifact of the change, expanded (for `design`:
+   * `design.md` and the materials it links).
+   */
+  changeInventory(change: string, artifact: string, options?: ChangeInventoryOptions): Promise<Inventory>
+  /**
+   * `changeInventory`, blocking the JavaScript thread.
+   */
+  changeInventorySync(change: string, artifact: string, options?: ChangeInventoryOptions): Inventory
+  /**
+   * The change's tracked Tasks file read under its rule (`task_rule`, else
+   * the one the `tasks` approval recorded, else the schema's, else
+   * `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`).
+   */
+  changeTasks(change: string, options?: ChangeTasksOptions): Promise<ChangeTasks>
+  /**
+   * `changeTasks`, blocking the JavaScript thread.
+   */
+  changeTasksSync(change: string, options?: ChangeTasksOptions): ChangeTasks
+  /**
+   * Advances the change's state envelope (the handoff, `ledger state set`):
+   * only the fields given change; the task ids are read from the tracked
+   * Tasks file unless `completed` or `remaining` is given. A new record
+   * after `expected` (the record the caller started from, `none` when it
+   * read no state; default: the head as read now): `pointer-conflict` when
+   * another writer advanced it.
+   */
+  advanceState(change: string, options?: AdvanceStateOptions): Promise<CurrentState>
+  /**
+   * `advanceState`, blocking the JavaScript thread.
+   */
+  advanceStateSync(change: string, options?: AdvanceStateOptions): CurrentState
+  /**
+   * The change's chain of state records, newest first, each with what it
+   * changed (`ledger state log --json`).
+   */
+  stateLog(change: string): Promise<Array<LogEntry>>
+  /**
+   * `stateLog`, blocking the JavaScript thread.
+   */
+  stateLogSync(change: string): Array<LogEntry>
+  /**
+   * Records a verdict with its PASS inventory in the change's envelope
+   * (`ledger validate record`). A PASS is refused with `validation-refused`
+   * unless every artifact is approved and every gate named is fresh now,
+   * and with `no-delivery` when it names no `roots` or `paths` and gives
+   * no `no_delivery` reason.
+   */
+  recordValidation(change: string, options: RecordValidationOptions): Promise<CurrentState>
+  /**
+   * `recordValidation`, blocking the JavaScript thread.
+   */
+  recordValidationSync(change: string, options: RecordValidationOptions): CurrentState
+  /**
+   * Whether the recorded PASS still stands: its inventory re-expanded, its
+   * gates checked, each one's prerequisites observed as
+   * `gate_prerequisites` says (`ledger validate check --json`).
+   */
+  checkValidation(change: string, options?: CheckValidationOptions): Promise<ValidationCheck>
+  /**
+   * `checkValidation`, blocking the JavaScript thread.
+   */
+  checkValidationSync(change: string, options?: CheckValidationOptions): ValidationCheck
+  /**
+   * Every difference from the PASS after the terminal mutations, by class
+   * (`ledger finalize check --json`).
+   */
+  finalizeCheck(change: string, options?: FinalizeCheckOptions): Promise<Finalization>
+  /**
+   * `finalizeCheck`, blocking the JavaScript thread.
+   */
+  finalizeCheckSync(change: string, options?: FinalizeCheckOptions): Finalization
+  /**
+   * A gate: what it runs, where, on which inputs, and which prerequisites its
+   * result depends on. Whether its latest evidence can be reused: fresh, or
+   * stale with every reason. Runs nothing but the prerequisite commands given
+   * here (`check_recorded_gate` fills a check from the evidence instead).
+   */
+  checkGate(name: string, options: CheckGateOptions): Promise<Freshness>
+  /**
+   * `checkGate`, blocking the JavaScript thread.
+   */
+  checkGateSync(name: string, options: CheckGateOptions): Freshness
+  /**
+   * What `ledger gate check` answers: whether the gate's latest evidence is
+   * fresh for the parts of its spec given now, the others taken from the
+   * evidence. Nothing read from the store is run: only the prerequisite
+   * commands given here.
+   */
+  checkRecordedGate(name: string, options?: CheckRecordedGateOptions): Promise<Freshness>
+  /**
+   * `checkRecordedGate`, blocking the JavaScript thread.
+   */
+  checkRecordedGateSync(name: string, options?: CheckRecordedGateOptions): Freshness
+  /**
+   * Reuses fresh evidence, or runs the command and records evidence whatever
+   * its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
+   * process group is sent SIGTERM (SIGKILL shortly after), and the run is
+   * recorded as failed and not reusable.
+   */
+  runGate(name: string, options: RunGateOptions): Promise<GateRun>
+  /**
+   * `runGate`, blocking the JavaScript thread.
+   */
+  runGateSync(name: string, options: RunGateOptions): GateRun
+  /**
+   * The gate's latest evidence and its record, or null when it never ran.
+   */
+  latestEvidence(gate: string): Promise<LatestEvidence | null>
+  /**
+   * `latestEvidence`, blocking the JavaScript thread.
+   */
+  latestEvidenceSync(gate: string): LatestEvidence | null
+  /**
+   * The output the gate's latest run kept (raw bytes, as the command wrote
+   * them; what `ledger gate show` prints), or null when it never ran. An output
+   * past the bound was kept as its start and its end: the evidence's
+   * `output.truncated` says how many bytes were dropped between them.
+   */
+  gateOutput(gate: string): Promise<Bytes | null>
+  /**
+   * `gateOutput`, blocking the JavaScript thread.
+   */
+  gateOutputSync(gate: string): Bytes | null
+  /**
+   * The output one evidence record kept (raw bytes); `invalid-argument` for
+   * evidence written before ledger kept a run's output.
+   */
+  evidenceOutput(record: string): Promise<Bytes>
+  /**
+   * `evidenceOutput`, blocking the JavaScript thread.
+   */
+  evidenceOutputSync(record: string): Bytes
 }
 
+/**
+ * The v1 fingerprint of `entries`, in any order: they are sorted by the
+ * UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
+ * invalid entry `bad-entry`.
+ */
+export declare function fingerprintEntries(entries: Array<EntryParts>): Promise<Fingerprint>
+/**
+ * `fingerprintEntries`, blocking the JavaScript thread.
+ */
+export declare function fingerprintEntriesSync(entries: Array<EntryParts>): Fingerprint
+/**
+ * A fingerprint in its one canonical form (`sha256:` and 64 lowercase hex
+ * digits); anything else is `bad-fingerprint`.
+ */
+export declare function parseFingerprint(text: string): Promise<Fingerprint>
+/**
+ * `parseFingerprint`, blocking the JavaScript thread.
+ */
+export declare function parseFingerprintSync(text: string): Fingerprint
+/**
+ * The top directory of the Git worktree containing `path`, or null outside
+ * Git.
+ */
+export declare function worktreeRoot(path: string): Promise<string | null>
+/**
+ * `worktreeRoot`, blocking the JavaScript thread.
+ */
+export declare function worktreeRootSync(path: string): string | null
+/**
+ * Parses a record's text strictly: a record whose entries do not reproduce
+ * its fingerprint is `malformed-record`, another format or major version
+ * `unsupported-version`.
+ */
+export declare function parseRecord(text: string, options?: ParseRecordOptions): Promise<InventoryRecord>
+/**
+ * `parseRecord`, blocking the JavaScript thread.
+ */
+export declare function parseRecordSync(text: string, options?: ParseRecordOptions): InventoryRecord
+/**
+ * Reads a record file strictly (a regular file, not through a symlink, at
+ * most 1 GiB; then as `parse_record`).
+ */
+export declare function readRecord(path: string): Promise<InventoryRecord>
+/**
+ * `readRecord`, blocking the JavaScript thread.
+ */
+export declare function readRecordSync(path: string): InventoryRecord
+/**
+ * The inventory record of `inventory` (pretty JSON ending with a newline),
+ * exactly as `ledger inventory` writes it, with what the caller observed.
+ */
+export declare function inventoryRecord(inventory: InventoryInput, options?: InventoryRecordOptions): Promise<string>
+/**
+ * `inventoryRecord`, blocking the JavaScript thread.
+ */
+export declare function inventoryRecordSync(inventory: InventoryInput, options?: InventoryRecordOptions): string
+/**
+ * An artifact graph, checked (duplicate ids, unknown `requires`, cycles) and
+ * in topological order: read from a `schema.yaml` file (`schema`), parsed
+ * from its text (`yaml`), built from `artifacts`, or, with none of the
+ * three, OpenSpec's spec-driven schema.
+ */
+export declare function artifactGraph(options?: ArtifactGraphOptions): Promise<ArtifactGraph>
+/**
+ * `artifactGraph`, blocking the JavaScript thread.
+ */
+export declare function artifactGraphSync(options?: ArtifactGraphOptions): ArtifactGraph
+/**
+ * Every artifact `artifact` depends on, directly or not, in graph order.
+ */
+export declare function upstream(graph: GraphSpec, artifact: string): Promise<Array<string>>
+/**
+ * `upstream`, blocking the JavaScript thread.
+ */
+export declare function upstreamSync(graph: GraphSpec, artifact: string): Array<string>
+/**
+ * Every artifact that depends on `artifact`, directly or not, in graph order.
+ */
+export declare function downstream(graph: GraphSpec, artifact: string): Promise<Array<string>>
+/**
+ * `downstream`, blocking the JavaScript thread.
+ */
+export declare function downstreamSync(graph: GraphSpec, artifact: string): Array<string>
+/**
+ * The tracked Tasks artifact, by OpenSpec's rule: the artifact whose
+ * `generates` is the graph's `tracks`, or, when it names none, the artifact
+ * with id `tasks`.
+ */
+export declare function tracked(graph: GraphSpec): Promise<Artifact | null>
+/**
+ * `tracked`, blocking the JavaScript thread.
+ */
+export declare function trackedSync(graph: GraphSpec): Artifact | null
+/**
+ * The artifact of the graph with this id (`unknown-artifact` when none has it).
+ */
+export declare function artifact(graph: GraphSpec, id: string): Promise<Artifact>
+/**
+ * `artifact`, blocking the JavaScript thread.
+ */
+export declare function artifactSync(graph: GraphSpec, id: string): Artifact
+/**
+ * Observes prerequisites now, as a gate run would: each one's value, null for
+ * an unset environment variable. Commands run in the current directory.
+ */
+export declare function observe(prerequisites: Record<string, Observe>): Promise<Record<string, string | null>>
+/**
+ * `observe`, blocking the JavaScript thread.
+ */
+export declare function observeSync(prerequisites: Record<string, Observe>): Record<string, string | null>
+/**
+ * The payload a Tasks file is hashed with under `rule`: under
+ * `task-checkbox-v1` (the default) every canonical checked task
+ * (`- [x] 1.2 [area] ...`) unchecked, under `openspec-checkbox` the `x`/`X`
+ * of every task OpenSpec counts turned into a space; every other byte kept.
+ */
+export declare function normalizeTasks(data: Bytes, options?: NormalizeTasksOptions): Promise<Bytes>
+/**
+ * `normalizeTasks`, blocking the JavaScript thread.
+ */
+export declare function normalizeTasksSync(data: Bytes, options?: NormalizeTasksOptions): Bytes
+/**
+ * The tasks of the Tasks file at `path` under `rule`: id, done, line and
+ * text of each, and the totals. The file is read like every input: not
+ * through a symlink, a regular file, bounded (`unreadable`, `special-file`,
+ * `too-large`).
+ */
+export declare function readTasks(path: string, options?: ReadTasksOptions): Promise<Tasks>
+/**
+ * `readTasks`, blocking the JavaScript thread.
+ */
+export declare function readTasksSync(path: string, options?: ReadTasksOptions): Tasks
+/**
+ * The tasks of a Tasks file's bytes under `rule` (as `read_tasks`).
+ */
+export declare function readTasksBytes(data: Bytes, options?: ReadTasksBytesOptions): Promise<Tasks>
+/**
+ * `readTasksBytes`, blocking the JavaScript thread.
+ */
+export declare function readTasksBytesSync(data: Bytes, options?: ReadTasksBytesOptions): Tasks
+/**
+ * The number of threads calls run with now.
+ */
+export declare function threads(): Promise<number>
+/**
+ * `threads`, blocking the JavaScript thread.
+ */
+export declare function threadsSync(): number
+/**
+ * Sets the number of threads every later call uses (`0`: one per core;
+ * without a call, the `LEDGER_THREADS` environment variable decides, else
+ * one per core). Above the core's limit (`MAX_THREADS`): `invalid-argument`.
+ */
+export declare function setThreads(count: number): Promise<null>
+/**
+ * `setThreads`, blocking the JavaScript thread.
+ */
+export declare function setThreadsSync(count: number): null
+/**
+ * Whether calls use the digest cache now.
+ */
+export declare function digestCacheEnabled(): Promise<boolean>
+/**
+ * `digestCacheEnabled`, blocking the JavaScript thread.
+ */
+export declare function digestCacheEnabledSync(): boolean
+/**
+ * Turns the digest cache in `.ledger/` on or off for every later call in
+ * this process (off: every file is read). Without a call, the
+ * `LEDGER_NO_CACHE` environment variable decides; the cache is on by
+ * default. The answer never depends on it.
+ */
+export declare function setDigestCache(enabled: boolean): Promise<null>
+/**
+ * `setDigestCache`, blocking the JavaScript thread.
+ */
+export declare function setDigestCacheSync(enabled: boolean): null

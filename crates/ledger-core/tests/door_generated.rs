@@ -3,10 +3,9 @@
 //! `UPDATE_GENERATED=1 cargo test -p ledger-core --test door_generated`
 //! rewrites them (as `cargo run -p ledger-core --example door_gen` does).
 
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::unwrap_used)]
 
 #[path = "../examples/door_gen.rs"]
-#[allow(dead_code, unused_imports)]
 mod door_gen;
 
 #[test]
