@@ -133,7 +133,7 @@ pub fn wrapper_exit_code(error: &Error) -> u8 {
 }
 
 /// What `run_gate` did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RunOutcome {
     /// Whether fresh evidence was reused (the command did not run).
     pub reused: bool,

@@ -11,7 +11,7 @@ use crate::schema::{DEFAULT_SCHEMA, SPEC_DRIVEN_YAML, SchemaSource};
 use crate::task_rule::TaskRule;
 
 /// One artifact of a graph.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Artifact {
     /// Its name, e.g. `design`.
     pub id: String,
@@ -41,7 +41,7 @@ impl Artifact {
 /// assert_eq!(order, ["proposal", "specs", "design", "tasks"]);
 /// assert_eq!(graph.downstream("proposal"), ["specs", "design", "tasks"]);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ArtifactGraph {
     artifacts: Vec<Artifact>,
     tracks: Option<String>,

@@ -40,6 +40,7 @@ mod approval;
 mod artifacts;
 mod change_config;
 mod compare;
+pub mod door;
 mod entry;
 mod envelope;
 mod error;

@@ -23,7 +23,7 @@ pub const DEFAULT_EXCLUSION_REASON: &str = "excluded with --exclude";
 
 /// A path or directory root removed from the candidates, with the reason a
 /// reviewer reads (the "explained boundary").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Exclusion {
     /// A workspace path or directory root (`.` is not allowed: that would exclude all).
@@ -51,11 +51,12 @@ pub struct Exclusion {
 /// assert_eq!(scope.roots, ["src"]);
 /// assert_eq!(scope.exclusions[0].path, ".ledger");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 // Read through `ScopeJson`, which holds the defaults and refuses unknown keys.
 #[serde(from = "ScopeJson")]
 pub struct Scope {
     /// The workspace directory; every path is relative to it.
+    #[schemars(with = "String")]
     pub workspace: Utf8PathBuf,
     /// Git repositories at or below the workspace (`.` for the workspace itself).
     /// Empty means the default: the repository containing the workspace, if any.
@@ -83,9 +84,10 @@ pub struct Scope {
 
 /// A scope as JSON declares it: a missing `roots` key takes the declaration
 /// default (`.` when no paths are given either); `"roots": []` is no root.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ScopeJson {
+    #[schemars(with = "String")]
     workspace: Utf8PathBuf,
     #[serde(default)]
     repositories: Vec<String>,

@@ -22,7 +22,7 @@ use crate::store::Store;
 use crate::task_rule::TaskRule;
 
 /// One task line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Task {
     /// The task's id, when its text starts with one: `1.1`, `2.10`, `3.2.1`,
     /// `1.2a` (OpenSpec's `TASK_ID`: numbers joined by dots, at least two,
@@ -48,7 +48,7 @@ pub struct Task {
 /// assert_eq!(tasks.remaining_ids(), ["1.1a"]);
 /// assert_eq!(tasks.tasks[1].line, 3);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Tasks {
     /// The rule the file was read under.
     pub rule: TaskRule,
@@ -115,7 +115,7 @@ pub fn read_tasks_file(path: &Path, rule: TaskRule) -> Result<Tasks> {
 }
 
 /// A change's tracked Tasks file and its tasks (`ledger tasks --json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ChangeTasks {
     /// The change.
     pub change: String,
@@ -240,7 +240,7 @@ impl ChangeSet {
 
 /// A Tasks file approved under a rule that sees none of the task lines
 /// another rule sees ([`ChangeSet::task_rule_warnings`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TaskRuleWarning {
     /// The Tasks file.
     pub path: WorkspacePath,

@@ -28,6 +28,8 @@ mod cache;
 #[cfg(feature = "napi")]
 mod compare;
 #[cfg(feature = "napi")]
+mod door;
+#[cfg(feature = "napi")]
 mod entry;
 #[cfg(feature = "napi")]
 mod error;

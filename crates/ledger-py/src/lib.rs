@@ -32,6 +32,7 @@ mod args;
 mod artifacts;
 mod cache;
 mod compare;
+mod door;
 mod entry;
 mod envelope;
 mod errors;
@@ -64,6 +65,8 @@ mod ledger_module {
     use crate::cache::{digest_cache_enabled, set_digest_cache};
     #[pymodule_export]
     use crate::compare::{PyChange, PyComparison};
+    #[pymodule_export]
+    use crate::door::{call, description};
     #[pymodule_export]
     use crate::entry::PyEntry;
     #[pymodule_export]
