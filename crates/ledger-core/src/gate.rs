@@ -32,7 +32,8 @@ const RESULT_BYTES: usize = 4096;
 const RESULT_LINES: usize = 20;
 
 /// Where a gate command's output goes, besides the evidence's result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Echo {
     /// Nowhere: only the tail is kept.
     #[default]

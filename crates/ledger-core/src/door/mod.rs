@@ -53,6 +53,14 @@ mod schema;
 // -- concept modules -- (one line per concept file)
 mod approval;
 mod expand;
+mod gate;
+mod lifecycle;
+mod openspec;
+mod records;
+mod scope;
+mod settings;
+mod store;
+mod tasks;
 // -- end of concept modules --
 
 pub use case::{Case, CaseSerializer, camel, from_value, to_json};
@@ -233,6 +241,14 @@ pub fn registry() -> &'static [Verb] {
             // -- registry -- (one line per concept file)
             expand::verbs(),
             approval::verbs(),
+            scope::verbs(),
+            records::verbs(),
+            store::verbs(),
+            openspec::verbs(),
+            lifecycle::verbs(),
+            gate::verbs(),
+            tasks::verbs(),
+            settings::verbs(),
             // -- end of registry --
         ]
         .into_iter()
