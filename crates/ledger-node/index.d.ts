@@ -1198,7 +1198,7 @@ export interface SchemaSource {
  * a scope file without a `roots` key — and written out as the root `.`.
  *
  * ```
- * use ledger_core::Scope;
+ * use ledger_core::expand::Scope;
  * let mut scope = Scope::new("/tmp/checkout");
  * assert!(scope.roots.is_empty()); // selects nothing yet
  * scope.add_root("src/").unwrap();
