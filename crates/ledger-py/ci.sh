@@ -55,7 +55,7 @@ step "mypy --strict: the generated API, the examples and the typed usage file"
 # The typed API is generated (ledger/_api.py, from the core's description);
 # these are what a user writes against it. tests/test_types.py checks the
 # same files and the mistakes mypy must catch.
-"$PY" -m mypy --strict --no-incremental "$ROOT/examples/recover.py" "$CRATE/tests/typed/use.py"
+"$PY" -m mypy --strict --no-incremental --cache-dir=/dev/null "$ROOT/examples/recover.py" "$CRATE/tests/typed/use.py"
 
 step "pytest"
 # From the crate directory (pyproject.toml's settings), importing the
