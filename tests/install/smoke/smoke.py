@@ -19,6 +19,8 @@ def main(vectors_file: str) -> int:
     here = os.path.dirname(os.path.abspath(ledger.__file__))
     assert os.path.commonpath([here, sys.prefix]) == sys.prefix, f"ledger from {here}, not the venv"
     assert not hasattr(ledger._ledger, "_panic"), "a release wheel has no test hooks"
+    verbs = {v["name"] for v in json.loads(ledger._ledger.description())["verbs"]}
+    assert "_panic" not in verbs and "status" in verbs, "a release wheel has no test hooks"
     checks += 1
 
     with tempfile.TemporaryDirectory() as ws, tempfile.TemporaryDirectory() as scratch:
