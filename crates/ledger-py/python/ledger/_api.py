@@ -97,7 +97,7 @@ SchemaSourceInput = TypedDict("SchemaSourceInput", {"name": Optional[str], "path
 # a scope file without a `roots` key — and written out as the root `.`.
 #
 # ```
-# use ledger_core::Scope;
+# use ledger_core::expand::Scope;
 # let mut scope = Scope::new("/tmp/checkout");
 # assert!(scope.roots.is_empty()); // selects nothing yet
 # scope.add_root("src/").unwrap();
@@ -139,7 +139,7 @@ Artifact = TypedDict("Artifact", {"generates": str, "id": str, "requires": list[
 # schema it was read from.
 #
 # ```
-# use ledger_core::ArtifactGraph;
+# use ledger_core::openspec::ArtifactGraph;
 # let graph = ArtifactGraph::spec_driven();
 # let order: Vec<&str> = graph.artifacts().iter().map(|a| a.id.as_str()).collect();
 # assert_eq!(order, ["proposal", "specs", "design", "tasks"]);
@@ -250,7 +250,7 @@ GateRun = TypedDict("GateRun", {"evidence": Optional["Evidence"], "exit_code": i
 #
 # ```
 # use std::collections::BTreeMap;
-# use ledger_core::{Echo, GateSpec, Observe, Scope, Store, check_gate, run_gate};
+# use ledger_core::{expand::Scope, gate::{check_gate, Echo, GateSpec, Observe, run_gate}, records::Store};
 #
 # # fn main() -> Result<(), Box<dyn std::error::Error>> {
 # let dir = tempfile::tempdir()?;
@@ -442,7 +442,7 @@ Task = TypedDict("Task", {"done": bool, "id": Optional[str], "line": int, "text"
 # The tasks of one file under one rule, in document order.
 #
 # ```
-# use ledger_core::{TaskRule, read_tasks};
+# use ledger_core::tasks::{read_tasks, TaskRule};
 # let tasks = read_tasks(b"## 1. Core\n- [x] 1.1 Parse\n  - [ ] 1.1a Test\n", TaskRule::OpenspecCheckbox);
 # assert_eq!((tasks.done, tasks.total), (1, 2));
 # assert_eq!(tasks.completed_ids(), ["1.1"]);
