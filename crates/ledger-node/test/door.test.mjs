@@ -56,6 +56,11 @@ test('an unknown option key is invalid-argument naming the key and what is expec
   await expectCode(assert, () => ws.fingerprint({ task_rule: 'openspec-checkbox' }), 'invalid-argument', '`task_rule`', {
     pathProperty: false,
   })
+  // The verb is named as JavaScript calls it.
+  const verb = await expectCode(assert, () => ws.checkGate('t', { argv: ['true'], argvs: [] }), 'invalid-argument', '`argvs`', {
+    pathProperty: false,
+  })
+  assert.ok(verb.message.includes('checkGate') && !verb.message.includes('check_gate'), verb.message)
   // Nested options are checked too, and named by their path.
   await expectCode(assert, () => ws.checkGate('t', { argv: ['true'], scope: { root: ['src'] } }), 'invalid-argument', 'root', {
     pathProperty: false,
