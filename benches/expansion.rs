@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ledger_core::{Inventory, Scope};
+use ledger_core::expand::{Inventory, Scope};
 use ledger_testkit::Git;
 
 fn git(dir: &Path, args: &[&str]) {

@@ -6,7 +6,9 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ledger_core::{
-    Content, Digest, Encoder, Entry, TaskRule, WorkspacePath, normalize_tasks, normalize_tasks_with,
+    WorkspacePath,
+    expand::{Content, Digest, Encoder, Entry},
+    tasks::{TaskRule, normalize_tasks, normalize_tasks_with},
 };
 
 /// File digests for sizes from 4 KiB to 256 MiB (bytes/s).

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The Rust front door as a user gets it: `cargo package -p ledger-core`, the
 # tarball unpacked outside the repository, and the crate's own tests run there
-# (`cargo test`), so the package carries everything its tests read (vectors,
-# the test kit) and names no crate it does not ship. Part of `make install-test`.
+# (`cargo test`), so the package carries everything its tests read (the
+# vectors) and names no crate it does not ship; its tests' one dev-dependency
+# of this repository, the test kit, is named from the checkout. Part of
+# `make install-test`.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -30,8 +32,7 @@ printf 'crate: %s, %s bytes\n' "$(basename "$crate")" "$(stat -c %s "$crate")"
 
 step "the package's contents"
 listing=$(tar tzf "$crate")
-for f in README.md LICENSE-MIT LICENSE-APACHE Cargo.lock tests/support/testkit.rs \
-  tests/vectors/fingerprint-v1.json; do
+for f in README.md LICENSE-MIT LICENSE-APACHE Cargo.lock tests/vectors/fingerprint-v1.json; do
   grep -qx "ledger-core-$VERSION/$f" <<<"$listing" || { echo "crate: $f is not packaged" >&2; exit 1; }
 done
 for f in tests/fuzz_corpus.rs tests/vectors_copy.rs; do
@@ -58,6 +59,10 @@ fi
 # opt-level 3, as the workspace's profile has it (a profile in the package's
 # manifest would be ignored inside the workspace, with a warning): the race
 # tests hash hundreds of megabytes, ~50x slower unoptimized.
-CARGO_TARGET_DIR="$TARGET_DIR" "$CARGO" test --locked \
+# The test kit (test-only, publish = false) is the repository's: packaging
+# drops a path dev-dependency, so it is named again from the checkout, and the
+# lock file gains its one dependency offline (every crate is in the local cache).
+printf '\n[dev-dependencies.ledger-testkit]\npath = "%s/crates/ledger-testkit"\n' "$ROOT" >>Cargo.toml
+CARGO_TARGET_DIR="$TARGET_DIR" "$CARGO" test --offline \
   --config 'profile.dev.package.sha2.opt-level=3'
 step "done"

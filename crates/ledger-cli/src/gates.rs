@@ -11,9 +11,15 @@ use clap::{Args, Subcommand};
 use std::io::Write;
 
 use ledger_core::{
-    DisplayPath, Echo, Error, Freshness, GateOutput, GateQuery, GateSpec, Observe, RunOptions,
-    RunOutcome, Scope, StaleReason, Store, check_gate_query, evidence_output, gate_output, quote,
-    run_gate_with, wrapper_exit_code,
+    DisplayPath, Error,
+    expand::Scope,
+    gate::{
+        Echo, Freshness, GateOutput, GateQuery, GateSpec, Observe, RunOptions, RunOutcome,
+        StaleReason, check_gate_query, evidence_output, gate_output, run_gate_with,
+        wrapper_exit_code,
+    },
+    quote::quote,
+    records::Store,
 };
 
 use crate::report::{comparison_text, json_line};

@@ -9,13 +9,20 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use ledger_core::{
-    Change, ChangeKind, Check, CurrentState, Error, Finalization, GatePrerequisites, LogEntry,
-    PhaseRecordStanding, RecordId, StateEnvelope, StatePatch, TaskIds, ValidationCheck,
-    ValidationRequest, Verdict, advance_state, check_validation_with, finalize_check, quote,
-    record_validation, state_log,
+    Error,
+    approval::{
+        Check, CurrentState, LogEntry, StateEnvelope, StatePatch, TaskIds, Verdict, advance_state,
+        state_log,
+    },
+    lifecycle::{
+        Finalization, GatePrerequisites, PhaseRecordStanding, ValidationCheck, ValidationRequest,
+        check_validation_with, finalize_check, record_validation,
+    },
+    quote::quote,
+    records::{Change, ChangeKind, RecordId},
 };
 
-use crate::approvals::{BasisArgs, ChangeArgs, ExpectArgs, PlaceArgs, short};
+use crate::change_args::{BasisArgs, ChangeArgs, ExpectArgs, PlaceArgs, short};
 use crate::report::{comparison_text, json_line};
 
 #[derive(Args)]

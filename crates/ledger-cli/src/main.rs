@@ -2,6 +2,7 @@
 //! approvals, gates and the change lifecycle.
 
 mod approvals;
+mod change_args;
 mod gates;
 mod lifecycle;
 mod report;
@@ -13,7 +14,11 @@ use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand};
-use ledger_core::{Error, Inventory, InventoryRecord, Observed};
+use ledger_core::{
+    Error,
+    expand::Inventory,
+    records::{InventoryRecord, Observed},
+};
 
 use crate::report::{comparison_text, entry_line, entry_record, json_line};
 use crate::scope_args::ScopeArgs;
@@ -211,10 +216,10 @@ impl From<io::Error> for Failure {
 
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if let Some(count) = cli.threads {
-        ledger_core::set_threads(count)?;
+        ledger_core::expand::set_threads(count)?;
     }
     if cli.no_cache {
-        ledger_core::set_digest_cache(false);
+        ledger_core::expand::set_digest_cache(false);
     }
     // Every output is built completely before anything is printed, so that on
     // an error stdout stays empty.

@@ -1,8 +1,12 @@
 //! Text and JSON renderings of results.
 
-use ledger_core::{ChangeKind, Comparison, Entry, quote};
+use ledger_core::{
+    expand::Entry,
+    quote::quote,
+    records::{ChangeKind, Comparison},
+};
 
-pub use ledger_core::to_pretty_json as json_line;
+pub use ledger_core::records::to_pretty_json as json_line;
 
 /// `<mode> <kind> <digest>\t<path>`, the path quoted when it holds odd characters.
 pub fn entry_line(entry: &Entry) -> String {

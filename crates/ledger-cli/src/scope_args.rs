@@ -2,7 +2,11 @@
 
 use camino::Utf8PathBuf;
 use clap::Args;
-use ledger_core::{Error, Scope, ScopeLists, TaskRule};
+use ledger_core::{
+    Error,
+    expand::{Scope, ScopeLists},
+    tasks::TaskRule,
+};
 
 /// The flags that declare a scope (docs/records.md, `scope`).
 #[derive(Args)]
@@ -80,5 +84,5 @@ pub fn default_workspace() -> Result<Utf8PathBuf, Error> {
         operation: "find the current directory",
         source,
     })?;
-    ledger_core::default_workspace(&cwd)
+    ledger_core::expand::default_workspace(&cwd)
 }

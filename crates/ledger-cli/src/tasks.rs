@@ -5,9 +5,14 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use clap::Args;
-use ledger_core::{ChangeTasks, Error, TaskRule, normalize_tasks_with, quote};
+use ledger_core::{
+    Error,
+    approval::ChangeTasks,
+    quote::quote,
+    tasks::{TaskRule, normalize_tasks_with},
+};
 
-use crate::approvals::ChangeArgs;
+use crate::change_args::ChangeArgs;
 use crate::report::json_line;
 
 #[derive(Args)]

@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 mod common;
 
 use common::*;
-use ledger_core::Store;
+use ledger_core::records::Store;
 use ledger_testkit::utf8;
 
 /// A checkout plus a counter file outside it that the gate command appends to,

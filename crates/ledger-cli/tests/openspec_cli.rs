@@ -219,19 +219,19 @@ fn the_embedded_schemas_are_the_packages() {
     let package = package.unwrap_or_else(|| panic!("LEDGER_OPENSPEC_PACKAGE is not set ({NEEDS})"));
     let version: Value =
         serde_json::from_slice(&std::fs::read(package.join("package.json")).unwrap()).unwrap();
-    assert_eq!(version["version"], ledger_core::OPENSPEC_VERSION);
+    assert_eq!(version["version"], ledger_core::openspec::OPENSPEC_VERSION);
     let mut shipped: Vec<String> = std::fs::read_dir(package.join("schemas"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     shipped.sort();
-    let mut embedded: Vec<&str> = ledger_core::BUILTIN_SCHEMAS
+    let mut embedded: Vec<&str> = ledger_core::openspec::BUILTIN_SCHEMAS
         .iter()
         .map(|(n, _)| *n)
         .collect();
     embedded.sort();
     assert_eq!(shipped, embedded);
-    for (name, text) in ledger_core::BUILTIN_SCHEMAS {
+    for (name, text) in ledger_core::openspec::BUILTIN_SCHEMAS {
         let file = package.join("schemas").join(name).join("schema.yaml");
         assert_eq!(&std::fs::read_to_string(file).unwrap(), text, "{name}");
     }

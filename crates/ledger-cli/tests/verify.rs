@@ -449,7 +449,7 @@ fn a_record_written_into_its_own_scope_is_excluded_with_a_reason() {
     assert!(
         exclusions.contains(&serde_json::json!({
             "path": "rec.json",
-            "reason": ledger_core::OWN_RECORD_REASON,
+            "reason": ledger_core::records::OWN_RECORD_REASON,
         })),
         "{exclusions:?}"
     );

@@ -12,14 +12,14 @@
 use sha2::{Digest as _, Sha256};
 
 use crate::error::Error;
-use crate::graph::ArtifactGraph;
-use crate::normalize::{HashOutput, TasksNormalizer, normalize_tasks, normalize_tasks_with};
-use crate::normalize_reference::{reference_normalize, reference_openspec};
+use crate::expand::scope::Scope;
+use crate::openspec::graph::ArtifactGraph;
 use crate::path::WorkspacePath;
-use crate::record::InventoryRecord;
-use crate::scope::Scope;
-use crate::task_rule::TaskRule;
-use crate::tasks::read_tasks;
+use crate::records::record::InventoryRecord;
+use crate::tasks::normalize::{HashOutput, TasksNormalizer, normalize_tasks, normalize_tasks_with};
+use crate::tasks::reader::read_tasks;
+use crate::tasks::reference::{reference_normalize, reference_openspec};
+use crate::tasks::rule::TaskRule;
 
 /// Every error must render a message and carry a code; rendering must not panic.
 fn check_error(e: &Error, allowed: &[&str], what: &str) {
@@ -155,7 +155,7 @@ pub fn record_json(data: &[u8]) {
             assert_eq!(back, record, "record changed in a JSON round trip");
             assert_eq!(back.to_json(), json, "record JSON is not stable");
             assert_eq!(
-                crate::fingerprint::fingerprint_entries(record.entries.clone()).ok(),
+                crate::expand::fingerprint::fingerprint_entries(record.entries.clone()).ok(),
                 Some(record.fingerprint),
                 "accepted a record whose entries do not give its fingerprint"
             );
@@ -283,7 +283,7 @@ pub fn markdown(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let design = WorkspacePath::new(DOCUMENTS[0]).unwrap();
     // The only refusal of extraction itself is an HTML `<base href>`.
-    let dests = match crate::materials::link_destinations(&design, &text) {
+    let dests = match crate::openspec::materials::link_destinations(&design, &text) {
         Ok(dests) => dests,
         Err(e) => return check_error(&e, &["ambiguous-material"], "materials::link_destinations"),
     };
@@ -294,7 +294,7 @@ pub fn markdown(data: &[u8]) {
         let doc = WorkspacePath::new(document).unwrap();
         let dir = doc.parents().last().unwrap_or(".");
         for dest in &dests {
-            match crate::materials::resolve(&doc, dest) {
+            match crate::openspec::materials::resolve(&doc, dest) {
                 Ok(Some(p)) => {
                     let s = p.as_str();
                     assert!(
@@ -388,5 +388,5 @@ pub fn schema_yaml(data: &[u8]) {
 /// entries ascend and are found through their buckets; the journal ends exactly
 /// at its first batch that does not check out, and a key's latest entry wins.
 pub fn digest_cache(data: &[u8]) {
-    crate::store::fuzz_cache_file(data);
+    crate::expand::cache::fuzz_cache_file(data);
 }

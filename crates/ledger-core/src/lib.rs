@@ -1,17 +1,25 @@
 //! Content fingerprints of explicit file inventories, so that approvals and gate
 //! results stay bound to exactly the bytes they were given for.
 //!
-//! 1. Declare a [`Scope`]: a workspace, its Git repositories, roots, extra paths,
-//!    exclusions with reasons.
-//! 2. [`Inventory::expand`] lists the candidates exactly as
-//!    `git ls-files --cached --others --exclude-standard` would (in process, with
-//!    gix), reads every file in parallel without following symlinks, and computes
-//!    the v1 [`Fingerprint`].
-//! 3. Store the fingerprint next to the approval or gate result; expand again
-//!    later and compare.
+//! The crate is a house in wings (docs/architecture.md). Each wing is a
+//! module that owns one concept and uses only the wings below it:
+//!
+//! | wing | owns |
+//! |---|---|
+//! | [`tasks`] | Tasks files: task rules, their normalizers, the task reader |
+//! | [`expand`] | the generic engine: a [`Scope`](expand::Scope) expands into an [`Inventory`](expand::Inventory) and its v1 [`Fingerprint`](expand::Fingerprint) (listing as Git does, reading without following symlinks, the digest cache) |
+//! | [`records`] | inventory records, comparisons with the disk, the append-only [`Store`](records::Store) |
+//! | [`openspec`] | OpenSpec's model: schemas, artifact graphs, change sets, config, materials, the spec sync |
+//! | [`approval`] | approvals bound to fingerprints, the cascade, the state envelope and handoff |
+//! | [`gate`] | gate evidence: running a check over a scope and knowing whether it still holds |
+//! | [`lifecycle`] | the validation PASS and finalization of a change |
+//!
+//! Below them the ground floor: [`Error`] (a stable [`Error::code`] and the
+//! path concerned), [`WorkspacePath`], [`quote`]. The common path is in
+//! [`prelude`]. Each wing's page has a working example of its capability.
 //!
 //! ```
-//! use ledger_core::{Inventory, Scope};
+//! use ledger_core::expand::{Inventory, Scope};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
@@ -36,117 +44,148 @@
 //! Errors carry a stable [`Error::code`] and the path they concern; a blocked
 //! expansion never yields a fingerprint.
 
-mod approval;
-mod artifacts;
-mod change_config;
-mod compare;
-pub mod door;
-mod entry;
-mod envelope;
+// The ground floor: what every wing may use, and that uses no wing.
 mod error;
-mod evidence;
-mod finalize;
-mod fingerprint;
+mod js_space;
+mod nofollow;
+mod own_file;
+mod path;
+pub mod quote;
+
+// The wings, from the bottom up: a wing uses only the wings below it
+// (docs/architecture.md).
+pub mod approval;
+pub mod expand;
+pub mod gate;
+pub mod lifecycle;
+pub mod openspec;
+pub mod records;
+pub mod tasks;
+
+// The top floor: what every front door (Python, Node) shares; it uses every
+// wing and no wing uses it.
+pub mod door;
+
 /// Fuzz-target bodies, for the fuzz crate and the corpus replay test only
 /// (feature `fuzzing`; not part of the API).
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-mod gate;
-pub(crate) mod git;
-mod graph;
-mod handoff;
-mod inventory;
-mod js_space;
-mod materials;
-mod normalize;
-mod normalize_openspec;
-#[cfg(any(test, feature = "fuzzing"))]
-mod normalize_reference;
-mod output;
-mod own_file;
-mod path;
-mod quote;
-mod read;
-mod read_queue;
-mod record;
-mod schema;
-mod scope;
-mod scope_file;
-pub mod spec_sync;
-mod store;
-mod task_rule;
-mod tasks;
-mod threads;
-mod validation;
-mod walk;
-mod write_basis;
 
-// The workspace's test kit (tests/support/testkit.rs), included from inside the
-// crate so that the packaged crate's unit tests build; each test uses a part of it.
-#[cfg(test)]
-#[allow(dead_code)]
-#[path = "../tests/support/testkit.rs"]
-mod ledger_testkit;
+pub use error::{DisplayPath, Error, GitSource, Result};
+pub use path::WorkspacePath;
 
+/// The common path in one import: declare a scope, expand it, keep and
+/// compare the record; approve a change's artifacts and ask their status;
+/// run and check a gate.
+///
+/// ```
+/// use ledger_core::prelude::*;
+///
+/// # fn main() -> Result<()> {
+/// let dir = tempfile::tempdir().map_err(|e| Error::InvalidArgument { message: e.to_string() })?;
+/// let workspace = camino::Utf8Path::from_path(dir.path()).expect("UTF-8 temp dir");
+/// let mut scope = Scope::new(workspace);
+/// scope.add_root(".")?;
+/// let inventory = Inventory::expand(&scope)?;
+/// assert!(inventory.entries.is_empty());
+/// # Ok(())
+/// # }
+/// ```
+pub mod prelude {
+    pub use crate::approval::{Absence, ApprovalState, ApprovalStatus, approve, status};
+    pub use crate::expand::{Entry, Fingerprint, Inventory, Scope};
+    pub use crate::gate::{Echo, Freshness, GateSpec, check_gate, run_gate};
+    pub use crate::lifecycle::{check_validation, finalize_check, record_validation};
+    pub use crate::openspec::ChangeSet;
+    pub use crate::records::{Comparison, InventoryRecord, Store};
+    pub use crate::{Error, Result, WorkspacePath};
+}
+
+// TRANSITION (removed once the doors use the wings): the flat names of before.
+#[doc(hidden)]
 pub use approval::{
     Absence, ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, STATE_KIND, SchemaChange,
     SchemaChangeReason, approve, approve_with, changes, current_state, evaluate, retire,
     retire_from, state_ref, status, with_recorded_schema,
 };
-pub use artifacts::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice};
-pub use change_config::{CHANGE_METADATA, ChangeSettings, ProjectConfig};
-pub use compare::{Change, ChangeKind, Comparison};
-pub use entry::{Content, Digest, Entry};
-pub use envelope::{Binding, Check, GateUse, Retirement, StateEnvelope, Validation, Verdict};
-pub use error::{DisplayPath, Error, GitSource, Result};
-pub use evidence::{
+#[doc(hidden)]
+pub use approval::{Binding, Check, GateUse, Retirement, StateEnvelope, Validation, Verdict};
+#[doc(hidden)]
+pub use approval::{ChangeTasks, TaskRuleWarning};
+#[doc(hidden)]
+pub use approval::{
+    FieldChange, LogEntry, StatePatch, TaskIds, advance_state, differences, state_log,
+};
+#[doc(hidden)]
+pub use approval::{StartedFrom, WriteBasis};
+#[doc(hidden)]
+pub use expand::{CacheReport, NO_CACHE_ENV, digest_cache_enabled, set_digest_cache};
+#[doc(hidden)]
+pub use expand::{Content, Digest, Entry};
+#[doc(hidden)]
+pub use expand::{
+    DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
+};
+#[doc(hidden)]
+pub use expand::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
+#[doc(hidden)]
+pub use expand::{Inventory, default_workspace, worktree_root};
+#[doc(hidden)]
+pub use expand::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};
+#[doc(hidden)]
+pub use gate::{
     EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence, Observations, Observe,
     StaleReason, Stopped, check_gate, check_gate_observed, check_gate_query, gate_ref,
     latest_evidence, record_evidence,
 };
-pub use finalize::{ArchiveMove, Finalization, MovedFile, finalize_check};
-pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
+#[doc(hidden)]
 pub use gate::{
     Echo, Interrupt, KILL_GRACE, RunOptions, RunOutcome, run_gate, run_gate_with, wrapper_exit_code,
 };
-pub use graph::{Artifact, ArtifactGraph};
-pub use handoff::{
-    FieldChange, LogEntry, StatePatch, TaskIds, advance_state, differences, state_log,
-};
-pub use inventory::{Inventory, default_workspace, worktree_root};
-pub use normalize::{normalize_tasks, normalize_tasks_with};
-pub use output::{
+#[doc(hidden)]
+pub use gate::{
     GateOutput, KeptOutput, OUTPUT_HEAD_BYTES, OUTPUT_LIMIT, OUTPUT_TAIL_BYTES, Truncation,
     evidence_output, gate_output,
 };
-pub use path::WorkspacePath;
-pub use quote::{escape, quote};
-pub use record::to_pretty_json;
-pub use record::{
-    InventoryRecord, OWN_RECORD_REASON, Observed, RECORD_FORMAT, RECORD_VERSION, TASK_RULES_VERSION,
-};
-pub use schema::{
-    BUILTIN_SCHEMAS, DEFAULT_SCHEMA, NameOrigin, OPENSPEC_VERSION, SPEC_DRIVEN_YAML, SchemaRequest,
-    SchemaSource, resolve as resolve_schema, resolve_name as resolve_schema_name,
-};
-pub use scope::{
-    DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
-};
-pub use store::{
-    CacheReport, CorruptFile, DanglingRef, NO_CACHE_ENV, RecordId, RefHead, STORED_RECORD_FORMAT,
-    STORED_RECORD_VERSION, Store, StoreReport, StoredRecord, digest_cache_enabled,
-    set_digest_cache,
-};
-pub use task_rule::TaskRule;
-pub use tasks::{
-    ChangeTasks, Task, TaskRuleWarning, Tasks, read_tasks, read_tasks_file, unseen_tasks,
-};
-pub use threads::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};
-pub use validation::{
+#[doc(hidden)]
+pub use lifecycle::{ArchiveMove, Finalization, MovedFile, finalize_check};
+#[doc(hidden)]
+pub use lifecycle::{
     COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GatePrerequisites, GateStanding,
     PHASE_RECORD_REASON, PhaseRecordKind, PhaseRecordStanding, ValidationCheck, ValidationRequest,
     capabilities, check_validation, check_validation_with, pass_scope, record_validation,
     specs_root,
 };
-pub use write_basis::{StartedFrom, WriteBasis};
+#[doc(hidden)]
+pub use openspec::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice};
+#[doc(hidden)]
+pub use openspec::{Artifact, ArtifactGraph};
+#[doc(hidden)]
+pub use openspec::{
+    BUILTIN_SCHEMAS, DEFAULT_SCHEMA, NameOrigin, OPENSPEC_VERSION, SPEC_DRIVEN_YAML, SchemaRequest,
+    SchemaSource, resolve as resolve_schema, resolve_name as resolve_schema_name,
+};
+#[doc(hidden)]
+pub use openspec::{CHANGE_METADATA, ChangeSettings, ProjectConfig};
+#[doc(hidden)]
+pub use quote::{escape, quote};
+#[doc(hidden)]
+pub use records::to_pretty_json;
+#[doc(hidden)]
+pub use records::{Change, ChangeKind, Comparison};
+#[doc(hidden)]
+pub use records::{
+    CorruptFile, DanglingRef, RecordId, RefHead, STORED_RECORD_FORMAT, STORED_RECORD_VERSION,
+    Store, StoreReport, StoredRecord,
+};
+#[doc(hidden)]
+pub use records::{
+    InventoryRecord, OWN_RECORD_REASON, Observed, RECORD_FORMAT, RECORD_VERSION, TASK_RULES_VERSION,
+};
+#[doc(hidden)]
+pub use tasks::TaskRule;
+#[doc(hidden)]
+pub use tasks::{Task, Tasks, read_tasks, read_tasks_file, unseen_tasks};
+#[doc(hidden)]
+pub use tasks::{normalize_tasks, normalize_tasks_with};

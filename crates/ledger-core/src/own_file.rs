@@ -12,8 +12,8 @@ use std::path::Path;
 use rustix::fs::{FileType, Mode, OFlags};
 
 use crate::error::{DisplayPath, Error, Result};
+use crate::nofollow::{describe, open_dir, open_workspace};
 use crate::path::WorkspacePath;
-use crate::read::{describe, open_dir, open_workspace};
 
 /// The most ledger reads of a Markdown document or a schema.
 pub(crate) const DOCUMENT_LIMIT: u64 = 16 * 1024 * 1024;

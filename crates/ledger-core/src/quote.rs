@@ -12,7 +12,7 @@
 //! it, and two different byte strings never print the same.
 //!
 //! ```
-//! use ledger_core::{escape, quote};
+//! use ledger_core::quote::{escape, quote};
 //! assert_eq!(quote("src/main.rs"), "src/main.rs");
 //! assert_eq!(quote("tab\there"), "\"tab\\there\"");
 //! assert_eq!(quote("evil\u{202e}txt.exe"), "\"evil\\342\\200\\256txt.exe\"");

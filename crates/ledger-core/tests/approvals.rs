@@ -1,19 +1,15 @@
 //! The approval cascade on a real OpenSpec-shaped change in a temp Git repository.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use std::path::Path;
 use std::process::Command;
 
 use camino::Utf8Path;
 use ledger_core::{
-    Absence, ApprovalState, ArtifactGraph, Binding, ChangeSet, StateEnvelope, Store, TaskRule,
-    approve, evaluate, status,
+    approval::{Absence, ApprovalState, Binding, StateEnvelope, approve, evaluate, status},
+    openspec::{ArtifactGraph, ChangeSet},
+    records::Store,
+    tasks::TaskRule,
 };
 use ledger_testkit::{Git, utf8};
 
@@ -85,7 +81,9 @@ impl Repo {
         for a in ["proposal", "specs", "design", "tasks"] {
             approve(&store, &self.change(), a, "msg-1", Absence::Refuse).unwrap();
         }
-        ledger_core::current_state(&store, "add-auth").unwrap().1
+        ledger_core::approval::current_state(&store, "add-auth")
+            .unwrap()
+            .1
     }
 
     /// The states of proposal, specs, design, tasks, with the reset causes.
@@ -389,7 +387,7 @@ fn a_change_without_spec_files_has_an_empty_specs_set() {
     assert!(specs.entries.is_empty(), "{:?}", specs.entries);
     assert_eq!(
         specs.fingerprint,
-        ledger_core::fingerprint_entries(Vec::<ledger_core::Entry>::new()).unwrap()
+        ledger_core::expand::fingerprint_entries(Vec::<ledger_core::expand::Entry>::new()).unwrap()
     );
     // None of its files exist: approving it needs the explicit absence.
     assert_eq!(
@@ -528,7 +526,7 @@ fn an_archived_change_is_found_by_name_and_reported_as_archived() {
     let change = repo.change();
     assert_eq!(
         change.location,
-        ledger_core::ChangeLocation::Archived {
+        ledger_core::openspec::ChangeLocation::Archived {
             directory: "openspec/changes/archive/2026-12-01-add-auth".into()
         }
     );
@@ -569,18 +567,18 @@ fn a_gone_change_is_reported_as_gone_and_can_be_retired() {
     assert!(now.artifacts.iter().all(|a| a.state == ApprovalState::Gone));
     assert!(!now.all_approved());
     let before = store.history("changes/add-auth").unwrap().len();
-    let record = ledger_core::retire(&store, "add-auth", "abandoned").unwrap();
+    let record = ledger_core::approval::retire(&store, "add-auth", "abandoned").unwrap();
     assert_eq!(store.head("changes/add-auth").unwrap(), Some(record));
     assert_eq!(store.history("changes/add-auth").unwrap().len(), before + 1);
     let now = status(&store, &change).unwrap();
     assert_eq!(now.retired.as_ref().unwrap().reason, "abandoned");
     assert!(now.artifacts.iter().all(|a| a.binding.is_none()));
     assert_eq!(
-        code(ledger_core::retire(&store, "never-recorded", "x")),
+        code(ledger_core::approval::retire(&store, "never-recorded", "x")),
         "invalid-argument"
     );
     assert_eq!(
-        code(ledger_core::retire(&store, "add-auth", " ")),
+        code(ledger_core::approval::retire(&store, "add-auth", " ")),
         "invalid-argument"
     );
 }
@@ -628,15 +626,19 @@ fn a_state_pointer_naming_another_kind_of_record_is_corrupt() {
 fn changes_lists_every_change_with_recorded_state() {
     let repo = Repo::new();
     let store = Store::open(utf8(repo.path()));
-    assert!(ledger_core::changes(&store).unwrap().is_empty());
+    assert!(ledger_core::approval::changes(&store).unwrap().is_empty());
     repo.approve_all();
     store
         .commit("gates/test", "evidence", None, &serde_json::json!({}))
         .unwrap();
-    assert_eq!(ledger_core::changes(&store).unwrap(), ["add-auth"]);
-    let state: ledger_core::CurrentState = ledger_core::current_state(&store, "add-auth")
-        .unwrap()
-        .into();
+    assert_eq!(
+        ledger_core::approval::changes(&store).unwrap(),
+        ["add-auth"]
+    );
+    let state: ledger_core::approval::CurrentState =
+        ledger_core::approval::current_state(&store, "add-auth")
+            .unwrap()
+            .into();
     let json = serde_json::to_value(&state).unwrap();
     assert_eq!(json["record"], state.record.unwrap().to_string());
     assert_eq!(json["state"]["change"], "add-auth");
@@ -656,7 +658,7 @@ fn under_openspec_checkbox_ticking_is_progress_and_status_keeps_the_recorded_rul
     for a in ["proposal", "specs", "design", "tasks"] {
         approve(&store, &change, a, "msg", Absence::Refuse).unwrap();
     }
-    let (_, envelope) = ledger_core::current_state(&store, "add-auth").unwrap();
+    let (_, envelope) = ledger_core::approval::current_state(&store, "add-auth").unwrap();
     let recorded = &envelope
         .binding("tasks")
         .unwrap()
@@ -757,17 +759,18 @@ fn every_reader_of_the_tasks_uses_the_rule_their_approval_recorded() {
         (read.tasks.rule, read.tasks.total),
         (TaskRule::OpenspecCheckbox, 3)
     );
-    let (_, envelope) = ledger_core::current_state(&store, "add-auth").unwrap();
+    let (_, envelope) = ledger_core::approval::current_state(&store, "add-auth").unwrap();
     assert_eq!(
         repo.change().reading_task_rule(&envelope),
         TaskRule::OpenspecCheckbox
     );
     // ... the state's default task ids come from it ...
-    let patch = ledger_core::StatePatch {
+    let patch = ledger_core::approval::StatePatch {
         role: Some("impl".into()),
-        ..ledger_core::StatePatch::default()
+        ..ledger_core::approval::StatePatch::default()
     };
-    let (_, state) = ledger_core::advance_state(&store, &repo.change(), &patch, None).unwrap();
+    let (_, state) =
+        ledger_core::approval::advance_state(&store, &repo.change(), &patch, None).unwrap();
     assert_eq!(state.tasks_remaining, ["1.1", "1.1.1", "1.2"]);
     // ... and approving again keeps it.
     let binding = approve(&store, &repo.change(), "tasks", "msg", Absence::Refuse).unwrap();

@@ -3,12 +3,6 @@
 //! only in a trusted store; a cache that does not check out is discarded.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{PermissionsExt, symlink};
@@ -16,7 +10,10 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ledger_core::{Content, Entry, Inventory, Scope, Store, set_digest_cache};
+use ledger_core::{
+    expand::{Content, Entry, Inventory, Scope, set_digest_cache},
+    records::Store,
+};
 use ledger_testkit::{Git, SharedWriter, utf8};
 use proptest::prelude::*;
 use sha2::{Digest as _, Sha256};

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::Path;
 
 use camino::Utf8Path;
-use ledger_core::{Inventory, Scope};
+use ledger_core::expand::{Inventory, Scope};
 use rustix::fs::{Advice, fadvise};
 
 /// The threads of this process whose name starts with `prefix`.
@@ -70,7 +70,7 @@ fn reads_that_wait_on_the_disk_get_helpers_and_the_same_answer() {
     }
     let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
     scope.add_root("tree").unwrap();
-    ledger_core::set_digest_cache(false);
+    ledger_core::expand::set_digest_cache(false);
 
     let warm = Inventory::expand(&scope).unwrap();
     assert_eq!(warm.entries.len(), files.len());
@@ -107,7 +107,7 @@ fn reads_that_wait_on_the_disk_get_helpers_and_the_same_answer() {
     assert_eq!(cold.fingerprint, warm.fingerprint);
     assert_eq!(cold.entries, warm.entries);
     let cores = std::thread::available_parallelism().unwrap().get();
-    let helpers = ledger_core::READS_IN_FLIGHT.saturating_sub(cores);
+    let helpers = ledger_core::expand::READS_IN_FLIGHT.saturating_sub(cores);
     assert_eq!(
         threads_named("ledger-disk"),
         helpers,

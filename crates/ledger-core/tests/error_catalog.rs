@@ -3,12 +3,6 @@
 //! list of codes only a front door can produce).
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use std::collections::BTreeSet;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;

@@ -2,14 +2,8 @@
 //! walked-root rules outside Git.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use camino::Utf8Path;
-use ledger_core::{Entry, Inventory, Scope};
+use ledger_core::expand::{Entry, Inventory, Scope};
 use ledger_testkit::{Git, utf8};
 
 fn tree(files: usize) -> tempfile::TempDir {
@@ -152,7 +146,8 @@ fn a_workspace_that_is_a_file_is_unreadable() {
 /// The store of a workspace that does not exist is not an empty, clean store.
 #[test]
 fn the_store_of_a_missing_workspace_is_unreadable() {
-    let store = ledger_core::Store::open(camino::Utf8Path::new("/nonexistent/ledger/workspace"));
+    let store =
+        ledger_core::records::Store::open(camino::Utf8Path::new("/nonexistent/ledger/workspace"));
     for err in [
         store.check().unwrap_err(),
         store.head("changes/x").unwrap_err(),
@@ -165,7 +160,7 @@ fn the_store_of_a_missing_workspace_is_unreadable() {
     }
     // An existing workspace without a store is empty and clean.
     let dir = tempfile::tempdir().unwrap();
-    let store = ledger_core::Store::open(utf8(dir.path()));
+    let store = ledger_core::records::Store::open(utf8(dir.path()));
     assert!(store.check().unwrap().is_clean());
     assert_eq!(store.head("changes/x").unwrap(), None);
 }
@@ -274,9 +269,9 @@ fn in_pool<T>(threads: usize, op: impl FnOnce() -> T) -> T {
     let _turn = TURN
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    ledger_core::set_threads(threads).unwrap();
+    ledger_core::expand::set_threads(threads).unwrap();
     if threads > 0 {
-        assert_eq!(ledger_core::threads(), threads);
+        assert_eq!(ledger_core::expand::threads(), threads);
     }
     op()
 }

@@ -4,19 +4,18 @@
 //! crates/ledger-cli/tests/openspec_cli.rs).
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use ledger_core::{
-    Absence, ArtifactGraph, ChangeSet, Check, Echo, Finalization, GateSpec, Inventory, Scope,
-    StatePatch, Store, TaskIds, ValidationRequest, Verdict, advance_state, approve,
-    check_validation, finalize_check, record_validation, run_gate, state_log,
+    approval::{Absence, Check, StatePatch, TaskIds, Verdict, advance_state, approve, state_log},
+    expand::{Inventory, Scope},
+    gate::{Echo, GateSpec, run_gate},
+    lifecycle::{
+        Finalization, ValidationRequest, check_validation, finalize_check, record_validation,
+    },
+    openspec::{ArtifactGraph, ChangeSet},
+    records::Store,
 };
 use ledger_testkit::{Git, utf8};
 
@@ -122,7 +121,7 @@ impl Repo {
     }
 }
 
-fn paths(changes: &[ledger_core::Change]) -> Vec<String> {
+fn paths(changes: &[ledger_core::records::Change]) -> Vec<String> {
     changes
         .iter()
         .map(|c| format!("{} {}", c.change.as_str(), c.path()))
@@ -514,8 +513,8 @@ fn a_gate_run_again_since_the_verdict_no_longer_backs_it() {
 fn a_forged_pass_inventory_is_a_malformed_record() {
     let repo = validated();
     let store = repo.store();
-    let (_, envelope) = ledger_core::current_state(&store, "add-auth").unwrap();
-    let forge = |edit: &dyn Fn(&mut ledger_core::Validation)| {
+    let (_, envelope) = ledger_core::approval::current_state(&store, "add-auth").unwrap();
+    let forge = |edit: &dyn Fn(&mut ledger_core::approval::Validation)| {
         let mut forged = envelope.clone();
         edit(forged.validation.as_mut().unwrap());
         let now = store.head("changes/add-auth").unwrap();
@@ -632,7 +631,7 @@ fn a_pass_names_its_delivery_or_records_why_there_is_none() {
     let err = record_validation(&repo.store(), &repo.change(), &request).unwrap_err();
     assert_eq!(err.code(), "no-delivery", "{err}");
     assert!(
-        ledger_core::current_state(&repo.store(), "add-auth")
+        ledger_core::approval::current_state(&repo.store(), "add-auth")
             .unwrap()
             .1
             .validation
@@ -733,7 +732,7 @@ fn nothing_the_pass_must_hold_is_excluded_under_any_spelling() {
         assert_eq!(err.code(), *code, "{path} (phase record: {phase}): {err}");
     }
     assert!(
-        ledger_core::current_state(&repo.store(), "add-auth")
+        ledger_core::approval::current_state(&repo.store(), "add-auth")
             .unwrap()
             .1
             .validation
@@ -796,7 +795,7 @@ fn a_phase_record_is_one_regular_file_when_recorded_and_at_every_check() {
     assert!(check.stands, "{check:?}");
     assert_eq!(
         check.phase_records[0].kind,
-        ledger_core::PhaseRecordKind::File
+        ledger_core::lifecycle::PhaseRecordKind::File
     );
     // The record becomes a directory hiding a delivery file: the PASS does not stand.
     std::fs::remove_file(repo.path().join(record)).unwrap();
@@ -804,7 +803,10 @@ fn a_phase_record_is_one_regular_file_when_recorded_and_at_every_check() {
     let check = check_validation(&repo.store(), &repo.change()).unwrap();
     assert!(!check.stands);
     let standing = &check.phase_records[0];
-    assert_eq!(standing.kind, ledger_core::PhaseRecordKind::Directory);
+    assert_eq!(
+        standing.kind,
+        ledger_core::lifecycle::PhaseRecordKind::Directory
+    );
     let inside: Vec<&str> = standing.inside.iter().map(|p| p.as_str()).collect();
     assert_eq!(inside, [".agents/phases/add-auth.md/smuggled.rs"]);
     repo.archive();
@@ -820,7 +822,7 @@ fn a_phase_record_is_one_regular_file_when_recorded_and_at_every_check() {
     assert!(!done.clean && done.new_changes.is_empty());
     assert_eq!(
         done.phase_records[0].kind,
-        ledger_core::PhaseRecordKind::Missing
+        ledger_core::lifecycle::PhaseRecordKind::Missing
     );
 }
 
@@ -860,7 +862,7 @@ fn run_gate_with_prerequisite(repo: &Repo) {
     let argv = vec!["cat".to_owned(), "src/lib.rs".to_owned()];
     let prerequisites = BTreeMap::from([(
         "toolchain".to_owned(),
-        ledger_core::Observe::Literal("1.80".to_owned()),
+        ledger_core::gate::Observe::Literal("1.80".to_owned()),
     )]);
     let spec = GateSpec::new("test", argv, ".", scope, prerequisites).unwrap();
     run_gate(&repo.store(), &spec, Echo::Off).unwrap();
@@ -881,15 +883,15 @@ fn a_gate_with_prerequisites_backs_a_pass_when_they_are_observed_now() {
     );
 
     let observe = |value: &str| {
-        ledger_core::GatePrerequisites::from([(
+        ledger_core::lifecycle::GatePrerequisites::from([(
             "test".to_owned(),
             BTreeMap::from([(
                 "toolchain".to_owned(),
-                ledger_core::Observe::Literal(value.to_owned()),
+                ledger_core::gate::Observe::Literal(value.to_owned()),
             )]),
         )])
     };
-    let with = |prerequisites: &ledger_core::GatePrerequisites| {
+    let with = |prerequisites: &ledger_core::lifecycle::GatePrerequisites| {
         let mut request = ValidationRequest::new(Verdict::Pass, "review 2");
         request.roots.push("src".to_owned());
         request
@@ -917,16 +919,23 @@ fn a_gate_with_prerequisites_backs_a_pass_when_they_are_observed_now() {
     // The check observes them the same way.
     let check = check_validation(&repo.store(), &repo.change()).unwrap();
     assert!(!check.stands && !check.gates[0].fresh, "{check:?}");
-    let check = ledger_core::check_validation_with(&repo.store(), &repo.change(), &observe("1.80"))
-        .unwrap();
+    let check = ledger_core::lifecycle::check_validation_with(
+        &repo.store(),
+        &repo.change(),
+        &observe("1.80"),
+    )
+    .unwrap();
     assert!(check.stands, "{check:?}");
-    let err = ledger_core::check_validation_with(&repo.store(), &repo.change(), &typo).unwrap_err();
+    let err = ledger_core::lifecycle::check_validation_with(&repo.store(), &repo.change(), &typo)
+        .unwrap_err();
     assert_eq!(err.code(), "invalid-argument");
 }
 
 #[test]
 fn writes_record_nothing_when_what_was_reviewed_moved_or_another_writer_came_first() {
-    use ledger_core::{StartedFrom, WriteBasis, approve_with, current_state, retire_from};
+    use ledger_core::approval::{
+        StartedFrom, WriteBasis, approve_with, current_state, retire_from,
+    };
     let repo = Repo::new();
     let store = repo.store();
     let reviewed = repo.change().inventory("proposal").unwrap().fingerprint;
@@ -1023,11 +1032,12 @@ fn a_verdict_records_nothing_when_its_pass_inventory_moved_or_another_writer_cam
     repo.approve_all();
     repo.run_gate();
     let store = repo.store();
-    let (head, _) = ledger_core::current_state(&store, "add-auth").unwrap();
-    let reviewed =
-        Inventory::expand(&ledger_core::pass_scope(&repo.change(), &repo.request()).unwrap())
-            .unwrap()
-            .fingerprint;
+    let (head, _) = ledger_core::approval::current_state(&store, "add-auth").unwrap();
+    let reviewed = Inventory::expand(
+        &ledger_core::lifecycle::pass_scope(&repo.change(), &repo.request()).unwrap(),
+    )
+    .unwrap()
+    .fingerprint;
     let mut request = repo.request();
     request.basis.reviewed = Some(reviewed);
     request.basis.started_from = head.map(Into::into);
@@ -1037,7 +1047,9 @@ fn a_verdict_records_nothing_when_its_pass_inventory_moved_or_another_writer_cam
     assert_eq!(err.code(), "fingerprint-moved", "{err}");
     assert!(err.to_string().contains("src/lib.rs"), "{err}");
     assert_eq!(
-        ledger_core::current_state(&store, "add-auth").unwrap().0,
+        ledger_core::approval::current_state(&store, "add-auth")
+            .unwrap()
+            .0,
         head
     );
 

@@ -3,17 +3,14 @@
 //! `apply.tracks`, and the schema recorded with every binding.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use camino::Utf8Path;
 use ledger_core::{
-    Absence, ApprovalState, ApprovalStatus, ArtifactGraph, Binding, ChangeSet,
-    DEFAULT_CHANGES_ROOT, SchemaChangeReason, SchemaChoice, StateEnvelope, Store, approve,
-    evaluate, status,
+    approval::{
+        Absence, ApprovalState, ApprovalStatus, Binding, SchemaChangeReason, StateEnvelope,
+        approve, evaluate, status,
+    },
+    openspec::{ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice},
+    records::Store,
 };
 
 const CHANGE: &str = "openspec/changes/add-thing";
@@ -206,7 +203,7 @@ fn status_uses_the_schema_recorded_with_the_bindings() {
     let p = Project::new();
     p.metadata("schema: rapid\ncreated: 2026-12-01\n");
     p.approve_all(None);
-    let envelope = ledger_core::current_state(&p.store(), "add-thing")
+    let envelope = ledger_core::approval::current_state(&p.store(), "add-thing")
         .unwrap()
         .1;
     for b in &envelope.bindings {
@@ -346,7 +343,10 @@ fn the_tracked_artifact_gives_the_rule_its_files_and_the_task_ids() {
         "schema: spec-driven\nledger:\n  task_rule: openspec-checkbox\n",
     );
     let change = p.open(None);
-    assert_eq!(change.task_rule(), ledger_core::TaskRule::OpenspecCheckbox);
+    assert_eq!(
+        change.task_rule(),
+        ledger_core::tasks::TaskRule::OpenspecCheckbox
+    );
     let tasks = change.tasks().unwrap();
     assert_eq!(tasks.tasks.completed_ids(), ["1.1"]);
     assert_eq!(tasks.tasks.remaining_ids(), ["1.2"]);

@@ -5,12 +5,6 @@
 //! `worker` test does nothing unless the environment names a store.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -18,7 +12,10 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ledger_core::{STORE_DIR, Store, StoredRecord};
+use ledger_core::{
+    expand::STORE_DIR,
+    records::{Store, StoredRecord},
+};
 use ledger_testkit::utf8;
 use serde::{Deserialize, Serialize};
 
@@ -114,7 +111,7 @@ fn spawn(workspace: &Path, worker: u32, mode: &str) -> Child {
         .unwrap()
 }
 
-fn body(store: &Store, id: &ledger_core::RecordId) -> Attempt {
+fn body(store: &Store, id: &ledger_core::records::RecordId) -> Attempt {
     store.read_record::<Attempt>(id).unwrap().body
 }
 

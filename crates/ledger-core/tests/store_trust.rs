@@ -7,12 +7,6 @@
 //! regression fails the test instead of hanging the suite.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-// The workspace's test kit, from inside this crate so that the packaged crate's
-// tests build (tests/support/testkit.rs); each test file uses a part of it.
-#[allow(dead_code)]
-#[path = "support/testkit.rs"]
-mod ledger_testkit;
-
 use std::fmt::Debug;
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -22,7 +16,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use camino::Utf8Path;
-use ledger_core::{Inventory, RecordId, STORE_DIR, Scope, Store, StoreReport};
+use ledger_core::{
+    expand::{Inventory, STORE_DIR, Scope},
+    records::{RecordId, Store, StoreReport},
+};
 use ledger_testkit::{Git, utf8};
 
 const REF: &str = "changes/add-auth";

@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use ledger_core::{
-    Entry, Fingerprint, TaskRule, fingerprint_entries, normalize_tasks, normalize_tasks_with,
-    read_tasks,
+    expand::{Entry, Fingerprint, fingerprint_entries},
+    tasks::{TaskRule, normalize_tasks, normalize_tasks_with, read_tasks},
 };
 use serde_json::Value;
 
@@ -25,7 +25,7 @@ fn hex(text: &str) -> Vec<u8> {
 #[test]
 fn fingerprint_v1_vectors() {
     let doc = load("fingerprint-v1.json");
-    assert_eq!(doc["format"], ledger_core::FORMAT_V1);
+    assert_eq!(doc["format"], ledger_core::expand::FORMAT_V1);
     let vectors = doc["vectors"].as_array().unwrap();
     assert!(vectors.len() >= 5);
     for v in vectors {

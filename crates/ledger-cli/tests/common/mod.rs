@@ -7,7 +7,7 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use ledger_core::{Entry, fingerprint_entries};
+use ledger_core::expand::{Entry, fingerprint_entries};
 use ledger_testkit::Git;
 use sha2::{Digest, Sha256};
 

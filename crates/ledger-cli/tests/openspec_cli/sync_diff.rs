@@ -11,7 +11,7 @@
 
 use std::fmt::Write as _;
 
-use ledger_core::spec_sync::apply;
+use ledger_core::openspec::spec_sync::apply;
 
 use super::Project;
 

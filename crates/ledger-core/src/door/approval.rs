@@ -120,3 +120,171 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("current_state", &["change"], current_state),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::{Value, json};
+
+    use crate::door::{Case, Hooks, respond};
+
+    const TASKS: &str =
+        "## 1. Core\n- [ ] 1.1 Add login\n  - [ ] 1.1.1 Test it\n* [ ] 1.2 Add tokens\n";
+
+    /// A workspace holding change `add-auth` with every spec-driven artifact.
+    fn workspace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let change = dir.path().join("openspec/changes/add-auth");
+        std::fs::create_dir_all(change.join("specs/auth")).unwrap();
+        std::fs::write(change.join("proposal.md"), "# Why\n").unwrap();
+        std::fs::write(change.join("design.md"), "# How\n").unwrap();
+        std::fs::write(change.join("specs/auth/spec.md"), "# Auth\n").unwrap();
+        std::fs::write(change.join("tasks.md"), TASKS).unwrap();
+        dir
+    }
+
+    fn call(dir: &tempfile::TempDir, verb: &str, options: Value, case: Case) -> Value {
+        let ws = dir.path().to_str().unwrap();
+        let reply = respond(
+            Some(ws),
+            verb,
+            &options.to_string(),
+            case,
+            &Hooks::default(),
+        );
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    #[test]
+    fn approve_binds_the_set_and_the_state_pointer_follows() {
+        let dir = workspace();
+        let snake = Case::Snake;
+        let approved = call(
+            &dir,
+            "approve",
+            json!({"change": "add-auth", "artifact": "proposal", "source": "msg:1"}),
+            snake,
+        );
+        let binding = &approved["ok"];
+        assert_eq!(binding["artifact"], "proposal", "{approved}");
+        assert!(approved.get("warnings").is_none(), "{approved}");
+        let state = call(&dir, "current_state", json!({"change": "add-auth"}), snake);
+        let bound = &state["ok"]["state"]["bindings"][0];
+        assert_eq!(bound["fingerprint"], binding["fingerprint"]);
+        let record = state["ok"]["record"].as_str().unwrap();
+        let head = call(
+            &dir,
+            "head",
+            json!({"reference": "changes/add-auth"}),
+            snake,
+        );
+        assert_eq!(head["ok"], record);
+        let status = call(&dir, "status", json!({"change": "add-auth"}), Case::Camel);
+        assert_eq!(
+            status["ok"]["artifacts"][0]["state"], "approved",
+            "{status}"
+        );
+        assert_eq!(status["ok"]["stateRecord"], record);
+        // Started from no state, while there is one now: nothing is recorded.
+        let stale =
+            json!({"change": "add-auth", "artifact": "design", "source": "m", "expected": "none"});
+        let refused = call(&dir, "approve", stale, snake);
+        assert_eq!(refused["error"]["code"], "pointer-conflict", "{refused}");
+        let after = call(&dir, "current_state", json!({"change": "add-auth"}), snake);
+        assert_eq!(after["ok"]["record"], record);
+    }
+
+    #[test]
+    fn the_write_basis_is_parsed_by_the_core_and_a_moved_set_refused() {
+        let dir = workspace();
+        let with = |extra: Value| {
+            let mut options = json!({"change": "add-auth", "artifact": "proposal", "source": "m"});
+            options
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            call(&dir, "approve", options, Case::Snake)
+        };
+        let code = |reply: Value| reply["error"]["code"].as_str().unwrap().to_owned();
+        assert_eq!(code(with(json!({"expected": "head"}))), "bad-record-id");
+        assert_eq!(
+            code(with(json!({"reviewed": "sha256:xyz"}))),
+            "bad-fingerprint"
+        );
+        let other = format!("sha256:{}", "0".repeat(64));
+        assert_eq!(code(with(json!({"reviewed": other}))), "fingerprint-moved");
+        assert_eq!(code(with(json!({"absent": "yes"}))), "invalid-argument");
+        // The fingerprint the reviewer saw, when it is the set's, is approved.
+        let scope = call(
+            &dir,
+            "change_inventory",
+            json!({"change": "add-auth", "artifact": "proposal"}),
+            Case::Snake,
+        );
+        let seen = scope["ok"]["fingerprint"].clone();
+        assert_eq!(with(json!({"reviewed": seen}))["ok"]["fingerprint"], seen);
+    }
+
+    #[test]
+    fn a_rule_that_misses_task_lines_warns_and_the_chosen_rule_does_not() {
+        let dir = workspace();
+        let tasks = json!({"change": "add-auth", "artifact": "tasks", "source": "msg"});
+        let warned = call(&dir, "approve", tasks.clone(), Case::Snake);
+        let warnings = warned["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{warned}");
+        let warning = warnings[0].as_str().unwrap();
+        assert!(
+            warning.contains(
+                "3 line(s) are tasks under openspec-checkbox but not under task-checkbox-v1"
+            ),
+            "{warning}"
+        );
+        let mut chosen = tasks;
+        chosen["taskRule"] = json!("openspec-checkbox");
+        let quiet = call(&dir, "approve", chosen, Case::Camel);
+        assert!(
+            quiet["ok"].is_object() && quiet.get("warnings").is_none(),
+            "{quiet}"
+        );
+    }
+
+    #[test]
+    fn retire_needs_a_reason_and_current_state_of_an_unknown_change_is_empty() {
+        let dir = workspace();
+        let empty = call(
+            &dir,
+            "current_state",
+            json!({"change": "nothing"}),
+            Case::Snake,
+        );
+        assert_eq!(empty["ok"]["record"], Value::Null, "{empty}");
+        let blank = call(
+            &dir,
+            "retire",
+            json!({"change": "add-auth", "reason": " "}),
+            Case::Snake,
+        );
+        assert_eq!(blank["error"]["code"], "invalid-argument", "{blank}");
+        call(
+            &dir,
+            "approve",
+            json!({"change": "add-auth", "artifact": "proposal", "source": "m"}),
+            Case::Snake,
+        );
+        let retired = call(
+            &dir,
+            "retire",
+            json!({"change": "add-auth", "reason": "dropped"}),
+            Case::Snake,
+        );
+        let id = retired["ok"].as_str().unwrap();
+        let state = call(
+            &dir,
+            "current_state",
+            json!({"change": "add-auth"}),
+            Case::Snake,
+        );
+        assert_eq!(state["ok"]["record"], id);
+        assert_eq!(state["ok"]["state"]["bindings"], json!([]));
+    }
+}

@@ -247,3 +247,178 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::free("observe", &["prerequisites"], observe),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+    use serde_json::{Value, json};
+
+    use super::timeout;
+    use crate::door::{Case, Hooks, respond};
+
+    fn call(dir: &tempfile::TempDir, verb: &str, options: Value, case: Case) -> Value {
+        let ws = dir.path().to_str().unwrap();
+        let reply = respond(
+            Some(ws),
+            verb,
+            &options.to_string(),
+            case,
+            &Hooks::default(),
+        );
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    fn code(reply: &Value) -> &str {
+        reply["error"]["code"].as_str().unwrap_or("(none)")
+    }
+
+    /// A workspace with one input file, `src/lib.txt`.
+    fn workspace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.txt"), "one\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_timeout_is_a_positive_finite_number_of_milliseconds() {
+        assert_eq!(timeout(None).unwrap(), None);
+        let limit = timeout(Some(1500.0)).unwrap().unwrap();
+        assert_eq!(limit.as_millis(), 1500);
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let error = timeout(Some(bad)).unwrap_err();
+            assert_eq!(error.code(), "invalid-argument", "{bad}");
+            assert!(error.to_string().contains("`timeout_ms`"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_gate_runs_records_its_output_and_is_reused_while_fresh() {
+        let dir = workspace();
+        let gate = json!({
+            "name": "test",
+            "argv": ["sh", "-c", "echo checked; exit 0"],
+            "scope": {"roots": ["src"]},
+            "prerequisites": {"mode": {"literal": "ci"}},
+        });
+        let ran = call(&dir, "run_gate", gate.clone(), Case::Camel);
+        let outcome = &ran["ok"];
+        assert_eq!(
+            (outcome["reused"].as_bool(), outcome["exitCode"].as_i64()),
+            (Some(false), Some(0)),
+            "{ran}"
+        );
+        let record = outcome["record"].as_str().unwrap();
+        assert_eq!(outcome["evidence"]["exitStatus"], 0);
+        assert_eq!(outcome["evidence"]["prerequisites"]["mode"], "ci");
+        let again = call(&dir, "run_gate", gate.clone(), Case::Snake);
+        assert_eq!(
+            (
+                again["ok"]["reused"].as_bool(),
+                again["ok"]["exit_code"].as_i64()
+            ),
+            (Some(true), Some(0)),
+            "{again}"
+        );
+        let mut check = gate.clone();
+        check.as_object_mut().unwrap().remove("prerequisites");
+        let fresh = call(&dir, "check_gate", check, Case::Snake);
+        assert_eq!(
+            fresh["ok"]["fresh"], false,
+            "a prerequisite left out is a difference"
+        );
+        let latest = call(
+            &dir,
+            "latest_evidence",
+            json!({"gate": "test"}),
+            Case::Snake,
+        );
+        assert_eq!(latest["ok"]["record"], record);
+        let output = call(&dir, "gate_output", json!({"gate": "test"}), Case::Snake);
+        let bytes = STANDARD.decode(output["ok"].as_str().unwrap()).unwrap();
+        assert_eq!(bytes, b"checked\n");
+        let kept = call(
+            &dir,
+            "evidence_output",
+            json!({"record": record}),
+            Case::Snake,
+        );
+        assert_eq!(kept["ok"], output["ok"]);
+        let never = call(&dir, "gate_output", json!({"gate": "lint"}), Case::Snake);
+        assert_eq!(never["ok"], Value::Null);
+        let bad = call(&dir, "evidence_output", json!({"record": "x"}), Case::Snake);
+        assert_eq!(code(&bad), "bad-record-id");
+        // An input changed: the evidence is stale, and says why.
+        std::fs::write(dir.path().join("src/lib.txt"), "two\n").unwrap();
+        let query = json!({"name": "test", "prerequisites": {"mode": {"literal": "ci"}}});
+        let stale = call(&dir, "check_recorded_gate", query, Case::Snake);
+        let reasons = stale["ok"]["reasons"].as_array().unwrap();
+        assert_eq!(reasons[0]["reason"], "inputs-changed", "{stale}");
+    }
+
+    #[test]
+    fn a_failing_gate_exits_with_its_status_and_bad_options_are_refused() {
+        let dir = workspace();
+        let failing =
+            json!({"name": "t", "argv": ["sh", "-c", "exit 3"], "scope": {"roots": ["src"]}});
+        let ran = call(&dir, "run_gate", failing.clone(), Case::Snake);
+        assert_eq!(ran["ok"]["exit_code"], 3, "{ran}");
+        let mut loud = failing.clone();
+        loud["echo"] = json!("loud");
+        let reply = call(&dir, "run_gate", loud, Case::Snake);
+        assert_eq!(code(&reply), "invalid-argument");
+        assert!(
+            reply["error"]["message"].as_str().unwrap().contains("echo"),
+            "{reply}"
+        );
+        let mut instant = failing.clone();
+        instant["timeoutMs"] = json!(0);
+        assert_eq!(
+            code(&call(&dir, "run_gate", instant, Case::Camel)),
+            "invalid-argument"
+        );
+        let mut normalized = failing;
+        normalized["scope"] = json!({"tasks": ["src/lib.txt"]});
+        assert_eq!(
+            code(&call(&dir, "run_gate", normalized, Case::Snake)),
+            "invalid-argument"
+        );
+        let alone = json!({"name": "t", "cwd": "src"});
+        let reply = call(&dir, "check_recorded_gate", alone, Case::Snake);
+        assert_eq!(code(&reply), "invalid-argument", "{reply}");
+        let nested = json!({"name": "t", "argv": ["true"], "scope": {"root": ["src"]}});
+        let reply = call(&dir, "check_gate", nested, Case::Snake);
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("scope.root"),
+            "{reply}"
+        );
+    }
+
+    #[test]
+    fn prerequisites_are_observed_as_a_gate_observes_them() {
+        let observe = |prerequisites: Value| {
+            let options = json!({ "prerequisites": prerequisites }).to_string();
+            let reply = respond(None, "observe", &options, Case::Snake, &Hooks::default());
+            serde_json::from_str::<Value>(&reply).unwrap()
+        };
+        let seen = observe(json!({
+            "mode": {"literal": "ci"},
+            "shell": {"command": "printf ' hi \\n'"},
+            "unset": {"environment": "LEDGER_DOOR_TEST_SURELY_UNSET"},
+        }));
+        assert_eq!(
+            seen["ok"],
+            json!({"mode": "ci", "shell": "hi", "unset": null}),
+            "{seen}"
+        );
+        let failed = observe(json!({"x": {"command": "exit 7"}}));
+        assert_eq!(code(&failed), "prerequisite-failed");
+        let two = observe(json!({"x": {"literal": "a", "command": "b"}}));
+        assert_eq!(code(&two), "invalid-argument", "{two}");
+    }
+}

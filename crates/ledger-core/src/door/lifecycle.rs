@@ -215,3 +215,169 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("finalize_check", &["change"], finalize_check),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::{Value, json};
+
+    use super::task_ids;
+    use crate::TaskIds;
+    use crate::door::{Case, Hooks, respond};
+
+    fn call(dir: &tempfile::TempDir, verb: &str, options: Value, case: Case) -> Value {
+        let ws = dir.path().to_str().unwrap();
+        let reply = respond(
+            Some(ws),
+            verb,
+            &options.to_string(),
+            case,
+            &Hooks::default(),
+        );
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    fn code(reply: &Value) -> &str {
+        reply["error"]["code"].as_str().unwrap_or("(none)")
+    }
+
+    /// Change `add-auth` with every spec-driven artifact, and a delivery in `src/`.
+    fn workspace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let change = dir.path().join("openspec/changes/add-auth");
+        std::fs::create_dir_all(change.join("specs/auth")).unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(change.join("proposal.md"), "# Why\n").unwrap();
+        std::fs::write(change.join("design.md"), "# How\n").unwrap();
+        std::fs::write(change.join("specs/auth/spec.md"), "# Auth\n").unwrap();
+        std::fs::write(change.join("tasks.md"), "- [x] 1.1 [core] Add login\n").unwrap();
+        std::fs::write(dir.path().join("src/login.txt"), "login\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn given_task_ids_replace_the_files_and_one_list_alone_empties_the_other() {
+        assert_eq!(task_ids(None, None), TaskIds::FromTasksFile);
+        let given = |completed: &[&str], remaining: &[&str]| TaskIds::Given {
+            completed: completed.iter().map(|s| (*s).to_owned()).collect(),
+            remaining: remaining.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        assert_eq!(
+            task_ids(Some(vec!["1.1".into()]), None),
+            given(&["1.1"], &[])
+        );
+        assert_eq!(task_ids(None, Some(vec!["2".into()])), given(&[], &["2"]));
+    }
+
+    #[test]
+    fn the_handoff_advances_the_state_and_the_log_says_what_changed() {
+        let dir = workspace();
+        let set = json!({
+            "change": "add-auth", "role": "impl", "areas": ["auth"],
+            "checks": [{"name": "make test", "result": "PASS"}], "blockers": ["review"],
+        });
+        let advanced = call(&dir, "advance_state", set, Case::Snake);
+        let state = &advanced["ok"]["state"];
+        assert_eq!(state["role"], "impl", "{advanced}");
+        assert_eq!(
+            state["tasks_completed"],
+            json!(["1.1"]),
+            "read from tasks.md"
+        );
+        let first = advanced["ok"]["record"].as_str().unwrap().to_owned();
+        let next = json!({"change": "add-auth", "clearBlockers": true, "completed": [], "expected": first});
+        let cleared = call(&dir, "advance_state", next, Case::Camel);
+        assert_eq!(cleared["ok"]["state"]["blockers"], json!([]), "{cleared}");
+        assert_eq!(cleared["ok"]["state"]["tasksCompleted"], json!([]));
+        // Started from the first record, which is no longer the head.
+        let late = json!({"change": "add-auth", "role": "x", "expected": first});
+        assert_eq!(
+            code(&call(&dir, "advance_state", late, Case::Snake)),
+            "pointer-conflict"
+        );
+        let log = call(
+            &dir,
+            "state_log",
+            json!({"change": "add-auth"}),
+            Case::Camel,
+        );
+        let log = log["ok"].as_array().unwrap();
+        assert_eq!(log.len(), 2);
+        assert_eq!(log[1]["record"], first.as_str(), "newest first");
+        assert!(log[0]["writtenAt"].is_string());
+        let bad_check = json!({"change": "add-auth", "checks": [["make test", "PASS"]]});
+        assert_eq!(
+            code(&call(&dir, "advance_state", bad_check, Case::Snake)),
+            "invalid-argument"
+        );
+    }
+
+    #[test]
+    fn a_pass_is_recorded_checked_and_finalized_against_the_workspace() {
+        let dir = workspace();
+        let pass = json!({"change": "add-auth", "verdict": "PASS", "source": "review:1", "roots": ["src"]});
+        let early = call(&dir, "record_validation", pass.clone(), Case::Snake);
+        assert_eq!(
+            code(&early),
+            "validation-refused",
+            "nothing is approved yet: {early}"
+        );
+        for artifact in ["proposal", "specs", "design", "tasks"] {
+            let options = json!({"change": "add-auth", "artifact": artifact, "source": "m"});
+            assert!(call(&dir, "approve", options, Case::Snake)["ok"].is_object());
+        }
+        let lower = json!({"change": "add-auth", "verdict": "pass", "source": "r"});
+        let reply = call(&dir, "record_validation", lower, Case::Snake);
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("verdict"),
+            "{reply}"
+        );
+        let nothing = json!({"change": "add-auth", "verdict": "PASS", "source": "r"});
+        assert_eq!(
+            code(&call(&dir, "record_validation", nothing, Case::Snake)),
+            "no-delivery"
+        );
+        let recorded = call(&dir, "record_validation", pass, Case::Snake);
+        let validation = &recorded["ok"]["state"]["validation"];
+        assert_eq!(validation["verdict"], "PASS", "{recorded}");
+        let check = call(
+            &dir,
+            "check_validation",
+            json!({"change": "add-auth"}),
+            Case::Snake,
+        );
+        assert_eq!(check["ok"]["stands"], true, "{check}");
+        assert_eq!(check["ok"]["fingerprint"], validation["fingerprint"]);
+        let foreign =
+            json!({"change": "add-auth", "gatePrerequisites": {"lint": {"x": {"literal": "1"}}}});
+        let reply = call(&dir, "check_validation", foreign, Case::Camel);
+        assert_eq!(
+            code(&reply),
+            "invalid-argument",
+            "no gate `lint` in the verdict: {reply}"
+        );
+        std::fs::write(dir.path().join("src/login.txt"), "changed\n").unwrap();
+        let moved = call(
+            &dir,
+            "check_validation",
+            json!({"change": "add-auth"}),
+            Case::Snake,
+        );
+        assert_eq!(moved["ok"]["stands"], false);
+        let finalization = call(
+            &dir,
+            "finalize_check",
+            json!({"change": "add-auth"}),
+            Case::Snake,
+        );
+        let new_changes = finalization["ok"]["new_changes"].as_array().unwrap();
+        assert_eq!(
+            new_changes[0]["new"]["path"], "src/login.txt",
+            "{finalization}"
+        );
+        assert_eq!(finalization["ok"]["clean"], false);
+    }
+}

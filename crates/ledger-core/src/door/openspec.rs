@@ -49,12 +49,12 @@ macro_rules! change_options {
             /// An artifact graph to use instead of a schema (as `artifact_graph`
             /// returns it). Not together with `schema`.
             #[serde(default)]
+            #[schemars(extend("x-output" = "ArtifactGraph"))]
             pub graph: Option<crate::door::openspec::GraphSpec>,
         }
 
         impl $name {
             /// The change these options name, opened in `ws`.
-            #[allow(dead_code)]
             fn open(&self, ws: &crate::door::Workspace) -> crate::Result<crate::ChangeSet> {
                 crate::door::openspec::open_change(
                     ws,
@@ -246,6 +246,7 @@ fn artifact_graph(o: ArtifactGraphOptions) -> Result<ArtifactGraph> {
 #[serde(deny_unknown_fields)]
 pub struct UpstreamOptions {
     /// The graph, as `artifact_graph` returns it.
+    #[schemars(extend("x-output" = "ArtifactGraph"))]
     pub graph: GraphSpec,
     /// The artifact's id.
     pub artifact: String,
@@ -265,6 +266,7 @@ fn upstream(o: UpstreamOptions) -> Result<Vec<String>> {
 #[serde(deny_unknown_fields)]
 pub struct DownstreamOptions {
     /// The graph, as `artifact_graph` returns it.
+    #[schemars(extend("x-output" = "ArtifactGraph"))]
     pub graph: GraphSpec,
     /// The artifact's id.
     pub artifact: String,
@@ -286,6 +288,7 @@ fn downstream(o: DownstreamOptions) -> Result<Vec<String>> {
 #[serde(deny_unknown_fields)]
 pub struct TrackedOptions {
     /// The graph, as `artifact_graph` returns it.
+    #[schemars(extend("x-output" = "ArtifactGraph"))]
     pub graph: GraphSpec,
 }
 
@@ -298,6 +301,7 @@ fn tracked(o: TrackedOptions) -> Result<Option<Artifact>> {
 #[serde(deny_unknown_fields)]
 pub struct ArtifactOptions {
     /// The graph, as `artifact_graph` returns it.
+    #[schemars(extend("x-output" = "ArtifactGraph"))]
     pub graph: GraphSpec,
     /// The artifact's id.
     pub id: String,
@@ -324,4 +328,229 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::free("tracked", &["graph"], tracked),
         Verb::free("artifact", &["graph", "id"], artifact),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::{Value, json};
+
+    use crate::door::{Case, Hooks, respond};
+
+    fn call(ws: Option<&std::path::Path>, verb: &str, options: Value, case: Case) -> Value {
+        let ws = ws.map(|p| p.to_str().unwrap());
+        let reply = respond(ws, verb, &options.to_string(), case, &Hooks::default());
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    fn free(verb: &str, options: Value) -> Value {
+        call(None, verb, options, Case::Snake)
+    }
+
+    fn code(reply: &Value) -> &str {
+        reply["error"]["code"].as_str().unwrap_or("(none)")
+    }
+
+    const PLAN: &str = "artifacts:\n  - {id: proposal, generates: proposal.md}\n  - {id: plan, generates: todo/*.md, requires: [proposal]}\napply:\n  tracks: todo/*.md\n";
+
+    /// A result passed back (a graph, an inventory) is marked with the output
+    /// type it comes from, so that the generated wrappers accept that type.
+    #[test]
+    fn options_that_take_a_result_back_name_its_output_type() {
+        let description = crate::door::description();
+        let mut marked = 0;
+        for (name, options) in description["options"].as_object().unwrap() {
+            let Some(properties) = options["properties"].as_object() else {
+                continue;
+            };
+            for (field, expected) in [("graph", "ArtifactGraph"), ("inventory", "Inventory")] {
+                if let Some(property) = properties.get(field) {
+                    assert_eq!(property["x-output"], expected, "{name}.{field}");
+                    assert!(description["outputs"].get(expected).is_some());
+                    marked += 1;
+                }
+            }
+        }
+        assert!(marked >= 10, "{marked}");
+    }
+
+    #[test]
+    fn an_artifact_graph_comes_from_one_source_at_most() {
+        let ids = |reply: &Value| -> Vec<String> {
+            let artifacts = reply["ok"]["artifacts"].as_array().unwrap();
+            artifacts
+                .iter()
+                .map(|a| a["id"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let spec_driven = free("artifact_graph", json!({}));
+        assert_eq!(ids(&spec_driven), ["proposal", "specs", "design", "tasks"]);
+        assert_eq!(spec_driven["ok"]["schema"]["name"], "spec-driven");
+        let parsed = free(
+            "artifact_graph",
+            json!({"yaml": PLAN, "source": "plan.yaml"}),
+        );
+        assert_eq!(ids(&parsed), ["proposal", "plan"]);
+        assert_eq!(parsed["ok"]["schema"]["path"], "plan.yaml");
+        for refused in [
+            json!({"yaml": PLAN, "schema": "x.yaml"}),
+            json!({"yaml": PLAN, "artifacts": []}),
+            json!({"yaml": PLAN, "tracks": "todo/*.md"}),
+            json!({"task_rule": "openspec-checkbox"}),
+            json!({"source": "nowhere"}),
+            json!({"schema": "x.yaml", "source": "y"}),
+        ] {
+            let reply = free("artifact_graph", refused.clone());
+            assert_eq!(code(&reply), "invalid-argument", "{refused}: {reply}");
+        }
+        let missing = free(
+            "artifact_graph",
+            json!({"schema": "/nonexistent/schema.yaml"}),
+        );
+        assert_eq!(code(&missing), "unreadable", "{missing}");
+        // Built in code: checked like a schema's, in topological order.
+        let built = free(
+            "artifact_graph",
+            json!({"artifacts": [
+                {"id": "b", "generates": "b.md", "requires": ["a"]},
+                {"id": "a", "generates": "a.md"},
+            ], "task_rule": "openspec-checkbox"}),
+        );
+        assert_eq!(ids(&built), ["a", "b"], "{built}");
+        assert_eq!(built["ok"]["task_rule"], "openspec-checkbox");
+        let cycle = json!({"artifacts": [
+            {"id": "a", "generates": "a.md", "requires": ["b"]},
+            {"id": "b", "generates": "b.md", "requires": ["a"]},
+        ]});
+        assert_eq!(code(&free("artifact_graph", cycle)), "graph-cycle");
+    }
+
+    #[test]
+    fn a_graph_passed_back_answers_the_graph_queries_in_either_case() {
+        let graph = free("artifact_graph", json!({"yaml": PLAN}))["ok"].clone();
+        let up = free("upstream", json!({"graph": graph, "artifact": "plan"}));
+        assert_eq!(up["ok"], json!(["proposal"]));
+        let down = free(
+            "downstream",
+            json!({"graph": graph, "artifact": "proposal"}),
+        );
+        assert_eq!(down["ok"], json!(["plan"]));
+        let tracked = free("tracked", json!({"graph": graph}));
+        assert_eq!(tracked["ok"]["id"], "plan");
+        let found = free("artifact", json!({"graph": graph, "id": "proposal"}));
+        assert_eq!(found["ok"]["generates"], "proposal.md");
+        let unknown = free("artifact", json!({"graph": graph, "id": "design"}));
+        assert_eq!(code(&unknown), "unknown-artifact");
+        // JavaScript's graph has `taskRule`; it reads back under the same name.
+        let camel = |verb: &str, options: Value| call(None, verb, options, Case::Camel);
+        let rule = json!({"artifacts": [{"id": "tasks", "generates": "t.md"}], "taskRule": "openspec-checkbox"});
+        let built = camel("artifactGraph", json!({}));
+        assert_eq!(
+            code(&built),
+            "invalid-argument",
+            "verb names are snake_case on the wire"
+        );
+        let built = camel("artifact_graph", rule)["ok"].clone();
+        assert_eq!(built["taskRule"], "openspec-checkbox", "{built}");
+        let tracked = camel("tracked", json!({"graph": built}));
+        assert_eq!(
+            tracked["ok"]["id"], "tasks",
+            "without `tracks`, the artifact `tasks`"
+        );
+        // An edited graph is checked again.
+        let mut edited = graph;
+        edited["artifacts"][0]["requires"] = json!(["nothing"]);
+        let reply = free("upstream", json!({"graph": edited, "artifact": "plan"}));
+        assert_eq!(code(&reply), "unknown-artifact", "{reply}");
+    }
+
+    #[test]
+    fn a_change_opens_with_its_schema_or_a_given_graph_and_the_chosen_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let change = dir.path().join("work/add-auth");
+        std::fs::create_dir_all(change.join("todo")).unwrap();
+        std::fs::write(change.join("proposal.md"), "# Why\n").unwrap();
+        std::fs::write(change.join("todo/a.md"), "- [x] 1.1 Done\n").unwrap();
+        let graph = free("artifact_graph", json!({"yaml": PLAN}))["ok"].clone();
+        let ws = Some(dir.path());
+        let opened = call(
+            ws,
+            "change_graph",
+            json!({"change": "add-auth", "changes_root": "work", "graph": graph}),
+            Case::Snake,
+        );
+        assert_eq!(opened["ok"], graph, "{opened}");
+        let both = json!({"change": "add-auth", "changes_root": "work", "graph": graph, "schema": "spec-driven"});
+        assert_eq!(
+            code(&call(ws, "change_graph", both, Case::Snake)),
+            "invalid-argument"
+        );
+        let scope = call(
+            ws,
+            "change_scope",
+            json!({"change": "add-auth", "changesRoot": "work", "graph": graph, "artifact": "plan"}),
+            Case::Camel,
+        );
+        let normalized = &scope["ok"]["normalize"];
+        assert_eq!(normalized, &json!(["work/add-auth/todo/a.md"]), "{scope}");
+        let inventory = call(
+            ws,
+            "change_inventory",
+            json!({"change": "add-auth", "changes_root": "work", "graph": graph, "artifact": "proposal"}),
+            Case::Snake,
+        );
+        let entries = inventory["ok"]["entries"].as_array().unwrap();
+        assert_eq!(
+            entries[0]["path"], "work/add-auth/proposal.md",
+            "{inventory}"
+        );
+        // The default changes root holds no such change.
+        let tasks = call(
+            ws,
+            "change_tasks",
+            json!({"change": "add-auth"}),
+            Case::Snake,
+        );
+        assert_eq!(code(&tasks), "unknown-change", "{tasks}");
+        let rule = call(
+            ws,
+            "change_tasks",
+            json!({"change": "add-auth", "changes_root": "work", "task_rule": "x"}),
+            Case::Snake,
+        );
+        assert_eq!(code(&rule), "invalid-argument", "{rule}");
+    }
+
+    #[test]
+    fn change_tasks_reads_the_tracked_file_under_the_chosen_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let change = dir.path().join("openspec/changes/add-auth");
+        std::fs::create_dir_all(&change).unwrap();
+        std::fs::write(
+            change.join("tasks.md"),
+            "## 1. Core\n- [x] 1.1 Add login\n* [ ] 1.2 Add tokens\n",
+        )
+        .unwrap();
+        let ws = Some(dir.path());
+        let read = |rule: Option<&str>| {
+            let mut options = json!({"change": "add-auth"});
+            if let Some(rule) = rule {
+                options["task_rule"] = json!(rule);
+            }
+            call(ws, "change_tasks", options, Case::Snake)["ok"].clone()
+        };
+        let default = read(None);
+        assert_eq!(
+            (default["rule"].as_str(), default["total"].as_u64()),
+            (Some("task-checkbox-v1"), Some(0))
+        );
+        let openspec = read(Some("openspec-checkbox"));
+        assert_eq!(openspec["rule"], "openspec-checkbox");
+        assert_eq!(
+            (openspec["total"].as_u64(), openspec["done"].as_u64()),
+            (Some(2), Some(1)),
+            "{openspec}"
+        );
+        assert_eq!(openspec["path"], "openspec/changes/add-auth/tasks.md");
+    }
 }

@@ -64,6 +64,7 @@ fn read_record(o: ReadRecordOptions) -> Result<InventoryRecord> {
 #[serde(deny_unknown_fields)]
 pub struct InventoryRecordOptions {
     /// The inventory, as `inventory` or `change_inventory` gave it.
+    #[schemars(extend("x-output" = "Inventory"))]
     pub inventory: Inventory,
     /// The command the set is for.
     #[serde(default)]
@@ -93,4 +94,83 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::free("read_record", &["path"], read_record),
         Verb::free("inventory_record", &["inventory"], inventory_record),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::{Value, json};
+
+    use crate::door::{Case, Hooks, respond};
+
+    fn call(ws: Option<&std::path::Path>, verb: &str, options: Value, case: Case) -> Value {
+        let ws = ws.map(|p| p.to_str().unwrap());
+        let reply = respond(ws, verb, &options.to_string(), case, &Hooks::default());
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    fn code(reply: &Value) -> &str {
+        reply["error"]["code"].as_str().unwrap_or("(none)")
+    }
+
+    #[test]
+    fn an_inventory_written_as_a_record_reads_back_with_what_was_observed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+        let inventory = call(Some(dir.path()), "inventory", json!({}), Case::Camel)["ok"].clone();
+        let options = json!({
+            "inventory": inventory, "command": ["make", "test"],
+            "tools": {"rustc": "1.95"}, "meta": {"ticket_id": "T-1"},
+        });
+        let written = call(None, "inventory_record", options, Case::Camel);
+        let text = written["ok"].as_str().unwrap();
+        assert!(
+            text.ends_with("}\n") && text.contains("\"written_by\""),
+            "{text}"
+        );
+        let parsed = call(None, "parse_record", json!({"text": text}), Case::Camel);
+        let record = &parsed["ok"];
+        assert_eq!(record["fingerprint"], inventory["fingerprint"], "{parsed}");
+        assert_eq!(record["observed"]["command"], json!(["make", "test"]));
+        // Map keys keep their spelling; struct fields are camelCased.
+        assert_eq!(record["observed"]["meta"], json!({"ticket_id": "T-1"}));
+        assert_eq!(record["walkedRoots"], inventory["walkedRoots"]);
+        let file = dir.path().join("inventory.json");
+        std::fs::write(&file, text).unwrap();
+        let read = call(
+            None,
+            "read_record",
+            json!({"path": file.to_str().unwrap()}),
+            Case::Camel,
+        );
+        assert_eq!(read["ok"], parsed["ok"]);
+        let broken = text.replacen(
+            inventory["fingerprint"].as_str().unwrap(),
+            &format!("sha256:{}", "0".repeat(64)),
+            1,
+        );
+        let reply = call(
+            None,
+            "parse_record",
+            json!({"text": broken, "source": "mine.json"}),
+            Case::Snake,
+        );
+        assert_eq!(code(&reply), "malformed-record", "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("mine.json"),
+            "{reply}"
+        );
+        let mut forged = inventory;
+        forged["fingerprint"] = json!(format!("sha256:{}", "0".repeat(64)));
+        let reply = call(
+            None,
+            "inventory_record",
+            json!({"inventory": forged}),
+            Case::Snake,
+        );
+        assert_eq!(code(&reply), "invalid-argument", "{reply}");
+    }
 }

@@ -64,3 +64,46 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::free("set_digest_cache", &["enabled"], set_digest_cache),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::{Value, json};
+
+    use crate::door::{Case, Hooks, respond};
+
+    fn free(verb: &str, options: Value) -> Value {
+        let reply = respond(
+            None,
+            verb,
+            &options.to_string(),
+            Case::Camel,
+            &Hooks::default(),
+        );
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    // Only refusals here: the settings are process-wide, and other tests run
+    // in this process at the same time.
+    #[test]
+    fn a_thread_count_is_a_whole_number_up_to_the_limit() {
+        for bad in [
+            json!(-1),
+            json!(1.5),
+            json!("4"),
+            json!(crate::MAX_THREADS + 1),
+        ] {
+            let reply = free("set_threads", json!({ "count": bad }));
+            assert_eq!(reply["error"]["code"], "invalid-argument", "{bad}: {reply}");
+        }
+        assert!(free("threads", json!({}))["ok"].as_u64().unwrap() >= 1);
+        let reply = free("set_digest_cache", json!({"enabled": "no"}));
+        assert_eq!(reply["error"]["code"], "invalid-argument");
+        assert!(free("digest_cache_enabled", json!({}))["ok"].is_boolean());
+        let reply = free("threads", json!({"count": 2}));
+        assert_eq!(
+            reply["error"]["code"], "invalid-argument",
+            "threads takes no option"
+        );
+    }
+}

@@ -95,3 +95,82 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("stored_record", &["id"], stored_record),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::{Value, json};
+
+    use crate::door::{Case, Hooks, respond};
+
+    fn call(dir: &tempfile::TempDir, verb: &str, options: Value) -> Value {
+        let ws = dir.path().to_str().unwrap();
+        let reply = respond(
+            Some(ws),
+            verb,
+            &options.to_string(),
+            Case::Camel,
+            &Hooks::default(),
+        );
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    #[test]
+    fn the_store_reads_its_refs_and_records_and_says_whether_it_is_clean() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = call(&dir, "store_check", json!({}));
+        assert_eq!(
+            (
+                empty["ok"]["records"].as_u64(),
+                empty["ok"]["clean"].as_bool()
+            ),
+            (Some(0), Some(true)),
+            "{empty}"
+        );
+        assert_eq!(empty["ok"]["tempFiles"], json!([]));
+        assert_eq!(call(&dir, "refs", json!({}))["ok"], json!([]));
+        let change = dir.path().join("openspec/changes/add-auth");
+        std::fs::create_dir_all(&change).unwrap();
+        std::fs::write(change.join("proposal.md"), "# Why\n").unwrap();
+        let approve = json!({"change": "add-auth", "artifact": "proposal", "source": "m"});
+        assert!(call(&dir, "approve", approve,)["ok"].is_object());
+        let refs = call(&dir, "refs", json!({}));
+        let head = &refs["ok"][0];
+        assert_eq!(head["name"], "changes/add-auth", "{refs}");
+        let history = call(&dir, "history", json!({"reference": "changes/add-auth"}));
+        assert_eq!(history["ok"], json!([head["id"]]));
+        let record = call(&dir, "storedRecord", json!({"id": head["id"]}));
+        assert_eq!(
+            record["error"]["code"], "invalid-argument",
+            "verbs are snake_case on the wire"
+        );
+        let record = call(&dir, "stored_record", json!({"id": head["id"]}));
+        assert_eq!(record["ok"]["kind"], "state", "{record}");
+        assert_eq!(record["ok"]["previous"], Value::Null);
+        // The body is the record as stored: its keys are not re-cased.
+        assert!(
+            record["ok"]["body"]["bindings"][0]["observed_at"].is_string(),
+            "{record}"
+        );
+        assert!(record["ok"]["writtenAt"].is_string());
+        let bad = call(&dir, "stored_record", json!({"id": "abc"}));
+        assert_eq!(bad["error"]["code"], "bad-record-id");
+        let none = call(&dir, "head", json!({"reference": "gates/test"}));
+        assert_eq!(none["ok"], Value::Null);
+        let checked = call(&dir, "store_check", json!({}));
+        assert_eq!(
+            (
+                checked["ok"]["records"].as_u64(),
+                checked["ok"]["clean"].as_bool()
+            ),
+            (Some(1), Some(true))
+        );
+        std::fs::write(
+            dir.path().join(".ledger/refs/changes/stray"),
+            "0".repeat(64),
+        )
+        .unwrap();
+        let dangling = call(&dir, "store_check", json!({}));
+        assert_eq!(dangling["ok"]["clean"], false, "{dangling}");
+    }
+}

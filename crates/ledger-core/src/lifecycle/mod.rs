@@ -1,0 +1,20 @@
+//! The lifecycle wing: the end of a change (docs/lifecycle.md). A validation
+//! PASS binds the whole change — every artifact's approval, every gate the
+//! PASS names, the delivery and the expected spec sync — to one fingerprint
+//! ([`record_validation`], [`check_validation`]); finalization checks, after
+//! `openspec archive`, that what was archived and synced is exactly what was
+//! validated ([`finalize_check`]).
+//!
+//! It is the top wing: it uses approvals, gates, OpenSpec, records and the
+//! expansion, and nothing uses it but the doors.
+
+pub(crate) mod finalize;
+pub(crate) mod validation;
+
+pub use finalize::{ArchiveMove, Finalization, MovedFile, finalize_check};
+pub use validation::{
+    COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GatePrerequisites, GateStanding,
+    PHASE_RECORD_REASON, PhaseRecordKind, PhaseRecordStanding, ValidationCheck, ValidationRequest,
+    capabilities, check_validation, check_validation_with, pass_scope, record_validation,
+    specs_root,
+};

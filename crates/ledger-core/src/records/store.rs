@@ -1,0 +1,689 @@
+//! The record store (docs/approvals.md, The record store): immutable records under content-derived names,
+//! and refs — the state pointers — replaced only by compare-and-swap.
+//!
+//! Layout below the store root (`<workspace>/.ledger`):
+//!
+//! ```text
+//! records/<id>.json   immutable records; <id> is the SHA-256 of the file's bytes
+//! refs/<name>         one line: the id of the record the ref names
+//! objects/<hex>      raw bytes named by their SHA-256 (a gate's kept output)
+//! tmp/                files being written; anything left here was interrupted
+//! lock                held while a ref is compared and replaced
+//! digest-cache        file digests by path and status (store/cache.rs); disposable
+//! .gitignore          `*`, written with the store: Git ignores it
+//! ```
+//!
+//! Trust boundary (docs/errors.md, Security model): every path is opened `openat`-style from the
+//! store directory, never through a symlink; an entry that is not a directory
+//! or regular file where ledger keeps one, or that another user owns, is
+//! refused with `untrusted-store` and never opened for reading; every read is
+//! bounded (`too-large`); and a store whose files Git tracks came with the
+//! checkout and is refused too. [`Store::check`] lists all of these instead.
+//!
+//! Saving order: canonical outcome → immutable record → state pointer. A record
+//! is complete and synced before any ref names it, so an interrupted save leaves
+//! at worst a temp file or an orphan record — both listed by [`Store::check`] —
+//! never a ref naming half a record. A ref is replaced only if it still names the
+//! record the writer started from; otherwise the write fails with
+//! [`Error::PointerConflict`] and nothing is resolved by last-write-wins.
+//!
+//! ```
+//! use ledger_core::records::Store;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
+//! let store = Store::open(workspace);
+//! let first = store.commit("changes/add-auth", "state", None, &"drafted")?;
+//! let second = store.commit("changes/add-auth", "state", Some(&first), &"approved")?;
+//! assert_eq!(store.history("changes/add-auth")?, vec![second, first]);
+//!
+//! // A writer that still believes the ref names `first` is refused.
+//! let stale = store.commit("changes/add-auth", "state", Some(&first), &"other");
+//! assert_eq!(stale.unwrap_err().code(), "pointer-conflict");
+//! assert_eq!(store.check()?.orphans.len(), 1);
+//! # Ok(())
+//! # }
+//! ```
+
+mod check;
+mod objects;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use std::str::FromStr;
+use std::time::SystemTime;
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use sha2::{Digest as _, Sha256};
+
+use crate::error::{Error, Result};
+use crate::expand::entry::Digest;
+use crate::expand::scope::{STORE_DIR, Scope};
+
+use crate::expand::ledger_dir::{
+    Missing, RECORD_LIMIT, REF_LIMIT, StoreDir, TMP, TempFile, shown, unreadable, unwritable,
+};
+use crate::expand::trust;
+pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
+
+/// The store's entries, below its directory.
+const RECORDS: &str = "records";
+const REFS: &str = "refs";
+const LOCK: &str = "lock";
+
+/// The `format` field of every stored record.
+pub const STORED_RECORD_FORMAT: &str = "ledger-record";
+
+/// The version this library writes. Readers accept any `1.x`.
+pub const STORED_RECORD_VERSION: &str = "1.0";
+
+/// Name of an immutable record: the lowercase hex SHA-256 of its exact bytes.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RecordId(Digest);
+
+impl RecordId {
+    /// The id of a record file holding exactly `bytes`.
+    pub fn of(bytes: &[u8]) -> RecordId {
+        RecordId(Digest(Sha256::digest(bytes).into()))
+    }
+}
+
+impl fmt::Display for RecordId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.to_hex())
+    }
+}
+
+impl fmt::Debug for RecordId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RecordId({})", self.0.to_hex())
+    }
+}
+
+impl FromStr for RecordId {
+    type Err = Error;
+
+    /// Accepts exactly 64 lowercase hex digits, nothing around them.
+    fn from_str(text: &str) -> Result<Self> {
+        Digest::from_hex(text)
+            .map(RecordId)
+            .ok_or_else(|| Error::BadRecordId {
+                text: text.chars().take(80).collect(),
+            })
+    }
+}
+
+impl Serialize for RecordId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for RecordId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The stored form of every record: a header, then the caller's typed body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StoredRecord<T> {
+    /// Always [`STORED_RECORD_FORMAT`].
+    pub format: String,
+    /// `major.minor`; this library writes [`STORED_RECORD_VERSION`].
+    pub version: String,
+    /// What the body is, chosen by the caller, e.g. `state` or `evidence`.
+    pub kind: String,
+    /// The record this one follows on its ref (`None` for the first).
+    pub previous: Option<RecordId>,
+    /// When the record was written, RFC 3339 UTC with milliseconds.
+    pub written_at: String,
+    /// The caller's content.
+    pub body: T,
+}
+
+impl<T> StoredRecord<T> {
+    /// A record of the current format, written now.
+    pub fn new(kind: &str, previous: Option<&RecordId>, body: T) -> Self {
+        StoredRecord {
+            format: STORED_RECORD_FORMAT.to_owned(),
+            version: STORED_RECORD_VERSION.to_owned(),
+            kind: kind.to_owned(),
+            previous: previous.copied(),
+            written_at: humantime::format_rfc3339_millis(SystemTime::now()).to_string(),
+            body,
+        }
+    }
+}
+
+/// An append-only record store with compare-and-swap refs, in one directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Store {
+    root: Utf8PathBuf,
+}
+
+impl Store {
+    /// The store of a workspace: `<workspace>/.ledger` ([`STORE_DIR`]). Creates
+    /// nothing until something is written; an absent store is empty and clean.
+    pub fn open(workspace: &Utf8Path) -> Store {
+        Store::at(workspace.join(STORE_DIR))
+    }
+
+    /// The store of `scope`'s workspace, as resolving the scope finds it (made
+    /// absolute, symlinks resolved): where a gate over that scope keeps its
+    /// evidence.
+    pub fn of_scope(scope: &Scope) -> Result<Store> {
+        Ok(Store::open(&scope.resolve()?.workspace))
+    }
+
+    /// The store in an explicit directory.
+    pub fn at(root: impl Into<Utf8PathBuf>) -> Store {
+        Store { root: root.into() }
+    }
+
+    /// The store's directory.
+    pub fn root(&self) -> &Utf8Path {
+        &self.root
+    }
+
+    /// The store's directory, for the file system calls.
+    pub(crate) fn dir(&self) -> &Path {
+        self.root.as_std_path()
+    }
+
+    /// Writes an immutable record and returns its id. Writing the same bytes
+    /// twice is harmless: same content, same name, one file.
+    ///
+    /// Refused with `corrupt-record` when a file with the record's name exists
+    /// with other bytes (that file was edited; it is left as it is).
+    pub fn write_record<T: Serialize>(
+        &self,
+        kind: &str,
+        previous: Option<&RecordId>,
+        body: &T,
+    ) -> Result<RecordId> {
+        self.write_stored(&StoredRecord::new(kind, previous, body))
+    }
+
+    /// Writes a fully formed record (the header as given).
+    pub(crate) fn write_stored<T: Serialize>(&self, record: &StoredRecord<T>) -> Result<RecordId> {
+        let mut bytes = serde_json::to_vec_pretty(record).map_err(|e| {
+            let source = io::Error::new(io::ErrorKind::InvalidData, e);
+            unwritable(&self.records_dir(), "serialize a record for", source)
+        })?;
+        bytes.push(b'\n');
+        self.write_bytes(&bytes)
+    }
+
+    /// Stores `bytes` under their hash: temp file, fsync, then a hard link to the
+    /// final name. A link, not a rename: `link` fails when the name exists, so an
+    /// existing record is never replaced, even by a racing writer.
+    fn write_bytes(&self, bytes: &[u8]) -> Result<RecordId> {
+        let id = RecordId::of(bytes);
+        let root = self.create_dir()?;
+        let records = root.make_sub(RECORDS)?;
+        let tmp = root.make_sub(TMP)?;
+        let mut temp = TempFile::create(&tmp, "record")?;
+        temp.write_synced(bytes)?;
+        let name = record_name(&id);
+        let linked = tmp.link(temp.name(), &records, &name);
+        // The temp name is removed whatever happened; should that fail, the
+        // leftover is harmless and `check` lists it.
+        drop(temp);
+        match linked {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                same_bytes(&records, &name, bytes)?;
+            }
+            Err(e) => return Err(unwritable(&records.join(&name), "link record", e)),
+        }
+        // The new name is durable only once its directory is synced. Also after
+        // AlreadyExists: the writer that created it may not have synced yet.
+        records.sync()?;
+        Ok(id)
+    }
+
+    /// Reads a record, checking that its bytes hash to its name.
+    ///
+    /// `unreadable`: the file is missing or cannot be read. `corrupt-record`: its
+    /// bytes do not hash to its name, or its header does not parse.
+    /// `unsupported-version`: another format or major version.
+    /// `malformed-record`: the record is intact but its body is not a `T`.
+    /// `untrusted-store`, `too-large`: see [`Store::head`].
+    pub fn read_record<T: DeserializeOwned>(&self, id: &RecordId) -> Result<StoredRecord<T>> {
+        let (path, bytes, _) = self.read_header(id)?;
+        let mut json = serde_json::Deserializer::from_slice(&bytes);
+        serde_path_to_error::deserialize(&mut json).map_err(|e| Error::MalformedRecord {
+            record: shown(&path),
+            reason: format!("at {}: {}", e.path(), e.inner()),
+        })
+    }
+
+    /// [`Store::read_record`] of a record that must be of `kind`: its header is
+    /// checked before the body is interpreted, so that a record of another kind
+    /// (which might parse as a `T` full of defaults) is `corrupt-record`.
+    pub fn read_record_of_kind<T: DeserializeOwned>(
+        &self,
+        id: &RecordId,
+        kind: &str,
+    ) -> Result<StoredRecord<T>> {
+        let (path, bytes, header) = self.read_header(id)?;
+        if header.kind != kind {
+            return Err(Error::CorruptRecord {
+                path: shown(&path),
+                reason: format!(
+                    "it is a \"{}\" record where a \"{}\" record belongs",
+                    crate::quote::escape(header.kind.as_bytes()),
+                    crate::quote::escape(kind.as_bytes())
+                ),
+            });
+        }
+        let mut json = serde_json::Deserializer::from_slice(&bytes);
+        serde_path_to_error::deserialize(&mut json).map_err(|e| Error::MalformedRecord {
+            record: shown(&path),
+            reason: format!("at {}: {}", e.path(), e.inner()),
+        })
+    }
+
+    /// Reads a record's file and verified header.
+    fn read_header(&self, id: &RecordId) -> Result<(PathBuf, Vec<u8>, StoredRecord<IgnoredAny>)> {
+        let root = self.existing_dir()?;
+        let (bytes, header) = read_header_in(root.as_ref(), &self.record_path(id), id)?;
+        Ok((self.record_path(id), bytes, header))
+    }
+
+    /// The record a ref names now (`None` when the ref does not exist yet).
+    ///
+    /// Ref names are `/`-separated segments of `[A-Za-z0-9._-]`, none starting
+    /// with `.`, e.g. `changes/add-auth` or `gates/test`.
+    ///
+    /// Every read of the store refuses with `untrusted-store` a store that is
+    /// not what ledger created for this user — a symlink, FIFO, device or socket
+    /// where a file or directory belongs, an entry owned by another user, a
+    /// store whose files Git tracks — and with `too-large` a ref or record past
+    /// its bound. An absent store is empty, but only in a workspace that exists:
+    /// a workspace that does not (a mistyped `--workspace`) is `unreadable`.
+    pub fn head(&self, reference: &str) -> Result<Option<RecordId>> {
+        check_ref_name(reference)?;
+        match self.existing_dir()? {
+            Some(root) => read_ref(&root, reference),
+            None => Ok(None),
+        }
+    }
+
+    /// The store directory, opened and trusted; `None` when there is none yet.
+    fn existing_dir(&self) -> Result<Option<StoreDir>> {
+        let root = StoreDir::open_root(self.dir(), Missing::Absent)?;
+        if root.is_some() {
+            trust::refuse_tracked(self.dir())?;
+        }
+        Ok(root)
+    }
+
+    /// The store directory, created if needed, opened and trusted.
+    fn create_dir(&self) -> Result<StoreDir> {
+        // Refused before anything is created or written in it.
+        trust::refuse_tracked(self.dir())?;
+        StoreDir::open_root(self.dir(), Missing::Create)?.ok_or_else(|| {
+            let gone = io::Error::new(io::ErrorKind::NotFound, "removed as it was created");
+            unwritable(self.dir(), "create directory", gone)
+        })
+    }
+
+    /// Compare-and-swap: points `reference` at `new` only if it still names
+    /// `expected` (`None`: the ref must not exist yet).
+    ///
+    /// `new` must be an intact record whose `previous` is `expected`
+    /// (`chain-mismatch` otherwise): the record itself says what the writer
+    /// started from, so a ref can never skip a record. If the ref names another
+    /// record, `pointer-conflict` names both, and `new` stays as an orphan. If it
+    /// already names `new`, this advance already happened (a retry): `Ok`.
+    pub fn advance(
+        &self,
+        reference: &str,
+        expected: Option<&RecordId>,
+        new: &RecordId,
+    ) -> Result<()> {
+        check_ref_name(reference)?;
+        let (_, _, header) = self.read_header(new)?;
+        if header.previous.as_ref() != expected {
+            return Err(Error::ChainMismatch {
+                pointer: reference.to_owned(),
+                record: new.to_string(),
+                follows: or_none(header.previous.as_ref()),
+                expected: or_none(expected),
+            });
+        }
+        let root = self.create_dir()?;
+        let (dir, leaf) = ref_dir(&root, reference)?;
+        let _lock = lock(&root)?;
+        let found = read_ref_in(&dir, leaf)?;
+        if found.as_ref() == Some(new) {
+            return Ok(());
+        }
+        if found.as_ref() != expected {
+            return Err(Error::PointerConflict {
+                pointer: reference.to_owned(),
+                expected: or_none(expected),
+                found: or_none(found.as_ref()),
+                orphan: new.to_string(),
+            });
+        }
+        replace_ref(&root, &dir, leaf, new)
+    }
+
+    /// Appends a record to a ref's chain, whatever the ref names now: under the
+    /// lock, reads the head, writes the record following it and advances. For
+    /// logs such as gate evidence, whose new entry does not depend on the one
+    /// before; state derived from what a writer read uses [`Store::commit`].
+    pub fn append<T: Serialize>(&self, reference: &str, kind: &str, body: &T) -> Result<RecordId> {
+        check_ref_name(reference)?;
+        let root = self.create_dir()?;
+        let (dir, leaf) = ref_dir(&root, reference)?;
+        let _lock = lock(&root)?;
+        let head = read_ref_in(&dir, leaf)?;
+        let id = self.write_record(kind, head.as_ref(), body)?;
+        replace_ref(&root, &dir, leaf, &id)?;
+        Ok(id)
+    }
+
+    /// Writes a record following `expected`, then advances the ref to it. On
+    /// `pointer-conflict` the record stays in the store as an orphan.
+    pub fn commit<T: Serialize>(
+        &self,
+        reference: &str,
+        kind: &str,
+        expected: Option<&RecordId>,
+        body: &T,
+    ) -> Result<RecordId> {
+        check_ref_name(reference)?;
+        let id = self.write_record(kind, expected, body)?;
+        self.advance(reference, expected, &id)?;
+        Ok(id)
+    }
+
+    /// Every ref and the record it names, sorted by name. A ref file that does
+    /// not hold a record id is refused with `corrupt-record`; an entry below
+    /// `refs/` that is not a file or directory of this user's, with
+    /// `untrusted-store`.
+    pub fn refs(&self) -> Result<Vec<(String, RecordId)>> {
+        self.scan_refs()?
+            .into_iter()
+            .map(|r| r.head.map(|id| (r.name, id)))
+            .collect()
+    }
+
+    /// The ids on a ref, newest first, following each record's `previous`. A
+    /// missing or corrupt record on the way ends the walk with its error.
+    pub fn history(&self, reference: &str) -> Result<Vec<RecordId>> {
+        check_ref_name(reference)?;
+        let Some(root) = self.existing_dir()? else {
+            return Ok(Vec::new());
+        };
+        let mut ids = Vec::new();
+        let mut seen = HashSet::new();
+        let mut next = read_ref(&root, reference)?;
+        while let Some(id) = next {
+            // Unreachable without a SHA-256 collision, but a loop must not hang.
+            if !seen.insert(id) {
+                return Err(Error::CorruptRecord {
+                    path: shown(&self.record_path(&id)),
+                    reason: "the chain of previous records loops back to it".to_owned(),
+                });
+            }
+            next = read_header_in(Some(&root), &self.record_path(&id), &id)?
+                .1
+                .previous;
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    fn records_dir(&self) -> PathBuf {
+        self.dir().join(RECORDS)
+    }
+
+    #[cfg(test)]
+    fn refs_dir(&self) -> PathBuf {
+        self.dir().join(REFS)
+    }
+
+    #[cfg(test)]
+    fn tmp_dir(&self) -> PathBuf {
+        self.dir().join(TMP)
+    }
+
+    pub(crate) fn record_path(&self, id: &RecordId) -> PathBuf {
+        self.records_dir().join(record_name(id))
+    }
+
+    /// The file of a ref whose name has been checked.
+    #[cfg(test)]
+    fn ref_path(&self, reference: &str) -> PathBuf {
+        self.refs_dir().join(reference)
+    }
+}
+
+/// `id` as text, or `none`.
+fn or_none(id: Option<&RecordId>) -> String {
+    id.map_or_else(|| "none".to_owned(), RecordId::to_string)
+}
+
+/// The file name of a record.
+fn record_name(id: &RecordId) -> String {
+    format!("{id}.json")
+}
+
+/// Succeeds when the existing record file `name` holds exactly `bytes`.
+fn same_bytes(records: &StoreDir, name: &str, bytes: &[u8]) -> Result<()> {
+    let path = records.join(name);
+    let existing = records
+        .read(name, "record", RECORD_LIMIT)?
+        .ok_or_else(|| unreadable(&path, "read record", io::ErrorKind::NotFound.into()))?;
+    if existing == bytes {
+        return Ok(());
+    }
+    Err(Error::CorruptRecord {
+        path: shown(&path),
+        reason: "it already exists with other bytes than the record named by their hash".to_owned(),
+    })
+}
+
+/// Reads the record `id` (at `path`, for messages) of the store `root` (`None`:
+/// there is no store) and verifies its header.
+fn read_header_in(
+    root: Option<&StoreDir>,
+    path: &Path,
+    id: &RecordId,
+) -> Result<(Vec<u8>, StoredRecord<IgnoredAny>)> {
+    let records = match root {
+        Some(root) => root.sub(RECORDS, Missing::Absent)?,
+        None => None,
+    };
+    let bytes = match records {
+        Some(records) => records.read(&record_name(id), "record", RECORD_LIMIT)?,
+        None => None,
+    };
+    let bytes =
+        bytes.ok_or_else(|| unreadable(path, "read record", io::ErrorKind::NotFound.into()))?;
+    match verify(id, &bytes) {
+        Ok(header) => Ok((bytes, header)),
+        Err(defect) => Err(defect.into_error(path)),
+    }
+}
+
+/// Takes the store's exclusive lock, released when the file is dropped.
+///
+/// The lock is a file of its own because the ref itself is replaced by
+/// rename: a lock on the ref would be held on a file that is swapped away,
+/// and the next writer would lock the new one without waiting. The lock is
+/// advisory (`flock`), so the kernel drops it when its holder dies: a killed
+/// writer never leaves a stale lock behind. It is opened `O_NOFOLLOW`, so a
+/// symlink planted as `lock` never makes ledger create a file elsewhere.
+fn lock(root: &StoreDir) -> Result<File> {
+    let file = root.open_or_create(LOCK)?;
+    file.lock()
+        .map_err(|e| unwritable(&root.join(LOCK), "lock", e))?;
+    Ok(file)
+}
+
+/// The directory of the ref `reference` (a checked name), created if needed,
+/// and the ref's file name in it.
+fn ref_dir<'r>(root: &StoreDir, reference: &'r str) -> Result<(StoreDir, &'r str)> {
+    let (dirs, leaf) = match reference.rsplit_once('/') {
+        Some((dirs, leaf)) => (Some(dirs), leaf),
+        None => (None, reference),
+    };
+    let mut dir = root.make_sub(REFS)?;
+    for segment in dirs.into_iter().flat_map(|d| d.split('/')) {
+        dir = dir.make_sub(segment)?;
+    }
+    Ok((dir, leaf))
+}
+
+/// Points the ref `leaf` of `dir` at `id`; the caller holds the lock.
+fn replace_ref(root: &StoreDir, dir: &StoreDir, leaf: &str, id: &RecordId) -> Result<()> {
+    let tmp = root.make_sub(TMP)?;
+    let mut temp = TempFile::create(&tmp, "ref")?;
+    temp.write_synced(format!("{id}\n").as_bytes())?;
+    // rename() replaces the ref atomically: a reader sees the old id or the
+    // new one, never a partly written file.
+    temp.rename_to(dir, leaf)?;
+    dir.sync()
+}
+
+/// Reads the ref `reference` (a checked name) of the store `root`: `None`
+/// when it does not exist.
+fn read_ref(root: &StoreDir, reference: &str) -> Result<Option<RecordId>> {
+    let Some(mut dir) = root.sub(REFS, Missing::Absent)? else {
+        return Ok(None);
+    };
+    let mut segments = reference.split('/').peekable();
+    while let Some(segment) = segments.next() {
+        if segments.peek().is_none() {
+            return read_ref_in(&dir, segment);
+        }
+        match dir.sub(segment, Missing::AbsentOrFile)? {
+            Some(next) => dir = next,
+            None => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// Reads the ref file `leaf` of `dir`: `None` when it does not exist.
+fn read_ref_in(dir: &StoreDir, leaf: &str) -> Result<Option<RecordId>> {
+    let Some(bytes) = dir.read(leaf, "ref", REF_LIMIT)? else {
+        return Ok(None);
+    };
+    parse_ref(&bytes)
+        .map(Some)
+        .map_err(|reason| Error::CorruptRecord {
+            path: shown(&dir.join(leaf)),
+            reason,
+        })
+}
+
+/// Why a record file cannot be trusted.
+enum Defect {
+    /// The bytes do not hash to the name, or the header does not parse.
+    Corrupt(String),
+    /// An intact record of another format or major version.
+    Unsupported(String),
+}
+
+impl Defect {
+    fn reason(&self) -> &str {
+        match self {
+            Defect::Corrupt(reason) | Defect::Unsupported(reason) => reason,
+        }
+    }
+
+    fn into_error(self, path: &Path) -> Error {
+        match self {
+            Defect::Corrupt(reason) => Error::CorruptRecord {
+                path: shown(path),
+                reason,
+            },
+            Defect::Unsupported(found) => Error::UnsupportedVersion {
+                record: shown(path),
+                found,
+                supported: format!("format {STORED_RECORD_FORMAT} version 1.x"),
+            },
+        }
+    }
+}
+
+/// Checks a record file's bytes against its id and parses its header.
+fn verify(id: &RecordId, bytes: &[u8]) -> Result<StoredRecord<IgnoredAny>, Defect> {
+    let actual = RecordId::of(bytes);
+    if actual != *id {
+        return Err(Defect::Corrupt(format!(
+            "its bytes hash to {actual}, not to its name"
+        )));
+    }
+    let header: StoredRecord<IgnoredAny> = serde_json::from_slice(bytes)
+        .map_err(|e| Defect::Corrupt(format!("unparsable record header: {e}")))?;
+    let major = header.version.split('.').next();
+    if header.format != STORED_RECORD_FORMAT || major != Some("1") {
+        return Err(Defect::Unsupported(format!(
+            "format {} version {}",
+            header.format, header.version
+        )));
+    }
+    Ok(header)
+}
+
+/// A ref file holds exactly `<64 hex>\n`.
+fn parse_ref(bytes: &[u8]) -> Result<RecordId, String> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| text.strip_suffix('\n'))
+        .and_then(|text| text.parse().ok())
+        .ok_or_else(|| {
+            "a ref holds one record id (64 lowercase hex digits) and a newline".to_owned()
+        })
+}
+
+/// Refuses a ref name that is not `/`-separated segments of `[A-Za-z0-9._-]`
+/// with no segment starting with `.` — so a name can neither leave `refs/`
+/// (`..`) nor hide as a dot file nor collide with an empty path component.
+pub(crate) fn check_ref_name(name: &str) -> Result<()> {
+    let reason = if name.is_empty() {
+        Some("it is empty")
+    } else {
+        name.split('/').find_map(segment_problem)
+    };
+    match reason {
+        None => Ok(()),
+        Some(reason) => Err(Error::BadRefName {
+            name: name.chars().take(200).collect(),
+            reason,
+        }),
+    }
+}
+
+fn segment_problem(segment: &str) -> Option<&'static str> {
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-');
+    if segment.is_empty() {
+        Some("it has an empty segment (a leading, trailing or doubled '/')")
+    } else if segment.starts_with('.') {
+        Some("a segment starts with '.'")
+    } else if segment.len() > 255 {
+        Some("a segment is longer than 255 bytes")
+    } else if !segment.bytes().all(allowed) {
+        Some("a segment has a character other than A-Z, a-z, 0-9, '.', '_', '-'")
+    } else {
+        None
+    }
+}
