@@ -139,7 +139,7 @@ test('no Promise-returning function throws synchronously: garbage arrives as a r
       } catch (e) {
         assert.ok(e instanceof LedgerError, `${name}(${label}) rejected with a non-LedgerError: ${e && e.stack}`)
         assert.equal(typeof e.code, 'string')
-        assert.ok(ledger.ERROR_CODES.includes(e.code), `${name}(${label}): unknown code ${e.code}`)
+        assert.ok(Object.values(ledger.ErrorCode).includes(e.code), `${name}(${label}): unknown code ${e.code}`)
         rejected++
       }
     }
@@ -188,7 +188,7 @@ test('LedgerError is a real class: instanceof works, with code, path and message
   assert.ok(noPath instanceof LedgerError)
   assert.ok(noPath.path === null || noPath.path === undefined, String(noPath.path))
   // A user can make one (e.g. in a test double), and it is the same class.
-  const made = new LedgerError('conflict', 'made by hand', 'a.txt')
+  const made = new LedgerError('made by hand', 'conflict', 'a.txt')
   assert.ok(made instanceof LedgerError && made instanceof Error)
   assert.deepEqual([made.code, made.message, made.path], ['conflict', 'made by hand', 'a.txt'])
 })
