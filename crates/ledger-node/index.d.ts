@@ -216,7 +216,7 @@ export interface SchemaSourceInput {
  * a scope file without a `roots` key — and written out as the root `.`.
  *
  * ```
- * use ledger_core::Scope;
+ * use ledger_core::expand::Scope;
  * let mut scope = Scope::new("/tmp/checkout");
  * assert!(scope.roots.is_empty()); // selects nothing yet
  * scope.add_root("src/").unwrap();
@@ -234,6 +234,44 @@ export interface ScopeInput {
   roots?: Array<string> | null
   taskRules?: Record<string, TaskRule>
   workspace: string
+}
+
+/**
+ * A scope of the workspace: which files an inventory covers (docs/format.md
+ * §2; the CLI's scope flags). Lists that name no root, path or Tasks file
+ * declare the whole workspace.
+ */
+export interface ScopeOptions {
+  /**
+   * Paths or directories left out, bare or with the reason a reviewer
+   * reads; `.ledger/` always is.
+   */
+  exclude?: Array<Exclude>
+  /**
+   * Exact paths added regardless of Git, e.g. an ignored input.
+   */
+  paths?: Array<string>
+  /**
+   * What the set is for (kept in the scope).
+   */
+  purpose?: string
+  /**
+   * Git repositories at or below the workspace (`.` = the workspace);
+   * default: the repository containing the workspace.
+   */
+  repos?: Array<string>
+  /**
+   * Directory roots or single paths selecting candidates; default `.`.
+   */
+  roots?: Array<string>
+  /**
+   * The rule the Tasks files are normalized under; default `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+  /**
+   * Tasks files, hashed with their task-checkbox normalization.
+   */
+  tasks?: Array<string>
 }
 
 /**
@@ -335,7 +373,7 @@ export interface Artifact {
  * schema it was read from.
  *
  * ```
- * use ledger_core::ArtifactGraph;
+ * use ledger_core::openspec::ArtifactGraph;
  * let graph = ArtifactGraph::spec_driven();
  * let order: Vec<&str> = graph.artifacts().iter().map(|a| a.id.as_str()).collect();
  * assert_eq!(order, ["proposal", "specs", "design", "tasks"]);
@@ -844,7 +882,7 @@ export interface GateRun {
  *
  * ```
  * use std::collections::BTreeMap;
- * use ledger_core::{Echo, GateSpec, Observe, Scope, Store, check_gate, run_gate};
+ * use ledger_core::{expand::Scope, gate::{check_gate, Echo, GateSpec, Observe, run_gate}, records::Store};
  *
  * # fn main() -> Result<(), Box<dyn std::error::Error>> {
  * let dir = tempfile::tempdir()?;
@@ -1536,7 +1574,7 @@ export interface Task {
  * The tasks of one file under one rule, in document order.
  *
  * ```
- * use ledger_core::{TaskRule, read_tasks};
+ * use ledger_core::tasks::{read_tasks, TaskRule};
  * let tasks = read_tasks(b"## 1. Core\n- [x] 1.1 Parse\n  - [ ] 1.1a Test\n", TaskRule::OpenspecCheckbox);
  * assert_eq!((tasks.done, tasks.total), (1, 2));
  * assert_eq!(tasks.completed_ids(), ["1.1"]);

@@ -138,11 +138,21 @@ impl<'a> Model<'a> {
             .iter()
             .map(|e| e.as_str().unwrap())
             .collect();
+        // A def referred to from another def's body is a type of its own,
+        // even when it is also a verb's options.
+        let mut referenced = BTreeSet::new();
+        for def in model.defs.values() {
+            for_each_ref(def, &mut |r| {
+                referenced.insert(r.to_owned());
+            });
+        }
         for verb in d["verbs"].as_array().unwrap() {
             let mut schema = &verb["options"];
             while let Some(reference) = schema["$ref"].as_str() {
                 let key = section_and_name(reference);
-                model.roots.insert(key);
+                if !referenced.contains(reference) {
+                    model.roots.insert(key);
+                }
                 schema = model.defs[&key];
             }
             let options = model.resolve(&verb["options"]);
@@ -494,12 +504,10 @@ impl<'a> Model<'a> {
             verb.name,
             entries.join(", ")
         );
-        if self.is_bytes(verb.output) || self.is_optional_bytes(verb.output) {
-            writeln!(
-                out,
-                "{indent}    return _b64decode({call})  # type: ignore[no-any-return]\n"
-            )
-            .unwrap();
+        if self.is_optional_bytes(verb.output) {
+            writeln!(out, "{indent}    return _b64decode_optional({call})\n").unwrap();
+        } else if self.is_bytes(verb.output) {
+            writeln!(out, "{indent}    return _b64decode({call})\n").unwrap();
         } else {
             writeln!(
                 out,
@@ -632,9 +640,9 @@ impl<'a> Model<'a> {
             }
             writeln!(
                 out,
-                "/** The options of `{}`. */\nexport interface {}Options {{",
+                "/** The options of `{}`. */\nexport interface {} {{",
                 camel_verb(verb.name),
-                pascal(verb.name)
+                self.ts_options_name(verb)
             )
             .unwrap();
             for (name, schema, required) in rest {
@@ -676,6 +684,18 @@ impl<'a> Model<'a> {
         out
     }
 
+    /// `StatusOptions` for `status`; `StatusArgs` when a type of its own
+    /// already has that name.
+    fn ts_options_name(&self, verb: &Verb) -> String {
+        let name = format!("{}Options", pascal(verb.name));
+        let taken = (self.names.iter()).any(|(key, n)| *n == name && !self.roots.contains(key));
+        if taken {
+            format!("{}Args", pascal(verb.name))
+        } else {
+            name
+        }
+    }
+
     fn ts_params(&self, verb: &Verb) -> String {
         let mut params = vec![];
         for p in &verb.positional {
@@ -697,7 +717,7 @@ impl<'a> Model<'a> {
             } else {
                 "?"
             };
-            params.push(format!("options{q}: {}Options", pascal(verb.name)));
+            params.push(format!("options{q}: {}", self.ts_options_name(verb)));
         }
         params.join(", ")
     }
@@ -807,7 +827,7 @@ impl<'a> Model<'a> {
         ts_doc(out, Some(verb.doc), indent);
         writeln!(
             out,
-            "{indent}{head_async}({params}) {{\n{indent}  const text = encode('{v}', () => {options})\n{indent}  return {decode}(reply(await native.call({workspace}, '{v}', text)))\n{indent}}}\n",
+            "{indent}{head_async}({params}) {{\n{indent}  return {decode}(reply(await native.call({workspace}, '{v}', encode('{v}', () => {options}))))\n{indent}}}\n",
             v = verb.name
         )
         .unwrap();
@@ -817,6 +837,22 @@ impl<'a> Model<'a> {
             v = verb.name
         )
         .unwrap();
+    }
+}
+
+/// Calls `f` with every `$ref` inside `schema`.
+fn for_each_ref(schema: &Value, f: &mut dyn FnMut(&str)) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(r)) => f(r),
+                    _ => for_each_ref(value, f),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| for_each_ref(item, f)),
+        _ => {}
     }
 }
 
@@ -946,7 +982,11 @@ def _b64encode(data: Optional[bytes]) -> Optional[str]:
     return None if data is None else _base64.b64encode(bytes(data)).decode("ascii")
 
 
-def _b64decode(text: Optional[str]) -> Optional[bytes]:
+def _b64decode(text: Any) -> bytes:
+    return _base64.b64decode(text)
+
+
+def _b64decode_optional(text: Any) -> Optional[bytes]:
     return None if text is None else _base64.b64decode(text)
 
 "#;

@@ -256,7 +256,7 @@ mod tests {
         let dir = workspace();
         let repo = dir.path().join("repo");
         std::fs::create_dir_all(repo.join("deep/er")).unwrap();
-        crate::ledger_testkit::Git::isolated().init(&repo, &[]);
+        ledger_testkit::Git::isolated().init(&repo, &[]);
         let root = |path: &std::path::Path| {
             let options = json!({"path": path.to_str().unwrap()});
             call(None, "worktree_root", options, Case::Snake)

@@ -97,7 +97,7 @@ SchemaSourceInput = TypedDict("SchemaSourceInput", {"name": Optional[str], "path
 # a scope file without a `roots` key — and written out as the root `.`.
 #
 # ```
-# use ledger_core::Scope;
+# use ledger_core::expand::Scope;
 # let mut scope = Scope::new("/tmp/checkout");
 # assert!(scope.roots.is_empty()); // selects nothing yet
 # scope.add_root("src/").unwrap();
@@ -111,6 +111,11 @@ _ScopeInputOptional = TypedDict("_ScopeInputOptional", {"exclusions": list["Excl
 
 class ScopeInput(_ScopeInputRequired, _ScopeInputOptional):
     pass
+
+# A scope of the workspace: which files an inventory covers (docs/format.md
+# §2; the CLI's scope flags). Lists that name no root, path or Tasks file
+# declare the whole workspace.
+ScopeOptions = TypedDict("ScopeOptions", {"exclude": list["Exclude"], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "task_rule": Optional["TaskRule"], "tasks": list[str]}, total=False)
 
 # How a Tasks file is normalized before hashing (docs/format.md §4).
 TaskRule = Literal["task-checkbox-v1", "openspec-checkbox"]
@@ -139,7 +144,7 @@ Artifact = TypedDict("Artifact", {"generates": str, "id": str, "requires": list[
 # schema it was read from.
 #
 # ```
-# use ledger_core::ArtifactGraph;
+# use ledger_core::openspec::ArtifactGraph;
 # let graph = ArtifactGraph::spec_driven();
 # let order: Vec<&str> = graph.artifacts().iter().map(|a| a.id.as_str()).collect();
 # assert_eq!(order, ["proposal", "specs", "design", "tasks"]);
@@ -250,7 +255,7 @@ GateRun = TypedDict("GateRun", {"evidence": Optional["Evidence"], "exit_code": i
 #
 # ```
 # use std::collections::BTreeMap;
-# use ledger_core::{Echo, GateSpec, Observe, Scope, Store, check_gate, run_gate};
+# use ledger_core::{expand::Scope, gate::{check_gate, Echo, GateSpec, Observe, run_gate}, records::Store};
 #
 # # fn main() -> Result<(), Box<dyn std::error::Error>> {
 # let dir = tempfile::tempdir()?;
@@ -442,7 +447,7 @@ Task = TypedDict("Task", {"done": bool, "id": Optional[str], "line": int, "text"
 # The tasks of one file under one rule, in document order.
 #
 # ```
-# use ledger_core::{TaskRule, read_tasks};
+# use ledger_core::tasks::{read_tasks, TaskRule};
 # let tasks = read_tasks(b"## 1. Core\n- [x] 1.1 Parse\n  - [ ] 1.1a Test\n", TaskRule::OpenspecCheckbox);
 # assert_eq!((tasks.done, tasks.total), (1, 2));
 # assert_eq!(tasks.completed_ids(), ["1.1"]);
@@ -846,7 +851,11 @@ def _b64encode(data: Optional[bytes]) -> Optional[str]:
     return None if data is None else _base64.b64encode(bytes(data)).decode("ascii")
 
 
-def _b64decode(text: Optional[str]) -> Optional[bytes]:
+def _b64decode(text: Any) -> bytes:
+    return _base64.b64decode(text)
+
+
+def _b64decode_optional(text: Any) -> Optional[bytes]:
     return None if text is None else _base64.b64decode(text)
 
 
@@ -1025,12 +1034,12 @@ class Workspace:
         them; what `ledger gate show` prints), or null when it never ran. An output
         past the bound was kept as its start and its end: the evidence's
         `output.truncated` says how many bytes were dropped between them."""
-        return _b64decode(_call(self._path, "gate_output", {"gate": gate}))  # type: ignore[no-any-return]
+        return _b64decode_optional(_call(self._path, "gate_output", {"gate": gate}))
 
     def evidence_output(self, record: str) -> "Bytes":
         """The output one evidence record kept (raw bytes); `invalid-argument` for
         evidence written before ledger kept a run's output."""
-        return _b64decode(_call(self._path, "evidence_output", {"record": record}))  # type: ignore[no-any-return]
+        return _b64decode(_call(self._path, "evidence_output", {"record": record}))
 
 
 def fingerprint_entries(entries: list["EntryParts"]) -> "Fingerprint":
@@ -1112,7 +1121,7 @@ def normalize_tasks(data: "Bytes", *, rule: Optional["TaskRule"] = None) -> "Byt
     `task-checkbox-v1` (the default) every canonical checked task
     (`- [x] 1.2 [area] ...`) unchecked, under `openspec-checkbox` the `x`/`X`
     of every task OpenSpec counts turned into a space; every other byte kept."""
-    return _b64decode(_call(None, "normalize_tasks", {"data": _b64encode(data), "rule": rule}))  # type: ignore[no-any-return]
+    return _b64decode(_call(None, "normalize_tasks", {"data": _b64encode(data), "rule": rule}))
 
 
 def read_tasks(path: str, *, rule: Optional["TaskRule"] = None) -> "Tasks":
@@ -1172,6 +1181,7 @@ __all__ = [
     "Observe",
     "SchemaSourceInput",
     "ScopeInput",
+    "ScopeOptions",
     "TaskRule",
     "Verdict",
     "WorkspacePath",
