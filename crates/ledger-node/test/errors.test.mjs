@@ -322,21 +322,33 @@ test('the lifecycle refuses: preconditions of a PASS, no PASS, record ids, a mov
 })
 
 test('a panic becomes a LedgerError with code panic, never a crash', async () => {
+  // The addon built with the test hooks has one verb more, `panic` (its
+  // `message` is the panic's): it exists to panic inside the door, on the
+  // pool and on the main thread. Its reply is the door's error, which the
+  // package's wrapper turns into a LedgerError like any other.
   const addon = testHooksAddon()
-  const pending = addon.__panicForTest('boom on the pool')
+  const pending = addon.call(null, 'panic', JSON.stringify({ message: 'boom on the pool' }))
   assert.ok(pending instanceof Promise)
-  const rejected = await one(() => pending, 'panic', 'boom on the pool', { pathProperty: false })
-  assert.match(rejected.message, /this is a bug in ledger/)
-  await one(() => addon.__panicForTestSync('boom on the main thread'), 'panic', 'boom on the main thread', {
-    pathProperty: false,
-  })
-  // The process is fine, and so is the next call.
-  assert.equal(ledger.fingerprintEntriesSync([]), 'sha256:8a18fdb2a6e200deb5edc4025b5b0e99becb62f3e387dc915ec196d04f65fe99')
-  // The hooks are no part of the typed API, nor of the addon that is published.
+  const onPool = JSON.parse(await pending)
+  const onMain = JSON.parse(addon.callSync(null, 'panic', JSON.stringify({ message: 'boom on the main thread' })))
+  for (const [reply, text] of [[onPool, 'boom on the pool'], [onMain, 'boom on the main thread']]) {
+    assert.equal(reply.ok, undefined)
+    assert.equal(reply.error.code, 'panic')
+    assert.ok(reply.error.message.includes(text), reply.error.message)
+    assert.match(reply.error.message, /this is a bug in ledger/)
+    const error = new ledger.LedgerError(reply.error.message, reply.error.code, reply.error.path)
+    await one(() => Promise.reject(error), 'panic', text, { pathProperty: false })
+  }
+  // The process is fine, and so is the next call, in the same addon.
+  const next = JSON.parse(addon.callSync(null, 'fingerprint_entries', JSON.stringify({ entries: [] })))
+  assert.equal(next.ok, 'sha256:8a18fdb2a6e200deb5edc4025b5b0e99becb62f3e387dc915ec196d04f65fe99')
+  assert.equal(ledger.fingerprintEntriesSync([]), next.ok)
+  // The hook is no part of the typed API, nor of the addon that is published.
   const dts = fs.readFileSync(path.join(packageDir, 'index.d.ts'), 'utf8')
-  assert.ok(!/panicForTest|panic_for_test/i.test(dts))
-  assert.ok(!('__panicForTest' in nativeAddon()))
-  assert.ok(!('__panicForTestSync' in nativeAddon()))
+  assert.ok(!/panicForTest|panic_for_test|\bpanic\(/.test(dts))
+  assert.ok(!JSON.parse(nativeAddon().description()).verbs.some((v) => v.name === 'panic'))
+  const refused = JSON.parse(nativeAddon().callSync(null, 'panic', JSON.stringify({ message: 'x' })))
+  assert.equal(refused.error.code, 'invalid-argument', 'a release build has no panic verb')
 })
 
 // Codes no call of this package can produce from a real input, and why.
@@ -346,7 +358,7 @@ const unreachable = {
 }
 
 test('every code of the core is covered here or explained', () => {
-  const codes = ledger.ERROR_CODES
+  const codes = Object.values(ledger.ErrorCode)
   assert.ok(codes.includes('conflict') && codes.includes('panic'))
   for (const code of codes) {
     assert.ok(covered.has(code) || code in unreachable, `code ${code} is neither tested nor explained`)

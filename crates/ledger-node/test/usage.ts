@@ -81,7 +81,7 @@ export async function everything(workspace: string): Promise<void> {
   const outcome = await ws.runGate('test', { ...spec, echo: 'stderr' })
   const latest = await ws.latestEvidence('test')
   const output: Buffer | null | undefined = await ws.gateOutput('test')
-  const codes: readonly string[] = ledger.ERROR_CODES
+  const codes: string[] = Object.values(ledger.ErrorCode)
 
   try {
     await ws.fingerprint({ roots: ['../outside'] })
