@@ -62,6 +62,10 @@ pub mod openspec;
 pub mod records;
 pub mod tasks;
 
+// The top floor: what every front door (Python, Node) shares; it uses every
+// wing and no wing uses it.
+pub mod door;
+
 /// Fuzz-target bodies, for the fuzz crate and the corpus replay test only
 /// (feature `fuzzing`; not part of the API).
 #[cfg(feature = "fuzzing")]

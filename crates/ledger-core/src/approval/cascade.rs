@@ -21,7 +21,7 @@ use crate::records::compare::{Change, Comparison};
 use crate::records::store::{RecordId, Store};
 
 /// The state of one artifact's approval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ApprovalState {
     /// The binding's fingerprint equals the current one: continue without re-approval.
@@ -71,7 +71,7 @@ impl ApprovalState {
 }
 
 /// One artifact's row of the status.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ArtifactStatus {
     /// The artifact.
     pub artifact: String,
@@ -95,7 +95,7 @@ pub struct ArtifactStatus {
 }
 
 /// Why a binding was made with another schema than the one a status uses.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
 pub enum SchemaChangeReason {
     /// The same schema, but its file's bytes differ from the ones approved with.
@@ -124,7 +124,7 @@ impl SchemaChangeReason {
 
 /// A binding made with another schema, or another version of it, than the one
 /// the status was evaluated with (docs/approvals.md, Schemas).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SchemaChange {
     /// The artifact whose binding it is.
     pub artifact: String,
@@ -137,7 +137,7 @@ pub struct SchemaChange {
 }
 
 /// The approval status of a change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ApprovalStatus {
     /// The change.
     pub change: String,

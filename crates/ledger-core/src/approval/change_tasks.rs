@@ -15,7 +15,7 @@ use crate::tasks::reader::{Tasks, read_tasks, unseen_tasks};
 use crate::tasks::rule::TaskRule;
 
 /// A change's tracked Tasks file and its tasks (`ledger tasks --json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ChangeTasks {
     /// The change.
     pub change: String,
@@ -140,7 +140,7 @@ impl ChangeSet {
 
 /// A Tasks file approved under a rule that sees none of the task lines
 /// another rule sees ([`ChangeSet::task_rule_warnings`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TaskRuleWarning {
     /// The Tasks file.
     pub path: WorkspacePath,

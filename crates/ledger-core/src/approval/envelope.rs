@@ -13,7 +13,7 @@ use crate::records::store::RecordId;
 /// An observed approval: the owner's decision about one artifact, bound to the
 /// fingerprint of its set. It records an observation (`source`), it does not
 /// prove who decided.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Binding {
     /// The change the artifact belongs to.
     pub change: String,
@@ -52,7 +52,7 @@ impl Binding {
 
 /// The record that a change's state was retired on purpose (a mistyped name, an
 /// abandoned change): its bindings end here, the records before stay.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Retirement {
     /// Why, as the person retiring it said.
     pub reason: String,
@@ -61,7 +61,7 @@ pub struct Retirement {
 }
 
 /// A short observed check: what ran and what it showed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Check {
     /// What was checked, e.g. `make test`.
     pub name: String,
@@ -70,7 +70,7 @@ pub struct Check {
 }
 
 /// A validation's verdict (docs/lifecycle.md, Validation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Verdict {
     /// The change passed: its inventory is what finalization is checked against.
     #[serde(rename = "PASS")]
@@ -109,7 +109,7 @@ impl std::str::FromStr for Verdict {
 }
 
 /// A gate a validation relied on, and the evidence record it was fresh with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GateUse {
     /// The gate's name.
     pub gate: String,
@@ -121,7 +121,7 @@ pub struct GateUse {
 /// The verdict of a validation, with the PASS inventory it was given for
 /// (docs/records.md, The validation). Self-contained: a later check or a retry
 /// of finalization needs no older record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Validation {
     /// The verdict.
     pub verdict: Verdict,
@@ -172,7 +172,7 @@ pub struct Validation {
 
 /// Everything a new session needs to continue a change, and nothing more:
 /// requirements, design and tasks stay in their canonical files.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct StateEnvelope {
     /// The change's identity.

@@ -201,7 +201,7 @@ pub fn advance_state(
 }
 
 /// One field of the envelope that differs from the record before.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FieldChange {
     /// The envelope's field, e.g. `role` or `bindings`.
     pub field: String,
@@ -210,7 +210,7 @@ pub struct FieldChange {
 }
 
 /// One record of a change's state chain, and what it changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LogEntry {
     /// The record.
     pub record: RecordId,

@@ -17,7 +17,7 @@ pub fn state_ref(change: &str) -> String {
 
 /// A change's state envelope and the record it came from, as `ledger state
 /// show --json` prints it (`record` is `null` when no state is recorded).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CurrentState {
     /// The record the change's pointer names.
     pub record: Option<RecordId>,

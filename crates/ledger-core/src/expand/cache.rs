@@ -142,7 +142,7 @@ fn env_disables(value: Option<&OsStr>) -> bool {
 }
 
 /// What `store check` reports of the cache.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CacheReport {
     /// The size of the cache file in bytes.
     pub bytes: u64,

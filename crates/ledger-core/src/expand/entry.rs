@@ -175,7 +175,7 @@ impl Entry {
 
 /// Serialized as `{"path", "kind", "mode", "digest"}` with the same text as the
 /// byte stream, so a record reads like the fingerprint input it stands for.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct EntryFields {
     path: String,

@@ -20,7 +20,7 @@ use crate::expand::walk::{walk_root, walk_root_into};
 use crate::path::{WorkspacePath, is_within};
 
 /// The expanded set: entries in ascending path order and their fingerprint.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Inventory {
     /// The scope as resolved: absolute workspace, default repositories filled in.
     pub scope: Scope,

@@ -24,7 +24,7 @@ pub const DEFAULT_EXCLUSION_REASON: &str = "excluded by the caller";
 
 /// A path or directory root removed from the candidates, with the reason a
 /// reviewer reads (the "explained boundary").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Exclusion {
     /// A workspace path or directory root (`.` is not allowed: that would exclude all).
@@ -52,12 +52,13 @@ pub struct Exclusion {
 /// assert_eq!(scope.roots, ["src"]);
 /// assert_eq!(scope.exclusions[0].path, ".ledger");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 // Read and written through `ScopeJson`, which holds the defaults, refuses
 // unknown keys and spells the Tasks files as records have them.
 #[serde(try_from = "ScopeJson", into = "ScopeJson")]
 pub struct Scope {
     /// The workspace directory; every path is relative to it.
+    #[schemars(with = "String")]
     pub workspace: Utf8PathBuf,
     /// Git repositories at or below the workspace (`.` for the workspace itself).
     /// Empty means the default: the repository containing the workspace, if any.
@@ -84,9 +85,10 @@ pub struct Scope {
 /// The Tasks files are `normalize`, and `task_rules` the rule of each that
 /// does not use the default, `task-checkbox-v1`, written only when not empty,
 /// so a scope of default rules reads as it always did (docs/records.md).
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ScopeJson {
+    #[schemars(with = "String")]
     workspace: Utf8PathBuf,
     #[serde(default)]
     repositories: Vec<String>,

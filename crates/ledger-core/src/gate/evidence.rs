@@ -36,7 +36,7 @@ pub fn gate_ref(gate: &str) -> String {
 pub type Observations = BTreeMap<String, Option<String>>;
 
 /// How a prerequisite's value is observed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Observe {
     /// A value given by the caller (`--env NAME=VALUE`).
@@ -170,7 +170,7 @@ fn command_output(name: &str, command: &str) -> Result<String> {
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(try_from = "SpecFields")]
 pub struct GateSpec {
     name: String,
@@ -181,7 +181,7 @@ pub struct GateSpec {
 }
 
 /// A gate spec's fields as stored, validated into a [`GateSpec`] when read.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct SpecFields {
     name: String,
     argv: Vec<String>,
@@ -309,7 +309,9 @@ impl GateSpec {
 }
 
 /// Why ledger stopped a gate before it ended by itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, schemars::JsonSchema,
+)]
 #[serde(tag = "by", rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum Stopped {
@@ -341,7 +343,7 @@ impl Stopped {
 /// fingerprint, its scope must be the resolved scope of its spec, and its
 /// observed prerequisites the declared ones; otherwise the record is refused
 /// (`malformed-record`) rather than trusted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(try_from = "EvidenceFields")]
 pub struct Evidence {
     /// The gate's definition, as run (the scope resolved).
@@ -379,7 +381,7 @@ pub struct Evidence {
 }
 
 /// Evidence's fields as stored, checked into [`Evidence`] when read.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct EvidenceFields {
     spec: GateSpec,
     prerequisites: Observations,
@@ -465,7 +467,7 @@ impl Evidence {
 }
 
 /// Why evidence cannot be reused.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, strum::IntoStaticStr, schemars::JsonSchema)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum StaleReason {
@@ -535,7 +537,7 @@ impl StaleReason {
 }
 
 /// A gate's latest evidence and the record holding it, as the bindings return it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LatestEvidence {
     /// The record the gate's pointer names.
     pub record: RecordId,
@@ -550,7 +552,7 @@ impl From<(RecordId, Evidence)> for LatestEvidence {
 }
 
 /// The answer of a reuse check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Freshness {
     /// The gate.
     pub gate: String,

@@ -24,7 +24,7 @@ pub const OUTPUT_HEAD_BYTES: usize = 256 * 1024;
 pub const OUTPUT_TAIL_BYTES: usize = 768 * 1024;
 
 /// What the evidence says of the output it kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KeptOutput {
     /// `sha256:<hex>` of the kept bytes: the name of the object holding them.
     pub digest: String,
@@ -41,7 +41,7 @@ pub struct KeptOutput {
 }
 
 /// The part of an output past the bound that was not kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Truncation {
     /// The kept bytes are these first bytes of the output…
     pub head_bytes: u64,

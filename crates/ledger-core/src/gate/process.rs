@@ -24,7 +24,8 @@ use crate::gate::output::OutputKeeper;
 use crate::quote::quote;
 
 /// Where a gate command's output goes, besides the evidence's result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Echo {
     /// Nowhere: only the tail is kept.
     #[default]

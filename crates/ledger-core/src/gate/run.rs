@@ -23,7 +23,7 @@ const RESULT_BYTES: usize = 4096;
 const RESULT_LINES: usize = 20;
 
 /// What `run_gate` did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RunOutcome {
     /// Whether fresh evidence was reused (the command did not run).
     pub reused: bool,

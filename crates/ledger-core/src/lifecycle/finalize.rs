@@ -23,7 +23,7 @@ use crate::records::compare::{Change, Comparison, diff};
 use crate::records::store::{RecordId, Store};
 
 /// One validated file of the change directory and where the archive move put it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct MovedFile {
     /// Where it was validated.
     pub from: WorkspacePath,
@@ -33,7 +33,7 @@ pub struct MovedFile {
 
 /// The archive move of the change directory: every validated file found
 /// byte-identical below the archive directory, and gone from where it was.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ArchiveMove {
     /// The validated directory, e.g. `openspec/changes/add-auth`.
     pub from: String,
@@ -45,7 +45,7 @@ pub struct ArchiveMove {
 
 /// The answer of `ledger finalize check`: every difference between the PASS
 /// inventory and the disk, by class.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Finalization {
     /// The change.
     pub change: String,

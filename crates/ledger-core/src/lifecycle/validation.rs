@@ -356,7 +356,7 @@ fn below<'a>(path: &'a str, dir: &str) -> Option<&'a str> {
 }
 
 /// What a phase record is on disk (symlinks not followed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PhaseRecordKind {
     /// One regular file: what a phase record must be.
@@ -420,7 +420,7 @@ impl PhaseRecordKind {
 
 /// A phase record the PASS excluded, as it is now (docs/lifecycle.md, Phase
 /// records): the PASS stands only while each is one regular file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PhaseRecordStanding {
     /// Where it is now (below the archive directory once the change moved there).
     pub path: String,
@@ -662,7 +662,7 @@ pub fn record_validation(
 }
 
 /// A gate the verdict relied on, as it stands now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct GateStanding {
     /// The gate.
     pub gate: String,
@@ -681,7 +681,7 @@ pub struct GateStanding {
 }
 
 /// Whether a recorded validation still stands (`ledger validate check`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ValidationCheck {
     /// The change.
     pub change: String,

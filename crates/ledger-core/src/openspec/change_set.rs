@@ -39,7 +39,7 @@ pub const ARCHIVE_DIR: &str = "archive";
 
 /// Where a change's directory is on disk (docs/approvals.md, Artifact sets), found when the
 /// [`ChangeSet`] is made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "state", rename_all = "kebab-case")]
 pub enum ChangeLocation {
     /// `<changes root>/<change>/` exists: the change is active.
@@ -78,7 +78,7 @@ impl ChangeLocation {
 }
 
 /// How a change's schema was chosen (docs/approvals.md, Schemas).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "by", rename_all = "kebab-case")]
 pub enum SchemaChoice {
     /// The caller gave it (`--schema`, or a graph).

@@ -30,7 +30,7 @@ pub const BUILTIN_SCHEMAS: &[(&str, &str)] = &[(DEFAULT_SCHEMA, SPEC_DRIVEN_YAML
 /// was read from, and the SHA-256 of the schema's bytes. Recorded with every
 /// approval (docs/records.md), so that a later status re-resolves the same
 /// schema and can tell when its file changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SchemaSource {
     /// The name it was resolved by (`spec-driven`, `rapid`); `None` for a path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -82,7 +82,7 @@ impl SchemaSource {
 }
 
 /// One artifact of a graph.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Artifact {
     /// Its name, e.g. `design`.
     pub id: String,
@@ -112,7 +112,7 @@ impl Artifact {
 /// assert_eq!(order, ["proposal", "specs", "design", "tasks"]);
 /// assert_eq!(graph.downstream("proposal"), ["specs", "design", "tasks"]);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ArtifactGraph {
     artifacts: Vec<Artifact>,
     tracks: Option<String>,

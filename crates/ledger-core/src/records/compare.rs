@@ -10,7 +10,9 @@ use crate::expand::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::expand::inventory::Inventory;
 
 /// Why a path differs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChangeKind {
     /// New in the set, or present again after having been missing.
@@ -61,7 +63,7 @@ impl ChangeKind {
 
 /// One difference. A path whose mode and content both changed appears twice,
 /// once per kind; a move is a `removed` plus an `added`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Change {
     /// What changed.
     pub change: ChangeKind,
@@ -80,7 +82,7 @@ impl Change {
 
 /// The answer to "is it still the same?": a match means identical fingerprints;
 /// otherwise every difference with its reason. Unchanged paths are counted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// Whether the fingerprints are identical.
     pub matches: bool,

@@ -87,7 +87,7 @@ impl Scope {
 
 /// What the caller observed around the inventory: nothing here is verified by
 /// ledger, it is stored so that a reader knows how the set was used.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Observed {
     /// The command the set was taken for (e.g. a gate's argv), if any.
@@ -103,7 +103,7 @@ pub struct Observed {
 
 /// An inventory with its format header and observed metadata. Fields serialize
 /// in the order below: small, human-read fields first, the entries last.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InventoryRecord {
     /// Always [`RECORD_FORMAT`].
     pub format: String,

@@ -136,7 +136,7 @@ impl<'de> Deserialize<'de> for RecordId {
 }
 
 /// The stored form of every record: a header, then the caller's typed body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StoredRecord<T> {
     /// Always [`STORED_RECORD_FORMAT`].
     pub format: String,

@@ -17,7 +17,7 @@ use crate::own_file::{DOCUMENT_LIMIT, read_file};
 use crate::tasks::rule::TaskRule;
 
 /// One task line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Task {
     /// The task's id, when its text starts with one: `1.1`, `2.10`, `3.2.1`,
     /// `1.2a` (OpenSpec's `TASK_ID`: numbers joined by dots, at least two,
@@ -43,7 +43,7 @@ pub struct Task {
 /// assert_eq!(tasks.remaining_ids(), ["1.1a"]);
 /// assert_eq!(tasks.tasks[1].line, 3);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Tasks {
     /// The rule the file was read under.
     pub rule: TaskRule,

@@ -29,7 +29,9 @@ pub use merge::apply;
 
 /// A spec sync ledger cannot reproduce: OpenSpec's archive would abort, or its
 /// rules for the case are ones ledger does not port (docs/lifecycle.md).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[error("spec sync of capability {capability} is unverified: {reason}")]
 pub struct Unverified {
     /// The capability (`auth`, `api/tokens`).
@@ -40,7 +42,7 @@ pub struct Unverified {
 
 /// One requirement block of an expected spec: its header name and the
 /// SHA-256 of its text (LF line endings, trailing whitespace trimmed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RequirementDigest {
     /// The requirement's name, as OpenSpec reads the header.
     pub name: String,
@@ -51,7 +53,7 @@ pub struct RequirementDigest {
 /// What the spec sync must leave in one touched baseline, kept in the PASS
 /// (docs/records.md, The validation): either the expected bytes' digest with
 /// the outline of their requirement blocks, or why ledger cannot say.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExpectedSync {
     /// The capability.
     pub capability: String,
@@ -185,7 +187,7 @@ impl ExpectedSync {
 
 /// A touched baseline whose content is not what the approved deltas make of
 /// the validated baseline: a new change, naming the requirement headers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SpecMismatch {
     /// The capability.
     pub capability: String,
@@ -197,7 +199,7 @@ pub struct SpecMismatch {
 }
 
 /// A touched baseline whose sync ledger cannot reproduce (`sync-unverified`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SyncUnverified {
     /// The capability.
     pub capability: String,

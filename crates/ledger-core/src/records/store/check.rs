@@ -18,7 +18,7 @@ use crate::expand::ledger_dir::{
 use crate::expand::trust;
 
 /// A ref and the record it names.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RefHead {
     /// The ref name, e.g. `changes/add-auth`.
     pub name: String,
@@ -27,7 +27,7 @@ pub struct RefHead {
 }
 
 /// A store entry whose content cannot be trusted: corrupt, or untrusted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CorruptFile {
     /// The entry, relative to the store root (`records/<id>.json`,
     /// `refs/<name>`, `tmp/<name>`, `lock`, ...; `.` for the store directory).
@@ -37,7 +37,7 @@ pub struct CorruptFile {
 }
 
 /// A ref whose chain of records reaches one that is missing or corrupt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DanglingRef {
     /// The ref name.
     pub reference: String,
@@ -46,7 +46,7 @@ pub struct DanglingRef {
 }
 
 /// What [`Store::check`] found.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StoreReport {
     /// How many intact records the store holds.
     pub records: usize,

@@ -1,0 +1,142 @@
+//! The generic engine's verbs: a scope's fingerprint and inventory.
+
+use camino::Utf8Path;
+use schemars::JsonSchema;
+
+use serde::{Deserialize, Deserializer};
+
+use super::{Verb, Workspace};
+use crate::{Fingerprint, Inventory, Result, Scope, ScopeLists, TaskRule};
+
+/// A scope of the workspace: which files an inventory covers (docs/format.md
+/// §2; the CLI's scope flags). Lists that name no root, path or Tasks file
+/// declare the whole workspace.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeOptions {
+    /// Git repositories at or below the workspace (`.` = the workspace);
+    /// default: the repository containing the workspace.
+    #[serde(default)]
+    pub repos: Vec<String>,
+    /// Directory roots or single paths selecting candidates; default `.`.
+    #[serde(default)]
+    pub roots: Vec<String>,
+    /// Exact paths added regardless of Git, e.g. an ignored input.
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// Paths or directories left out, bare or with the reason a reviewer
+    /// reads; `.ledger/` always is.
+    #[serde(default)]
+    pub exclude: Vec<Exclude>,
+    /// Tasks files, hashed with their task-checkbox normalization.
+    #[serde(default)]
+    pub tasks: Vec<String>,
+    /// The rule the Tasks files are normalized under; default `task-checkbox-v1`.
+    #[serde(default)]
+    pub task_rule: Option<TaskRule>,
+    /// What the set is for (kept in the scope).
+    #[serde(default)]
+    pub purpose: String,
+}
+
+impl ScopeOptions {
+    /// The core scope these options declare in `workspace`.
+    pub fn to_scope(&self, workspace: &Utf8Path) -> Result<Scope> {
+        let lists = ScopeLists {
+            repositories: self.repos.clone(),
+            roots: self.roots.clone(),
+            paths: self.paths.clone(),
+            exclusions: (self.exclude.iter())
+                .map(|e| (e.path.clone(), e.reason.clone()))
+                .collect(),
+            tasks: self.tasks.clone(),
+            purpose: self.purpose.clone(),
+        };
+        Scope::from_lists_with(workspace, &lists, self.task_rule.unwrap_or_default())
+    }
+}
+
+/// A path or directory removed from the candidates: its text alone (the
+/// default reason is recorded), or `{path, reason}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exclude {
+    /// A workspace path or directory root.
+    pub path: String,
+    /// Why it is excluded.
+    pub reason: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Exclude {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        /// The object form; its keys are single words, the same in every case.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct WithReason {
+            path: String,
+            reason: String,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged, expecting = "a path, or {path, reason}")]
+        enum Form {
+            Bare(String),
+            WithReason(WithReason),
+        }
+        Ok(match Form::deserialize(d)? {
+            Form::Bare(path) => Exclude { path, reason: None },
+            Form::WithReason(WithReason { path, reason }) => Exclude {
+                path,
+                reason: Some(reason),
+            },
+        })
+    }
+}
+
+impl JsonSchema for Exclude {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Exclude".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A path or directory left out: its text alone (the default reason is recorded), or with the reason a reviewer reads.",
+            "anyOf": [
+                { "type": "string" },
+                {
+                    "type": "object",
+                    "properties": {
+                        "path": { "type": "string", "description": "A workspace path or directory root." },
+                        "reason": { "type": "string", "description": "Why it is excluded." },
+                    },
+                    "required": ["path", "reason"],
+                    "additionalProperties": false,
+                },
+            ],
+        })
+    }
+}
+
+/// The v1 fingerprint of the scope's inventory (`ledger fingerprint`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct FingerprintOptions(ScopeOptions);
+
+/// Lists, reads and fingerprints the scope's files (`ledger inventory --json`):
+/// the scope as resolved, the roots walked outside Git, every entry.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct InventoryOptions(ScopeOptions);
+
+fn fingerprint(ws: &Workspace, options: FingerprintOptions) -> Result<Fingerprint> {
+    Ok(Inventory::expand(&ws.scope(&options.0)?)?.fingerprint)
+}
+
+fn inventory(ws: &Workspace, options: InventoryOptions) -> Result<Inventory> {
+    Inventory::expand(&ws.scope(&options.0)?)
+}
+
+/// The verbs of this file.
+pub(super) fn verbs() -> Vec<Verb> {
+    vec![
+        Verb::method("fingerprint", &[], fingerprint),
+        Verb::method("inventory", &[], inventory),
+    ]
+}

@@ -1,0 +1,424 @@
+//! Gates (docs/gates.md), as the doors call them: a gate spec is options (its
+//! scope a nested scope in the workspace), evidence is read from the
+//! workspace's store, and a run may be stopped by the host's interrupt.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::expand::ScopeOptions;
+use super::{Bytes, Verb, Workspace};
+use crate::{
+    EVIDENCE_KIND, Echo, Error, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence,
+    Observations, Observe, RecordId, Result, RunOptions, RunOutcome,
+};
+
+/// The working directory of a gate command by default: the workspace.
+fn default_cwd() -> String {
+    ".".to_owned()
+}
+
+/// A gate: what it runs, where, on which inputs, and which prerequisites its
+/// result depends on. Whether its latest evidence can be reused: fresh, or
+/// stale with every reason. Runs nothing but the prerequisite commands given
+/// here (`check_recorded_gate` fills a check from the evidence instead).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckGateOptions {
+    /// The gate's name, e.g. `test`.
+    pub name: String,
+    /// The exact command and its arguments.
+    pub argv: Vec<String>,
+    /// The working directory, relative to the workspace.
+    #[serde(default = "default_cwd")]
+    pub cwd: String,
+    /// The inputs: a scope in the workspace.
+    #[serde(default)]
+    pub scope: ScopeOptions,
+    /// Prerequisite name → how its value is observed.
+    #[serde(default)]
+    pub prerequisites: BTreeMap<String, Observe>,
+}
+
+/// The spec the options describe, its scope declared in `ws`.
+fn spec(
+    ws: &Workspace,
+    name: &str,
+    argv: Vec<String>,
+    cwd: &str,
+    scope: &ScopeOptions,
+    prerequisites: BTreeMap<String, Observe>,
+) -> Result<GateSpec> {
+    GateSpec::new(name, argv, cwd, ws.scope(scope)?, prerequisites)
+}
+
+fn check_gate(ws: &Workspace, o: CheckGateOptions) -> Result<Freshness> {
+    let spec = spec(ws, &o.name, o.argv, &o.cwd, &o.scope, o.prerequisites)?;
+    crate::check_gate(ws.store(), &spec)
+}
+
+/// What `ledger gate check` answers: whether the gate's latest evidence is
+/// fresh for the parts of its spec given now, the others taken from the
+/// evidence. Nothing read from the store is run: only the prerequisite
+/// commands given here.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRecordedGateOptions {
+    /// The gate's name.
+    pub name: String,
+    /// The inputs, in the workspace; default: the recorded scope.
+    #[serde(default)]
+    pub scope: Option<ScopeOptions>,
+    /// The command; default: the recorded one (compared, never run).
+    #[serde(default)]
+    pub argv: Option<Vec<String>>,
+    /// The working directory of `argv`, relative to the workspace; default `.`.
+    /// Only with `argv`.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// How to observe the prerequisites now; default: none is observed, and
+    /// each recorded one is `prerequisite-unverified`.
+    #[serde(default)]
+    pub prerequisites: Option<BTreeMap<String, Observe>>,
+}
+
+fn check_recorded_gate(ws: &Workspace, o: CheckRecordedGateOptions) -> Result<Freshness> {
+    let command = match (o.argv, o.cwd) {
+        (Some(argv), cwd) => Some((argv, cwd.unwrap_or_else(default_cwd))),
+        (None, Some(_)) => {
+            return Err(Error::InvalidArgument {
+                message: "`cwd` is the directory of `argv`, and no `argv` is given".to_owned(),
+            });
+        }
+        (None, None) => None,
+    };
+    let query = GateQuery {
+        name: o.name,
+        workspace: ws.path().to_owned(),
+        scope: o.scope.as_ref().map(|s| ws.scope(s)).transpose()?,
+        command,
+        prerequisites: o.prerequisites,
+    };
+    crate::check_gate_query(&query)
+}
+
+/// Reuses fresh evidence, or runs the command and records evidence whatever
+/// its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
+/// process group is sent SIGTERM (SIGKILL shortly after), and the run is
+/// recorded as failed and not reusable.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunGateOptions {
+    /// The gate's name, e.g. `test`.
+    pub name: String,
+    /// The exact command and its arguments.
+    pub argv: Vec<String>,
+    /// The working directory, relative to the workspace.
+    #[serde(default = "default_cwd")]
+    pub cwd: String,
+    /// The inputs: a scope in the workspace.
+    #[serde(default)]
+    pub scope: ScopeOptions,
+    /// Prerequisite name → how its value is observed.
+    #[serde(default)]
+    pub prerequisites: BTreeMap<String, Observe>,
+    /// Where the command's output goes while it runs (its tail is kept in the
+    /// evidence either way).
+    #[serde(default)]
+    pub echo: Echo,
+    /// Stop the gate after so many milliseconds (a positive number).
+    #[serde(default)]
+    pub timeout_ms: Option<f64>,
+}
+
+/// What `run_gate` did, and what `ledger gate run` exits with for it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct GateRun {
+    /// The run or the reuse.
+    #[serde(flatten)]
+    pub outcome: RunOutcome,
+    /// What `ledger gate run` exits with: 0 when reused, else the command's
+    /// exit status, 128 + N when signal N killed it, 124 when its timeout
+    /// stopped it.
+    pub exit_code: i32,
+}
+
+/// `timeout_ms` as a duration: a positive, finite number of milliseconds.
+fn timeout(timeout_ms: Option<f64>) -> Result<Option<Duration>> {
+    let Some(ms) = timeout_ms else {
+        return Ok(None);
+    };
+    match RunOptions::timeout_from_secs(ms / 1000.0) {
+        Some(limit) => Ok(Some(limit)),
+        None => Err(Error::InvalidArgument {
+            message: format!("`timeout_ms` must be a positive number of milliseconds, not {ms}"),
+        }),
+    }
+}
+
+fn run_gate(ws: &Workspace, o: RunGateOptions) -> Result<GateRun> {
+    let timeout = timeout(o.timeout_ms)?;
+    let spec = spec(ws, &o.name, o.argv, &o.cwd, &o.scope, o.prerequisites)?;
+    let options = RunOptions {
+        echo: o.echo,
+        timeout,
+        // A library host keeps its own signal handlers; its interrupt (a
+        // Ctrl-C in Python's main thread) stops the gate instead.
+        forward_signals: false,
+        interrupt: ws.interrupt(),
+    };
+    let outcome = crate::run_gate_with(ws.store(), &spec, &options)?;
+    let exit_code = outcome.exit_code();
+    Ok(GateRun { outcome, exit_code })
+}
+
+/// The gate's latest evidence and its record, or null when it never ran.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LatestEvidenceOptions {
+    /// The gate's name.
+    pub gate: String,
+}
+
+fn latest_evidence(ws: &Workspace, o: LatestEvidenceOptions) -> Result<Option<LatestEvidence>> {
+    Ok(crate::latest_evidence(ws.store(), &o.gate)?.map(LatestEvidence::from))
+}
+
+/// The output the gate's latest run kept (raw bytes, as the command wrote
+/// them; what `ledger gate show` prints), or null when it never ran. An output
+/// past the bound was kept as its start and its end: the evidence's
+/// `output.truncated` says how many bytes were dropped between them.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GateOutputOptions {
+    /// The gate's name.
+    pub gate: String,
+}
+
+fn gate_output(ws: &Workspace, o: GateOutputOptions) -> Result<Option<Bytes>> {
+    Ok(crate::gate_output(ws.store(), &o.gate)?.map(|kept| Bytes(kept.bytes)))
+}
+
+/// The output one evidence record kept (raw bytes); `invalid-argument` for
+/// evidence written before ledger kept a run's output.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceOutputOptions {
+    /// The evidence record's id (64 hex digits).
+    pub record: String,
+}
+
+fn evidence_output(ws: &Workspace, o: EvidenceOutputOptions) -> Result<Bytes> {
+    let id: RecordId = o.record.parse()?;
+    let record = ws
+        .store()
+        .read_record_of_kind::<Evidence>(&id, EVIDENCE_KIND)?;
+    let kept = crate::evidence_output(ws.store(), id, &record.body)?;
+    Ok(Bytes(kept.bytes))
+}
+
+/// Observes prerequisites now, as a gate run would: each one's value, null for
+/// an unset environment variable. Commands run in the current directory.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ObserveOptions {
+    /// Prerequisite name → how its value is observed.
+    pub prerequisites: BTreeMap<String, Observe>,
+}
+
+fn observe(o: ObserveOptions) -> Result<Observations> {
+    o.prerequisites
+        .iter()
+        .map(|(name, how)| Ok((name.clone(), how.value(name)?)))
+        .collect()
+}
+
+/// Every verb of this file, for the registry in door/mod.rs.
+pub(super) fn verbs() -> Vec<Verb> {
+    vec![
+        Verb::method("check_gate", &["name"], check_gate),
+        Verb::method("check_recorded_gate", &["name"], check_recorded_gate),
+        Verb::method("run_gate", &["name"], run_gate),
+        Verb::method("latest_evidence", &["gate"], latest_evidence),
+        Verb::method("gate_output", &["gate"], gate_output),
+        Verb::method("evidence_output", &["record"], evidence_output),
+        Verb::free("observe", &["prerequisites"], observe),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+    use serde_json::{Value, json};
+
+    use super::timeout;
+    use crate::door::{Case, Hooks, respond};
+
+    fn call(dir: &tempfile::TempDir, verb: &str, options: Value, case: Case) -> Value {
+        let ws = dir.path().to_str().unwrap();
+        let reply = respond(
+            Some(ws),
+            verb,
+            &options.to_string(),
+            case,
+            &Hooks::default(),
+        );
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    fn code(reply: &Value) -> &str {
+        reply["error"]["code"].as_str().unwrap_or("(none)")
+    }
+
+    /// A workspace with one input file, `src/lib.txt`.
+    fn workspace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.txt"), "one\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_timeout_is_a_positive_finite_number_of_milliseconds() {
+        assert_eq!(timeout(None).unwrap(), None);
+        let limit = timeout(Some(1500.0)).unwrap().unwrap();
+        assert_eq!(limit.as_millis(), 1500);
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let error = timeout(Some(bad)).unwrap_err();
+            assert_eq!(error.code(), "invalid-argument", "{bad}");
+            assert!(error.to_string().contains("`timeout_ms`"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_gate_runs_records_its_output_and_is_reused_while_fresh() {
+        let dir = workspace();
+        let gate = json!({
+            "name": "test",
+            "argv": ["sh", "-c", "echo checked; exit 0"],
+            "scope": {"roots": ["src"]},
+            "prerequisites": {"mode": {"literal": "ci"}},
+        });
+        let ran = call(&dir, "run_gate", gate.clone(), Case::Camel);
+        let outcome = &ran["ok"];
+        assert_eq!(
+            (outcome["reused"].as_bool(), outcome["exitCode"].as_i64()),
+            (Some(false), Some(0)),
+            "{ran}"
+        );
+        let record = outcome["record"].as_str().unwrap();
+        assert_eq!(outcome["evidence"]["exitStatus"], 0);
+        assert_eq!(outcome["evidence"]["prerequisites"]["mode"], "ci");
+        let again = call(&dir, "run_gate", gate.clone(), Case::Snake);
+        assert_eq!(
+            (
+                again["ok"]["reused"].as_bool(),
+                again["ok"]["exit_code"].as_i64()
+            ),
+            (Some(true), Some(0)),
+            "{again}"
+        );
+        let mut check = gate.clone();
+        check.as_object_mut().unwrap().remove("prerequisites");
+        let fresh = call(&dir, "check_gate", check, Case::Snake);
+        assert_eq!(
+            fresh["ok"]["fresh"], false,
+            "a prerequisite left out is a difference"
+        );
+        let latest = call(
+            &dir,
+            "latest_evidence",
+            json!({"gate": "test"}),
+            Case::Snake,
+        );
+        assert_eq!(latest["ok"]["record"], record);
+        let output = call(&dir, "gate_output", json!({"gate": "test"}), Case::Snake);
+        let bytes = STANDARD.decode(output["ok"].as_str().unwrap()).unwrap();
+        assert_eq!(bytes, b"checked\n");
+        let kept = call(
+            &dir,
+            "evidence_output",
+            json!({"record": record}),
+            Case::Snake,
+        );
+        assert_eq!(kept["ok"], output["ok"]);
+        let never = call(&dir, "gate_output", json!({"gate": "lint"}), Case::Snake);
+        assert_eq!(never["ok"], Value::Null);
+        let bad = call(&dir, "evidence_output", json!({"record": "x"}), Case::Snake);
+        assert_eq!(code(&bad), "bad-record-id");
+        // An input changed: the evidence is stale, and says why.
+        std::fs::write(dir.path().join("src/lib.txt"), "two\n").unwrap();
+        let query = json!({"name": "test", "prerequisites": {"mode": {"literal": "ci"}}});
+        let stale = call(&dir, "check_recorded_gate", query, Case::Snake);
+        let reasons = stale["ok"]["reasons"].as_array().unwrap();
+        assert_eq!(reasons[0]["reason"], "inputs-changed", "{stale}");
+    }
+
+    #[test]
+    fn a_failing_gate_exits_with_its_status_and_bad_options_are_refused() {
+        let dir = workspace();
+        let failing =
+            json!({"name": "t", "argv": ["sh", "-c", "exit 3"], "scope": {"roots": ["src"]}});
+        let ran = call(&dir, "run_gate", failing.clone(), Case::Snake);
+        assert_eq!(ran["ok"]["exit_code"], 3, "{ran}");
+        let mut loud = failing.clone();
+        loud["echo"] = json!("loud");
+        let reply = call(&dir, "run_gate", loud, Case::Snake);
+        assert_eq!(code(&reply), "invalid-argument");
+        assert!(
+            reply["error"]["message"].as_str().unwrap().contains("echo"),
+            "{reply}"
+        );
+        let mut instant = failing.clone();
+        instant["timeoutMs"] = json!(0);
+        assert_eq!(
+            code(&call(&dir, "run_gate", instant, Case::Camel)),
+            "invalid-argument"
+        );
+        let mut normalized = failing;
+        normalized["scope"] = json!({"tasks": ["src/lib.txt"]});
+        assert_eq!(
+            code(&call(&dir, "run_gate", normalized, Case::Snake)),
+            "invalid-argument"
+        );
+        let alone = json!({"name": "t", "cwd": "src"});
+        let reply = call(&dir, "check_recorded_gate", alone, Case::Snake);
+        assert_eq!(code(&reply), "invalid-argument", "{reply}");
+        let nested = json!({"name": "t", "argv": ["true"], "scope": {"root": ["src"]}});
+        let reply = call(&dir, "check_gate", nested, Case::Snake);
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("scope.root"),
+            "{reply}"
+        );
+    }
+
+    #[test]
+    fn prerequisites_are_observed_as_a_gate_observes_them() {
+        let observe = |prerequisites: Value| {
+            let options = json!({ "prerequisites": prerequisites }).to_string();
+            let reply = respond(None, "observe", &options, Case::Snake, &Hooks::default());
+            serde_json::from_str::<Value>(&reply).unwrap()
+        };
+        let seen = observe(json!({
+            "mode": {"literal": "ci"},
+            "shell": {"command": "printf ' hi \\n'"},
+            "unset": {"environment": "LEDGER_DOOR_TEST_SURELY_UNSET"},
+        }));
+        assert_eq!(
+            seen["ok"],
+            json!({"mode": "ci", "shell": "hi", "unset": null}),
+            "{seen}"
+        );
+        let failed = observe(json!({"x": {"command": "exit 7"}}));
+        assert_eq!(code(&failed), "prerequisite-failed");
+        let two = observe(json!({"x": {"literal": "a", "command": "b"}}));
+        assert_eq!(code(&two), "invalid-argument", "{two}");
+    }
+}

@@ -1,0 +1,481 @@
+//! The top floor: what every front door (Python, Node) shares.
+//!
+//! A door does not describe ledger's types or verbs: it calls [`respond`] with
+//! a workspace path, a verb's name and the verb's options as JSON, and gets
+//! JSON back. Each verb is one Rust function `fn(&Workspace, Options) ->
+//! Result<Output>` (or `fn(Options) -> Result<Output>` for a free verb), its
+//! options a small `Deserialize + JsonSchema` struct of this module and its
+//! output one of the core's own result types. [`description`] lists every verb
+//! with the JSON Schemas of its options and output and every error code: the
+//! one input of the generator (`examples/door_gen.rs`) that writes the typed
+//! Python and JavaScript wrappers, so a field added to a result is one edit
+//! here plus regeneration.
+//!
+//! The doors differ in one thing only, the spelling of struct field names
+//! ([`Case`]): `snake_case` in Python, `camelCase` in JavaScript; map keys
+//! (paths, metadata keys, environment names) are never renamed.
+//!
+//! ```
+//! use ledger_core::door::{Case, Hooks, respond};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("proposal.md"), "# Why\n")?;
+//! let workspace = dir.path().to_str().ok_or("non-UTF-8 temp dir")?;
+//!
+//! let reply = respond(Some(workspace), "inventory", r#"{"roots": ["."]}"#, Case::Camel, &Hooks::default());
+//! let reply: serde_json::Value = serde_json::from_str(&reply)?;
+//! assert_eq!(reply["ok"]["entries"][0]["path"], "proposal.md");
+//! assert!(reply["ok"]["walkedRoots"].is_array());
+//!
+//! let reply = respond(Some(workspace), "inventory", r#"{"root": "."}"#, Case::Camel, &Hooks::default());
+//! let reply: serde_json::Value = serde_json::from_str(&reply)?;
+//! assert_eq!(reply["error"]["code"], "invalid-argument");
+//! # Ok(())
+//! # }
+//! ```
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Mutex, OnceLock};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::{ChangeSet, DEFAULT_CHANGES_ROOT, Error, Interrupt, Result, Scope, Store};
+
+mod case;
+mod schema;
+
+// -- concept modules -- (one line per concept file)
+mod approval;
+mod expand;
+mod gate;
+mod lifecycle;
+mod openspec;
+mod records;
+mod scope;
+mod settings;
+mod store;
+mod tasks;
+// -- end of concept modules --
+
+pub use case::{Case, CaseSerializer, camel, from_value, to_json};
+pub use expand::{Exclude, ScopeOptions};
+pub use schema::Bytes;
+
+/// The code of an error that is a panic caught at the door: a bug in ledger,
+/// reported instead of unwinding into the host. Not one of [`Error::CODES`].
+pub const PANIC: &str = "panic";
+
+/// What the host offers the verbs it calls: the means to stop a long verb.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// Asked while a gate runs: `true` stops it (Python's Ctrl-C on the main
+    /// thread); `None` when the host has no such signal.
+    pub interrupt: Option<Interrupt>,
+}
+
+/// A workspace named once, with its store: every verb that concerns a
+/// workspace gets this, and a change it names is opened in it, so a workspace
+/// and a change cannot come from two places.
+pub struct Workspace {
+    path: Utf8PathBuf,
+    store: Store,
+    hooks: Hooks,
+    warnings: Mutex<Vec<String>>,
+}
+
+impl Workspace {
+    /// The workspace at `path` (relative paths are the process's, resolved by
+    /// each verb as the core resolves a scope's workspace).
+    pub fn new(path: impl Into<Utf8PathBuf>, hooks: Hooks) -> Workspace {
+        let path = path.into();
+        Workspace {
+            store: Store::open(&path),
+            path,
+            hooks,
+            warnings: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The workspace directory as the caller named it.
+    pub fn path(&self) -> &Utf8Path {
+        &self.path
+    }
+
+    /// The workspace's record store (`<workspace>/.ledger`).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The scope `options` declare in this workspace.
+    pub fn scope(&self, options: &ScopeOptions) -> Result<Scope> {
+        options.to_scope(&self.path)
+    }
+
+    /// The change `name` of this workspace, under `changes_root` (default
+    /// `openspec/changes`), with the artifact graph of `schema` (default: the
+    /// change's or the project's, else spec-driven).
+    pub fn change(
+        &self,
+        name: &str,
+        changes_root: Option<&str>,
+        schema: Option<&str>,
+    ) -> Result<ChangeSet> {
+        let root = changes_root.unwrap_or(DEFAULT_CHANGES_ROOT);
+        ChangeSet::open(self.path.clone(), name, root, schema)
+    }
+
+    /// Passes a warning to the caller (Python's `warnings`, Node's
+    /// `process.emitWarning`), after the verb returns.
+    pub fn warn(&self, warning: impl Into<String>) {
+        let mut warnings = self.warnings.lock().unwrap_or_else(|p| p.into_inner());
+        warnings.push(warning.into());
+    }
+
+    /// The host's interrupt check, for a verb that runs a long command.
+    pub fn interrupt(&self) -> Option<Interrupt> {
+        self.hooks.interrupt.clone()
+    }
+}
+
+/// The options of a verb that takes none.
+#[derive(Debug, Default, serde::Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoOptions {}
+
+type Run = Box<dyn Fn(Option<&Workspace>, Value, Case) -> Result<String> + Send + Sync>;
+
+/// One verb of the doors: its name, how it is called and what it returns.
+pub struct Verb {
+    name: &'static str,
+    positional: &'static [&'static str],
+    method: bool,
+    options: fn(&mut SchemaGenerator) -> Schema,
+    output: fn(&mut SchemaGenerator) -> Schema,
+    run: Run,
+}
+
+fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<T>()
+}
+
+impl Verb {
+    /// A verb of a workspace (`ws.name(...)` in the doors). `positional`: the
+    /// leading option fields the doors take as positional parameters, in
+    /// order (each a required field); the others are keywords / the trailing
+    /// options object. The verb's doc is its options type's doc comment.
+    pub fn method<O, T>(
+        name: &'static str,
+        positional: &'static [&'static str],
+        verb: fn(&Workspace, O) -> Result<T>,
+    ) -> Verb
+    where
+        O: DeserializeOwned + JsonSchema + 'static,
+        T: Serialize + JsonSchema + 'static,
+    {
+        Verb {
+            name,
+            positional,
+            method: true,
+            options: schema_of::<O>,
+            output: schema_of::<T>,
+            run: Box::new(move |workspace, options, case| {
+                let workspace = workspace.ok_or_else(|| Error::InvalidArgument {
+                    message: format!("`{name}` is a verb of a workspace: name one"),
+                })?;
+                let options = case::from_value(options, case, name)?;
+                serialize(&verb(workspace, options)?, case)
+            }),
+        }
+    }
+
+    /// A verb that needs no workspace (a module-level function in Python, an
+    /// exported function in JavaScript).
+    pub fn free<O, T>(
+        name: &'static str,
+        positional: &'static [&'static str],
+        verb: fn(O) -> Result<T>,
+    ) -> Verb
+    where
+        O: DeserializeOwned + JsonSchema + 'static,
+        T: Serialize + JsonSchema + 'static,
+    {
+        Verb {
+            name,
+            positional,
+            method: false,
+            options: schema_of::<O>,
+            output: schema_of::<T>,
+            run: Box::new(move |_, options, case| {
+                let options = case::from_value(options, case, name)?;
+                serialize(&verb(options)?, case)
+            }),
+        }
+    }
+
+    /// The verb's name, snake_case (`run_gate`).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+fn serialize<T: Serialize>(output: &T, case: Case) -> Result<String> {
+    // The core's result types serialize to JSON without fail (no maps with
+    // non-string keys, no non-finite floats); a failure is still an error,
+    // never a panic.
+    case::to_json(output, case).map_err(|e| Error::InvalidArgument {
+        message: format!("the result cannot be written as JSON: {e}"),
+    })
+}
+
+/// Every verb of the doors, by concept.
+pub fn registry() -> &'static [Verb] {
+    static VERBS: OnceLock<Vec<Verb>> = OnceLock::new();
+    VERBS.get_or_init(|| {
+        [
+            // -- registry -- (one line per concept file)
+            expand::verbs(),
+            approval::verbs(),
+            scope::verbs(),
+            records::verbs(),
+            store::verbs(),
+            openspec::verbs(),
+            lifecycle::verbs(),
+            gate::verbs(),
+            tasks::verbs(),
+            settings::verbs(),
+            // -- end of registry --
+            #[cfg(feature = "test-hooks")]
+            vec![Verb::free("_panic", &["message"], panic_for_test)],
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    })
+}
+
+/// A real panic inside a verb, for the doors' tests of its translation
+/// (feature `test-hooks`, which only their test builds turn on; the
+/// generator leaves verbs named `_…` out of the typed APIs).
+#[cfg(feature = "test-hooks")]
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PanicOptions {
+    /// What the panic says.
+    pub message: String,
+}
+
+#[cfg(feature = "test-hooks")]
+#[allow(clippy::panic)]
+fn panic_for_test(options: PanicOptions) -> Result<()> {
+    panic!("{}", options.message)
+}
+
+/// What a verb returned: its output as JSON text (in the door's case) and
+/// the warnings it gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// The output, JSON.
+    pub json: String,
+    /// Warnings for the caller, in order.
+    pub warnings: Vec<String>,
+}
+
+/// Runs `verb` with `options_json` (a JSON object, field names in `case`) on
+/// `workspace` (`None` for a free verb) and returns its output as JSON.
+pub fn call(
+    workspace: Option<&Utf8Path>,
+    verb: &str,
+    options_json: &str,
+    case: Case,
+    hooks: &Hooks,
+) -> Result<Reply> {
+    let entry =
+        (registry().iter().find(|v| v.name == verb)).ok_or_else(|| Error::InvalidArgument {
+            message: format!("unknown verb `{}`", crate::quote::escape(verb.as_bytes())),
+        })?;
+    let options = case::parse_options(options_json, verb)?;
+    let workspace = workspace.map(|path| Workspace::new(path, hooks.clone()));
+    let json = (entry.run)(workspace.as_ref(), options, case)?;
+    let warnings = workspace
+        .map(|ws| ws.warnings.into_inner().unwrap_or_else(|p| p.into_inner()))
+        .unwrap_or_default();
+    Ok(Reply { json, warnings })
+}
+
+/// [`call`] as the native side of a door uses it: never fails, never panics.
+/// The reply is JSON text, `{"ok": <output>}` (with `"warnings": [...]` when
+/// there are any) or `{"error": {"code", "message", "path"}}`; a panic is the
+/// error of code [`PANIC`].
+pub fn respond(
+    workspace: Option<&str>,
+    verb: &str,
+    options_json: &str,
+    case: Case,
+    hooks: &Hooks,
+) -> String {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        call(
+            workspace.map(Utf8Path::new),
+            verb,
+            options_json,
+            case,
+            hooks,
+        )
+    }));
+    match result {
+        Ok(Ok(reply)) if reply.warnings.is_empty() => format!("{{\"ok\":{}}}", reply.json),
+        Ok(Ok(reply)) => format!(
+            "{{\"ok\":{},\"warnings\":{}}}",
+            reply.json,
+            Value::from(reply.warnings)
+        ),
+        Ok(Err(error)) => failure(error.code(), &error.to_string(), error.path()),
+        Err(payload) => {
+            let message = (payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic payload".to_owned());
+            let message =
+                format!("ledger panicked: {message}; this is a bug in ledger, please report it");
+            failure(PANIC, &message, None)
+        }
+    }
+}
+
+fn failure(code: &str, message: &str, path: Option<&str>) -> String {
+    json!({ "error": { "code": code, "message": message, "path": path } }).to_string()
+}
+
+/// Every verb (name, doc, whether it is a workspace's, positional fields,
+/// options and output schemas) and every error code, as JSON: what the
+/// generator reads. Option schemas describe what is read (defaults, required
+/// fields), output schemas what is written; their definitions are under
+/// `/options` and `/outputs`, where their `$ref`s point.
+pub fn description() -> Value {
+    let settings = |path: &'static str| {
+        SchemaSettings::draft2020_12().with(|s| {
+            s.definitions_path = path.into();
+            s.meta_schema = None;
+        })
+    };
+    let mut options = settings("/options").for_deserialize().into_generator();
+    let mut outputs = settings("/outputs").for_serialize().into_generator();
+    let verbs: Vec<Value> = registry()
+        .iter()
+        .map(|verb| {
+            let options_schema = (verb.options)(&mut options);
+            let output_schema = (verb.output)(&mut outputs);
+            let doc = reference_name(&options_schema)
+                .and_then(|name| options.definitions().get(name))
+                .and_then(|def| def.get("description"))
+                .cloned()
+                .unwrap_or_default();
+            json!({
+                "name": verb.name,
+                "doc": doc,
+                "workspace": verb.method,
+                "positional": verb.positional,
+                "options": options_schema,
+                "output": output_schema,
+            })
+        })
+        .collect();
+    let mut errors: Vec<&str> = Error::CODES.to_vec();
+    errors.push(PANIC);
+    json!({
+        "verbs": verbs,
+        "constants": constants(&errors),
+        "options": options.take_definitions(true),
+        "outputs": outputs.take_definitions(true),
+        "errors": errors,
+    })
+}
+
+/// The values both doors export under the same names (with a doc each).
+fn constants(errors: &[&str]) -> Value {
+    let rules: Vec<&str> = crate::TaskRule::ALL.iter().map(|r| r.as_str()).collect();
+    let constant = |value: Value, doc: &str| json!({ "value": value, "doc": doc });
+    json!({
+        "DEFAULT_CHANGES_ROOT": constant(json!(crate::DEFAULT_CHANGES_ROOT), "Where OpenSpec changes live, relative to the workspace, unless a verb is told otherwise."),
+        "DEFAULT_EXCLUSION_REASON": constant(json!(crate::DEFAULT_EXCLUSION_REASON), "The reason recorded for an exclusion given without one."),
+        "DEFAULT_SCHEMA": constant(json!(crate::DEFAULT_SCHEMA), "The artifact schema OpenSpec uses when nothing names one."),
+        "ERROR_CODES": constant(json!(errors), "Every code a LedgerError can carry (the core's, and `panic`)."),
+        "FORMAT_V1": constant(json!(crate::FORMAT_V1), "The prefix of the v1 fingerprint stream (docs/format.md)."),
+        "MAX_THREADS": constant(json!(crate::MAX_THREADS), "The most reader threads `set_threads` accepts."),
+        "RECORD_FORMAT": constant(json!(crate::RECORD_FORMAT), "The `format` of an inventory record."),
+        "RECORD_VERSION": constant(json!(crate::RECORD_VERSION), "The `version` of the inventory records this version writes."),
+        "STORE_DIR": constant(json!(crate::STORE_DIR), "The record store's directory in a workspace (always excluded from scopes)."),
+        "TASK_RULES": constant(json!(rules), "The names of the task rules, in order (docs/format.md §4)."),
+    })
+}
+
+/// The definition a `{"$ref": "#/options/Name"}` schema names.
+fn reference_name(schema: &Schema) -> Option<&str> {
+    let reference = schema.get("$ref")?.as_str()?;
+    reference.rsplit_once('/').map(|(_, name)| name)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn every_verb_is_named_once_and_its_positionals_are_required_fields() {
+        let description = description();
+        let mut names = std::collections::BTreeSet::new();
+        for verb in description["verbs"].as_array().unwrap() {
+            let name = verb["name"].as_str().unwrap();
+            assert!(names.insert(name), "{name} registered twice");
+            assert!(
+                !verb["doc"].as_str().unwrap_or("").is_empty(),
+                "{name} has no doc (its options type's doc comment)"
+            );
+            // A transparent options type refers to the struct it wraps.
+            let mut options = verb["options"].clone();
+            while let Some(reference) = options["$ref"].as_str() {
+                let name = reference.rsplit_once('/').unwrap().1;
+                options = description["options"][name].clone();
+            }
+            assert_eq!(
+                options["additionalProperties"], false,
+                "{name}'s options must deny unknown fields"
+            );
+            let required = options["required"].as_array().cloned().unwrap_or_default();
+            for field in verb["positional"].as_array().unwrap() {
+                assert!(
+                    required.contains(field),
+                    "{name}: positional {field} is not a required field"
+                );
+            }
+        }
+        assert!(names.contains("fingerprint") && names.contains("status"));
+        assert_eq!(
+            description["errors"].as_array().unwrap().len(),
+            Error::CODES.len() + 1
+        );
+    }
+
+    #[test]
+    fn unknown_verbs_and_missing_workspaces_are_invalid_arguments() {
+        let hooks = Hooks::default();
+        let reply: Value =
+            serde_json::from_str(&respond(None, "no_such", "{}", Case::Snake, &hooks)).unwrap();
+        assert_eq!(reply["error"]["code"], "invalid-argument");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`no_such`")
+        );
+        let reply: Value =
+            serde_json::from_str(&respond(None, "status", "{}", Case::Snake, &hooks)).unwrap();
+        assert_eq!(reply["error"]["code"], "invalid-argument");
+        assert_eq!(reply["error"]["path"], Value::Null);
+    }
+}

@@ -1,0 +1,160 @@
+//! The JSON Schemas of the core's text-valued types, written by hand because
+//! their serde form is a string of their own syntax (a derive would describe
+//! their Rust fields), and [`Bytes`], how raw bytes cross the doors.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::{Entry, Fingerprint, RecordId, TaskRule, WorkspacePath};
+
+/// A schema named `name`: a string described by `description`, matching
+/// `pattern` when there is one.
+fn text(description: &str, pattern: Option<&str>) -> Schema {
+    let mut schema = json_schema!({ "type": "string", "description": description });
+    if let Some(pattern) = pattern {
+        schema.insert("pattern".into(), pattern.into());
+    }
+    schema
+}
+
+impl JsonSchema for Fingerprint {
+    fn schema_name() -> Cow<'static, str> {
+        "Fingerprint".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        text(
+            "A v1 fingerprint: `sha256:` and 64 lowercase hex digits.",
+            Some("^sha256:[0-9a-f]{64}$"),
+        )
+    }
+}
+
+impl JsonSchema for RecordId {
+    fn schema_name() -> Cow<'static, str> {
+        "RecordId".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        text(
+            "A record's id in the store: 64 lowercase hex digits.",
+            Some("^[0-9a-f]{64}$"),
+        )
+    }
+}
+
+impl JsonSchema for WorkspacePath {
+    fn schema_name() -> Cow<'static, str> {
+        "WorkspacePath".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        text(
+            "A path relative to the workspace, `/`-separated, without `.`/`..` segments.",
+            None,
+        )
+    }
+}
+
+impl JsonSchema for TaskRule {
+    fn schema_name() -> Cow<'static, str> {
+        "TaskRule".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<&str> = TaskRule::ALL.iter().map(|rule| rule.as_str()).collect();
+        json_schema!({
+            "type": "string",
+            "description": "How a Tasks file is normalized before hashing (docs/format.md §4).",
+            "enum": names,
+        })
+    }
+}
+
+impl JsonSchema for Entry {
+    fn schema_name() -> Cow<'static, str> {
+        "Entry".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "object",
+            "description": "One path of an inventory, as the fingerprint's byte stream has it.",
+            "properties": {
+                "path": { "type": "string", "description": "The workspace path." },
+                "kind": {
+                    "type": "string",
+                    "enum": ["file", "symlink", "missing"],
+                    "description": "What is at the path.",
+                },
+                "mode": {
+                    "type": "string",
+                    "description": "`100644`, `100755`, `120000` (symlink) or `-` (missing).",
+                },
+                "digest": {
+                    "type": "string",
+                    "description": "The SHA-256 of the content (a symlink: of its target text) in hex, or `-`.",
+                },
+            },
+            "required": ["path", "kind", "mode", "digest"],
+            "additionalProperties": false,
+        })
+    }
+}
+
+/// Raw bytes on the doors' JSON wire: base64 text, which the generated
+/// wrappers turn into `bytes` (Python) and `Buffer` (JavaScript).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Bytes(pub Vec<u8>);
+
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&STANDARD.encode(&self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        STANDARD
+            .decode(text.as_bytes())
+            .map(Bytes)
+            .map_err(|e| serde::de::Error::custom(format!("not base64: {e}")))
+    }
+}
+
+impl JsonSchema for Bytes {
+    fn schema_name() -> Cow<'static, str> {
+        "Bytes".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "contentEncoding": "base64",
+            "description": "Raw bytes (base64 on the wire).",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn bytes_cross_as_base64_both_ways() {
+        let bytes = Bytes(vec![0, 159, 255, b'a']);
+        let json = serde_json::to_string(&bytes).unwrap();
+        assert_eq!(json, "\"AJ//YQ==\"");
+        assert_eq!(serde_json::from_str::<Bytes>(&json).unwrap(), bytes);
+        assert!(serde_json::from_str::<Bytes>("\"!!\"").is_err());
+    }
+
+    #[test]
+    fn text_types_are_described_as_strings() {
+        let schema = schemars::schema_for!(Vec<Fingerprint>);
+        let defs = &schema.as_value()["$defs"];
+        assert_eq!(defs["Fingerprint"]["type"], "string");
+        let rule = schemars::schema_for!(TaskRule);
+        assert_eq!(rule.as_value()["enum"][0], TaskRule::ALL[0].as_str());
+    }
+}

@@ -1,0 +1,270 @@
+//! Scopes, sets and fingerprints beyond one expansion, as the doors call
+//! them: a scope resolved, a set compared with the disk now, the fingerprint
+//! of entries the caller gives, and where a Git worktree starts.
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::expand::ScopeOptions;
+use super::records::checked_inventory;
+use super::{Verb, Workspace};
+use crate::{Comparison, DisplayPath, Entry, Error, Fingerprint, Inventory, Result, Scope};
+
+/// The scope as an expansion would cover it: the workspace made absolute, the
+/// default repository filled in, the store exclusion present.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct ResolveScopeOptions(ScopeOptions);
+
+fn resolve_scope(ws: &Workspace, o: ResolveScopeOptions) -> Result<Scope> {
+    ws.scope(&o.0)?.resolve()
+}
+
+/// Re-expands an inventory's scope plus every path it held, in this
+/// workspace (a moved checkout: its paths are relative to it), and reports
+/// what changed, path by path.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompareOptions {
+    /// The inventory, as `inventory`, `change_inventory` or `read_record` gave
+    /// it; its entries must give its fingerprint.
+    #[schemars(extend("x-output" = "Inventory"))]
+    pub inventory: Inventory,
+}
+
+fn compare(ws: &Workspace, o: CompareOptions) -> Result<Comparison> {
+    let inventory = checked_inventory(o.inventory)?;
+    inventory.relocate(ws.path().to_owned()).compare()
+}
+
+/// One entry as the caller gives it: its four parts as text, checked by the
+/// core (`bad-entry`, `invalid-path`), as `ledger entries` prints them.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EntryParts {
+    /// The workspace path (`/`-separated, relative).
+    pub path: String,
+    /// `file`, `symlink` or `missing`.
+    pub kind: String,
+    /// Git's mode: `100644`, `100755`, `120000`, or `-` for a missing path.
+    pub mode: String,
+    /// 64 lowercase hex digits of SHA-256, or `-` for a missing path.
+    pub digest: String,
+}
+
+/// The v1 fingerprint of `entries`, in any order: they are sorted by the
+/// UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
+/// invalid entry `bad-entry`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FingerprintEntriesOptions {
+    /// The entries.
+    pub entries: Vec<EntryParts>,
+}
+
+fn fingerprint_entries(o: FingerprintEntriesOptions) -> Result<Fingerprint> {
+    let entries = (o.entries.iter())
+        .map(|e| Entry::from_parts(&e.path, &e.kind, &e.mode, &e.digest))
+        .collect::<Result<Vec<Entry>>>()?;
+    crate::fingerprint_entries(entries)
+}
+
+/// A fingerprint in its one canonical form (`sha256:` and 64 lowercase hex
+/// digits); anything else is `bad-fingerprint`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ParseFingerprintOptions {
+    /// The text, e.g. `sha256:8a18…`.
+    pub text: String,
+}
+
+fn parse_fingerprint(o: ParseFingerprintOptions) -> Result<Fingerprint> {
+    o.text.parse()
+}
+
+/// The top directory of the Git worktree containing `path`, or null outside
+/// Git.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorktreeRootOptions {
+    /// A directory (relative to the current directory, or absolute).
+    pub path: String,
+}
+
+fn worktree_root(o: WorktreeRootOptions) -> Result<Option<String>> {
+    let Some(root) = crate::worktree_root(Path::new(&o.path))? else {
+        return Ok(None);
+    };
+    root.into_os_string().into_string().map(Some).map_err(|p| {
+        let bytes = std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str());
+        Error::NonUtf8Path {
+            path: DisplayPath::from_bytes(bytes),
+        }
+    })
+}
+
+/// Every verb of this file, for the registry in door/mod.rs.
+pub(super) fn verbs() -> Vec<Verb> {
+    vec![
+        Verb::method("resolve_scope", &[], resolve_scope),
+        Verb::method("compare", &["inventory"], compare),
+        Verb::free("fingerprint_entries", &["entries"], fingerprint_entries),
+        Verb::free("parse_fingerprint", &["text"], parse_fingerprint),
+        Verb::free("worktree_root", &["path"], worktree_root),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::{Value, json};
+
+    use crate::door::{Case, Hooks, respond};
+
+    fn call(ws: Option<&std::path::Path>, verb: &str, options: Value, case: Case) -> Value {
+        let ws = ws.map(|p| p.to_str().unwrap());
+        let reply = respond(ws, verb, &options.to_string(), case, &Hooks::default());
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    fn code(reply: &Value) -> &str {
+        reply["error"]["code"].as_str().unwrap_or("(none)")
+    }
+
+    fn workspace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/a.txt"), "a\n").unwrap();
+        std::fs::write(dir.path().join("src/b.txt"), "b\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn an_inventory_compares_in_the_workspace_it_is_given_to() {
+        let dir = workspace();
+        let ws = Some(dir.path());
+        let inventory = call(ws, "inventory", json!({"roots": ["src"]}), Case::Camel)["ok"].clone();
+        let same = call(ws, "compare", json!({"inventory": inventory}), Case::Camel);
+        assert_eq!(
+            (
+                same["ok"]["matches"].as_bool(),
+                same["ok"]["unchanged"].as_u64()
+            ),
+            (Some(true), Some(2)),
+            "{same}"
+        );
+        // A moved checkout: the same paths, relative to another directory.
+        let moved = workspace();
+        std::fs::write(moved.path().join("src/b.txt"), "B\n").unwrap();
+        std::fs::write(moved.path().join("src/c.txt"), "c\n").unwrap();
+        let there = call(
+            Some(moved.path()),
+            "compare",
+            json!({"inventory": inventory}),
+            Case::Camel,
+        );
+        let kinds: Vec<&str> = (there["ok"]["changes"].as_array().unwrap().iter())
+            .map(|c| c["change"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["content-changed", "added"], "{there}");
+        // Edited by hand: refused, not compared.
+        let mut forged = inventory.clone();
+        forged["entries"][0]["digest"] = json!("0".repeat(64));
+        let reply = call(ws, "compare", json!({"inventory": forged}), Case::Camel);
+        assert_eq!(code(&reply), "invalid-argument", "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`inventory`")
+        );
+        let mut unsorted = inventory;
+        unsorted["entries"].as_array_mut().unwrap().reverse();
+        let reply = call(ws, "compare", json!({"inventory": unsorted}), Case::Camel);
+        assert_eq!(code(&reply), "invalid-argument", "{reply}");
+    }
+
+    #[test]
+    fn a_scope_resolves_as_an_expansion_would_cover_it() {
+        let dir = workspace();
+        let resolved = call(
+            Some(dir.path()),
+            "resolve_scope",
+            json!({"roots": ["src/"]}),
+            Case::Snake,
+        );
+        let scope = &resolved["ok"];
+        let absolute = std::fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(scope["workspace"], absolute.to_str().unwrap(), "{resolved}");
+        assert_eq!(scope["roots"], json!(["src"]));
+        assert_eq!(scope["exclusions"][0]["path"], ".ledger");
+        let outside = call(
+            Some(dir.path()),
+            "resolve_scope",
+            json!({"roots": ["../x"]}),
+            Case::Snake,
+        );
+        assert_eq!(code(&outside), "outside-workspace", "{outside}");
+    }
+
+    #[test]
+    fn entries_are_checked_by_the_core_before_they_are_fingerprinted() {
+        let free = |options: Value| call(None, "fingerprint_entries", options, Case::Snake);
+        let digest = "a".repeat(64);
+        let entry = |path: &str, kind: &str, mode: &str, digest: &str| json!({"path": path, "kind": kind, "mode": mode, "digest": digest});
+        let empty = free(json!({"entries": []}));
+        assert_eq!(
+            empty["ok"],
+            "sha256:8a18fdb2a6e200deb5edc4025b5b0e99becb62f3e387dc915ec196d04f65fe99"
+        );
+        let a = entry("a", "file", "100644", &digest);
+        let gone = entry("b", "missing", "-", "-");
+        let one = free(json!({"entries": [a, gone]}));
+        let other = free(json!({"entries": [gone, a]}));
+        assert_eq!(one["ok"], other["ok"], "in any order");
+        let bad = free(json!({"entries": [entry("a", "file", "120000", &digest)]}));
+        assert_eq!(
+            (code(&bad), bad["error"]["path"].as_str()),
+            ("bad-entry", Some("a"))
+        );
+        let twice = free(json!({"entries": [a, a]}));
+        assert_eq!(code(&twice), "duplicate-entry");
+        let mut extra = a.clone();
+        extra["size"] = json!(3);
+        assert_eq!(code(&free(json!({"entries": [extra]}))), "invalid-argument");
+        let parsed = call(
+            None,
+            "parse_fingerprint",
+            json!({"text": one["ok"]}),
+            Case::Snake,
+        );
+        assert_eq!(parsed["ok"], one["ok"]);
+        let upper = one["ok"].as_str().unwrap().to_uppercase();
+        let reply = call(
+            None,
+            "parse_fingerprint",
+            json!({"text": upper}),
+            Case::Snake,
+        );
+        assert_eq!(code(&reply), "bad-fingerprint");
+    }
+
+    #[test]
+    fn a_worktree_root_is_the_top_of_the_checkout_holding_the_path() {
+        let dir = workspace();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join("deep/er")).unwrap();
+        ledger_testkit::Git::isolated().init(&repo, &[]);
+        let root = |path: &std::path::Path| {
+            let options = json!({"path": path.to_str().unwrap()});
+            call(None, "worktree_root", options, Case::Snake)
+        };
+        let found = root(&repo.join("deep/er"));
+        let top = std::fs::canonicalize(&repo).unwrap();
+        assert_eq!(found["ok"], top.to_str().unwrap(), "{found}");
+        let missing = call(None, "worktree_root", json!({"paths": "."}), Case::Snake);
+        assert_eq!(code(&missing), "invalid-argument");
+    }
+}

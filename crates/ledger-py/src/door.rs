@@ -1,0 +1,76 @@
+//! The native side of the Python door: one function that runs a verb of
+//! `ledger_core::door` and returns its reply as JSON text. The typed API
+//! (`ledger/_api.py`: `Workspace`, TypedDicts, the `LedgerError` classes) is
+//! generated from `ledger_core::door::description()`, and turns the reply
+//! into a result or an exception; nothing about a verb is written here.
+
+use std::sync::{Arc, Mutex};
+
+use ledger_core::Interrupt;
+use ledger_core::door::{self, Case, Hooks};
+use pyo3::prelude::*;
+
+/// Runs `verb` with `options_json` on `workspace` (`None` for a free verb),
+/// with the GIL released. Returns `{"ok": ...}` or `{"error": {...}}` as JSON
+/// text — never raises for a ledger error. Called from the main thread, a
+/// Ctrl-C stops a running gate (its evidence is recorded), and the
+/// `KeyboardInterrupt` is then raised here.
+#[pyfunction]
+#[pyo3(signature = (workspace, verb, options_json))]
+pub fn call(
+    py: Python<'_>,
+    workspace: Option<String>,
+    verb: String,
+    options_json: String,
+) -> PyResult<String> {
+    let pending = Arc::new(Mutex::new(None));
+    let hooks = Hooks {
+        interrupt: on_main_thread(py)?.then(|| keyboard_interrupt(&pending)),
+    };
+    let reply = py.detach(move || {
+        door::respond(
+            workspace.as_deref(),
+            &verb,
+            &options_json,
+            Case::Snake,
+            &hooks,
+        )
+    });
+    // A gate was stopped for a Ctrl-C and its evidence recorded: now the
+    // interrupt is the caller's.
+    if let Some(interrupt) = pending.lock().ok().and_then(|mut p| p.take()) {
+        return Err(interrupt);
+    }
+    Ok(reply)
+}
+
+/// `ledger_core::door::description()` as JSON text: every verb, its option
+/// and output schemas, every error code.
+#[pyfunction]
+pub fn description() -> String {
+    door::description().to_string()
+}
+
+/// Whether this is Python's main thread: only there are signals seen.
+fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
+    let threading = py.import("threading")?;
+    let current = threading.call_method0("current_thread")?;
+    Ok(current.is(&threading.call_method0("main_thread")?))
+}
+
+/// Asks Python whether a signal handler raised (Ctrl-C: `KeyboardInterrupt`),
+/// keeping the exception to raise once the verb has returned.
+fn keyboard_interrupt(pending: &Arc<Mutex<Option<PyErr>>>) -> Interrupt {
+    let pending = Arc::clone(pending);
+    Arc::new(move || {
+        Python::attach(|py| match py.check_signals() {
+            Ok(()) => false,
+            Err(raised) => {
+                if let Ok(mut slot) = pending.lock() {
+                    slot.get_or_insert(raised);
+                }
+                true
+            }
+        })
+    })
+}
