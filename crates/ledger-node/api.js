@@ -103,6 +103,36 @@ const ErrorCode = Object.freeze({
   Panic: 'panic',
 })
 
+/** Where OpenSpec changes live, relative to the workspace, unless a verb is told otherwise. */
+const DEFAULT_CHANGES_ROOT = "openspec/changes"
+
+/** The reason recorded for an exclusion given without one. */
+const DEFAULT_EXCLUSION_REASON = "excluded with --exclude"
+
+/** The artifact schema OpenSpec uses when nothing names one. */
+const DEFAULT_SCHEMA = "spec-driven"
+
+/** Every code a LedgerError can carry (the core's, and `panic`). */
+const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-entry","duplicate-entry","pointer-conflict","chain-mismatch","corrupt-record","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","panic"])
+
+/** The prefix of the v1 fingerprint stream (docs/format.md). */
+const FORMAT_V1 = "wealth-ledger-input-v1"
+
+/** The most reader threads `set_threads` accepts. */
+const MAX_THREADS = 1024
+
+/** The `format` of an inventory record. */
+const RECORD_FORMAT = "ledger-inventory"
+
+/** The `version` of the inventory records this version writes. */
+const RECORD_VERSION = "1.1"
+
+/** The record store's directory in a workspace (always excluded from scopes). */
+const STORE_DIR = ".ledger"
+
+/** The names of the task rules, in order (docs/format.md §4). */
+const TASK_RULES = Object.freeze(["task-checkbox-v1","openspec-checkbox"])
+
 /** A workspace named once: every verb of ledger that concerns it, as a method. */
 class Workspace {
   #path
@@ -122,8 +152,7 @@ class Workspace {
    * The v1 fingerprint of the scope's inventory (`ledger fingerprint`).
    */
   async fingerprint(options) {
-    const text = encode('fingerprint', () => ({ ...options,  }))
-    return (reply(await native.call(this.#path, 'fingerprint', text)))
+    return (reply(await native.call(this.#path, 'fingerprint', encode('fingerprint', () => ({ ...options,  })))))
   }
 
   /** `fingerprint`, blocking the JavaScript thread. */
@@ -136,8 +165,7 @@ class Workspace {
    * the scope as resolved, the roots walked outside Git, every entry.
    */
   async inventory(options) {
-    const text = encode('inventory', () => ({ ...options,  }))
-    return (reply(await native.call(this.#path, 'inventory', text)))
+    return (reply(await native.call(this.#path, 'inventory', encode('inventory', () => ({ ...options,  })))))
   }
 
   /** `inventory`, blocking the JavaScript thread. */
@@ -150,8 +178,7 @@ class Workspace {
    * paths), reset, blocked, archived or gone, with its cause (`ledger status --json`).
    */
   async status(change, options) {
-    const text = encode('status', () => ({ ...options, change }))
-    return (reply(await native.call(this.#path, 'status', text)))
+    return (reply(await native.call(this.#path, 'status', encode('status', () => ({ ...options, change })))))
   }
 
   /** `status`, blocking the JavaScript thread. */
@@ -169,8 +196,7 @@ class Workspace {
    * does not is approved with a warning (docs/approvals.md).
    */
   async approve(change, artifact, options) {
-    const text = encode('approve', () => ({ ...options, artifact, change }))
-    return (reply(await native.call(this.#path, 'approve', text)))
+    return (reply(await native.call(this.#path, 'approve', encode('approve', () => ({ ...options, artifact, change })))))
   }
 
   /** `approve`, blocking the JavaScript thread. */
@@ -183,8 +209,7 @@ class Workspace {
    * bindings that says why; the records before it stay. Returns its id.
    */
   async retire(change, options) {
-    const text = encode('retire', () => ({ ...options, change }))
-    return (reply(await native.call(this.#path, 'retire', text)))
+    return (reply(await native.call(this.#path, 'retire', encode('retire', () => ({ ...options, change })))))
   }
 
   /** `retire`, blocking the JavaScript thread. */
@@ -197,8 +222,7 @@ class Workspace {
    * show`); `record` is null and the envelope empty when none is recorded.
    */
   async currentState(change) {
-    const text = encode('current_state', () => ({ change }))
-    return (reply(await native.call(this.#path, 'current_state', text)))
+    return (reply(await native.call(this.#path, 'current_state', encode('current_state', () => ({ change })))))
   }
 
   /** `currentState`, blocking the JavaScript thread. */
@@ -211,8 +235,7 @@ class Workspace {
    * default repository filled in, the store exclusion present.
    */
   async resolveScope(options) {
-    const text = encode('resolve_scope', () => ({ ...options,  }))
-    return (reply(await native.call(this.#path, 'resolve_scope', text)))
+    return (reply(await native.call(this.#path, 'resolve_scope', encode('resolve_scope', () => ({ ...options,  })))))
   }
 
   /** `resolveScope`, blocking the JavaScript thread. */
@@ -226,8 +249,7 @@ class Workspace {
    * what changed, path by path.
    */
   async compare(inventory) {
-    const text = encode('compare', () => ({ inventory }))
-    return (reply(await native.call(this.#path, 'compare', text)))
+    return (reply(await native.call(this.#path, 'compare', encode('compare', () => ({ inventory })))))
   }
 
   /** `compare`, blocking the JavaScript thread. */
@@ -241,8 +263,7 @@ class Workspace {
    * absent store is empty and clean.
    */
   async storeCheck() {
-    const text = encode('store_check', () => ({  }))
-    return (reply(await native.call(this.#path, 'store_check', text)))
+    return (reply(await native.call(this.#path, 'store_check', encode('store_check', () => ({  })))))
   }
 
   /** `storeCheck`, blocking the JavaScript thread. */
@@ -254,8 +275,7 @@ class Workspace {
    * The record a ref names, or null.
    */
   async head(reference) {
-    const text = encode('head', () => ({ reference }))
-    return (reply(await native.call(this.#path, 'head', text)))
+    return (reply(await native.call(this.#path, 'head', encode('head', () => ({ reference })))))
   }
 
   /** `head`, blocking the JavaScript thread. */
@@ -267,8 +287,7 @@ class Workspace {
    * The records on a ref, newest first.
    */
   async history(reference) {
-    const text = encode('history', () => ({ reference }))
-    return (reply(await native.call(this.#path, 'history', text)))
+    return (reply(await native.call(this.#path, 'history', encode('history', () => ({ reference })))))
   }
 
   /** `history`, blocking the JavaScript thread. */
@@ -280,8 +299,7 @@ class Workspace {
    * Every ref and the record it names, sorted by name.
    */
   async refs() {
-    const text = encode('refs', () => ({  }))
-    return (reply(await native.call(this.#path, 'refs', text)))
+    return (reply(await native.call(this.#path, 'refs', encode('refs', () => ({  })))))
   }
 
   /** `refs`, blocking the JavaScript thread. */
@@ -293,8 +311,7 @@ class Workspace {
    * A record (its header and its body as stored), checked against its id.
    */
   async storedRecord(id) {
-    const text = encode('stored_record', () => ({ id }))
-    return (reply(await native.call(this.#path, 'stored_record', text)))
+    return (reply(await native.call(this.#path, 'stored_record', encode('stored_record', () => ({ id })))))
   }
 
   /** `storedRecord`, blocking the JavaScript thread. */
@@ -307,8 +324,7 @@ class Workspace {
    * and in topological order).
    */
   async changeGraph(change, options) {
-    const text = encode('change_graph', () => ({ ...options, change }))
-    return (reply(await native.call(this.#path, 'change_graph', text)))
+    return (reply(await native.call(this.#path, 'change_graph', encode('change_graph', () => ({ ...options, change })))))
   }
 
   /** `changeGraph`, blocking the JavaScript thread. */
@@ -321,8 +337,7 @@ class Workspace {
    * (for `design`: `design.md` and the materials it links).
    */
   async changeScope(change, artifact, options) {
-    const text = encode('change_scope', () => ({ ...options, artifact, change }))
-    return (reply(await native.call(this.#path, 'change_scope', text)))
+    return (reply(await native.call(this.#path, 'change_scope', encode('change_scope', () => ({ ...options, artifact, change })))))
   }
 
   /** `changeScope`, blocking the JavaScript thread. */
@@ -335,8 +350,7 @@ class Workspace {
    * `design.md` and the materials it links).
    */
   async changeInventory(change, artifact, options) {
-    const text = encode('change_inventory', () => ({ ...options, artifact, change }))
-    return (reply(await native.call(this.#path, 'change_inventory', text)))
+    return (reply(await native.call(this.#path, 'change_inventory', encode('change_inventory', () => ({ ...options, artifact, change })))))
   }
 
   /** `changeInventory`, blocking the JavaScript thread. */
@@ -350,8 +364,7 @@ class Workspace {
    * `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`).
    */
   async changeTasks(change, options) {
-    const text = encode('change_tasks', () => ({ ...options, change }))
-    return (reply(await native.call(this.#path, 'change_tasks', text)))
+    return (reply(await native.call(this.#path, 'change_tasks', encode('change_tasks', () => ({ ...options, change })))))
   }
 
   /** `changeTasks`, blocking the JavaScript thread. */
@@ -368,8 +381,7 @@ class Workspace {
    * another writer advanced it.
    */
   async advanceState(change, options) {
-    const text = encode('advance_state', () => ({ ...options, change }))
-    return (reply(await native.call(this.#path, 'advance_state', text)))
+    return (reply(await native.call(this.#path, 'advance_state', encode('advance_state', () => ({ ...options, change })))))
   }
 
   /** `advanceState`, blocking the JavaScript thread. */
@@ -382,8 +394,7 @@ class Workspace {
    * changed (`ledger state log --json`).
    */
   async stateLog(change) {
-    const text = encode('state_log', () => ({ change }))
-    return (reply(await native.call(this.#path, 'state_log', text)))
+    return (reply(await native.call(this.#path, 'state_log', encode('state_log', () => ({ change })))))
   }
 
   /** `stateLog`, blocking the JavaScript thread. */
@@ -399,8 +410,7 @@ class Workspace {
    * no `no_delivery` reason.
    */
   async recordValidation(change, options) {
-    const text = encode('record_validation', () => ({ ...options, change }))
-    return (reply(await native.call(this.#path, 'record_validation', text)))
+    return (reply(await native.call(this.#path, 'record_validation', encode('record_validation', () => ({ ...options, change })))))
   }
 
   /** `recordValidation`, blocking the JavaScript thread. */
@@ -414,8 +424,7 @@ class Workspace {
    * `gate_prerequisites` says (`ledger validate check --json`).
    */
   async checkValidation(change, options) {
-    const text = encode('check_validation', () => ({ ...options, change }))
-    return (reply(await native.call(this.#path, 'check_validation', text)))
+    return (reply(await native.call(this.#path, 'check_validation', encode('check_validation', () => ({ ...options, change })))))
   }
 
   /** `checkValidation`, blocking the JavaScript thread. */
@@ -428,8 +437,7 @@ class Workspace {
    * (`ledger finalize check --json`).
    */
   async finalizeCheck(change, options) {
-    const text = encode('finalize_check', () => ({ ...options, change }))
-    return (reply(await native.call(this.#path, 'finalize_check', text)))
+    return (reply(await native.call(this.#path, 'finalize_check', encode('finalize_check', () => ({ ...options, change })))))
   }
 
   /** `finalizeCheck`, blocking the JavaScript thread. */
@@ -444,8 +452,7 @@ class Workspace {
    * here (`check_recorded_gate` fills a check from the evidence instead).
    */
   async checkGate(name, options) {
-    const text = encode('check_gate', () => ({ ...options, name }))
-    return (reply(await native.call(this.#path, 'check_gate', text)))
+    return (reply(await native.call(this.#path, 'check_gate', encode('check_gate', () => ({ ...options, name })))))
   }
 
   /** `checkGate`, blocking the JavaScript thread. */
@@ -460,8 +467,7 @@ class Workspace {
    * commands given here.
    */
   async checkRecordedGate(name, options) {
-    const text = encode('check_recorded_gate', () => ({ ...options, name }))
-    return (reply(await native.call(this.#path, 'check_recorded_gate', text)))
+    return (reply(await native.call(this.#path, 'check_recorded_gate', encode('check_recorded_gate', () => ({ ...options, name })))))
   }
 
   /** `checkRecordedGate`, blocking the JavaScript thread. */
@@ -476,8 +482,7 @@ class Workspace {
    * recorded as failed and not reusable.
    */
   async runGate(name, options) {
-    const text = encode('run_gate', () => ({ ...options, name }))
-    return (reply(await native.call(this.#path, 'run_gate', text)))
+    return (reply(await native.call(this.#path, 'run_gate', encode('run_gate', () => ({ ...options, name })))))
   }
 
   /** `runGate`, blocking the JavaScript thread. */
@@ -489,8 +494,7 @@ class Workspace {
    * The gate's latest evidence and its record, or null when it never ran.
    */
   async latestEvidence(gate) {
-    const text = encode('latest_evidence', () => ({ gate }))
-    return (reply(await native.call(this.#path, 'latest_evidence', text)))
+    return (reply(await native.call(this.#path, 'latest_evidence', encode('latest_evidence', () => ({ gate })))))
   }
 
   /** `latestEvidence`, blocking the JavaScript thread. */
@@ -505,8 +509,7 @@ class Workspace {
    * `output.truncated` says how many bytes were dropped between them.
    */
   async gateOutput(gate) {
-    const text = encode('gate_output', () => ({ gate }))
-    return b64decode(reply(await native.call(this.#path, 'gate_output', text)))
+    return b64decode(reply(await native.call(this.#path, 'gate_output', encode('gate_output', () => ({ gate })))))
   }
 
   /** `gateOutput`, blocking the JavaScript thread. */
@@ -519,8 +522,7 @@ class Workspace {
    * evidence written before ledger kept a run's output.
    */
   async evidenceOutput(record) {
-    const text = encode('evidence_output', () => ({ record }))
-    return b64decode(reply(await native.call(this.#path, 'evidence_output', text)))
+    return b64decode(reply(await native.call(this.#path, 'evidence_output', encode('evidence_output', () => ({ record })))))
   }
 
   /** `evidenceOutput`, blocking the JavaScript thread. */
@@ -535,8 +537,7 @@ class Workspace {
  * invalid entry `bad-entry`.
  */
 async function fingerprintEntries(entries) {
-  const text = encode('fingerprint_entries', () => ({ entries }))
-  return (reply(await native.call(null, 'fingerprint_entries', text)))
+  return (reply(await native.call(null, 'fingerprint_entries', encode('fingerprint_entries', () => ({ entries })))))
 }
 
 /** `fingerprintEntries`, blocking the JavaScript thread. */
@@ -549,8 +550,7 @@ function fingerprintEntriesSync(entries) {
  * digits); anything else is `bad-fingerprint`.
  */
 async function parseFingerprint(text) {
-  const text = encode('parse_fingerprint', () => ({ text }))
-  return (reply(await native.call(null, 'parse_fingerprint', text)))
+  return (reply(await native.call(null, 'parse_fingerprint', encode('parse_fingerprint', () => ({ text })))))
 }
 
 /** `parseFingerprint`, blocking the JavaScript thread. */
@@ -563,8 +563,7 @@ function parseFingerprintSync(text) {
  * Git.
  */
 async function worktreeRoot(path) {
-  const text = encode('worktree_root', () => ({ path }))
-  return (reply(await native.call(null, 'worktree_root', text)))
+  return (reply(await native.call(null, 'worktree_root', encode('worktree_root', () => ({ path })))))
 }
 
 /** `worktreeRoot`, blocking the JavaScript thread. */
@@ -578,8 +577,7 @@ function worktreeRootSync(path) {
  * `unsupported-version`.
  */
 async function parseRecord(text, options) {
-  const text = encode('parse_record', () => ({ ...options, text }))
-  return (reply(await native.call(null, 'parse_record', text)))
+  return (reply(await native.call(null, 'parse_record', encode('parse_record', () => ({ ...options, text })))))
 }
 
 /** `parseRecord`, blocking the JavaScript thread. */
@@ -592,8 +590,7 @@ function parseRecordSync(text, options) {
  * most 1 GiB; then as `parse_record`).
  */
 async function readRecord(path) {
-  const text = encode('read_record', () => ({ path }))
-  return (reply(await native.call(null, 'read_record', text)))
+  return (reply(await native.call(null, 'read_record', encode('read_record', () => ({ path })))))
 }
 
 /** `readRecord`, blocking the JavaScript thread. */
@@ -606,8 +603,7 @@ function readRecordSync(path) {
  * exactly as `ledger inventory` writes it, with what the caller observed.
  */
 async function inventoryRecord(inventory, options) {
-  const text = encode('inventory_record', () => ({ ...options, inventory }))
-  return (reply(await native.call(null, 'inventory_record', text)))
+  return (reply(await native.call(null, 'inventory_record', encode('inventory_record', () => ({ ...options, inventory })))))
 }
 
 /** `inventoryRecord`, blocking the JavaScript thread. */
@@ -622,8 +618,7 @@ function inventoryRecordSync(inventory, options) {
  * three, OpenSpec's spec-driven schema.
  */
 async function artifactGraph(options) {
-  const text = encode('artifact_graph', () => ({ ...options,  }))
-  return (reply(await native.call(null, 'artifact_graph', text)))
+  return (reply(await native.call(null, 'artifact_graph', encode('artifact_graph', () => ({ ...options,  })))))
 }
 
 /** `artifactGraph`, blocking the JavaScript thread. */
@@ -635,8 +630,7 @@ function artifactGraphSync(options) {
  * Every artifact `artifact` depends on, directly or not, in graph order.
  */
 async function upstream(graph, artifact) {
-  const text = encode('upstream', () => ({ artifact, graph }))
-  return (reply(await native.call(null, 'upstream', text)))
+  return (reply(await native.call(null, 'upstream', encode('upstream', () => ({ artifact, graph })))))
 }
 
 /** `upstream`, blocking the JavaScript thread. */
@@ -648,8 +642,7 @@ function upstreamSync(graph, artifact) {
  * Every artifact that depends on `artifact`, directly or not, in graph order.
  */
 async function downstream(graph, artifact) {
-  const text = encode('downstream', () => ({ artifact, graph }))
-  return (reply(await native.call(null, 'downstream', text)))
+  return (reply(await native.call(null, 'downstream', encode('downstream', () => ({ artifact, graph })))))
 }
 
 /** `downstream`, blocking the JavaScript thread. */
@@ -663,8 +656,7 @@ function downstreamSync(graph, artifact) {
  * with id `tasks`.
  */
 async function tracked(graph) {
-  const text = encode('tracked', () => ({ graph }))
-  return (reply(await native.call(null, 'tracked', text)))
+  return (reply(await native.call(null, 'tracked', encode('tracked', () => ({ graph })))))
 }
 
 /** `tracked`, blocking the JavaScript thread. */
@@ -676,8 +668,7 @@ function trackedSync(graph) {
  * The artifact of the graph with this id (`unknown-artifact` when none has it).
  */
 async function artifact(graph, id) {
-  const text = encode('artifact', () => ({ graph, id }))
-  return (reply(await native.call(null, 'artifact', text)))
+  return (reply(await native.call(null, 'artifact', encode('artifact', () => ({ graph, id })))))
 }
 
 /** `artifact`, blocking the JavaScript thread. */
@@ -690,8 +681,7 @@ function artifactSync(graph, id) {
  * an unset environment variable. Commands run in the current directory.
  */
 async function observe(prerequisites) {
-  const text = encode('observe', () => ({ prerequisites }))
-  return (reply(await native.call(null, 'observe', text)))
+  return (reply(await native.call(null, 'observe', encode('observe', () => ({ prerequisites })))))
 }
 
 /** `observe`, blocking the JavaScript thread. */
@@ -706,8 +696,7 @@ function observeSync(prerequisites) {
  * of every task OpenSpec counts turned into a space; every other byte kept.
  */
 async function normalizeTasks(data, options) {
-  const text = encode('normalize_tasks', () => ({ ...options, data: b64encode(data) }))
-  return b64decode(reply(await native.call(null, 'normalize_tasks', text)))
+  return b64decode(reply(await native.call(null, 'normalize_tasks', encode('normalize_tasks', () => ({ ...options, data: b64encode(data) })))))
 }
 
 /** `normalizeTasks`, blocking the JavaScript thread. */
@@ -722,8 +711,7 @@ function normalizeTasksSync(data, options) {
  * `too-large`).
  */
 async function readTasks(path, options) {
-  const text = encode('read_tasks', () => ({ ...options, path }))
-  return (reply(await native.call(null, 'read_tasks', text)))
+  return (reply(await native.call(null, 'read_tasks', encode('read_tasks', () => ({ ...options, path })))))
 }
 
 /** `readTasks`, blocking the JavaScript thread. */
@@ -735,8 +723,7 @@ function readTasksSync(path, options) {
  * The tasks of a Tasks file's bytes under `rule` (as `read_tasks`).
  */
 async function readTasksBytes(data, options) {
-  const text = encode('read_tasks_bytes', () => ({ ...options, data: b64encode(data) }))
-  return (reply(await native.call(null, 'read_tasks_bytes', text)))
+  return (reply(await native.call(null, 'read_tasks_bytes', encode('read_tasks_bytes', () => ({ ...options, data: b64encode(data) })))))
 }
 
 /** `readTasksBytes`, blocking the JavaScript thread. */
@@ -748,8 +735,7 @@ function readTasksBytesSync(data, options) {
  * The number of threads calls run with now.
  */
 async function threads() {
-  const text = encode('threads', () => ({  }))
-  return (reply(await native.call(null, 'threads', text)))
+  return (reply(await native.call(null, 'threads', encode('threads', () => ({  })))))
 }
 
 /** `threads`, blocking the JavaScript thread. */
@@ -763,8 +749,7 @@ function threadsSync() {
  * one per core). Above the core's limit (`MAX_THREADS`): `invalid-argument`.
  */
 async function setThreads(count) {
-  const text = encode('set_threads', () => ({ count }))
-  return (reply(await native.call(null, 'set_threads', text)))
+  return (reply(await native.call(null, 'set_threads', encode('set_threads', () => ({ count })))))
 }
 
 /** `setThreads`, blocking the JavaScript thread. */
@@ -776,8 +761,7 @@ function setThreadsSync(count) {
  * Whether calls use the digest cache now.
  */
 async function digestCacheEnabled() {
-  const text = encode('digest_cache_enabled', () => ({  }))
-  return (reply(await native.call(null, 'digest_cache_enabled', text)))
+  return (reply(await native.call(null, 'digest_cache_enabled', encode('digest_cache_enabled', () => ({  })))))
 }
 
 /** `digestCacheEnabled`, blocking the JavaScript thread. */
@@ -792,8 +776,7 @@ function digestCacheEnabledSync() {
  * default. The answer never depends on it.
  */
 async function setDigestCache(enabled) {
-  const text = encode('set_digest_cache', () => ({ enabled }))
-  return (reply(await native.call(null, 'set_digest_cache', text)))
+  return (reply(await native.call(null, 'set_digest_cache', encode('set_digest_cache', () => ({ enabled })))))
 }
 
 /** `setDigestCache`, blocking the JavaScript thread. */
@@ -802,4 +785,4 @@ function setDigestCacheSync(enabled) {
 }
 
 
-module.exports = { Workspace, LedgerError, ErrorCode, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, threads, threadsSync, setThreads, setThreadsSync, digestCacheEnabled, digestCacheEnabledSync, setDigestCache, setDigestCacheSync }
+module.exports = { Workspace, LedgerError, ErrorCode, DEFAULT_CHANGES_ROOT, DEFAULT_EXCLUSION_REASON, DEFAULT_SCHEMA, ERROR_CODES, FORMAT_V1, MAX_THREADS, RECORD_FORMAT, RECORD_VERSION, STORE_DIR, TASK_RULES, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, threads, threadsSync, setThreads, setThreadsSync, digestCacheEnabled, digestCacheEnabledSync, setDigestCache, setDigestCacheSync }

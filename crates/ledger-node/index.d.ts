@@ -237,6 +237,44 @@ export interface ScopeInput {
 }
 
 /**
+ * A scope of the workspace: which files an inventory covers (docs/format.md
+ * §2; the CLI's scope flags). Lists that name no root, path or Tasks file
+ * declare the whole workspace.
+ */
+export interface ScopeOptions {
+  /**
+   * Paths or directories left out, bare or with the reason a reviewer
+   * reads; `.ledger/` always is.
+   */
+  exclude?: Array<Exclude>
+  /**
+   * Exact paths added regardless of Git, e.g. an ignored input.
+   */
+  paths?: Array<string>
+  /**
+   * What the set is for (kept in the scope).
+   */
+  purpose?: string
+  /**
+   * Git repositories at or below the workspace (`.` = the workspace);
+   * default: the repository containing the workspace.
+   */
+  repos?: Array<string>
+  /**
+   * Directory roots or single paths selecting candidates; default `.`.
+   */
+  roots?: Array<string>
+  /**
+   * The rule the Tasks files are normalized under; default `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+  /**
+   * Tasks files, hashed with their task-checkbox normalization.
+   */
+  tasks?: Array<string>
+}
+
+/**
  * How a Tasks file is normalized before hashing (docs/format.md §4).
  */
 export type TaskRule = "task-checkbox-v1" | "openspec-checkbox"
@@ -2398,6 +2436,56 @@ export declare class LedgerError extends Error {
   readonly code: ErrorCodeValue
   readonly path: string | null
 }
+
+/**
+ * Where OpenSpec changes live, relative to the workspace, unless a verb is told otherwise.
+ */
+export declare const DEFAULT_CHANGES_ROOT: 'openspec/changes'
+
+/**
+ * The reason recorded for an exclusion given without one.
+ */
+export declare const DEFAULT_EXCLUSION_REASON: 'excluded with --exclude'
+
+/**
+ * The artifact schema OpenSpec uses when nothing names one.
+ */
+export declare const DEFAULT_SCHEMA: 'spec-driven'
+
+/**
+ * Every code a LedgerError can carry (the core's, and `panic`).
+ */
+export declare const ERROR_CODES: readonly string[]
+
+/**
+ * The prefix of the v1 fingerprint stream (docs/format.md).
+ */
+export declare const FORMAT_V1: 'wealth-ledger-input-v1'
+
+/**
+ * The most reader threads `set_threads` accepts.
+ */
+export declare const MAX_THREADS: number
+
+/**
+ * The `format` of an inventory record.
+ */
+export declare const RECORD_FORMAT: 'ledger-inventory'
+
+/**
+ * The `version` of the inventory records this version writes.
+ */
+export declare const RECORD_VERSION: '1.1'
+
+/**
+ * The record store's directory in a workspace (always excluded from scopes).
+ */
+export declare const STORE_DIR: '.ledger'
+
+/**
+ * The names of the task rules, in order (docs/format.md §4).
+ */
+export declare const TASK_RULES: readonly string[]
 
 /** A workspace named once: every verb of ledger that concerns it, as a method. */
 export declare class Workspace {

@@ -92,6 +92,8 @@ struct Model<'a> {
     /// differs from an output type of the same name gets `Input` appended).
     names: BTreeMap<(&'a str, &'a str), String>,
     errors: Vec<&'a str>,
+    /// Name -> (value, doc), exported by both doors.
+    constants: Vec<(&'a str, &'a Value, &'a str)>,
     /// The options definitions that are a verb's options themselves (the
     /// doors take their fields as parameters, not the type).
     roots: BTreeSet<(&'a str, &'a str)>,
@@ -131,6 +133,12 @@ impl<'a> Model<'a> {
             names,
             errors: Vec::new(),
             roots: BTreeSet::new(),
+            constants: d["constants"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(name, c)| (name.as_str(), &c["value"], c["doc"].as_str().unwrap_or("")))
+                .collect(),
         };
         model.errors = d["errors"]
             .as_array()
@@ -138,11 +146,23 @@ impl<'a> Model<'a> {
             .iter()
             .map(|e| e.as_str().unwrap())
             .collect();
-        for verb in d["verbs"].as_array().unwrap() {
+        // A def referred to from another def's body is a type of its own,
+        // even when it is also a verb's options.
+        let mut referenced = BTreeSet::new();
+        for def in model.defs.values() {
+            for_each_ref(def, &mut |r| {
+                referenced.insert(r.to_owned());
+            });
+        }
+        // Verbs named `_…` are test hooks, no part of the typed APIs.
+        let verbs = d["verbs"].as_array().unwrap().iter();
+        for verb in verbs.filter(|v| !v["name"].as_str().unwrap().starts_with('_')) {
             let mut schema = &verb["options"];
             while let Some(reference) = schema["$ref"].as_str() {
                 let key = section_and_name(reference);
-                model.roots.insert(key);
+                if !referenced.contains(reference) {
+                    model.roots.insert(key);
+                }
                 schema = model.defs[&key];
             }
             let options = model.resolve(&verb["options"]);
@@ -401,12 +421,21 @@ impl<'a> Model<'a> {
             codes.join(", ")
         )
         .unwrap();
-        writeln!(
-            out,
-            "ERROR_CODES: tuple[str, ...] = ({},)\n",
-            codes.join(", ")
-        )
-        .unwrap();
+        for (name, value, doc) in &self.constants {
+            let (annotation, literal) = match value {
+                Value::Array(items) => {
+                    let items: Vec<String> = items.iter().map(Value::to_string).collect();
+                    ("tuple[str, ...]", format!("({},)", items.join(", ")))
+                }
+                Value::Number(_) => ("int", value.to_string()),
+                _ => ("str", value.to_string()),
+            };
+            writeln!(
+                out,
+                "{name}: Final[{annotation}] = {literal}\n\"\"\"{doc}\"\"\"\n"
+            )
+            .unwrap();
+        }
         out.push_str(PY_CALL);
         // Workspace.
         out.push_str(PY_WORKSPACE);
@@ -417,12 +446,9 @@ impl<'a> Model<'a> {
             out.push('\n');
             self.py_function(&mut out, verb, "", false);
         }
-        let mut exports: Vec<String> = vec![
-            "Workspace".into(),
-            "LedgerError".into(),
-            "ErrorCode".into(),
-            "ERROR_CODES".into(),
-        ];
+        let mut exports: Vec<String> =
+            vec!["Workspace".into(), "LedgerError".into(), "ErrorCode".into()];
+        exports.extend(self.constants.iter().map(|(name, _, _)| (*name).to_owned()));
         exports.extend(all.iter().cloned());
         exports.extend(classes.iter().map(|(_, c)| c.clone()));
         exports.extend(
@@ -494,12 +520,10 @@ impl<'a> Model<'a> {
             verb.name,
             entries.join(", ")
         );
-        if self.is_bytes(verb.output) || self.is_optional_bytes(verb.output) {
-            writeln!(
-                out,
-                "{indent}    return _b64decode({call})  # type: ignore[no-any-return]\n"
-            )
-            .unwrap();
+        if self.is_optional_bytes(verb.output) {
+            writeln!(out, "{indent}    return _b64decode_optional({call})\n").unwrap();
+        } else if self.is_bytes(verb.output) {
+            writeln!(out, "{indent}    return _b64decode({call})\n").unwrap();
         } else {
             writeln!(
                 out,
@@ -632,9 +656,9 @@ impl<'a> Model<'a> {
             }
             writeln!(
                 out,
-                "/** The options of `{}`. */\nexport interface {}Options {{",
+                "/** The options of `{}`. */\nexport interface {} {{",
                 camel_verb(verb.name),
-                pascal(verb.name)
+                self.ts_options_name(verb)
             )
             .unwrap();
             for (name, schema, required) in rest {
@@ -663,6 +687,15 @@ impl<'a> Model<'a> {
         }
         out.push_str("}\n\n");
         out.push_str(TS_ERROR);
+        for (name, value, doc) in &self.constants {
+            let t = match value {
+                Value::Array(_) => "readonly string[]".to_owned(),
+                Value::Number(_) => "number".to_owned(),
+                _ => value.to_string().replace('"', "'"),
+            };
+            ts_doc(&mut out, Some(doc), "");
+            writeln!(out, "export declare const {name}: {t}\n").unwrap();
+        }
         out.push_str(
             "/** A workspace named once: every verb of ledger that concerns it, as a method. */\nexport declare class Workspace {\n  /** The workspace at `path` (default `.`, the current directory at each call). */\n  constructor(path?: string)\n  /** The workspace directory as given. */\n  readonly path: string\n",
         );
@@ -674,6 +707,18 @@ impl<'a> Model<'a> {
             self.ts_function(&mut out, verb, "", "export declare function ");
         }
         out
+    }
+
+    /// `StatusOptions` for `status`; `StatusArgs` when a type of its own
+    /// already has that name.
+    fn ts_options_name(&self, verb: &Verb) -> String {
+        let name = format!("{}Options", pascal(verb.name));
+        let taken = (self.names.iter()).any(|(key, n)| *n == name && !self.roots.contains(key));
+        if taken {
+            format!("{}Args", pascal(verb.name))
+        } else {
+            name
+        }
     }
 
     fn ts_params(&self, verb: &Verb) -> String {
@@ -697,7 +742,7 @@ impl<'a> Model<'a> {
             } else {
                 "?"
             };
-            params.push(format!("options{q}: {}Options", pascal(verb.name)));
+            params.push(format!("options{q}: {}", self.ts_options_name(verb)));
         }
         params.join(", ")
     }
@@ -728,6 +773,13 @@ impl<'a> Model<'a> {
             writeln!(out, "  {}: '{code}',", pascal(code)).unwrap();
         }
         out.push_str("})\n\n");
+        for (name, value, doc) in &self.constants {
+            let literal = match value {
+                Value::Array(_) => format!("Object.freeze({value})"),
+                _ => value.to_string(),
+            };
+            writeln!(out, "/** {doc} */\nconst {name} = {literal}\n").unwrap();
+        }
         out.push_str(
             "/** A workspace named once: every verb of ledger that concerns it, as a method. */\nclass Workspace {\n  #path\n\n  constructor(path = '.') {\n    if (typeof path !== 'string') {\n      throw new LedgerError(`the workspace must be a path (a string), not ${typeof path}`, 'invalid-argument', null)\n    }\n    this.#path = path\n  }\n\n  /** The workspace directory as given. */\n  get path() {\n    return this.#path\n  }\n",
         );
@@ -739,6 +791,11 @@ impl<'a> Model<'a> {
             "Workspace".to_owned(),
             "LedgerError".into(),
             "ErrorCode".into(),
+            self.constants
+                .iter()
+                .map(|(name, _, _)| *name)
+                .collect::<Vec<_>>()
+                .join(", "),
         ];
         for verb in self.verbs.iter().filter(|v| !v.workspace) {
             self.js_function(&mut out, verb, false);
@@ -807,7 +864,7 @@ impl<'a> Model<'a> {
         ts_doc(out, Some(verb.doc), indent);
         writeln!(
             out,
-            "{indent}{head_async}({params}) {{\n{indent}  const text = encode('{v}', () => {options})\n{indent}  return {decode}(reply(await native.call({workspace}, '{v}', text)))\n{indent}}}\n",
+            "{indent}{head_async}({params}) {{\n{indent}  return {decode}(reply(await native.call({workspace}, '{v}', encode('{v}', () => {options}))))\n{indent}}}\n",
             v = verb.name
         )
         .unwrap();
@@ -817,6 +874,22 @@ impl<'a> Model<'a> {
             v = verb.name
         )
         .unwrap();
+    }
+}
+
+/// Calls `f` with every `$ref` inside `schema`.
+fn for_each_ref(schema: &Value, f: &mut dyn FnMut(&str)) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(r)) => f(r),
+                    _ => for_each_ref(value, f),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| for_each_ref(item, f)),
+        _ => {}
     }
 }
 
@@ -890,7 +963,7 @@ import base64 as _base64
 import json as _json
 import os as _os
 import warnings as _warnings
-from typing import Any, Literal, Optional, TypedDict, Union
+from typing import Any, Final, Literal, Optional, TypedDict, Union
 
 from . import _ledger
 
@@ -946,7 +1019,11 @@ def _b64encode(data: Optional[bytes]) -> Optional[str]:
     return None if data is None else _base64.b64encode(bytes(data)).decode("ascii")
 
 
-def _b64decode(text: Optional[str]) -> Optional[bytes]:
+def _b64decode(text: Any) -> bytes:
+    return _base64.b64decode(text)
+
+
+def _b64decode_optional(text: Any) -> Optional[bytes]:
     return None if text is None else _base64.b64decode(text)
 
 "#;

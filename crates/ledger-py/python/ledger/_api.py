@@ -13,7 +13,7 @@ import base64 as _base64
 import json as _json
 import os as _os
 import warnings as _warnings
-from typing import Any, Literal, Optional, TypedDict, Union
+from typing import Any, Final, Literal, Optional, TypedDict, Union
 
 from . import _ledger
 
@@ -111,6 +111,11 @@ _ScopeInputOptional = TypedDict("_ScopeInputOptional", {"exclusions": list["Excl
 
 class ScopeInput(_ScopeInputRequired, _ScopeInputOptional):
     pass
+
+# A scope of the workspace: which files an inventory covers (docs/format.md
+# §2; the CLI's scope flags). Lists that name no root, path or Tasks file
+# declare the whole workspace.
+ScopeOptions = TypedDict("ScopeOptions", {"exclude": list["Exclude"], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "task_rule": Optional["TaskRule"], "tasks": list[str]}, total=False)
 
 # How a Tasks file is normalized before hashing (docs/format.md §4).
 TaskRule = Literal["task-checkbox-v1", "openspec-checkbox"]
@@ -810,7 +815,35 @@ _ERRORS: dict[str, type[LedgerError]] = {
 ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "panic"]
 """Every code a LedgerError can carry."""
 
-ERROR_CODES: tuple[str, ...] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "panic",)
+DEFAULT_CHANGES_ROOT: Final[str] = "openspec/changes"
+"""Where OpenSpec changes live, relative to the workspace, unless a verb is told otherwise."""
+
+DEFAULT_EXCLUSION_REASON: Final[str] = "excluded with --exclude"
+"""The reason recorded for an exclusion given without one."""
+
+DEFAULT_SCHEMA: Final[str] = "spec-driven"
+"""The artifact schema OpenSpec uses when nothing names one."""
+
+ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "panic",)
+"""Every code a LedgerError can carry (the core's, and `panic`)."""
+
+FORMAT_V1: Final[str] = "wealth-ledger-input-v1"
+"""The prefix of the v1 fingerprint stream (docs/format.md)."""
+
+MAX_THREADS: Final[int] = 1024
+"""The most reader threads `set_threads` accepts."""
+
+RECORD_FORMAT: Final[str] = "ledger-inventory"
+"""The `format` of an inventory record."""
+
+RECORD_VERSION: Final[str] = "1.1"
+"""The `version` of the inventory records this version writes."""
+
+STORE_DIR: Final[str] = ".ledger"
+"""The record store's directory in a workspace (always excluded from scopes)."""
+
+TASK_RULES: Final[tuple[str, ...]] = ("task-checkbox-v1", "openspec-checkbox",)
+"""The names of the task rules, in order (docs/format.md §4)."""
 
 
 def _raise(error: dict[str, Any]) -> None:
@@ -846,7 +879,11 @@ def _b64encode(data: Optional[bytes]) -> Optional[str]:
     return None if data is None else _base64.b64encode(bytes(data)).decode("ascii")
 
 
-def _b64decode(text: Optional[str]) -> Optional[bytes]:
+def _b64decode(text: Any) -> bytes:
+    return _base64.b64decode(text)
+
+
+def _b64decode_optional(text: Any) -> Optional[bytes]:
     return None if text is None else _base64.b64decode(text)
 
 
@@ -1025,12 +1062,12 @@ class Workspace:
         them; what `ledger gate show` prints), or null when it never ran. An output
         past the bound was kept as its start and its end: the evidence's
         `output.truncated` says how many bytes were dropped between them."""
-        return _b64decode(_call(self._path, "gate_output", {"gate": gate}))  # type: ignore[no-any-return]
+        return _b64decode_optional(_call(self._path, "gate_output", {"gate": gate}))
 
     def evidence_output(self, record: str) -> "Bytes":
         """The output one evidence record kept (raw bytes); `invalid-argument` for
         evidence written before ledger kept a run's output."""
-        return _b64decode(_call(self._path, "evidence_output", {"record": record}))  # type: ignore[no-any-return]
+        return _b64decode(_call(self._path, "evidence_output", {"record": record}))
 
 
 def fingerprint_entries(entries: list["EntryParts"]) -> "Fingerprint":
@@ -1112,7 +1149,7 @@ def normalize_tasks(data: "Bytes", *, rule: Optional["TaskRule"] = None) -> "Byt
     `task-checkbox-v1` (the default) every canonical checked task
     (`- [x] 1.2 [area] ...`) unchecked, under `openspec-checkbox` the `x`/`X`
     of every task OpenSpec counts turned into a space; every other byte kept."""
-    return _b64decode(_call(None, "normalize_tasks", {"data": _b64encode(data), "rule": rule}))  # type: ignore[no-any-return]
+    return _b64decode(_call(None, "normalize_tasks", {"data": _b64encode(data), "rule": rule}))
 
 
 def read_tasks(path: str, *, rule: Optional["TaskRule"] = None) -> "Tasks":
@@ -1157,7 +1194,16 @@ __all__ = [
     "Workspace",
     "LedgerError",
     "ErrorCode",
+    "DEFAULT_CHANGES_ROOT",
+    "DEFAULT_EXCLUSION_REASON",
+    "DEFAULT_SCHEMA",
     "ERROR_CODES",
+    "FORMAT_V1",
+    "MAX_THREADS",
+    "RECORD_FORMAT",
+    "RECORD_VERSION",
+    "STORE_DIR",
+    "TASK_RULES",
     "ArtifactInput",
     "Bytes",
     "Check",
@@ -1172,6 +1218,7 @@ __all__ = [
     "Observe",
     "SchemaSourceInput",
     "ScopeInput",
+    "ScopeOptions",
     "TaskRule",
     "Verdict",
     "WorkspacePath",
