@@ -318,7 +318,7 @@ fn gate_run(args: &RunArgs) -> Result<(String, ExitCode), Error> {
     match run_supervised(args) {
         Ok(done) => Ok(done),
         Err(e) => {
-            eprintln!("error[{}]: {e}", e.code());
+            crate::hints::print_error(&e);
             Ok((String::new(), ExitCode::from(wrapper_exit_code(&e))))
         }
     }

@@ -4,6 +4,7 @@
 mod approvals;
 mod change_args;
 mod gates;
+mod hints;
 mod lifecycle;
 mod report;
 mod scope_args;
@@ -164,7 +165,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(Failure::Ledger(e)) => {
-            eprintln!("error[{}]: {e}", e.code());
+            hints::print_error(&e);
             ExitCode::from(gates::own_failure_exit_code().unwrap_or(2))
         }
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

@@ -348,12 +348,18 @@ fn a_root_inside_an_undeclared_submodule_blocks() {
 }
 
 /// Asserts the one-line error contract: exit 2, nothing on stdout, stderr exactly
-/// `error[code]: message` on one line naming `path`, no `Debug` rendering in it.
+/// `error[code]: message` on one line naming `path`, no `Debug` rendering in it
+/// (then at most the CLI's one `hint:` line).
 fn assert_one_line(out: &Output, code: &str, path: &str) {
     assert_blocked(out, code, path);
     let stderr = String::from_utf8(out.stderr.clone()).unwrap();
-    let line = stderr.strip_suffix('\n').unwrap_or(&stderr);
-    assert!(!line.contains('\n'), "more than one line: {stderr}");
+    let mut lines = stderr.lines();
+    let line = lines.next().unwrap_or_default();
+    let rest: Vec<&str> = lines.collect();
+    assert!(
+        rest.is_empty() || (rest.len() == 1 && rest[0].starts_with("hint: ")),
+        "more than one line: {stderr}"
+    );
     for debug in ["{", "Os {", "Caused by", "Message {"] {
         assert!(!line.contains(debug), "a Debug dump: {stderr}");
     }

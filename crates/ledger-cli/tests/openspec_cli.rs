@@ -464,11 +464,14 @@ fn a_custom_schema_by_name_and_by_openspec_yaml() {
     let (status, _) = p.status("by-default", &[]);
     assert_eq!(states(&status), ["proposal=unbound", "tasks=unbound"]);
 
-    // A name that is nowhere: a one-line coded error.
+    // A name that is nowhere: a one-line coded error, and the CLI's hint.
     let out = p.ledger(&["status", "--change", "quick-fix", "--schema", "rapdi"]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.starts_with("error[unknown-schema]: "), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("(named by the caller)"), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert_eq!(lines[1], "hint: give the schema file with --schema PATH");
 }
 
 #[test]

@@ -97,7 +97,7 @@ pub enum Error {
     },
     /// A nested repository or submodule in scope that is not declared as a repository.
     #[error(
-        "{path} is a nested Git repository or submodule that is not declared; declare it with --repo or exclude it"
+        "{path} is a nested Git repository or submodule that is not declared; declare it as a repository of the scope, or exclude it"
     )]
     NestedRepository {
         /// Workspace path of the nested repository's directory.
@@ -251,14 +251,14 @@ pub enum Error {
     /// A schema name that resolves neither to a project schema
     /// (`openspec/schemas/<name>/schema.yaml`) nor to a built-in one.
     #[error(
-        "unknown schema \"{}\" (named by {}): neither {project} exists nor is it built in ({builtin}); ledger reads no user-level schemas (~/.local/share/openspec/schemas): copy it into the project (openspec schema fork) or give its file with --schema PATH",
+        "unknown schema \"{}\" (named by {}): neither {project} exists nor is it built in ({builtin}); ledger reads no user-level schemas (~/.local/share/openspec/schemas): copy it into the project (openspec schema fork) or name its schema file instead",
         esc(.name),
         esc(.origin)
     )]
     UnknownSchema {
         /// The name.
         name: String,
-        /// What named it: `--schema`, or the file (`.openspec.yaml`, `config.yaml`).
+        /// What named it: the caller, or the file (`.openspec.yaml`, `config.yaml`).
         origin: String,
         /// Where the project schema would be.
         project: DisplayPath,
@@ -276,7 +276,7 @@ pub enum Error {
         reason: String,
     },
     /// An approval without the observed source of the decision.
-    #[error("approving {artifact:?} needs the observed source of the owner's decision (--source)")]
+    #[error("approving {artifact:?} needs the observed source of the owner's decision")]
     MissingSource {
         /// The artifact.
         artifact: String,
@@ -386,7 +386,7 @@ pub enum Error {
     /// A Git environment variable (`GIT_DIR`, `GIT_WORK_TREE`, ...) is set that would
     /// make git list another repository or worktree than the one ledger finds.
     #[error(
-        "{variable} is set ({value}); git would list another repository or worktree than the one ledger finds from the workspace — unset it and pass the workspace with --workspace"
+        "{variable} is set ({value}); git would list another repository or worktree than the one ledger finds from the workspace — unset it and name the workspace explicitly"
     )]
     GitEnvironment {
         /// The variable.
@@ -396,7 +396,7 @@ pub enum Error {
     },
     /// A change name found neither among the active changes nor in the archive.
     #[error(
-        "no change \"{}\": neither {active} nor an archived '<date>-{}' under {archive} exists; check the name (`ledger status` lists what is recorded)",
+        "no change \"{}\": neither {active} nor an archived '<date>-{}' under {archive} exists; check the name",
         esc(.change),
         esc(.change)
     )]
@@ -426,7 +426,7 @@ pub enum Error {
     },
     /// An approval of an artifact none of whose files exist.
     #[error(
-        "cannot approve \"{}\": none of its files exist ({}); write it, or approve it as absent explicitly (--absent)",
+        "cannot approve \"{}\": none of its files exist ({}); write it, or approve it as absent explicitly",
         esc(.artifact),
         esc(.expected)
     )]
@@ -485,7 +485,7 @@ pub enum Error {
     /// path) and does not declare that the change has none: later edits of the
     /// delivery would leave it standing.
     #[error(
-        "cannot record a validation PASS of change \"{}\" over no delivery: name its delivery roots or paths (--root, --path), or declare that the change has no delivery files with the reason (--no-delivery REASON)",
+        "cannot record a validation PASS of change \"{}\" over no delivery: name its delivery roots or paths, or declare that the change has no delivery files, with the reason",
         esc(.change)
     )]
     NoDelivery {

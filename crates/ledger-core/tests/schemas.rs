@@ -112,7 +112,11 @@ fn a_name_resolves_in_the_project_and_its_tracked_artifact_is_normalized() {
     let err =
         ChangeSet::open(p.ws(), "add-thing", DEFAULT_CHANGES_ROOT, Some("rapdi")).unwrap_err();
     assert_eq!(err.code(), "unknown-schema");
-    assert!(err.to_string().contains("--schema"), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("(named by the caller)") && text.contains("name its schema file instead"),
+        "{err}"
+    );
     // A path is read as given.
     let path = p.ws().join("openspec/schemas/rapid/schema.yaml");
     let by_path = p.open(Some(path.as_str()));
@@ -460,5 +464,8 @@ fn a_schema_given_by_path_is_recorded_where_a_later_status_finds_it() {
     assert_eq!(recorded.path.as_deref(), outside.to_str());
     let err = change.with_recorded_schema(&recorded).unwrap_err();
     assert_eq!(err.code(), "invalid-argument");
-    assert!(err.to_string().contains("pass --schema"), "{err}");
+    assert!(
+        err.to_string().contains("name that schema file again"),
+        "{err}"
+    );
 }

@@ -587,7 +587,7 @@ pub fn retire_from(
 ) -> Result<RecordId> {
     if reason.trim().is_empty() {
         return Err(Error::InvalidArgument {
-            message: format!("retiring change {change:?} needs a reason (--reason)"),
+            message: format!("retiring change {change:?} needs a reason"),
         });
     }
     let (head, _) = current_state(store, change)?;

@@ -402,7 +402,7 @@ fn candidates(
     for repository in repositories {
         let listing = repository.opened?.ok_or_else(|| Error::Git {
             path: DisplayPath::from(repository.name),
-            message: "not a Git repository (declared with --repo)".to_owned(),
+            message: "not a Git repository (declared as a repository of the scope)".to_owned(),
             source: None,
         })?;
         repository_candidates(repository.name, listing, scope, queue, &mut paths)?;

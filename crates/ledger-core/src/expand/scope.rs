@@ -16,10 +16,11 @@ pub const STORE_DIR: &str = ".ledger";
 pub const STORE_EXCLUSION_REASON: &str =
     "ledger's own record store: its records describe inventories and cannot be part of them";
 
-/// The reason recorded for an exclusion given without one (e.g. `--exclude P`).
-/// Every front door uses this text, so that the same exclusion makes the same
-/// scope — gate evidence compares scopes exactly.
-pub const DEFAULT_EXCLUSION_REASON: &str = "excluded with --exclude";
+/// The reason recorded for an exclusion given without one. It names no front
+/// door's spelling: a door that records its own words (the CLI's
+/// `"excluded with --exclude"`) passes them as the reason. Gate evidence
+/// compares scopes exactly, reasons included.
+pub const DEFAULT_EXCLUSION_REASON: &str = "excluded by the caller";
 
 /// A path or directory root removed from the candidates, with the reason a
 /// reviewer reads (the "explained boundary").

@@ -219,7 +219,7 @@ impl GateSpec {
         if let Some(path) = scope.tasks_paths().next() {
             return Err(Error::InvalidArgument {
                 message: format!(
-                    "gate \"{}\": a gate's inputs are hashed as raw bytes, so {} cannot be normalized as a Tasks file (drop --tasks; list it as a root or path)",
+                    "gate \"{}\": a gate's inputs are hashed as raw bytes, so {} cannot be normalized as a Tasks file (declare it as a root or path instead)",
                     escaped(name),
                     quote(path.as_str())
                 ),
@@ -887,7 +887,7 @@ impl std::fmt::Display for StaleReason {
             ),
             StaleReason::PrerequisiteUnverified { name, recorded } => write!(
                 f,
-                "prerequisite {} not verified: recorded {}, not observed now (pass it with --env or --env-cmd; a check never runs a recorded command)",
+                "prerequisite {} not verified: recorded {}, not observed now (give its value, or the command that observes it; a check never runs a recorded command)",
                 quote(name),
                 shown_value(Some(recorded))
             ),

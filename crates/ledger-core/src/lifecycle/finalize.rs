@@ -101,12 +101,12 @@ pub fn finalize_check(
     };
     if validation.verdict != Verdict::Pass {
         return Err(refused(
-            "its last verdict is FAIL; finalization needs a PASS (ledger validate record --verdict PASS)",
+            "its last verdict is FAIL; finalization needs a recorded validation PASS",
         ));
     }
     if validation.directory.is_empty() {
         return Err(refused(
-            "its verdict was recorded without the validated directory; record it again with ledger validate record",
+            "its verdict was recorded without the validated directory; record the validation again",
         ));
     }
     let registry = workspace_paths(expected)?;

@@ -317,7 +317,7 @@ fn check_exclusion(
     if let Some(relative) = below(&folded, &directory) {
         if !phase_record {
             return refuse(
-                "inside the change directory only phase records (--phase-record, one file each) are excluded"
+                "inside the change directory only the phase records named as such (one file each) are excluded"
                     .to_owned(),
             );
         }
@@ -542,7 +542,7 @@ fn check_delivery(change: &ChangeSet, request: &ValidationRequest) -> Result<()>
     match &request.no_delivery {
         Some(reason) if reason.trim().is_empty() => Err(Error::InvalidArgument {
             message: format!(
-                "declaring that change {} has no delivery files needs the reason (--no-delivery REASON)",
+                "declaring that change {} has no delivery files needs the reason",
                 quote(&change.change)
             ),
         }),
@@ -573,7 +573,7 @@ pub fn record_validation(
     if request.source.trim().is_empty() {
         return Err(Error::InvalidArgument {
             message: format!(
-                "a verdict on change {} needs the observed source of the decision (--source)",
+                "a verdict on change {} needs the observed source of the decision",
                 quote(&change.change)
             ),
         });
@@ -716,7 +716,7 @@ pub(crate) fn recorded_validation(
     let (Some(record), Some(mut validation)) = (head, envelope.validation) else {
         return Err(Error::NotValidated {
             change: change.change.clone(),
-            reason: "its envelope records no verdict (ledger validate record)".to_owned(),
+            reason: "its envelope records no verdict; record a validation first".to_owned(),
         });
     };
     // Records are input: a stored inventory must be what an expansion gives.

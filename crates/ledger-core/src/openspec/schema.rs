@@ -93,7 +93,7 @@ pub fn read_recorded_path(workspace: &Utf8Path, path: &str) -> Result<ArtifactGr
         return Err(Error::InvalidArgument {
             message: format!(
                 "the approvals were made with the schema file '{}' outside the workspace, \
-                 which ledger does not read on a record's word; pass --schema with it",
+                 which ledger does not read on a record's word; name that schema file again",
                 crate::quote::escape(path.as_bytes())
             ),
         });
@@ -162,7 +162,7 @@ pub fn resolve_name(
         None => Err(Error::UnknownSchema {
             name: name.to_owned(),
             origin: match origin {
-                NameOrigin::Caller => "--schema".to_owned(),
+                NameOrigin::Caller => "the caller".to_owned(),
                 NameOrigin::File(file) => file.to_owned(),
                 NameOrigin::Recorded => "the recorded approvals".to_owned(),
                 NameOrigin::Default => "OpenSpec's default".to_owned(),

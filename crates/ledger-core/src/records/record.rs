@@ -50,7 +50,7 @@ impl Scope {
         if self.paths.contains(&path) || self.task_rule(&path).is_some() {
             return Err(Error::InvalidArgument {
                 message: format!(
-                    "the record file {} is named by the scope (a --path or --tasks): a record cannot be part of its own set; write it elsewhere",
+                    "the record file {} is named by the scope (an exact path or a Tasks file): a record cannot be part of its own set; write it elsewhere",
                     crate::quote::quote(path.as_str())
                 ),
             });

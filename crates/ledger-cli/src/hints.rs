@@ -1,0 +1,67 @@
+//! The CLI's words for what the core says in the domain's.
+//!
+//! The core's messages are read through every door (CLI, Python, Node), so they
+//! name no flag: "declare it as a repository of the scope", not "--repo". Where
+//! the flag is what a CLI user needs next, the CLI prints one `hint:` line after
+//! its `error[<code>]: <message>` line; this module is the one table of them.
+//! Most hints are keyed by the error's variant alone. `invalid-argument` covers
+//! many causes, so its hints are keyed by a phrase of the core's message as
+//! well; `tests/cli.rs` provokes each of those, so a reworded core message
+//! cannot silently lose its hint.
+
+use ledger_core::Error;
+
+/// `invalid-argument` hints: a phrase of the core's message, and the hint.
+const INVALID_ARGUMENT: &[(&str, &str)] = &[
+    (
+        "is named by the scope (an exact path or a Tasks file)",
+        "the record file is named by --path or --tasks; give --out another file",
+    ),
+    (
+        "cannot be normalized as a Tasks file",
+        "drop --tasks for a gate; list the file with --root or --path",
+    ),
+    (
+        "only the phase records named as such",
+        "name a phase record with --phase-record, not --exclude",
+    ),
+    (
+        "on a record's word; name that schema file again",
+        "give the schema file with --schema PATH",
+    ),
+];
+
+/// The hint line (without `hint: `) the CLI prints after `e`, if any.
+pub fn hint(e: &Error) -> Option<&'static str> {
+    Some(match e {
+        Error::NestedRepository { .. } => "declare it with --repo, or exclude it with --exclude",
+        Error::Git { message, .. } if message.starts_with("not a Git repository (declared") => {
+            "check the --repo path"
+        }
+        Error::GitEnvironment { .. } => "name the workspace with --workspace",
+        Error::UnknownSchema { .. } => "give the schema file with --schema PATH",
+        Error::MissingSource { .. } => "give the source with --source",
+        Error::AbsentArtifact { .. } => "approve it as absent with --absent",
+        Error::NoDelivery { .. } => {
+            "name the delivery with --root or --path, or declare none with --no-delivery REASON"
+        }
+        Error::UnknownChange { .. } => "`ledger status` lists what is recorded",
+        Error::NotValidated { .. } => "record a verdict with `ledger validate record`",
+        Error::InvalidArgument { message } => {
+            return INVALID_ARGUMENT
+                .iter()
+                .find(|(phrase, _)| message.contains(phrase))
+                .map(|(_, hint)| *hint);
+        }
+        _ => return None,
+    })
+}
+
+/// Prints `e` as the CLI reports every error: `error[<code>]: <message>` on
+/// stderr, then its hint line when it has one.
+pub fn print_error(e: &Error) {
+    eprintln!("error[{}]: {e}", e.code());
+    if let Some(hint) = hint(e) {
+        eprintln!("hint: {hint}");
+    }
+}
