@@ -307,9 +307,7 @@ pub fn run_validate(command: ValidateCommand) -> Result<(String, ExitCode), Erro
             request.repositories = args.repos;
             request.roots = args.roots;
             request.paths = args.paths;
-            request.exclusions = (args.excludes.into_iter())
-                .map(|p| (p, Some(crate::scope_args::EXCLUDE_REASON.to_owned())))
-                .collect();
+            request.exclusions = (args.excludes.into_iter()).map(|p| (p, None)).collect();
             request.instructions = args.instructions;
             request.phase_records = args.phase_records;
             request.no_delivery = args.no_delivery;

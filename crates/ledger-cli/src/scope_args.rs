@@ -8,11 +8,6 @@ use ledger_core::{
     tasks::TaskRule,
 };
 
-/// The reason the CLI records for `--exclude P`: its own words, passed to the
-/// core explicitly (the core's default names no flag), so that records the CLI
-/// makes stay what they always were.
-pub const EXCLUDE_REASON: &str = "excluded with --exclude";
-
 /// The flags that declare a scope (docs/records.md, `scope`).
 #[derive(Args)]
 pub struct ScopeArgs {
@@ -68,11 +63,7 @@ impl ScopeArgs {
             repositories: self.repos.clone(),
             roots: self.roots.clone(),
             paths: self.paths.clone(),
-            exclusions: self
-                .excludes
-                .iter()
-                .map(|p| (p.clone(), Some(EXCLUDE_REASON.to_owned())))
-                .collect(),
+            exclusions: self.excludes.iter().map(|p| (p.clone(), None)).collect(),
             tasks: self.tasks.clone(),
             purpose: self.purpose.clone().unwrap_or_default(),
         };

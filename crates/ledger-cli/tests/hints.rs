@@ -62,7 +62,7 @@ fn an_error_without_a_hint_is_one_line() {
 }
 
 #[test]
-fn exclude_records_the_cli_s_reason() {
+fn exclude_records_the_reason_every_door_records() {
     let s = sample_checkout();
     let record: serde_json::Value = serde_json::from_str(&stdout(
         &s.ledger(&s.w(), &["inventory", "--exclude", "src"]),
@@ -70,7 +70,7 @@ fn exclude_records_the_cli_s_reason() {
     .unwrap();
     assert_eq!(
         record["scope"]["exclusions"][1],
-        serde_json::json!({"path": "src", "reason": "excluded with --exclude"})
+        serde_json::json!({"path": "src", "reason": ledger_core::expand::DEFAULT_EXCLUSION_REASON})
     );
 }
 

@@ -222,7 +222,7 @@ pub struct LogEntry {
 }
 
 /// The chain of a change's state records, newest first, each with what it
-/// changed. Normal reads never need it ([`current_state`] reads the head only);
+/// changed. Normal reads never need it ([`current_state`](crate::approval::current_state) reads the head only);
 /// it is for investigating a concrete discrepancy. A missing or corrupt record
 /// on the way ends the walk with its error.
 pub fn state_log(store: &Store, change: &str) -> Result<Vec<LogEntry>> {

@@ -16,10 +16,10 @@ pub const STORE_DIR: &str = ".ledger";
 pub const STORE_EXCLUSION_REASON: &str =
     "ledger's own record store: its records describe inventories and cannot be part of them";
 
-/// The reason recorded for an exclusion given without one. It names no front
-/// door's spelling: a door that records its own words (the CLI's
-/// `"excluded with --exclude"`) passes them as the reason. Gate evidence
-/// compares scopes exactly, reasons included.
+/// The reason recorded for an exclusion given without one, by every door (the
+/// CLI's `--exclude`, a Python or Node `exclude` of bare paths): one text that
+/// names no door's spelling, so that the same declaration through any door is
+/// the same scope — gate evidence compares scopes exactly, reasons included.
 pub const DEFAULT_EXCLUSION_REASON: &str = "excluded by the caller";
 
 /// A path or directory root removed from the candidates, with the reason a

@@ -112,7 +112,7 @@ pub const KILL_GRACE: Duration = Duration::from_secs(2);
 /// of `env`, `timeout` and `xargs`: `125` when ledger itself failed, `126`
 /// when the command was found but cannot be executed, `127` when it was not
 /// found. The gate's own status (0–255, or 128+N when signal N killed it) is
-/// [`RunOutcome::exit_code`].
+/// [`RunOutcome::exit_code`](crate::gate::RunOutcome::exit_code).
 pub fn wrapper_exit_code(error: &Error) -> u8 {
     match error {
         Error::GateNotStarted {

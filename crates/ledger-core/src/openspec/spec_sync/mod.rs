@@ -5,10 +5,10 @@
 //! ledger keeps no copy of content, and the old baseline is gone after the
 //! archive, so the expectation is fixed when the PASS is recorded: for every
 //! capability the change has a delta for, [`apply`] (a port of OpenSpec
-//! 1.13.2's merge, [`merge`]) computes the bytes the archive would write from
+//! 1.13.2's merge, `merge`) computes the bytes the archive would write from
 //! the validated baseline and delta, and the PASS keeps their SHA-256 and, per
 //! requirement block, the header and a digest of the block ([`ExpectedSync`]).
-//! At finalization the baseline is judged against it ([`judge`]): the expected
+//! At finalization the baseline is judged against it (`judge`): the expected
 //! digest is an expected completion output; any other content is a new change
 //! naming the requirement headers that differ; an expectation ledger could not
 //! compute is `sync-unverified`, never clean.

@@ -54,7 +54,7 @@ impl Store {
 
     /// The bytes of the object `id`: `unreadable` when there is none,
     /// `corrupt-record` when its bytes do not hash to its name, `too-large`
-    /// past [`OBJECT_LIMIT`], `untrusted-store` as every store read.
+    /// past `OBJECT_LIMIT`, `untrusted-store` as every store read.
     pub fn read_object(&self, id: &Digest) -> Result<Vec<u8>> {
         let path = self.object_path(id);
         let missing = || unreadable(&path, "read object", io::ErrorKind::NotFound.into());
