@@ -6,8 +6,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use ledger_core::Interrupt;
 use ledger_core::door::{self, Case, Hooks};
+use ledger_core::gate::Interrupt;
 use pyo3::prelude::*;
 
 /// Runs `verb` with `options_json` on `workspace` (`None` for a free verb),

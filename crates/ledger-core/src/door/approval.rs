@@ -5,7 +5,11 @@ use serde::Deserialize;
 
 use super::openspec::change_options;
 use super::{Verb, Workspace};
-use crate::{ApprovalStatus, Binding, CurrentState, RecordId, Result, StartedFrom, WriteBasis};
+use crate::{
+    Result,
+    approval::{ApprovalStatus, Binding, CurrentState, StartedFrom, WriteBasis},
+    records::RecordId,
+};
 
 change_options! {
     /// Each artifact's approval: approved, unbound, changed (with the changed
@@ -15,7 +19,7 @@ change_options! {
 
 fn status(ws: &Workspace, options: StatusOptions) -> Result<ApprovalStatus> {
     let change = options.open(ws)?;
-    crate::status(ws.store(), &change)
+    crate::approval::status(ws.store(), &change)
 }
 
 change_options! {
@@ -49,7 +53,7 @@ change_options! {
 fn approve(ws: &Workspace, o: ApproveOptions) -> Result<Binding> {
     let change = o.open(ws)?;
     let basis = write_basis(o.reviewed.as_deref(), o.expected.as_deref())?;
-    let binding = crate::approve_with(
+    let binding = crate::approval::approve_with(
         ws.store(),
         &change,
         &o.artifact,
@@ -95,7 +99,7 @@ pub struct RetireOptions {
 
 fn retire(ws: &Workspace, o: RetireOptions) -> Result<RecordId> {
     let from = started_from(o.expected.as_deref())?;
-    crate::retire_from(ws.store(), &o.change, &o.reason, from.as_ref())
+    crate::approval::retire_from(ws.store(), &o.change, &o.reason, from.as_ref())
 }
 
 /// The state envelope a change's pointer names, and its record (`ledger state
@@ -108,7 +112,7 @@ pub struct CurrentStateOptions {
 }
 
 fn current_state(ws: &Workspace, o: CurrentStateOptions) -> Result<CurrentState> {
-    crate::current_state(ws.store(), &o.change).map(CurrentState::from)
+    crate::approval::current_state(ws.store(), &o.change).map(CurrentState::from)
 }
 
 /// The verbs of this file.

@@ -6,7 +6,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
 use super::{Verb, Workspace};
-use crate::{Fingerprint, Inventory, Result, Scope, ScopeLists, TaskRule};
+use crate::{
+    Result,
+    expand::{Fingerprint, Inventory, Scope, ScopeLists},
+    tasks::TaskRule,
+};
 
 /// A scope of the workspace: which files an inventory covers (docs/format.md
 /// §2; the CLI's scope flags). Lists that name no root, path or Tasks file

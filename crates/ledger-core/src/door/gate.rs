@@ -11,8 +11,12 @@ use serde::{Deserialize, Serialize};
 use super::expand::ScopeOptions;
 use super::{Bytes, Verb, Workspace};
 use crate::{
-    EVIDENCE_KIND, Echo, Error, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence,
-    Observations, Observe, RecordId, Result, RunOptions, RunOutcome,
+    Error, Result,
+    gate::{
+        EVIDENCE_KIND, Echo, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence,
+        Observations, Observe, RunOptions, RunOutcome,
+    },
+    records::RecordId,
 };
 
 /// The working directory of a gate command by default: the workspace.
@@ -56,7 +60,7 @@ fn spec(
 
 fn check_gate(ws: &Workspace, o: CheckGateOptions) -> Result<Freshness> {
     let spec = spec(ws, &o.name, o.argv, &o.cwd, &o.scope, o.prerequisites)?;
-    crate::check_gate(ws.store(), &spec)
+    crate::gate::check_gate(ws.store(), &spec)
 }
 
 /// What `ledger gate check` answers: whether the gate's latest evidence is
@@ -101,7 +105,7 @@ fn check_recorded_gate(ws: &Workspace, o: CheckRecordedGateOptions) -> Result<Fr
         command,
         prerequisites: o.prerequisites,
     };
-    crate::check_gate_query(&query)
+    crate::gate::check_gate_query(&query)
 }
 
 /// Reuses fresh evidence, or runs the command and records evidence whatever
@@ -172,7 +176,7 @@ fn run_gate(ws: &Workspace, o: RunGateOptions) -> Result<GateRun> {
         forward_signals: false,
         interrupt: ws.interrupt(),
     };
-    let outcome = crate::run_gate_with(ws.store(), &spec, &options)?;
+    let outcome = crate::gate::run_gate_with(ws.store(), &spec, &options)?;
     let exit_code = outcome.exit_code();
     Ok(GateRun { outcome, exit_code })
 }
@@ -186,7 +190,7 @@ pub struct LatestEvidenceOptions {
 }
 
 fn latest_evidence(ws: &Workspace, o: LatestEvidenceOptions) -> Result<Option<LatestEvidence>> {
-    Ok(crate::latest_evidence(ws.store(), &o.gate)?.map(LatestEvidence::from))
+    Ok(crate::gate::latest_evidence(ws.store(), &o.gate)?.map(LatestEvidence::from))
 }
 
 /// The output the gate's latest run kept (raw bytes, as the command wrote
@@ -201,7 +205,7 @@ pub struct GateOutputOptions {
 }
 
 fn gate_output(ws: &Workspace, o: GateOutputOptions) -> Result<Option<Bytes>> {
-    Ok(crate::gate_output(ws.store(), &o.gate)?.map(|kept| Bytes(kept.bytes)))
+    Ok(crate::gate::gate_output(ws.store(), &o.gate)?.map(|kept| Bytes(kept.bytes)))
 }
 
 /// The output one evidence record kept (raw bytes); `invalid-argument` for
@@ -218,7 +222,7 @@ fn evidence_output(ws: &Workspace, o: EvidenceOutputOptions) -> Result<Bytes> {
     let record = ws
         .store()
         .read_record_of_kind::<Evidence>(&id, EVIDENCE_KIND)?;
-    let kept = crate::evidence_output(ws.store(), id, &record.body)?;
+    let kept = crate::gate::evidence_output(ws.store(), id, &record.body)?;
     Ok(Bytes(kept.bytes))
 }
 

@@ -12,8 +12,10 @@ use super::approval::{started_from, write_basis};
 use super::openspec::change_options;
 use super::{Verb, Workspace};
 use crate::{
-    Check, CurrentState, Finalization, GatePrerequisites, LogEntry, Observe, Result, StatePatch,
-    TaskIds, ValidationCheck, ValidationRequest, Verdict,
+    Result,
+    approval::{Check, CurrentState, LogEntry, StatePatch, TaskIds, Verdict},
+    gate::Observe,
+    lifecycle::{Finalization, GatePrerequisites, ValidationCheck, ValidationRequest},
 };
 
 change_options! {
@@ -83,7 +85,8 @@ fn advance_state(ws: &Workspace, o: AdvanceStateOptions) -> Result<CurrentState>
         next: o.next,
         tasks: task_ids(o.completed, o.remaining),
     };
-    let (record, state) = crate::advance_state(ws.store(), &change, &patch, expected.as_ref())?;
+    let (record, state) =
+        crate::approval::advance_state(ws.store(), &change, &patch, expected.as_ref())?;
     Ok(CurrentState {
         record: Some(record),
         state,
@@ -100,7 +103,7 @@ pub struct StateLogOptions {
 }
 
 fn state_log(ws: &Workspace, o: StateLogOptions) -> Result<Vec<LogEntry>> {
-    crate::state_log(ws.store(), &o.change)
+    crate::approval::state_log(ws.store(), &o.change)
 }
 
 change_options! {
@@ -166,7 +169,7 @@ fn record_validation(ws: &Workspace, o: RecordValidationOptions) -> Result<Curre
     request.no_delivery = o.no_delivery;
     request.basis = write_basis(o.reviewed.as_deref(), o.expected.as_deref())?;
     request.gates_observing(ws.path(), &o.gates, &o.gate_prerequisites)?;
-    let (record, state) = crate::record_validation(ws.store(), &change, &request)?;
+    let (record, state) = crate::lifecycle::record_validation(ws.store(), &change, &request)?;
     Ok(CurrentState {
         record: Some(record),
         state,
@@ -187,7 +190,7 @@ change_options! {
 
 fn check_validation(ws: &Workspace, o: CheckValidationOptions) -> Result<ValidationCheck> {
     let change = o.open(ws)?;
-    crate::check_validation_with(ws.store(), &change, &o.gate_prerequisites)
+    crate::lifecycle::check_validation_with(ws.store(), &change, &o.gate_prerequisites)
 }
 
 change_options! {
@@ -202,7 +205,7 @@ change_options! {
 
 fn finalize_check(ws: &Workspace, o: FinalizeCheckOptions) -> Result<Finalization> {
     let change = o.open(ws)?;
-    crate::finalize_check(ws.store(), &change, &o.expect)
+    crate::lifecycle::finalize_check(ws.store(), &change, &o.expect)
 }
 
 /// Every verb of this file, for the registry in door/mod.rs.
@@ -222,7 +225,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::task_ids;
-    use crate::TaskIds;
+    use crate::approval::TaskIds;
     use crate::door::{Case, Hooks, respond};
 
     fn call(dir: &tempfile::TempDir, verb: &str, options: Value, case: Case) -> Value {

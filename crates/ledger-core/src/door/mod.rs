@@ -45,7 +45,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::{ChangeSet, DEFAULT_CHANGES_ROOT, Error, Interrupt, Result, Scope, Store};
+use crate::{
+    Error, Result,
+    expand::Scope,
+    gate::Interrupt,
+    openspec::{ChangeSet, DEFAULT_CHANGES_ROOT},
+    records::Store,
+};
 
 mod case;
 mod schema;
@@ -398,18 +404,21 @@ pub fn description() -> Value {
 
 /// The values both doors export under the same names (with a doc each).
 fn constants(errors: &[&str]) -> Value {
-    let rules: Vec<&str> = crate::TaskRule::ALL.iter().map(|r| r.as_str()).collect();
+    let rules: Vec<&str> = crate::tasks::TaskRule::ALL
+        .iter()
+        .map(|r| r.as_str())
+        .collect();
     let constant = |value: Value, doc: &str| json!({ "value": value, "doc": doc });
     json!({
-        "DEFAULT_CHANGES_ROOT": constant(json!(crate::DEFAULT_CHANGES_ROOT), "Where OpenSpec changes live, relative to the workspace, unless a verb is told otherwise."),
-        "DEFAULT_EXCLUSION_REASON": constant(json!(crate::DEFAULT_EXCLUSION_REASON), "The reason recorded for an exclusion given without one."),
-        "DEFAULT_SCHEMA": constant(json!(crate::DEFAULT_SCHEMA), "The artifact schema OpenSpec uses when nothing names one."),
+        "DEFAULT_CHANGES_ROOT": constant(json!(crate::openspec::DEFAULT_CHANGES_ROOT), "Where OpenSpec changes live, relative to the workspace, unless a verb is told otherwise."),
+        "DEFAULT_EXCLUSION_REASON": constant(json!(crate::expand::DEFAULT_EXCLUSION_REASON), "The reason recorded for an exclusion given without one."),
+        "DEFAULT_SCHEMA": constant(json!(crate::openspec::DEFAULT_SCHEMA), "The artifact schema OpenSpec uses when nothing names one."),
         "ERROR_CODES": constant(json!(errors), "Every code a LedgerError can carry (the core's, and `panic`)."),
-        "FORMAT_V1": constant(json!(crate::FORMAT_V1), "The prefix of the v1 fingerprint stream (docs/format.md)."),
-        "MAX_THREADS": constant(json!(crate::MAX_THREADS), "The most reader threads `set_threads` accepts."),
-        "RECORD_FORMAT": constant(json!(crate::RECORD_FORMAT), "The `format` of an inventory record."),
-        "RECORD_VERSION": constant(json!(crate::RECORD_VERSION), "The `version` of the inventory records this version writes."),
-        "STORE_DIR": constant(json!(crate::STORE_DIR), "The record store's directory in a workspace (always excluded from scopes)."),
+        "FORMAT_V1": constant(json!(crate::expand::FORMAT_V1), "The prefix of the v1 fingerprint stream (docs/format.md)."),
+        "MAX_THREADS": constant(json!(crate::expand::MAX_THREADS), "The most reader threads `set_threads` accepts."),
+        "RECORD_FORMAT": constant(json!(crate::records::RECORD_FORMAT), "The `format` of an inventory record."),
+        "RECORD_VERSION": constant(json!(crate::records::RECORD_VERSION), "The `version` of the inventory records this version writes."),
+        "STORE_DIR": constant(json!(crate::expand::STORE_DIR), "The record store's directory in a workspace (always excluded from scopes)."),
         "TASK_RULES": constant(json!(rules), "The names of the task rules, in order (docs/format.md §4)."),
     })
 }

@@ -9,8 +9,11 @@ use serde::Deserialize;
 
 use super::{Verb, Workspace};
 use crate::{
-    Artifact, ArtifactGraph, ChangeSet, ChangeTasks, DEFAULT_CHANGES_ROOT, Error, Inventory,
-    Result, SchemaSource, Scope, TaskRule,
+    Error, Result,
+    approval::ChangeTasks,
+    expand::{Inventory, Scope},
+    openspec::{Artifact, ArtifactGraph, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaSource},
+    tasks::TaskRule,
 };
 
 /// Declares the options struct of a verb about one change: `change` first
@@ -45,7 +48,7 @@ macro_rules! change_options {
             /// approval recorded, else the schema's, else `openspec/config.yaml`'s,
             /// else `task-checkbox-v1`.
             #[serde(default)]
-            pub task_rule: Option<crate::TaskRule>,
+            pub task_rule: Option<crate::tasks::TaskRule>,
             /// An artifact graph to use instead of a schema (as `artifact_graph`
             /// returns it). Not together with `schema`.
             #[serde(default)]
@@ -55,7 +58,7 @@ macro_rules! change_options {
 
         impl $name {
             /// The change these options name, opened in `ws`.
-            fn open(&self, ws: &crate::door::Workspace) -> crate::Result<crate::ChangeSet> {
+            fn open(&self, ws: &crate::door::Workspace) -> crate::Result<crate::openspec::ChangeSet> {
                 crate::door::openspec::open_change(
                     ws,
                     &self.change,
@@ -86,7 +89,7 @@ pub(crate) fn open_change(
     task_rule: Option<TaskRule>,
     graph: Option<&GraphSpec>,
 ) -> Result<ChangeSet> {
-    let mut set = match (schema, graph) {
+    let set = match (schema, graph) {
         (Some(_), Some(_)) => {
             return Err(Error::InvalidArgument {
                 message: "give either `schema` (a name or a path) or `graph`, not both".to_owned(),
@@ -97,8 +100,7 @@ pub(crate) fn open_change(
         }
         (schema, None) => ws.change(change, Some(changes_root), schema)?,
     };
-    set.chosen_task_rule = task_rule;
-    Ok(set)
+    Ok(set.with_task_rule(task_rule))
 }
 
 /// An artifact graph given by the caller: what `artifact_graph` returns,

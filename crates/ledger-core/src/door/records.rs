@@ -8,7 +8,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Verb;
-use crate::{Error, Inventory, InventoryRecord, Observed, Result};
+use crate::{
+    Error, Result,
+    expand::Inventory,
+    records::{InventoryRecord, Observed},
+};
 
 /// An inventory the caller passed back, checked as strictly as a record is
 /// read (entries in order, each once, reproducing the fingerprint; a valid

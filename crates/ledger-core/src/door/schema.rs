@@ -9,7 +9,12 @@ use base64::engine::general_purpose::STANDARD;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{Entry, Fingerprint, RecordId, TaskRule, WorkspacePath};
+use crate::{
+    WorkspacePath,
+    expand::{Entry, Fingerprint},
+    records::RecordId,
+    tasks::TaskRule,
+};
 
 /// A schema named `name`: a string described by `description`, matching
 /// `pattern` when there is one.

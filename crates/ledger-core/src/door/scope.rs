@@ -10,7 +10,11 @@ use serde::Deserialize;
 use super::expand::ScopeOptions;
 use super::records::checked_inventory;
 use super::{Verb, Workspace};
-use crate::{Comparison, DisplayPath, Entry, Error, Fingerprint, Inventory, Result, Scope};
+use crate::{
+    DisplayPath, Error, Result,
+    expand::{Entry, Fingerprint, Inventory, Scope},
+    records::Comparison,
+};
 
 /// The scope as an expansion would cover it: the workspace made absolute, the
 /// default repository filled in, the store exclusion present.
@@ -68,7 +72,7 @@ fn fingerprint_entries(o: FingerprintEntriesOptions) -> Result<Fingerprint> {
     let entries = (o.entries.iter())
         .map(|e| Entry::from_parts(&e.path, &e.kind, &e.mode, &e.digest))
         .collect::<Result<Vec<Entry>>>()?;
-    crate::fingerprint_entries(entries)
+    crate::expand::fingerprint_entries(entries)
 }
 
 /// A fingerprint in its one canonical form (`sha256:` and 64 lowercase hex
@@ -94,7 +98,7 @@ pub struct WorktreeRootOptions {
 }
 
 fn worktree_root(o: WorktreeRootOptions) -> Result<Option<String>> {
-    let Some(root) = crate::worktree_root(Path::new(&o.path))? else {
+    let Some(root) = crate::expand::worktree_root(Path::new(&o.path))? else {
         return Ok(None);
     };
     root.into_os_string().into_string().map(Some).map_err(|p| {

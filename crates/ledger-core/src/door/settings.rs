@@ -13,7 +13,7 @@ use crate::Result;
 pub struct ThreadsOptions {}
 
 fn threads(_: ThreadsOptions) -> Result<usize> {
-    Ok(crate::threads())
+    Ok(crate::expand::threads())
 }
 
 /// Sets the number of threads every later call uses (`0`: one per core;
@@ -27,7 +27,7 @@ pub struct SetThreadsOptions {
 }
 
 fn set_threads(o: SetThreadsOptions) -> Result<()> {
-    crate::set_threads(o.count)
+    crate::expand::set_threads(o.count)
 }
 
 /// Whether calls use the digest cache now.
@@ -36,7 +36,7 @@ fn set_threads(o: SetThreadsOptions) -> Result<()> {
 pub struct DigestCacheEnabledOptions {}
 
 fn digest_cache_enabled(_: DigestCacheEnabledOptions) -> Result<bool> {
-    Ok(crate::digest_cache_enabled())
+    Ok(crate::expand::digest_cache_enabled())
 }
 
 /// Turns the digest cache in `.ledger/` on or off for every later call in
@@ -51,7 +51,7 @@ pub struct SetDigestCacheOptions {
 }
 
 fn set_digest_cache(o: SetDigestCacheOptions) -> Result<()> {
-    crate::set_digest_cache(o.enabled);
+    crate::expand::set_digest_cache(o.enabled);
     Ok(())
 }
 
@@ -91,7 +91,7 @@ mod tests {
             json!(-1),
             json!(1.5),
             json!("4"),
-            json!(crate::MAX_THREADS + 1),
+            json!(crate::expand::MAX_THREADS + 1),
         ] {
             let reply = free("set_threads", json!({ "count": bad }));
             assert_eq!(reply["error"]["code"], "invalid-argument", "{bad}: {reply}");

@@ -6,7 +6,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Verb, Workspace};
-use crate::{RecordId, RefHead, Result, StoreReport, StoredRecord};
+use crate::{
+    Result,
+    records::{RecordId, RefHead, StoreReport, StoredRecord},
+};
 
 /// What `store_check` finds, and whether the store is clean.
 #[derive(Debug, Serialize, JsonSchema)]

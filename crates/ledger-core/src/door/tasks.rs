@@ -5,7 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Bytes, Verb};
-use crate::{Result, TaskRule, Tasks};
+use crate::{
+    Result,
+    tasks::{TaskRule, Tasks},
+};
 
 /// The payload a Tasks file is hashed with under `rule`: under
 /// `task-checkbox-v1` (the default) every canonical checked task
@@ -22,7 +25,7 @@ pub struct NormalizeTasksOptions {
 }
 
 fn normalize_tasks(o: NormalizeTasksOptions) -> Result<Bytes> {
-    Ok(Bytes(crate::normalize_tasks_with(&o.data.0, o.rule)))
+    Ok(Bytes(crate::tasks::normalize_tasks_with(&o.data.0, o.rule)))
 }
 
 /// The tasks of the Tasks file at `path` under `rule`: id, done, line and
@@ -40,7 +43,7 @@ pub struct ReadTasksOptions {
 }
 
 fn read_tasks(o: ReadTasksOptions) -> Result<Tasks> {
-    crate::read_tasks_file(std::path::Path::new(&o.path), o.rule)
+    crate::tasks::read_tasks_file(std::path::Path::new(&o.path), o.rule)
 }
 
 /// The tasks of a Tasks file's bytes under `rule` (as `read_tasks`).
@@ -55,7 +58,7 @@ pub struct ReadTasksBytesOptions {
 }
 
 fn read_tasks_bytes(o: ReadTasksBytesOptions) -> Result<Tasks> {
-    Ok(crate::read_tasks(&o.data.0, o.rule))
+    Ok(crate::tasks::read_tasks(&o.data.0, o.rule))
 }
 
 /// Every verb of this file, for the registry in door/mod.rs.
@@ -96,7 +99,7 @@ mod tests {
         let bytes = STANDARD.decode(default["ok"].as_str().unwrap()).unwrap();
         assert_eq!(
             bytes,
-            crate::normalize_tasks_with(TASKS, crate::TaskRule::TaskCheckboxV1)
+            crate::tasks::normalize_tasks_with(TASKS, crate::tasks::TaskRule::TaskCheckboxV1)
         );
         let openspec = free(
             "normalize_tasks",
