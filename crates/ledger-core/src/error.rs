@@ -20,7 +20,7 @@ pub type GitSource = Box<dyn std::error::Error + Send + Sync + 'static>;
 pub struct DisplayPath(pub String);
 
 impl DisplayPath {
-    /// Renders raw bytes with ledger's one quoting ([`crate::escape`]): bytes
+    /// Renders raw bytes with ledger's one quoting ([`crate::quote::escape`]): bytes
     /// that are not UTF-8, control characters and characters that reorder or
     /// break a line are escaped, so that the message is one readable line and
     /// two different names never read the same.
@@ -317,7 +317,7 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// The same path given twice to [`crate::fingerprint_entries`].
+    /// The same path given twice to [`crate::expand::fingerprint_entries`].
     #[error("entry {path} is listed twice")]
     DuplicateEntry {
         /// The repeated path.

@@ -9,7 +9,13 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 
 use camino::Utf8Path;
-use ledger_core::*;
+use ledger_core::approval::*;
+use ledger_core::expand::*;
+use ledger_core::gate::*;
+use ledger_core::lifecycle::*;
+use ledger_core::openspec::*;
+use ledger_core::records::*;
+use ledger_core::{Error, Result, WorkspacePath};
 use ledger_testkit::{Git, utf8};
 
 /// Codes that only a front door constructs, and the test that covers them.

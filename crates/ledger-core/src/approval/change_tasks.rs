@@ -33,7 +33,7 @@ const DEFAULT_TRACKED: &str = "tasks.md";
 
 impl ChangeSet {
     /// Reads the change's tracked Tasks file (the file of the tracked Tasks
-    /// artifact, [`crate::ArtifactGraph::tracked`], else `tasks.md`, in the
+    /// artifact, [`crate::openspec::ArtifactGraph::tracked`], else `tasks.md`, in the
     /// change's directory) under the rule [`ChangeSet::reading_task_rule`]
     /// picks with the state recorded in the workspace's store
     /// (`<workspace>/.ledger`; [`ChangeSet::tasks_in`] for another). A change

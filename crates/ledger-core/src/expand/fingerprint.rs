@@ -227,16 +227,16 @@ mod tests {
                 let path = WorkspacePath::new(path).ok()?;
                 let digest = Digest(digest);
                 let content = match kind {
-                    0 => crate::Content::File {
+                    0 => crate::expand::Content::File {
                         executable: false,
                         digest,
                     },
-                    1 => crate::Content::File {
+                    1 => crate::expand::Content::File {
                         executable: true,
                         digest,
                     },
-                    2 => crate::Content::Symlink { digest },
-                    _ => crate::Content::Missing,
+                    2 => crate::expand::Content::Symlink { digest },
+                    _ => crate::expand::Content::Missing,
                 };
                 Some(Entry { path, content })
             },

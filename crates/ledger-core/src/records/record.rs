@@ -56,7 +56,8 @@ impl Scope {
             });
         }
         let selected = self.roots.iter().any(|root| path.is_within(root));
-        if selected && !self.is_excluded(path.as_str()) && !path.is_within(crate::STORE_DIR) {
+        if selected && !self.is_excluded(path.as_str()) && !path.is_within(crate::expand::STORE_DIR)
+        {
             self.exclude(path.as_str(), OWN_RECORD_REASON)?;
         }
         Ok(())
@@ -569,7 +570,7 @@ mod tests {
         let mut inventory = record.inventory();
         inventory
             .scope
-            .add_tasks_with("t.md", crate::TaskRule::OpenspecCheckbox)
+            .add_tasks_with("t.md", crate::tasks::TaskRule::OpenspecCheckbox)
             .unwrap();
         record = InventoryRecord::new(inventory, Observed::default());
         assert_eq!(record.version, TASK_RULES_VERSION);

@@ -196,7 +196,7 @@ impl OpenspecNormalizer {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
-    use crate::TaskRule;
+    use crate::tasks::TaskRule;
     use crate::tasks::normalize::{HashOutput, normalize_tasks_with};
     use crate::tasks::reference::reference_openspec;
     use proptest::prelude::*;
