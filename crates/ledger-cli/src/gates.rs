@@ -132,7 +132,7 @@ impl GateArgs {
             Some(scope) => scope,
             None => self.scope.to_scope()?,
         };
-        let cwd = current_dir_in(&scope.resolve()?.workspace)?;
+        let cwd = current_dir_in(scope.resolve()?.workspace())?;
         GateSpec::new(
             &self.name,
             self.command.clone(),
@@ -149,14 +149,16 @@ impl GateArgs {
         // The caller's workspace: the one of the scope flags, else the default
         // (a scope file lies at or below it).
         let workspace = match (&self.scope_file, &scope) {
-            (None, Some(flags)) => flags.workspace.clone(),
+            (None, Some(flags)) => flags.workspace().to_owned(),
             _ => default_workspace()?,
         };
         let command = match self.command.is_empty() {
             true => None,
             false => {
-                let inputs = scope.as_ref().map_or(&workspace, |s| &s.workspace);
-                let cwd = current_dir_in(&Scope::new(inputs.clone()).resolve()?.workspace)?;
+                let inputs = scope
+                    .as_ref()
+                    .map_or(workspace.as_path(), |s| s.workspace());
+                let cwd = current_dir_in(Scope::new(inputs).resolve()?.workspace())?;
                 Some((self.command.clone(), cwd))
             }
         };

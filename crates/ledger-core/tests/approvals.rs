@@ -802,7 +802,7 @@ fn a_design_s_inline_html_links_are_materials() {
     repo.write("mocks/login.png", "png\n");
     repo.write("notes/why.md", "# Why\n");
     let scope = repo.change().scope("design").unwrap();
-    let paths: Vec<&str> = scope.paths.iter().map(|p| p.as_str()).collect();
+    let paths: Vec<&str> = scope.paths().iter().map(|p| p.as_str()).collect();
     assert_eq!(
         paths,
         [

@@ -112,7 +112,7 @@ fn resolved_scope_is_absolute_and_keeps_the_store_exclusion() {
     std::fs::create_dir_all(dir.path().join(".ledger")).unwrap();
     std::fs::write(dir.path().join(".ledger/record"), b"r").unwrap();
     let inv = Inventory::expand(&scope_of(&dir)).unwrap();
-    assert!(inv.scope.workspace.is_absolute());
+    assert!(inv.scope.workspace().is_absolute());
     assert_eq!(inv.walked_roots, ["."]);
     assert!(
         inv.entries

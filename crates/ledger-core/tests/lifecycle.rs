@@ -259,7 +259,7 @@ fn a_pass_needs_standing_approvals_and_fresh_gates() {
     assert_eq!(envelope.bindings.len(), 4);
     let scope = &validation.inventory.scope;
     assert_eq!(
-        scope.roots,
+        scope.roots(),
         [
             DIR,
             "openspec/specs/api/tokens",
@@ -268,7 +268,7 @@ fn a_pass_needs_standing_approvals_and_fresh_gates() {
         ]
     );
     assert!(scope.tasks().is_empty(), "the PASS hashes Tasks raw");
-    let excluded: Vec<&str> = scope.exclusions.iter().map(|e| e.path.as_str()).collect();
+    let excluded: Vec<&str> = scope.exclusions().iter().map(|e| e.path.as_str()).collect();
     assert_eq!(
         excluded,
         [
@@ -653,7 +653,13 @@ fn a_pass_names_its_delivery_or_records_why_there_is_none() {
         validation.no_delivery.as_deref(),
         Some("a planning-only change")
     );
-    assert!(!validation.inventory.scope.roots.contains(&"src".to_owned()));
+    assert!(
+        !validation
+            .inventory
+            .scope
+            .roots()
+            .contains(&"src".to_owned())
+    );
     let check = check_validation(&repo.store(), &repo.change()).unwrap();
     assert!(check.stands, "{check:?}");
     assert_eq!(check.no_delivery.as_deref(), Some("a planning-only change"));
@@ -763,7 +769,7 @@ fn nothing_the_pass_must_hold_is_excluded_under_any_spelling() {
     let excluded: Vec<&str> = validation
         .inventory
         .scope
-        .exclusions
+        .exclusions()
         .iter()
         .map(|e| e.path.as_str())
         .collect();

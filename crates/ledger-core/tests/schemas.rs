@@ -103,7 +103,7 @@ fn a_name_resolves_in_the_project_and_its_tracked_artifact_is_normalized() {
         normalized,
         [format!("{CHANGE}/todo/a.md"), format!("{CHANGE}/todo/b.md")]
     );
-    assert!(scope.paths.is_empty());
+    assert!(scope.paths().is_empty());
     // A built-in name, and one that is nowhere.
     assert_eq!(
         ids(&p.open(Some("spec-driven")).graph),
@@ -313,7 +313,7 @@ fn glob_sets_skip_dot_files_as_openspec_does() {
     p.write(&format!("{CHANGE}/specs/auth/.wip.md"), "draft\n");
     p.write(&format!("{CHANGE}/specs/auth/readme.txt"), "not markdown\n");
     let scope = p.open(None).scope("specs").unwrap();
-    let paths: Vec<&str> = scope.paths.iter().map(|p| p.as_str()).collect();
+    let paths: Vec<&str> = scope.paths().iter().map(|p| p.as_str()).collect();
     assert_eq!(
         paths,
         [
@@ -426,7 +426,7 @@ fn a_tracked_design_keeps_its_linked_materials() {
     p.write(&format!("{CHANGE}/flow.txt"), "a -> b\n");
     let change = p.open(Some("design-first"));
     let scope = change.scope("design").unwrap();
-    let paths: Vec<&str> = scope.paths.iter().map(|p| p.as_str()).collect();
+    let paths: Vec<&str> = scope.paths().iter().map(|p| p.as_str()).collect();
     assert_eq!(paths, [format!("{CHANGE}/flow.txt")]);
     p.approve_all(Some("design-first"));
     assert!(p.status(Some("design-first")).all_approved());

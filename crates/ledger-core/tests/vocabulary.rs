@@ -118,7 +118,7 @@ fn the_reasons_written_into_records_name_no_flag() {
         ..ScopeLists::default()
     };
     let scope = Scope::from_lists("/w", &lists).unwrap();
-    assert_eq!(scope.exclusions[1].reason, DEFAULT_EXCLUSION_REASON);
+    assert_eq!(scope.exclusions()[1].reason, DEFAULT_EXCLUSION_REASON);
     assert_eq!(DEFAULT_EXCLUSION_REASON, "excluded by the caller");
     for reason in [
         DEFAULT_EXCLUSION_REASON,
