@@ -1034,15 +1034,52 @@ def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
     """Runs ``verb``: an argument left at ``None`` is not sent (the core's default)."""
     sent = {key: value for key, value in options.items() if value is not None}
     try:
-        text = _json.dumps(sent, default=_unsendable)
+        text = _json.dumps(sent, default=_unsendable, ensure_ascii=False)
     except (TypeError, ValueError) as e:
         raise InvalidArgumentError(f"options of `{verb}` cannot be sent: {e}", "invalid-argument") from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        _refuse_non_utf8(verb, sent, "")
     reply = _json.loads(_ledger.call(workspace, verb, text))
     if "error" in reply:
         _raise(reply["error"])
     for warning in reply.get("warnings", ()):
         _warnings.warn(warning, UserWarning, stacklevel=3)
     return reply["ok"]
+
+
+def _refuse_non_utf8(verb: str, value: Any, path: str) -> None:
+    """A str with lone surrogates (an undecodable file name, `os.fsdecode`) has
+    no UTF-8 form: ledger records values byte-exactly, so it is refused,
+    naming the option and its bytes escaped as the core escapes them."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = "".join(_escaped(c) for c in value)
+            raise NonUtf8ValueError(
+                f"option `{path}` of `{verb}` is not valid UTF-8 ('{shown}'); ledger records "
+                "values byte-exactly and refuses to collapse this one into another",
+                "non-utf8-value",
+            ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_utf8(verb, key, path)
+            _refuse_non_utf8(verb, item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _refuse_non_utf8(verb, item, f"{path}[{i}]")
+
+
+def _escaped(c: str) -> str:
+    # An undecodable byte (surrogateescape) as octal, as the core shows it; a
+    # lone surrogate as the octal of its UTF-8 bytes; anything else as it is.
+    if "\udc80" <= c <= "\udcff":
+        return f"\\{ord(c) - 0xDC00:03o}"
+    if "\ud800" <= c <= "\udfff":
+        return "".join(f"\\{b:03o}" for b in c.encode("utf-8", "surrogatepass"))
+    return c
 
 
 def _unsendable(value: Any) -> Any:
