@@ -95,7 +95,7 @@ print(h.hexdigest())
 
 PY_BINDING = r"""
 import sys, time, ledger
-t = time.perf_counter(); fp = ledger.fingerprint(sys.argv[1]); dt = time.perf_counter() - t
+t = time.perf_counter(); fp = ledger.Workspace(sys.argv[1]).fingerprint(); dt = time.perf_counter() - t
 print(fp); print(dt)
 """
 

@@ -5,36 +5,36 @@
 //     node recover.js [WORKSPACE]     (compiled with examples/tsconfig.json)
 //
 // Reads only; exits 0. The same protocol in Python: examples/recover.py.
-import * as ledger from '@ledger/node'
+import { Workspace } from 'ledger-fingerprint'
 
-async function recover(workspace: string): Promise<void> {
-  const refs = (await new ledger.Store(workspace).refs()).map((r) => r.name)
+async function recover(path: string): Promise<void> {
+  const ws = new Workspace(path)
+  const refs = (await ws.refs()).map((r) => r.name)
   const changes = refs.filter((r) => r.startsWith('changes/')).map((r) => r.slice('changes/'.length))
   const gates = refs.filter((r) => r.startsWith('gates/')).map((r) => r.slice('gates/'.length))
   if (changes.length === 0) console.log('no change has recorded state')
   for (const change of changes) {
-    const options = { workspace, change }
-    const { record, state } = await ledger.currentState(options)
+    const { record, state } = await ws.currentState(change)
     console.log(`change ${change} (state record ${record})`)
-    const status = await ledger.status(options)
+    const status = await ws.status(change)
     for (const row of status.artifacts) {
-      const cause = row.reset_by.length > 0 ? ` (reset by ${row.reset_by.join(', ')})` : ''
+      const cause = row.resetBy.length > 0 ? ` (reset by ${row.resetBy.join(', ')})` : ''
       console.log(`  approval ${row.artifact}: ${row.state}${cause}`)
     }
     const stands = status.artifacts.every((a) => ['approved', 'archived', 'skipped'].includes(a.state))
-    console.log(`  all approvals stand: ${stands && status.schema_changed.length === 0}`)
+    console.log(`  all approvals stand: ${stands && status.schemaChanged.length === 0}`)
     console.log(`  role ${state.role || '-'}, outcome ${state.outcome || '-'}`)
-    console.log(`  tasks done ${JSON.stringify(state.tasks_completed)}, left ${JSON.stringify(state.tasks_remaining)}`)
+    console.log(`  tasks done ${JSON.stringify(state.tasksCompleted)}, left ${JSON.stringify(state.tasksRemaining)}`)
     for (const check of state.checks) console.log(`  check ${check.name}: ${check.result}`)
     for (const blocker of state.blockers) console.log(`  blocker: ${blocker}`)
     if (state.validation) {
       const v = state.validation
       console.log(`  validation ${v.verdict} on ${v.fingerprint} (${v.source})`)
     }
-    console.log(`  next outcome: ${state.next_outcome ?? '-'}`)
+    console.log(`  next outcome: ${state.nextOutcome ?? '-'}`)
   }
   for (const gate of gates) {
-    const freshness = await ledger.checkRecordedGate({ workspace, name: gate })
+    const freshness = await ws.checkRecordedGate(gate)
     const reasons = freshness.reasons.map((r) => r.reason).join(', ')
     console.log(`gate ${gate}: ${freshness.fresh ? 'fresh' : 'stale'}${reasons ? ` (${reasons})` : ''}`)
   }

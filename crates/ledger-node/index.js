@@ -1,16 +1,20 @@
-// The package's entry point: the loader napi generates (binding.js), which finds
-// the addon next to it (a build in a checkout) or in the platform package
-// (ledger-fingerprint-<platform>, an optional dependency), with an error that
-// says which platform package is missing and how to get it. The reexport stays
-// `module.exports = require(...)`, the form Node's CommonJS-to-ESM detection
-// follows, so `import { fingerprint } from 'ledger-fingerprint'` works.
+// The package's entry point. First the loader napi generates (binding.js),
+// which finds the addon next to it (a build in a checkout) or in the platform
+// package (ledger-fingerprint-<platform>, an optional dependency), with an
+// error that says which platform package is missing and how to get it; then
+// the typed API generated from the core's description (api.js: `Workspace`,
+// the free functions, `LedgerError`, `ErrorCode`), which calls the addon's one
+// `call`/`callSync`. The reexport stays `module.exports = require(...)`, the
+// form Node's CommonJS-to-ESM detection follows, so
+// `import { Workspace } from 'ledger-fingerprint'` works.
 'use strict'
 
 try {
-  module.exports = require('./binding.js')
+  require('./binding.js')
 } catch (err) {
   throw missingBinding(err)
 }
+module.exports = require('./api.js')
 
 /** The napi platform name of this process (`linux-x64-gnu`, …), as binding.js picks it. */
 function platformName() {
@@ -33,7 +37,7 @@ function missingBinding(cause) {
   const name = `${pkg.name}-${platform}`
   const build =
     'build the addon in a checkout of the repository: ' +
-    '`cd crates/ledger-node && npm ci && npx napi build --platform --release --features napi --js binding.js`'
+    '`cd crates/ledger-node && npm ci && npm run build`'
   const prebuilt = Object.keys(pkg.optionalDependencies || {})
   let message
   if (isInstalled(name)) {

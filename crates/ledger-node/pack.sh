@@ -21,7 +21,7 @@ test -x "$napi" || { echo "pack.sh: $napi is missing: run npm ci in $here" >&2; 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 # -L: the license files are links to the repository's.
-cp -L "$here"/{package.json,index.js,binding.js,index.d.ts,README.md,prepack.js,LICENSE-MIT,LICENSE-APACHE} "$stage/"
+cp -L "$here"/{package.json,index.js,api.js,binding.js,index.d.ts,README.md,prepack.js,LICENSE-MIT,LICENSE-APACHE} "$stage/"
 cp -rL "$here/npm" "$stage/npm"
 mkdir "$stage/artifacts"
 for platform_dir in "$stage"/npm/*/; do

@@ -21,7 +21,7 @@ step "the addon as published (release, no test hooks)"
 addon="$NODE_CRATE/ledger.linux-x64-gnu.node"
 if [ ! -f "$addon" ] || [ -n "$(find "$ROOT/crates/ledger-core/src" "$NODE_CRATE/src" \
   "$ROOT/Cargo.lock" "$ROOT"/Cargo.toml "$ROOT"/crates/*/Cargo.toml -newer "$addon" -print -quit)" ]; then
-  (cd "$NODE_CRATE" && npx napi build --platform --release --manifest-path Cargo.toml --features napi --js binding.js)
+  (cd "$NODE_CRATE" && npm run build --silent)
 fi
 node -e '
   const addon = require(process.argv[1])
@@ -46,7 +46,7 @@ const [main, platform, crate] = process.argv.slice(2)
 const list = (t) => execFileSync('tar', ['tzf', t], { encoding: 'utf8' }).trim().split('\n').sort()
 const manifest = (t) => JSON.parse(execFileSync('tar', ['xzf', t, '-O', 'package/package.json'], { encoding: 'utf8' }))
 const file = (t, f) => execFileSync('tar', ['xzf', t, '-O', `package/${f}`], { maxBuffer: 1 << 28 })
-assert.deepEqual(list(main), ['LICENSE-APACHE', 'LICENSE-MIT', 'README.md', 'binding.js', 'index.d.ts', 'index.js', 'package.json'].map((f) => `package/${f}`))
+assert.deepEqual(list(main), ['LICENSE-APACHE', 'LICENSE-MIT', 'README.md', 'api.js', 'binding.js', 'index.d.ts', 'index.js', 'package.json'].map((f) => `package/${f}`))
 assert.deepEqual(list(platform), ['LICENSE-APACHE', 'LICENSE-MIT', 'README.md', 'ledger.linux-x64-gnu.node', 'package.json'].map((f) => `package/${f}`))
 const m = manifest(main)
 const p = manifest(platform)
@@ -56,7 +56,7 @@ assert.equal(p.version, m.version)
 assert.deepEqual([p.os, p.cpu, p.libc], [['linux'], ['x64'], ['glibc']])
 assert.equal(m.license, 'MIT OR Apache-2.0')
 assert.equal(p.license, m.license)
-for (const f of ['index.js', 'binding.js', 'index.d.ts', 'README.md']) {
+for (const f of ['index.js', 'api.js', 'binding.js', 'index.d.ts', 'README.md']) {
   assert.ok(file(main, f).equals(fs.readFileSync(`${crate}/${f}`)), `${f} is packed as committed`)
 }
 assert.ok(file(platform, 'ledger.linux-x64-gnu.node').equals(fs.readFileSync(`${crate}/ledger.linux-x64-gnu.node`)))

@@ -65,7 +65,7 @@ body = meta.get_payload()
 need("import ledger" in body, "the description does not show `import ledger`")
 for inside in ("./crates/ledger-py", "make python-test", "ci.sh"):
     need(inside not in body, f"the description says {inside!r}, which only works in the repository")
-need({"ledger/__init__.py", "ledger/_ledger.pyi", "ledger/py.typed", "ledger/_ledger.abi3.so"} <= set(names), "files")
+need({"ledger/__init__.py", "ledger/_api.py", "ledger/_ledger.pyi", "ledger/py.typed", "ledger/_ledger.abi3.so"} <= set(names), "files")
 print("wheel: metadata ok:", meta["Name"], meta["Version"], meta["License-Expression"])
 PY
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { test } from 'node:test'
 
-import { cli, ledger, noCli, Sandbox } from './helpers.mjs'
+import { camel, cli, ledger, noCli, Sandbox } from './helpers.mjs'
 
 const CHANGE = 'openspec/changes/add-auth'
 
@@ -24,71 +24,80 @@ const states = (status) => status.artifacts.map((a) => a.state)
 
 test('approve, status and the cascade', async (t) => {
   const s = openspecCheckout(t)
-  const change = { workspace: s.w, change: 'add-auth' }
-  const first = await ledger.status(change)
+  const ws = s.ws
+  const first = await ws.status('add-auth')
   assert.equal(first.change, 'add-auth')
-  assert.equal(first.state_record, null)
+  assert.equal(first.stateRecord, null)
   assert.deepEqual(states(first), ['unbound', 'unbound', 'unbound', 'unbound'])
   for (const artifact of ['proposal', 'specs', 'design', 'tasks']) {
-    const binding = await ledger.approve(change, artifact, 'msg 7')
+    const binding = await ws.approve('add-auth', artifact, { source: 'msg 7' })
     assert.equal(binding.artifact, artifact)
     assert.equal(binding.source, 'msg 7')
     assert.match(binding.fingerprint, /^sha256:/)
-    assert.equal(binding.fingerprint, (await ledger.changeInventory(change, artifact)).fingerprint)
+    assert.equal(binding.fingerprint, (await ws.changeInventory('add-auth', artifact)).fingerprint)
   }
-  assert.deepEqual(states(await ledger.status(change)), ['approved', 'approved', 'approved', 'approved'])
+  assert.deepEqual(states(await ws.status('add-auth')), ['approved', 'approved', 'approved', 'approved'])
   // The design's set holds design.md and the material it links.
-  const design = ledger.changeInventorySync(change, 'design')
+  const design = ws.changeInventorySync('add-auth', 'design')
   assert.deepEqual(
     design.entries.map((e) => e.path),
     [`${CHANGE}/design.md`, `${CHANGE}/flow.svg`],
   )
   // Ticking a task keeps everything approved; editing a material resets downstream.
   s.write(`${CHANGE}/tasks.md`, '- [x] 1.1 [core] Login\n')
-  assert.deepEqual(states(ledger.statusSync(change)), ['approved', 'approved', 'approved', 'approved'])
+  assert.deepEqual(states(ws.statusSync('add-auth')), ['approved', 'approved', 'approved', 'approved'])
   s.write(`${CHANGE}/flow.svg`, '<svg><g/></svg>\n')
-  const after = await ledger.status(change)
+  const after = await ws.status('add-auth')
   assert.deepEqual(states(after), ['approved', 'approved', 'changed', 'reset'])
-  assert.deepEqual(after.artifacts[3].reset_by, ['design'])
-  ledger.approveSync(change, 'design', 'msg 8')
-  assert.deepEqual(states(await ledger.status(change)), ['approved', 'approved', 'approved', 'reset'])
+  assert.deepEqual(after.artifacts[3].resetBy, ['design'])
+  ws.approveSync('add-auth', 'design', { source: 'msg 8' })
+  assert.deepEqual(states(await ws.status('add-auth')), ['approved', 'approved', 'approved', 'reset'])
 
-  const { record, state } = await ledger.currentState(change)
+  const { record, state } = await ws.currentState('add-auth')
   assert.match(record, /^[0-9a-f]{64}$/)
   assert.equal(state.change, 'add-auth')
   assert.deepEqual(
     state.bindings.map((b) => b.artifact),
     ['proposal', 'specs', 'tasks', 'design'],
   )
-  const store = ledger.Store.open(s.w)
-  assert.equal(await store.head('changes/add-auth'), record)
-  assert.equal(store.headSync('changes/none'), null)
-  const history = await store.history('changes/add-auth')
+  // The store is the workspace's own.
+  assert.equal(await ws.head('changes/add-auth'), record)
+  assert.equal(ws.headSync('changes/none'), null)
+  const history = await ws.history('changes/add-auth')
   assert.equal(history.length, 5)
   assert.equal(history[0], record)
-  assert.deepEqual(store.historySync('changes/add-auth'), history)
-  assert.deepEqual(await store.refs(), [{ name: 'changes/add-auth', id: record }])
-  const report = await store.check()
+  assert.deepEqual(ws.historySync('changes/add-auth'), history)
+  assert.deepEqual(await ws.refs(), [{ name: 'changes/add-auth', id: record }])
+  assert.deepEqual(ws.refsSync(), [{ name: 'changes/add-auth', id: record }])
+  const report = await ws.storeCheck()
   assert.equal(report.records, 5)
   assert.deepEqual(report.orphans, [])
-  assert.deepEqual(store.checkSync(), report)
+  assert.equal(report.clean, true)
+  assert.deepEqual(ws.storeCheckSync(), report)
+  // A record read back is the one the ref names.
+  const stored = await ws.storedRecord(record)
+  assert.equal(stored.kind, 'state')
+  assert.equal(stored.previous, history[1])
+  assert.equal(stored.body.change, 'add-auth')
 })
 
 test('status, state, store check and the graph equal the CLI', { skip: noCli }, async (t) => {
   const s = openspecCheckout(t)
-  const change = { workspace: s.w, change: 'add-auth' }
+  const ws = s.ws
   cli(['approve', '--workspace', s.w, '--change', 'add-auth', '--artifact', 'proposal', '--source', 'cli'])
-  await ledger.approve(change, 'design', 'node')
+  await ws.approve('add-auth', 'design', { source: 'node' })
   s.write(`${CHANGE}/proposal.md`, '# Why not\n')
   const args = ['--workspace', s.w, '--change', 'add-auth']
   const cliStatus = JSON.parse(cli(['status', ...args, '--json'], { ok: [1] }).stdout)
-  assert.deepEqual(await ledger.status(change), cliStatus)
+  assert.deepEqual(await ws.status('add-auth'), camel(cliStatus))
   assert.deepEqual(states(cliStatus), ['changed', 'unbound', 'reset', 'unbound'])
   const shown = JSON.parse(cli(['state', 'show', '--json', ...args]).stdout)
-  assert.deepEqual([await ledger.currentState(change)], shown)
+  assert.deepEqual([await ws.currentState('add-auth')], camel(shown))
   fs.writeFileSync(s.path('.ledger/tmp/interrupted'), 'half')
   const cliReport = JSON.parse(cli(['store', 'check', '--workspace', s.w, '--json'], { ok: [1] }).stdout)
-  assert.deepEqual(await ledger.Store.open(s.w).check(), cliReport)
+  const { clean, ...report } = await ws.storeCheck()
+  assert.deepEqual(report, camel(cliReport))
+  assert.equal(clean, false, 'a leftover temp file makes the store unclean, as the CLI exits 1')
   assert.deepEqual(cliReport.temp_files, ['interrupted'])
 
   // A schema of its own: both read the same graph.
@@ -97,14 +106,16 @@ test('status, state, store check and the graph equal the CLI', { skip: noCli }, 
     schema,
     'artifacts:\n  - {id: proposal, generates: proposal.md}\n  - {id: design, generates: design.md, requires: [proposal]}\n',
   )
-  const graph = ledger.artifactGraph({ schema })
+  const graph = ledger.artifactGraphSync({ schema })
   assert.deepEqual(
     graph.artifacts.map((a) => a.id),
     ['proposal', 'design'],
   )
   assert.equal(graph.tracks, null)
-  assert.deepEqual(await ledger.status({ ...change, schema }), JSON.parse(cli(['status', ...args, '--schema', schema, '--json'], { ok: [1] }).stdout))
-  const spec = ledger.artifactGraph()
+  assert.deepEqual(await ws.status('add-auth', { schema }), camel(JSON.parse(cli(['status', ...args, '--schema', schema, '--json'], { ok: [1] }).stdout)))
+  // The change's graph under that schema is the same graph.
+  assert.deepEqual((await ws.changeGraph('add-auth', { schema })).artifacts, graph.artifacts)
+  const spec = await ledger.artifactGraph()
   assert.deepEqual(
     spec.artifacts.map((a) => [a.id, a.requires]),
     [
@@ -119,9 +130,9 @@ test('status, state, store check and the graph equal the CLI', { skip: noCli }, 
 
 test('concurrent approvals from the pool: each lands or reports pointer-conflict', async (t) => {
   const s = openspecCheckout(t)
-  const change = { workspace: s.w, change: 'add-auth' }
+  const ws = s.ws
   const results = await Promise.allSettled(
-    Array.from({ length: 8 }, (_, i) => ledger.approve(change, 'proposal', `msg ${i}`)),
+    Array.from({ length: 8 }, (_, i) => ws.approve('add-auth', 'proposal', { source: `msg ${i}` })),
   )
   let conflicts = 0
   for (const r of results) {
@@ -132,25 +143,25 @@ test('concurrent approvals from the pool: each lands or reports pointer-conflict
   }
   t.diagnostic(`${results.length - conflicts} landed, ${conflicts} conflicted`)
   assert.ok(conflicts < results.length, 'at least one approval landed')
-  const report = await ledger.Store.open(s.w).check()
+  const report = await ws.storeCheck()
   assert.equal(report.orphans.length, conflicts, 'each conflicted write stays as an orphan')
-  assert.deepEqual(states(await ledger.status(change)).slice(0, 1), ['approved'])
+  assert.deepEqual(states(await ws.status('add-auth')).slice(0, 1), ['approved'])
 })
 
 test('exact answers: absent sets, changed paths, archived and gone changes, retire', async (t) => {
   const s = openspecCheckout(t)
-  const change = { workspace: s.w, change: 'add-auth' }
+  const ws = s.ws
   fs.rmSync(s.path(`${CHANGE}/specs`), { recursive: true })
-  assert.deepEqual((await ledger.changeInventory(change, 'specs')).entries, [])
-  await ledger.approve(change, 'proposal', 'm')
-  await ledger.approve(change, 'specs', 'm', true)
-  ledger.approveSync(change, 'design', 'm')
-  ledger.approveSync(change, 'tasks', 'm')
+  assert.deepEqual((await ws.changeInventory('add-auth', 'specs')).entries, [])
+  await ws.approve('add-auth', 'proposal', { source: 'm' })
+  await ws.approve('add-auth', 'specs', { source: 'm', absent: true })
+  ws.approveSync('add-auth', 'design', { source: 'm' })
+  ws.approveSync('add-auth', 'tasks', { source: 'm' })
   s.write('elsewhere.txt', 'unrelated\n')
-  assert.deepEqual(states(await ledger.status(change)), ['approved', 'approved', 'approved', 'approved'])
+  assert.deepEqual(states(await ws.status('add-auth')), ['approved', 'approved', 'approved', 'approved'])
 
   s.write(`${CHANGE}/flow.svg`, '<svg>v2</svg>\n')
-  const changed = (await ledger.status(change)).artifacts[2]
+  const changed = (await ws.status('add-auth')).artifacts[2]
   assert.equal(changed.state, 'changed')
   assert.deepEqual(
     changed.changes.map((c) => [c.change, c.new.path]),
@@ -160,29 +171,29 @@ test('exact answers: absent sets, changed paths, archived and gone changes, reti
 
   fs.mkdirSync(s.path('openspec/changes/archive'))
   fs.renameSync(s.path(CHANGE), s.path('openspec/changes/archive/2026-12-01-add-auth'))
-  const archived = ledger.statusSync(change)
+  const archived = ws.statusSync('add-auth')
   assert.deepEqual(archived.location, { state: 'archived', directory: 'openspec/changes/archive/2026-12-01-add-auth' })
   assert.deepEqual(states(archived), ['archived', 'archived', 'archived', 'archived'])
 
   fs.rmSync(s.path('openspec/changes/archive'), { recursive: true })
-  const gone = await ledger.status(change)
+  const gone = await ws.status('add-auth')
   assert.deepEqual(gone.location, { state: 'missing' })
   assert.deepEqual(states(gone), ['gone', 'gone', 'gone', 'gone'])
-  const record = await ledger.retire(change, 'abandoned')
+  const record = await ws.retire('add-auth', { reason: 'abandoned' })
   assert.match(record, /^[0-9a-f]{64}$/)
-  const retired = ledger.statusSync(change)
+  const retired = ws.statusSync('add-auth')
   assert.equal(retired.retired.reason, 'abandoned')
-  assert.equal(retired.state_record, record)
-  await assert.rejects(() => ledger.retire({ ...change, change: 'never' }, 'x'), { code: 'invalid-argument' })
+  assert.equal(retired.stateRecord, record)
+  await assert.rejects(() => ws.retire('never', { reason: 'x' }), { code: 'invalid-argument' })
 })
 
 test("a design's inline HTML image is a material", async (t) => {
   const s = openspecCheckout(t)
   s.write(`${CHANGE}/design.md`, '# Design\n<p><img src="mock.png" alt="mock"></p>\n')
   s.write(`${CHANGE}/mock.png`, 'png\n')
-  const change = { workspace: s.w, change: 'add-auth' }
-  const design = await ledger.changeInventory(change, 'design')
+  const ws = s.ws
+  const design = await ws.changeInventory('add-auth', 'design')
   assert.deepEqual(design.entries.map((e) => e.path), [`${CHANGE}/design.md`, `${CHANGE}/mock.png`])
   fs.rmSync(s.path(`${CHANGE}/mock.png`))
-  await assert.rejects(() => ledger.changeInventory(change, 'design'), (e) => e.code === 'missing-material')
+  await assert.rejects(() => ws.changeInventory('add-auth', 'design'), (e) => e.code === 'missing-material')
 })

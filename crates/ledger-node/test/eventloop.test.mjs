@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-import { ledger, Sandbox } from './helpers.mjs'
+import { Sandbox } from './helpers.mjs'
 
 const FILES = 40
 const FILE_BYTES = 8 << 20 // 40 x 8 MiB = 320 MiB: long enough to see timers tick
@@ -19,7 +19,8 @@ test('timers fire during a large async fingerprint; the Sync twin blocks them', 
     block.writeUInt32LE(i, 0) // every file different
     s.write(`big/${String(i).padStart(2, '0')}.bin`, block)
   }
-  const options = { workspace: s.w, roots: ['big'] }
+  const ws = s.ws
+  const options = { roots: ['big'] }
 
   let ticks = 0
   const timer = setInterval(() => ticks++, TICK_MS)
@@ -30,7 +31,7 @@ test('timers fire during a large async fingerprint; the Sync twin blocks them', 
   // Async: the interval keeps ticking until the Promise settles.
   ticks = 0
   let started = performance.now()
-  const promise = ledger.fingerprint(options)
+  const promise = ws.fingerprint(options)
   const fp = await promise
   const asyncMs = performance.now() - started
   const asyncTicks = ticks
@@ -41,7 +42,7 @@ test('timers fire during a large async fingerprint; the Sync twin blocks them', 
   // Sync: no callback can run while it holds the thread.
   ticks = 0
   started = performance.now()
-  const fpSync = ledger.fingerprintSync(options)
+  const fpSync = ws.fingerprintSync(options)
   const syncMs = performance.now() - started
   const syncTicks = ticks
   t.diagnostic(`sync: ${syncMs.toFixed(0)} ms, ${syncTicks} ticks`)
@@ -54,9 +55,9 @@ test('timers fire during a large async fingerprint; the Sync twin blocks them', 
 
   // The same holds for inventory() and compare().
   ticks = 0
-  const inventory = await ledger.inventory(options)
+  const inventory = await ws.inventory(options)
   assert.equal(inventory.entries.length, FILES)
-  const comparison = await inventory.compare()
+  const comparison = await ws.compare(inventory)
   assert.equal(comparison.matches, true)
   assert.ok(ticks >= 3, `timer ticks during inventory + compare: ${ticks}`)
 })

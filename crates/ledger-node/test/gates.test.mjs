@@ -6,46 +6,46 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { cli, expectCode, ledger, ledgerBin, noCli, packageDir, sampleCheckout, sha256hex } from './helpers.mjs'
+import { camel, cli, expectCode, ledgerBin, noCli, packageDir, sampleCheckout, sha256hex } from './helpers.mjs'
 
 function setup(t) {
   const s = sampleCheckout(t)
   const counter = path.join(s.dir, 'runs')
   fs.writeFileSync(counter, '')
+  // The gate `test`: what runs, on which inputs, with which prerequisites.
   const spec = {
-    name: 'test',
     argv: ['sh', '-c', `echo run >> '${counter}'; echo hello from the gate`],
-    scope: { workspace: s.w, roots: ['src'] },
+    scope: { roots: ['src'] },
     prerequisites: { mode: { literal: 'debug' }, shell: { command: 'echo sh-1' } },
   }
   const runs = () => fs.readFileSync(counter, 'utf8').split('\n').filter(Boolean).length
-  return { s, spec, runs }
+  return { s, ws: s.ws, spec, runs }
 }
 
 test('runGate runs once, then reuses fresh evidence; an input change makes it stale', async (t) => {
-  const { s, spec, runs } = setup(t)
-  assert.equal(await ledger.latestEvidence({ workspace: s.w, gate: 'test' }), null)
-  const never = await ledger.checkGate(spec)
+  const { s, ws, spec, runs } = setup(t)
+  assert.equal(await ws.latestEvidence('test'), null)
+  const never = await ws.checkGate('test', spec)
   assert.equal(never.fresh, false)
   assert.deepEqual(never.reasons, [{ reason: 'no-evidence' }])
 
-  const first = await ledger.runGate(spec)
+  const first = await ws.runGate('test', spec)
   assert.equal(first.reused, false)
-  assert.equal(first.evidence.exit_status, 0)
+  assert.equal(first.evidence.exitStatus, 0)
   assert.equal(first.evidence.result, 'hello from the gate')
   assert.deepEqual(first.evidence.prerequisites, { mode: 'debug', shell: 'sh-1' })
   assert.equal(runs(), 1)
-  const second = ledger.runGateSync(spec, 'off')
+  const second = ws.runGateSync('test', { ...spec, echo: 'off' })
   assert.equal(second.reused, true)
   assert.equal(second.freshness.fresh, true)
   assert.equal(runs(), 1, 'fresh evidence was reused, the command did not run')
 
-  const latest = ledger.latestEvidenceSync({ workspace: s.w, gate: 'test' })
+  const latest = ws.latestEvidenceSync('test')
   assert.equal(latest.record, first.record)
   assert.deepEqual(latest.evidence, first.evidence)
 
   s.write('src/lib.rs', 'changed\n')
-  const stale = await ledger.checkGate({ ...spec, prerequisites: { mode: { literal: 'release' }, shell: { command: 'echo sh-1' } } })
+  const stale = await ws.checkGate('test', { ...spec, prerequisites: { mode: { literal: 'release' }, shell: { command: 'echo sh-1' } } })
   assert.equal(stale.fresh, false)
   assert.deepEqual(
     stale.reasons.map((r) => r.reason),
@@ -59,25 +59,25 @@ test('runGate runs once, then reuses fresh evidence; an input change makes it st
 })
 
 test('checkGate equals ledger gate check --json', { skip: noCli }, async (t) => {
-  const { s, spec } = setup(t)
+  const { s, ws, spec } = setup(t)
   const cliSpec = { ...spec, prerequisites: { mode: { literal: 'debug' } } }
-  await ledger.runGate(cliSpec)
+  await ws.runGate('test', cliSpec)
   const args = ['gate', 'check', '--name', 'test', '--workspace', s.w, '--root', 'src', '--env', 'mode=debug', '--json']
   const fresh = JSON.parse(cli([...args, '--', ...spec.argv], { cwd: s.w }).stdout)
   assert.equal(fresh.fresh, true)
-  assert.deepEqual(await ledger.checkGate(cliSpec), fresh)
+  assert.deepEqual(await ws.checkGate('test', cliSpec), camel(fresh))
   fs.chmodSync(s.path('src/lib.rs'), 0o755)
   const stale = JSON.parse(cli([...args, '--', ...spec.argv], { cwd: s.w, ok: [1] }).stdout)
-  assert.deepEqual(ledger.checkGateSync(cliSpec), stale)
+  assert.deepEqual(ws.checkGateSync('test', cliSpec), camel(stale))
   assert.deepEqual(
     stale.reasons.map((r) => r.reason),
     ['inputs-changed'],
   )
   // A failing command is recorded, and never reused.
   const failing = { ...cliSpec, argv: ['sh', '-c', 'exit 3'] }
-  const outcome = await ledger.runGate(failing)
-  assert.equal(outcome.evidence.exit_status, 3)
-  const again = await ledger.checkGate(failing)
+  const outcome = await ws.runGate('test', failing)
+  assert.equal(outcome.evidence.exitStatus, 3)
+  const again = await ws.checkGate('test', failing)
   assert.deepEqual(
     again.reasons.map((r) => r.reason),
     ['failed'],
@@ -85,23 +85,23 @@ test('checkGate equals ledger gate check --json', { skip: noCli }, async (t) => 
 })
 
 test('a cwd below the workspace is one directory however it is written', async (t) => {
-  const { s, spec, runs } = setup(t)
+  const { s, ws, spec, runs } = setup(t)
   const inSrc = { ...spec, argv: ['sh', '-c', `${spec.argv[2]}; ls lib.rs`], cwd: 'src/' }
-  const first = await ledger.runGate(inSrc)
+  const first = await ws.runGate('test', inSrc)
   assert.equal(first.evidence.spec.cwd, 'src')
   assert.equal(first.evidence.result, 'hello from the gate\nlib.rs')
   for (const cwd of ['src/', './src', 'src']) {
-    assert.equal((await ledger.checkGate({ ...inSrc, cwd })).fresh, true, cwd)
-    assert.equal(ledger.runGateSync({ ...inSrc, cwd }).reused, true, cwd)
+    assert.equal((await ws.checkGate('test', { ...inSrc, cwd })).fresh, true, cwd)
+    assert.equal(ws.runGateSync('test', { ...inSrc, cwd }).reused, true, cwd)
   }
   assert.equal(runs(), 1)
-  const elsewhere = await ledger.checkGate({ ...inSrc, cwd: '.' })
+  const elsewhere = await ws.checkGate('test', { ...inSrc, cwd: '.' })
   assert.deepEqual(
     elsewhere.reasons.map((r) => r.reason),
     ['command-differs'],
   )
-  await expectCode(assert, () => ledger.checkGate({ ...inSrc, cwd: '../up' }), 'outside-workspace', '../up')
-  await expectCode(assert, () => ledger.runGate({ ...inSrc, argv: [] }), 'invalid-argument', 'argv', {
+  await expectCode(assert, () => ws.checkGate('test', { ...inSrc, cwd: '../up' }), 'outside-workspace', '../up')
+  await expectCode(assert, () => ws.runGate('test', { ...inSrc, argv: [] }), 'invalid-argument', 'argv', {
     pathProperty: false,
   })
   if (!noCli) {
@@ -112,44 +112,44 @@ test('a cwd below the workspace is one directory however it is written', async (
 })
 
 test('an unset variable differs from an empty one', async (t) => {
-  const { spec, runs } = setup(t)
+  const { ws, spec, runs } = setup(t)
   const name = 'LEDGER_NODE_TEST_FLAGS'
   delete process.env[name]
   t.after(() => delete process.env[name])
   const withFlags = { ...spec, prerequisites: { flags: { environment: name } } }
-  const first = await ledger.runGate(withFlags)
+  const first = await ws.runGate('test', withFlags)
   assert.deepEqual(first.evidence.prerequisites, { flags: null })
-  assert.equal((await ledger.runGate(withFlags)).reused, true)
+  assert.equal((await ws.runGate('test', withFlags)).reused, true)
   process.env[name] = ''
-  const stale = await ledger.checkGate(withFlags)
+  const stale = await ws.checkGate('test', withFlags)
   assert.deepEqual(stale.reasons, [{ reason: 'prerequisite-changed', name: 'flags', recorded: null, now: '' }])
-  const again = await ledger.runGate(withFlags)
+  const again = await ws.runGate('test', withFlags)
   assert.deepEqual([again.reused, again.evidence.prerequisites], [false, { flags: '' }])
   assert.equal(runs(), 2)
 })
 
 test('values that are not text are refused, never collapsed into one', async (t) => {
-  const { s, spec, runs } = setup(t)
+  const { ws, spec, runs } = setup(t)
   for (const value of ['\uD800', '\uDBFF']) {
     const lone = { ...spec, prerequisites: { tool: { literal: `v${value}` } } }
-    await expectCode(assert, () => ledger.runGate(lone), 'non-utf8-value', 'prerequisite tool', { pathProperty: false })
+    await expectCode(assert, () => ws.runGate('test', lone), 'non-utf8-value', 'prerequisite tool', { pathProperty: false })
   }
   for (const output of ["printf '\\377'", "printf '\\376'"]) {
     const bytes = { ...spec, prerequisites: { tool: { command: output } } }
-    await expectCode(assert, () => ledger.checkGate(bytes), 'non-utf8-value', 'output of', { pathProperty: false })
+    await expectCode(assert, () => ws.checkGate('test', bytes), 'non-utf8-value', 'output of', { pathProperty: false })
   }
-  await expectCode(assert, () => ledger.runGate({ ...spec, argv: ['echo', '\uDC00'] }), 'non-utf8-value', 'argument', {
+  await expectCode(assert, () => ws.runGate('test', { ...spec, argv: ['echo', '\uDC00'] }), 'non-utf8-value', 'argument', {
     pathProperty: false,
   })
   assert.equal(runs(), 0)
-  assert.equal(ledger.latestEvidenceSync({ workspace: s.w, gate: 'test' }), null)
+  assert.equal(ws.latestEvidenceSync('test'), null)
 })
 
 test('evidence whose entries do not give its fingerprint is refused', async (t) => {
-  const { s, spec, runs } = setup(t)
-  const first = await ledger.runGate(spec)
+  const { s, ws, spec, runs } = setup(t)
+  const first = await ws.runGate('test', spec)
   s.write('src/lib.rs', 'changed after the run\n')
-  const now = await ledger.fingerprint(spec.scope)
+  const now = await ws.fingerprint(spec.scope)
   // A consistent record (it hashes to its name) whose fingerprint claims the
   // inputs as they are now, while its entries are those the gate saw.
   const store = path.join(s.w, '.ledger')
@@ -160,7 +160,7 @@ test('evidence whose entries do not give its fingerprint is refused', async (t) 
   const lie = sha256hex(bytes)
   fs.writeFileSync(path.join(store, 'records', `${lie}.json`), bytes)
   fs.writeFileSync(path.join(store, 'refs', 'gates', 'test'), `${lie}\n`)
-  for (const call of [() => ledger.checkGate(spec), () => ledger.runGate(spec)]) {
+  for (const call of [() => ws.checkGate('test', spec), () => ws.runGate('test', spec)]) {
     const e = await expectCode(assert, call, 'malformed-record', `${lie}.json`)
     assert.match(e.message, /not its recorded fingerprint/)
   }
@@ -173,15 +173,15 @@ test('a long runGate holds no libuv pool thread: other async calls complete mean
   // With one pool thread, a gate on the pool would keep `fingerprint` waiting
   // until it gave up; on a thread of its own, `fingerprint` answers first.
   const script = `
-    const ledger = require(${JSON.stringify(path.join(packageDir, 'index.js'))})
+    const { Workspace } = require(${JSON.stringify(path.join(packageDir, 'index.js'))})
     const fs = require('node:fs')
     const go = ${JSON.stringify(go)}
-    const gate = ledger.runGate({
-      name: 'wait',
+    const ws = new Workspace(${JSON.stringify(s.w)})
+    const gate = ws.runGate('wait', {
       argv: ['sh', '-c', 'i=0; while [ ! -e "$0" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; [ -e "$0" ] && echo saw go || echo gave up', go],
-      scope: { workspace: ${JSON.stringify(s.w)}, roots: ['src'] },
+      scope: { roots: ['src'] },
     })
-    ledger.fingerprint({ workspace: ${JSON.stringify(s.w)}, roots: ['src'] }).then((fp) => {
+    ws.fingerprint({ roots: ['src'] }).then((fp) => {
       fs.writeFileSync(go, fp)
       return gate
     }).then((outcome) => console.log(outcome.evidence.result))
@@ -196,62 +196,60 @@ test('a long runGate holds no libuv pool thread: other async calls complete mean
 })
 
 test('runGate with timeoutMs stops the gate and records it as not reusable', async (t) => {
-  const { s } = setup(t)
-  const spec = { name: 'slow', argv: ['sh', '-c', 'sleep 30'], scope: { workspace: s.w, roots: ['src'] } }
+  const { ws } = setup(t)
+  const spec = { argv: ['sh', '-c', 'sleep 30'], scope: { roots: ['src'] } }
   const started = performance.now()
-  const outcome = await ledger.runGate(spec, 'off', 300)
+  const outcome = await ws.runGate('slow', { ...spec, echo: 'off', timeoutMs: 300 })
   assert.ok(performance.now() - started < 10_000)
-  assert.equal(outcome.evidence.exit_status, null)
+  assert.equal(outcome.evidence.exitStatus, null)
   assert.equal(outcome.evidence.signal, 15)
-  assert.equal(outcome.exit_code, 124, 'a timed-out run exits as GNU timeout does')
-  assert.deepEqual(outcome.evidence.stopped, { by: 'timeout', after_ms: 300 })
-  assert.match(outcome.evidence.not_reusable, /^timed out after 300ms/)
-  const check = await ledger.checkGate(spec)
+  assert.equal(outcome.exitCode, 124, 'a timed-out run exits as GNU timeout does')
+  assert.deepEqual(outcome.evidence.stopped, { by: 'timeout', afterMs: 300 })
+  assert.match(outcome.evidence.notReusable, /^timed out after 300ms/)
+  const check = await ws.checkGate('slow', spec)
   assert.deepEqual(check.reasons.map((r) => r.reason), ['failed', 'not-reusable'])
-  await expectCode(assert, () => ledger.runGate(spec, 'off', 0), 'invalid-argument', 'timeoutMs', { pathProperty: false })
-  assert.throws(() => ledger.runGateSync(spec, 'off', -5), (e) => e.code === 'invalid-argument')
-  const killed = await ledger.runGate({ ...spec, name: 'usr1', argv: ['sh', '-c', 'kill -USR1 $$'] })
+  await expectCode(assert, () => ws.runGate('slow', { ...spec, timeoutMs: 0 }), 'invalid-argument', 'timeout', { pathProperty: false })
+  assert.throws(() => ws.runGateSync('slow', { ...spec, timeoutMs: -5 }), (e) => e.code === 'invalid-argument')
+  const killed = await ws.runGate('usr1', { ...spec, argv: ['sh', '-c', 'kill -USR1 $$'] })
   assert.equal(killed.evidence.signal, 10)
-  assert.equal(killed.exit_code, 128 + 10, 'signal N exits 128+N')
+  assert.equal(killed.exitCode, 128 + 10, 'signal N exits 128+N')
 })
 
 test('checkRecordedGate runs no recorded command and reports what it cannot observe', async (t) => {
-  const { s, spec } = setup(t)
+  const { s, ws, spec } = setup(t)
   const marker = path.join(s.dir, 'observed')
   const observed = { ...spec, prerequisites: { tool: { command: `touch '${marker}'; echo tool 1.0` } } }
-  await ledger.runGate(observed)
+  await ws.runGate('test', observed)
   fs.rmSync(marker)
-  const check = await ledger.checkRecordedGate({ workspace: s.w, name: 'test' })
+  const check = await ws.checkRecordedGate('test')
   assert.equal(check.fresh, false)
   assert.deepEqual(check.reasons, [{ reason: 'prerequisite-unverified', name: 'tool', recorded: 'tool 1.0' }])
   assert.equal(fs.existsSync(marker), false, 'a recorded command ran')
   const now = { tool: { literal: 'tool 1.0' } }
-  assert.equal(ledger.checkRecordedGateSync({ workspace: s.w, name: 'test', prerequisites: now }).fresh, true)
-  const other = await ledger.checkRecordedGate({ workspace: s.w, name: 'test', argv: ['make'], prerequisites: now })
+  assert.equal(ws.checkRecordedGateSync('test', { prerequisites: now }).fresh, true)
+  const other = await ws.checkRecordedGate('test', { argv: ['make'], prerequisites: now })
   assert.deepEqual(other.reasons.map((r) => r.reason), ['command-differs'])
-  await expectCode(
-    assert,
-    () => ledger.checkRecordedGate({ workspace: s.w, name: 'test', scope: { workspace: s.dir } }),
-    'outside-workspace',
-    s.dir,
-    { pathProperty: false },
-  )
+  // A scope reaching out of the caller's workspace is refused.
+  await expectCode(assert, () => ws.checkRecordedGate('test', { scope: { roots: [s.dir] } }), 'outside-workspace', s.dir)
 })
 
 test('a failing run keeps its whole output; gateOutput gives its raw bytes', async (t) => {
-  const { s } = setup(t)
+  const { s, ws } = setup(t)
   const script = "exec >&2; i=0; while [ $i -lt 200 ]; do echo line $i; i=$((i+1)); done; printf 'raw \\377\\n'; exit 3"
-  const spec = { name: 'out', argv: ['sh', '-c', script], scope: { workspace: s.w, roots: ['src'] } }
-  assert.equal(await ledger.gateOutput({ workspace: s.w, gate: 'out' }), null)
-  const outcome = await ledger.runGate(spec, 'off')
-  assert.equal(outcome.exit_code, 3)
+  const spec = { argv: ['sh', '-c', script], scope: { roots: ['src'] } }
+  assert.equal(await ws.gateOutput('out'), null)
+  const outcome = await ws.runGate('out', { ...spec, echo: 'off' })
+  assert.equal(outcome.exitCode, 3)
   const lines = Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join('')
   const expected = Buffer.concat([Buffer.from(lines), Buffer.from([0x72, 0x61, 0x77, 0x20, 0xff, 0x0a])])
-  assert.equal(outcome.evidence.output.total_bytes, expected.length)
+  assert.equal(outcome.evidence.output.totalBytes, expected.length)
   assert.equal(outcome.evidence.output.truncated, undefined)
   assert.equal(outcome.evidence.output.digest, `sha256:${sha256hex(expected)}`)
-  assert.deepEqual(await ledger.gateOutput({ workspace: s.w, gate: 'out' }), expected)
-  assert.deepEqual(ledger.gateOutputSync({ workspace: s.w, gate: 'out' }), expected)
+  const kept = await ws.gateOutput('out')
+  assert.ok(Buffer.isBuffer(kept))
+  assert.deepEqual(kept, expected)
+  assert.deepEqual(ws.gateOutputSync('out'), expected)
+  assert.deepEqual(await ws.evidenceOutput(outcome.record), expected, 'the same bytes by record id')
   if (!noCli) {
     const shown = spawnSync(ledgerBin(), ['gate', 'show', 'out'], { cwd: s.w })
     assert.equal(shown.status, 0, String(shown.stderr))
@@ -260,26 +258,25 @@ test('a failing run keeps its whole output; gateOutput gives its raw bytes', asy
 })
 
 test('what a gate leaves in its process group is stopped when it ends', async (t) => {
-  const { s } = setup(t)
+  const { s, ws } = setup(t)
   const pidFile = path.join(s.dir, 'pid')
   const spec = {
-    name: 'leaves',
     argv: ['sh', '-c', `sleep 30 & echo $! > '${pidFile}'; exit 0`],
-    scope: { workspace: s.w, roots: ['src'] },
+    scope: { roots: ['src'] },
   }
   const started = performance.now()
-  const outcome = await ledger.runGate(spec, 'off', 1000)
+  const outcome = await ws.runGate('leaves', { ...spec, echo: 'off', timeoutMs: 1000 })
   assert.ok(performance.now() - started < 20_000)
-  assert.equal(outcome.exit_code, 0)
-  assert.equal(outcome.evidence.left_in_group, true)
+  assert.equal(outcome.exitCode, 0)
+  assert.equal(outcome.evidence.leftInGroup, true)
   const pid = fs.readFileSync(pidFile, 'utf8').trim()
   const stat = `/proc/${pid}/stat`
   assert.ok(!fs.existsSync(stat) || fs.readFileSync(stat, 'utf8').split(')').pop().trim().startsWith('Z'))
 })
 
 test('a gate whose inputs would be normalized is refused', async (t) => {
-  const { s } = setup(t)
+  const { s, ws } = setup(t)
   s.write('src/tasks.md', '- [ ] 1.1 do it\n')
-  const spec = { name: 'tasks', argv: ['true'], scope: { workspace: s.w, roots: ['src'], tasks: ['src/tasks.md'] } }
-  await expectCode(assert, () => ledger.runGate(spec), 'invalid-argument', 'raw bytes', { pathProperty: false })
+  const spec = { argv: ['true'], scope: { roots: ['src'], tasks: ['src/tasks.md'] } }
+  await expectCode(assert, () => ws.runGate('tasks', spec), 'invalid-argument', 'raw bytes', { pathProperty: false })
 })

@@ -1,5 +1,6 @@
 // Shared by the test files: the built package, isolated Git sandboxes, the
-// `ledger` CLI for parity checks, and an independent v1 stream.
+// `ledger` CLI for parity checks (its `--json` documents re-cased the way the
+// package cases results), and an independent v1 stream.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
@@ -13,8 +14,9 @@ export const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.ur
 export const repoRoot = path.resolve(packageDir, '../..')
 export const vectorsDir = path.join(repoRoot, 'tests/vectors')
 
-/** The built package, through its generated loader. */
+/** The built package, through its entry point (index.js). */
 export const ledger = require('../index.js')
+export const { Workspace, LedgerError } = ledger
 
 /** The built `.node` file itself, as the loader finds it. */
 export function nativeAddon() {
@@ -70,6 +72,11 @@ export class Sandbox {
 
   path(rel) {
     return path.join(this.w, rel)
+  }
+
+  /** The workspace `w/` as the package opens it: `new Workspace(path)`. */
+  get ws() {
+    return new Workspace(this.w)
   }
 
   write(rel, content, mode) {
@@ -172,6 +179,7 @@ export async function expectCode(assert, fn, code, pathText, { pathProperty = tr
     error = e
   }
   assert.ok(error, `expected error[${code}], got a result`)
+  assert.ok(error instanceof LedgerError, `not a LedgerError: ${error && error.stack}`)
   assert.ok(error instanceof Error, `not an Error: ${error}`)
   assert.equal(error.code, code, `${error.code}: ${error.message}`)
   if (pathText !== undefined) {
@@ -184,4 +192,35 @@ export async function expectCode(assert, fn, code, pathText, { pathProperty = tr
     )
   }
   return error
+}
+
+// The fields of the documents whose values are maps: their keys are data
+// (paths, prerequisite and metadata names, artifact ids), never re-cased.
+const MAP_FIELDS = new Set(['task_rules', 'upstream', 'prerequisites', 'tools', 'meta', 'gate_prerequisites'])
+
+/** `snake_case` -> `camelCase`, as the package names struct fields (only `_` separates words). */
+export function camelName(name) {
+  return name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase())
+}
+
+/**
+ * A CLI `--json` document as the package returns it: every struct field name
+ * camelCased at any depth, the keys of map-valued fields (MAP_FIELDS) kept as
+ * they are, every string value kept. So `deepEqual(await ws.status(c),
+ * camel(cliJson))` compares the same document field for field.
+ */
+export function camel(value, isMap = false) {
+  if (Array.isArray(value)) return value.map((v) => camel(v))
+  if (value === null || typeof value !== 'object') return value
+  const out = {}
+  for (const [key, v] of Object.entries(value)) {
+    out[isMap ? key : camelName(key)] = camel(v, !isMap && MAP_FIELDS.has(key))
+  }
+  return out
+}
+
+/** The inventory part of an inventory record (what `ws.compare` takes). */
+export function inventoryOf(record) {
+  const { scope, walkedRoots, entries, fingerprint } = record
+  return { scope, walkedRoots, entries, fingerprint }
 }

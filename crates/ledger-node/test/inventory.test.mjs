@@ -5,11 +5,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { cli, lastLine, ledger, noCli, Sandbox, sampleCheckout, sha256hex } from './helpers.mjs'
+import { camel, cli, inventoryOf, lastLine, ledger, noCli, Sandbox, sampleCheckout, sha256hex, Workspace } from './helpers.mjs'
 
-/** The CLI flags of a scope options object. */
-function scopeArgs(o) {
-  const args = ['--workspace', o.workspace]
+/** The CLI flags of a workspace and a scope options object. */
+function scopeArgs(workspace, o) {
+  const args = ['--workspace', workspace]
   const flags = { repos: '--repo', roots: '--root', paths: '--path', tasks: '--tasks' }
   for (const [key, flag] of Object.entries(flags)) for (const p of o[key] ?? []) args.push(flag, p)
   for (const e of o.exclude ?? []) args.push('--exclude', typeof e === 'string' ? e : e.path)
@@ -17,40 +17,46 @@ function scopeArgs(o) {
   return args
 }
 
-// The reason the CLI records for `--exclude`, so that whole scopes compare equal.
-const byFlag = (p) => ({ path: p, reason: 'excluded with --exclude' })
+/** The reason the CLI records for a bare `--exclude`, so that whole scopes compare equal. */
+function cliReason(s) {
+  const json = JSON.parse(cli(['entries', '--json', '--workspace', s.w, '--exclude', 'src']).stdout)
+  return json.scope.exclusions.find((e) => e.path === 'src').reason
+}
 
 function scopesOf(s) {
-  const w = s.w
+  const reason = cliReason(s)
+  const byFlag = (p) => ({ path: p, reason })
   return [
-    { workspace: w },
-    { workspace: w, roots: ['src'] },
-    { workspace: w, roots: ['src', 'README.md'], exclude: [byFlag('src/deep')] },
-    { workspace: w, paths: ['debug.log', 'target/out.bin'], purpose: 'ignored inputs' },
-    { workspace: w, roots: ['src'], tasks: ['tasks.md'] },
-    { workspace: w, repos: ['.'], roots: ['.'], exclude: [byFlag('tab\there name')] },
+    {},
+    { roots: ['src'] },
+    { roots: ['src', 'README.md'], exclude: [byFlag('src/deep')] },
+    { paths: ['debug.log', 'target/out.bin'], purpose: 'ignored inputs' },
+    { roots: ['src'], tasks: ['tasks.md'] },
+    { repos: ['.'], roots: ['.'], exclude: [byFlag('tab\there name')] },
   ]
 }
 
 test('fingerprint and entries equal the CLI on a real checkout', { skip: noCli }, async (t) => {
   const s = sampleCheckout(t)
   s.write('tasks.md', '- [x] 1.1 [core] Done\n- [ ] 1.2 [core] Not yet\n')
+  const ws = new Workspace(s.w)
   for (const options of scopesOf(s)) {
     const label = JSON.stringify(options)
-    const expected = lastLine(cli(['fingerprint', ...scopeArgs(options)]).stdout)
+    const expected = lastLine(cli(['fingerprint', ...scopeArgs(s.w, options)]).stdout)
     assert.match(expected, /^sha256:[0-9a-f]{64}$/)
-    assert.equal(await ledger.fingerprint(options), expected, label)
-    assert.equal(ledger.fingerprintSync(options), expected, label)
-    const json = JSON.parse(cli(['entries', '--json', ...scopeArgs(options)]).stdout)
-    const inventory = await ledger.inventory(options)
-    assert.ok(inventory instanceof ledger.Inventory)
+    assert.equal(await ws.fingerprint(options), expected, label)
+    assert.equal(ws.fingerprintSync(options), expected, label)
+    const json = camel(JSON.parse(cli(['entries', '--json', ...scopeArgs(s.w, options)]).stdout))
+    const inventory = await ws.inventory(options)
     assert.deepEqual(inventory.entries, json.entries, label)
-    assert.deepEqual(inventory.walkedRoots, json.walked_roots, label)
+    assert.deepEqual(inventory.walkedRoots, json.walkedRoots, label)
     assert.deepEqual(inventory.scope, json.scope, label)
     assert.equal(inventory.fingerprint, json.fingerprint, label)
+    assert.deepEqual(inventory, json, label)
     assert.deepEqual(JSON.parse(JSON.stringify(inventory)), json, label)
-    assert.deepEqual(ledger.inventorySync(options).toJSON(), json, label)
-    assert.deepEqual(await ledger.resolveScope(options), json.scope, label)
+    assert.deepEqual(ws.inventorySync(options), json, label)
+    assert.deepEqual(await ws.resolveScope(options), json.scope, label)
+    assert.deepEqual(ws.resolveScopeSync(options), json.scope, label)
   }
 })
 
@@ -60,7 +66,8 @@ test('what an inventory holds: Git listing, kinds, modes, normalization', async 
   s.git('add', 'staged.txt')
   fs.rmSync(s.path('src/lib.rs'))
   s.write('tasks.md', '- [x] 1.1 [core] Done\n')
-  const inventory = await ledger.inventory({ workspace: s.w, roots: ['.'], tasks: ['tasks.md'] })
+  const ws = s.ws
+  const inventory = await ws.inventory({ roots: ['.'], tasks: ['tasks.md'] })
   const byPath = Object.fromEntries(inventory.entries.map((e) => [e.path, e]))
   assert.deepEqual(Object.keys(byPath), [
     '.gitignore',
@@ -84,13 +91,14 @@ test('what an inventory holds: Git listing, kinds, modes, normalization', async 
   assert.deepEqual(byPath.link, { path: 'link', kind: 'symlink', mode: '120000', digest: sha256hex('README.md') })
   assert.deepEqual(byPath['src/lib.rs'], { path: 'src/lib.rs', kind: 'missing', mode: '-', digest: '-' })
   // Tasks are hashed with the checkbox normalization: a ticked box does not count.
-  assert.equal(byPath['tasks.md'].digest, sha256hex(ledger.normalizeTasks(Buffer.from('- [x] 1.1 [core] Done\n'))))
+  const normalized = await ledger.normalizeTasks(Buffer.from('- [x] 1.1 [core] Done\n'))
+  assert.equal(byPath['tasks.md'].digest, sha256hex(normalized))
   assert.equal(byPath['tasks.md'].digest, sha256hex('- [ ] 1.1 [core] Done\n'))
-  assert.equal(ledger.fingerprintEntries(inventory.entries), inventory.fingerprint)
+  assert.equal(await ledger.fingerprintEntries(inventory.entries), inventory.fingerprint)
   // Staging or committing alone changes nothing.
   s.git('add', 'untracked.txt', 'tasks.md')
   s.git('commit', '-q', '-m', 'more')
-  assert.equal(await ledger.fingerprint({ workspace: s.w, roots: ['.'], tasks: ['tasks.md'] }), inventory.fingerprint)
+  assert.equal(await ws.fingerprint({ roots: ['.'], tasks: ['tasks.md'] }), inventory.fingerprint)
 })
 
 test('several repositories and a walked root in one workspace equal the CLI', { skip: noCli }, async (t) => {
@@ -102,31 +110,38 @@ test('several repositories and a walked root in one workspace equal the CLI', { 
     s.gitIn(repo, 'init', '-q')
   }
   s.write('docs/guide.md', '# guide\n')
-  const options = { workspace: s.w, repos: ['app', 'lib'], roots: ['app', 'lib', 'docs'] }
-  const inventory = await ledger.inventory(options)
+  const options = { repos: ['app', 'lib'], roots: ['app', 'lib', 'docs'] }
+  const inventory = await s.ws.inventory(options)
   assert.deepEqual(
     inventory.entries.map((e) => e.path),
     ['app/.gitignore', 'app/f.txt', 'docs/guide.md', 'lib/.gitignore', 'lib/f.txt'],
   )
   assert.deepEqual(inventory.walkedRoots, ['docs'])
-  const json = JSON.parse(cli(['entries', '--json', ...scopeArgs(options)]).stdout)
-  assert.deepEqual(inventory.toJSON(), json)
+  const json = JSON.parse(cli(['entries', '--json', ...scopeArgs(s.w, options)]).stdout)
+  assert.deepEqual(inventory, camel(json))
 })
 
 test('records: byte-identical to the CLI, read back strictly, compared like verify', { skip: noCli }, async (t) => {
   const s = sampleCheckout(t)
-  const options = { workspace: s.w, roots: ['.'] }
+  const ws = s.ws
+  const options = { roots: ['.'] }
   const cliRecord = path.join(s.dir, 'cli.json')
-  const printed = cli(['inventory', ...scopeArgs(options), '--meta', 'gate=make test', '--out', cliRecord]).stdout
-  const inventory = await ledger.inventory(options)
-  const text = inventory.toRecord({ meta: { gate: 'make test' } })
+  const printed = cli(['inventory', ...scopeArgs(s.w, options), '--meta', 'gate=make test', '--out', cliRecord]).stdout
+  const inventory = await ws.inventory(options)
+  const text = await ledger.inventoryRecord(inventory, { meta: { gate: 'make test' } })
   assert.equal(text, fs.readFileSync(cliRecord, 'utf8'))
+  assert.equal(ledger.inventoryRecordSync(inventory, { meta: { gate: 'make test' } }), text)
   assert.equal(printed.trim(), inventory.fingerprint)
+  // The record read back is the document the CLI wrote, re-cased.
+  const record = await ledger.readRecord(cliRecord)
+  assert.deepEqual(record, camel(JSON.parse(text)))
+  assert.deepEqual(record.observed.meta, { gate: 'make test' })
+  assert.deepEqual(inventoryOf(record), inventory)
 
   // Nothing changed yet.
-  const same = await (await ledger.readRecord(cliRecord)).compare()
+  const same = await ws.compare(inventoryOf(record))
   assert.equal(same.matches, true)
-  assert.deepEqual(same, JSON.parse(cli(['verify', cliRecord, '--json', '--workspace', s.w]).stdout))
+  assert.deepEqual(same, camel(JSON.parse(cli(['verify', cliRecord, '--json', '--workspace', s.w]).stdout)))
 
   // One change of every kind.
   s.write('README.md', '# changed\n')
@@ -135,10 +150,15 @@ test('records: byte-identical to the CLI, read back strictly, compared like veri
   fs.chmodSync(s.path('run.sh'), 0o644)
   fs.rmSync(s.path('link'))
   s.write('link', 'now a file')
-  const expected = JSON.parse(cli(['verify', cliRecord, '--json', '--workspace', s.w], { ok: [1] }).stdout)
-  const fromText = ledger.Inventory.fromRecord(fs.readFileSync(cliRecord, 'utf8'), { source: cliRecord })
+  const expected = camel(JSON.parse(cli(['verify', cliRecord, '--json', '--workspace', s.w], { ok: [1] }).stdout))
+  const fromText = await ledger.parseRecord(fs.readFileSync(cliRecord, 'utf8'), { source: cliRecord })
   const viaRead = ledger.readRecordSync(cliRecord)
-  for (const comparison of [await inventory.compare(), inventory.compareSync(), await fromText.compare(), viaRead.compareSync()]) {
+  for (const comparison of [
+    await ws.compare(inventory),
+    ws.compareSync(inventory),
+    await ws.compare(inventoryOf(fromText)),
+    ws.compareSync(inventoryOf(viaRead)),
+  ]) {
     assert.deepEqual(comparison, expected)
   }
   assert.equal(expected.matches, false)
@@ -153,10 +173,10 @@ test('records: byte-identical to the CLI, read back strictly, compared like veri
   const added = expected.changes.find((c) => c.change === 'added')
   assert.equal(added.old, null)
 
-  // A moved checkout: re-expand elsewhere (verify --workspace).
+  // A moved checkout: the record's scope re-expanded in another workspace (verify --workspace).
   const moved = path.join(s.dir, 'moved')
   fs.renameSync(s.w, moved)
-  const relocated = ledger.Inventory.fromRecord(fs.readFileSync(cliRecord, 'utf8'), { workspace: moved })
-  const comparison = await relocated.compare()
-  assert.deepEqual(comparison, JSON.parse(cli(['verify', cliRecord, '--json', '--workspace', moved], { ok: [1] }).stdout))
+  const relocated = ledger.parseRecordSync(fs.readFileSync(cliRecord, 'utf8'))
+  const comparison = await new Workspace(moved).compare(inventoryOf(relocated))
+  assert.deepEqual(comparison, camel(JSON.parse(cli(['verify', cliRecord, '--json', '--workspace', moved], { ok: [1] }).stdout)))
 })

@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import os from 'node:os'
 import path from 'node:path'
 
-import { cli, ledger, noCli, packageDir, repoRoot, run, Sandbox } from './helpers.mjs'
+import { camel, cli, noCli, packageDir, repoRoot, run, Sandbox } from './helpers.mjs'
 
 const DIR = 'openspec/changes/add-auth'
 const ARCHIVE = 'openspec/changes/archive/2026-12-01-add-auth'
@@ -27,80 +27,77 @@ function approvedChange(t) {
   s.write(`${DIR}/specs/auth/spec.md`, DELTA)
   s.write(`${DIR}/tasks.md`, TASKS)
   s.write('src/login.js', 'export const login = () => {}\n')
-  const change = { workspace: s.w, change: 'add-auth' }
-  for (const artifact of ['proposal', 'specs', 'design', 'tasks']) ledger.approveSync(change, artifact, 'review 1')
-  return { s, change }
+  const ws = s.ws
+  for (const artifact of ['proposal', 'specs', 'design', 'tasks']) ws.approveSync('add-auth', artifact, { source: 'review 1' })
+  return { s, ws }
 }
 
 test('advanceState patches only the named fields and reads the task ids from the file', async (t) => {
-  const { s, change } = approvedChange(t)
-  const first = await ledger.advanceState(change, { role: 'implementation', areas: ['web'], next: 'validation' })
+  const { s, ws } = approvedChange(t)
+  const first = await ws.advanceState('add-auth', { role: 'implementation', areas: ['web'], next: 'validation' })
   assert.match(first.record, /^[0-9a-f]{64}$/)
   assert.equal(first.state.bindings.length, 4)
-  assert.deepEqual(first.state.tasks_remaining, ['1.1', '1.2'])
+  assert.deepEqual(first.state.tasksRemaining, ['1.1', '1.2'])
   s.write(`${DIR}/tasks.md`, TASKS.replace('- [ ] 1.1', '- [x] 1.1'))
-  const second = ledger.advanceStateSync(change, { checks: [{ name: 'npm test', result: 'PASS' }] }, first.record)
+  const second = ws.advanceStateSync('add-auth', { checks: [{ name: 'npm test', result: 'PASS' }], expected: first.record })
   assert.equal(second.state.role, 'implementation')
-  assert.deepEqual(second.state.tasks_completed, ['1.1'])
+  assert.deepEqual(second.state.tasksCompleted, ['1.1'])
   assert.deepEqual(second.state.checks, [{ name: 'npm test', result: 'PASS' }])
   // Started from the first record: someone else got there first.
-  await assert.rejects(ledger.advanceState(change, { outcome: 'x' }, first.record), (e) => {
+  await assert.rejects(ws.advanceState('add-auth', { outcome: 'x', expected: first.record }), (e) => {
     assert.equal(e.code, 'pointer-conflict')
     assert.ok(e.message.includes(first.record) && e.message.includes(second.record), e.message)
     return true
   })
-  const given = ledger.advanceStateSync(change, { completed: ['1.1', '1.2'] })
-  assert.deepEqual([given.state.tasks_completed, given.state.tasks_remaining], [['1.1', '1.2'], []])
-  const log = await ledger.stateLog(change)
+  const given = ws.advanceStateSync('add-auth', { completed: ['1.1', '1.2'] })
+  assert.deepEqual([given.state.tasksCompleted, given.state.tasksRemaining], [['1.1', '1.2'], []])
+  const log = await ws.stateLog('add-auth')
   assert.equal(log.length, 4 + 3)
   assert.equal(log[0].record, given.record)
+  // The names of the envelope's fields are values here, as recorded: never re-cased.
   assert.deepEqual(log[2].changes.map((c) => c.field), ['role', 'affected_areas', 'tasks_remaining', 'next_outcome'])
-  assert.deepEqual(ledger.stateLogSync(change), log)
+  assert.deepEqual(ws.stateLogSync('add-auth'), log)
   if (!noCli) {
     const shown = JSON.parse(cli(['state', 'log', '--change', 'add-auth', '--json', '--workspace', s.w]).stdout)
-    assert.deepEqual(shown, log)
+    assert.deepEqual(camel(shown), log)
   }
 })
 
 test('recordValidation, checkValidation and finalizeCheck', async (t) => {
-  const { s, change } = approvedChange(t)
+  const { s, ws } = approvedChange(t)
   const refused = { verdict: 'PASS', source: 'review 2', roots: ['src'], gates: ['test'] }
-  await assert.rejects(ledger.recordValidation(change, refused), { code: 'validation-refused' })
-  await ledger.runGate({
-    name: 'test',
-    argv: ['cat', 'src/login.js'],
-    scope: { workspace: s.w, roots: ['src'] },
-  })
-  const pass = await ledger.recordValidation(change, refused)
+  await assert.rejects(ws.recordValidation('add-auth', refused), { code: 'validation-refused' })
+  await ws.runGate('test', { argv: ['cat', 'src/login.js'], scope: { roots: ['src'] } })
+  const pass = await ws.recordValidation('add-auth', refused)
   assert.equal(pass.state.validation.verdict, 'PASS')
   assert.deepEqual(pass.state.validation.capabilities, ['auth'])
   assert.equal(pass.state.validation.gates[0].gate, 'test')
-  const check = ledger.checkValidationSync(change)
+  const check = ws.checkValidationSync('add-auth')
   assert.equal(check.stands, true)
   assert.equal(check.record, pass.record)
-  assert.deepEqual(await ledger.checkValidation(change), check)
+  assert.deepEqual(await ws.checkValidation('add-auth'), check)
 
   // An archive move by hand, the spec sync, a registry file.
   fs.mkdirSync(s.path('openspec/changes/archive'), { recursive: true })
   fs.renameSync(s.path(DIR), s.path(ARCHIVE))
   s.write('openspec/specs/auth/spec.md', SYNCED)
   s.write('docs/registry.md', 'add-auth\n')
-  const done = await ledger.finalizeCheck(change, ['docs/registry.md'])
+  const done = await ws.finalizeCheck('add-auth', { expect: ['docs/registry.md'] })
   assert.equal(done.clean, true)
-  assert.equal(done.archive_move.files.length, 4)
-  assert.deepEqual(done.spec_sync.map((c) => `${c.change} ${c.new.path}`), ['added openspec/specs/auth/spec.md'])
+  assert.equal(done.archiveMove.files.length, 4)
+  assert.deepEqual(done.specSync.map((c) => `${c.change} ${c.new.path}`), ['added openspec/specs/auth/spec.md'])
   assert.deepEqual(done.registry.map((c) => c.new.path), ['docs/registry.md'])
   if (!noCli) {
     const args = ['finalize', 'check', '--change', 'add-auth', '--expect', 'docs/registry.md', '--json', '--workspace', s.w]
-    assert.deepEqual(JSON.parse(cli(args).stdout), done)
+    assert.deepEqual(camel(JSON.parse(cli(args).stdout)), done)
   }
-  assert.deepEqual([done.spec_mismatches, done.sync_unverified], [[], []])
+  assert.deepEqual([done.specMismatches, done.syncUnverified], [[], []])
   // Unrelated text where the sync belongs: a new change naming the headers.
   s.write('openspec/specs/auth/spec.md', '# auth\n\nanything else\n')
-  const replaced = await ledger.finalizeCheck(change, ['docs/registry.md'])
+  const replaced = await ws.finalizeCheck('add-auth', { expect: ['docs/registry.md'] })
   assert.equal(replaced.clean, false)
-  assert.deepEqual(replaced.new_changes.map((c) => c.new.path), ['openspec/specs/auth/spec.md'])
-  assert.deepEqual(replaced.spec_mismatches, [
+  assert.deepEqual(replaced.newChanges.map((c) => c.new.path), ['openspec/specs/auth/spec.md'])
+  assert.deepEqual(replaced.specMismatches, [
     {
       capability: 'auth',
       path: 'openspec/specs/auth/spec.md',
@@ -114,25 +111,26 @@ test('recordValidation, checkValidation and finalizeCheck', async (t) => {
   }
   s.write('openspec/specs/auth/spec.md', SYNCED)
   s.write(`${ARCHIVE}/design.md`, '# Design, edited\n')
-  const blocked = ledger.finalizeCheckSync(change)
+  const blocked = ws.finalizeCheckSync('add-auth')
   assert.equal(blocked.clean, false)
-  assert.deepEqual(blocked.new_changes.map((c) => c.new.path), [`${ARCHIVE}/design.md`])
+  assert.deepEqual(blocked.newChanges.map((c) => c.new.path), [`${ARCHIVE}/design.md`])
 })
 
 test('examples/recover.ts runs the recovery protocol', async (t) => {
-  const { s, change } = approvedChange(t)
-  await ledger.runGate({ name: 'test', argv: ['cat', 'src/login.js'], scope: { workspace: s.w, roots: ['src'] } })
-  ledger.advanceStateSync(change, { role: 'implementation', blockers: ['API key'], next: 'validation' })
+  const { s, ws } = approvedChange(t)
+  await ws.runGate('test', { argv: ['cat', 'src/login.js'], scope: { roots: ['src'] } })
+  ws.advanceStateSync('add-auth', { role: 'implementation', blockers: ['API key'], next: 'validation' })
   s.write('src/login.js', 'export const login = () => 1\n')
-  // Compiled against the package's types, run with the package resolvable as '@ledger/node'.
+  // Compiled against the package's types, run with the package resolvable by
+  // its published name, 'ledger-fingerprint'.
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-recover-'))
   t.after(() => fs.rmSync(out, { recursive: true, force: true }))
   const tsc = path.join(packageDir, 'node_modules/.bin/tsc')
   run(tsc, ['-p', path.join(repoRoot, 'examples/tsconfig.json'), '--outDir', out])
-  fs.mkdirSync(path.join(out, 'node_modules/@ledger'), { recursive: true })
-  fs.symlinkSync(packageDir, path.join(out, 'node_modules/@ledger/node'))
+  fs.mkdirSync(path.join(out, 'node_modules'), { recursive: true })
+  fs.symlinkSync(packageDir, path.join(out, 'node_modules/ledger-fingerprint'))
   const text = run(process.execPath, [path.join(out, 'recover.js'), s.w]).stdout
-  const { record } = ledger.currentStateSync(change)
+  const { record } = ws.currentStateSync('add-auth')
   assert.equal(
     text,
     [

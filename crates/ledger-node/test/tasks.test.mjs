@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { cli, expectCode, ledger, noCli, Sandbox } from './helpers.mjs'
+import { camel, cli, expectCode, ledger, noCli, Sandbox } from './helpers.mjs'
 
 const CHANGE = 'openspec/changes/add-auth'
 const TASKS = '## 1. Core\n- [ ] 1.1 Add login\n  - [x] 1.1.1 Test it\n* [X] 1.2 Add tokens\n'
@@ -30,9 +30,9 @@ test('readTasks: ids, done, lines and text under either rule', async (t) => {
   assert.deepEqual(v1.tasks, [{ id: '2.1', done: true, line: 5, text: '2.1 [core] Canonical' }])
   // The same from the bytes.
   const bytes = Buffer.from(TASKS + '- [x] 2.1 [core] Canonical\n')
-  assert.deepEqual(ledger.readTasksBuffer(bytes, { rule: 'openspec-checkbox' }), open)
-  assert.deepEqual(ledger.readTasksBuffer(bytes), v1)
-  assert.deepEqual(ledger.taskRules(), ['task-checkbox-v1', 'openspec-checkbox'])
+  assert.deepEqual(await ledger.readTasksBytes(bytes, { rule: 'openspec-checkbox' }), open)
+  assert.deepEqual(ledger.readTasksBytesSync(bytes), v1)
+  assert.deepEqual(ledger.TASK_RULES, ['task-checkbox-v1', 'openspec-checkbox'])
   await expectCode(assert, () => ledger.readTasks(s.path('missing.md')), 'unreadable', 'missing.md')
   await expectCode(assert, () => ledger.readTasks(s.path('tasks.md'), { rule: 'v2' }), 'invalid-argument', undefined)
 })
@@ -40,30 +40,32 @@ test('readTasks: ids, done, lines and text under either rule', async (t) => {
 test('a scope records the rule; ticking is progress under openspec-checkbox', async (t) => {
   const s = new Sandbox(t)
   s.write('tasks.md', '- [ ] 1.1 A\n')
-  const options = { workspace: s.w, tasks: ['tasks.md'], taskRule: 'openspec-checkbox' }
-  const scope = await ledger.resolveScope(options)
-  assert.deepEqual(scope.task_rules, { 'tasks.md': 'openspec-checkbox' })
-  assert.equal((await ledger.resolveScope({ workspace: s.w, tasks: ['tasks.md'] })).task_rules, undefined)
-  const before = await ledger.inventory(options)
+  const ws = s.ws
+  const options = { tasks: ['tasks.md'], taskRule: 'openspec-checkbox' }
+  const scope = await ws.resolveScope(options)
+  assert.deepEqual(scope.taskRules, { 'tasks.md': 'openspec-checkbox' })
+  assert.equal((await ws.resolveScope({ tasks: ['tasks.md'] })).taskRules, undefined)
+  const before = await ws.inventory(options)
   s.write('tasks.md', '- [x] 1.1 A\n')
-  assert.equal((await before.compare()).matches, true)
-  assert.equal(await ledger.fingerprint(options), before.fingerprint)
-  assert.notEqual(await ledger.fingerprint({ ...options, taskRule: undefined }), before.fingerprint)
+  assert.equal((await ws.compare(before)).matches, true)
+  assert.equal(await ws.fingerprint(options), before.fingerprint)
+  assert.notEqual(await ws.fingerprint({ ...options, taskRule: undefined }), before.fingerprint)
 })
 
 test('changeTasks and approvals under openspec-checkbox match the CLI', { skip: noCli }, async (t) => {
   const s = openspecCheckout(t)
-  const change = { workspace: s.w, change: 'add-auth', taskRule: 'openspec-checkbox' }
-  const tasks = await ledger.changeTasks(change)
+  const ws = s.ws
+  const rule = { taskRule: 'openspec-checkbox' }
+  const tasks = await ws.changeTasks('add-auth', rule)
   assert.equal(tasks.path, `${CHANGE}/tasks.md`)
   assert.deepEqual([tasks.exists, tasks.total, tasks.done], [true, 3, 2])
   const json = JSON.parse(cli(['tasks', '--change', 'add-auth', '--task-rule', 'openspec-checkbox', '--json'], { cwd: s.w }).stdout)
-  assert.deepEqual(json, tasks)
-  for (const artifact of ['proposal', 'specs', 'design', 'tasks']) await ledger.approve(change, artifact, 'msg')
+  assert.deepEqual(camel(json), tasks)
+  for (const artifact of ['proposal', 'specs', 'design', 'tasks']) await ws.approve('add-auth', artifact, { source: 'msg', ...rule })
   s.write(`${CHANGE}/tasks.md`, TASKS.replace('- [ ] 1.1 ', '- [x] 1.1 '))
-  const status = await ledger.status({ workspace: s.w, change: 'add-auth' })
+  const status = await ws.status('add-auth')
   assert.deepEqual(status.artifacts.map((a) => a.state), ['approved', 'approved', 'approved', 'approved'])
-  await expectCode(assert, () => ledger.changeTasks({ ...change, taskRule: 'x' }), 'invalid-argument', undefined)
+  await expectCode(assert, () => ws.changeTasks('add-auth', { taskRule: 'x' }), 'invalid-argument', undefined)
 })
 
 // Differential check against OpenSpec itself, when its task counter is at hand:
@@ -95,14 +97,14 @@ test('readTasks agrees with OpenSpec parseTaskLines on random task-like files', 
 
 test('every reader uses the rule the tasks approval recorded; approve warns of missed task lines', async (t) => {
   const s = openspecCheckout(t)
-  const plain = { workspace: s.w, change: 'add-auth' }
+  const ws = s.ws
   const warnings = []
   const listen = (w) => warnings.push(w)
   process.on('warning', listen)
   t.after(() => process.off('warning', listen))
   const tick = () => new Promise((resolve) => setImmediate(resolve))
   // Under the default rule OpenSpec's three task lines are no task: a warning.
-  const binding = await ledger.approve(plain, 'tasks', 'msg')
+  const binding = await ws.approve('add-auth', 'tasks', { source: 'msg' })
   assert.equal(binding.artifact, 'tasks')
   await tick()
   assert.equal(warnings.length, 1)
@@ -110,17 +112,17 @@ test('every reader uses the rule the tasks approval recorded; approve warns of m
   assert.equal(warnings[0].code, 'task-rule')
   assert.ok(warnings[0].message.startsWith(`${CHANGE}/tasks.md: 3 line(s) are tasks under openspec-checkbox but not under task-checkbox-v1`), warnings[0].message)
   assert.ok(warnings[0].message.includes('(line 2, 3, 4)'), warnings[0].message)
-  ledger.approveSync({ ...plain, taskRule: 'openspec-checkbox' }, 'tasks', 'msg')
-  ledger.approveSync(plain, 'tasks', 'msg')
+  ws.approveSync('add-auth', 'tasks', { source: 'msg', taskRule: 'openspec-checkbox' })
+  ws.approveSync('add-auth', 'tasks', { source: 'msg' })
   await tick()
   assert.equal(warnings.length, 1, 'the rule that reads the lines, recorded, gives none')
   // Unflagged, the tasks and the state's default ids are read under the recorded rule.
-  const tasks = await ledger.changeTasks(plain)
+  const tasks = await ws.changeTasks('add-auth')
   assert.deepEqual([tasks.rule, tasks.total, tasks.done], ['openspec-checkbox', 3, 2])
-  assert.deepEqual(ledger.changeTasksSync(plain), tasks)
-  const { state } = await ledger.advanceState(plain, { role: 'impl' })
-  assert.deepEqual([state.tasks_completed, state.tasks_remaining], [['1.1.1', '1.2'], ['1.1']])
+  assert.deepEqual(ws.changeTasksSync('add-auth'), tasks)
+  const { state } = await ws.advanceState('add-auth', { role: 'impl' })
+  assert.deepEqual([state.tasksCompleted, state.tasksRemaining], [['1.1.1', '1.2'], ['1.1']])
   // A rule the caller chooses wins.
-  const v1 = await ledger.changeTasks({ ...plain, taskRule: 'task-checkbox-v1' })
+  const v1 = await ws.changeTasks('add-auth', { taskRule: 'task-checkbox-v1' })
   assert.deepEqual([v1.rule, v1.total], ['task-checkbox-v1', 0])
 })

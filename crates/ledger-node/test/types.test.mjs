@@ -1,97 +1,106 @@
 // What test/types.ts lets TypeScript code do works at run time, and what it
-// refuses fails at run time too: `new Store(workspace)`, the `Echo` object and
-// its strings, and `RunOutcome.exit_code`.
+// refuses fails at run time too: `new Workspace(path)`, the three echoes,
+// `exitCode`, the process-wide threads and digest cache.
 import assert from 'node:assert/strict'
-import path from 'node:path'
 import { test } from 'node:test'
 
 // Named imports, as a TypeScript or ESM user writes them: each must be a
 // named export of index.js that Node's CommonJS interop finds.
-import { Echo, Store, runGate, runGateSync } from '../index.js'
-import { ledger, Sandbox } from './helpers.mjs'
+import { ErrorCode, LedgerError, Workspace, normalizeTasks, setThreads } from '../index.js'
+import { expectCode, ledger, Sandbox } from './helpers.mjs'
 
-test('new Store(workspace) is the store Store.open(workspace) gives', async (t) => {
-  const s = new Sandbox(t)
-  const made = new Store(s.w)
-  assert.ok(made instanceof Store)
-  assert.ok(made instanceof ledger.Store)
-  assert.equal(made.root, path.join(s.w, '.ledger'))
-  assert.equal(made.root, Store.open(s.w).root)
-  assert.deepEqual(await made.refs(), [])
-  assert.equal(made.headSync('gates/test'), null)
-  // What the types refuse: no workspace, or not a string.
-  assert.throws(() => new Store(), /into rust type `String`/)
-  assert.throws(() => new Store(42), /into rust type `String`/)
+test('the named ESM exports are the package’s own', () => {
+  assert.equal(Workspace, ledger.Workspace)
+  assert.equal(LedgerError, ledger.LedgerError)
+  assert.equal(ErrorCode, ledger.ErrorCode)
+  assert.equal(normalizeTasks, ledger.normalizeTasks)
+  assert.equal(setThreads, ledger.setThreads)
 })
 
-test('Echo is a runtime object of the three strings the Echo type allows', async (t) => {
-  assert.deepEqual({ ...Echo }, { Off: 'off', Passthrough: 'passthrough', Stderr: 'stderr' })
-  assert.equal(ledger.Echo, Echo)
-  const s = new Sandbox(t)
-  s.write('in.txt', 'x')
-  const spec = { name: 'echo', argv: ['sh', '-c', 'echo out; echo err >&2'], scope: { workspace: s.w } }
-  const first = await runGate(spec, Echo.Off)
-  assert.equal(first.reused, false)
-  for (const echo of [...Object.values(Echo), undefined, null]) {
-    assert.equal((await runGate(spec, echo)).reused, true, String(echo))
-    assert.equal(runGateSync(spec, echo).reused, true, String(echo))
-  }
-  assert.throws(() => runGateSync(spec, 'loud'), (e) => e.code === 'InvalidArg')
-  await assert.rejects(async () => runGate(spec, 'loud'), (e) => e.code === 'InvalidArg')
-})
-
-test('RunOutcome.exit_code is what `ledger gate run` exits with', async (t) => {
-  const s = new Sandbox(t)
-  s.write('in.txt', 'x')
-  const scope = { workspace: s.w }
-  const passing = { name: 'ok', argv: ['true'], scope }
-  const ran = await runGate(passing)
-  assert.equal(ran.reused, false)
-  assert.equal(ran.exit_code, 0)
-  const reused = runGateSync(passing)
-  assert.equal(reused.reused, true)
-  assert.equal(reused.exit_code, 0)
-  const failing = await runGate({ name: 'three', argv: ['sh', '-c', 'exit 3'], scope })
-  assert.equal(failing.evidence.exit_status, 3)
-  assert.equal(failing.exit_code, 3)
-  const killed = runGateSync({ name: 'usr1', argv: ['sh', '-c', 'kill -USR1 $$'], scope })
-  assert.equal(killed.evidence.exit_status, null)
-  assert.equal(killed.evidence.signal, 10)
-  assert.equal(killed.exit_code, 128 + 10)
-  const slow = await runGate({ name: 'slow', argv: ['sh', '-c', 'sleep 30'], scope }, 'off', 200)
-  assert.deepEqual(slow.evidence.stopped, { by: 'timeout', after_ms: 200 })
-  assert.equal(slow.exit_code, 124)
-  // Every other field is the document `ledger gate run --json` prints.
-  assert.deepEqual(Object.keys(ran).sort(), ['evidence', 'exit_code', 'freshness', 'record', 'reused'])
-})
-
-test('new Inventory(text) reads a record as Inventory.fromRecord does', async (t) => {
+test('new Workspace(path) refuses what the types refuse, through the Promise', async (t) => {
   const s = new Sandbox(t)
   s.write('a.txt', 'a\n')
-  const text = ledger.inventorySync({ workspace: s.w }).toRecord()
-  const made = new ledger.Inventory(text, { source: 'record.json' })
-  assert.ok(made instanceof ledger.Inventory)
-  assert.equal(made.fingerprint, ledger.Inventory.fromRecord(text).fingerprint)
-  assert.equal((await made.compare()).matches, true)
-  assert.throws(() => new ledger.Inventory(), /into rust type `String`/)
-  assert.throws(() => new ledger.Inventory('{}', { source: 'bad.json' }), (e) => e.code === 'unsupported-version' && e.path === 'bad.json')
+  const ws = new Workspace(s.w)
+  assert.ok(ws instanceof Workspace)
+  assert.deepEqual(await ws.refs(), [])
+  assert.equal(ws.headSync('gates/test'), null)
+  // What types.ts refuses: a workspace that is no string, the change given as an option.
+  await expectCode(assert, () => new Workspace(42).fingerprint(), 'invalid-argument', undefined)
+  await expectCode(assert, () => ws.status({ change: 'add-auth' }), 'invalid-argument', 'change', { pathProperty: false })
+  await expectCode(assert, () => ws.approve('add-auth', 'proposal', {}), 'invalid-argument', 'source', { pathProperty: false })
+})
+
+test('echo is one of three strings', async (t) => {
+  const s = new Sandbox(t)
+  s.write('in.txt', 'x')
+  const ws = s.ws
+  const spec = { argv: ['sh', '-c', 'echo out; echo err >&2'] }
+  const first = await ws.runGate('echo', { ...spec, echo: 'off' })
+  assert.equal(first.reused, false)
+  for (const echo of ['off', 'passthrough', 'stderr', undefined]) {
+    assert.equal((await ws.runGate('echo', { ...spec, echo })).reused, true, String(echo))
+    assert.equal(ws.runGateSync('echo', { ...spec, echo }).reused, true, String(echo))
+  }
+  assert.throws(() => ws.runGateSync('echo', { ...spec, echo: 'loud' }), (e) => e instanceof LedgerError && e.code === 'invalid-argument')
+  await expectCode(assert, () => ws.runGate('echo', { ...spec, echo: 'loud' }), 'invalid-argument', 'echo', { pathProperty: false })
+})
+
+test('exitCode is what `ledger gate run` exits with', async (t) => {
+  const s = new Sandbox(t)
+  s.write('in.txt', 'x')
+  const ws = s.ws
+  const ran = await ws.runGate('ok', { argv: ['true'] })
+  assert.equal(ran.reused, false)
+  assert.equal(ran.exitCode, 0)
+  const reused = ws.runGateSync('ok', { argv: ['true'] })
+  assert.equal(reused.reused, true)
+  assert.equal(reused.exitCode, 0)
+  const failing = await ws.runGate('three', { argv: ['sh', '-c', 'exit 3'] })
+  assert.equal(failing.evidence.exitStatus, 3)
+  assert.equal(failing.exitCode, 3)
+  const killed = ws.runGateSync('usr1', { argv: ['sh', '-c', 'kill -USR1 $$'] })
+  assert.equal(killed.evidence.exitStatus, null)
+  assert.equal(killed.evidence.signal, 10)
+  assert.equal(killed.exitCode, 128 + 10)
+  const slow = await ws.runGate('slow', { argv: ['sh', '-c', 'sleep 30'], echo: 'off', timeoutMs: 200 })
+  assert.deepEqual(slow.evidence.stopped, { by: 'timeout', afterMs: 200 })
+  assert.equal(slow.exitCode, 124)
+  // Every other field is the document `ledger gate run --json` prints, camelCased.
+  assert.deepEqual(Object.keys(ran).sort(), ['evidence', 'exitCode', 'freshness', 'record', 'reused'])
+  assert.equal(ran.exit_code, undefined)
+})
+
+test('a record read from its text is the inventory it was written from', async (t) => {
+  const s = new Sandbox(t)
+  s.write('a.txt', 'a\n')
+  const ws = s.ws
+  const inventory = ws.inventorySync()
+  const text = ledger.inventoryRecordSync(inventory)
+  const record = ledger.parseRecordSync(text, { source: 'record.json' })
+  assert.equal(record.fingerprint, inventory.fingerprint)
+  assert.deepEqual(record.entries, inventory.entries)
+  assert.equal((await ws.compare(inventory)).matches, true)
+  await expectCode(assert, () => ledger.parseRecord(), 'invalid-argument', 'text', { pathProperty: false })
+  const e = await expectCode(assert, () => ledger.parseRecord('{}', { source: 'bad.json' }), 'unsupported-version', 'bad.json')
+  assert.equal(e.path, 'bad.json')
 })
 
 test('setDigestCache turns the cache off and on, never changing the answer', (t) => {
   const s = new Sandbox(t)
   for (let i = 0; i < 20; i++) s.write(`d${i % 3}/f${i}.txt`, `${i}\n`)
   s.write('.ledger/.gitignore', '*\n')
-  assert.equal(ledger.digestCacheEnabled(), true)
-  const answer = ledger.fingerprintSync({ workspace: s.w })
+  const ws = s.ws
+  assert.equal(ledger.digestCacheEnabledSync(), true)
+  const answer = ws.fingerprintSync()
   try {
-    ledger.setDigestCache(false)
-    assert.equal(ledger.digestCacheEnabled(), false)
-    assert.equal(ledger.fingerprintSync({ workspace: s.w }), answer)
+    ledger.setDigestCacheSync(false)
+    assert.equal(ledger.digestCacheEnabledSync(), false)
+    assert.equal(ws.fingerprintSync(), answer)
   } finally {
-    ledger.setDigestCache(true)
+    ledger.setDigestCacheSync(true)
   }
-  assert.equal(ledger.fingerprintSync({ workspace: s.w }), answer)
-  const report = new ledger.Store(s.w).checkSync()
+  assert.equal(ws.fingerprintSync(), answer)
+  const report = ws.storeCheckSync()
   assert.ok(report.cache === null || report.cache.intact, JSON.stringify(report.cache))
 })
 
@@ -100,43 +109,47 @@ test('every file changed twice leaves one version of each in the digest cache', 
   const names = Array.from({ length: 10 }, (_, i) => `d${i % 3}/f${i}.txt`)
   for (const name of names) s.write(name, `${name}\n`)
   s.write('.ledger/.gitignore', '*\n')
+  const ws = s.ws
   const uncached = () => {
     try {
-      ledger.setDigestCache(false)
-      return ledger.fingerprintSync({ workspace: s.w })
+      ledger.setDigestCacheSync(false)
+      return ws.fingerprintSync()
     } finally {
-      ledger.setDigestCache(true)
+      ledger.setDigestCacheSync(true)
     }
   }
   // Old enough for the cache to record them (it skips files changed within 2 s).
   const settle = () => new Promise((resolve) => setTimeout(resolve, 2200))
-  const cache = () => new ledger.Store(s.w).checkSync().cache
+  const cache = () => ws.storeCheckSync().cache
   await settle()
-  assert.equal(ledger.fingerprintSync({ workspace: s.w }), uncached())
+  assert.equal(ws.fingerprintSync(), uncached())
   assert.deepEqual({ ...cache(), bytes: 0 }, { bytes: 0, entries: names.length, intact: true })
   for (const round of [0, 1]) {
     for (const name of names) s.write(name, `${name} round ${round}\n`)
     await settle()
-    assert.equal(ledger.fingerprintSync({ workspace: s.w }), uncached())
+    assert.equal(ws.fingerprintSync(), uncached())
     assert.deepEqual({ ...cache(), bytes: 0 }, { bytes: 0, entries: names.length, intact: true }, `round ${round}`)
   }
 })
 
-test('setThreads changes how many threads read, never the answer', (t) => {
+test('setThreads changes how many threads read, never the answer', async (t) => {
   const s = new Sandbox(t)
   for (let i = 0; i < 50; i++) s.write(`d${i % 5}/f${i}.txt`, `${i}\n`)
-  const answer = ledger.fingerprintSync({ workspace: s.w })
+  const ws = s.ws
+  const answer = ws.fingerprintSync()
   try {
     for (const count of [1, 3]) {
-      ledger.setThreads(count)
-      assert.equal(ledger.threads(), count)
-      assert.equal(ledger.fingerprintSync({ workspace: s.w }), answer)
+      ledger.setThreadsSync(count)
+      assert.equal(ledger.threadsSync(), count)
+      assert.equal(await ledger.threads(), count)
+      assert.equal(ws.fingerprintSync(), answer)
     }
-    for (const bad of [-1, 1.5, Number.NaN, 1e9]) {
-      assert.throws(() => ledger.setThreads(bad), (e) => e.code === 'invalid-argument', String(bad))
+    for (const bad of [-1, 1.5, Number.NaN, 1e9, '2']) {
+      assert.throws(() => ledger.setThreadsSync(bad), (e) => e.code === 'invalid-argument', String(bad))
+      await assert.rejects(setThreads(bad), (e) => e.code === 'invalid-argument', String(bad))
     }
-    assert.equal(ledger.threads(), 3, 'a refused count changes nothing')
+    assert.equal(ledger.threadsSync(), 3, 'a refused count changes nothing')
   } finally {
-    ledger.setThreads(0)
+    ledger.setThreadsSync(0)
   }
 })

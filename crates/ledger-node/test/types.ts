@@ -1,81 +1,92 @@
-// Type-level tests (`npx tsc`, ci.sh), never run: what the types allow, and
-// with `@ts-expect-error` what they must refuse — each because the runtime
-// does not have it. test/types.test.mjs checks at run time that what is
-// allowed here works.
+// Type-level tests (`npx tsc`, ci.sh), never run: what the generated types
+// allow, and with `@ts-expect-error` what they must refuse — each because the
+// runtime refuses it too (test/types.test.mjs and test/door.test.mjs check
+// that at run time).
 import * as ledger from '../index.js'
-import { Echo, Store } from '../index.js'
-import type { GateSpec, RunOutcome } from '../index.js'
+import { LedgerError, Workspace } from '../index.js'
+import type { ApprovalStatus, Inventory } from '../index.js'
 
 /** `true` exactly when `A` and `B` are the same type. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 
-// Store: `new Store(workspace)` is a real constructor (the same store as
-// `Store.open(workspace)`); it needs the workspace, a string.
-export function stores(workspace: string): string[] {
-  const made: Store = new Store(workspace)
-  const opened: Store = Store.open(workspace)
-  const at: ledger.Store = ledger.Store.at(`${workspace}/.ledger`)
-  // @ts-expect-error the workspace is required (napi throws InvalidArg without it)
-  new Store()
-  // @ts-expect-error a workspace is a string
-  new Store(42)
-  // @ts-expect-error `root` is a getter only
-  made.root = '/elsewhere'
-  return [made.root, opened.root, at.root]
+// Workspace: named once, by a path; every verb is a method returning a Promise,
+// with a Sync twin returning the value itself.
+export async function workspaces(path: string): Promise<string[]> {
+  const ws: Workspace = new Workspace(path)
+  const pending: Promise<string> = ws.fingerprint({ roots: ['src'] })
+  const now: string = ws.fingerprintSync({ roots: ['src'] })
+  const inventory: Inventory = await ws.inventory()
+  const status: ApprovalStatus = ws.statusSync('add-auth')
+  const same: Equal<Awaited<ReturnType<Workspace['status']>>, ReturnType<Workspace['statusSync']>> = true
+  // @ts-expect-error a workspace is a path, a string
+  new Workspace(42)
+  // @ts-expect-error the change is a positional parameter, not an option
+  await ws.status({ change: 'add-auth' })
+  console.log(same, status.stateRecord)
+  return [await pending, now, inventory.fingerprint]
 }
 
-// Echo: a value (the runtime object `{ Off: 'off', ... }`) and a type (the
-// union of its strings), so members and plain strings are both accepted.
-export async function echoes(spec: GateSpec): Promise<RunOutcome[]> {
-  const member: ledger.Echo = Echo.Stderr
-  const literal: ledger.Echo = 'passthrough'
-  const values: ledger.Echo[] = Object.values(Echo)
-  const exact: Equal<(typeof Echo)[keyof typeof Echo], ledger.Echo> = true
-  const keys: Equal<keyof typeof Echo, 'Off' | 'Passthrough' | 'Stderr'> = true
-  // @ts-expect-error not one of the three
-  const unknown: ledger.Echo = 'stdout'
-  // @ts-expect-error the members are read-only
-  Echo.Off = 'stderr'
-  // @ts-expect-error no such member
-  console.log(Echo.Loud)
-  console.log(literal, values, exact, keys, unknown)
-  const outcomes = [await ledger.runGate(spec, member), ledger.runGateSync(spec, Echo.Off), await ledger.runGate(spec, 'off', 1000)]
+// Options: camelCase keys, each of its type; a key the verb does not know
+// and a value of the wrong type are refused (invalid-argument at run time).
+export async function options(ws: Workspace): Promise<void> {
+  await ws.fingerprint({ roots: ['src'], taskRule: 'openspec-checkbox', exclude: ['a', { path: 'b', reason: 'vendored' }] })
+  await ws.status('add-auth', { changesRoot: 'openspec/changes', schema: 'spec-driven' })
+  // @ts-expect-error `root` for `roots`
+  await ws.fingerprint({ root: ['src'] })
+  // @ts-expect-error the snake_case spelling is not the JavaScript one
+  await ws.status('add-auth', { changes_root: 'x' })
+  // @ts-expect-error a list of roots, not one string
+  await ws.fingerprint({ roots: 'src' })
+  // @ts-expect-error not a task rule
+  await ws.fingerprint({ taskRule: 'v2' })
+  // @ts-expect-error `source` is required
+  await ws.approve('add-auth', 'proposal', {})
+}
+
+// Gates: the echo is one of three strings; the exit code is a number, and
+// results are camelCase like everything else (`exitCode`, not `exit_code`).
+export async function gates(ws: Workspace): Promise<number> {
+  const outcome = await ws.runGate('test', { argv: ['make', 'test'], echo: 'stderr', timeoutMs: 60_000 })
+  const code: number = outcome.exitCode
+  const signal: number | null | undefined = outcome.evidence?.signal
+  const reused: boolean = ws.runGateSync('test', { argv: ['make', 'test'], echo: 'off' }).reused
   // @ts-expect-error not an echo
-  await ledger.runGate(spec, 'loud')
-  return outcomes
+  await ws.runGate('test', { argv: ['true'], echo: 'loud' })
+  // @ts-expect-error the field is `exitCode`
+  console.log(outcome.exit_code)
+  // @ts-expect-error never null, unlike `evidence.exitStatus`
+  const nullable: null = outcome.exitCode
+  console.log(signal, reused, nullable)
+  return code
 }
 
-// RunOutcome: the exit code `ledger gate run` (and Python's
-// `RunOutcome.exit_code`) reports, always a number.
-export async function exitCodes(spec: GateSpec): Promise<number> {
-  const outcome: RunOutcome = await ledger.runGate(spec)
-  const code: number = outcome.exit_code
-  const signal: number | undefined = outcome.evidence?.signal
-  // @ts-expect-error never null, unlike `evidence.exit_status`
-  const nullable: null = outcome.exit_code
-  // @ts-expect-error spelled as the document's other fields: `exit_code`
-  console.log(outcome.exitCode)
-  console.log(signal, nullable)
-  return code + ledger.runGateSync(spec, 'off').exit_code
+// Errors: LedgerError is a class (`instanceof` narrows), its code one of
+// ErrorCode's values, its path a string when the error concerns one.
+export async function errors(ws: Workspace): Promise<string | undefined> {
+  try {
+    await ws.fingerprint({ roots: ['../outside'] })
+  } catch (e) {
+    if (e instanceof LedgerError) {
+      const message: string = e.message
+      const code: (typeof ledger.ErrorCode)[keyof typeof ledger.ErrorCode] = e.code
+      const known: boolean = code === ledger.ErrorCode.OutsideWorkspace
+      // @ts-expect-error not a code any error has
+      const never: boolean = e.code === 'no-such-code'
+      console.log(message, known, never)
+      return e.path ?? undefined
+    }
+  }
+  // @ts-expect-error ErrorCode's members are read-only
+  ledger.ErrorCode.Conflict = 'x'
+  return undefined
 }
 
-// Inventory: `new Inventory(text, options)` reads a record's text, like
-// `Inventory.fromRecord`; it needs the text.
-export function inventories(text: string): string[] {
-  const made: ledger.Inventory = new ledger.Inventory(text, { source: 'record.json' })
-  const read: ledger.Inventory = ledger.Inventory.fromRecord(text)
-  // @ts-expect-error the record's text is required
-  new ledger.Inventory()
-  // @ts-expect-error the text is a string
-  new ledger.Inventory(Buffer.from(text))
-  return [made.fingerprint, read.fingerprint]
-}
-
-// Threads: a count to set, a count to read.
-export function threadCounts(): number {
+// Free functions: no workspace; bytes are Buffers.
+export async function free(): Promise<number> {
+  const normalized: Buffer = await ledger.normalizeTasks(Buffer.from('- [x] 1.1 [core] Done\n'))
+  const tasks = ledger.readTasksBytesSync(normalized, { rule: 'openspec-checkbox' })
   ledger.setThreads(2)
-  ledger.setThreads(0)
   // @ts-expect-error a count is a number
   ledger.setThreads('2')
-  return ledger.threads()
+  return tasks.total + ledger.threadsSync()
 }

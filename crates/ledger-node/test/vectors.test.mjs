@@ -10,38 +10,39 @@ import { byUtf8, cli, ledger, noCli, Sandbox, sha256hex, v1InOrder, vectorsDir }
 const read = (name) => JSON.parse(fs.readFileSync(path.join(vectorsDir, name), 'utf8'))
 const asEntry = ([p, kind, mode, digest]) => ({ path: p, kind, mode, digest })
 
-test('fingerprint-v1 vectors, in their order and reversed', () => {
+test('fingerprint-v1 vectors, in their order and reversed', async () => {
   const { format, vectors } = read('fingerprint-v1.json')
   assert.equal(format, 'wealth-ledger-input-v1')
   assert.ok(vectors.length >= 5)
   for (const v of vectors) {
     const entries = v.entries.map(asEntry)
-    assert.equal(ledger.fingerprintEntries(entries), v.fingerprint, v.name)
-    assert.equal(ledger.fingerprintEntries([...entries].reverse()), v.fingerprint, v.name)
+    assert.equal(await ledger.fingerprintEntries(entries), v.fingerprint, v.name)
+    assert.equal(ledger.fingerprintEntriesSync([...entries].reverse()), v.fingerprint, v.name)
     // And the vector itself agrees with an independent computation.
     assert.equal(v1InOrder(byUtf8(entries)), v.fingerprint, v.name)
   }
 })
 
-test('task-checkbox vectors through normalizeTasks(Buffer)', () => {
+test('task-checkbox vectors through normalizeTasks(Buffer)', async () => {
   const { vectors } = read('task-checkbox.json')
   assert.ok(vectors.length >= 10)
   for (const v of vectors) {
     const input = Buffer.from(v.input, 'hex')
-    const output = ledger.normalizeTasks(input)
+    const output = await ledger.normalizeTasks(input)
     assert.ok(Buffer.isBuffer(output), v.name)
     assert.equal(output.toString('hex'), v.output, v.name)
+    assert.ok(ledger.normalizeTasksSync(input).equals(output), v.name)
     assert.equal(!output.equals(input), v.changed, v.name)
   }
 })
 
-test('openspec-checkbox vectors through normalizeTasks(Buffer, { rule }) and readTasks', (t) => {
+test('openspec-checkbox vectors through normalizeTasks(Buffer, { rule }) and readTasks', async (t) => {
   const { vectors } = read('openspec-checkbox.json')
   assert.ok(vectors.length >= 15)
   const s = new Sandbox(t)
   for (const v of vectors) {
     const input = Buffer.from(v.input, 'hex')
-    const output = ledger.normalizeTasks(input, { rule: 'openspec-checkbox' })
+    const output = ledger.normalizeTasksSync(input, { rule: 'openspec-checkbox' })
     assert.equal(output.toString('hex'), v.output, v.name)
     assert.equal(!output.equals(input), v.changed, v.name)
     s.write('tasks.md', input)
@@ -51,9 +52,10 @@ test('openspec-checkbox vectors through normalizeTasks(Buffer, { rule }) and rea
   }
   // The default rule is task-checkbox-v1, with or without options.
   const checked = Buffer.from('* [x] 1.1 Do it\n')
-  assert.ok(ledger.normalizeTasks(checked).equals(checked))
-  assert.ok(ledger.normalizeTasks(checked, {}).equals(checked))
-  assert.throws(() => ledger.normalizeTasks(checked, { rule: 'openspec' }), { code: 'invalid-argument' })
+  assert.ok(ledger.normalizeTasksSync(checked).equals(checked))
+  assert.ok((await ledger.normalizeTasks(checked, {})).equals(checked))
+  assert.throws(() => ledger.normalizeTasksSync(checked, { rule: 'openspec' }), { code: 'invalid-argument' })
+  await assert.rejects(ledger.normalizeTasks(checked, { rule: 'openspec' }), { code: 'invalid-argument' })
 })
 
 // '\u{1F600}' is a surrogate pair in UTF-16 (D83D DE00) and F0 9F 98 80 in
@@ -66,7 +68,7 @@ const nonBmp = [
   { path: 'a/\u00e9.md', kind: 'missing', mode: '-', digest: '-' },
 ]
 
-test('entries from JS are sorted by UTF-8 bytes, not JS string order', () => {
+test('entries from JS are sorted by UTF-8 bytes, not JS string order', async () => {
   const jsOrder = [...nonBmp].sort((a, b) => (a.path < b.path ? -1 : 1))
   const byteOrder = byUtf8(nonBmp)
   assert.notDeepEqual(
@@ -77,7 +79,7 @@ test('entries from JS are sorted by UTF-8 bytes, not JS string order', () => {
   const expected = v1InOrder(byteOrder)
   assert.notEqual(v1InOrder(jsOrder), expected)
   for (const order of [nonBmp, jsOrder, byteOrder, [...byteOrder].reverse()]) {
-    assert.equal(ledger.fingerprintEntries(order), expected)
+    assert.equal(await ledger.fingerprintEntries(order), expected)
   }
 })
 
@@ -85,7 +87,7 @@ test('non-BMP file names on disk: fingerprint equals the CLI and the hand-made s
   const s = new Sandbox(t)
   const files = { 'a/\u{1F600}.md': 'emoji', 'a/\uFF61.md': 'halfwidth', 'a/z.md': 'z' }
   for (const [rel, content] of Object.entries(files)) s.write(rel, content)
-  const inventory = await ledger.inventory({ workspace: s.w })
+  const inventory = await s.ws.inventory()
   const expected = v1InOrder(
     byUtf8(Object.entries(files).map(([p, c]) => ({ path: p, kind: 'file', mode: '100644', digest: sha256hex(c) }))),
   )

@@ -12,9 +12,11 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import pytest
+
+import ledger
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[2]
@@ -131,6 +133,69 @@ def cli() -> Cli:
 
 
 CHANGE = "add-auth"
+
+# The states in which an artifact's approval stands (docs/approvals.md, States).
+STANDING = {"approved", "archived", "skipped"}
+
+
+def all_approved(status: ledger.ApprovalStatus) -> bool:
+    """Whether every approval of the change stands, made with the schema in use:
+    what `ledger status` exits 0 on (test_cli_parity checks the two agree)."""
+    return all(a["state"] in STANDING for a in status["artifacts"]) and not status["schema_changed"]
+
+
+def states(status: ledger.ApprovalStatus) -> dict[str, str]:
+    """Each artifact's state, by artifact, in graph order."""
+    return {a["artifact"]: a["state"] for a in status["artifacts"]}
+
+
+def conforms(value: object, typed: Any, where: str = "result") -> None:
+    """`value` is what its generated type says, at every depth: a TypedDict's
+    keys are those it declares (every required one, none it does not declare),
+    each value of the declared type; a union holds when one member does."""
+    import typing
+
+    import ledger._api as api
+
+    origin, args = typing.get_origin(typed), typing.get_args(typed)
+    if typed is Any or typed is object:
+        return
+    if typed is type(None):
+        assert value is None, (where, value)
+    elif origin is typing.Union:
+        failures = []
+        for member in args:
+            try:
+                conforms(value, member, where)
+                return
+            except AssertionError as e:
+                failures.append(str(e))
+        raise AssertionError(f"{where}: no member of {typed} holds: {failures}")
+    elif origin is typing.Literal:
+        assert value in args, (where, value, args)
+    elif origin is list:
+        assert isinstance(value, list), (where, value)
+        for n, item in enumerate(value):
+            conforms(item, args[0], f"{where}[{n}]")
+    elif origin is dict:
+        assert isinstance(value, dict), (where, value)
+        for key, item in value.items():
+            assert isinstance(key, str), (where, key)
+            conforms(item, args[1], f"{where}[{key!r}]")
+    elif typing.is_typeddict(typed):
+        assert isinstance(value, dict), (where, value)
+        declared = typed.__required_keys__ | typed.__optional_keys__
+        assert set(value) <= declared, (where, typed.__name__, "undeclared", set(value) - declared)
+        assert typed.__required_keys__ <= set(value), (where, typed.__name__, "missing", typed.__required_keys__ - set(value))
+        hints = typing.get_type_hints(typed, vars(api))
+        for key, item in value.items():
+            conforms(item, hints[key], f"{where}.{key}")
+    elif typed is int:
+        assert isinstance(value, int) and not isinstance(value, bool), (where, value)
+    elif typed is float:
+        assert isinstance(value, (int, float)) and not isinstance(value, bool), (where, value)
+    else:
+        assert isinstance(value, typed), (where, value, typed)
 
 
 def make_change(ws: Path, change: str = CHANGE) -> Path:

@@ -21,7 +21,7 @@ AGE = 2.2
 def uncached(w: Path) -> str:
     try:
         ledger.set_digest_cache(False)
-        return ledger.fingerprint(w)
+        return ledger.Workspace(w).fingerprint()
     finally:
         ledger.set_digest_cache(True)
 
@@ -35,10 +35,10 @@ def test_a_second_write_through_a_shared_mapping_is_seen(tmp_path: Path) -> None
         mapping = mmap.mmap(f.fileno(), 0)  # MAP_SHARED, read and write
         mapping[2:3] = b"d"
         time.sleep(AGE)
-        first = ledger.fingerprint(w)
+        first = ledger.Workspace(w).fingerprint()
         assert first == uncached(w)
-        cache = ledger.Store(w).check().cache
-        assert cache is not None and cache[1:] == (2, True), cache
+        cache = ledger.Workspace(w).store_check()["cache"]
+        assert cache is not None and (cache["entries"], cache["intact"]) == (2, True), cache
         # The same page, still dirty: the kernel moves no time for this store.
         mapping[3:4] = b"E"
         mapping.close()
@@ -46,7 +46,7 @@ def test_a_second_write_through_a_shared_mapping_is_seen(tmp_path: Path) -> None
     truth = uncached(w)
     assert truth != first
     for _ in range(2):
-        assert ledger.fingerprint(w) == truth
+        assert ledger.Workspace(w).fingerprint() == truth
 
 
 def test_a_write_through_a_mapping_kept_open_and_msynced_is_seen(tmp_path: Path) -> None:
@@ -56,9 +56,9 @@ def test_a_write_through_a_mapping_kept_open_and_msynced_is_seen(tmp_path: Path)
     with open(w / "data.bin", "r+b") as f, mmap.mmap(f.fileno(), 0) as mapping:
         mapping[0:1] = b"a"
         time.sleep(AGE)
-        first = ledger.fingerprint(w)
+        first = ledger.Workspace(w).fingerprint()
         mapping[1:2] = b"b"
         mapping.flush()
         truth = uncached(w)
         assert truth != first
-        assert ledger.fingerprint(w) == truth
+        assert ledger.Workspace(w).fingerprint() == truth

@@ -70,12 +70,13 @@ def progress_during(work: Callable[[], object], min_seconds: float = 0.3) -> tup
 
 
 def test_another_thread_runs_during_a_large_fingerprint(big_tree: Path) -> None:
+    ws = ledger.Workspace(big_tree)
     t0 = time.perf_counter()
-    expected = ledger.fingerprint(big_tree)
+    expected = ws.fingerprint()
     single = time.perf_counter() - t0
 
     results: list[str] = []
-    busy, free = progress_during(lambda: results.append(ledger.fingerprint(big_tree)))
+    busy, free = progress_during(lambda: results.append(ws.fingerprint()))
     assert set(results) == {expected}
     print(f"one fingerprint of {FILES * FILE_MB} MB: {single:.3f} s; "
           f"counter {busy:,.0f}/s during the calls vs {free:,.0f}/s free")
@@ -83,20 +84,20 @@ def test_another_thread_runs_during_a_large_fingerprint(big_tree: Path) -> None:
 
 
 def test_compare_and_inventory_release_the_gil_too(big_tree: Path) -> None:
-    inventory = ledger.inventory(big_tree)
-    busy, free = progress_during(lambda: inventory.compare())
+    ws = ledger.Workspace(big_tree)
+    inventory = ws.inventory()
+    busy, free = progress_during(lambda: ws.compare(inventory))
     assert busy > 0.15 * free, (busy, free)
-    busy, free = progress_during(lambda: ledger.Inventory.expand(ledger.Scope(big_tree)))
+    busy, free = progress_during(lambda: ws.inventory())
     assert busy > 0.15 * free, (busy, free)
 
 
 def test_threads_fingerprint_concurrently(big_tree: Path) -> None:
-    expected = ledger.fingerprint(big_tree, roots=["blob-00.bin", "blob-01.bin"])
+    ws = ledger.Workspace(big_tree)
+    expected = ws.fingerprint(roots=["blob-00.bin", "blob-01.bin"])
     out: list[str] = []
     threads = [
-        threading.Thread(
-            target=lambda: out.append(ledger.fingerprint(big_tree, roots=["blob-00.bin", "blob-01.bin"]))
-        )
+        threading.Thread(target=lambda: out.append(ws.fingerprint(roots=["blob-00.bin", "blob-01.bin"])))
         for _ in range(4)
     ]
     for t in threads:

@@ -2,39 +2,52 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import ledger
-from conftest import commit_all, git, init_repo, write
+from conftest import commit_all, conforms, git, init_repo, write
+
+
+def inventory_of(record: ledger.InventoryRecord) -> ledger.Inventory:
+    """The inventory a record holds (a record adds its format, version, writer
+    and what was observed)."""
+    return {
+        "scope": record["scope"],
+        "walked_roots": record["walked_roots"],
+        "entries": record["entries"],
+        "fingerprint": record["fingerprint"],
+    }
 
 
 def test_inventory_lists_what_git_lists(repo: Path) -> None:
-    inv = ledger.inventory(repo)
-    paths = [e.path for e in inv.entries]
+    ws = ledger.Workspace(repo)
+    inv = ws.inventory()
+    paths = [e["path"] for e in inv["entries"]]
     # Tracked (even deleted: missing), untracked-not-ignored; ignored files left out.
     assert paths == sorted(paths, key=lambda p: p.encode())
     assert "gone.md" in paths and "untracked.txt" in paths
     assert "debug.log" not in paths and "build/config.ignored" not in paths
-    by_path = {e.path: e for e in inv.entries}
-    assert tuple(by_path["gone.md"]) == ("gone.md", "missing", "-", "-")
-    assert by_path["run.sh"].mode == "100755"
-    assert by_path["link"].kind == "symlink" and by_path["link"].mode == "120000"
-    assert by_path["README.md"].kind == "file" and by_path["README.md"].mode == "100644"
+    by_path = {e["path"]: e for e in inv["entries"]}
+    assert by_path["gone.md"] == {"path": "gone.md", "kind": "missing", "mode": "-", "digest": "-"}
+    assert by_path["run.sh"]["mode"] == "100755"
+    assert by_path["link"]["kind"] == "symlink" and by_path["link"]["mode"] == "120000"
+    assert by_path["README.md"]["kind"] == "file" and by_path["README.md"]["mode"] == "100644"
     # Byte order, not component order: "a.b" < "a/b".
     assert paths.index("a.b") < paths.index("a/b")
-    assert inv.fingerprint == ledger.fingerprint(repo)
-    assert inv.fingerprint == ledger.fingerprint_entries(inv.entries)
-    assert len(inv) == len(inv.entries)
-    assert inv.scope.repositories == ["."]
-    assert inv.scope.workspace == os.path.realpath(repo)
+    assert inv["fingerprint"] == ws.fingerprint()
+    assert inv["fingerprint"] == ledger.fingerprint_entries(inv["entries"])
+    assert inv["scope"]["repositories"] == ["."]
+    assert inv["scope"]["workspace"] == os.path.realpath(repo)
 
 
-def test_paths_accept_str_and_pathlike(repo: Path) -> None:
+def test_a_workspace_is_a_str_or_any_pathlike(repo: Path) -> None:
     class Custom:
         def __init__(self, p: str) -> None:
             self.p = p
@@ -42,94 +55,118 @@ def test_paths_accept_str_and_pathlike(repo: Path) -> None:
         def __fspath__(self) -> str:
             return self.p
 
-    as_str = ledger.fingerprint(str(repo), roots=["src"], exclude=["src/generated"])
-    assert ledger.fingerprint(repo, roots=[Path("src")], exclude=[Path("src/generated")]) == as_str
-    assert ledger.fingerprint(Custom(str(repo)), roots=Custom("src"), exclude="src/generated") == as_str
-    assert ledger.fingerprint(repo, roots=("src",), exclude={"src/generated": "regenerated"}) == as_str
-    store = ledger.Store(Path(repo))
-    assert store.root == os.path.join(str(repo), ".ledger")
-    assert ledger.worktree_root(repo / "src") == os.path.realpath(repo)
-    assert ledger.worktree_root(Path(repo).parent) is None
+    as_str = ledger.Workspace(str(repo)).fingerprint(roots=["src"], exclude=["src/generated"])
+    assert ledger.Workspace(repo).fingerprint(roots=["src"], exclude=["src/generated"]) == as_str
+    assert ledger.Workspace(Custom(str(repo))).fingerprint(roots=["src"], exclude=["src/generated"]) == as_str
+    # An exclusion's reason is for the reviewer: the set is the same.
+    reasoned = [{"path": "src/generated", "reason": "regenerated"}]
+    assert ledger.Workspace(repo).fingerprint(roots=["src/"], exclude=reasoned) == as_str
+    # A workspace is its path as given; a relative one is resolved at each call.
+    assert ledger.Workspace(repo) == ledger.Workspace(str(repo)) and ledger.Workspace(repo).path == str(repo)
+    assert repr(ledger.Workspace(str(repo))) == f"Workspace({str(repo)!r})"
+    here = os.getcwd()
+    try:
+        os.chdir(repo.parent)
+        relative = ledger.Workspace(repo.name)
+        assert relative.fingerprint(roots=["src"], exclude=["src/generated"]) == as_str
+        os.chdir(repo)
+        assert ledger.Workspace().fingerprint(roots=["src"], exclude=["src/generated"]) == as_str
+    finally:
+        os.chdir(here)
+    # An option given as None is the option left out.
+    assert ledger.Workspace(repo).fingerprint(roots=None, exclude=None, task_rule=None) == ledger.Workspace(repo).fingerprint()
+    # The store is the workspace's own `.ledger`, never part of an inventory.
+    scope = ledger.Workspace(repo).resolve_scope()
+    assert scope["exclusions"][0]["path"] == ledger.STORE_DIR == ".ledger"
+    assert ledger.worktree_root(str(repo / "src")) == os.path.realpath(repo)
+    assert ledger.worktree_root(str(repo.parent)) is None
 
 
-def test_a_single_str_is_one_path_not_its_characters(repo: Path) -> None:
-    assert ledger.inventory(repo, roots="src").scope.roots == ["src"]
+def test_a_single_str_is_never_read_as_a_list_of_paths(repo: Path) -> None:
+    ws = ledger.Workspace(repo)
+    with pytest.raises(ledger.InvalidArgumentError, match="roots") as info:
+        ws.inventory(roots="src")  # type: ignore[arg-type]
+    assert info.value.code == "invalid-argument"
+    assert ws.inventory(roots=["src"])["scope"]["roots"] == ["src"]
 
 
 def test_scope_options(repo: Path) -> None:
-    inv = ledger.inventory(
-        repo,
-        roots=["src"],
-        paths=["build/config.ignored"],
-        exclude={"src/generated": "regenerated by the build"},
-        tasks=["tasks.md"],
-        purpose="gate: test",
-    )
-    assert [e.path for e in inv.entries] == [
+    ws = ledger.Workspace(repo)
+    options: dict[str, Any] = {
+        "roots": ["src"],
+        "paths": ["build/config.ignored"],
+        "exclude": [{"path": "src/generated", "reason": "regenerated by the build"}],
+        "tasks": ["tasks.md"],
+        "purpose": "gate: test",
+    }
+    inv = ws.inventory(**options)
+    assert [e["path"] for e in inv["entries"]] == [
         "build/config.ignored",
         "src/lib.rs",
         "src/main.rs",
         "tasks.md",
     ]
-    scope = inv.scope
-    assert scope.exclusions == [
-        (ledger.STORE_DIR, scope.exclusions[0][1]),
-        ("src/generated", "regenerated by the build"),
+    scope = inv["scope"]
+    assert scope["exclusions"] == [
+        {"path": ledger.STORE_DIR, "reason": scope["exclusions"][0]["reason"]},
+        {"path": "src/generated", "reason": "regenerated by the build"},
     ]
-    assert scope.normalize == ["tasks.md"] and scope.purpose == "gate: test"
+    assert scope["normalize"] == ["tasks.md"] and scope["purpose"] == "gate: test"
     # The Tasks file is hashed with its checkboxes normalized: ticking a box changes nothing.
-    before = inv.fingerprint
+    before = inv["fingerprint"]
     write(repo, "tasks.md", "- [x] 1.1 [core] Do it\n- [x] 1.2 [py] Bind it\n")
-    assert ledger.inventory(repo, roots=["src"], paths=["build/config.ignored"],
-                            exclude={"src/generated": "regenerated by the build"},
-                            tasks=["tasks.md"], purpose="gate: test").fingerprint == before
+    assert ws.inventory(**options)["fingerprint"] == before
     # Default exclusion reason: the CLI's, so that both declare the same scope.
-    assert ledger.Scope(repo, exclude="x").exclusions[1] == ("x", ledger.DEFAULT_EXCLUSION_REASON)
+    assert ws.resolve_scope(exclude=["x"])["exclusions"][1] == {
+        "path": "x", "reason": ledger.DEFAULT_EXCLUSION_REASON
+    }
 
 
-def test_scope_object_expands_like_the_functions(repo: Path) -> None:
-    scope = ledger.Scope(repo, roots=["src"])
-    assert ledger.Inventory.expand(scope) == ledger.inventory(repo, roots=["src"])
-    resolved = scope.resolve()
-    assert resolved.workspace == os.path.realpath(repo) and resolved.repositories == ["."]
-    assert ledger.Scope.from_json(scope.to_json()) == scope
-    assert json.loads(scope.to_json())["roots"] == ["src"]
+def test_a_resolved_scope_is_the_one_an_inventory_records(repo: Path) -> None:
+    ws = ledger.Workspace(repo)
+    resolved = ws.resolve_scope(roots=["src"])
+    assert resolved["workspace"] == os.path.realpath(repo) and resolved["repositories"] == ["."]
+    assert resolved["roots"] == ["src"]
+    assert ws.inventory(roots=["src"])["scope"] == resolved
+    # A result is the core's JSON document: it survives json.dumps/loads unchanged.
+    assert json.loads(json.dumps(resolved)) == resolved
 
 
 def test_multi_repository_workspace(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
+    root = tmp_path / "ws"
     for name in ("app", "lib"):
-        r = init_repo(ws / name)
+        r = init_repo(root / name)
         write(r, f"{name}.txt", name)
         write(r, ".gitignore", "*.tmp\n")
         write(r, "x.tmp", "ignored")
         commit_all(r)
-    write(ws, "docs/guide.md", "plain dir, walked in full\n")
-    write(ws, "docs/x.tmp", "not in a repo: walked, so kept\n")
-    inv = ledger.inventory(ws, repos=["app", "lib"], roots=["app", "lib", "docs"])
-    assert [e.path for e in inv.entries] == [
+    write(root, "docs/guide.md", "plain dir, walked in full\n")
+    write(root, "docs/x.tmp", "not in a repo: walked, so kept\n")
+    inv = ledger.Workspace(root).inventory(repos=["app", "lib"], roots=["app", "lib", "docs"])
+    assert [e["path"] for e in inv["entries"]] == [
         "app/.gitignore", "app/app.txt", "docs/guide.md", "docs/x.tmp",
         "lib/.gitignore", "lib/lib.txt",
     ]
-    assert inv.walked_roots == ["docs"]
+    assert inv["walked_roots"] == ["docs"]
 
 
-def test_entry_is_a_value(repo: Path) -> None:
-    d = "ab" * 32
-    e = ledger.Entry("a.txt", "file", "100644", d)
-    assert e == ledger.Entry("a.txt", "file", "100644", d)
-    assert hash(e) == hash(ledger.Entry("a.txt", "file", "100644", d))
-    assert tuple(e) == ("a.txt", "file", "100644", d) and len(e) == 4
-    path, kind, mode, digest = e
-    assert (path, kind, mode, digest) == tuple(e)
-    assert repr(e) == f"Entry(path='a.txt', kind='file', mode='100644', digest='{d}')"
+def test_an_entry_is_four_strings_and_its_digest_the_content_s(tmp_path: Path) -> None:
+    write(tmp_path, "a.txt", "hello\n", mode=0o644)
+    inv = ledger.Workspace(tmp_path).inventory()
+    d = hashlib.sha256(b"hello\n").hexdigest()
+    assert inv["entries"] == [{"path": "a.txt", "kind": "file", "mode": "100644", "digest": d}]
+    # The same entry built by hand gives the same fingerprint.
+    built: ledger.Entry = {"path": "a.txt", "kind": "file", "mode": "100644", "digest": d}
+    assert ledger.fingerprint_entries([built]) == inv["fingerprint"]
+    conforms(inv["entries"][0], ledger.Entry)
 
 
 def test_compare_reports_every_change(repo: Path) -> None:
-    inv = ledger.inventory(repo)
-    same = inv.compare()
-    assert same.matches and same.changes == [] and same.unchanged == len(inv)
-    assert same.old == same.new == inv.fingerprint
+    ws = ledger.Workspace(repo)
+    inv = ws.inventory()
+    same = ws.compare(inv)
+    assert same["matches"] and same["changes"] == [] and same["unchanged"] == len(inv["entries"])
+    assert same["old"] == same["new"] == inv["fingerprint"]
 
     write(repo, "README.md", "# changed\n")
     (repo / "src/lib.rs").unlink()
@@ -137,9 +174,9 @@ def test_compare_reports_every_change(repo: Path) -> None:
     (repo / "run.sh").chmod(0o644)
     (repo / "link").unlink()
     write(repo, "link", "now a file\n")
-    c = inv.compare()
-    assert not c.matches and c.old == inv.fingerprint and c.new != c.old
-    got = [(ch.change, ch.path) for ch in c.changes]
+    c = ws.compare(inv)
+    assert not c["matches"] and c["old"] == inv["fingerprint"] and c["new"] != c["old"]
+    got = [(ch["change"], ch["new"]["path"]) for ch in c["changes"]]
     assert got == [
         ("content-changed", "README.md"),
         ("kind-changed", "link"),
@@ -147,18 +184,25 @@ def test_compare_reports_every_change(repo: Path) -> None:
         ("removed", "src/lib.rs"),
         ("added", "src/new.rs"),
     ]
-    removed = c.of_kind("removed")[0]
-    assert removed.old is not None and removed.old.kind == "file"
-    assert removed.new.kind == "missing" and removed.label == "removed"
-    assert c.of_kind("added")[0].old is None
-    assert c.unchanged == len(inv) - 4
-    with pytest.raises(ValueError):
-        c.of_kind("moved")  # type: ignore[arg-type]
+    [removed] = [ch for ch in c["changes"] if ch["change"] == "removed"]
+    assert removed["old"] is not None and removed["old"]["kind"] == "file"
+    assert removed["new"]["kind"] == "missing"
+    [added] = [ch for ch in c["changes"] if ch["change"] == "added"]
+    assert added["old"] is None
+    assert c["unchanged"] == len(inv["entries"]) - 4
+
+
+def test_an_inventory_whose_entries_lie_is_refused(repo: Path) -> None:
+    ws = ledger.Workspace(repo)
+    inv = ws.inventory(roots=["src"])
+    forged = dict(inv, fingerprint=ws.fingerprint())
+    with pytest.raises(ledger.InvalidArgumentError, match="inventory"):
+        ws.compare(forged)  # type: ignore[arg-type]
 
 
 def test_record_round_trip_is_exact(repo: Path, tmp_path: Path) -> None:
-    inv = ledger.inventory(repo, roots=["src"])
-    text = inv.to_json(meta={"gate": "make test"}, tools={"rustc": "1.95"}, command=["make", "test"])
+    inv = ledger.Workspace(repo).inventory(roots=["src"])
+    text = ledger.inventory_record(inv, meta={"gate": "make test"}, tools={"rustc": "1.95"}, command=["make", "test"])
     record = json.loads(text)
     assert record["format"] == ledger.RECORD_FORMAT and record["version"] == ledger.RECORD_VERSION
     assert record["observed"] == {
@@ -167,65 +211,72 @@ def test_record_round_trip_is_exact(repo: Path, tmp_path: Path) -> None:
     assert list(record) == [
         "format", "version", "written_by", "fingerprint", "scope", "walked_roots", "observed", "entries"
     ]
-    back = ledger.Inventory.from_json(text, "rec.json")
-    assert back == inv
-    assert back.observed == (["make", "test"], {"rustc": "1.95"}, {"gate": "make test"})
-    assert back.to_json() == text
+    back = ledger.parse_record(text, source="rec.json")
+    assert back == record and inventory_of(back) == inv
+    assert back["observed"] == {"command": ["make", "test"], "tools": {"rustc": "1.95"}, "meta": {"gate": "make test"}}
+    again = ledger.inventory_record(inventory_of(back), **back["observed"])
+    assert again == text
     path = tmp_path / "rec.json"
     path.write_text(text)
-    assert ledger.Inventory.read(path) == inv
+    assert inventory_of(ledger.read_record(str(path))) == inv
     # A record without metadata writes none.
-    assert "observed" in json.loads(inv.to_json()) and json.loads(inv.to_json())["observed"] == {}
+    assert json.loads(ledger.inventory_record(inv))["observed"] == {}
 
 
 def test_compare_in_a_moved_workspace(repo: Path, tmp_path: Path) -> None:
-    inv = ledger.inventory(repo, roots=["src"])
+    inv = ledger.Workspace(repo).inventory(roots=["src"])
     moved = tmp_path / "moved"
     repo.rename(moved)
-    assert inv.compare(workspace=moved).matches
+    there = ledger.Workspace(moved)
+    assert there.compare(inv)["matches"]
     write(moved, "src/main.rs", "changed")
-    assert [c.path for c in inv.compare(moved).changes] == ["src/main.rs"]
+    assert [c["new"]["path"] for c in there.compare(inv)["changes"]] == ["src/main.rs"]
 
 
 def test_outside_git_a_root_is_walked_in_full(tmp_path: Path) -> None:
     write(tmp_path, "plain/a.txt", "a")
     write(tmp_path, "plain/.hidden", "h")
     write(tmp_path, "plain/sub/b.txt", "b")
-    inv = ledger.inventory(tmp_path / "plain")
-    assert [e.path for e in inv.entries] == [".hidden", "a.txt", "sub/b.txt"]
-    assert inv.walked_roots == ["."] and inv.scope.repositories == []
+    inv = ledger.Workspace(tmp_path / "plain").inventory()
+    assert [e["path"] for e in inv["entries"]] == [".hidden", "a.txt", "sub/b.txt"]
+    assert inv["walked_roots"] == ["."] and inv["scope"]["repositories"] == []
 
 
 def test_staging_or_committing_changes_nothing(repo: Path) -> None:
+    ws = ledger.Workspace(repo)
     write(repo, "README.md", "# edited, not staged\n")
-    before = ledger.fingerprint(repo)
+    before = ws.fingerprint()
     git(repo, "add", "README.md", "untracked.txt")
-    assert ledger.fingerprint(repo) == before
+    assert ws.fingerprint() == before
     git(repo, "commit", "-q", "-m", "more")
-    assert ledger.fingerprint(repo) == before
+    assert ws.fingerprint() == before
 
 
-def test_results_are_typed_objects_with_reprs(repo: Path) -> None:
-    inv = ledger.inventory(repo)
-    assert repr(inv).startswith("Inventory(sha256:")
-    assert repr(inv.compare()).startswith("Comparison(matches=True")
-    assert repr(inv.scope).startswith("Scope('")
-    for name in ("Entry", "Inventory", "Comparison", "Change", "Scope", "Store", "Binding"):
-        assert getattr(ledger, name).__module__ == "ledger"
+def test_results_are_plain_dicts_of_their_typed_dict(repo: Path) -> None:
+    ws = ledger.Workspace(repo)
+    inv = ws.inventory()
+    assert type(inv) is dict
+    conforms(inv, ledger.Inventory)
+    conforms(inv["scope"], ledger.Scope)
+    conforms(ws.compare(inv), ledger.Comparison)
+    conforms(ws.store_check(), ledger.StoreCheck)
+    conforms(ledger.parse_record(ledger.inventory_record(inv)), ledger.InventoryRecord)
+    assert ledger.Workspace.__module__.startswith("ledger")
 
 
 def test_the_thread_count_changes_nothing_but_a_bad_one_is_refused(repo: Path) -> None:
-    answer = ledger.fingerprint(repo)
+    ws = ledger.Workspace(repo)
+    answer = ws.fingerprint()
     try:
         for count in (1, 3):
             ledger.set_threads(count)
             assert ledger.threads() == count
-            assert ledger.fingerprint(repo) == answer
+            assert ws.fingerprint() == answer
         with pytest.raises(ledger.InvalidArgumentError) as caught:
             ledger.set_threads(ledger.MAX_THREADS + 1)
         assert caught.value.code == "invalid-argument"
         assert ledger.threads() == 3, "a refused count changes nothing"
-        with pytest.raises(OverflowError):
+        with pytest.raises(ledger.InvalidArgumentError, match="count"):
             ledger.set_threads(-1)
     finally:
         ledger.set_threads(0)
@@ -234,6 +285,7 @@ def test_the_thread_count_changes_nothing_but_a_bad_one_is_refused(repo: Path) -
 
 def test_every_file_changed_twice_leaves_one_version_of_each_in_the_cache(tmp_path: Path) -> None:
     w = tmp_path / "w"
+    ws = ledger.Workspace(w)
     names = [f"d{i % 3}/f{i}.txt" for i in range(10)]
     for name in names:
         write(w, name, f"{name}\n")
@@ -242,35 +294,36 @@ def test_every_file_changed_twice_leaves_one_version_of_each_in_the_cache(tmp_pa
     def uncached() -> str:
         try:
             ledger.set_digest_cache(False)
-            return ledger.fingerprint(w)
+            return ws.fingerprint()
         finally:
             ledger.set_digest_cache(True)
 
     # Old enough for the cache to record them (it skips files changed within 2 s).
     time.sleep(2.2)
-    assert ledger.fingerprint(w) == uncached()
-    cache = ledger.Store(w).check().cache
-    assert cache is not None and cache[1:] == (len(names), True), cache
+    assert ws.fingerprint() == uncached()
+    cache = ws.store_check()["cache"]
+    assert cache is not None and (cache["entries"], cache["intact"]) == (len(names), True), cache
     for round_ in range(2):
         for name in names:
             write(w, name, f"{name} round {round_}\n")
         time.sleep(2.2)
-        assert ledger.fingerprint(w) == uncached()
-        cache = ledger.Store(w).check().cache
-        assert cache is not None and cache[1:] == (len(names), True), (round_, cache)
+        assert ws.fingerprint() == uncached()
+        cache = ws.store_check()["cache"]
+        assert cache is not None and (cache["entries"], cache["intact"]) == (len(names), True), (round_, cache)
 
 
 def test_the_digest_cache_can_be_turned_off_and_never_changes_the_answer(repo: Path) -> None:
+    ws = ledger.Workspace(repo)
     (repo / ".ledger").mkdir()
     (repo / ".ledger" / ".gitignore").write_text("*\n")
     assert ledger.digest_cache_enabled()
-    answer = ledger.fingerprint(repo)
+    answer = ws.fingerprint()
     try:
         ledger.set_digest_cache(False)
         assert not ledger.digest_cache_enabled()
-        assert ledger.fingerprint(repo) == answer
+        assert ws.fingerprint() == answer
     finally:
         ledger.set_digest_cache(True)
-    assert ledger.fingerprint(repo) == answer
-    report = ledger.Store(repo).check()
-    assert report.cache is None or report.cache[2], report.cache
+    assert ws.fingerprint() == answer
+    cache = ws.store_check()["cache"]
+    assert cache is None or cache["intact"], cache

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,36 +18,35 @@ DIR = "openspec/changes/add-auth"
 ARTIFACTS = ("proposal", "specs", "design", "tasks")
 
 
-def approved(workspace: Path, prerequisites: dict[str, ledger.Observe] | None = None) -> tuple[ledger.Store, ledger.ChangeSet]:
+def approved(workspace: Path, prerequisites: dict[str, ledger.Observe] | None = None) -> ledger.Workspace:
     write(workspace, f"{DIR}/.openspec.yaml", "schema: spec-driven\n")
     write(workspace, "openspec/specs/auth/spec.md", "# auth\n")
-    store, change = ledger.Store(workspace), ledger.ChangeSet(workspace, CHANGE)
+    ws = ledger.Workspace(workspace)
     for artifact in ARTIFACTS:
-        ledger.approve(store, change, artifact, "review 1")
-    scope = ledger.Scope(workspace, roots=["src"])
-    spec = ledger.GateSpec("test", ["cat", "src/app.py"], scope=scope, prerequisites=prerequisites)
-    ledger.run_gate(store, spec)
-    return store, change
+        ws.approve(CHANGE, artifact, source="review 1")
+    ws.run_gate("test", argv=["cat", "src/app.py"], scope={"roots": ["src"]}, prerequisites=prerequisites or {})
+    return ws
 
 
-def head(store: ledger.Store) -> str | None:
-    return ledger.current_state(store, CHANGE)[0]
+def head(ws: ledger.Workspace) -> str | None:
+    return ws.current_state(CHANGE)["record"]
 
 
 def test_a_pass_names_its_delivery_or_records_why_there_is_none(workspace: Path, cli: Cli) -> None:
-    store, change = approved(workspace)
-    before = head(store)
-    with pytest.raises(ledger.NoDeliveryError, match="--no-delivery"):
-        ledger.validate_record(store, change, "PASS", "r", gates=["test"])
-    assert head(store) == before
+    ws = approved(workspace)
+    before = head(ws)
+    with pytest.raises(ledger.NoDeliveryError, match="delivery"):
+        ws.record_validation(CHANGE, verdict="PASS", source="r", gates=["test"])
+    assert head(ws) == before
     with pytest.raises(ledger.InvalidArgumentError):
-        ledger.validate_record(store, change, "PASS", "r", gates=["test"], roots=["src"], no_delivery="none")
-    _, envelope = ledger.validate_record(store, change, "PASS", "r", gates=["test"], no_delivery="a planning-only change")
-    assert envelope.validation is not None and envelope.validation.no_delivery == "a planning-only change"
-    check = ledger.validate_check(store, change)
-    assert check.stands and check.no_delivery == "a planning-only change"
+        ws.record_validation(CHANGE, verdict="PASS", source="r", gates=["test"], roots=["src"], no_delivery="none")
+    written = ws.record_validation(CHANGE, verdict="PASS", source="r", gates=["test"], no_delivery="a planning-only change")
+    validation = written["state"]["validation"]
+    assert validation is not None and validation["no_delivery"] == "a planning-only change"
+    check = ws.check_validation(CHANGE)
+    assert check["stands"] and check["no_delivery"] == "a planning-only change"
     shown = cli.json("validate", "check", "--change", CHANGE, "--json", "--workspace", str(workspace))
-    assert shown["no_delivery"] == "a planning-only change"
+    assert shown["no_delivery"] == "a planning-only change" and shown == check
 
 
 @pytest.mark.parametrize(
@@ -65,81 +65,79 @@ def test_a_pass_names_its_delivery_or_records_why_there_is_none(workspace: Path,
 def test_nothing_the_pass_must_hold_is_excluded_under_any_spelling(
     workspace: Path, exclude: list[str] | None, phase_records: list[str] | None, error: type[ledger.LedgerError]
 ) -> None:
-    store, change = approved(workspace)
+    ws = approved(workspace)
     with pytest.raises(error):
-        ledger.validate_record(
-            store, change, "PASS", "r", roots=["src"], gates=["test"], exclude=exclude, phase_records=phase_records
+        ws.record_validation(
+            CHANGE, verdict="PASS", source="r", roots=["src"], gates=["test"],
+            exclude=exclude or [], phase_records=phase_records or [],
         )
-    assert ledger.current_state(store, CHANGE)[1].validation is None
+    assert ws.current_state(CHANGE)["state"]["validation"] is None
 
 
 def test_a_phase_record_is_one_regular_file_when_recorded_and_at_every_check(workspace: Path) -> None:
-    store, change = approved(workspace)
+    ws = approved(workspace)
     record = ".agents/phases/add-auth.md"
-    args = {"roots": ["src"], "gates": ["test"], "phase_records": [record]}
+    args: dict[str, Any] = {"roots": ["src"], "gates": ["test"], "phase_records": [record]}
     with pytest.raises(ledger.InvalidArgumentError, match="missing"):
-        ledger.validate_record(store, change, "PASS", "r", **args)  # type: ignore[arg-type]
+        ws.record_validation(CHANGE, verdict="PASS", source="r", **args)
     write(workspace, record, "validated\n")
-    ledger.validate_record(store, change, "PASS", "r", **args)  # type: ignore[arg-type]
-    assert ledger.validate_check(store, change).stands
+    ws.record_validation(CHANGE, verdict="PASS", source="r", **args)
+    assert ws.check_validation(CHANGE)["stands"]
     (workspace / record).unlink()
     write(workspace, f"{record}/smuggled.py", "print('not validated')\n")
-    check = ledger.validate_check(store, change)
-    assert not check.stands
-    [standing] = check.phase_records
-    assert (standing.path, standing.kind, standing.inside, standing.stands) == (
-        record,
-        "directory",
-        [f"{record}/smuggled.py"],
-        False,
-    )
-    done = ledger.finalize_check(store, change)
-    assert not done.clean
-    assert [(c.change, c.path) for c in done.new_changes] == [("added", f"{record}/smuggled.py")]
-    assert done.phase_records[0].kind == "directory"
+    check = ws.check_validation(CHANGE)
+    assert not check["stands"]
+    [standing] = check["phase_records"]
+    assert standing == {"path": record, "kind": "directory", "inside": [f"{record}/smuggled.py"]}
+    done = ws.finalize_check(CHANGE)
+    assert not done["clean"]
+    assert [(c["change"], c["new"]["path"]) for c in done["new_changes"]] == [("added", f"{record}/smuggled.py")]
+    assert done["phase_records"][0]["kind"] == "directory"
     shutil.rmtree(workspace / record)
-    assert ledger.finalize_check(store, change).phase_records[0].kind == "missing"
+    assert ws.finalize_check(CHANGE)["phase_records"][0]["kind"] == "missing"
 
 
 def test_a_validation_observes_its_gates_prerequisites(workspace: Path) -> None:
-    store, change = approved(workspace, {"toolchain": ledger.Observe.literal("3.12")})
+    ws = approved(workspace, {"toolchain": {"literal": "3.12"}})
     with pytest.raises(ledger.ValidationRefusedError, match="toolchain"):
-        ledger.validate_record(store, change, "PASS", "r", roots=["src"], gates=["test"])
+        ws.record_validation(CHANGE, verdict="PASS", source="r", roots=["src"], gates=["test"])
     with pytest.raises(ledger.InvalidArgumentError, match="tset"):
-        ledger.validate_record(store, change, "PASS", "r", roots=["src"], gates=["test"], gate_prerequisites={"tset": {}})
-    observed = {"test": {"toolchain": ledger.Observe.literal("3.12")}}
-    ledger.validate_record(store, change, "PASS", "r", roots=["src"], gates=["test"], gate_prerequisites=observed)
-    assert not ledger.validate_check(store, change).stands
-    assert ledger.validate_check(store, change, gate_prerequisites=observed).stands
-    by_command = {"test": {"toolchain": ledger.Observe.command("echo 3.12")}}
-    assert ledger.validate_check(store, change, gate_prerequisites=by_command).stands
+        ws.record_validation(
+            CHANGE, verdict="PASS", source="r", roots=["src"], gates=["test"], gate_prerequisites={"tset": {}}
+        )
+    observed: dict[str, dict[str, ledger.Observe]] = {"test": {"toolchain": {"literal": "3.12"}}}
+    ws.record_validation(CHANGE, verdict="PASS", source="r", roots=["src"], gates=["test"], gate_prerequisites=observed)
+    assert not ws.check_validation(CHANGE)["stands"]
+    assert ws.check_validation(CHANGE, gate_prerequisites=observed)["stands"]
+    by_command: dict[str, dict[str, ledger.Observe]] = {"test": {"toolchain": {"command": "echo 3.12"}}}
+    assert ws.check_validation(CHANGE, gate_prerequisites=by_command)["stands"]
 
 
 def test_writes_record_nothing_when_what_was_reviewed_moved_or_another_writer_came_first(workspace: Path) -> None:
-    store, change = ledger.Store(workspace), ledger.ChangeSet(workspace, CHANGE)
-    reviewed = ledger.fingerprint(workspace, paths=[f"{DIR}/proposal.md"])
+    ws = ledger.Workspace(workspace)
+    reviewed = ws.fingerprint(paths=[f"{DIR}/proposal.md"])
     write(workspace, f"{DIR}/proposal.md", "# Why\nEdited after the review.\n")
     with pytest.raises(ledger.FingerprintMovedError, match=f"{DIR}/proposal.md") as info:
-        ledger.approve(store, change, "proposal", "r", reviewed=reviewed, expected="none")
+        ws.approve(CHANGE, "proposal", source="r", reviewed=reviewed, expected="none")
     assert info.value.code == "fingerprint-moved" and reviewed in str(info.value)
-    assert head(store) is None
-    now = ledger.fingerprint(workspace, paths=[f"{DIR}/proposal.md"])
-    ledger.approve(store, change, "proposal", "r", reviewed=now, expected="none")
-    first = head(store)
+    assert head(ws) is None
+    now = ws.fingerprint(paths=[f"{DIR}/proposal.md"])
+    ws.approve(CHANGE, "proposal", source="r", reviewed=now, expected="none")
+    first = head(ws)
     assert first is not None
     with pytest.raises(ledger.PointerConflictError):
-        ledger.approve(store, change, "proposal", "r", reviewed=now, expected="none")
-    second, _ = ledger.advance_state(store, change, role="implementation", expected=first)
+        ws.approve(CHANGE, "proposal", source="r", reviewed=now, expected="none")
+    second = ws.advance_state(CHANGE, role="implementation", expected=first)["record"]
     # Every write verb, started from the first record: another writer came first.
     with pytest.raises(ledger.PointerConflictError):
-        ledger.approve(store, change, "proposal", "r", expected=first)
+        ws.approve(CHANGE, "proposal", source="r", expected=first)
     with pytest.raises(ledger.PointerConflictError):
-        ledger.advance_state(store, change, role="x", expected=first)
+        ws.advance_state(CHANGE, role="x", expected=first)
     with pytest.raises(ledger.PointerConflictError):
-        ledger.validate_record(store, change, "FAIL", "r", expected=first)
+        ws.record_validation(CHANGE, verdict="FAIL", source="r", expected=first)
     with pytest.raises(ledger.PointerConflictError):
-        ledger.retire(store, CHANGE, "abandoned", expected=first)
-    assert head(store) == second
-    ledger.retire(store, CHANGE, "abandoned", expected=second)
+        ws.retire(CHANGE, reason="abandoned", expected=first)
+    assert head(ws) == second
+    ws.retire(CHANGE, reason="abandoned", expected=second)
     with pytest.raises(ledger.BadFingerprintError):
-        ledger.approve(store, change, "proposal", "r", reviewed="sha256:nope")
+        ws.approve(CHANGE, "proposal", source="r", reviewed="sha256:nope")

@@ -1,7 +1,7 @@
 // The smoke test of the installed npm package, shared by smoke.cjs (require)
 // and smoke.mjs (import), under Node and under Bun: a known fingerprint through
-// the async call and its sync twin, the shared vectors, an error with its code,
-// and a gate that runs once and is then reused. Each check can fail.
+// the async call and its sync twin, the shared vectors, an error with its code
+// and class, and a gate that runs once and is then reused. Each check can fail.
 'use strict'
 
 const assert = require('node:assert/strict')
@@ -27,40 +27,43 @@ async function run(ledger, label) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-smoke-runs-'))
   try {
     fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n', { mode: 0o644 })
-    const scope = { workspace: dir, roots: ['a.txt'] }
+    const ws = new ledger.Workspace(dir)
+    const scope = { roots: ['a.txt'] }
 
     await check('fingerprint (async)', async () => {
-      const pending = ledger.fingerprint(scope)
+      const pending = ws.fingerprint(scope)
       assert.ok(pending instanceof Promise, 'fingerprint returns a Promise')
       assert.equal(await pending, ONE_FILE)
     })
-    await check('fingerprintSync', () => assert.equal(ledger.fingerprintSync(scope), ONE_FILE))
+    await check('fingerprintSync', () => assert.equal(ws.fingerprintSync(scope), ONE_FILE))
     await check('the shared vectors', () => {
       const file = path.join(__dirname, 'fingerprint-v1.json')
       const { vectors } = JSON.parse(fs.readFileSync(file, 'utf8'))
       assert.ok(vectors.length >= 5)
       for (const v of vectors) {
         const entries = v.entries.map(([p, kind, mode, digest]) => ({ path: p, kind, mode, digest }))
-        assert.equal(ledger.fingerprintEntries(entries), v.fingerprint, v.name)
+        assert.equal(ledger.fingerprintEntriesSync(entries), v.fingerprint, v.name)
       }
     })
     await check('an error code (async and sync)', async () => {
-      const outside = { workspace: dir, roots: ['../elsewhere'] }
-      await assert.rejects(ledger.fingerprint(outside), (e) => e instanceof Error && e.code === 'outside-workspace')
-      assert.throws(() => ledger.fingerprintSync(outside), (e) => e instanceof Error && e.code === 'outside-workspace')
+      const outside = { roots: ['../elsewhere'] }
+      const refused = (e) => e instanceof ledger.LedgerError && e.code === ledger.ErrorCode.OutsideWorkspace
+      await assert.rejects(ws.fingerprint(outside), refused)
+      assert.throws(() => ws.fingerprintSync(outside), refused)
+      await assert.rejects(ws.fingerprint({ root: ['a.txt'] }), (e) => e instanceof ledger.LedgerError && e.code === 'invalid-argument')
     })
     await check('a gate runs, is reused, then goes stale', async () => {
       const runs = path.join(scratch, 'runs')
-      const spec = { name: 'smoke', argv: ['sh', '-c', `echo ran >> '${runs}'; echo gate ok`], scope }
-      const first = await ledger.runGate(spec, 'off')
+      const spec = { argv: ['sh', '-c', `echo ran >> '${runs}'; echo gate ok`], scope }
+      const first = await ws.runGate('smoke', { ...spec, echo: 'off' })
       assert.equal(first.reused, false)
-      assert.equal(first.evidence.exit_status, 0)
+      assert.equal(first.evidence.exitStatus, 0)
       assert.equal(first.evidence.result, 'gate ok')
-      const second = ledger.runGateSync(spec, 'off')
+      const second = ws.runGateSync('smoke', { ...spec, echo: 'off' })
       assert.equal(second.reused, true, 'fresh evidence is reused')
       assert.equal(fs.readFileSync(runs, 'utf8'), 'ran\n', 'the command ran once')
       fs.writeFileSync(path.join(dir, 'a.txt'), 'changed\n')
-      const stale = await ledger.checkGate(spec)
+      const stale = await ws.checkGate('smoke', spec)
       assert.equal(stale.fresh, false)
       assert.deepEqual(stale.reasons.map((r) => r.reason), ['inputs-changed'])
     })

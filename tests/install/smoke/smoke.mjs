@@ -4,10 +4,11 @@
 import assert from 'node:assert/strict'
 
 import * as ledger from 'ledger-fingerprint'
-import { fingerprint, runGate } from 'ledger-fingerprint'
+import { LedgerError, Workspace, fingerprintEntries } from 'ledger-fingerprint'
 
 import checks from './checks.cjs'
 
-assert.equal(typeof fingerprint, 'function', 'named export fingerprint')
-assert.equal(typeof runGate, 'function', 'named export runGate')
+assert.equal(typeof Workspace, 'function', 'named export Workspace')
+assert.equal(typeof LedgerError, 'function', 'named export LedgerError')
+assert.equal(typeof fingerprintEntries, 'function', 'named export fingerprintEntries')
 await checks.run(ledger, 'import')

@@ -1,24 +1,34 @@
 """Content fingerprints of explicit file inventories, approvals and gate evidence.
 
-The whole model of ``ledger-core`` in process, as the ``ledger`` CLI gives it::
+The whole model of ``ledger-core`` in process, as the ``ledger`` CLI gives it. A
+workspace is named once; every verb is a method of it::
 
     import ledger
 
-    inv = ledger.inventory("path/to/checkout", roots=["src"])
-    print(inv.fingerprint)                 # sha256:...
-    assert ledger.fingerprint("path/to/checkout", roots=["src"]) == inv.fingerprint
-    print(inv.compare().matches)           # later: is it still what is on disk?
+    ws = ledger.Workspace("path/to/checkout")
+    inv = ws.inventory(roots=["src"])
+    print(inv["fingerprint"])                  # sha256:...
+    assert ws.fingerprint(roots=["src"]) == inv["fingerprint"]
+    print(ws.compare(inv)["matches"])          # later: is it still what is on disk?
+    ws.approve("add-auth", "proposal", source="review 1842")
+    print(ws.status("add-auth")["artifacts"])
+
+Results are plain dicts (JSON documents, byte for byte what the CLI prints with
+``--json``), typed by a ``TypedDict`` of the same name as the core's Rust type
+(``Inventory``, ``ApprovalStatus``, ...). Verbs that need no workspace are module
+functions (``fingerprint_entries``, ``normalize_tasks``, ``read_tasks``, ...).
 
 The workspace is exactly the directory given (default ``"."``), not the top of the
 enclosing Git checkout as with the CLI; ``worktree_root(".")`` gives that.
 
 Every error is a subclass of :class:`LedgerError` with ``.code`` (the stable code the
 CLI prints as ``error[<code>]``) and ``.path`` (the path concerned, or ``None``).
-Calls that expand, hash, touch the store or run gates release the GIL.
+Every call releases the GIL.
 
-The API is the native module's ``__all__``, typed (and grouped by concept) in
-``_ledger.pyi``.
+The API is generated from the core's description of its verbs
+(``ledger_core::door::description()``) into ``ledger/_api.py``; this module
+re-exports its ``__all__``.
 """
 
-from ledger._ledger import *  # noqa: F403 - re-exports exactly the native __all__
-from ledger._ledger import __all__ as __all__
+from ledger._api import *  # noqa: F403 - re-exports exactly the generated __all__
+from ledger._api import __all__ as __all__
