@@ -94,6 +94,9 @@ struct Model<'a> {
     errors: Vec<&'a str>,
     /// Name -> (value, doc), exported by both doors.
     constants: Vec<(&'a str, &'a Value, &'a str)>,
+    /// Whether the Python types being written are what a caller gives
+    /// (sequences and mappings, which a result passed back also fits).
+    input: std::cell::Cell<bool>,
     /// The options definitions that are a verb's options themselves (the
     /// doors take their fields as parameters, not the type).
     roots: BTreeSet<(&'a str, &'a str)>,
@@ -133,6 +136,7 @@ impl<'a> Model<'a> {
             names,
             errors: Vec::new(),
             roots: BTreeSet::new(),
+            input: std::cell::Cell::new(false),
             constants: d["constants"]
                 .as_object()
                 .unwrap()
@@ -212,6 +216,23 @@ impl<'a> Model<'a> {
         found.map(|(_, name)| name.as_str()).unwrap()
     }
 
+    /// The output type an option type declares it accepts as given
+    /// (`#[schemars(extend("x-accepts" = "Name"))]`).
+    fn accepts(&self, reference: &str) -> Option<&'a str> {
+        let key = section_and_name(reference);
+        let def = self
+            .defs
+            .iter()
+            .find(|(k, _)| **k == key)
+            .map(|(_, d)| *d)?;
+        let accepted = def["x-accepts"].as_str()?;
+        let found = self
+            .names
+            .iter()
+            .find(|((section, name), _)| *section == "outputs" && *name == accepted);
+        found.map(|((_, name), _)| *name)
+    }
+
     fn is_bytes(&self, schema: &Value) -> bool {
         let schema = self.resolve(schema);
         schema["contentEncoding"] == "base64"
@@ -228,7 +249,18 @@ impl<'a> Model<'a> {
 
     fn py_type(&self, s: &Value) -> String {
         if let Some(r) = s["$ref"].as_str() {
-            return format!("\"{}\"", self.name_of(r));
+            let (section, name) = section_and_name(r);
+            let own = self.name_of(r);
+            // A type both given and returned: a result passed back fits too.
+            if section == "options" && own != name {
+                return format!("Union[\"{name}\", \"{own}\"]");
+            }
+            // An option type that takes a result of another type
+            // (`x-accepts`, e.g. a graph as `artifact_graph` returns it).
+            if let Some(accepted) = self.accepts(r) {
+                return format!("Union[\"{accepted}\", \"{own}\"]");
+            }
+            return format!("\"{own}\"");
         }
         if let Some(c) = s.get("const") {
             return format!("Literal[{c}]");
@@ -281,12 +313,16 @@ impl<'a> Model<'a> {
                                 .join(", ")
                         )
                     }
+                    (_, Value::Object(_)) if self.input.get() => {
+                        format!("Sequence[{}]", self.py_type(&s["items"]))
+                    }
                     (_, Value::Object(_)) => format!("list[{}]", self.py_type(&s["items"])),
                     _ => "list[Any]".into(),
                 },
                 "object" => match &s["additionalProperties"] {
                     Value::Object(_) if s.get("properties").is_none() => {
-                        format!("dict[str, {}]", self.py_type(&s["additionalProperties"]))
+                        let map = if self.input.get() { "Mapping" } else { "dict" };
+                        format!("{map}[str, {}]", self.py_type(&s["additionalProperties"]))
                     }
                     _ => "dict[str, Any]".into(),
                 },
@@ -360,6 +396,7 @@ impl<'a> Model<'a> {
         // a union of objects gets one TypedDict per variant.
         let mut all = vec![];
         for (key, def) in &self.defs {
+            self.input.set(key.0 == "options");
             let name = &self.names[key];
             if all.contains(name) || self.roots.contains(key) {
                 continue;
@@ -466,6 +503,7 @@ impl<'a> Model<'a> {
     }
 
     fn py_function(&self, out: &mut String, verb: &Verb, indent: &str, method: bool) {
+        self.input.set(true);
         let mut params: Vec<String> = if method { vec!["self".into()] } else { vec![] };
         for p in &verb.positional {
             let (_, schema, _) = verb.fields.iter().find(|(n, _, _)| n == p).unwrap();
@@ -492,6 +530,7 @@ impl<'a> Model<'a> {
                 params.push(format!("{name}: {t} = None"));
             }
         }
+        self.input.set(false);
         let output = self.py_type(verb.output);
         writeln!(
             out,
@@ -963,7 +1002,7 @@ import base64 as _base64
 import json as _json
 import os as _os
 import warnings as _warnings
-from typing import Any, Final, Literal, Optional, TypedDict, Union
+from typing import Any, Final, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
 from . import _ledger
 

@@ -13,13 +13,13 @@ import base64 as _base64
 import json as _json
 import os as _os
 import warnings as _warnings
-from typing import Any, Final, Literal, Optional, TypedDict, Union
+from typing import Any, Final, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
 from . import _ledger
 
 # One artifact of a graph.
 _ArtifactInputRequired = TypedDict("_ArtifactInputRequired", {"generates": str, "id": str})
-_ArtifactInputOptional = TypedDict("_ArtifactInputOptional", {"requires": list[str]}, total=False)
+_ArtifactInputOptional = TypedDict("_ArtifactInputOptional", {"requires": Sequence[str]}, total=False)
 
 
 class ArtifactInput(_ArtifactInputRequired, _ArtifactInputOptional):
@@ -57,15 +57,15 @@ Fingerprint = str
 # An artifact graph given by the caller: what `artifact_graph` returns,
 # passed back. It is rebuilt, so its checks (duplicate ids, unknown
 # `requires`, cycles) hold whatever the caller edited.
-_GraphSpecRequired = TypedDict("_GraphSpecRequired", {"artifacts": list["ArtifactInput"]})
-_GraphSpecOptional = TypedDict("_GraphSpecOptional", {"schema": Optional["SchemaSourceInput"], "task_rule": Optional["TaskRule"], "tracks": Optional[str]}, total=False)
+_GraphSpecRequired = TypedDict("_GraphSpecRequired", {"artifacts": Sequence[Union["Artifact", "ArtifactInput"]]})
+_GraphSpecOptional = TypedDict("_GraphSpecOptional", {"schema": Optional[Union["SchemaSource", "SchemaSourceInput"]], "task_rule": Optional["TaskRule"], "tracks": Optional[str]}, total=False)
 
 
 class GraphSpec(_GraphSpecRequired, _GraphSpecOptional):
     pass
 
 # The expanded set: entries in ascending path order and their fingerprint.
-InventoryInput = TypedDict("InventoryInput", {"entries": list["Entry"], "fingerprint": "Fingerprint", "scope": "ScopeInput", "walked_roots": list[str]})
+InventoryInput = TypedDict("InventoryInput", {"entries": Sequence["Entry"], "fingerprint": "Fingerprint", "scope": Union["Scope", "ScopeInput"], "walked_roots": Sequence[str]})
 
 # A value given by the caller (`--env NAME=VALUE`).
 Observe1 = TypedDict("Observe1", {"literal": str})
@@ -106,7 +106,7 @@ SchemaSourceInput = TypedDict("SchemaSourceInput", {"name": Optional[str], "path
 # assert_eq!(scope.exclusions[0].path, ".ledger");
 # ```
 _ScopeInputRequired = TypedDict("_ScopeInputRequired", {"workspace": str})
-_ScopeInputOptional = TypedDict("_ScopeInputOptional", {"exclusions": list["Exclusion"], "normalize": list["WorkspacePath"], "paths": list["WorkspacePath"], "purpose": str, "repositories": list[str], "roots": Optional[list[str]], "task_rules": dict[str, "TaskRule"]}, total=False)
+_ScopeInputOptional = TypedDict("_ScopeInputOptional", {"exclusions": Sequence["Exclusion"], "normalize": Sequence["WorkspacePath"], "paths": Sequence["WorkspacePath"], "purpose": str, "repositories": Sequence[str], "roots": Optional[Sequence[str]], "task_rules": Mapping[str, "TaskRule"]}, total=False)
 
 
 class ScopeInput(_ScopeInputRequired, _ScopeInputOptional):
@@ -115,7 +115,7 @@ class ScopeInput(_ScopeInputRequired, _ScopeInputOptional):
 # A scope of the workspace: which files an inventory covers (docs/format.md
 # §2; the CLI's scope flags). Lists that name no root, path or Tasks file
 # declare the whole workspace.
-ScopeOptions = TypedDict("ScopeOptions", {"exclude": list["Exclude"], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "task_rule": Optional["TaskRule"], "tasks": list[str]}, total=False)
+ScopeOptions = TypedDict("ScopeOptions", {"exclude": Sequence["Exclude"], "paths": Sequence[str], "purpose": str, "repos": Sequence[str], "roots": Sequence[str], "task_rule": Optional["TaskRule"], "tasks": Sequence[str]}, total=False)
 
 # How a Tasks file is normalized before hashing (docs/format.md §4).
 TaskRule = Literal["task-checkbox-v1", "openspec-checkbox"]
@@ -911,21 +911,21 @@ class Workspace:
     def __hash__(self) -> int:
         return hash(self._path)
 
-    def fingerprint(self, *, exclude: Optional[list["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Fingerprint":
+    def fingerprint(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Sequence[str]] = None, purpose: Optional[str] = None, repos: Optional[Sequence[str]] = None, roots: Optional[Sequence[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Sequence[str]] = None) -> "Fingerprint":
         """The v1 fingerprint of the scope's inventory (`ledger fingerprint`)."""
         return _call(self._path, "fingerprint", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
 
-    def inventory(self, *, exclude: Optional[list["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Inventory":
+    def inventory(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Sequence[str]] = None, purpose: Optional[str] = None, repos: Optional[Sequence[str]] = None, roots: Optional[Sequence[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Sequence[str]] = None) -> "Inventory":
         """Lists, reads and fingerprints the scope's files (`ledger inventory --json`):
         the scope as resolved, the roots walked outside Git, every entry."""
         return _call(self._path, "inventory", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
 
-    def status(self, change: str, *, changes_root: Optional[str] = None, graph: Optional["GraphSpec"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ApprovalStatus":
+    def status(self, change: str, *, changes_root: Optional[str] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ApprovalStatus":
         """Each artifact's approval: approved, unbound, changed (with the changed
         paths), reset, blocked, archived or gone, with its cause (`ledger status --json`)."""
         return _call(self._path, "status", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def approve(self, change: str, artifact: str, *, absent: Optional[bool] = None, changes_root: Optional[str] = None, expected: Optional[str] = None, graph: Optional["GraphSpec"] = None, reviewed: Optional[str] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None) -> "Binding":
+    def approve(self, change: str, artifact: str, *, absent: Optional[bool] = None, changes_root: Optional[str] = None, expected: Optional[str] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, reviewed: Optional[str] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None) -> "Binding":
         """Binds `artifact`'s current fingerprint to the owner's decision observed
         at `source` (a message id, a URL...), and advances the change's state
         pointer. `absent` approves a set none of whose files exist (refused
@@ -945,12 +945,12 @@ class Workspace:
         show`); `record` is null and the envelope empty when none is recorded."""
         return _call(self._path, "current_state", {"change": change})  # type: ignore[no-any-return]
 
-    def resolve_scope(self, *, exclude: Optional[list["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Scope":
+    def resolve_scope(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Sequence[str]] = None, purpose: Optional[str] = None, repos: Optional[Sequence[str]] = None, roots: Optional[Sequence[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Sequence[str]] = None) -> "Scope":
         """The scope as an expansion would cover it: the workspace made absolute, the
         default repository filled in, the store exclusion present."""
         return _call(self._path, "resolve_scope", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
 
-    def compare(self, inventory: "InventoryInput") -> "Comparison":
+    def compare(self, inventory: Union["Inventory", "InventoryInput"]) -> "Comparison":
         """Re-expands an inventory's scope plus every path it held, in this
         workspace (a moved checkout: its paths are relative to it), and reports
         what changed, path by path."""
@@ -978,28 +978,28 @@ class Workspace:
         """A record (its header and its body as stored), checked against its id."""
         return _call(self._path, "stored_record", {"id": id})  # type: ignore[no-any-return]
 
-    def change_graph(self, change: str, *, changes_root: Optional[str] = None, graph: Optional["GraphSpec"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ArtifactGraph":
+    def change_graph(self, change: str, *, changes_root: Optional[str] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ArtifactGraph":
         """The artifact graph the change is evaluated with (its schema's, checked
         and in topological order)."""
         return _call(self._path, "change_graph", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def change_scope(self, change: str, artifact: str, *, changes_root: Optional[str] = None, graph: Optional["GraphSpec"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Scope":
+    def change_scope(self, change: str, artifact: str, *, changes_root: Optional[str] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Scope":
         """The scope of one artifact's approval set, as an expansion would cover it
         (for `design`: `design.md` and the materials it links)."""
         return _call(self._path, "change_scope", {"artifact": artifact, "change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def change_inventory(self, change: str, artifact: str, *, changes_root: Optional[str] = None, graph: Optional["GraphSpec"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Inventory":
+    def change_inventory(self, change: str, artifact: str, *, changes_root: Optional[str] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Inventory":
         """The approval set of one artifact of the change, expanded (for `design`:
         `design.md` and the materials it links)."""
         return _call(self._path, "change_inventory", {"artifact": artifact, "change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def change_tasks(self, change: str, *, changes_root: Optional[str] = None, graph: Optional["GraphSpec"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ChangeTasks":
+    def change_tasks(self, change: str, *, changes_root: Optional[str] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ChangeTasks":
         """The change's tracked Tasks file read under its rule (`task_rule`, else
         the one the `tasks` approval recorded, else the schema's, else
         `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`)."""
         return _call(self._path, "change_tasks", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def advance_state(self, change: str, *, areas: Optional[list[str]] = None, blockers: Optional[list[str]] = None, changes_root: Optional[str] = None, checks: Optional[list["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[list[str]] = None, expected: Optional[str] = None, graph: Optional["GraphSpec"] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[list[str]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "CurrentState":
+    def advance_state(self, change: str, *, areas: Optional[Sequence[str]] = None, blockers: Optional[Sequence[str]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[Sequence[str]] = None, expected: Optional[str] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[Sequence[str]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "CurrentState":
         """Advances the change's state envelope (the handoff, `ledger state set`):
         only the fields given change; the task ids are read from the tracked
         Tasks file unless `completed` or `remaining` is given. A new record
@@ -1013,7 +1013,7 @@ class Workspace:
         changed (`ledger state log --json`)."""
         return _call(self._path, "state_log", {"change": change})  # type: ignore[no-any-return]
 
-    def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[list[str]] = None, expected: Optional[str] = None, gate_prerequisites: Optional[dict[str, dict[str, "Observe"]]] = None, gates: Optional[list[str]] = None, graph: Optional["GraphSpec"] = None, instructions: Optional[list[str]] = None, no_delivery: Optional[str] = None, paths: Optional[list[str]] = None, phase_records: Optional[list[str]] = None, repos: Optional[list[str]] = None, reviewed: Optional[str] = None, roots: Optional[list[str]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "Verdict") -> "CurrentState":
+    def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[Sequence[str]] = None, expected: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, gates: Optional[Sequence[str]] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, instructions: Optional[Sequence[str]] = None, no_delivery: Optional[str] = None, paths: Optional[Sequence[str]] = None, phase_records: Optional[Sequence[str]] = None, repos: Optional[Sequence[str]] = None, reviewed: Optional[str] = None, roots: Optional[Sequence[str]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "Verdict") -> "CurrentState":
         """Records a verdict with its PASS inventory in the change's envelope
         (`ledger validate record`). A PASS is refused with `validation-refused`
         unless every artifact is approved and every gate named is fresh now,
@@ -1021,32 +1021,32 @@ class Workspace:
         no `no_delivery` reason."""
         return _call(self._path, "record_validation", {"change": change, "changes_root": changes_root, "exclude": exclude, "expected": expected, "gate_prerequisites": gate_prerequisites, "gates": gates, "graph": graph, "instructions": instructions, "no_delivery": no_delivery, "paths": paths, "phase_records": phase_records, "repos": repos, "reviewed": reviewed, "roots": roots, "schema": schema, "source": source, "task_rule": task_rule, "verdict": verdict})  # type: ignore[no-any-return]
 
-    def check_validation(self, change: str, *, changes_root: Optional[str] = None, gate_prerequisites: Optional[dict[str, dict[str, "Observe"]]] = None, graph: Optional["GraphSpec"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ValidationCheck":
+    def check_validation(self, change: str, *, changes_root: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ValidationCheck":
         """Whether the recorded PASS still stands: its inventory re-expanded, its
         gates checked, each one's prerequisites observed as
         `gate_prerequisites` says (`ledger validate check --json`)."""
         return _call(self._path, "check_validation", {"change": change, "changes_root": changes_root, "gate_prerequisites": gate_prerequisites, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def finalize_check(self, change: str, *, changes_root: Optional[str] = None, expect: Optional[list[str]] = None, graph: Optional["GraphSpec"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Finalization":
+    def finalize_check(self, change: str, *, changes_root: Optional[str] = None, expect: Optional[Sequence[str]] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Finalization":
         """Every difference from the PASS after the terminal mutations, by class
         (`ledger finalize check --json`)."""
         return _call(self._path, "finalize_check", {"change": change, "changes_root": changes_root, "expect": expect, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def check_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, prerequisites: Optional[dict[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
+    def check_gate(self, name: str, *, argv: Sequence[str], cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
         """A gate: what it runs, where, on which inputs, and which prerequisites its
         result depends on. Whether its latest evidence can be reused: fresh, or
         stale with every reason. Runs nothing but the prerequisite commands given
         here (`check_recorded_gate` fills a check from the evidence instead)."""
         return _call(self._path, "check_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
 
-    def check_recorded_gate(self, name: str, *, argv: Optional[list[str]] = None, cwd: Optional[str] = None, prerequisites: Optional[dict[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
+    def check_recorded_gate(self, name: str, *, argv: Optional[Sequence[str]] = None, cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
         """What `ledger gate check` answers: whether the gate's latest evidence is
         fresh for the parts of its spec given now, the others taken from the
         evidence. Nothing read from the store is run: only the prerequisite
         commands given here."""
         return _call(self._path, "check_recorded_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
 
-    def run_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[dict[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional[float] = None) -> "GateRun":
+    def run_gate(self, name: str, *, argv: Sequence[str], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional[float] = None) -> "GateRun":
         """Reuses fresh evidence, or runs the command and records evidence whatever
         its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
         process group is sent SIGTERM (SIGKILL shortly after), and the run is
@@ -1070,7 +1070,7 @@ class Workspace:
         return _b64decode(_call(self._path, "evidence_output", {"record": record}))
 
 
-def fingerprint_entries(entries: list["EntryParts"]) -> "Fingerprint":
+def fingerprint_entries(entries: Sequence[Union["Entry", "EntryParts"]]) -> "Fingerprint":
     """The v1 fingerprint of `entries`, in any order: they are sorted by the
     UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
     invalid entry `bad-entry`."""
@@ -1102,13 +1102,13 @@ def read_record(path: str) -> "InventoryRecord":
     return _call(None, "read_record", {"path": path})  # type: ignore[no-any-return]
 
 
-def inventory_record(inventory: "InventoryInput", *, command: Optional[list[str]] = None, meta: Optional[dict[str, str]] = None, tools: Optional[dict[str, str]] = None) -> str:
+def inventory_record(inventory: Union["Inventory", "InventoryInput"], *, command: Optional[Sequence[str]] = None, meta: Optional[Mapping[str, str]] = None, tools: Optional[Mapping[str, str]] = None) -> str:
     """The inventory record of `inventory` (pretty JSON ending with a newline),
     exactly as `ledger inventory` writes it, with what the caller observed."""
     return _call(None, "inventory_record", {"command": command, "inventory": inventory, "meta": meta, "tools": tools})  # type: ignore[no-any-return]
 
 
-def artifact_graph(*, artifacts: Optional[list["ArtifactInput"]] = None, schema: Optional[str] = None, source: Optional[str] = None, task_rule: Optional["TaskRule"] = None, tracks: Optional[str] = None, yaml: Optional[str] = None) -> "ArtifactGraph":
+def artifact_graph(*, artifacts: Optional[Sequence[Union["Artifact", "ArtifactInput"]]] = None, schema: Optional[str] = None, source: Optional[str] = None, task_rule: Optional["TaskRule"] = None, tracks: Optional[str] = None, yaml: Optional[str] = None) -> "ArtifactGraph":
     """An artifact graph, checked (duplicate ids, unknown `requires`, cycles) and
     in topological order: read from a `schema.yaml` file (`schema`), parsed
     from its text (`yaml`), built from `artifacts`, or, with none of the
@@ -1116,29 +1116,29 @@ def artifact_graph(*, artifacts: Optional[list["ArtifactInput"]] = None, schema:
     return _call(None, "artifact_graph", {"artifacts": artifacts, "schema": schema, "source": source, "task_rule": task_rule, "tracks": tracks, "yaml": yaml})  # type: ignore[no-any-return]
 
 
-def upstream(graph: "GraphSpec", artifact: str) -> list[str]:
+def upstream(graph: Union["ArtifactGraph", "GraphSpec"], artifact: str) -> list[str]:
     """Every artifact `artifact` depends on, directly or not, in graph order."""
     return _call(None, "upstream", {"artifact": artifact, "graph": graph})  # type: ignore[no-any-return]
 
 
-def downstream(graph: "GraphSpec", artifact: str) -> list[str]:
+def downstream(graph: Union["ArtifactGraph", "GraphSpec"], artifact: str) -> list[str]:
     """Every artifact that depends on `artifact`, directly or not, in graph order."""
     return _call(None, "downstream", {"artifact": artifact, "graph": graph})  # type: ignore[no-any-return]
 
 
-def tracked(graph: "GraphSpec") -> Optional["Artifact"]:
+def tracked(graph: Union["ArtifactGraph", "GraphSpec"]) -> Optional["Artifact"]:
     """The tracked Tasks artifact, by OpenSpec's rule: the artifact whose
     `generates` is the graph's `tracks`, or, when it names none, the artifact
     with id `tasks`."""
     return _call(None, "tracked", {"graph": graph})  # type: ignore[no-any-return]
 
 
-def artifact(graph: "GraphSpec", id: str) -> "Artifact":
+def artifact(graph: Union["ArtifactGraph", "GraphSpec"], id: str) -> "Artifact":
     """The artifact of the graph with this id (`unknown-artifact` when none has it)."""
     return _call(None, "artifact", {"graph": graph, "id": id})  # type: ignore[no-any-return]
 
 
-def observe(prerequisites: dict[str, "Observe"]) -> dict[str, Optional[str]]:
+def observe(prerequisites: Mapping[str, "Observe"]) -> dict[str, Optional[str]]:
     """Observes prerequisites now, as a gate run would: each one's value, null for
     an unset environment variable. Commands run in the current directory."""
     return _call(None, "observe", {"prerequisites": prerequisites})  # type: ignore[no-any-return]
