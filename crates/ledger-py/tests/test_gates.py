@@ -282,7 +282,7 @@ def test_a_timeout_stops_the_gate_and_is_never_reused(workspace: Path) -> None:
     assert (evidence["not_reusable"] or "").startswith("timed out after 300ms")
     assert reasons(ws.check_gate("test", **spec)) == ["failed", "not-reusable"]
     for bad in (0.0, -1.0, float("nan"), float("inf")):
-        with pytest.raises(ledger.InvalidArgumentError, match="timeout_ms"):
+        with pytest.raises(ledger.InvalidArgumentError):
             ws.run_gate("test", **spec, timeout_ms=bad)
 
 

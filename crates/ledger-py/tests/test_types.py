@@ -86,14 +86,16 @@ def mypy_errors(tmp_path: Path, lines: list[str]) -> dict[int, list[str]]:
     return errors
 
 
-# A `str` is a sequence of strings, but an argv that is one string is refused:
-# each of these must fail both mypy (an `arg-type` error on its line) and the
-# runtime (`invalid-argument` naming the option). `ws` is a workspace, `inv`
-# an inventory.
+# A `str` is a `Sequence[str]` (and an `Iterable[str]`), but an argv, or any
+# list of paths, that is one string is refused: so a list of strings is typed
+# `list[str] | tuple[str, ...]`, and each of these must fail both mypy (an
+# `arg-type` error on its line) and the runtime (`invalid-argument` naming the
+# option). `ws` is a workspace, `inv` an inventory.
 STR_ARGV = [
     'ws.check_gate("t", argv="cargo test")',
     'ws.check_recorded_gate("t", argv="cargo test")',
     'ledger.inventory_record(inv, command="cargo test")',
+    'ws.fingerprint(roots="cargo test")',
 ]
 
 
@@ -111,7 +113,7 @@ def test_a_str_argv_is_a_runtime_error_and_a_list_is_not(tmp_path: Path) -> None
     ws = ledger.Workspace(tmp_path)
     names = {"ledger": ledger, "ws": ws, "inv": ws.inventory()}
     for call in STR_ARGV:
-        with pytest.raises(ledger.InvalidArgumentError, match="argv|command"):
+        with pytest.raises(ledger.InvalidArgumentError, match="argv|command|roots"):
             eval(call, names)
         eval(call.replace('"cargo test"', '["cargo", "test"]'), names)
 
