@@ -103,6 +103,36 @@ const ErrorCode = Object.freeze({
   Panic: 'panic',
 })
 
+/** Where OpenSpec changes live, relative to the workspace, unless a verb is told otherwise. */
+const DEFAULT_CHANGES_ROOT = "openspec/changes"
+
+/** The reason recorded for an exclusion given without one. */
+const DEFAULT_EXCLUSION_REASON = "excluded with --exclude"
+
+/** The artifact schema OpenSpec uses when nothing names one. */
+const DEFAULT_SCHEMA = "spec-driven"
+
+/** Every code a LedgerError can carry (the core's, and `panic`). */
+const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-entry","duplicate-entry","pointer-conflict","chain-mismatch","corrupt-record","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","panic"])
+
+/** The prefix of the v1 fingerprint stream (docs/format.md). */
+const FORMAT_V1 = "wealth-ledger-input-v1"
+
+/** The most reader threads `set_threads` accepts. */
+const MAX_THREADS = 1024
+
+/** The `format` of an inventory record. */
+const RECORD_FORMAT = "ledger-inventory"
+
+/** The `version` of the inventory records this version writes. */
+const RECORD_VERSION = "1.1"
+
+/** The record store's directory in a workspace (always excluded from scopes). */
+const STORE_DIR = ".ledger"
+
+/** The names of the task rules, in order (docs/format.md §4). */
+const TASK_RULES = Object.freeze(["task-checkbox-v1","openspec-checkbox"])
+
 /** A workspace named once: every verb of ledger that concerns it, as a method. */
 class Workspace {
   #path
@@ -755,4 +785,4 @@ function setDigestCacheSync(enabled) {
 }
 
 
-module.exports = { Workspace, LedgerError, ErrorCode, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, threads, threadsSync, setThreads, setThreadsSync, digestCacheEnabled, digestCacheEnabledSync, setDigestCache, setDigestCacheSync }
+module.exports = { Workspace, LedgerError, ErrorCode, DEFAULT_CHANGES_ROOT, DEFAULT_EXCLUSION_REASON, DEFAULT_SCHEMA, ERROR_CODES, FORMAT_V1, MAX_THREADS, RECORD_FORMAT, RECORD_VERSION, STORE_DIR, TASK_RULES, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, threads, threadsSync, setThreads, setThreadsSync, digestCacheEnabled, digestCacheEnabledSync, setDigestCache, setDigestCacheSync }

@@ -2437,6 +2437,56 @@ export declare class LedgerError extends Error {
   readonly path: string | null
 }
 
+/**
+ * Where OpenSpec changes live, relative to the workspace, unless a verb is told otherwise.
+ */
+export declare const DEFAULT_CHANGES_ROOT: 'openspec/changes'
+
+/**
+ * The reason recorded for an exclusion given without one.
+ */
+export declare const DEFAULT_EXCLUSION_REASON: 'excluded with --exclude'
+
+/**
+ * The artifact schema OpenSpec uses when nothing names one.
+ */
+export declare const DEFAULT_SCHEMA: 'spec-driven'
+
+/**
+ * Every code a LedgerError can carry (the core's, and `panic`).
+ */
+export declare const ERROR_CODES: readonly string[]
+
+/**
+ * The prefix of the v1 fingerprint stream (docs/format.md).
+ */
+export declare const FORMAT_V1: 'wealth-ledger-input-v1'
+
+/**
+ * The most reader threads `set_threads` accepts.
+ */
+export declare const MAX_THREADS: number
+
+/**
+ * The `format` of an inventory record.
+ */
+export declare const RECORD_FORMAT: 'ledger-inventory'
+
+/**
+ * The `version` of the inventory records this version writes.
+ */
+export declare const RECORD_VERSION: '1.1'
+
+/**
+ * The record store's directory in a workspace (always excluded from scopes).
+ */
+export declare const STORE_DIR: '.ledger'
+
+/**
+ * The names of the task rules, in order (docs/format.md §4).
+ */
+export declare const TASK_RULES: readonly string[]
+
 /** A workspace named once: every verb of ledger that concerns it, as a method. */
 export declare class Workspace {
   /** The workspace at `path` (default `.`, the current directory at each call). */

@@ -92,6 +92,8 @@ struct Model<'a> {
     /// differs from an output type of the same name gets `Input` appended).
     names: BTreeMap<(&'a str, &'a str), String>,
     errors: Vec<&'a str>,
+    /// Name -> (value, doc), exported by both doors.
+    constants: Vec<(&'a str, &'a Value, &'a str)>,
     /// The options definitions that are a verb's options themselves (the
     /// doors take their fields as parameters, not the type).
     roots: BTreeSet<(&'a str, &'a str)>,
@@ -131,6 +133,12 @@ impl<'a> Model<'a> {
             names,
             errors: Vec::new(),
             roots: BTreeSet::new(),
+            constants: d["constants"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(name, c)| (name.as_str(), &c["value"], c["doc"].as_str().unwrap_or("")))
+                .collect(),
         };
         model.errors = d["errors"]
             .as_array()
@@ -146,7 +154,9 @@ impl<'a> Model<'a> {
                 referenced.insert(r.to_owned());
             });
         }
-        for verb in d["verbs"].as_array().unwrap() {
+        // Verbs named `_…` are test hooks, no part of the typed APIs.
+        let verbs = d["verbs"].as_array().unwrap().iter();
+        for verb in verbs.filter(|v| !v["name"].as_str().unwrap().starts_with('_')) {
             let mut schema = &verb["options"];
             while let Some(reference) = schema["$ref"].as_str() {
                 let key = section_and_name(reference);
@@ -411,12 +421,21 @@ impl<'a> Model<'a> {
             codes.join(", ")
         )
         .unwrap();
-        writeln!(
-            out,
-            "ERROR_CODES: tuple[str, ...] = ({},)\n",
-            codes.join(", ")
-        )
-        .unwrap();
+        for (name, value, doc) in &self.constants {
+            let (annotation, literal) = match value {
+                Value::Array(items) => {
+                    let items: Vec<String> = items.iter().map(Value::to_string).collect();
+                    ("tuple[str, ...]", format!("({},)", items.join(", ")))
+                }
+                Value::Number(_) => ("int", value.to_string()),
+                _ => ("str", value.to_string()),
+            };
+            writeln!(
+                out,
+                "{name}: Final[{annotation}] = {literal}\n\"\"\"{doc}\"\"\"\n"
+            )
+            .unwrap();
+        }
         out.push_str(PY_CALL);
         // Workspace.
         out.push_str(PY_WORKSPACE);
@@ -427,12 +446,9 @@ impl<'a> Model<'a> {
             out.push('\n');
             self.py_function(&mut out, verb, "", false);
         }
-        let mut exports: Vec<String> = vec![
-            "Workspace".into(),
-            "LedgerError".into(),
-            "ErrorCode".into(),
-            "ERROR_CODES".into(),
-        ];
+        let mut exports: Vec<String> =
+            vec!["Workspace".into(), "LedgerError".into(), "ErrorCode".into()];
+        exports.extend(self.constants.iter().map(|(name, _, _)| (*name).to_owned()));
         exports.extend(all.iter().cloned());
         exports.extend(classes.iter().map(|(_, c)| c.clone()));
         exports.extend(
@@ -671,6 +687,15 @@ impl<'a> Model<'a> {
         }
         out.push_str("}\n\n");
         out.push_str(TS_ERROR);
+        for (name, value, doc) in &self.constants {
+            let t = match value {
+                Value::Array(_) => "readonly string[]".to_owned(),
+                Value::Number(_) => "number".to_owned(),
+                _ => value.to_string().replace('"', "'"),
+            };
+            ts_doc(&mut out, Some(doc), "");
+            writeln!(out, "export declare const {name}: {t}\n").unwrap();
+        }
         out.push_str(
             "/** A workspace named once: every verb of ledger that concerns it, as a method. */\nexport declare class Workspace {\n  /** The workspace at `path` (default `.`, the current directory at each call). */\n  constructor(path?: string)\n  /** The workspace directory as given. */\n  readonly path: string\n",
         );
@@ -748,6 +773,13 @@ impl<'a> Model<'a> {
             writeln!(out, "  {}: '{code}',", pascal(code)).unwrap();
         }
         out.push_str("})\n\n");
+        for (name, value, doc) in &self.constants {
+            let literal = match value {
+                Value::Array(_) => format!("Object.freeze({value})"),
+                _ => value.to_string(),
+            };
+            writeln!(out, "/** {doc} */\nconst {name} = {literal}\n").unwrap();
+        }
         out.push_str(
             "/** A workspace named once: every verb of ledger that concerns it, as a method. */\nclass Workspace {\n  #path\n\n  constructor(path = '.') {\n    if (typeof path !== 'string') {\n      throw new LedgerError(`the workspace must be a path (a string), not ${typeof path}`, 'invalid-argument', null)\n    }\n    this.#path = path\n  }\n\n  /** The workspace directory as given. */\n  get path() {\n    return this.#path\n  }\n",
         );
@@ -759,6 +791,11 @@ impl<'a> Model<'a> {
             "Workspace".to_owned(),
             "LedgerError".into(),
             "ErrorCode".into(),
+            self.constants
+                .iter()
+                .map(|(name, _, _)| *name)
+                .collect::<Vec<_>>()
+                .join(", "),
         ];
         for verb in self.verbs.iter().filter(|v| !v.workspace) {
             self.js_function(&mut out, verb, false);
@@ -926,7 +963,7 @@ import base64 as _base64
 import json as _json
 import os as _os
 import warnings as _warnings
-from typing import Any, Literal, Optional, TypedDict, Union
+from typing import Any, Final, Literal, Optional, TypedDict, Union
 
 from . import _ledger
 

@@ -61,6 +61,20 @@ def test_a_workspace_is_a_str_or_any_pathlike(repo: Path) -> None:
     # An exclusion's reason is for the reviewer: the set is the same.
     reasoned = [{"path": "src/generated", "reason": "regenerated"}]
     assert ledger.Workspace(repo).fingerprint(roots=["src/"], exclude=reasoned) == as_str
+    # A workspace is its path as given; a relative one is resolved at each call.
+    assert ledger.Workspace(repo) == ledger.Workspace(str(repo)) and ledger.Workspace(repo).path == str(repo)
+    assert repr(ledger.Workspace(str(repo))) == f"Workspace({str(repo)!r})"
+    here = os.getcwd()
+    try:
+        os.chdir(repo.parent)
+        relative = ledger.Workspace(repo.name)
+        assert relative.fingerprint(roots=["src"], exclude=["src/generated"]) == as_str
+        os.chdir(repo)
+        assert ledger.Workspace().fingerprint(roots=["src"], exclude=["src/generated"]) == as_str
+    finally:
+        os.chdir(here)
+    # An option given as None is the option left out.
+    assert ledger.Workspace(repo).fingerprint(roots=None, exclude=None, task_rule=None) == ledger.Workspace(repo).fingerprint()
     # The store is the workspace's own `.ledger`, never part of an inventory.
     scope = ledger.Workspace(repo).resolve_scope()
     assert scope["exclusions"][0]["path"] == ledger.STORE_DIR == ".ledger"

@@ -250,11 +250,30 @@ pub fn registry() -> &'static [Verb] {
             tasks::verbs(),
             settings::verbs(),
             // -- end of registry --
+            #[cfg(feature = "test-hooks")]
+            vec![Verb::free("_panic", &["message"], panic_for_test)],
         ]
         .into_iter()
         .flatten()
         .collect()
     })
+}
+
+/// A real panic inside a verb, for the doors' tests of its translation
+/// (feature `test-hooks`, which only their test builds turn on; the
+/// generator leaves verbs named `_…` out of the typed APIs).
+#[cfg(feature = "test-hooks")]
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PanicOptions {
+    /// What the panic says.
+    pub message: String,
+}
+
+#[cfg(feature = "test-hooks")]
+#[allow(clippy::panic)]
+fn panic_for_test(options: PanicOptions) -> Result<()> {
+    panic!("{}", options.message)
 }
 
 /// What a verb returned: its output as JSON text (in the door's case) and
@@ -370,9 +389,28 @@ pub fn description() -> Value {
     errors.push(PANIC);
     json!({
         "verbs": verbs,
+        "constants": constants(&errors),
         "options": options.take_definitions(true),
         "outputs": outputs.take_definitions(true),
         "errors": errors,
+    })
+}
+
+/// The values both doors export under the same names (with a doc each).
+fn constants(errors: &[&str]) -> Value {
+    let rules: Vec<&str> = crate::TaskRule::ALL.iter().map(|r| r.as_str()).collect();
+    let constant = |value: Value, doc: &str| json!({ "value": value, "doc": doc });
+    json!({
+        "DEFAULT_CHANGES_ROOT": constant(json!(crate::DEFAULT_CHANGES_ROOT), "Where OpenSpec changes live, relative to the workspace, unless a verb is told otherwise."),
+        "DEFAULT_EXCLUSION_REASON": constant(json!(crate::DEFAULT_EXCLUSION_REASON), "The reason recorded for an exclusion given without one."),
+        "DEFAULT_SCHEMA": constant(json!(crate::DEFAULT_SCHEMA), "The artifact schema OpenSpec uses when nothing names one."),
+        "ERROR_CODES": constant(json!(errors), "Every code a LedgerError can carry (the core's, and `panic`)."),
+        "FORMAT_V1": constant(json!(crate::FORMAT_V1), "The prefix of the v1 fingerprint stream (docs/format.md)."),
+        "MAX_THREADS": constant(json!(crate::MAX_THREADS), "The most reader threads `set_threads` accepts."),
+        "RECORD_FORMAT": constant(json!(crate::RECORD_FORMAT), "The `format` of an inventory record."),
+        "RECORD_VERSION": constant(json!(crate::RECORD_VERSION), "The `version` of the inventory records this version writes."),
+        "STORE_DIR": constant(json!(crate::STORE_DIR), "The record store's directory in a workspace (always excluded from scopes)."),
+        "TASK_RULES": constant(json!(rules), "The names of the task rules, in order (docs/format.md §4)."),
     })
 }
 

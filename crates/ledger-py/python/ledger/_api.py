@@ -13,7 +13,7 @@ import base64 as _base64
 import json as _json
 import os as _os
 import warnings as _warnings
-from typing import Any, Literal, Optional, TypedDict, Union
+from typing import Any, Final, Literal, Optional, TypedDict, Union
 
 from . import _ledger
 
@@ -815,7 +815,35 @@ _ERRORS: dict[str, type[LedgerError]] = {
 ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "panic"]
 """Every code a LedgerError can carry."""
 
-ERROR_CODES: tuple[str, ...] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "panic",)
+DEFAULT_CHANGES_ROOT: Final[str] = "openspec/changes"
+"""Where OpenSpec changes live, relative to the workspace, unless a verb is told otherwise."""
+
+DEFAULT_EXCLUSION_REASON: Final[str] = "excluded with --exclude"
+"""The reason recorded for an exclusion given without one."""
+
+DEFAULT_SCHEMA: Final[str] = "spec-driven"
+"""The artifact schema OpenSpec uses when nothing names one."""
+
+ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "panic",)
+"""Every code a LedgerError can carry (the core's, and `panic`)."""
+
+FORMAT_V1: Final[str] = "wealth-ledger-input-v1"
+"""The prefix of the v1 fingerprint stream (docs/format.md)."""
+
+MAX_THREADS: Final[int] = 1024
+"""The most reader threads `set_threads` accepts."""
+
+RECORD_FORMAT: Final[str] = "ledger-inventory"
+"""The `format` of an inventory record."""
+
+RECORD_VERSION: Final[str] = "1.1"
+"""The `version` of the inventory records this version writes."""
+
+STORE_DIR: Final[str] = ".ledger"
+"""The record store's directory in a workspace (always excluded from scopes)."""
+
+TASK_RULES: Final[tuple[str, ...]] = ("task-checkbox-v1", "openspec-checkbox",)
+"""The names of the task rules, in order (docs/format.md §4)."""
 
 
 def _raise(error: dict[str, Any]) -> None:
@@ -1166,7 +1194,16 @@ __all__ = [
     "Workspace",
     "LedgerError",
     "ErrorCode",
+    "DEFAULT_CHANGES_ROOT",
+    "DEFAULT_EXCLUSION_REASON",
+    "DEFAULT_SCHEMA",
     "ERROR_CODES",
+    "FORMAT_V1",
+    "MAX_THREADS",
+    "RECORD_FORMAT",
+    "RECORD_VERSION",
+    "STORE_DIR",
+    "TASK_RULES",
     "ArtifactInput",
     "Bytes",
     "Check",
