@@ -145,7 +145,8 @@ pub struct GateRun {
     pub exit_code: i32,
 }
 
-/// `timeout_ms` as a duration: a positive, finite number of milliseconds.
+/// `timeout_ms` as a duration: a positive, finite number of milliseconds. The
+/// message names no option: the doors spell it `timeout_ms` or `timeoutMs`.
 fn timeout(timeout_ms: Option<f64>) -> Result<Option<Duration>> {
     let Some(ms) = timeout_ms else {
         return Ok(None);
@@ -153,7 +154,9 @@ fn timeout(timeout_ms: Option<f64>) -> Result<Option<Duration>> {
     match RunOptions::timeout_from_secs(ms / 1000.0) {
         Some(limit) => Ok(Some(limit)),
         None => Err(Error::InvalidArgument {
-            message: format!("`timeout_ms` must be a positive number of milliseconds, not {ms}"),
+            message: format!(
+                "a gate's timeout must be a positive number of milliseconds, not {ms}"
+            ),
         }),
     }
 }
@@ -290,7 +293,12 @@ mod tests {
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             let error = timeout(Some(bad)).unwrap_err();
             assert_eq!(error.code(), "invalid-argument", "{bad}");
-            assert!(error.to_string().contains("`timeout_ms`"), "{error}");
+            assert!(
+                error
+                    .to_string()
+                    .contains("timeout must be a positive number"),
+                "{error}"
+            );
         }
     }
 

@@ -49,7 +49,7 @@ macro_rules! change_options {
             /// An artifact graph to use instead of a schema (as `artifact_graph`
             /// returns it). Not together with `schema`.
             #[serde(default)]
-            #[schemars(extend("x-output" = "ArtifactGraph"))]
+            #[schemars(schema_with = "crate::door::records::optional_output_of::<crate::ArtifactGraph>")]
             pub graph: Option<crate::door::openspec::GraphSpec>,
         }
 
@@ -246,7 +246,7 @@ fn artifact_graph(o: ArtifactGraphOptions) -> Result<ArtifactGraph> {
 #[serde(deny_unknown_fields)]
 pub struct UpstreamOptions {
     /// The graph, as `artifact_graph` returns it.
-    #[schemars(extend("x-output" = "ArtifactGraph"))]
+    #[schemars(schema_with = "super::records::output_of::<ArtifactGraph>")]
     pub graph: GraphSpec,
     /// The artifact's id.
     pub artifact: String,
@@ -266,7 +266,7 @@ fn upstream(o: UpstreamOptions) -> Result<Vec<String>> {
 #[serde(deny_unknown_fields)]
 pub struct DownstreamOptions {
     /// The graph, as `artifact_graph` returns it.
-    #[schemars(extend("x-output" = "ArtifactGraph"))]
+    #[schemars(schema_with = "super::records::output_of::<ArtifactGraph>")]
     pub graph: GraphSpec,
     /// The artifact's id.
     pub artifact: String,
@@ -288,7 +288,7 @@ fn downstream(o: DownstreamOptions) -> Result<Vec<String>> {
 #[serde(deny_unknown_fields)]
 pub struct TrackedOptions {
     /// The graph, as `artifact_graph` returns it.
-    #[schemars(extend("x-output" = "ArtifactGraph"))]
+    #[schemars(schema_with = "super::records::output_of::<ArtifactGraph>")]
     pub graph: GraphSpec,
 }
 
@@ -301,7 +301,7 @@ fn tracked(o: TrackedOptions) -> Result<Option<Artifact>> {
 #[serde(deny_unknown_fields)]
 pub struct ArtifactOptions {
     /// The graph, as `artifact_graph` returns it.
-    #[schemars(extend("x-output" = "ArtifactGraph"))]
+    #[schemars(schema_with = "super::records::output_of::<ArtifactGraph>")]
     pub graph: GraphSpec,
     /// The artifact's id.
     pub id: String,
@@ -353,22 +353,26 @@ mod tests {
 
     const PLAN: &str = "artifacts:\n  - {id: proposal, generates: proposal.md}\n  - {id: plan, generates: todo/*.md, requires: [proposal]}\napply:\n  tracks: todo/*.md\n";
 
-    /// A result passed back (a graph, an inventory) is marked with the output
+    /// A result passed back (a graph, an inventory) is described as the output
     /// type it comes from, so that the generated wrappers accept that type.
     #[test]
-    fn options_that_take_a_result_back_name_its_output_type() {
+    fn options_that_take_a_result_back_refer_to_its_output_type() {
         let description = crate::door::description();
         let mut marked = 0;
         for (name, options) in description["options"].as_object().unwrap() {
             let Some(properties) = options["properties"].as_object() else {
                 continue;
             };
-            for (field, expected) in [("graph", "ArtifactGraph"), ("inventory", "Inventory")] {
-                if let Some(property) = properties.get(field) {
-                    assert_eq!(property["x-output"], expected, "{name}.{field}");
-                    assert!(description["outputs"].get(expected).is_some());
-                    marked += 1;
-                }
+            for (field, output) in [("graph", "ArtifactGraph"), ("inventory", "Inventory")] {
+                let Some(property) = properties.get(field) else {
+                    continue;
+                };
+                let reference = format!("#/outputs/{output}");
+                let refers = property["$ref"] == reference.as_str()
+                    || property["anyOf"][0]["$ref"] == reference.as_str();
+                assert!(refers, "{name}.{field}: {property}");
+                assert!(description["outputs"].get(output).is_some(), "{output}");
+                marked += 1;
             }
         }
         assert!(marked >= 10, "{marked}");

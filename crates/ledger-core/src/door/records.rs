@@ -4,11 +4,25 @@
 use std::collections::BTreeMap;
 
 use camino::Utf8Path;
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 
 use super::Verb;
 use crate::{Error, Inventory, InventoryRecord, Observed, Result};
+
+/// The schema of an option that takes back a result of type `T` (an
+/// inventory, a graph): a reference to `T`'s OUTPUT definition, so that the
+/// generated wrappers type the option as the result they returned (Python's
+/// TypedDicts are not interchangeable with an input twin). What is accepted
+/// is checked when read (`checked_inventory`, the graph's constructor).
+pub(super) fn output_of<T: JsonSchema>(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "$ref": format!("#/outputs/{}", T::schema_name()) })
+}
+
+/// [`output_of`] for an optional option: the result, or null.
+pub(super) fn optional_output_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "anyOf": [output_of::<T>(generator), { "type": "null" }] })
+}
 
 /// An inventory the caller passed back, checked as strictly as a record is
 /// read (entries in order, each once, reproducing the fingerprint; a valid
@@ -64,7 +78,7 @@ fn read_record(o: ReadRecordOptions) -> Result<InventoryRecord> {
 #[serde(deny_unknown_fields)]
 pub struct InventoryRecordOptions {
     /// The inventory, as `inventory` or `change_inventory` gave it.
-    #[schemars(extend("x-output" = "Inventory"))]
+    #[schemars(schema_with = "output_of::<Inventory>")]
     pub inventory: Inventory,
     /// The command the set is for.
     #[serde(default)]

@@ -30,7 +30,7 @@ fn resolve_scope(ws: &Workspace, o: ResolveScopeOptions) -> Result<Scope> {
 pub struct CompareOptions {
     /// The inventory, as `inventory`, `change_inventory` or `read_record` gave
     /// it; its entries must give its fingerprint.
-    #[schemars(extend("x-output" = "Inventory"))]
+    #[schemars(schema_with = "super::records::output_of::<Inventory>")]
     pub inventory: Inventory,
 }
 
