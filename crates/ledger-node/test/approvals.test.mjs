@@ -197,3 +197,31 @@ test("a design's inline HTML image is a material", async (t) => {
   fs.rmSync(s.path(`${CHANGE}/mock.png`))
   await assert.rejects(() => ws.changeInventory('add-auth', 'design'), (e) => e.code === 'missing-material')
 })
+
+test('the graph as data: upstream, downstream, the tracked artifact, one artifact; a change scope', async (t) => {
+  const s = openspecCheckout(t)
+  const ws = s.ws
+  const graph = await ledger.artifactGraph()
+  assert.deepEqual(await ledger.upstream(graph, 'tasks'), ['proposal', 'specs', 'design'])
+  assert.deepEqual(ledger.downstreamSync(graph, 'proposal'), ['specs', 'design', 'tasks'])
+  assert.equal((await ledger.tracked(graph)).id, 'tasks')
+  assert.deepEqual(ledger.artifactSync(graph, 'design').requires, ['proposal'])
+  await assert.rejects(ledger.artifact(graph, 'review'), { code: 'unknown-artifact' })
+  // The change's own graph is the spec-driven one here.
+  assert.deepEqual((await ws.changeGraph('add-auth')).artifacts, graph.artifacts)
+  // The scope an approval of the design covers: design.md and the material it links.
+  const scope = await ws.changeScope('add-auth', 'design')
+  assert.deepEqual(scope.paths, [`${CHANGE}/design.md`, `${CHANGE}/flow.svg`])
+  assert.equal(await ws.fingerprint({ paths: scope.paths }), (await ws.changeInventory('add-auth', 'design')).fingerprint)
+  // worktreeRoot: the top of the checkout holding a path.
+  assert.equal(await ledger.worktreeRoot(s.path(`${CHANGE}/specs`)), s.w)
+  assert.equal(ledger.worktreeRootSync(s.dir), null)
+})
+
+test('observe: each prerequisite as a gate would record it now', async () => {
+  const name = 'LEDGER_NODE_OBSERVE_UNSET'
+  delete process.env[name]
+  const observed = await ledger.observe({ tool: { literal: '1.0' }, unset: { environment: name }, shell: { command: 'echo  hi ' } })
+  assert.deepEqual(observed, { tool: '1.0', unset: null, shell: 'hi' })
+  assert.throws(() => ledger.observeSync({ failing: { command: 'exit 4' } }), { code: 'prerequisite-failed' })
+})

@@ -154,8 +154,8 @@ test('a workspace that is no path is refused when it is made', () => {
   }
 })
 
-test('a Sync twin throws a LedgerError for garbage, never a TypeError', () => {
-  const ws = new Workspace('.')
+test('a Sync twin throws a LedgerError for garbage, never a TypeError', (t) => {
+  const ws = new Sandbox(t).ws
   for (const [label, args] of garbage.slice(1, 7)) {
     assert.throws(() => ws.fingerprintSync(...args), (e) => e instanceof LedgerError && e.code === 'invalid-argument', label)
     assert.throws(() => ledger.fingerprintEntriesSync(...args), (e) => e instanceof LedgerError && e.code === 'invalid-argument', label)
