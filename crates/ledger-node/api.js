@@ -107,7 +107,7 @@ const ErrorCode = Object.freeze({
 const DEFAULT_CHANGES_ROOT = "openspec/changes"
 
 /** The reason recorded for an exclusion given without one. */
-const DEFAULT_EXCLUSION_REASON = "excluded with --exclude"
+const DEFAULT_EXCLUSION_REASON = "excluded by the caller"
 
 /** The artifact schema OpenSpec uses when nothing names one. */
 const DEFAULT_SCHEMA = "spec-driven"

@@ -52,7 +52,7 @@ macro_rules! change_options {
             /// An artifact graph to use instead of a schema (as `artifact_graph`
             /// returns it). Not together with `schema`.
             #[serde(default)]
-            #[schemars(schema_with = "crate::door::records::optional_output_of::<crate::ArtifactGraph>")]
+            #[schemars(schema_with = "crate::door::records::optional_output_of::<crate::openspec::ArtifactGraph>")]
             pub graph: Option<crate::door::openspec::GraphSpec>,
         }
 
