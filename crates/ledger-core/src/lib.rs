@@ -13,6 +13,7 @@
 //! | [`approval`] | approvals bound to fingerprints, the cascade, the state envelope and handoff |
 //! | [`gate`] | gate evidence: running a check over a scope and knowing whether it still holds |
 //! | [`lifecycle`] | the validation PASS and finalization of a change |
+//! | [`door`] | the top floor: every verb of the Python and JavaScript doors described once (options and output), one dispatch, the description their typed wrappers are generated from |
 //!
 //! Below them the ground floor: [`Error`] (a stable [`Error::code`] and the
 //! path concerned), [`WorkspacePath`], [`quote`]. The common path is in
@@ -52,15 +53,21 @@ mod own_file;
 mod path;
 pub mod quote;
 
-// The wings, from the bottom up: a wing uses only the wings below it
-// (docs/architecture.md).
-pub mod approval;
-pub mod expand;
-pub mod gate;
-pub mod lifecycle;
-pub mod openspec;
-pub mod records;
+// The wings, from the bottom up (one per line, so that the order is kept):
+// a wing uses only the wings below it (docs/architecture.md).
 pub mod tasks;
+
+pub mod expand;
+
+pub mod records;
+
+pub mod openspec;
+
+pub mod approval;
+
+pub mod gate;
+
+pub mod lifecycle;
 
 // The top floor: what every front door (Python, Node) shares; it uses every
 // wing and no wing uses it.

@@ -16,6 +16,9 @@ const WINGS: &[&str] = &[
     "approval",
     "gate",
     "lifecycle",
+    // The top floor: what every front door shares (one description of each
+    // verb, one dispatch); it may use every wing, and no wing uses it.
+    "door",
 ];
 
 /// The engine: the wings that know nothing of OpenSpec, approvals or the store.
