@@ -351,7 +351,7 @@ fn custom_graph_from_schema_yaml() {
             observed_at: "t".into(),
             upstream: upstream.into_iter().collect(),
             inventory: None,
-            schema: change.graph.schema().cloned(),
+            schema: change.graph().schema().cloned(),
         });
     }
     repo.write(
@@ -525,7 +525,7 @@ fn an_archived_change_is_found_by_name_and_reported_as_archived() {
     .unwrap();
     let change = repo.change();
     assert_eq!(
-        change.location,
+        *change.location(),
         ledger_core::openspec::ChangeLocation::Archived {
             directory: "openspec/changes/archive/2026-12-01-add-auth".into()
         }

@@ -58,7 +58,7 @@ impl Project {
 
     fn approve_all(&self, schema: Option<&str>) {
         let change = self.open(schema);
-        for a in change.graph.artifacts() {
+        for a in change.graph().artifacts() {
             approve(&self.store(), &change, &a.id, "msg", Absence::Refuse).unwrap();
         }
     }
@@ -88,14 +88,14 @@ fn reasons(status: &ApprovalStatus) -> Vec<(&str, &str)> {
 fn a_name_resolves_in_the_project_and_its_tracked_artifact_is_normalized() {
     let p = Project::new();
     let change = p.open(Some("rapid"));
-    assert_eq!(ids(&change.graph), ["proposal", "plan"]);
-    let schema = change.graph.schema().unwrap();
+    assert_eq!(ids(change.graph()), ["proposal", "plan"]);
+    let schema = change.graph().schema().unwrap();
     assert_eq!(schema.name.as_deref(), Some("rapid"));
     assert_eq!(
         schema.path.as_deref(),
         Some("openspec/schemas/rapid/schema.yaml")
     );
-    assert_eq!(change.schema_choice, SchemaChoice::Given);
+    assert_eq!(*change.schema_choice(), SchemaChoice::Given);
     // apply.tracks equals plan's generates: both of plan's files are normalized.
     let scope = change.scope("plan").unwrap();
     let normalized: Vec<&str> = scope.tasks_paths().map(|p| p.as_str()).collect();
@@ -106,7 +106,7 @@ fn a_name_resolves_in_the_project_and_its_tracked_artifact_is_normalized() {
     assert!(scope.paths().is_empty());
     // A built-in name, and one that is nowhere.
     assert_eq!(
-        ids(&p.open(Some("spec-driven")).graph),
+        ids(p.open(Some("spec-driven")).graph()),
         ["proposal", "specs", "design", "tasks"]
     );
     let err =
@@ -120,8 +120,8 @@ fn a_name_resolves_in_the_project_and_its_tracked_artifact_is_normalized() {
     // A path is read as given.
     let path = p.ws().join("openspec/schemas/rapid/schema.yaml");
     let by_path = p.open(Some(path.as_str()));
-    assert_eq!(by_path.graph.schema().unwrap().name, None);
-    assert_eq!(by_path.graph.artifacts(), change.graph.artifacts());
+    assert_eq!(by_path.graph().schema().unwrap().name, None);
+    assert_eq!(by_path.graph().artifacts(), change.graph().artifacts());
 }
 
 #[test]
@@ -129,14 +129,17 @@ fn without_a_schema_the_change_and_the_project_declare_it() {
     let p = Project::new();
     // Nothing names one: spec-driven.
     let change = p.open(None);
-    assert_eq!(change.schema_choice, SchemaChoice::Default);
-    assert_eq!(ids(&change.graph), ["proposal", "specs", "design", "tasks"]);
+    assert_eq!(*change.schema_choice(), SchemaChoice::Default);
+    assert_eq!(
+        ids(change.graph()),
+        ["proposal", "specs", "design", "tasks"]
+    );
     // The project default.
     p.write("openspec/config.yaml", "schema: rapid\n");
     let change = p.open(None);
-    assert_eq!(ids(&change.graph), ["proposal", "plan"]);
+    assert_eq!(ids(change.graph()), ["proposal", "plan"]);
     assert_eq!(
-        change.schema_choice,
+        *change.schema_choice(),
         SchemaChoice::Declared {
             name: "rapid".into(),
             file: "openspec/config.yaml".into()
@@ -145,9 +148,12 @@ fn without_a_schema_the_change_and_the_project_declare_it() {
     // The change's own .openspec.yaml wins over the project default.
     p.metadata("schema: spec-driven\ncreated: 2026-12-01\n");
     let change = p.open(None);
-    assert_eq!(ids(&change.graph), ["proposal", "specs", "design", "tasks"]);
     assert_eq!(
-        change.schema_choice,
+        ids(change.graph()),
+        ["proposal", "specs", "design", "tasks"]
+    );
+    assert_eq!(
+        *change.schema_choice(),
         SchemaChoice::Declared {
             name: "spec-driven".into(),
             file: format!("{CHANGE}/.openspec.yaml")
@@ -336,7 +342,7 @@ fn the_tracked_artifact_gives_the_rule_its_files_and_the_task_ids() {
     );
     p.metadata("schema: lean\n");
     let change = p.open(None);
-    assert_eq!(change.graph.tracked().unwrap().id, "checklist");
+    assert_eq!(change.graph().tracked().unwrap().id, "checklist");
     let tasks = change.tasks().unwrap();
     assert_eq!(tasks.path.as_str(), format!("{CHANGE}/checklist.md"));
     // The default rule (task-checkbox-v1) knows no OpenSpec line; the project
@@ -388,9 +394,9 @@ fn a_projects_own_spec_driven_is_the_default_and_another_schema_than_the_built_i
         LOOSE_SPEC_DRIVEN,
     );
     let change = p.open(None);
-    assert_eq!(ids(&change.graph), ["proposal", "design", "tasks"]);
+    assert_eq!(ids(change.graph()), ["proposal", "design", "tasks"]);
     assert_eq!(
-        change.graph.schema().unwrap().path.as_deref(),
+        change.graph().schema().unwrap().path.as_deref(),
         Some("openspec/schemas/spec-driven/schema.yaml")
     );
     let now = p.status(None);
@@ -447,20 +453,20 @@ fn a_schema_given_by_path_is_recorded_where_a_later_status_finds_it() {
     // from any directory.
     let inside = p.ws().join("openspec/schemas/rapid/schema.yaml");
     let change = p.open(Some(inside.as_str()));
-    let recorded = change.graph.schema().unwrap().clone();
+    let recorded = change.graph().schema().unwrap().clone();
     assert_eq!(
         recorded.path.as_deref(),
         Some("openspec/schemas/rapid/schema.yaml")
     );
     assert_eq!(recorded.name, None);
     let again = change.with_recorded_schema(&recorded).unwrap();
-    assert_eq!(again.graph.artifacts(), change.graph.artifacts());
+    assert_eq!(again.graph().artifacts(), change.graph().artifacts());
     // Outside: recorded by its absolute path, and never read on a record's word.
     let elsewhere = tempfile::tempdir().unwrap();
     let outside = elsewhere.path().join("schema.yaml");
     std::fs::write(&outside, RAPID).unwrap();
     let change = p.open(Some(outside.to_str().unwrap()));
-    let recorded = change.graph.schema().unwrap().clone();
+    let recorded = change.graph().schema().unwrap().clone();
     assert_eq!(recorded.path.as_deref(), outside.to_str());
     let err = change.with_recorded_schema(&recorded).unwrap_err();
     assert_eq!(err.code(), "invalid-argument");

@@ -14,7 +14,7 @@
 //! `<changes root>/<change>/`, or archived in
 //! `<changes root>/archive/YYYY-MM-DD-<change>/` once OpenSpec's `archive` moved it.
 
-use camino::Utf8PathBuf;
+use camino::{Utf8Path, Utf8PathBuf};
 use globset::GlobBuilder;
 use serde::Serialize;
 
@@ -119,25 +119,67 @@ impl SchemaChoice {
 #[derive(Debug, Clone)]
 pub struct ChangeSet {
     /// The workspace directory.
-    pub workspace: Utf8PathBuf,
+    pub(crate) workspace: Utf8PathBuf,
     /// The change's name (one path segment).
-    pub change: String,
+    pub(crate) change: String,
     /// The directory holding changes, relative to the workspace.
-    pub changes_root: String,
+    pub(crate) changes_root: String,
     /// The artifact graph.
-    pub graph: ArtifactGraph,
+    pub(crate) graph: ArtifactGraph,
     /// Where the change's directory was found.
-    pub location: ChangeLocation,
+    pub(crate) location: ChangeLocation,
     /// The change's `.openspec.yaml` settings (default when it has none).
-    pub settings: ChangeSettings,
+    pub(crate) settings: ChangeSettings,
     /// The project's `openspec/config.yaml` (default when it has none).
-    pub project: ProjectConfig,
+    pub(crate) project: ProjectConfig,
     /// How the graph's schema was chosen.
-    pub schema_choice: SchemaChoice,
+    pub(crate) schema_choice: SchemaChoice,
     /// The rule chosen for the tracked file (a front door's `--task-rule`);
     /// `None` leaves it to the graph's schema, then to the default
     /// ([`ChangeSet::task_rule`]). Given once, with [`ChangeSet::with_task_rule`].
     chosen_task_rule: Option<TaskRule>,
+}
+
+impl ChangeSet {
+    /// The workspace directory.
+    pub fn workspace(&self) -> &Utf8Path {
+        &self.workspace
+    }
+
+    /// The change's name (one path segment).
+    pub fn change(&self) -> &str {
+        &self.change
+    }
+
+    /// The directory holding changes, relative to the workspace.
+    pub fn changes_root(&self) -> &str {
+        &self.changes_root
+    }
+
+    /// The artifact graph.
+    pub fn graph(&self) -> &ArtifactGraph {
+        &self.graph
+    }
+
+    /// Where the change's directory was found.
+    pub fn location(&self) -> &ChangeLocation {
+        &self.location
+    }
+
+    /// The change's `.openspec.yaml` settings (default when it has none).
+    pub fn settings(&self) -> &ChangeSettings {
+        &self.settings
+    }
+
+    /// The project's `openspec/config.yaml` (default when it has none).
+    pub fn project(&self) -> &ProjectConfig {
+        &self.project
+    }
+
+    /// How the graph's schema was chosen.
+    pub fn schema_choice(&self) -> &SchemaChoice {
+        &self.schema_choice
+    }
 }
 
 impl ChangeSet {
