@@ -19,7 +19,7 @@ from . import _ledger
 
 # One artifact of a graph.
 _ArtifactInputRequired = TypedDict("_ArtifactInputRequired", {"generates": str, "id": str})
-_ArtifactInputOptional = TypedDict("_ArtifactInputOptional", {"requires": Sequence[str]}, total=False)
+_ArtifactInputOptional = TypedDict("_ArtifactInputOptional", {"requires": list[str]}, total=False)
 
 
 class ArtifactInput(_ArtifactInputRequired, _ArtifactInputOptional):
@@ -65,7 +65,7 @@ class GraphSpec(_GraphSpecRequired, _GraphSpecOptional):
     pass
 
 # The expanded set: entries in ascending path order and their fingerprint.
-InventoryInput = TypedDict("InventoryInput", {"entries": Sequence["Entry"], "fingerprint": "Fingerprint", "scope": Union["Scope", "ScopeInput"], "walked_roots": Sequence[str]})
+InventoryInput = TypedDict("InventoryInput", {"entries": Sequence["Entry"], "fingerprint": "Fingerprint", "scope": Union["Scope", "ScopeInput"], "walked_roots": list[str]})
 
 # A value given by the caller (`--env NAME=VALUE`).
 Observe1 = TypedDict("Observe1", {"literal": str})
@@ -106,7 +106,7 @@ SchemaSourceInput = TypedDict("SchemaSourceInput", {"name": Optional[str], "path
 # assert_eq!(scope.exclusions[0].path, ".ledger");
 # ```
 _ScopeInputRequired = TypedDict("_ScopeInputRequired", {"workspace": str})
-_ScopeInputOptional = TypedDict("_ScopeInputOptional", {"exclusions": Sequence["Exclusion"], "normalize": Sequence["WorkspacePath"], "paths": Sequence["WorkspacePath"], "purpose": str, "repositories": Sequence[str], "roots": Optional[Sequence[str]], "task_rules": Mapping[str, "TaskRule"]}, total=False)
+_ScopeInputOptional = TypedDict("_ScopeInputOptional", {"exclusions": Sequence["Exclusion"], "normalize": list["WorkspacePath"], "paths": list["WorkspacePath"], "purpose": str, "repositories": list[str], "roots": Optional[list[str]], "task_rules": Mapping[str, "TaskRule"]}, total=False)
 
 
 class ScopeInput(_ScopeInputRequired, _ScopeInputOptional):
@@ -115,7 +115,7 @@ class ScopeInput(_ScopeInputRequired, _ScopeInputOptional):
 # A scope of the workspace: which files an inventory covers (docs/format.md
 # §2; the CLI's scope flags). Lists that name no root, path or Tasks file
 # declare the whole workspace.
-ScopeOptions = TypedDict("ScopeOptions", {"exclude": Sequence["Exclude"], "paths": Sequence[str], "purpose": str, "repos": Sequence[str], "roots": Sequence[str], "task_rule": Optional["TaskRule"], "tasks": Sequence[str]}, total=False)
+ScopeOptions = TypedDict("ScopeOptions", {"exclude": Sequence["Exclude"], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "task_rule": Optional["TaskRule"], "tasks": list[str]}, total=False)
 
 # How a Tasks file is normalized before hashing (docs/format.md §4).
 TaskRule = Literal["task-checkbox-v1", "openspec-checkbox"]
@@ -334,9 +334,20 @@ RequirementDigest = TypedDict("RequirementDigest", {"name": str, "sha256": str})
 # abandoned change): its bindings end here, the records before stay.
 Retirement = TypedDict("Retirement", {"observed_at": str, "reason": str})
 
+# The same schema, but its file's bytes differ from the ones approved with.
+SchemaChangeContentChanged = TypedDict("SchemaChangeContentChanged", {"artifact": str, "reason": Literal["content-changed"], "recorded": Optional["SchemaSource"]})
+
+# Another schema (another name or file) than the one in use.
+SchemaChangeOtherSchema = TypedDict("SchemaChangeOtherSchema", {"artifact": str, "reason": Literal["other-schema"], "recorded": Optional["SchemaSource"]})
+
+# The schema in use is the one recorded, but the change now declares
+# another (its `.openspec.yaml`, the project's `config.yaml`, or the
+# default): OpenSpec would read the change with that one.
+SchemaChangeRedeclared = TypedDict("SchemaChangeRedeclared", {"artifact": str, "declared": str, "reason": Literal["redeclared"], "recorded": Optional["SchemaSource"]})
+
 # A binding made with another schema, or another version of it, than the one
 # the status was evaluated with (docs/approvals.md, Schemas).
-SchemaChange = TypedDict("SchemaChange", {"artifact": str, "recorded": Optional["SchemaSource"]})
+SchemaChange = Union["SchemaChangeContentChanged", "SchemaChangeOtherSchema", "SchemaChangeRedeclared"]
 
 # Where an artifact graph came from: the name it was resolved by or the file it
 # was read from, and the SHA-256 of the schema's bytes. Recorded with every
@@ -854,9 +865,14 @@ def _raise(error: dict[str, Any]) -> None:
 def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
     """Runs ``verb``: an argument left at ``None`` is not sent (the core's default)."""
     sent = {key: value for key, value in options.items() if value is not None}
+    if workspace is not None:
+        _refuse_non_utf8_path(workspace)
     try:
-        text = _json.dumps(sent, default=_unsendable, ensure_ascii=False)
-    except (TypeError, ValueError) as e:
+        text = _json.dumps(sent, default=_unsendable, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        _refuse_non_finite(verb, sent, "")
+        raise
+    except TypeError as e:
         raise InvalidArgumentError(f"options of `{verb}` cannot be sent: {e}", "invalid-argument") from None
     try:
         text.encode("utf-8")
@@ -891,6 +907,33 @@ def _refuse_non_utf8(verb: str, value: Any, path: str) -> None:
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
             _refuse_non_utf8(verb, item, f"{path}[{i}]")
+
+
+def _refuse_non_utf8_path(path: str) -> None:
+    """A workspace path with an undecodable byte cannot cross as text."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = "".join(_escaped(c) for c in path)
+        raise NonUtf8PathError(
+            f"path '{shown}' is not valid UTF-8; rename it, or exclude the directory holding it from the scope",
+            "non-utf8-path",
+            shown,
+        ) from None
+
+
+def _refuse_non_finite(verb: str, value: Any, path: str) -> None:
+    """NaN and the infinities have no JSON form: `invalid-argument` naming the option."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise InvalidArgumentError(
+            f"option `{path}` of `{verb}`: {value} is not a finite number", "invalid-argument"
+        ) from None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_finite(verb, item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _refuse_non_finite(verb, item, f"{path}[{i}]")
 
 
 def _escaped(c: str) -> str:
@@ -948,11 +991,11 @@ class Workspace:
     def __hash__(self) -> int:
         return hash(self._path)
 
-    def fingerprint(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Sequence[str]] = None, purpose: Optional[str] = None, repos: Optional[Sequence[str]] = None, roots: Optional[Sequence[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Sequence[str]] = None) -> "Fingerprint":
+    def fingerprint(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Fingerprint":
         """The v1 fingerprint of the scope's inventory (`ledger fingerprint`)."""
         return _call(self._path, "fingerprint", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
 
-    def inventory(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Sequence[str]] = None, purpose: Optional[str] = None, repos: Optional[Sequence[str]] = None, roots: Optional[Sequence[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Sequence[str]] = None) -> "Inventory":
+    def inventory(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Inventory":
         """Lists, reads and fingerprints the scope's files (`ledger inventory --json`):
         the scope as resolved, the roots walked outside Git, every entry."""
         return _call(self._path, "inventory", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
@@ -982,7 +1025,7 @@ class Workspace:
         show`); `record` is null and the envelope empty when none is recorded."""
         return _call(self._path, "current_state", {"change": change})  # type: ignore[no-any-return]
 
-    def resolve_scope(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Sequence[str]] = None, purpose: Optional[str] = None, repos: Optional[Sequence[str]] = None, roots: Optional[Sequence[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Sequence[str]] = None) -> "Scope":
+    def resolve_scope(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Scope":
         """The scope as an expansion would cover it: the workspace made absolute, the
         default repository filled in, the store exclusion present."""
         return _call(self._path, "resolve_scope", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
@@ -1036,7 +1079,7 @@ class Workspace:
         `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`)."""
         return _call(self._path, "change_tasks", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def advance_state(self, change: str, *, areas: Optional[Sequence[str]] = None, blockers: Optional[Sequence[str]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[Sequence[str]] = None, expected: Optional[str] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[Sequence[str]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "CurrentState":
+    def advance_state(self, change: str, *, areas: Optional[list[str]] = None, blockers: Optional[list[str]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[list[str]] = None, expected: Optional[str] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[list[str]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "CurrentState":
         """Advances the change's state envelope (the handoff, `ledger state set`):
         only the fields given change; the task ids are read from the tracked
         Tasks file unless `completed` or `remaining` is given. A new record
@@ -1050,7 +1093,7 @@ class Workspace:
         changed (`ledger state log --json`)."""
         return _call(self._path, "state_log", {"change": change})  # type: ignore[no-any-return]
 
-    def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[Sequence[str]] = None, expected: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, gates: Optional[Sequence[str]] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, instructions: Optional[Sequence[str]] = None, no_delivery: Optional[str] = None, paths: Optional[Sequence[str]] = None, phase_records: Optional[Sequence[str]] = None, repos: Optional[Sequence[str]] = None, reviewed: Optional[str] = None, roots: Optional[Sequence[str]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "Verdict") -> "CurrentState":
+    def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[list[str]] = None, expected: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, gates: Optional[list[str]] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, instructions: Optional[list[str]] = None, no_delivery: Optional[str] = None, paths: Optional[list[str]] = None, phase_records: Optional[list[str]] = None, repos: Optional[list[str]] = None, reviewed: Optional[str] = None, roots: Optional[list[str]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "Verdict") -> "CurrentState":
         """Records a verdict with its PASS inventory in the change's envelope
         (`ledger validate record`). A PASS is refused with `validation-refused`
         unless every artifact is approved and every gate named is fresh now,
@@ -1064,26 +1107,26 @@ class Workspace:
         `gate_prerequisites` says (`ledger validate check --json`)."""
         return _call(self._path, "check_validation", {"change": change, "changes_root": changes_root, "gate_prerequisites": gate_prerequisites, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def finalize_check(self, change: str, *, changes_root: Optional[str] = None, expect: Optional[Sequence[str]] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Finalization":
+    def finalize_check(self, change: str, *, changes_root: Optional[str] = None, expect: Optional[list[str]] = None, graph: Optional[Union["ArtifactGraph", "GraphSpec"]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Finalization":
         """Every difference from the PASS after the terminal mutations, by class
         (`ledger finalize check --json`)."""
         return _call(self._path, "finalize_check", {"change": change, "changes_root": changes_root, "expect": expect, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def check_gate(self, name: str, *, argv: Sequence[str], cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
+    def check_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
         """A gate: what it runs, where, on which inputs, and which prerequisites its
         result depends on. Whether its latest evidence can be reused: fresh, or
         stale with every reason. Runs nothing but the prerequisite commands given
         here (`check_recorded_gate` fills a check from the evidence instead)."""
         return _call(self._path, "check_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
 
-    def check_recorded_gate(self, name: str, *, argv: Optional[Sequence[str]] = None, cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
+    def check_recorded_gate(self, name: str, *, argv: Optional[list[str]] = None, cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
         """What `ledger gate check` answers: whether the gate's latest evidence is
         fresh for the parts of its spec given now, the others taken from the
         evidence. Nothing read from the store is run: only the prerequisite
         commands given here."""
         return _call(self._path, "check_recorded_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
 
-    def run_gate(self, name: str, *, argv: Sequence[str], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional[float] = None) -> "GateRun":
+    def run_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional[float] = None) -> "GateRun":
         """Reuses fresh evidence, or runs the command and records evidence whatever
         its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
         process group is sent SIGTERM (SIGKILL shortly after), and the run is
@@ -1139,7 +1182,7 @@ def read_record(path: str) -> "InventoryRecord":
     return _call(None, "read_record", {"path": path})  # type: ignore[no-any-return]
 
 
-def inventory_record(inventory: Union["Inventory", "InventoryInput"], *, command: Optional[Sequence[str]] = None, meta: Optional[Mapping[str, str]] = None, tools: Optional[Mapping[str, str]] = None) -> str:
+def inventory_record(inventory: Union["Inventory", "InventoryInput"], *, command: Optional[list[str]] = None, meta: Optional[Mapping[str, str]] = None, tools: Optional[Mapping[str, str]] = None) -> str:
     """The inventory record of `inventory` (pretty JSON ending with a newline),
     exactly as `ledger inventory` writes it, with what the caller observed."""
     return _call(None, "inventory_record", {"command": command, "inventory": inventory, "meta": meta, "tools": tools})  # type: ignore[no-any-return]
