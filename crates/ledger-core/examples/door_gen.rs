@@ -233,6 +233,12 @@ impl<'a> Model<'a> {
         found.map(|((_, name), _)| *name)
     }
 
+    /// Whether `schema` is (a reference to) an object or a union of objects.
+    fn is_object(&self, schema: &Value) -> bool {
+        let schema = self.resolve(schema);
+        schema["properties"].is_object() || object_variants(schema).is_some()
+    }
+
     fn is_bytes(&self, schema: &Value) -> bool {
         let schema = self.resolve(schema);
         schema["contentEncoding"] == "base64"
@@ -313,7 +319,9 @@ impl<'a> Model<'a> {
                                 .join(", ")
                         )
                     }
-                    (_, Value::Object(_)) if self.input.get() => {
+                    // Sequence for items a result passed back may be (invariant `list`
+                    // would refuse it), `list` for text: a bare `str` is a Sequence too.
+                    (_, Value::Object(_)) if self.input.get() && self.is_object(&s["items"]) => {
                         format!("Sequence[{}]", self.py_type(&s["items"]))
                     }
                     (_, Value::Object(_)) => format!("list[{}]", self.py_type(&s["items"])),
@@ -402,12 +410,10 @@ impl<'a> Model<'a> {
                 continue;
             }
             all.push(name.clone());
-            let variants = def["oneOf"].as_array().or(def["anyOf"].as_array());
-            if def["properties"].is_object() {
+            let variants = object_variants(def);
+            if def["properties"].is_object() && variants.is_none() {
                 self.py_typed_dict(&mut out, name, def);
-            } else if let Some(variants) =
-                variants.filter(|v| v.iter().any(|v| v["properties"].is_object()))
-            {
+            } else if let Some(variants) = variants {
                 let mut names = vec![];
                 for (i, variant) in variants.iter().enumerate() {
                     if variant["properties"].is_object() {
@@ -418,10 +424,7 @@ impl<'a> Model<'a> {
                             .find_map(|p| p["const"].as_str())
                             .map_or_else(|| format!("{}", i + 1), pascal);
                         let vname = format!("{name}{tag}");
-                        let mut variant = variant.clone();
-                        if variant.get("description").is_none() {
-                            variant["description"] = def["description"].clone();
-                        }
+                        let variant = merged(def, variant);
                         self.py_typed_dict(&mut out, &vname, &variant);
                         names.push(format!("\"{vname}\""));
                     } else {
@@ -677,7 +680,13 @@ impl<'a> Model<'a> {
                 continue;
             }
             ts_doc(&mut out, def["description"].as_str(), "");
-            if def["properties"].is_object() {
+            if let Some(variants) = object_variants(def).filter(|_| def["properties"].is_object()) {
+                // A struct with a flattened enum: each variant with the struct's fields.
+                let union: Vec<String> = (variants.iter())
+                    .map(|v| self.ts_object(&merged(def, v), ""))
+                    .collect();
+                writeln!(out, "export type {name} =\n  | {}\n", union.join("\n  | ")).unwrap();
+            } else if def["properties"].is_object() {
                 writeln!(out, "export interface {name} {}\n", self.ts_object(def, "")).unwrap();
             } else {
                 writeln!(out, "export type {name} = {}\n", self.ts_type(def)).unwrap();
@@ -916,6 +925,37 @@ impl<'a> Model<'a> {
     }
 }
 
+/// The variants of a union whose variants are objects (an enum, or a struct
+/// with a flattened enum), if `def` is one.
+fn object_variants(def: &Value) -> Option<&Vec<Value>> {
+    let variants = def["oneOf"].as_array().or(def["anyOf"].as_array())?;
+    variants
+        .iter()
+        .any(|v| v["properties"].is_object())
+        .then_some(variants)
+}
+
+/// A variant of `def` with `def`'s own fields (a flattened enum's struct),
+/// and `def`'s doc when it has none.
+fn merged(def: &Value, variant: &Value) -> Value {
+    let mut out = variant.clone();
+    if out.get("description").is_none() {
+        out["description"] = def["description"].clone();
+    }
+    if let (Some(base), Some(own)) = (
+        def["properties"].as_object(),
+        out["properties"].as_object_mut(),
+    ) {
+        for (k, v) in base {
+            own.insert(k.clone(), v.clone());
+        }
+        let mut required: Vec<Value> = def["required"].as_array().cloned().unwrap_or_default();
+        required.extend(variant["required"].as_array().cloned().unwrap_or_default());
+        out["required"] = Value::Array(required);
+    }
+    out
+}
+
 /// Calls `f` with every `$ref` inside `schema`.
 fn for_each_ref(schema: &Value, f: &mut dyn FnMut(&str)) {
     match schema {
@@ -1033,9 +1073,14 @@ def _raise(error: dict[str, Any]) -> None:
 def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
     """Runs ``verb``: an argument left at ``None`` is not sent (the core's default)."""
     sent = {key: value for key, value in options.items() if value is not None}
+    if workspace is not None:
+        _refuse_non_utf8_path(workspace)
     try:
-        text = _json.dumps(sent, default=_unsendable, ensure_ascii=False)
-    except (TypeError, ValueError) as e:
+        text = _json.dumps(sent, default=_unsendable, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        _refuse_non_finite(verb, sent, "")
+        raise
+    except TypeError as e:
         raise InvalidArgumentError(f"options of `{verb}` cannot be sent: {e}", "invalid-argument") from None
     try:
         text.encode("utf-8")
@@ -1070,6 +1115,33 @@ def _refuse_non_utf8(verb: str, value: Any, path: str) -> None:
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
             _refuse_non_utf8(verb, item, f"{path}[{i}]")
+
+
+def _refuse_non_utf8_path(path: str) -> None:
+    """A workspace path with an undecodable byte cannot cross as text."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = "".join(_escaped(c) for c in path)
+        raise NonUtf8PathError(
+            f"path '{shown}' is not valid UTF-8; rename it, or exclude the directory holding it from the scope",
+            "non-utf8-path",
+            shown,
+        ) from None
+
+
+def _refuse_non_finite(verb: str, value: Any, path: str) -> None:
+    """NaN and the infinities have no JSON form: `invalid-argument` naming the option."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise InvalidArgumentError(
+            f"option `{path}` of `{verb}`: {value} is not a finite number", "invalid-argument"
+        ) from None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_finite(verb, item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _refuse_non_finite(verb, item, f"{path}[{i}]")
 
 
 def _escaped(c: str) -> str:
