@@ -233,6 +233,12 @@ impl<'a> Model<'a> {
         found.map(|((_, name), _)| *name)
     }
 
+    /// Whether `schema` is (a reference to) an object or a union of objects.
+    fn is_object(&self, schema: &Value) -> bool {
+        let schema = self.resolve(schema);
+        schema["properties"].is_object() || object_variants(schema).is_some()
+    }
+
     fn is_bytes(&self, schema: &Value) -> bool {
         let schema = self.resolve(schema);
         schema["contentEncoding"] == "base64"
@@ -313,7 +319,9 @@ impl<'a> Model<'a> {
                                 .join(", ")
                         )
                     }
-                    (_, Value::Object(_)) if self.input.get() => {
+                    // Sequence for items a result passed back may be (invariant `list`
+                    // would refuse it), `list` for text: a bare `str` is a Sequence too.
+                    (_, Value::Object(_)) if self.input.get() && self.is_object(&s["items"]) => {
                         format!("Sequence[{}]", self.py_type(&s["items"]))
                     }
                     (_, Value::Object(_)) => format!("list[{}]", self.py_type(&s["items"])),
@@ -402,12 +410,10 @@ impl<'a> Model<'a> {
                 continue;
             }
             all.push(name.clone());
-            let variants = def["oneOf"].as_array().or(def["anyOf"].as_array());
-            if def["properties"].is_object() {
+            let variants = object_variants(def);
+            if def["properties"].is_object() && variants.is_none() {
                 self.py_typed_dict(&mut out, name, def);
-            } else if let Some(variants) =
-                variants.filter(|v| v.iter().any(|v| v["properties"].is_object()))
-            {
+            } else if let Some(variants) = variants {
                 let mut names = vec![];
                 for (i, variant) in variants.iter().enumerate() {
                     if variant["properties"].is_object() {
@@ -418,10 +424,7 @@ impl<'a> Model<'a> {
                             .find_map(|p| p["const"].as_str())
                             .map_or_else(|| format!("{}", i + 1), pascal);
                         let vname = format!("{name}{tag}");
-                        let mut variant = variant.clone();
-                        if variant.get("description").is_none() {
-                            variant["description"] = def["description"].clone();
-                        }
+                        let variant = merged(def, variant);
                         self.py_typed_dict(&mut out, &vname, &variant);
                         names.push(format!("\"{vname}\""));
                     } else {
@@ -677,7 +680,13 @@ impl<'a> Model<'a> {
                 continue;
             }
             ts_doc(&mut out, def["description"].as_str(), "");
-            if def["properties"].is_object() {
+            if let Some(variants) = object_variants(def).filter(|_| def["properties"].is_object()) {
+                // A struct with a flattened enum: each variant with the struct's fields.
+                let union: Vec<String> = (variants.iter())
+                    .map(|v| self.ts_object(&merged(def, v), ""))
+                    .collect();
+                writeln!(out, "export type {name} =\n  | {}\n", union.join("\n  | ")).unwrap();
+            } else if def["properties"].is_object() {
                 writeln!(out, "export interface {name} {}\n", self.ts_object(def, "")).unwrap();
             } else {
                 writeln!(out, "export type {name} = {}\n", self.ts_type(def)).unwrap();
@@ -916,6 +925,37 @@ impl<'a> Model<'a> {
     }
 }
 
+/// The variants of a union whose variants are objects (an enum, or a struct
+/// with a flattened enum), if `def` is one.
+fn object_variants(def: &Value) -> Option<&Vec<Value>> {
+    let variants = def["oneOf"].as_array().or(def["anyOf"].as_array())?;
+    variants
+        .iter()
+        .any(|v| v["properties"].is_object())
+        .then_some(variants)
+}
+
+/// A variant of `def` with `def`'s own fields (a flattened enum's struct),
+/// and `def`'s doc when it has none.
+fn merged(def: &Value, variant: &Value) -> Value {
+    let mut out = variant.clone();
+    if out.get("description").is_none() {
+        out["description"] = def["description"].clone();
+    }
+    if let (Some(base), Some(own)) = (
+        def["properties"].as_object(),
+        out["properties"].as_object_mut(),
+    ) {
+        for (k, v) in base {
+            own.insert(k.clone(), v.clone());
+        }
+        let mut required: Vec<Value> = def["required"].as_array().cloned().unwrap_or_default();
+        required.extend(variant["required"].as_array().cloned().unwrap_or_default());
+        out["required"] = Value::Array(required);
+    }
+    out
+}
+
 /// Calls `f` with every `$ref` inside `schema`.
 fn for_each_ref(schema: &Value, f: &mut dyn FnMut(&str)) {
     match schema {
@@ -1033,16 +1073,85 @@ def _raise(error: dict[str, Any]) -> None:
 def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
     """Runs ``verb``: an argument left at ``None`` is not sent (the core's default)."""
     sent = {key: value for key, value in options.items() if value is not None}
+    if workspace is not None:
+        _refuse_non_utf8_path(workspace)
     try:
-        text = _json.dumps(sent, default=_unsendable)
-    except (TypeError, ValueError) as e:
+        text = _json.dumps(sent, default=_unsendable, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        _refuse_non_finite(verb, sent, "")
+        raise
+    except TypeError as e:
         raise InvalidArgumentError(f"options of `{verb}` cannot be sent: {e}", "invalid-argument") from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        _refuse_non_utf8(verb, sent, "")
     reply = _json.loads(_ledger.call(workspace, verb, text))
     if "error" in reply:
         _raise(reply["error"])
     for warning in reply.get("warnings", ()):
         _warnings.warn(warning, UserWarning, stacklevel=3)
     return reply["ok"]
+
+
+def _refuse_non_utf8(verb: str, value: Any, path: str) -> None:
+    """A str with lone surrogates (an undecodable file name, `os.fsdecode`) has
+    no UTF-8 form: ledger records values byte-exactly, so it is refused,
+    naming the option and its bytes escaped as the core escapes them."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = "".join(_escaped(c) for c in value)
+            raise NonUtf8ValueError(
+                f"option `{path}` of `{verb}` is not valid UTF-8 ('{shown}'); ledger records "
+                "values byte-exactly and refuses to collapse this one into another",
+                "non-utf8-value",
+            ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_utf8(verb, key, path)
+            _refuse_non_utf8(verb, item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _refuse_non_utf8(verb, item, f"{path}[{i}]")
+
+
+def _refuse_non_utf8_path(path: str) -> None:
+    """A workspace path with an undecodable byte cannot cross as text."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = "".join(_escaped(c) for c in path)
+        raise NonUtf8PathError(
+            f"path '{shown}' is not valid UTF-8; rename it, or exclude the directory holding it from the scope",
+            "non-utf8-path",
+            shown,
+        ) from None
+
+
+def _refuse_non_finite(verb: str, value: Any, path: str) -> None:
+    """NaN and the infinities have no JSON form: `invalid-argument` naming the option."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise InvalidArgumentError(
+            f"option `{path}` of `{verb}`: {value} is not a finite number", "invalid-argument"
+        ) from None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_finite(verb, item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _refuse_non_finite(verb, item, f"{path}[{i}]")
+
+
+def _escaped(c: str) -> str:
+    # An undecodable byte (surrogateescape) as octal, as the core shows it; a
+    # lone surrogate as the octal of its UTF-8 bytes; anything else as it is.
+    if "\udc80" <= c <= "\udcff":
+        return f"\\{ord(c) - 0xDC00:03o}"
+    if "\ud800" <= c <= "\udfff":
+        return "".join(f"\\{b:03o}" for b in c.encode("utf-8", "surrogatepass"))
+    return c
 
 
 def _unsendable(value: Any) -> Any:
