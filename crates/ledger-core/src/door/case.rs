@@ -562,8 +562,10 @@ impl<'de> de::Deserializer<'de> for OptionValue {
                     .map(|(i, item)| self.child(item.clone(), &format!("[{i}]")))
                     .collect();
                 let mut seq = de::value::SeqDeserializer::new(items.into_iter());
-                let value = visitor.visit_seq(&mut seq)?;
-                seq.end().map(|()| value)
+                // No `?`: the error must get this value's path below.
+                visitor
+                    .visit_seq(&mut seq)
+                    .and_then(|value| seq.end().map(|()| value))
             }
             Value::Object(ref map) => {
                 // A map's keys are data: as they are.
@@ -571,8 +573,9 @@ impl<'de> de::Deserializer<'de> for OptionValue {
                     .map(|(k, v)| (k.clone(), self.child(v.clone(), k)))
                     .collect();
                 let mut access = de::value::MapDeserializer::new(entries.into_iter());
-                let value = visitor.visit_map(&mut access)?;
-                access.end().map(|()| value)
+                visitor
+                    .visit_map(&mut access)
+                    .and_then(|value| access.end().map(|()| value))
             }
         };
         result.map_err(|e| e.at(&path))
@@ -976,6 +979,19 @@ mod tests {
                 Case::Snake
             )
             .starts_with("invalid arguments: option `env_vars.K` of `verb`: invalid type")
+        );
+    }
+
+    #[test]
+    fn a_sequence_or_map_where_text_belongs_is_named_too() {
+        assert!(
+            message(serde_json::json!({"changesRoot": ["c"]}), Case::Camel).starts_with(
+                "invalid arguments: option `changesRoot` of `verb`: invalid type: sequence"
+            )
+        );
+        assert!(
+            message(serde_json::json!({"changesRoot": {"a": 1}}), Case::Camel)
+                .starts_with("invalid arguments: option `changesRoot` of `verb`: invalid type: map")
         );
     }
 
