@@ -990,8 +990,9 @@ mod tests {
             )
         );
         assert!(
-            message(serde_json::json!({"changesRoot": {"a": 1}}), Case::Camel)
-                .starts_with("invalid arguments: option `changesRoot` of `verb`: invalid type: map")
+            message(serde_json::json!({"changesRoot": {"a": 1}}), Case::Camel).starts_with(
+                "invalid arguments: option `changesRoot` of `verb`: invalid type: map"
+            )
         );
     }
 
