@@ -1039,6 +1039,13 @@ mod tests {
             #[serde(default)]
             task_rule: Option<crate::TaskRule>,
         }
+        let ok: Rule = from_value(
+            serde_json::json!({"taskRule": "openspec-checkbox"}),
+            Case::Camel,
+            "verb",
+        )
+        .unwrap();
+        assert_eq!(ok.task_rule, Some(crate::TaskRule::OpenspecCheckbox));
         let e = from_value::<Rule>(serde_json::json!({"taskRule": "v2"}), Case::Camel, "verb")
             .unwrap_err();
         assert!(
