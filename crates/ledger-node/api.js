@@ -19,13 +19,50 @@ class LedgerError extends Error {
   }
 }
 
-/** The options as JSON text; what JSON cannot carry (a BigInt, a cycle) is `invalid-argument`. */
-function encode(verb, build) {
-  try {
-    return JSON.stringify(build())
-  } catch (err) {
-    throw new LedgerError(`options of \`${verb}\` cannot be sent: ${err.message}`, 'invalid-argument', null)
+/**
+ * The options as JSON text. Options that are not an object, a value JSON
+ * cannot carry (a BigInt, a cycle) and a string with a lone surrogate (it has
+ * no UTF-8 form; ledger records text byte-exactly) are LedgerErrors.
+ */
+function encode(verb, options, build) {
+  if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+    const found = Array.isArray(options) ? 'an array' : typeof options
+    throw new LedgerError(`invalid arguments: options of \`${verb}\` must be an object, not ${found}`, 'invalid-argument', null)
   }
+  const built = build(options ?? {})
+  const bad = illFormed(built, '')
+  if (bad !== null) {
+    throw new LedgerError(
+      `option \`${bad.path}\` of \`${verb}\` is not valid UTF-8 (${JSON.stringify(bad.text)}); ledger records values byte-exactly and refuses to collapse this one into another`,
+      'non-utf8-value',
+      null,
+    )
+  }
+  try {
+    return JSON.stringify(built)
+  } catch (err) {
+    throw new LedgerError(`invalid arguments: options of \`${verb}\` cannot be sent: ${err.message}`, 'invalid-argument', null)
+  }
+}
+
+/** The first string (value or key) in `value` that is not well-formed UTF-16, with its path. */
+function illFormed(value, path) {
+  if (typeof value === 'string') return value.isWellFormed() ? null : { path, text: value }
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return null
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = illFormed(value[i], `${path}[${i}]`)
+      if (bad) return bad
+    }
+    return null
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key
+    if (!key.isWellFormed()) return { path: at, text: key }
+    const bad = illFormed(item, at)
+    if (bad) return bad
+  }
+  return null
 }
 
 /** The output of a reply, or its error thrown as a LedgerError; warnings go to process.emitWarning. */
@@ -152,12 +189,12 @@ class Workspace {
    * The v1 fingerprint of the scope's inventory (`ledger fingerprint`).
    */
   async fingerprint(options) {
-    return (reply(await native.call(this.#path, 'fingerprint', encode('fingerprint', () => ({ ...options,  })))))
+    return (reply(await native.call(this.#path, 'fingerprint', encode('fingerprint', options, (o) => ({ ...o,  })))))
   }
 
   /** `fingerprint`, blocking the JavaScript thread. */
   fingerprintSync(options) {
-    return (reply(native.callSync(this.#path, 'fingerprint', encode('fingerprint', () => ({ ...options,  })))))
+    return (reply(native.callSync(this.#path, 'fingerprint', encode('fingerprint', options, (o) => ({ ...o,  })))))
   }
 
   /**
@@ -165,12 +202,12 @@ class Workspace {
    * the scope as resolved, the roots walked outside Git, every entry.
    */
   async inventory(options) {
-    return (reply(await native.call(this.#path, 'inventory', encode('inventory', () => ({ ...options,  })))))
+    return (reply(await native.call(this.#path, 'inventory', encode('inventory', options, (o) => ({ ...o,  })))))
   }
 
   /** `inventory`, blocking the JavaScript thread. */
   inventorySync(options) {
-    return (reply(native.callSync(this.#path, 'inventory', encode('inventory', () => ({ ...options,  })))))
+    return (reply(native.callSync(this.#path, 'inventory', encode('inventory', options, (o) => ({ ...o,  })))))
   }
 
   /**
@@ -178,12 +215,12 @@ class Workspace {
    * paths), reset, blocked, archived or gone, with its cause (`ledger status --json`).
    */
   async status(change, options) {
-    return (reply(await native.call(this.#path, 'status', encode('status', () => ({ ...options, change })))))
+    return (reply(await native.call(this.#path, 'status', encode('status', options, (o) => ({ ...o, change })))))
   }
 
   /** `status`, blocking the JavaScript thread. */
   statusSync(change, options) {
-    return (reply(native.callSync(this.#path, 'status', encode('status', () => ({ ...options, change })))))
+    return (reply(native.callSync(this.#path, 'status', encode('status', options, (o) => ({ ...o, change })))))
   }
 
   /**
@@ -196,12 +233,12 @@ class Workspace {
    * does not is approved with a warning (docs/approvals.md).
    */
   async approve(change, artifact, options) {
-    return (reply(await native.call(this.#path, 'approve', encode('approve', () => ({ ...options, artifact, change })))))
+    return (reply(await native.call(this.#path, 'approve', encode('approve', options, (o) => ({ ...o, artifact, change })))))
   }
 
   /** `approve`, blocking the JavaScript thread. */
   approveSync(change, artifact, options) {
-    return (reply(native.callSync(this.#path, 'approve', encode('approve', () => ({ ...options, artifact, change })))))
+    return (reply(native.callSync(this.#path, 'approve', encode('approve', options, (o) => ({ ...o, artifact, change })))))
   }
 
   /**
@@ -209,12 +246,12 @@ class Workspace {
    * bindings that says why; the records before it stay. Returns its id.
    */
   async retire(change, options) {
-    return (reply(await native.call(this.#path, 'retire', encode('retire', () => ({ ...options, change })))))
+    return (reply(await native.call(this.#path, 'retire', encode('retire', options, (o) => ({ ...o, change })))))
   }
 
   /** `retire`, blocking the JavaScript thread. */
   retireSync(change, options) {
-    return (reply(native.callSync(this.#path, 'retire', encode('retire', () => ({ ...options, change })))))
+    return (reply(native.callSync(this.#path, 'retire', encode('retire', options, (o) => ({ ...o, change })))))
   }
 
   /**
@@ -222,12 +259,12 @@ class Workspace {
    * show`); `record` is null and the envelope empty when none is recorded.
    */
   async currentState(change) {
-    return (reply(await native.call(this.#path, 'current_state', encode('current_state', () => ({ change })))))
+    return (reply(await native.call(this.#path, 'current_state', encode('current_state', undefined, (o) => ({ change })))))
   }
 
   /** `currentState`, blocking the JavaScript thread. */
   currentStateSync(change) {
-    return (reply(native.callSync(this.#path, 'current_state', encode('current_state', () => ({ change })))))
+    return (reply(native.callSync(this.#path, 'current_state', encode('current_state', undefined, (o) => ({ change })))))
   }
 
   /**
@@ -235,12 +272,12 @@ class Workspace {
    * default repository filled in, the store exclusion present.
    */
   async resolveScope(options) {
-    return (reply(await native.call(this.#path, 'resolve_scope', encode('resolve_scope', () => ({ ...options,  })))))
+    return (reply(await native.call(this.#path, 'resolve_scope', encode('resolve_scope', options, (o) => ({ ...o,  })))))
   }
 
   /** `resolveScope`, blocking the JavaScript thread. */
   resolveScopeSync(options) {
-    return (reply(native.callSync(this.#path, 'resolve_scope', encode('resolve_scope', () => ({ ...options,  })))))
+    return (reply(native.callSync(this.#path, 'resolve_scope', encode('resolve_scope', options, (o) => ({ ...o,  })))))
   }
 
   /**
@@ -249,12 +286,12 @@ class Workspace {
    * what changed, path by path.
    */
   async compare(inventory) {
-    return (reply(await native.call(this.#path, 'compare', encode('compare', () => ({ inventory })))))
+    return (reply(await native.call(this.#path, 'compare', encode('compare', undefined, (o) => ({ inventory })))))
   }
 
   /** `compare`, blocking the JavaScript thread. */
   compareSync(inventory) {
-    return (reply(native.callSync(this.#path, 'compare', encode('compare', () => ({ inventory })))))
+    return (reply(native.callSync(this.#path, 'compare', encode('compare', undefined, (o) => ({ inventory })))))
   }
 
   /**
@@ -263,60 +300,60 @@ class Workspace {
    * absent store is empty and clean.
    */
   async storeCheck() {
-    return (reply(await native.call(this.#path, 'store_check', encode('store_check', () => ({  })))))
+    return (reply(await native.call(this.#path, 'store_check', encode('store_check', undefined, (o) => ({  })))))
   }
 
   /** `storeCheck`, blocking the JavaScript thread. */
   storeCheckSync() {
-    return (reply(native.callSync(this.#path, 'store_check', encode('store_check', () => ({  })))))
+    return (reply(native.callSync(this.#path, 'store_check', encode('store_check', undefined, (o) => ({  })))))
   }
 
   /**
    * The record a ref names, or null.
    */
   async head(reference) {
-    return (reply(await native.call(this.#path, 'head', encode('head', () => ({ reference })))))
+    return (reply(await native.call(this.#path, 'head', encode('head', undefined, (o) => ({ reference })))))
   }
 
   /** `head`, blocking the JavaScript thread. */
   headSync(reference) {
-    return (reply(native.callSync(this.#path, 'head', encode('head', () => ({ reference })))))
+    return (reply(native.callSync(this.#path, 'head', encode('head', undefined, (o) => ({ reference })))))
   }
 
   /**
    * The records on a ref, newest first.
    */
   async history(reference) {
-    return (reply(await native.call(this.#path, 'history', encode('history', () => ({ reference })))))
+    return (reply(await native.call(this.#path, 'history', encode('history', undefined, (o) => ({ reference })))))
   }
 
   /** `history`, blocking the JavaScript thread. */
   historySync(reference) {
-    return (reply(native.callSync(this.#path, 'history', encode('history', () => ({ reference })))))
+    return (reply(native.callSync(this.#path, 'history', encode('history', undefined, (o) => ({ reference })))))
   }
 
   /**
    * Every ref and the record it names, sorted by name.
    */
   async refs() {
-    return (reply(await native.call(this.#path, 'refs', encode('refs', () => ({  })))))
+    return (reply(await native.call(this.#path, 'refs', encode('refs', undefined, (o) => ({  })))))
   }
 
   /** `refs`, blocking the JavaScript thread. */
   refsSync() {
-    return (reply(native.callSync(this.#path, 'refs', encode('refs', () => ({  })))))
+    return (reply(native.callSync(this.#path, 'refs', encode('refs', undefined, (o) => ({  })))))
   }
 
   /**
    * A record (its header and its body as stored), checked against its id.
    */
   async storedRecord(id) {
-    return (reply(await native.call(this.#path, 'stored_record', encode('stored_record', () => ({ id })))))
+    return (reply(await native.call(this.#path, 'stored_record', encode('stored_record', undefined, (o) => ({ id })))))
   }
 
   /** `storedRecord`, blocking the JavaScript thread. */
   storedRecordSync(id) {
-    return (reply(native.callSync(this.#path, 'stored_record', encode('stored_record', () => ({ id })))))
+    return (reply(native.callSync(this.#path, 'stored_record', encode('stored_record', undefined, (o) => ({ id })))))
   }
 
   /**
@@ -324,12 +361,12 @@ class Workspace {
    * and in topological order).
    */
   async changeGraph(change, options) {
-    return (reply(await native.call(this.#path, 'change_graph', encode('change_graph', () => ({ ...options, change })))))
+    return (reply(await native.call(this.#path, 'change_graph', encode('change_graph', options, (o) => ({ ...o, change })))))
   }
 
   /** `changeGraph`, blocking the JavaScript thread. */
   changeGraphSync(change, options) {
-    return (reply(native.callSync(this.#path, 'change_graph', encode('change_graph', () => ({ ...options, change })))))
+    return (reply(native.callSync(this.#path, 'change_graph', encode('change_graph', options, (o) => ({ ...o, change })))))
   }
 
   /**
@@ -337,12 +374,12 @@ class Workspace {
    * (for `design`: `design.md` and the materials it links).
    */
   async changeScope(change, artifact, options) {
-    return (reply(await native.call(this.#path, 'change_scope', encode('change_scope', () => ({ ...options, artifact, change })))))
+    return (reply(await native.call(this.#path, 'change_scope', encode('change_scope', options, (o) => ({ ...o, artifact, change })))))
   }
 
   /** `changeScope`, blocking the JavaScript thread. */
   changeScopeSync(change, artifact, options) {
-    return (reply(native.callSync(this.#path, 'change_scope', encode('change_scope', () => ({ ...options, artifact, change })))))
+    return (reply(native.callSync(this.#path, 'change_scope', encode('change_scope', options, (o) => ({ ...o, artifact, change })))))
   }
 
   /**
@@ -350,12 +387,12 @@ class Workspace {
    * `design.md` and the materials it links).
    */
   async changeInventory(change, artifact, options) {
-    return (reply(await native.call(this.#path, 'change_inventory', encode('change_inventory', () => ({ ...options, artifact, change })))))
+    return (reply(await native.call(this.#path, 'change_inventory', encode('change_inventory', options, (o) => ({ ...o, artifact, change })))))
   }
 
   /** `changeInventory`, blocking the JavaScript thread. */
   changeInventorySync(change, artifact, options) {
-    return (reply(native.callSync(this.#path, 'change_inventory', encode('change_inventory', () => ({ ...options, artifact, change })))))
+    return (reply(native.callSync(this.#path, 'change_inventory', encode('change_inventory', options, (o) => ({ ...o, artifact, change })))))
   }
 
   /**
@@ -364,12 +401,12 @@ class Workspace {
    * `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`).
    */
   async changeTasks(change, options) {
-    return (reply(await native.call(this.#path, 'change_tasks', encode('change_tasks', () => ({ ...options, change })))))
+    return (reply(await native.call(this.#path, 'change_tasks', encode('change_tasks', options, (o) => ({ ...o, change })))))
   }
 
   /** `changeTasks`, blocking the JavaScript thread. */
   changeTasksSync(change, options) {
-    return (reply(native.callSync(this.#path, 'change_tasks', encode('change_tasks', () => ({ ...options, change })))))
+    return (reply(native.callSync(this.#path, 'change_tasks', encode('change_tasks', options, (o) => ({ ...o, change })))))
   }
 
   /**
@@ -381,12 +418,12 @@ class Workspace {
    * another writer advanced it.
    */
   async advanceState(change, options) {
-    return (reply(await native.call(this.#path, 'advance_state', encode('advance_state', () => ({ ...options, change })))))
+    return (reply(await native.call(this.#path, 'advance_state', encode('advance_state', options, (o) => ({ ...o, change })))))
   }
 
   /** `advanceState`, blocking the JavaScript thread. */
   advanceStateSync(change, options) {
-    return (reply(native.callSync(this.#path, 'advance_state', encode('advance_state', () => ({ ...options, change })))))
+    return (reply(native.callSync(this.#path, 'advance_state', encode('advance_state', options, (o) => ({ ...o, change })))))
   }
 
   /**
@@ -394,12 +431,12 @@ class Workspace {
    * changed (`ledger state log --json`).
    */
   async stateLog(change) {
-    return (reply(await native.call(this.#path, 'state_log', encode('state_log', () => ({ change })))))
+    return (reply(await native.call(this.#path, 'state_log', encode('state_log', undefined, (o) => ({ change })))))
   }
 
   /** `stateLog`, blocking the JavaScript thread. */
   stateLogSync(change) {
-    return (reply(native.callSync(this.#path, 'state_log', encode('state_log', () => ({ change })))))
+    return (reply(native.callSync(this.#path, 'state_log', encode('state_log', undefined, (o) => ({ change })))))
   }
 
   /**
@@ -410,12 +447,12 @@ class Workspace {
    * no `no_delivery` reason.
    */
   async recordValidation(change, options) {
-    return (reply(await native.call(this.#path, 'record_validation', encode('record_validation', () => ({ ...options, change })))))
+    return (reply(await native.call(this.#path, 'record_validation', encode('record_validation', options, (o) => ({ ...o, change })))))
   }
 
   /** `recordValidation`, blocking the JavaScript thread. */
   recordValidationSync(change, options) {
-    return (reply(native.callSync(this.#path, 'record_validation', encode('record_validation', () => ({ ...options, change })))))
+    return (reply(native.callSync(this.#path, 'record_validation', encode('record_validation', options, (o) => ({ ...o, change })))))
   }
 
   /**
@@ -424,12 +461,12 @@ class Workspace {
    * `gate_prerequisites` says (`ledger validate check --json`).
    */
   async checkValidation(change, options) {
-    return (reply(await native.call(this.#path, 'check_validation', encode('check_validation', () => ({ ...options, change })))))
+    return (reply(await native.call(this.#path, 'check_validation', encode('check_validation', options, (o) => ({ ...o, change })))))
   }
 
   /** `checkValidation`, blocking the JavaScript thread. */
   checkValidationSync(change, options) {
-    return (reply(native.callSync(this.#path, 'check_validation', encode('check_validation', () => ({ ...options, change })))))
+    return (reply(native.callSync(this.#path, 'check_validation', encode('check_validation', options, (o) => ({ ...o, change })))))
   }
 
   /**
@@ -437,12 +474,12 @@ class Workspace {
    * (`ledger finalize check --json`).
    */
   async finalizeCheck(change, options) {
-    return (reply(await native.call(this.#path, 'finalize_check', encode('finalize_check', () => ({ ...options, change })))))
+    return (reply(await native.call(this.#path, 'finalize_check', encode('finalize_check', options, (o) => ({ ...o, change })))))
   }
 
   /** `finalizeCheck`, blocking the JavaScript thread. */
   finalizeCheckSync(change, options) {
-    return (reply(native.callSync(this.#path, 'finalize_check', encode('finalize_check', () => ({ ...options, change })))))
+    return (reply(native.callSync(this.#path, 'finalize_check', encode('finalize_check', options, (o) => ({ ...o, change })))))
   }
 
   /**
@@ -452,12 +489,12 @@ class Workspace {
    * here (`check_recorded_gate` fills a check from the evidence instead).
    */
   async checkGate(name, options) {
-    return (reply(await native.call(this.#path, 'check_gate', encode('check_gate', () => ({ ...options, name })))))
+    return (reply(await native.call(this.#path, 'check_gate', encode('check_gate', options, (o) => ({ ...o, name })))))
   }
 
   /** `checkGate`, blocking the JavaScript thread. */
   checkGateSync(name, options) {
-    return (reply(native.callSync(this.#path, 'check_gate', encode('check_gate', () => ({ ...options, name })))))
+    return (reply(native.callSync(this.#path, 'check_gate', encode('check_gate', options, (o) => ({ ...o, name })))))
   }
 
   /**
@@ -467,12 +504,12 @@ class Workspace {
    * commands given here.
    */
   async checkRecordedGate(name, options) {
-    return (reply(await native.call(this.#path, 'check_recorded_gate', encode('check_recorded_gate', () => ({ ...options, name })))))
+    return (reply(await native.call(this.#path, 'check_recorded_gate', encode('check_recorded_gate', options, (o) => ({ ...o, name })))))
   }
 
   /** `checkRecordedGate`, blocking the JavaScript thread. */
   checkRecordedGateSync(name, options) {
-    return (reply(native.callSync(this.#path, 'check_recorded_gate', encode('check_recorded_gate', () => ({ ...options, name })))))
+    return (reply(native.callSync(this.#path, 'check_recorded_gate', encode('check_recorded_gate', options, (o) => ({ ...o, name })))))
   }
 
   /**
@@ -482,24 +519,24 @@ class Workspace {
    * recorded as failed and not reusable.
    */
   async runGate(name, options) {
-    return (reply(await native.call(this.#path, 'run_gate', encode('run_gate', () => ({ ...options, name })))))
+    return (reply(await native.call(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...o, name })))))
   }
 
   /** `runGate`, blocking the JavaScript thread. */
   runGateSync(name, options) {
-    return (reply(native.callSync(this.#path, 'run_gate', encode('run_gate', () => ({ ...options, name })))))
+    return (reply(native.callSync(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...o, name })))))
   }
 
   /**
    * The gate's latest evidence and its record, or null when it never ran.
    */
   async latestEvidence(gate) {
-    return (reply(await native.call(this.#path, 'latest_evidence', encode('latest_evidence', () => ({ gate })))))
+    return (reply(await native.call(this.#path, 'latest_evidence', encode('latest_evidence', undefined, (o) => ({ gate })))))
   }
 
   /** `latestEvidence`, blocking the JavaScript thread. */
   latestEvidenceSync(gate) {
-    return (reply(native.callSync(this.#path, 'latest_evidence', encode('latest_evidence', () => ({ gate })))))
+    return (reply(native.callSync(this.#path, 'latest_evidence', encode('latest_evidence', undefined, (o) => ({ gate })))))
   }
 
   /**
@@ -509,12 +546,12 @@ class Workspace {
    * `output.truncated` says how many bytes were dropped between them.
    */
   async gateOutput(gate) {
-    return b64decode(reply(await native.call(this.#path, 'gate_output', encode('gate_output', () => ({ gate })))))
+    return b64decode(reply(await native.call(this.#path, 'gate_output', encode('gate_output', undefined, (o) => ({ gate })))))
   }
 
   /** `gateOutput`, blocking the JavaScript thread. */
   gateOutputSync(gate) {
-    return b64decode(reply(native.callSync(this.#path, 'gate_output', encode('gate_output', () => ({ gate })))))
+    return b64decode(reply(native.callSync(this.#path, 'gate_output', encode('gate_output', undefined, (o) => ({ gate })))))
   }
 
   /**
@@ -522,12 +559,12 @@ class Workspace {
    * evidence written before ledger kept a run's output.
    */
   async evidenceOutput(record) {
-    return b64decode(reply(await native.call(this.#path, 'evidence_output', encode('evidence_output', () => ({ record })))))
+    return b64decode(reply(await native.call(this.#path, 'evidence_output', encode('evidence_output', undefined, (o) => ({ record })))))
   }
 
   /** `evidenceOutput`, blocking the JavaScript thread. */
   evidenceOutputSync(record) {
-    return b64decode(reply(native.callSync(this.#path, 'evidence_output', encode('evidence_output', () => ({ record })))))
+    return b64decode(reply(native.callSync(this.#path, 'evidence_output', encode('evidence_output', undefined, (o) => ({ record })))))
   }
 
 }
@@ -537,12 +574,12 @@ class Workspace {
  * invalid entry `bad-entry`.
  */
 async function fingerprintEntries(entries) {
-  return (reply(await native.call(null, 'fingerprint_entries', encode('fingerprint_entries', () => ({ entries })))))
+  return (reply(await native.call(null, 'fingerprint_entries', encode('fingerprint_entries', undefined, (o) => ({ entries })))))
 }
 
 /** `fingerprintEntries`, blocking the JavaScript thread. */
 function fingerprintEntriesSync(entries) {
-  return (reply(native.callSync(null, 'fingerprint_entries', encode('fingerprint_entries', () => ({ entries })))))
+  return (reply(native.callSync(null, 'fingerprint_entries', encode('fingerprint_entries', undefined, (o) => ({ entries })))))
 }
 
 /**
@@ -550,12 +587,12 @@ function fingerprintEntriesSync(entries) {
  * digits); anything else is `bad-fingerprint`.
  */
 async function parseFingerprint(text) {
-  return (reply(await native.call(null, 'parse_fingerprint', encode('parse_fingerprint', () => ({ text })))))
+  return (reply(await native.call(null, 'parse_fingerprint', encode('parse_fingerprint', undefined, (o) => ({ text })))))
 }
 
 /** `parseFingerprint`, blocking the JavaScript thread. */
 function parseFingerprintSync(text) {
-  return (reply(native.callSync(null, 'parse_fingerprint', encode('parse_fingerprint', () => ({ text })))))
+  return (reply(native.callSync(null, 'parse_fingerprint', encode('parse_fingerprint', undefined, (o) => ({ text })))))
 }
 
 /**
@@ -563,12 +600,12 @@ function parseFingerprintSync(text) {
  * Git.
  */
 async function worktreeRoot(path) {
-  return (reply(await native.call(null, 'worktree_root', encode('worktree_root', () => ({ path })))))
+  return (reply(await native.call(null, 'worktree_root', encode('worktree_root', undefined, (o) => ({ path })))))
 }
 
 /** `worktreeRoot`, blocking the JavaScript thread. */
 function worktreeRootSync(path) {
-  return (reply(native.callSync(null, 'worktree_root', encode('worktree_root', () => ({ path })))))
+  return (reply(native.callSync(null, 'worktree_root', encode('worktree_root', undefined, (o) => ({ path })))))
 }
 
 /**
@@ -577,12 +614,12 @@ function worktreeRootSync(path) {
  * `unsupported-version`.
  */
 async function parseRecord(text, options) {
-  return (reply(await native.call(null, 'parse_record', encode('parse_record', () => ({ ...options, text })))))
+  return (reply(await native.call(null, 'parse_record', encode('parse_record', options, (o) => ({ ...o, text })))))
 }
 
 /** `parseRecord`, blocking the JavaScript thread. */
 function parseRecordSync(text, options) {
-  return (reply(native.callSync(null, 'parse_record', encode('parse_record', () => ({ ...options, text })))))
+  return (reply(native.callSync(null, 'parse_record', encode('parse_record', options, (o) => ({ ...o, text })))))
 }
 
 /**
@@ -590,12 +627,12 @@ function parseRecordSync(text, options) {
  * most 1 GiB; then as `parse_record`).
  */
 async function readRecord(path) {
-  return (reply(await native.call(null, 'read_record', encode('read_record', () => ({ path })))))
+  return (reply(await native.call(null, 'read_record', encode('read_record', undefined, (o) => ({ path })))))
 }
 
 /** `readRecord`, blocking the JavaScript thread. */
 function readRecordSync(path) {
-  return (reply(native.callSync(null, 'read_record', encode('read_record', () => ({ path })))))
+  return (reply(native.callSync(null, 'read_record', encode('read_record', undefined, (o) => ({ path })))))
 }
 
 /**
@@ -603,12 +640,12 @@ function readRecordSync(path) {
  * exactly as `ledger inventory` writes it, with what the caller observed.
  */
 async function inventoryRecord(inventory, options) {
-  return (reply(await native.call(null, 'inventory_record', encode('inventory_record', () => ({ ...options, inventory })))))
+  return (reply(await native.call(null, 'inventory_record', encode('inventory_record', options, (o) => ({ ...o, inventory })))))
 }
 
 /** `inventoryRecord`, blocking the JavaScript thread. */
 function inventoryRecordSync(inventory, options) {
-  return (reply(native.callSync(null, 'inventory_record', encode('inventory_record', () => ({ ...options, inventory })))))
+  return (reply(native.callSync(null, 'inventory_record', encode('inventory_record', options, (o) => ({ ...o, inventory })))))
 }
 
 /**
@@ -618,36 +655,36 @@ function inventoryRecordSync(inventory, options) {
  * three, OpenSpec's spec-driven schema.
  */
 async function artifactGraph(options) {
-  return (reply(await native.call(null, 'artifact_graph', encode('artifact_graph', () => ({ ...options,  })))))
+  return (reply(await native.call(null, 'artifact_graph', encode('artifact_graph', options, (o) => ({ ...o,  })))))
 }
 
 /** `artifactGraph`, blocking the JavaScript thread. */
 function artifactGraphSync(options) {
-  return (reply(native.callSync(null, 'artifact_graph', encode('artifact_graph', () => ({ ...options,  })))))
+  return (reply(native.callSync(null, 'artifact_graph', encode('artifact_graph', options, (o) => ({ ...o,  })))))
 }
 
 /**
  * Every artifact `artifact` depends on, directly or not, in graph order.
  */
 async function upstream(graph, artifact) {
-  return (reply(await native.call(null, 'upstream', encode('upstream', () => ({ artifact, graph })))))
+  return (reply(await native.call(null, 'upstream', encode('upstream', undefined, (o) => ({ artifact, graph })))))
 }
 
 /** `upstream`, blocking the JavaScript thread. */
 function upstreamSync(graph, artifact) {
-  return (reply(native.callSync(null, 'upstream', encode('upstream', () => ({ artifact, graph })))))
+  return (reply(native.callSync(null, 'upstream', encode('upstream', undefined, (o) => ({ artifact, graph })))))
 }
 
 /**
  * Every artifact that depends on `artifact`, directly or not, in graph order.
  */
 async function downstream(graph, artifact) {
-  return (reply(await native.call(null, 'downstream', encode('downstream', () => ({ artifact, graph })))))
+  return (reply(await native.call(null, 'downstream', encode('downstream', undefined, (o) => ({ artifact, graph })))))
 }
 
 /** `downstream`, blocking the JavaScript thread. */
 function downstreamSync(graph, artifact) {
-  return (reply(native.callSync(null, 'downstream', encode('downstream', () => ({ artifact, graph })))))
+  return (reply(native.callSync(null, 'downstream', encode('downstream', undefined, (o) => ({ artifact, graph })))))
 }
 
 /**
@@ -656,24 +693,24 @@ function downstreamSync(graph, artifact) {
  * with id `tasks`.
  */
 async function tracked(graph) {
-  return (reply(await native.call(null, 'tracked', encode('tracked', () => ({ graph })))))
+  return (reply(await native.call(null, 'tracked', encode('tracked', undefined, (o) => ({ graph })))))
 }
 
 /** `tracked`, blocking the JavaScript thread. */
 function trackedSync(graph) {
-  return (reply(native.callSync(null, 'tracked', encode('tracked', () => ({ graph })))))
+  return (reply(native.callSync(null, 'tracked', encode('tracked', undefined, (o) => ({ graph })))))
 }
 
 /**
  * The artifact of the graph with this id (`unknown-artifact` when none has it).
  */
 async function artifact(graph, id) {
-  return (reply(await native.call(null, 'artifact', encode('artifact', () => ({ graph, id })))))
+  return (reply(await native.call(null, 'artifact', encode('artifact', undefined, (o) => ({ graph, id })))))
 }
 
 /** `artifact`, blocking the JavaScript thread. */
 function artifactSync(graph, id) {
-  return (reply(native.callSync(null, 'artifact', encode('artifact', () => ({ graph, id })))))
+  return (reply(native.callSync(null, 'artifact', encode('artifact', undefined, (o) => ({ graph, id })))))
 }
 
 /**
@@ -681,12 +718,12 @@ function artifactSync(graph, id) {
  * an unset environment variable. Commands run in the current directory.
  */
 async function observe(prerequisites) {
-  return (reply(await native.call(null, 'observe', encode('observe', () => ({ prerequisites })))))
+  return (reply(await native.call(null, 'observe', encode('observe', undefined, (o) => ({ prerequisites })))))
 }
 
 /** `observe`, blocking the JavaScript thread. */
 function observeSync(prerequisites) {
-  return (reply(native.callSync(null, 'observe', encode('observe', () => ({ prerequisites })))))
+  return (reply(native.callSync(null, 'observe', encode('observe', undefined, (o) => ({ prerequisites })))))
 }
 
 /**
@@ -696,12 +733,12 @@ function observeSync(prerequisites) {
  * of every task OpenSpec counts turned into a space; every other byte kept.
  */
 async function normalizeTasks(data, options) {
-  return b64decode(reply(await native.call(null, 'normalize_tasks', encode('normalize_tasks', () => ({ ...options, data: b64encode(data) })))))
+  return b64decode(reply(await native.call(null, 'normalize_tasks', encode('normalize_tasks', options, (o) => ({ ...o, data: b64encode(data) })))))
 }
 
 /** `normalizeTasks`, blocking the JavaScript thread. */
 function normalizeTasksSync(data, options) {
-  return b64decode(reply(native.callSync(null, 'normalize_tasks', encode('normalize_tasks', () => ({ ...options, data: b64encode(data) })))))
+  return b64decode(reply(native.callSync(null, 'normalize_tasks', encode('normalize_tasks', options, (o) => ({ ...o, data: b64encode(data) })))))
 }
 
 /**
@@ -711,36 +748,36 @@ function normalizeTasksSync(data, options) {
  * `too-large`).
  */
 async function readTasks(path, options) {
-  return (reply(await native.call(null, 'read_tasks', encode('read_tasks', () => ({ ...options, path })))))
+  return (reply(await native.call(null, 'read_tasks', encode('read_tasks', options, (o) => ({ ...o, path })))))
 }
 
 /** `readTasks`, blocking the JavaScript thread. */
 function readTasksSync(path, options) {
-  return (reply(native.callSync(null, 'read_tasks', encode('read_tasks', () => ({ ...options, path })))))
+  return (reply(native.callSync(null, 'read_tasks', encode('read_tasks', options, (o) => ({ ...o, path })))))
 }
 
 /**
  * The tasks of a Tasks file's bytes under `rule` (as `read_tasks`).
  */
 async function readTasksBytes(data, options) {
-  return (reply(await native.call(null, 'read_tasks_bytes', encode('read_tasks_bytes', () => ({ ...options, data: b64encode(data) })))))
+  return (reply(await native.call(null, 'read_tasks_bytes', encode('read_tasks_bytes', options, (o) => ({ ...o, data: b64encode(data) })))))
 }
 
 /** `readTasksBytes`, blocking the JavaScript thread. */
 function readTasksBytesSync(data, options) {
-  return (reply(native.callSync(null, 'read_tasks_bytes', encode('read_tasks_bytes', () => ({ ...options, data: b64encode(data) })))))
+  return (reply(native.callSync(null, 'read_tasks_bytes', encode('read_tasks_bytes', options, (o) => ({ ...o, data: b64encode(data) })))))
 }
 
 /**
  * The number of threads calls run with now.
  */
 async function threads() {
-  return (reply(await native.call(null, 'threads', encode('threads', () => ({  })))))
+  return (reply(await native.call(null, 'threads', encode('threads', undefined, (o) => ({  })))))
 }
 
 /** `threads`, blocking the JavaScript thread. */
 function threadsSync() {
-  return (reply(native.callSync(null, 'threads', encode('threads', () => ({  })))))
+  return (reply(native.callSync(null, 'threads', encode('threads', undefined, (o) => ({  })))))
 }
 
 /**
@@ -749,24 +786,24 @@ function threadsSync() {
  * one per core). Above the core's limit (`MAX_THREADS`): `invalid-argument`.
  */
 async function setThreads(count) {
-  return (reply(await native.call(null, 'set_threads', encode('set_threads', () => ({ count })))))
+  return (reply(await native.call(null, 'set_threads', encode('set_threads', undefined, (o) => ({ count })))))
 }
 
 /** `setThreads`, blocking the JavaScript thread. */
 function setThreadsSync(count) {
-  return (reply(native.callSync(null, 'set_threads', encode('set_threads', () => ({ count })))))
+  return (reply(native.callSync(null, 'set_threads', encode('set_threads', undefined, (o) => ({ count })))))
 }
 
 /**
  * Whether calls use the digest cache now.
  */
 async function digestCacheEnabled() {
-  return (reply(await native.call(null, 'digest_cache_enabled', encode('digest_cache_enabled', () => ({  })))))
+  return (reply(await native.call(null, 'digest_cache_enabled', encode('digest_cache_enabled', undefined, (o) => ({  })))))
 }
 
 /** `digestCacheEnabled`, blocking the JavaScript thread. */
 function digestCacheEnabledSync() {
-  return (reply(native.callSync(null, 'digest_cache_enabled', encode('digest_cache_enabled', () => ({  })))))
+  return (reply(native.callSync(null, 'digest_cache_enabled', encode('digest_cache_enabled', undefined, (o) => ({  })))))
 }
 
 /**
@@ -776,12 +813,12 @@ function digestCacheEnabledSync() {
  * default. The answer never depends on it.
  */
 async function setDigestCache(enabled) {
-  return (reply(await native.call(null, 'set_digest_cache', encode('set_digest_cache', () => ({ enabled })))))
+  return (reply(await native.call(null, 'set_digest_cache', encode('set_digest_cache', undefined, (o) => ({ enabled })))))
 }
 
 /** `setDigestCache`, blocking the JavaScript thread. */
 function setDigestCacheSync(enabled) {
-  return (reply(native.callSync(null, 'set_digest_cache', encode('set_digest_cache', () => ({ enabled })))))
+  return (reply(native.callSync(null, 'set_digest_cache', encode('set_digest_cache', undefined, (o) => ({ enabled })))))
 }
 
 

@@ -888,7 +888,8 @@ impl<'a> Model<'a> {
             })
             .map(|(n, _, _)| ledger_core::door::camel(n))
             .collect();
-        let spread = if has_rest { "...options, " } else { "" };
+        let spread = if has_rest { "...o, " } else { "" };
+        let given = if has_rest { "options" } else { "undefined" };
         let mut options = format!("({{ {spread}{} }})", assigned.join(", "));
         if !bytes_options.is_empty() {
             options = format!("withBytes({options}, {:?})", bytes_options);
@@ -912,13 +913,13 @@ impl<'a> Model<'a> {
         ts_doc(out, Some(verb.doc), indent);
         writeln!(
             out,
-            "{indent}{head_async}({params}) {{\n{indent}  return {decode}(reply(await native.call({workspace}, '{v}', encode('{v}', () => {options}))))\n{indent}}}\n",
+            "{indent}{head_async}({params}) {{\n{indent}  return {decode}(reply(await native.call({workspace}, '{v}', encode('{v}', {given}, (o) => {options}))))\n{indent}}}\n",
             v = verb.name
         )
         .unwrap();
         writeln!(
             out,
-            "{indent}/** `{name}`, blocking the JavaScript thread. */\n{indent}{head_sync}({params}) {{\n{indent}  return {decode}(reply(native.callSync({workspace}, '{v}', encode('{v}', () => {options}))))\n{indent}}}\n",
+            "{indent}/** `{name}`, blocking the JavaScript thread. */\n{indent}{head_sync}({params}) {{\n{indent}  return {decode}(reply(native.callSync({workspace}, '{v}', encode('{v}', {given}, (o) => {options}))))\n{indent}}}\n",
             v = verb.name
         )
         .unwrap();
@@ -1232,13 +1233,50 @@ class LedgerError extends Error {
   }
 }
 
-/** The options as JSON text; what JSON cannot carry (a BigInt, a cycle) is `invalid-argument`. */
-function encode(verb, build) {
-  try {
-    return JSON.stringify(build())
-  } catch (err) {
-    throw new LedgerError(`options of \`${verb}\` cannot be sent: ${err.message}`, 'invalid-argument', null)
+/**
+ * The options as JSON text. Options that are not an object, a value JSON
+ * cannot carry (a BigInt, a cycle) and a string with a lone surrogate (it has
+ * no UTF-8 form; ledger records text byte-exactly) are LedgerErrors.
+ */
+function encode(verb, options, build) {
+  if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+    const found = Array.isArray(options) ? 'an array' : typeof options
+    throw new LedgerError(`invalid arguments: options of \`${verb}\` must be an object, not ${found}`, 'invalid-argument', null)
   }
+  const built = build(options ?? {})
+  const bad = illFormed(built, '')
+  if (bad !== null) {
+    throw new LedgerError(
+      `option \`${bad.path}\` of \`${verb}\` is not valid UTF-8 (${JSON.stringify(bad.text)}); ledger records values byte-exactly and refuses to collapse this one into another`,
+      'non-utf8-value',
+      null,
+    )
+  }
+  try {
+    return JSON.stringify(built)
+  } catch (err) {
+    throw new LedgerError(`invalid arguments: options of \`${verb}\` cannot be sent: ${err.message}`, 'invalid-argument', null)
+  }
+}
+
+/** The first string (value or key) in `value` that is not well-formed UTF-16, with its path. */
+function illFormed(value, path) {
+  if (typeof value === 'string') return value.isWellFormed() ? null : { path, text: value }
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return null
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = illFormed(value[i], `${path}[${i}]`)
+      if (bad) return bad
+    }
+    return null
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key
+    if (!key.isWellFormed()) return { path: at, text: key }
+    const bad = illFormed(item, at)
+    if (bad) return bad
+  }
+  return null
 }
 
 /** The output of a reply, or its error thrown as a LedgerError; warnings go to process.emitWarning. */

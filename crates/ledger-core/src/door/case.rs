@@ -562,8 +562,10 @@ impl<'de> de::Deserializer<'de> for OptionValue {
                     .map(|(i, item)| self.child(item.clone(), &format!("[{i}]")))
                     .collect();
                 let mut seq = de::value::SeqDeserializer::new(items.into_iter());
-                let value = visitor.visit_seq(&mut seq)?;
-                seq.end().map(|()| value)
+                // No `?`: the error must get this value's path below.
+                visitor
+                    .visit_seq(&mut seq)
+                    .and_then(|value| seq.end().map(|()| value))
             }
             Value::Object(ref map) => {
                 // A map's keys are data: as they are.
@@ -571,8 +573,9 @@ impl<'de> de::Deserializer<'de> for OptionValue {
                     .map(|(k, v)| (k.clone(), self.child(v.clone(), k)))
                     .collect();
                 let mut access = de::value::MapDeserializer::new(entries.into_iter());
-                let value = visitor.visit_map(&mut access)?;
-                access.end().map(|()| value)
+                visitor
+                    .visit_map(&mut access)
+                    .and_then(|value| access.end().map(|()| value))
             }
         };
         result.map_err(|e| e.at(&path))
@@ -617,11 +620,11 @@ impl<'de> de::Deserializer<'de> for OptionValue {
             };
             entries.push((*field, self.child(value.clone(), key)));
         }
-        let mut access = de::value::MapDeserializer::new(entries.into_iter());
-        let value = visitor
-            .visit_map(&mut access)
-            .map_err(|e| e.at(&self.path))?;
-        access.end().map(|()| value)
+        let access = Fields {
+            entries: entries.into_iter(),
+            value: None,
+        };
+        visitor.visit_map(access).map_err(|e| e.at(&self.path))
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -655,6 +658,41 @@ impl<'de> de::Deserializer<'de> for OptionValue {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier ignored_any
+    }
+}
+
+/// A struct's fields, each value's failure named with its path — also one
+/// its type's own `Deserialize` gives after reading (a task rule's name).
+struct Fields {
+    entries: std::vec::IntoIter<(&'static str, OptionValue)>,
+    value: Option<OptionValue>,
+}
+
+impl<'de> de::MapAccess<'de> for Fields {
+    type Error = OptionError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, OptionError> {
+        let Some((field, value)) = self.entries.next() else {
+            return Ok(None);
+        };
+        self.value = Some(value);
+        let field: de::value::StrDeserializer<'_, OptionError> = field.into_deserializer();
+        seed.deserialize(field).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, OptionError> {
+        let value = self
+            .value
+            .take()
+            .ok_or_else(|| de::Error::custom("a value without a key"))?;
+        let path = value.path.clone();
+        seed.deserialize(value).map_err(|e| e.at(&path))
     }
 }
 
@@ -976,6 +1014,44 @@ mod tests {
                 Case::Snake
             )
             .starts_with("invalid arguments: option `env_vars.K` of `verb`: invalid type")
+        );
+    }
+
+    #[test]
+    fn a_sequence_or_map_where_text_belongs_is_named_too() {
+        assert!(
+            message(serde_json::json!({"changesRoot": ["c"]}), Case::Camel).starts_with(
+                "invalid arguments: option `changesRoot` of `verb`: invalid type: sequence"
+            )
+        );
+        assert!(
+            message(serde_json::json!({"changesRoot": {"a": 1}}), Case::Camel).starts_with(
+                "invalid arguments: option `changesRoot` of `verb`: invalid type: map"
+            )
+        );
+    }
+
+    #[test]
+    fn a_value_its_type_refuses_after_reading_is_named_too() {
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Rule {
+            #[serde(default)]
+            task_rule: Option<crate::TaskRule>,
+        }
+        let ok: Rule = from_value(
+            serde_json::json!({"taskRule": "openspec-checkbox"}),
+            Case::Camel,
+            "verb",
+        )
+        .unwrap();
+        assert_eq!(ok.task_rule, Some(crate::TaskRule::OpenspecCheckbox));
+        let e = from_value::<Rule>(serde_json::json!({"taskRule": "v2"}), Case::Camel, "verb")
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("invalid arguments: option `taskRule` of `verb`: invalid arguments: unknown task rule 'v2'"),
+            "{e}"
         );
     }
 
