@@ -1083,11 +1083,41 @@ export interface Retirement {
  * A binding made with another schema, or another version of it, than the one
  * the status was evaluated with (docs/approvals.md, Schemas).
  */
-export interface SchemaChange {
+export type SchemaChange =
+  | {
   /**
    * The artifact whose binding it is.
    */
   artifact: string
+  reason: "content-changed"
+  /**
+   * The schema the binding recorded (`None`: written before ledger recorded
+   * schemas; it reads as `spec-driven`).
+   */
+  recorded: SchemaSource | null
+}
+  | {
+  /**
+   * The artifact whose binding it is.
+   */
+  artifact: string
+  reason: "other-schema"
+  /**
+   * The schema the binding recorded (`None`: written before ledger recorded
+   * schemas; it reads as `spec-driven`).
+   */
+  recorded: SchemaSource | null
+}
+  | {
+  /**
+   * The artifact whose binding it is.
+   */
+  artifact: string
+  /**
+   * The schema the change declares now.
+   */
+  declared: string
+  reason: "redeclared"
   /**
    * The schema the binding recorded (`None`: written before ledger recorded
    * schemas; it reads as `spec-driven`).

@@ -94,6 +94,9 @@ struct Model<'a> {
     errors: Vec<&'a str>,
     /// Name -> (value, doc), exported by both doors.
     constants: Vec<(&'a str, &'a Value, &'a str)>,
+    /// Whether the Python types being written are what a caller gives
+    /// (sequences and mappings, which a result passed back also fits).
+    input: std::cell::Cell<bool>,
     /// The options definitions that are a verb's options themselves (the
     /// doors take their fields as parameters, not the type).
     roots: BTreeSet<(&'a str, &'a str)>,
@@ -133,6 +136,7 @@ impl<'a> Model<'a> {
             names,
             errors: Vec::new(),
             roots: BTreeSet::new(),
+            input: std::cell::Cell::new(false),
             constants: d["constants"]
                 .as_object()
                 .unwrap()
@@ -212,6 +216,29 @@ impl<'a> Model<'a> {
         found.map(|(_, name)| name.as_str()).unwrap()
     }
 
+    /// The output type an option type declares it accepts as given
+    /// (`#[schemars(extend("x-accepts" = "Name"))]`).
+    fn accepts(&self, reference: &str) -> Option<&'a str> {
+        let key = section_and_name(reference);
+        let def = self
+            .defs
+            .iter()
+            .find(|(k, _)| **k == key)
+            .map(|(_, d)| *d)?;
+        let accepted = def["x-accepts"].as_str()?;
+        let found = self
+            .names
+            .iter()
+            .find(|((section, name), _)| *section == "outputs" && *name == accepted);
+        found.map(|((_, name), _)| *name)
+    }
+
+    /// Whether `schema` is (a reference to) an object or a union of objects.
+    fn is_object(&self, schema: &Value) -> bool {
+        let schema = self.resolve(schema);
+        schema["properties"].is_object() || object_variants(schema).is_some()
+    }
+
     fn is_bytes(&self, schema: &Value) -> bool {
         let schema = self.resolve(schema);
         schema["contentEncoding"] == "base64"
@@ -228,7 +255,18 @@ impl<'a> Model<'a> {
 
     fn py_type(&self, s: &Value) -> String {
         if let Some(r) = s["$ref"].as_str() {
-            return format!("\"{}\"", self.name_of(r));
+            let (section, name) = section_and_name(r);
+            let own = self.name_of(r);
+            // A type both given and returned: a result passed back fits too.
+            if section == "options" && own != name {
+                return format!("Union[\"{name}\", \"{own}\"]");
+            }
+            // An option type that takes a result of another type
+            // (`x-accepts`, e.g. a graph as `artifact_graph` returns it).
+            if let Some(accepted) = self.accepts(r) {
+                return format!("Union[\"{accepted}\", \"{own}\"]");
+            }
+            return format!("\"{own}\"");
         }
         if let Some(c) = s.get("const") {
             return format!("Literal[{c}]");
@@ -281,12 +319,18 @@ impl<'a> Model<'a> {
                                 .join(", ")
                         )
                     }
+                    // Sequence for items a result passed back may be (invariant `list`
+                    // would refuse it), `list` for text: a bare `str` is a Sequence too.
+                    (_, Value::Object(_)) if self.input.get() && self.is_object(&s["items"]) => {
+                        format!("Sequence[{}]", self.py_type(&s["items"]))
+                    }
                     (_, Value::Object(_)) => format!("list[{}]", self.py_type(&s["items"])),
                     _ => "list[Any]".into(),
                 },
                 "object" => match &s["additionalProperties"] {
                     Value::Object(_) if s.get("properties").is_none() => {
-                        format!("dict[str, {}]", self.py_type(&s["additionalProperties"]))
+                        let map = if self.input.get() { "Mapping" } else { "dict" };
+                        format!("{map}[str, {}]", self.py_type(&s["additionalProperties"]))
                     }
                     _ => "dict[str, Any]".into(),
                 },
@@ -360,17 +404,16 @@ impl<'a> Model<'a> {
         // a union of objects gets one TypedDict per variant.
         let mut all = vec![];
         for (key, def) in &self.defs {
+            self.input.set(key.0 == "options");
             let name = &self.names[key];
             if all.contains(name) || self.roots.contains(key) {
                 continue;
             }
             all.push(name.clone());
-            let variants = def["oneOf"].as_array().or(def["anyOf"].as_array());
-            if def["properties"].is_object() {
+            let variants = object_variants(def);
+            if def["properties"].is_object() && variants.is_none() {
                 self.py_typed_dict(&mut out, name, def);
-            } else if let Some(variants) =
-                variants.filter(|v| v.iter().any(|v| v["properties"].is_object()))
-            {
+            } else if let Some(variants) = variants {
                 let mut names = vec![];
                 for (i, variant) in variants.iter().enumerate() {
                     if variant["properties"].is_object() {
@@ -381,10 +424,7 @@ impl<'a> Model<'a> {
                             .find_map(|p| p["const"].as_str())
                             .map_or_else(|| format!("{}", i + 1), pascal);
                         let vname = format!("{name}{tag}");
-                        let mut variant = variant.clone();
-                        if variant.get("description").is_none() {
-                            variant["description"] = def["description"].clone();
-                        }
+                        let variant = merged(def, variant);
                         self.py_typed_dict(&mut out, &vname, &variant);
                         names.push(format!("\"{vname}\""));
                     } else {
@@ -466,6 +506,7 @@ impl<'a> Model<'a> {
     }
 
     fn py_function(&self, out: &mut String, verb: &Verb, indent: &str, method: bool) {
+        self.input.set(true);
         let mut params: Vec<String> = if method { vec!["self".into()] } else { vec![] };
         for p in &verb.positional {
             let (_, schema, _) = verb.fields.iter().find(|(n, _, _)| n == p).unwrap();
@@ -492,6 +533,7 @@ impl<'a> Model<'a> {
                 params.push(format!("{name}: {t} = None"));
             }
         }
+        self.input.set(false);
         let output = self.py_type(verb.output);
         writeln!(
             out,
@@ -638,7 +680,13 @@ impl<'a> Model<'a> {
                 continue;
             }
             ts_doc(&mut out, def["description"].as_str(), "");
-            if def["properties"].is_object() {
+            if let Some(variants) = object_variants(def).filter(|_| def["properties"].is_object()) {
+                // A struct with a flattened enum: each variant with the struct's fields.
+                let union: Vec<String> = (variants.iter())
+                    .map(|v| self.ts_object(&merged(def, v), ""))
+                    .collect();
+                writeln!(out, "export type {name} =\n  | {}\n", union.join("\n  | ")).unwrap();
+            } else if def["properties"].is_object() {
                 writeln!(out, "export interface {name} {}\n", self.ts_object(def, "")).unwrap();
             } else {
                 writeln!(out, "export type {name} = {}\n", self.ts_type(def)).unwrap();
@@ -877,6 +925,37 @@ impl<'a> Model<'a> {
     }
 }
 
+/// The variants of a union whose variants are objects (an enum, or a struct
+/// with a flattened enum), if `def` is one.
+fn object_variants(def: &Value) -> Option<&Vec<Value>> {
+    let variants = def["oneOf"].as_array().or(def["anyOf"].as_array())?;
+    variants
+        .iter()
+        .any(|v| v["properties"].is_object())
+        .then_some(variants)
+}
+
+/// A variant of `def` with `def`'s own fields (a flattened enum's struct),
+/// and `def`'s doc when it has none.
+fn merged(def: &Value, variant: &Value) -> Value {
+    let mut out = variant.clone();
+    if out.get("description").is_none() {
+        out["description"] = def["description"].clone();
+    }
+    if let (Some(base), Some(own)) = (
+        def["properties"].as_object(),
+        out["properties"].as_object_mut(),
+    ) {
+        for (k, v) in base {
+            own.insert(k.clone(), v.clone());
+        }
+        let mut required: Vec<Value> = def["required"].as_array().cloned().unwrap_or_default();
+        required.extend(variant["required"].as_array().cloned().unwrap_or_default());
+        out["required"] = Value::Array(required);
+    }
+    out
+}
+
 /// Calls `f` with every `$ref` inside `schema`.
 fn for_each_ref(schema: &Value, f: &mut dyn FnMut(&str)) {
     match schema {
@@ -963,7 +1042,7 @@ import base64 as _base64
 import json as _json
 import os as _os
 import warnings as _warnings
-from typing import Any, Final, Literal, Optional, TypedDict, Union
+from typing import Any, Final, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
 from . import _ledger
 
@@ -994,16 +1073,85 @@ def _raise(error: dict[str, Any]) -> None:
 def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
     """Runs ``verb``: an argument left at ``None`` is not sent (the core's default)."""
     sent = {key: value for key, value in options.items() if value is not None}
+    if workspace is not None:
+        _refuse_non_utf8_path(workspace)
     try:
-        text = _json.dumps(sent, default=_unsendable)
-    except (TypeError, ValueError) as e:
+        text = _json.dumps(sent, default=_unsendable, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        _refuse_non_finite(verb, sent, "")
+        raise
+    except TypeError as e:
         raise InvalidArgumentError(f"options of `{verb}` cannot be sent: {e}", "invalid-argument") from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        _refuse_non_utf8(verb, sent, "")
     reply = _json.loads(_ledger.call(workspace, verb, text))
     if "error" in reply:
         _raise(reply["error"])
     for warning in reply.get("warnings", ()):
         _warnings.warn(warning, UserWarning, stacklevel=3)
     return reply["ok"]
+
+
+def _refuse_non_utf8(verb: str, value: Any, path: str) -> None:
+    """A str with lone surrogates (an undecodable file name, `os.fsdecode`) has
+    no UTF-8 form: ledger records values byte-exactly, so it is refused,
+    naming the option and its bytes escaped as the core escapes them."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = "".join(_escaped(c) for c in value)
+            raise NonUtf8ValueError(
+                f"option `{path}` of `{verb}` is not valid UTF-8 ('{shown}'); ledger records "
+                "values byte-exactly and refuses to collapse this one into another",
+                "non-utf8-value",
+            ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_utf8(verb, key, path)
+            _refuse_non_utf8(verb, item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _refuse_non_utf8(verb, item, f"{path}[{i}]")
+
+
+def _refuse_non_utf8_path(path: str) -> None:
+    """A workspace path with an undecodable byte cannot cross as text."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = "".join(_escaped(c) for c in path)
+        raise NonUtf8PathError(
+            f"path '{shown}' is not valid UTF-8; rename it, or exclude the directory holding it from the scope",
+            "non-utf8-path",
+            shown,
+        ) from None
+
+
+def _refuse_non_finite(verb: str, value: Any, path: str) -> None:
+    """NaN and the infinities have no JSON form: `invalid-argument` naming the option."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise InvalidArgumentError(
+            f"option `{path}` of `{verb}`: {value} is not a finite number", "invalid-argument"
+        ) from None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_finite(verb, item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _refuse_non_finite(verb, item, f"{path}[{i}]")
+
+
+def _escaped(c: str) -> str:
+    # An undecodable byte (surrogateescape) as octal, as the core shows it; a
+    # lone surrogate as the octal of its UTF-8 bytes; anything else as it is.
+    if "\udc80" <= c <= "\udcff":
+        return f"\\{ord(c) - 0xDC00:03o}"
+    if "\ud800" <= c <= "\udfff":
+        return "".join(f"\\{b:03o}" for b in c.encode("utf-8", "surrogatepass"))
+    return c
 
 
 def _unsendable(value: Any) -> Any:

@@ -106,6 +106,7 @@ pub(crate) fn open_change(
 /// `requires`, cycles) hold whatever the caller edited.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("x-accepts" = "ArtifactGraph"))]
 pub struct GraphSpec {
     /// The artifacts.
     pub artifacts: Vec<Artifact>,

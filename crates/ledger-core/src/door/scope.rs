@@ -43,6 +43,7 @@ fn compare(ws: &Workspace, o: CompareOptions) -> Result<Comparison> {
 /// core (`bad-entry`, `invalid-path`), as `ledger entries` prints them.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("x-accepts" = "Entry"))]
 pub struct EntryParts {
     /// The workspace path (`/`-separated, relative).
     pub path: String,

@@ -13,7 +13,7 @@ import base64 as _base64
 import json as _json
 import os as _os
 import warnings as _warnings
-from typing import Any, Final, Literal, Optional, TypedDict, Union
+from typing import Any, Final, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
 from . import _ledger
 
@@ -60,7 +60,7 @@ Observe = Union["Observe1", "Observe2", "Observe3"]
 # A scope of the workspace: which files an inventory covers (docs/format.md
 # §2; the CLI's scope flags). Lists that name no root, path or Tasks file
 # declare the whole workspace.
-ScopeOptions = TypedDict("ScopeOptions", {"exclude": list["Exclude"], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "task_rule": Optional["TaskRule"], "tasks": list[str]}, total=False)
+ScopeOptions = TypedDict("ScopeOptions", {"exclude": Sequence["Exclude"], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "task_rule": Optional["TaskRule"], "tasks": list[str]}, total=False)
 
 # How a Tasks file is normalized before hashing (docs/format.md §4).
 TaskRule = Literal["task-checkbox-v1", "openspec-checkbox"]
@@ -286,9 +286,20 @@ RequirementDigest = TypedDict("RequirementDigest", {"name": str, "sha256": str})
 # abandoned change): its bindings end here, the records before stay.
 Retirement = TypedDict("Retirement", {"observed_at": str, "reason": str})
 
+# The same schema, but its file's bytes differ from the ones approved with.
+SchemaChangeContentChanged = TypedDict("SchemaChangeContentChanged", {"artifact": str, "reason": Literal["content-changed"], "recorded": Optional["SchemaSource"]})
+
+# Another schema (another name or file) than the one in use.
+SchemaChangeOtherSchema = TypedDict("SchemaChangeOtherSchema", {"artifact": str, "reason": Literal["other-schema"], "recorded": Optional["SchemaSource"]})
+
+# The schema in use is the one recorded, but the change now declares
+# another (its `.openspec.yaml`, the project's `config.yaml`, or the
+# default): OpenSpec would read the change with that one.
+SchemaChangeRedeclared = TypedDict("SchemaChangeRedeclared", {"artifact": str, "declared": str, "reason": Literal["redeclared"], "recorded": Optional["SchemaSource"]})
+
 # A binding made with another schema, or another version of it, than the one
 # the status was evaluated with (docs/approvals.md, Schemas).
-SchemaChange = TypedDict("SchemaChange", {"artifact": str, "recorded": Optional["SchemaSource"]})
+SchemaChange = Union["SchemaChangeContentChanged", "SchemaChangeOtherSchema", "SchemaChangeRedeclared"]
 
 # Where an artifact graph came from: the name it was resolved by or the file it
 # was read from, and the SHA-256 of the schema's bytes. Recorded with every
@@ -809,16 +820,85 @@ def _raise(error: dict[str, Any]) -> None:
 def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
     """Runs ``verb``: an argument left at ``None`` is not sent (the core's default)."""
     sent = {key: value for key, value in options.items() if value is not None}
+    if workspace is not None:
+        _refuse_non_utf8_path(workspace)
     try:
-        text = _json.dumps(sent, default=_unsendable)
-    except (TypeError, ValueError) as e:
+        text = _json.dumps(sent, default=_unsendable, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        _refuse_non_finite(verb, sent, "")
+        raise
+    except TypeError as e:
         raise InvalidArgumentError(f"options of `{verb}` cannot be sent: {e}", "invalid-argument") from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        _refuse_non_utf8(verb, sent, "")
     reply = _json.loads(_ledger.call(workspace, verb, text))
     if "error" in reply:
         _raise(reply["error"])
     for warning in reply.get("warnings", ()):
         _warnings.warn(warning, UserWarning, stacklevel=3)
     return reply["ok"]
+
+
+def _refuse_non_utf8(verb: str, value: Any, path: str) -> None:
+    """A str with lone surrogates (an undecodable file name, `os.fsdecode`) has
+    no UTF-8 form: ledger records values byte-exactly, so it is refused,
+    naming the option and its bytes escaped as the core escapes them."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = "".join(_escaped(c) for c in value)
+            raise NonUtf8ValueError(
+                f"option `{path}` of `{verb}` is not valid UTF-8 ('{shown}'); ledger records "
+                "values byte-exactly and refuses to collapse this one into another",
+                "non-utf8-value",
+            ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_utf8(verb, key, path)
+            _refuse_non_utf8(verb, item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _refuse_non_utf8(verb, item, f"{path}[{i}]")
+
+
+def _refuse_non_utf8_path(path: str) -> None:
+    """A workspace path with an undecodable byte cannot cross as text."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = "".join(_escaped(c) for c in path)
+        raise NonUtf8PathError(
+            f"path '{shown}' is not valid UTF-8; rename it, or exclude the directory holding it from the scope",
+            "non-utf8-path",
+            shown,
+        ) from None
+
+
+def _refuse_non_finite(verb: str, value: Any, path: str) -> None:
+    """NaN and the infinities have no JSON form: `invalid-argument` naming the option."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise InvalidArgumentError(
+            f"option `{path}` of `{verb}`: {value} is not a finite number", "invalid-argument"
+        ) from None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_finite(verb, item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _refuse_non_finite(verb, item, f"{path}[{i}]")
+
+
+def _escaped(c: str) -> str:
+    # An undecodable byte (surrogateescape) as octal, as the core shows it; a
+    # lone surrogate as the octal of its UTF-8 bytes; anything else as it is.
+    if "\udc80" <= c <= "\udcff":
+        return f"\\{ord(c) - 0xDC00:03o}"
+    if "\ud800" <= c <= "\udfff":
+        return "".join(f"\\{b:03o}" for b in c.encode("utf-8", "surrogatepass"))
+    return c
 
 
 def _unsendable(value: Any) -> Any:
@@ -866,11 +946,11 @@ class Workspace:
     def __hash__(self) -> int:
         return hash(self._path)
 
-    def fingerprint(self, *, exclude: Optional[list["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Fingerprint":
+    def fingerprint(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Fingerprint":
         """The v1 fingerprint of the scope's inventory (`ledger fingerprint`)."""
         return _call(self._path, "fingerprint", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
 
-    def inventory(self, *, exclude: Optional[list["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Inventory":
+    def inventory(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Inventory":
         """Lists, reads and fingerprints the scope's files (`ledger inventory --json`):
         the scope as resolved, the roots walked outside Git, every entry."""
         return _call(self._path, "inventory", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
@@ -900,7 +980,7 @@ class Workspace:
         show`); `record` is null and the envelope empty when none is recorded."""
         return _call(self._path, "current_state", {"change": change})  # type: ignore[no-any-return]
 
-    def resolve_scope(self, *, exclude: Optional[list["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Scope":
+    def resolve_scope(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Scope":
         """The scope as an expansion would cover it: the workspace made absolute, the
         default repository filled in, the store exclusion present."""
         return _call(self._path, "resolve_scope", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
@@ -954,7 +1034,7 @@ class Workspace:
         `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`)."""
         return _call(self._path, "change_tasks", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def advance_state(self, change: str, *, areas: Optional[list[str]] = None, blockers: Optional[list[str]] = None, changes_root: Optional[str] = None, checks: Optional[list["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[list[str]] = None, expected: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[list[str]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "CurrentState":
+    def advance_state(self, change: str, *, areas: Optional[list[str]] = None, blockers: Optional[list[str]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[list[str]] = None, expected: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[list[str]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "CurrentState":
         """Advances the change's state envelope (the handoff, `ledger state set`):
         only the fields given change; the task ids are read from the tracked
         Tasks file unless `completed` or `remaining` is given. A new record
@@ -968,7 +1048,7 @@ class Workspace:
         changed (`ledger state log --json`)."""
         return _call(self._path, "state_log", {"change": change})  # type: ignore[no-any-return]
 
-    def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[list[str]] = None, expected: Optional[str] = None, gate_prerequisites: Optional[dict[str, dict[str, "Observe"]]] = None, gates: Optional[list[str]] = None, graph: Optional["ArtifactGraph"] = None, instructions: Optional[list[str]] = None, no_delivery: Optional[str] = None, paths: Optional[list[str]] = None, phase_records: Optional[list[str]] = None, repos: Optional[list[str]] = None, reviewed: Optional[str] = None, roots: Optional[list[str]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "Verdict") -> "CurrentState":
+    def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[list[str]] = None, expected: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, gates: Optional[list[str]] = None, graph: Optional["ArtifactGraph"] = None, instructions: Optional[list[str]] = None, no_delivery: Optional[str] = None, paths: Optional[list[str]] = None, phase_records: Optional[list[str]] = None, repos: Optional[list[str]] = None, reviewed: Optional[str] = None, roots: Optional[list[str]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "Verdict") -> "CurrentState":
         """Records a verdict with its PASS inventory in the change's envelope
         (`ledger validate record`). A PASS is refused with `validation-refused`
         unless every artifact is approved and every gate named is fresh now,
@@ -976,7 +1056,7 @@ class Workspace:
         no `no_delivery` reason."""
         return _call(self._path, "record_validation", {"change": change, "changes_root": changes_root, "exclude": exclude, "expected": expected, "gate_prerequisites": gate_prerequisites, "gates": gates, "graph": graph, "instructions": instructions, "no_delivery": no_delivery, "paths": paths, "phase_records": phase_records, "repos": repos, "reviewed": reviewed, "roots": roots, "schema": schema, "source": source, "task_rule": task_rule, "verdict": verdict})  # type: ignore[no-any-return]
 
-    def check_validation(self, change: str, *, changes_root: Optional[str] = None, gate_prerequisites: Optional[dict[str, dict[str, "Observe"]]] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ValidationCheck":
+    def check_validation(self, change: str, *, changes_root: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ValidationCheck":
         """Whether the recorded PASS still stands: its inventory re-expanded, its
         gates checked, each one's prerequisites observed as
         `gate_prerequisites` says (`ledger validate check --json`)."""
@@ -987,21 +1067,21 @@ class Workspace:
         (`ledger finalize check --json`)."""
         return _call(self._path, "finalize_check", {"change": change, "changes_root": changes_root, "expect": expect, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def check_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, prerequisites: Optional[dict[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
+    def check_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
         """A gate: what it runs, where, on which inputs, and which prerequisites its
         result depends on. Whether its latest evidence can be reused: fresh, or
         stale with every reason. Runs nothing but the prerequisite commands given
         here (`check_recorded_gate` fills a check from the evidence instead)."""
         return _call(self._path, "check_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
 
-    def check_recorded_gate(self, name: str, *, argv: Optional[list[str]] = None, cwd: Optional[str] = None, prerequisites: Optional[dict[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
+    def check_recorded_gate(self, name: str, *, argv: Optional[list[str]] = None, cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
         """What `ledger gate check` answers: whether the gate's latest evidence is
         fresh for the parts of its spec given now, the others taken from the
         evidence. Nothing read from the store is run: only the prerequisite
         commands given here."""
         return _call(self._path, "check_recorded_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
 
-    def run_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[dict[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional[float] = None) -> "GateRun":
+    def run_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional[float] = None) -> "GateRun":
         """Reuses fresh evidence, or runs the command and records evidence whatever
         its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
         process group is sent SIGTERM (SIGKILL shortly after), and the run is
@@ -1025,7 +1105,7 @@ class Workspace:
         return _b64decode(_call(self._path, "evidence_output", {"record": record}))
 
 
-def fingerprint_entries(entries: list["EntryParts"]) -> "Fingerprint":
+def fingerprint_entries(entries: Sequence[Union["Entry", "EntryParts"]]) -> "Fingerprint":
     """The v1 fingerprint of `entries`, in any order: they are sorted by the
     UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
     invalid entry `bad-entry`."""
@@ -1057,13 +1137,13 @@ def read_record(path: str) -> "InventoryRecord":
     return _call(None, "read_record", {"path": path})  # type: ignore[no-any-return]
 
 
-def inventory_record(inventory: "Inventory", *, command: Optional[list[str]] = None, meta: Optional[dict[str, str]] = None, tools: Optional[dict[str, str]] = None) -> str:
+def inventory_record(inventory: "Inventory", *, command: Optional[list[str]] = None, meta: Optional[Mapping[str, str]] = None, tools: Optional[Mapping[str, str]] = None) -> str:
     """The inventory record of `inventory` (pretty JSON ending with a newline),
     exactly as `ledger inventory` writes it, with what the caller observed."""
     return _call(None, "inventory_record", {"command": command, "inventory": inventory, "meta": meta, "tools": tools})  # type: ignore[no-any-return]
 
 
-def artifact_graph(*, artifacts: Optional[list["ArtifactInput"]] = None, schema: Optional[str] = None, source: Optional[str] = None, task_rule: Optional["TaskRule"] = None, tracks: Optional[str] = None, yaml: Optional[str] = None) -> "ArtifactGraph":
+def artifact_graph(*, artifacts: Optional[Sequence[Union["Artifact", "ArtifactInput"]]] = None, schema: Optional[str] = None, source: Optional[str] = None, task_rule: Optional["TaskRule"] = None, tracks: Optional[str] = None, yaml: Optional[str] = None) -> "ArtifactGraph":
     """An artifact graph, checked (duplicate ids, unknown `requires`, cycles) and
     in topological order: read from a `schema.yaml` file (`schema`), parsed
     from its text (`yaml`), built from `artifacts`, or, with none of the
@@ -1093,7 +1173,7 @@ def artifact(graph: "ArtifactGraph", id: str) -> "Artifact":
     return _call(None, "artifact", {"graph": graph, "id": id})  # type: ignore[no-any-return]
 
 
-def observe(prerequisites: dict[str, "Observe"]) -> dict[str, Optional[str]]:
+def observe(prerequisites: Mapping[str, "Observe"]) -> dict[str, Optional[str]]:
     """Observes prerequisites now, as a gate run would: each one's value, null for
     an unset environment variable. Commands run in the current directory."""
     return _call(None, "observe", {"prerequisites": prerequisites})  # type: ignore[no-any-return]
