@@ -137,6 +137,11 @@ export interface ScopeOptions {
 export type TaskRule = "task-checkbox-v1" | "openspec-checkbox"
 
 /**
+ * A positive number of milliseconds.
+ */
+export type TimeoutMs = number
+
+/**
  * A validation's verdict (docs/lifecycle.md, Validation).
  */
 export type Verdict = "PASS" | "FAIL"
@@ -2279,7 +2284,7 @@ export interface RunGateOptions {
   /**
    * Stop the gate after so many milliseconds (a positive number).
    */
-  timeoutMs?: number | null
+  timeoutMs?: TimeoutMs | null
 }
 
 /** The options of `normalizeTasks`. */

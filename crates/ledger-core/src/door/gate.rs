@@ -130,7 +130,7 @@ pub struct RunGateOptions {
     pub echo: Echo,
     /// Stop the gate after so many milliseconds (a positive number).
     #[serde(default)]
-    pub timeout_ms: Option<f64>,
+    pub timeout_ms: Option<TimeoutMs>,
 }
 
 /// What `run_gate` did, and what `ledger gate run` exits with for it.
@@ -145,28 +145,64 @@ pub struct GateRun {
     pub exit_code: i32,
 }
 
-/// `timeout_ms` as a duration: a positive, finite number of milliseconds. The
-/// message names no option: the doors spell it `timeout_ms` or `timeoutMs`.
-fn timeout(timeout_ms: Option<f64>) -> Result<Option<Duration>> {
-    let Some(ms) = timeout_ms else {
-        return Ok(None);
-    };
-    match RunOptions::timeout_from_secs(ms / 1000.0) {
-        Some(limit) => Ok(Some(limit)),
-        None => Err(Error::InvalidArgument {
-            message: format!(
-                "a gate's timeout must be a positive number of milliseconds, not {ms}"
-            ),
-        }),
+/// A gate's time limit: a positive, finite number of milliseconds. Refused
+/// while the options are read, so that the error names the option as the
+/// caller spells it (`timeout_ms`, `timeoutMs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeoutMs(Duration);
+
+impl<'de> Deserialize<'de> for TimeoutMs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        // Refused inside the visitor, so the door's reader sees the failure at
+        // the option and names it.
+        struct Millis;
+        impl serde::de::Visitor<'_> for Millis {
+            type Value = TimeoutMs;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a positive number of milliseconds")
+            }
+            fn visit_f64<E: serde::de::Error>(self, ms: f64) -> std::result::Result<TimeoutMs, E> {
+                RunOptions::timeout_from_secs(ms / 1000.0)
+                    .map(TimeoutMs)
+                    .ok_or_else(|| {
+                        E::custom(format_args!(
+                            "expected a positive number of milliseconds, found {ms}"
+                        ))
+                    })
+            }
+            fn visit_u64<E: serde::de::Error>(self, ms: u64) -> std::result::Result<TimeoutMs, E> {
+                // Milliseconds past 2^53 are centuries: rounding them is harmless.
+                #[allow(clippy::cast_precision_loss)]
+                self.visit_f64(ms as f64)
+            }
+            fn visit_i64<E: serde::de::Error>(self, ms: i64) -> std::result::Result<TimeoutMs, E> {
+                // As above; a negative count is refused as a negative float.
+                #[allow(clippy::cast_precision_loss)]
+                self.visit_f64(ms as f64)
+            }
+        }
+        d.deserialize_f64(Millis)
+    }
+}
+
+impl JsonSchema for TimeoutMs {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TimeoutMs".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "description": "A positive number of milliseconds.",
+        })
     }
 }
 
 fn run_gate(ws: &Workspace, o: RunGateOptions) -> Result<GateRun> {
-    let timeout = timeout(o.timeout_ms)?;
     let spec = spec(ws, &o.name, o.argv, &o.cwd, &o.scope, o.prerequisites)?;
     let options = RunOptions {
         echo: o.echo,
-        timeout,
+        timeout: o.timeout_ms.map(|TimeoutMs(limit)| limit),
         // A library host keeps its own signal handlers; its interrupt (a
         // Ctrl-C in Python's main thread) stops the gate instead.
         forward_signals: false,
@@ -258,7 +294,9 @@ mod tests {
     use base64::engine::general_purpose::STANDARD;
     use serde_json::{Value, json};
 
-    use super::timeout;
+    use std::time::Duration;
+
+    use super::TimeoutMs;
     use crate::door::{Case, Hooks, respond};
 
     fn call(dir: &tempfile::TempDir, verb: &str, options: Value, case: Case) -> Value {
@@ -286,20 +324,40 @@ mod tests {
     }
 
     #[test]
-    fn a_timeout_is_a_positive_finite_number_of_milliseconds() {
-        assert_eq!(timeout(None).unwrap(), None);
-        let limit = timeout(Some(1500.0)).unwrap().unwrap();
-        assert_eq!(limit.as_millis(), 1500);
-        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-            let error = timeout(Some(bad)).unwrap_err();
-            assert_eq!(error.code(), "invalid-argument", "{bad}");
+    fn a_timeout_is_a_positive_finite_number_of_milliseconds_named_in_the_callers_case() {
+        let read = |json: &str| serde_json::from_str::<TimeoutMs>(json);
+        assert_eq!(
+            read("1500").unwrap(),
+            TimeoutMs(Duration::from_millis(1500))
+        );
+        assert_eq!(read("0.5").unwrap(), TimeoutMs(Duration::from_micros(500)));
+        for bad in ["0", "-1", "1e400", "\"soon\"", "null"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        let dir = workspace();
+        for (case, key, shown) in [
+            (Case::Snake, "timeout_ms", "`timeout_ms`"),
+            (Case::Camel, "timeoutMs", "`timeoutMs`"),
+        ] {
+            let mut options = json!({"name": "t", "argv": ["true"]});
+            options[key] = json!(0);
+            let reply = call(&dir, "run_gate", options, case);
+            assert_eq!(code(&reply), "invalid-argument");
+            let message = reply["error"]["message"].as_str().unwrap();
             assert!(
-                error
-                    .to_string()
-                    .contains("timeout must be a positive number"),
-                "{error}"
+                message.contains(shown) && message.contains("positive"),
+                "{message}"
             );
         }
+        let ran = call(
+            &dir,
+            "run_gate",
+            json!({"name": "t", "argv": ["sleep", "5"], "timeout_ms": 200}),
+            Case::Snake,
+        );
+        assert_eq!(ran["ok"]["exit_code"], 124, "stopped by its timeout: {ran}");
+        let stopped = &ran["ok"]["evidence"]["stopped"];
+        assert_eq!(stopped, &json!({"by": "timeout", "after_ms": 200}));
     }
 
     #[test]

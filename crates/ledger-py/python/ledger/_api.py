@@ -65,6 +65,9 @@ ScopeOptions = TypedDict("ScopeOptions", {"exclude": Sequence["Exclude"], "paths
 # How a Tasks file is normalized before hashing (docs/format.md §4).
 TaskRule = Literal["task-checkbox-v1", "openspec-checkbox"]
 
+# A positive number of milliseconds.
+TimeoutMs = float
+
 # A validation's verdict (docs/lifecycle.md, Validation).
 Verdict = Union[Literal["PASS"], Literal["FAIL"]]
 
@@ -1081,7 +1084,7 @@ class Workspace:
         commands given here."""
         return _call(self._path, "check_recorded_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
 
-    def run_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional[float] = None) -> "GateRun":
+    def run_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional["TimeoutMs"] = None) -> "GateRun":
         """Reuses fresh evidence, or runs the command and records evidence whatever
         its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
         process group is sent SIGTERM (SIGKILL shortly after), and the run is
@@ -1248,6 +1251,7 @@ __all__ = [
     "Observe",
     "ScopeOptions",
     "TaskRule",
+    "TimeoutMs",
     "Verdict",
     "ApprovalState",
     "ApprovalStatus",
