@@ -1037,7 +1037,7 @@ mod tests {
         #[serde(deny_unknown_fields)]
         struct Rule {
             #[serde(default)]
-            task_rule: Option<crate::TaskRule>,
+            task_rule: Option<crate::tasks::TaskRule>,
         }
         let ok: Rule = from_value(
             serde_json::json!({"taskRule": "openspec-checkbox"}),
@@ -1045,7 +1045,7 @@ mod tests {
             "verb",
         )
         .unwrap();
-        assert_eq!(ok.task_rule, Some(crate::TaskRule::OpenspecCheckbox));
+        assert_eq!(ok.task_rule, Some(crate::tasks::TaskRule::OpenspecCheckbox));
         let e = from_value::<Rule>(serde_json::json!({"taskRule": "v2"}), Case::Camel, "verb")
             .unwrap_err();
         assert!(
