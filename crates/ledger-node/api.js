@@ -30,6 +30,14 @@ function encode(verb, options, build) {
     throw new LedgerError(`invalid arguments: options of \`${verb}\` must be an object, not ${found}`, 'invalid-argument', null)
   }
   const built = build(options ?? {})
+  // JSON first: a cycle is refused there, before the walk below could follow it.
+  let text
+  try {
+    text = JSON.stringify(built)
+  } catch (err) {
+    const why = String(err.message).split('\n')[0]
+    throw new LedgerError(`invalid arguments: options of \`${verb}\` cannot be sent: ${why}`, 'invalid-argument', null)
+  }
   const bad = illFormed(built, '')
   if (bad !== null) {
     throw new LedgerError(
@@ -38,11 +46,7 @@ function encode(verb, options, build) {
       null,
     )
   }
-  try {
-    return JSON.stringify(built)
-  } catch (err) {
-    throw new LedgerError(`invalid arguments: options of \`${verb}\` cannot be sent: ${err.message}`, 'invalid-argument', null)
-  }
+  return text
 }
 
 /** The first string (value or key) in `value` that is not well-formed UTF-16, with its path. */
@@ -72,7 +76,7 @@ function reply(text) {
     throw new LedgerError(parsed.error.message, parsed.error.code, parsed.error.path)
   }
   for (const warning of parsed.warnings ?? []) {
-    process.emitWarning(warning, 'LedgerWarning')
+    process.emitWarning(warning.message, { type: 'LedgerWarning', code: warning.code })
   }
   return parsed.ok
 }

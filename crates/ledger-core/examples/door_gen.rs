@@ -1091,7 +1091,7 @@ def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
     if "error" in reply:
         _raise(reply["error"])
     for warning in reply.get("warnings", ()):
-        _warnings.warn(warning, UserWarning, stacklevel=3)
+        _warnings.warn(warning["message"], UserWarning, stacklevel=3)
     return reply["ok"]
 
 
@@ -1244,6 +1244,14 @@ function encode(verb, options, build) {
     throw new LedgerError(`invalid arguments: options of \`${verb}\` must be an object, not ${found}`, 'invalid-argument', null)
   }
   const built = build(options ?? {})
+  // JSON first: a cycle is refused there, before the walk below could follow it.
+  let text
+  try {
+    text = JSON.stringify(built)
+  } catch (err) {
+    const why = String(err.message).split('\n')[0]
+    throw new LedgerError(`invalid arguments: options of \`${verb}\` cannot be sent: ${why}`, 'invalid-argument', null)
+  }
   const bad = illFormed(built, '')
   if (bad !== null) {
     throw new LedgerError(
@@ -1252,11 +1260,7 @@ function encode(verb, options, build) {
       null,
     )
   }
-  try {
-    return JSON.stringify(built)
-  } catch (err) {
-    throw new LedgerError(`invalid arguments: options of \`${verb}\` cannot be sent: ${err.message}`, 'invalid-argument', null)
-  }
+  return text
 }
 
 /** The first string (value or key) in `value` that is not well-formed UTF-16, with its path. */
@@ -1286,7 +1290,7 @@ function reply(text) {
     throw new LedgerError(parsed.error.message, parsed.error.code, parsed.error.path)
   }
   for (const warning of parsed.warnings ?? []) {
-    process.emitWarning(warning, 'LedgerWarning')
+    process.emitWarning(warning.message, { type: 'LedgerWarning', code: warning.code })
   }
   return parsed.ok
 }

@@ -132,13 +132,13 @@ test('values that are not text are refused, never collapsed into one', async (t)
   const { ws, spec, runs } = setup(t)
   for (const value of ['\uD800', '\uDBFF']) {
     const lone = { ...spec, prerequisites: { tool: { literal: `v${value}` } } }
-    await expectCode(assert, () => ws.runGate('test', lone), 'non-utf8-value', 'prerequisite tool', { pathProperty: false })
+    await expectCode(assert, () => ws.runGate('test', lone), 'non-utf8-value', 'prerequisites.tool.literal', { pathProperty: false })
   }
   for (const output of ["printf '\\377'", "printf '\\376'"]) {
     const bytes = { ...spec, prerequisites: { tool: { command: output } } }
     await expectCode(assert, () => ws.checkGate('test', bytes), 'non-utf8-value', 'output of', { pathProperty: false })
   }
-  await expectCode(assert, () => ws.runGate('test', { ...spec, argv: ['echo', '\uDC00'] }), 'non-utf8-value', 'argument', {
+  await expectCode(assert, () => ws.runGate('test', { ...spec, argv: ['echo', '\uDC00'] }), 'non-utf8-value', 'argv[1]', {
     pathProperty: false,
   })
   assert.equal(runs(), 0)

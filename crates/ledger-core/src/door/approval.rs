@@ -62,7 +62,7 @@ fn approve(ws: &Workspace, o: ApproveOptions) -> Result<Binding> {
         &basis,
     )?;
     for warning in change.task_rule_warnings(&binding) {
-        ws.warn(warning.to_string());
+        ws.warn("task-rule", warning.to_string());
     }
     Ok(binding)
 }
@@ -236,7 +236,8 @@ mod tests {
         let warned = call(&dir, "approve", tasks.clone(), Case::Snake);
         let warnings = warned["warnings"].as_array().unwrap();
         assert_eq!(warnings.len(), 1, "{warned}");
-        let warning = warnings[0].as_str().unwrap();
+        assert_eq!(warnings[0]["code"], "task-rule", "{warned}");
+        let warning = warnings[0]["message"].as_str().unwrap();
         assert!(
             warning.contains(
                 "3 line(s) are tasks under openspec-checkbox but not under task-checkbox-v1"

@@ -92,7 +92,17 @@ pub struct Workspace {
     path: Utf8PathBuf,
     store: Store,
     hooks: Hooks,
-    warnings: Mutex<Vec<String>>,
+    warnings: Mutex<Vec<Warning>>,
+}
+
+/// A warning a verb gives its caller: a stable `code` (Node's
+/// `process.emitWarning` code) and the one-line message.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Warning {
+    /// The stable code (`task-rule`).
+    pub code: &'static str,
+    /// What the caller is told.
+    pub message: String,
 }
 
 impl Workspace {
@@ -138,9 +148,13 @@ impl Workspace {
 
     /// Passes a warning to the caller (Python's `warnings`, Node's
     /// `process.emitWarning`), after the verb returns.
-    pub fn warn(&self, warning: impl Into<String>) {
+    /// `code` is stable (callers filter on it); `message` is for people.
+    pub fn warn(&self, code: &'static str, message: impl Into<String>) {
         let mut warnings = self.warnings.lock().unwrap_or_else(|p| p.into_inner());
-        warnings.push(warning.into());
+        warnings.push(Warning {
+            code,
+            message: message.into(),
+        });
     }
 
     /// The host's interrupt check, for a verb that runs a long command.
@@ -191,10 +205,12 @@ impl Verb {
             options: schema_of::<O>,
             output: schema_of::<T>,
             run: Box::new(move |workspace, options, case| {
+                // Messages name the verb as the caller calls it (`checkGate`).
+                let shown = case.field(name);
                 let workspace = workspace.ok_or_else(|| Error::InvalidArgument {
-                    message: format!("`{name}` is a verb of a workspace: name one"),
+                    message: format!("`{shown}` is a verb of a workspace: name one"),
                 })?;
-                let options = case::from_value(options, case, name)?;
+                let options = case::from_value(options, case, shown)?;
                 serialize(&verb(workspace, options)?, case)
             }),
         }
@@ -218,7 +234,7 @@ impl Verb {
             options: schema_of::<O>,
             output: schema_of::<T>,
             run: Box::new(move |_, options, case| {
-                let options = case::from_value(options, case, name)?;
+                let options = case::from_value(options, case, case.field(name))?;
                 serialize(&verb(options)?, case)
             }),
         }
@@ -289,7 +305,7 @@ pub struct Reply {
     /// The output, JSON.
     pub json: String,
     /// Warnings for the caller, in order.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Runs `verb` with `options_json` (a JSON object, field names in `case`) on
@@ -305,7 +321,7 @@ pub fn call(
         (registry().iter().find(|v| v.name == verb)).ok_or_else(|| Error::InvalidArgument {
             message: format!("unknown verb `{}`", crate::quote::escape(verb.as_bytes())),
         })?;
-    let options = case::parse_options(options_json, verb)?;
+    let options = case::parse_options(options_json, case.field(entry.name))?;
     let workspace = workspace.map(|path| Workspace::new(path, hooks.clone()));
     let json = (entry.run)(workspace.as_ref(), options, case)?;
     let warnings = workspace
@@ -339,7 +355,7 @@ pub fn respond(
         Ok(Ok(reply)) => format!(
             "{{\"ok\":{},\"warnings\":{}}}",
             reply.json,
-            Value::from(reply.warnings)
+            serde_json::to_value(&reply.warnings).unwrap_or_default()
         ),
         Ok(Err(error)) => failure(error.code(), &error.to_string(), error.path()),
         Err(payload) => {

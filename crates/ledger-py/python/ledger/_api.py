@@ -840,7 +840,7 @@ def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
     if "error" in reply:
         _raise(reply["error"])
     for warning in reply.get("warnings", ()):
-        _warnings.warn(warning, UserWarning, stacklevel=3)
+        _warnings.warn(warning["message"], UserWarning, stacklevel=3)
     return reply["ok"]
 
 
