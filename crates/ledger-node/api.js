@@ -29,7 +29,15 @@ function encode(verb, options, build) {
     const found = Array.isArray(options) ? 'an array' : typeof options
     throw new LedgerError(`invalid arguments: options of \`${verb}\` must be an object, not ${found}`, 'invalid-argument', null)
   }
-  const built = build(options ?? {})
+  // Reading the options runs the caller's code (getters, a Proxy): what it
+  // throws is a LedgerError too.
+  let built
+  try {
+    built = build(options ?? {})
+  } catch (err) {
+    const why = String(err?.message ?? err).split('\n')[0]
+    throw new LedgerError(`invalid arguments: options of \`${verb}\` cannot be read: ${why}`, 'invalid-argument', null)
+  }
   // JSON first: a cycle is refused there, before the walk below could follow it.
   let text
   try {

@@ -13,7 +13,9 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * Runs `verb` with `optionsJson` on `workspace` (`null` for a free verb):
  * a Promise of the reply, `{"ok": ...}` or `{"error": {...}}` as JSON text.
  * It never rejects for a ledger error: the generated wrapper makes the
- * `LedgerError`.
+ * `LedgerError`. The call runs on a thread of its own, not on the libuv
+ * pool: a gate's command may run for minutes, and holding a pool thread that
+ * long would stall every other asynchronous call (and Node's own fs work).
  */
 export declare function call(workspace: string | undefined | null, verb: string, optionsJson: string): Promise<string>
 

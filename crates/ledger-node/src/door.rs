@@ -1,15 +1,15 @@
-//! The native side of the Node door: one verb call, asynchronous (napi's
-//! `AsyncTask`, on the libuv thread pool) and synchronous, returning the reply
+//! The native side of the Node door: one verb call, asynchronous (on a thread
+//! of its own, settling a Promise) and synchronous, returning the reply
 //! of `ledger_core::door::respond` as JSON text. The typed API (`api.js`,
 //! `index.d.ts`: `Workspace`, `LedgerError`, `ErrorCode`) is generated from
 //! `ledger_core::door::description()`; nothing about a verb is written here.
 
 use ledger_core::door::{self, Case, Hooks};
-use napi::bindgen_prelude::AsyncTask;
-use napi::{Env, Task};
+use napi::bindgen_prelude::Object;
+use napi::Env;
 use napi_derive::napi;
 
-/// One call, computed on the thread pool.
+/// One call: a verb, its workspace and its options.
 pub struct Respond {
     workspace: Option<String>,
     verb: String,
@@ -32,30 +32,33 @@ impl Respond {
     }
 }
 
-impl Task for Respond {
-    type Output = String;
-    type JsValue = String;
-
-    fn compute(&mut self) -> napi::Result<String> {
-        Ok(self.run())
-    }
-
-    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
-        Ok(output)
-    }
-}
-
 /// Runs `verb` with `optionsJson` on `workspace` (`null` for a free verb):
 /// a Promise of the reply, `{"ok": ...}` or `{"error": {...}}` as JSON text.
 /// It never rejects for a ledger error: the generated wrapper makes the
-/// `LedgerError`.
+/// `LedgerError`. The call runs on a thread of its own, not on the libuv
+/// pool: a gate's command may run for minutes, and holding a pool thread that
+/// long would stall every other asynchronous call (and Node's own fs work).
 #[napi(ts_return_type = "Promise<string>")]
-pub fn call(workspace: Option<String>, verb: String, options_json: String) -> AsyncTask<Respond> {
-    AsyncTask::new(Respond {
+pub fn call<'env>(
+    env: &'env Env,
+    workspace: Option<String>,
+    verb: String,
+    options_json: String,
+) -> napi::Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred()?;
+    let respond = Respond {
         workspace,
         verb,
         options_json,
-    })
+    };
+    std::thread::Builder::new()
+        .name("ledger-call".to_owned())
+        .spawn(move || {
+            let reply = respond.run();
+            deferred.resolve(move |_| Ok(reply));
+        })
+        .map_err(|e| napi::Error::from_reason(format!("cannot start a thread for the call: {e}")))?;
+    Ok(promise)
 }
 
 /// `call`, on the JavaScript thread.
