@@ -994,16 +994,35 @@ fn ts_union(mut variants: Vec<String>) -> String {
     variants.join(" | ")
 }
 
+/// `doc` without its fenced code blocks: they are Rust examples (doc tests),
+/// meaningless in a Python or TypeScript file. A blank line the block leaves
+/// at the end is dropped too.
+fn prose(doc: &str) -> String {
+    let mut kept = Vec::new();
+    let mut fenced = false;
+    for line in doc.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            kept.push(line);
+        }
+    }
+    while kept.last().is_some_and(|l| l.trim().is_empty()) {
+        kept.pop();
+    }
+    kept.join("\n")
+}
+
 fn py_comment(out: &mut String, doc: Option<&str>) {
     if let Some(doc) = doc {
-        for line in doc.lines() {
+        for line in prose(doc).lines() {
             writeln!(out, "{}", format!("# {line}").trim_end()).unwrap();
         }
     }
 }
 
 fn ts_doc(out: &mut String, doc: Option<&str>, indent: &str) {
-    let Some(doc) = doc.filter(|d| !d.is_empty()) else {
+    let Some(doc) = doc.map(prose).filter(|d| !d.is_empty()) else {
         return;
     };
     writeln!(out, "{indent}/**").unwrap();

@@ -5,8 +5,8 @@
 //! `ledger_core::door::description()`; nothing about a verb is written here.
 
 use ledger_core::door::{self, Case, Hooks};
-use napi::bindgen_prelude::Object;
 use napi::Env;
+use napi::bindgen_prelude::Object;
 use napi_derive::napi;
 
 /// One call: a verb, its workspace and its options.
@@ -57,7 +57,9 @@ pub fn call<'env>(
             let reply = respond.run();
             deferred.resolve(move |_| Ok(reply));
         })
-        .map_err(|e| napi::Error::from_reason(format!("cannot start a thread for the call: {e}")))?;
+        .map_err(|e| {
+            napi::Error::from_reason(format!("cannot start a thread for the call: {e}"))
+        })?;
     Ok(promise)
 }
 
