@@ -4,13 +4,6 @@
 
 CARGO ?= cargo
 
-# The suites that build release artifacts (the addon, the wheel) build them
-# with thin LTO and parallel code generation: the same code, packaged the same
-# way, in a third of the time of the published profile's fat LTO and one
-# codegen unit (whose only purpose is speed, measured by benches/compare.py on
-# the release profile as it is).
-PACKAGE_BUILD = CARGO_PROFILE_RELEASE_LTO=thin CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
-
 .PHONY: test fmt-check clippy rust-test openspec-test python-test node-test install-test fmt
 
 test: fmt-check clippy rust-test openspec-test python-test node-test install-test
@@ -32,10 +25,10 @@ openspec-test:
 # Each binding's suite: builds the package from scratch into a local
 # environment (a venv, node_modules) and runs its tests against it.
 python-test:
-	$(PACKAGE_BUILD) crates/ledger-py/ci.sh
+	crates/ledger-py/ci.sh
 
 node-test:
-	$(PACKAGE_BUILD) crates/ledger-node/ci.sh
+	crates/ledger-node/ci.sh
 
 # Each front door as a user outside the repository gets it (tests/install/):
 # the packages' metadata, the packaged ledger-core crate tested unpacked, the
@@ -44,8 +37,8 @@ node-test:
 install-test:
 	python3 tests/install/metadata.py
 	tests/install/crate.sh
-	$(PACKAGE_BUILD) tests/install/wheel.sh
-	$(PACKAGE_BUILD) tests/install/npm.sh
+	tests/install/wheel.sh
+	tests/install/npm.sh
 
 fmt:
 	$(CARGO) fmt --all
