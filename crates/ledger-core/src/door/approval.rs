@@ -128,9 +128,10 @@ pub(super) fn verbs() -> Vec<Verb> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use crate::door::testing::call;
     use serde_json::{Value, json};
 
-    use crate::door::{Case, Hooks, respond};
+    use crate::door::Case;
 
     const TASKS: &str =
         "## 1. Core\n- [ ] 1.1 Add login\n  - [ ] 1.1.1 Test it\n* [ ] 1.2 Add tokens\n";
@@ -145,18 +146,6 @@ mod tests {
         std::fs::write(change.join("specs/auth/spec.md"), "# Auth\n").unwrap();
         std::fs::write(change.join("tasks.md"), TASKS).unwrap();
         dir
-    }
-
-    fn call(dir: &tempfile::TempDir, verb: &str, options: Value, case: Case) -> Value {
-        let ws = dir.path().to_str().unwrap();
-        let reply = respond(
-            Some(ws),
-            verb,
-            &options.to_string(),
-            case,
-            &Hooks::default(),
-        );
-        serde_json::from_str(&reply).unwrap()
     }
 
     #[test]

@@ -294,6 +294,7 @@ pub(super) fn verbs() -> Vec<Verb> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use crate::door::testing::{call, code};
     use base64::Engine as _;
     use base64::engine::general_purpose::STANDARD;
     use serde_json::{Value, json};
@@ -302,22 +303,6 @@ mod tests {
 
     use super::TimeoutMs;
     use crate::door::{Case, Hooks, respond};
-
-    fn call(dir: &tempfile::TempDir, verb: &str, options: Value, case: Case) -> Value {
-        let ws = dir.path().to_str().unwrap();
-        let reply = respond(
-            Some(ws),
-            verb,
-            &options.to_string(),
-            case,
-            &Hooks::default(),
-        );
-        serde_json::from_str(&reply).unwrap()
-    }
-
-    fn code(reply: &Value) -> &str {
-        reply["error"]["code"].as_str().unwrap_or("(none)")
-    }
 
     /// A workspace with one input file, `src/lib.txt`.
     fn workspace() -> tempfile::TempDir {

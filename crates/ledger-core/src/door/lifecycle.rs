@@ -222,27 +222,12 @@ pub(super) fn verbs() -> Vec<Verb> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use serde_json::{Value, json};
+    use crate::door::testing::{call, code};
+    use serde_json::json;
 
     use super::task_ids;
     use crate::approval::TaskIds;
-    use crate::door::{Case, Hooks, respond};
-
-    fn call(dir: &tempfile::TempDir, verb: &str, options: Value, case: Case) -> Value {
-        let ws = dir.path().to_str().unwrap();
-        let reply = respond(
-            Some(ws),
-            verb,
-            &options.to_string(),
-            case,
-            &Hooks::default(),
-        );
-        serde_json::from_str(&reply).unwrap()
-    }
-
-    fn code(reply: &Value) -> &str {
-        reply["error"]["code"].as_str().unwrap_or("(none)")
-    }
+    use crate::door::Case;
 
     /// Change `add-auth` with every spec-driven artifact, and a delivery in `src/`.
     fn workspace() -> tempfile::TempDir {

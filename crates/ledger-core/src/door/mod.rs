@@ -445,6 +445,34 @@ fn reference_name(schema: &Schema) -> Option<&str> {
     reference.rsplit_once('/').map(|(_, name)| name)
 }
 
+/// What the concept files' tests share: a call through [`respond`], as a door
+/// makes it, and the code of a failed reply.
+#[cfg(test)]
+pub(crate) mod testing {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::Value;
+
+    use super::{Case, Hooks, respond};
+
+    /// The reply of `verb` with `options` in the workspace `dir`, as JSON.
+    pub(crate) fn call(dir: &tempfile::TempDir, verb: &str, options: Value, case: Case) -> Value {
+        let ws = dir.path().to_str().unwrap();
+        let reply = respond(
+            Some(ws),
+            verb,
+            &options.to_string(),
+            case,
+            &Hooks::default(),
+        );
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    /// The error code of a reply, `(none)` when it succeeded.
+    pub(crate) fn code(reply: &Value) -> &str {
+        reply["error"]["code"].as_str().unwrap_or("(none)")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

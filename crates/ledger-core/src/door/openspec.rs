@@ -336,6 +336,7 @@ pub(super) fn verbs() -> Vec<Verb> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use crate::door::testing::code;
     use serde_json::{Value, json};
 
     use crate::door::{Case, Hooks, respond};
@@ -348,10 +349,6 @@ mod tests {
 
     fn free(verb: &str, options: Value) -> Value {
         call(None, verb, options, Case::Snake)
-    }
-
-    fn code(reply: &Value) -> &str {
-        reply["error"]["code"].as_str().unwrap_or("(none)")
     }
 
     const PLAN: &str = "artifacts:\n  - {id: proposal, generates: proposal.md}\n  - {id: plan, generates: todo/*.md, requires: [proposal]}\napply:\n  tracks: todo/*.md\n";

@@ -117,6 +117,7 @@ pub(super) fn verbs() -> Vec<Verb> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use crate::door::testing::code;
     use serde_json::{Value, json};
 
     use crate::door::{Case, Hooks, respond};
@@ -125,10 +126,6 @@ mod tests {
         let ws = ws.map(|p| p.to_str().unwrap());
         let reply = respond(ws, verb, &options.to_string(), case, &Hooks::default());
         serde_json::from_str(&reply).unwrap()
-    }
-
-    fn code(reply: &Value) -> &str {
-        reply["error"]["code"].as_str().unwrap_or("(none)")
     }
 
     #[test]
