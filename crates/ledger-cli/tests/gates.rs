@@ -913,16 +913,18 @@ fn what_the_command_leaves_in_its_group_is_stopped_when_it_ends() {
 fn a_timeout_bounds_the_run_whoever_holds_the_pipes() {
     let (s, counter) = setup();
     let pid = s.dir.path().join("escaped-pid");
-    // A process that leaves the group (setsid) and holds stdout for 30 s.
+    // A process that leaves the group (setsid) and holds stdout for 30 s; the
+    // command goes on only once it has left (wrote its pid), so that no stop of
+    // the group can reach it first, however loaded the machine.
     let escape = format!(
-        "setsid sh -c 'echo $$ > \"{}\"; exec sleep 30' & echo started",
+        "setsid sh -c 'echo $$ > \"{0}\"; exec sleep 30' & while [ ! -s \"{0}\" ]; do sleep 0.01; done; echo started",
         pid.display()
     );
     let clock = std::time::Instant::now();
     let out = gate_run(
         &s,
         &counter,
-        &["--timeout", "1s", "--json"],
+        &["--timeout", "5s", "--json"],
         &format!("{escape}; sleep 30"),
     );
     let elapsed = clock.elapsed();
