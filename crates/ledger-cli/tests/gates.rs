@@ -534,7 +534,7 @@ fn a_recorded_cwd_is_read_normalized() {
     ];
     assert_eq!(json_of(&ledger_with(&s, &src, &[], &run))["reused"], false);
     // Evidence written by another tool, its cwd in another spelling.
-    let store = Store::open(utf8(&s.w()));
+    let store = Store::open(utf8(&s.w())).unwrap();
     let head = store.head("gates/test").unwrap().unwrap();
     let mut body = store.read_record::<serde_json::Value>(&head).unwrap().body;
     body["spec"]["cwd"] = "./src/".into();
@@ -656,7 +656,7 @@ fn evidence_whose_entries_do_not_give_its_fingerprint_is_refused() {
     // the inputs as they are now, while its entries are those the gate saw.
     let (_, now) = check_json(&s, &[]);
     let new_fingerprint = now["reasons"][0]["comparison"]["new"].clone();
-    let store = Store::open(utf8(&s.w()));
+    let store = Store::open(utf8(&s.w())).unwrap();
     let head = store.head("gates/test").unwrap().unwrap();
     let mut body = store.read_record::<serde_json::Value>(&head).unwrap().body;
     body["inventory"]["fingerprint"] = new_fingerprint;
@@ -686,7 +686,7 @@ fn a_check_without_evidence_or_command_says_no_evidence() {
 /// Replaces the head of `gates/test` with `edit` applied to its evidence, as a
 /// consistent record (its bytes hash to its name): a forgery, not damage.
 fn forge(s: &Sandbox, edit: impl FnOnce(&mut serde_json::Value)) {
-    let store = Store::open(utf8(&s.w()));
+    let store = Store::open(utf8(&s.w())).unwrap();
     let head = store.head("gates/test").unwrap().unwrap();
     let mut body = store.read_record::<serde_json::Value>(&head).unwrap().body;
     edit(&mut body);

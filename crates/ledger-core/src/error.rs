@@ -337,6 +337,17 @@ pub enum Error {
         /// The new record, written but named by no ref.
         orphan: String,
     },
+    /// Heads of one ref that went apart (this store's and a fetched one, or
+    /// two fetched ones): nothing is merged and no head wins by itself.
+    #[error(
+        "ref {pointer:?} has heads that went apart: {heads}; nothing was merged — read them, then write from the one to keep (ledger store resolve)"
+    )]
+    DivergentHeads {
+        /// The ref name, e.g. `changes/add-auth`.
+        pointer: String,
+        /// Every head, local first.
+        heads: String,
+    },
     /// A record advanced onto a ref it does not follow.
     #[error(
         "cannot advance ref {pointer:?} from record {expected} to record {record}: that record follows {follows}; moving the ref would drop records from its history — write a record that follows {expected}"
@@ -551,6 +562,7 @@ impl Error {
             | Error::UnknownChange { active: path, .. } => Some(&path.0),
             Error::CorruptRecord { path, .. } => Some(&path.0),
             Error::PointerConflict { .. }
+            | Error::DivergentHeads { .. }
             | Error::ChainMismatch { .. }
             | Error::BadRefName { .. }
             | Error::BadRecordId { .. } => None,
@@ -588,7 +600,7 @@ mod tests {
             path: DisplayPath::from("x"),
         };
         assert_eq!(e.code(), "non-utf8-path");
-        assert_eq!(Error::CODES.len(), 45);
+        assert_eq!(Error::CODES.len(), 46);
         assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
         let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
         assert_eq!(unique.len(), Error::CODES.len());

@@ -77,7 +77,7 @@ impl Repo {
 
     /// An envelope approving every artifact as it is now, through the store.
     fn approve_all(&self) -> StateEnvelope {
-        let store = Store::open(utf8(self.path()));
+        let store = Store::open(utf8(self.path())).unwrap();
         for a in ["proposal", "specs", "design", "tasks"] {
             approve(&store, &self.change(), a, "msg-1", Absence::Refuse).unwrap();
         }
@@ -282,7 +282,7 @@ fn legacy_state_without_bindings_is_unbound() {
 #[test]
 fn approve_and_status_through_the_store() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     let change = repo.change();
     assert!(!status(&store, &change).unwrap().all_approved());
     for a in ["proposal", "specs", "design", "tasks"] {
@@ -295,8 +295,8 @@ fn approve_and_status_through_the_store() {
     let now = status(&store, &change).unwrap();
     assert!(now.all_approved(), "{now:?}");
     assert!(now.state_record.is_some());
-    // The store itself never enters an approval set.
-    assert!(std::fs::read_dir(repo.path().join(".ledger")).is_ok());
+    // In a Git checkout the store is the repository's, never in an approval set.
+    assert!(std::fs::read_dir(repo.path().join(".git/ledger/records")).is_ok());
     assert!(status(&store, &change).unwrap().all_approved());
     // Re-approving after a change restores the approval of that artifact only.
     repo.write("design.md", "# Design v2\n");
@@ -316,7 +316,7 @@ fn approve_and_status_through_the_store() {
 #[test]
 fn approval_is_refused_when_blocked_or_without_source() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     repo.remove("diagrams/flow.svg");
     let err = approve(&store, &repo.change(), "design", "msg", Absence::Refuse).unwrap_err();
     assert_eq!(err.code(), "missing-material");
@@ -381,7 +381,7 @@ fn code<T: std::fmt::Debug>(result: ledger_core::Result<T>) -> &'static str {
 fn a_change_without_spec_files_has_an_empty_specs_set() {
     let repo = Repo::new();
     std::fs::remove_dir_all(repo.path().join(CHANGE).join("specs")).unwrap();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     let change = repo.change();
     let specs = change.inventory("specs").unwrap();
     assert!(specs.entries.is_empty(), "{:?}", specs.entries);
@@ -406,7 +406,7 @@ fn a_change_without_spec_files_has_an_empty_specs_set() {
 #[test]
 fn an_approval_is_refused_while_an_upstream_is_blocked() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     let change = repo.change();
     for a in ["proposal", "specs"] {
         approve(&store, &change, a, "m", Absence::Refuse).unwrap();
@@ -444,7 +444,7 @@ fn a_binding_without_an_upstream_fingerprint_is_reset() {
 #[test]
 fn an_unknown_change_is_refused_and_nothing_is_recorded() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     let ws = Utf8Path::from_path(repo.path()).unwrap();
     let typo = ChangeSet::new(ws, "add-atuh", ArtifactGraph::spec_driven()).unwrap();
     let err = approve(&store, &typo, "proposal", "m", Absence::Approve).unwrap_err();
@@ -461,7 +461,7 @@ fn an_unknown_change_is_refused_and_nothing_is_recorded() {
 #[test]
 fn an_artifact_whose_file_is_missing_needs_the_explicit_absence() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     let schema = "artifacts:\n  - id: brief\n    generates: proposal.md\n  - id: review\n    generates: review.md\n    requires: [brief]\n";
     let graph = ArtifactGraph::from_schema_yaml(schema, "schema.yaml").unwrap();
     let ws = Utf8Path::from_path(repo.path()).unwrap();
@@ -480,7 +480,7 @@ fn an_artifact_whose_file_is_missing_needs_the_explicit_absence() {
 #[test]
 fn status_lists_the_paths_that_changed() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     let change = repo.change();
     repo.approve_all();
     repo.write("specs/auth/spec.md", "## Requirement: login v2\n");
@@ -514,7 +514,7 @@ fn status_lists_the_paths_that_changed() {
 #[test]
 fn an_archived_change_is_found_by_name_and_reported_as_archived() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     repo.approve_all();
     let archive = repo.path().join("openspec/changes/archive");
     std::fs::create_dir_all(&archive).unwrap();
@@ -559,7 +559,7 @@ fn an_archived_change_is_found_by_name_and_reported_as_archived() {
 #[test]
 fn a_gone_change_is_reported_as_gone_and_can_be_retired() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     repo.approve_all();
     std::fs::remove_dir_all(repo.path().join(CHANGE)).unwrap();
     let change = repo.change();
@@ -586,7 +586,7 @@ fn a_gone_change_is_reported_as_gone_and_can_be_retired() {
 #[test]
 fn a_design_that_is_no_regular_file_blocks_without_hanging_or_following() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     let design = repo.path().join(CHANGE).join("design.md");
     let blocked = |repo: &Repo| -> String {
         let status = status(&store, &repo.change()).unwrap();
@@ -607,7 +607,7 @@ fn a_design_that_is_no_regular_file_blocks_without_hanging_or_following() {
 #[test]
 fn a_state_pointer_naming_another_kind_of_record_is_corrupt() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     // Any JSON object would read as an empty envelope: the kind decides.
     store
         .commit(
@@ -625,7 +625,7 @@ fn a_state_pointer_naming_another_kind_of_record_is_corrupt() {
 #[test]
 fn changes_lists_every_change_with_recorded_state() {
     let repo = Repo::new();
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     assert!(ledger_core::approval::changes(&store).unwrap().is_empty());
     repo.approve_all();
     store
@@ -652,7 +652,7 @@ const OPENSPEC_TASKS: &str =
 fn under_openspec_checkbox_ticking_is_progress_and_status_keeps_the_recorded_rule() {
     let repo = Repo::new();
     repo.write("tasks.md", OPENSPEC_TASKS);
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     let mut change = repo.change();
     change = change.with_task_rule(Some(TaskRule::OpenspecCheckbox));
     for a in ["proposal", "specs", "design", "tasks"] {
@@ -696,7 +696,7 @@ fn under_openspec_checkbox_ticking_is_progress_and_status_keeps_the_recorded_rul
 fn under_the_default_rule_ticking_an_openspec_task_is_a_change() {
     let repo = Repo::new();
     repo.write("tasks.md", OPENSPEC_TASKS);
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     for a in ["proposal", "specs", "design", "tasks"] {
         approve(&store, &repo.change(), a, "msg", Absence::Refuse).unwrap();
     }
@@ -745,7 +745,7 @@ fn a_schema_naming_the_rule_chooses_it() {
 fn every_reader_of_the_tasks_uses_the_rule_their_approval_recorded() {
     let repo = Repo::new();
     repo.write("tasks.md", OPENSPEC_TASKS);
-    let store = Store::open(utf8(repo.path()));
+    let store = Store::open(utf8(repo.path())).unwrap();
     // Under the default rule OpenSpec's three task lines are no task: a warning each time.
     let binding = approve(&store, &repo.change(), "tasks", "msg", Absence::Refuse).unwrap();
     let warnings = repo.change().task_rule_warnings(&binding);

@@ -283,11 +283,11 @@ fn a_cache_that_does_not_check_out_is_discarded_and_replaced() {
         std::fs::write(&cache, bad).unwrap();
         assert_eq!(expand_checked(dir.path()), good);
         assert_eq!(cached(dir.path()), 10, "rewritten whole");
-        let report = Store::open(utf8(dir.path())).check().unwrap();
+        let report = Store::open(utf8(dir.path())).unwrap().check().unwrap();
         assert!(report.cache.unwrap().intact);
     }
     std::fs::write(&cache, b"garbage").unwrap();
-    let report = Store::open(utf8(dir.path())).check().unwrap();
+    let report = Store::open(utf8(dir.path())).unwrap().check().unwrap();
     let cache_report = report.cache.clone().unwrap();
     assert_eq!((cache_report.bytes, cache_report.intact), (7, false));
     assert!(
@@ -305,7 +305,7 @@ fn an_untrusted_store_gets_no_cache() {
     let elsewhere = tempfile::tempdir().unwrap();
     std::fs::write(elsewhere.path().join("target"), b"planted").unwrap();
     symlink(elsewhere.path().join("target"), dir.path().join(CACHE)).unwrap();
-    let report = Store::open(utf8(dir.path())).check().unwrap();
+    let report = Store::open(utf8(dir.path())).unwrap().check().unwrap();
     assert!(report.corrupt.iter().any(|c| c.file == "digest-cache"));
     expand_checked(dir.path());
     assert_eq!(

@@ -227,7 +227,7 @@ fn missing_source() -> Error {
     let dir = tempfile::tempdir().unwrap();
     let set = ChangeSet::new(ws(&dir), "c", ArtifactGraph::spec_driven()).unwrap();
     approve(
-        &Store::open(utf8(dir.path())),
+        &Store::open(utf8(dir.path())).unwrap(),
         &set,
         "proposal",
         " ",
@@ -251,7 +251,7 @@ fn unknown_change() -> Error {
     let (dir, _) = change_dir("");
     let typo = ChangeSet::new(ws(&dir), "cc", ArtifactGraph::spec_driven()).unwrap();
     approve(
-        &Store::open(utf8(dir.path())),
+        &Store::open(utf8(dir.path())).unwrap(),
         &typo,
         "proposal",
         "m",
@@ -263,7 +263,7 @@ fn unknown_change() -> Error {
 fn upstream_blocked() -> Error {
     let (dir, set) = change_dir("![gone](gone.png)\n");
     approve(
-        &Store::open(utf8(dir.path())),
+        &Store::open(utf8(dir.path())).unwrap(),
         &set,
         "tasks",
         "m",
@@ -275,7 +275,7 @@ fn upstream_blocked() -> Error {
 fn absent_artifact() -> Error {
     let (dir, set) = change_dir("");
     approve(
-        &Store::open(utf8(dir.path())),
+        &Store::open(utf8(dir.path())).unwrap(),
         &set,
         "specs",
         "m",
@@ -289,14 +289,14 @@ fn validation_refused() -> Error {
     let (dir, set) = change_dir("");
     let mut request = ValidationRequest::new(Verdict::Pass, "review 7");
     request.no_delivery = Some("a planning-only change".to_owned());
-    record_validation(&Store::open(utf8(dir.path())), &set, &request).unwrap_err()
+    record_validation(&Store::open(utf8(dir.path())).unwrap(), &set, &request).unwrap_err()
 }
 
 /// A PASS naming no delivery root or path, and not declaring there is none.
 fn no_delivery() -> Error {
     let (dir, set) = change_dir("");
     let request = ValidationRequest::new(Verdict::Pass, "review 7");
-    record_validation(&Store::open(utf8(dir.path())), &set, &request).unwrap_err()
+    record_validation(&Store::open(utf8(dir.path())).unwrap(), &set, &request).unwrap_err()
 }
 
 /// An approval of a fingerprint the set no longer has.
@@ -312,14 +312,14 @@ fn fingerprint_moved() -> Error {
         reviewed: Some(reviewed),
         started_from: None,
     };
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     approve_with(&store, &set, "proposal", "m", Absence::Refuse, &basis).unwrap_err()
 }
 
 /// A finalization check of a change that was never validated.
 fn not_validated() -> Error {
     let (dir, set) = change_dir("");
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     approve(&store, &set, "proposal", "m", Absence::Refuse).unwrap();
     finalize_check(&store, &set, &[]).unwrap_err()
 }
@@ -337,7 +337,7 @@ fn untrusted_store() -> Error {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
     symlink("elsewhere", dir.path().join(STORE_DIR)).unwrap();
-    Store::open(utf8(dir.path())).head("changes/x").unwrap_err()
+    Store::open(utf8(dir.path())).unwrap().head("changes/x").unwrap_err()
 }
 
 fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
@@ -347,7 +347,7 @@ fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
         .unwrap_or_default();
     let argv = argv.iter().map(|s| s.to_string()).collect();
     let spec = GateSpec::new("g", argv, ".", walk(&dir), prerequisites).unwrap();
-    run_gate(&Store::open(utf8(dir.path())), &spec, Echo::Off).unwrap_err()
+    run_gate(&Store::open(utf8(dir.path())).unwrap(), &spec, Echo::Off).unwrap_err()
 }
 
 fn entries(list: &[(&str, &str, &str, &str)]) -> Error {
@@ -360,7 +360,7 @@ fn entries(list: &[(&str, &str, &str, &str)]) -> Error {
 
 fn store_conflict() -> Error {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     let first = store.commit("changes/c", "state", None, &1).unwrap();
     store
         .commit("changes/c", "state", Some(&first), &2)
@@ -372,7 +372,7 @@ fn store_conflict() -> Error {
 
 fn chain_mismatch() -> Error {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     let first = store.commit("changes/c", "state", None, &1).unwrap();
     let unrelated = store.write_record("state", None, &2).unwrap();
     store
@@ -382,7 +382,7 @@ fn chain_mismatch() -> Error {
 
 fn corrupt_record() -> Error {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     let id = store.commit("changes/c", "state", None, &1).unwrap();
     let file = dir.path().join(format!(".ledger/records/{id}.json"));
     let mut text = std::fs::read_to_string(&file).unwrap();
@@ -461,7 +461,7 @@ fn every_code_is_provoked_by_a_real_input() {
         ("untrusted-store", untrusted_store()),
         (
             "invalid-argument",
-            retire(&Store::open(Utf8Path::new("/nonexistent")), "c", " ").unwrap_err(),
+            retire(&Store::open(Utf8Path::new("/nonexistent")).unwrap(), "c", " ").unwrap_err(),
         ),
         ("prerequisite-failed", gate(&["true"], Some("exit 3"))),
         (
@@ -482,7 +482,7 @@ fn every_code_is_provoked_by_a_real_input() {
         ("corrupt-record", corrupt_record()),
         (
             "bad-ref-name",
-            Store::open(Utf8Path::new("/w")).head("../x").unwrap_err(),
+            Store::open(Utf8Path::new("/w")).unwrap().head("../x").unwrap_err(),
         ),
         ("bad-record-id", "xyz".parse::<RecordId>().unwrap_err()),
     ];

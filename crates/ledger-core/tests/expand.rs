@@ -147,7 +147,7 @@ fn a_workspace_that_is_a_file_is_unreadable() {
 #[test]
 fn the_store_of_a_missing_workspace_is_unreadable() {
     let store =
-        ledger_core::records::Store::open(camino::Utf8Path::new("/nonexistent/ledger/workspace"));
+        ledger_core::records::Store::open(camino::Utf8Path::new("/nonexistent/ledger/workspace")).unwrap();
     for err in [
         store.check().unwrap_err(),
         store.head("changes/x").unwrap_err(),
@@ -160,7 +160,7 @@ fn the_store_of_a_missing_workspace_is_unreadable() {
     }
     // An existing workspace without a store is empty and clean.
     let dir = tempfile::tempdir().unwrap();
-    let store = ledger_core::records::Store::open(utf8(dir.path()));
+    let store = ledger_core::records::Store::open(utf8(dir.path())).unwrap();
     assert!(store.check().unwrap().is_clean());
     assert_eq!(store.head("changes/x").unwrap(), None);
 }

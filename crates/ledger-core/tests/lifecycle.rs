@@ -67,7 +67,7 @@ impl Repo {
     }
 
     fn store(&self) -> Store {
-        Store::open(utf8(self.path()))
+        Store::open(utf8(self.path())).unwrap()
     }
 
     fn change(&self) -> ChangeSet {

@@ -53,7 +53,7 @@ impl Project {
     }
 
     fn store(&self) -> Store {
-        Store::open(ledger_testkit::utf8(self.dir.path()))
+        Store::open(ledger_testkit::utf8(self.dir.path())).unwrap()
     }
 
     fn approve_all(&self, schema: Option<&str>) {

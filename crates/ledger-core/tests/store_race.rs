@@ -143,7 +143,7 @@ fn racing_processes_each_advance_the_chain_exactly_once() {
         conflicted.len()
     );
 
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     let chain = store.history(REF).unwrap();
     let on_chain: BTreeSet<Attempt> = chain.iter().map(|id| body(&store, id)).collect();
     // Every reported success is on the chain exactly once, and nothing else is.
@@ -184,7 +184,7 @@ fn assert_modes(dir: &Path) {
 #[test]
 fn a_writer_killed_mid_save_leaves_a_valid_ref_and_visible_leftovers() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     let mut child = spawn(dir.path(), 0, "crash");
     let start = Instant::now();
     while store.history(REF).map_or(0, |h| h.len()) < 30 {
@@ -225,7 +225,7 @@ fn a_writer_killed_mid_save_leaves_a_valid_ref_and_visible_leftovers() {
 #[test]
 fn an_interrupted_save_stays_visible_and_the_ref_stays_valid() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     let first = store.commit(REF, "state", None, &1).unwrap();
     let head = store.commit(REF, "state", Some(&first), &2).unwrap();
     // As if a writer died after its record was linked but before the ref moved,

@@ -27,7 +27,7 @@ const REF: &str = "changes/add-auth";
 /// A workspace with a store holding one state record on [`REF`].
 fn workspace() -> (tempfile::TempDir, Store, RecordId) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     let id = store.commit(REF, "state", None, &"drafted").unwrap();
     (dir, store, id)
 }
@@ -95,7 +95,7 @@ fn a_symlinked_store_is_refused_and_nothing_is_written_where_it_points() {
     let dir = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     symlink(outside.path(), dir.path().join(STORE_DIR)).unwrap();
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
 
     let err = store.commit(REF, "state", None, &1).unwrap_err();
     assert_eq!(err.code(), "untrusted-store", "{err}");

@@ -21,7 +21,7 @@
 //! std::fs::create_dir_all(&change_dir)?;
 //! std::fs::write(change_dir.join("proposal.md"), "# Why\n")?;
 //!
-//! let store = Store::open(workspace);
+//! let store = Store::open(workspace)?;
 //! let change = ChangeSet::open(workspace, "add-auth", DEFAULT_CHANGES_ROOT, None)?;
 //! approve(&store, &change, "proposal", "reviewer: ana", Absence::Refuse)?;
 //! let row = |s: &ledger_core::approval::ApprovalStatus| s.artifacts[0].state;

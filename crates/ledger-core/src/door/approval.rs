@@ -19,7 +19,7 @@ change_options! {
 
 fn status(ws: &Workspace, options: StatusOptions) -> Result<ApprovalStatus> {
     let change = options.open(ws)?;
-    crate::approval::status(ws.store(), &change)
+    crate::approval::status(ws.store()?, &change)
 }
 
 change_options! {
@@ -54,7 +54,7 @@ fn approve(ws: &Workspace, o: ApproveOptions) -> Result<Binding> {
     let change = o.open(ws)?;
     let basis = write_basis(o.reviewed.as_deref(), o.expected.as_deref())?;
     let binding = crate::approval::approve_with(
-        ws.store(),
+        ws.store()?,
         &change,
         &o.artifact,
         &o.source,
@@ -99,7 +99,7 @@ pub struct RetireOptions {
 
 fn retire(ws: &Workspace, o: RetireOptions) -> Result<RecordId> {
     let from = started_from(o.expected.as_deref())?;
-    crate::approval::retire_from(ws.store(), &o.change, &o.reason, from.as_ref())
+    crate::approval::retire_from(ws.store()?, &o.change, &o.reason, from.as_ref())
 }
 
 /// The state envelope a change's pointer names, and its record (`ledger state
@@ -112,7 +112,7 @@ pub struct CurrentStateOptions {
 }
 
 fn current_state(ws: &Workspace, o: CurrentStateOptions) -> Result<CurrentState> {
-    crate::approval::current_state(ws.store(), &o.change).map(CurrentState::from)
+    crate::approval::current_state(ws.store()?, &o.change).map(CurrentState::from)
 }
 
 /// The verbs of this file.

@@ -60,7 +60,7 @@ fn spec(
 
 fn check_gate(ws: &Workspace, o: CheckGateOptions) -> Result<Freshness> {
     let spec = spec(ws, &o.name, o.argv, &o.cwd, &o.scope, o.prerequisites)?;
-    crate::gate::check_gate(ws.store(), &spec)
+    crate::gate::check_gate(ws.store()?, &spec)
 }
 
 /// What `ledger gate check` answers: whether the gate's latest evidence is
@@ -212,7 +212,7 @@ fn run_gate(ws: &Workspace, o: RunGateOptions) -> Result<GateRun> {
         forward_signals: false,
         interrupt: ws.interrupt(),
     };
-    let outcome = crate::gate::run_gate_with(ws.store(), &spec, &options)?;
+    let outcome = crate::gate::run_gate_with(ws.store()?, &spec, &options)?;
     let exit_code = outcome.exit_code();
     Ok(GateRun { outcome, exit_code })
 }
@@ -226,7 +226,7 @@ pub struct LatestEvidenceOptions {
 }
 
 fn latest_evidence(ws: &Workspace, o: LatestEvidenceOptions) -> Result<Option<LatestEvidence>> {
-    Ok(crate::gate::latest_evidence(ws.store(), &o.gate)?.map(LatestEvidence::from))
+    Ok(crate::gate::latest_evidence(ws.store()?, &o.gate)?.map(LatestEvidence::from))
 }
 
 /// The output the gate's latest run kept (raw bytes, as the command wrote
@@ -241,7 +241,7 @@ pub struct GateOutputOptions {
 }
 
 fn gate_output(ws: &Workspace, o: GateOutputOptions) -> Result<Option<Bytes>> {
-    Ok(crate::gate::gate_output(ws.store(), &o.gate)?.map(|kept| Bytes(kept.bytes)))
+    Ok(crate::gate::gate_output(ws.store()?, &o.gate)?.map(|kept| Bytes(kept.bytes)))
 }
 
 /// The output one evidence record kept (raw bytes); `invalid-argument` for
@@ -256,9 +256,9 @@ pub struct EvidenceOutputOptions {
 fn evidence_output(ws: &Workspace, o: EvidenceOutputOptions) -> Result<Bytes> {
     let id: RecordId = o.record.parse()?;
     let record = ws
-        .store()
+        .store()?
         .read_record_of_kind::<Evidence>(&id, EVIDENCE_KIND)?;
-    let kept = crate::gate::evidence_output(ws.store(), id, &record.body)?;
+    let kept = crate::gate::evidence_output(ws.store()?, id, &record.body)?;
     Ok(Bytes(kept.bytes))
 }
 

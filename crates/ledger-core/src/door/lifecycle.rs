@@ -86,7 +86,7 @@ fn advance_state(ws: &Workspace, o: AdvanceStateOptions) -> Result<CurrentState>
         tasks: task_ids(o.completed, o.remaining),
     };
     let (record, state) =
-        crate::approval::advance_state(ws.store(), &change, &patch, expected.as_ref())?;
+        crate::approval::advance_state(ws.store()?, &change, &patch, expected.as_ref())?;
     Ok(CurrentState {
         record: Some(record),
         state,
@@ -103,7 +103,7 @@ pub struct StateLogOptions {
 }
 
 fn state_log(ws: &Workspace, o: StateLogOptions) -> Result<Vec<LogEntry>> {
-    crate::approval::state_log(ws.store(), &o.change)
+    crate::approval::state_log(ws.store()?, &o.change)
 }
 
 change_options! {
@@ -169,7 +169,7 @@ fn record_validation(ws: &Workspace, o: RecordValidationOptions) -> Result<Curre
     request.no_delivery = o.no_delivery;
     request.basis = write_basis(o.reviewed.as_deref(), o.expected.as_deref())?;
     request.gates_observing(ws.path(), &o.gates, &o.gate_prerequisites)?;
-    let (record, state) = crate::lifecycle::record_validation(ws.store(), &change, &request)?;
+    let (record, state) = crate::lifecycle::record_validation(ws.store()?, &change, &request)?;
     Ok(CurrentState {
         record: Some(record),
         state,
@@ -190,7 +190,7 @@ change_options! {
 
 fn check_validation(ws: &Workspace, o: CheckValidationOptions) -> Result<ValidationCheck> {
     let change = o.open(ws)?;
-    crate::lifecycle::check_validation_with(ws.store(), &change, &o.gate_prerequisites)
+    crate::lifecycle::check_validation_with(ws.store()?, &change, &o.gate_prerequisites)
 }
 
 change_options! {
@@ -205,7 +205,7 @@ change_options! {
 
 fn finalize_check(ws: &Workspace, o: FinalizeCheckOptions) -> Result<Finalization> {
     let change = o.open(ws)?;
-    crate::lifecycle::finalize_check(ws.store(), &change, &o.expect)
+    crate::lifecycle::finalize_check(ws.store()?, &change, &o.expect)
 }
 
 /// Every verb of this file, for the registry in door/mod.rs.

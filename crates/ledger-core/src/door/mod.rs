@@ -90,7 +90,7 @@ pub struct Hooks {
 /// and a change cannot come from two places.
 pub struct Workspace {
     path: Utf8PathBuf,
-    store: Store,
+    store: std::sync::OnceLock<Store>,
     hooks: Hooks,
     warnings: Mutex<Vec<Warning>>,
 }
@@ -111,7 +111,7 @@ impl Workspace {
     pub fn new(path: impl Into<Utf8PathBuf>, hooks: Hooks) -> Workspace {
         let path = path.into();
         Workspace {
-            store: Store::open(&path),
+            store: std::sync::OnceLock::new(),
             path,
             hooks,
             warnings: Mutex::new(Vec::new()),
@@ -123,9 +123,13 @@ impl Workspace {
         &self.path
     }
 
-    /// The workspace's record store (`<workspace>/.ledger`).
-    pub fn store(&self) -> &Store {
-        &self.store
+    /// The workspace's record store ([`Store::open`]), opened on first use.
+    pub fn store(&self) -> Result<&Store> {
+        if let Some(store) = self.store.get() {
+            return Ok(store);
+        }
+        let store = Store::open(&self.path)?;
+        Ok(self.store.get_or_init(|| store))
     }
 
     /// The scope `options` declare in this workspace.

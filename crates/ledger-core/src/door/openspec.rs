@@ -179,7 +179,7 @@ change_options! {
 }
 
 fn change_tasks(ws: &Workspace, o: ChangeTasksOptions) -> Result<ChangeTasks> {
-    o.open(ws)?.tasks_in(ws.store())
+    o.open(ws)?.tasks_in(ws.store()?)
 }
 
 /// An artifact graph, checked (duplicate ids, unknown `requires`, cycles) and

@@ -30,7 +30,7 @@ pub struct StoreCheck {
 pub struct StoreCheckOptions {}
 
 fn store_check(ws: &Workspace, _: StoreCheckOptions) -> Result<StoreCheck> {
-    let report = ws.store().check()?;
+    let report = ws.store()?.check()?;
     let clean = report.is_clean();
     Ok(StoreCheck { report, clean })
 }
@@ -44,7 +44,7 @@ pub struct HeadOptions {
 }
 
 fn head(ws: &Workspace, o: HeadOptions) -> Result<Option<RecordId>> {
-    ws.store().head(&o.reference)
+    ws.store()?.head(&o.reference)
 }
 
 /// The records on a ref, newest first.
@@ -56,7 +56,7 @@ pub struct HistoryOptions {
 }
 
 fn history(ws: &Workspace, o: HistoryOptions) -> Result<Vec<RecordId>> {
-    ws.store().history(&o.reference)
+    ws.store()?.history(&o.reference)
 }
 
 /// Every ref and the record it names, sorted by name.
@@ -65,10 +65,14 @@ fn history(ws: &Workspace, o: HistoryOptions) -> Result<Vec<RecordId>> {
 pub struct RefsOptions {}
 
 fn refs(ws: &Workspace, _: RefsOptions) -> Result<Vec<RefHead>> {
-    let refs = ws.store().refs()?;
+    let refs = ws.store()?.refs()?;
     Ok(refs
         .into_iter()
-        .map(|(name, id)| RefHead { name, id })
+        .map(|(name, id)| RefHead {
+            name,
+            id,
+            remote: None,
+        })
         .collect())
 }
 
@@ -85,7 +89,7 @@ fn stored_record(
     o: StoredRecordOptions,
 ) -> Result<StoredRecord<serde_json::Value>> {
     let id: RecordId = o.id.parse()?;
-    ws.store().read_record(&id)
+    ws.store()?.read_record(&id)
 }
 
 /// Every verb of this file, for the registry in door/mod.rs.

@@ -104,7 +104,7 @@ impl Listing {
     /// Opens the repository for `dir` and reads its index. `Ok(None)` when there is
     /// no repository (see [`Locate`]).
     pub(crate) fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<Listing>> {
-        let Some(repo) = open(dir, locate, display)? else {
+        let Some(repo) = open_repository(dir, locate, display)? else {
             return Ok(None);
         };
         Listing::of(repo, dir, display).map(Some)
@@ -319,7 +319,7 @@ impl Worktree {
     /// a bare one (see [`worktree_root`]).
     pub(crate) fn open(dir: &Path) -> Result<Option<Worktree>> {
         let display = dir.display().to_string();
-        let Some(repo) = open(dir, Locate::Discover, &display)? else {
+        let Some(repo) = open_repository(dir, Locate::Discover, &display)? else {
             return Ok(None);
         };
         let Some(workdir) = repo.workdir() else {
@@ -347,7 +347,7 @@ fn git_error(display: &str, message: impl Into<String>) -> Error {
 /// An `Error::Git` carrying what gix reported: its whole chain of causes on one line
 /// in the message (never gix's multi-line `Debug` rendering), the error itself as
 /// the source.
-fn gix_error(display: &str, what: &str, err: gix::Error) -> Error {
+pub(crate) fn gix_error(display: &str, what: &str, err: gix::Error) -> Error {
     Error::Git {
         path: DisplayPath::from(display),
         message: format!("{what}: {}", describe(&err)),
@@ -370,7 +370,11 @@ fn describe(err: &gix::Error) -> String {
 
 /// Opens the repository for `dir`, refusing repositories owned by another user (as git
 /// does, `safe.directory` aside). `Ok(None)` when there is no repository to open.
-fn open(dir: &Path, locate: Locate, display: &str) -> Result<Option<gix::Repository>> {
+pub(crate) fn open_repository(
+    dir: &Path,
+    locate: Locate,
+    display: &str,
+) -> Result<Option<gix::Repository>> {
     check_git_environment(dir, locate)?;
     let options = open_options(display)?;
     let Some(found) = locate_repository(dir, locate, display)? else {

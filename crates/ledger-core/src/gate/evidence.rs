@@ -162,7 +162,7 @@ fn command_output(name: &str, command: &str) -> Result<String> {
 /// let argv = vec!["cat".to_owned(), "input.txt".to_owned()];
 /// let spec = GateSpec::new("test", argv.clone(), "sub/", scope.clone(), prerequisites.clone())?;
 /// assert_eq!(spec.cwd(), "sub");
-/// let store = Store::open(workspace);
+/// let store = Store::open(workspace)?;
 /// assert!(!run_gate(&store, &spec, Echo::Off)?.reused);
 /// let same = GateSpec::new("test", argv, "./sub", scope, prerequisites)?;
 /// assert!(check_gate(&store, &same)?.fresh);
@@ -774,7 +774,7 @@ pub fn check_gate_query(query: &GateQuery) -> Result<Freshness> {
             scope.check_within(&workspace)?;
             Store::of_scope(scope)?
         }
-        None => Store::open(&workspace),
+        None => Store::open(&workspace)?,
     };
     let latest = latest_evidence(&store, &query.name)?;
     let recorded = latest.as_ref().map(|(_, evidence)| &evidence.spec);
@@ -924,7 +924,7 @@ mod tests {
         let workspace = ledger_testkit::utf8(dir.path());
         let mut scope = Scope::new(workspace);
         scope.add_root(".").unwrap();
-        let store = Store::open(workspace);
+        let store = Store::open(workspace).unwrap();
         (dir, scope, store)
     }
 

@@ -19,7 +19,7 @@
 //! let mut scope = Scope::new(workspace);
 //! scope.add_root(".")?;
 //! let spec = GateSpec::new("check", vec!["true".into()], ".", scope, Default::default())?;
-//! let store = Store::open(workspace);
+//! let store = Store::open(workspace)?;
 //! let outcome = run_gate(&store, &spec, Echo::Off)?;
 //! assert_eq!(outcome.exit_code(), 0);
 //! assert!(check_gate(&store, &spec)?.fresh);

@@ -524,7 +524,7 @@ fn latest_records(gates: &[GateQuery]) -> Result<Vec<GateUse>> {
     gates
         .iter()
         .map(|query| {
-            let store = Store::open(&Scope::new(query.workspace.clone()).resolve()?.workspace);
+            let store = Store::open(&Scope::new(query.workspace.clone()).resolve()?.workspace)?;
             let latest = crate::gate::evidence::latest_evidence(&store, &query.name)?;
             Ok(GateUse {
                 gate: query.name.clone(),

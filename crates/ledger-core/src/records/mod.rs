@@ -14,7 +14,7 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
 //! let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
-//! let store = Store::open(workspace);
+//! let store = Store::open(workspace)?;
 //! let first = store.commit("notes/review", "note", None, &"drafted")?;
 //! assert_eq!(store.head("notes/review")?, Some(first));
 //! # Ok(())
@@ -24,6 +24,7 @@
 pub(crate) mod compare;
 pub(crate) mod record;
 pub(crate) mod store;
+pub mod signing;
 
 pub use compare::{Change, ChangeKind, Comparison};
 pub use record::{
@@ -31,6 +32,6 @@ pub use record::{
     TASK_RULES_VERSION, to_pretty_json,
 };
 pub use store::{
-    CorruptFile, DanglingRef, RecordId, RefHead, STORED_RECORD_FORMAT, STORED_RECORD_VERSION,
-    Store, StoreReport, StoredRecord,
+    CorruptFile, DanglingRef, Divergence, GIT_STORE_DIR, Provenance, RecordId, RefHead,
+    RemoteSetup, STORED_RECORD_FORMAT, STORED_RECORD_VERSION, Store, StoreReport, StoredRecord,
 };

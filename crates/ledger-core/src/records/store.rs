@@ -33,7 +33,7 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
 //! let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
-//! let store = Store::open(workspace);
+//! let store = Store::open(workspace)?;
 //! let first = store.commit("changes/add-auth", "state", None, &"drafted")?;
 //! let second = store.commit("changes/add-auth", "state", Some(&first), &"approved")?;
 //! assert_eq!(store.history("changes/add-auth")?, vec![second, first]);
@@ -47,9 +47,13 @@
 //! ```
 
 mod check;
+mod git;
 mod objects;
+mod shared;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_git;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -74,6 +78,11 @@ use crate::expand::ledger_dir::{
 };
 use crate::expand::trust;
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
+pub use shared::{Divergence, Provenance, RemoteSetup};
+use git::GitRefs;
+
+/// The store's directory in a repository's common git directory.
+pub const GIT_STORE_DIR: &str = "ledger";
 
 /// The store's entries, below its directory.
 const RECORDS: &str = "records";
@@ -166,34 +175,89 @@ impl<T> StoredRecord<T> {
     }
 }
 
-/// An append-only record store with compare-and-swap refs, in one directory.
+/// An append-only record store with compare-and-swap refs: in one directory,
+/// or, in a Git checkout, in the repository (records in its common directory,
+/// refs as Git refs: docs/sharing.md).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Store {
     root: Utf8PathBuf,
+    git: Option<GitPlace>,
 }
 
+/// Where a store in a Git checkout keeps what is not in the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct GitPlace {
+    /// The workspace: the top of the checkout's worktree.
+    workspace: Utf8PathBuf,
+    /// `<workspace>/.ledger`, where an older ledger kept the store (migrated).
+    legacy: Utf8PathBuf,
+}
+
+/// The file an older store gets once its records and refs are in the repository.
+pub(crate) const MIGRATED: &str = "migrated";
+
+/// The remote name a migrated ref is kept under when the repository already
+/// has another head of that name: a visible divergence, nothing dropped.
+pub(crate) const LEGACY_REMOTE: &str = "legacy";
+
 impl Store {
-    /// The store of a workspace: `<workspace>/.ledger` ([`STORE_DIR`]). Creates
-    /// nothing until something is written; an absent store is empty and clean.
-    pub fn open(workspace: &Utf8Path) -> Store {
-        Store::at(workspace.join(STORE_DIR))
+    /// The store of a workspace. When the workspace is the top of a Git
+    /// checkout's worktree, the store belongs to the repository, shared by
+    /// all its worktrees: records in `<common git dir>/ledger/`, refs as
+    /// `refs/ledger/heads/<name>` (an older `<workspace>/.ledger/` is migrated
+    /// into it on first use and left in place). Otherwise it is
+    /// `<workspace>/.ledger` ([`STORE_DIR`]). Creates nothing until something
+    /// is written; an absent store is empty and clean.
+    ///
+    /// `untrusted-repository`: the repository is another user's; `git`: it
+    /// cannot be opened.
+    pub fn open(workspace: &Utf8Path) -> Result<Store> {
+        let legacy = workspace.join(STORE_DIR);
+        let Some(refs) = GitRefs::open(workspace.as_std_path())? else {
+            return Ok(Store::at(legacy));
+        };
+        // Every worktree names the common directory its own way (`../..`).
+        let common = refs.common_dir();
+        let common = std::fs::canonicalize(&common)
+            .map_err(|e| unreadable(&common, "resolve the common git directory", e))?;
+        let root = Utf8PathBuf::from_path_buf(common.join(GIT_STORE_DIR)).map_err(
+            |path| Error::NonUtf8Path {
+                path: crate::error::DisplayPath::from_bytes(path.as_os_str().as_encoded_bytes()),
+            },
+        )?;
+        Ok(Store {
+            root,
+            git: Some(GitPlace {
+                workspace: workspace.to_owned(),
+                legacy,
+            }),
+        })
     }
 
     /// The store of `scope`'s workspace, as resolving the scope finds it (made
     /// absolute, symlinks resolved): where a gate over that scope keeps its
     /// evidence.
     pub fn of_scope(scope: &Scope) -> Result<Store> {
-        Ok(Store::open(&scope.resolve()?.workspace))
+        Store::open(&scope.resolve()?.workspace)
     }
 
-    /// The store in an explicit directory.
+    /// The store in an explicit directory (never a Git store).
     pub fn at(root: impl Into<Utf8PathBuf>) -> Store {
-        Store { root: root.into() }
+        Store {
+            root: root.into(),
+            git: None,
+        }
     }
 
-    /// The store's directory.
+    /// The store's directory: where its records are (`.ledger`, or
+    /// `ledger` in the repository's common git directory).
     pub fn root(&self) -> &Utf8Path {
         &self.root
+    }
+
+    /// Whether the store's refs are Git refs (docs/sharing.md).
+    pub fn is_git(&self) -> bool {
+        self.git.is_some()
     }
 
     /// The store's directory, for the file system calls.
@@ -295,11 +359,21 @@ impl Store {
         })
     }
 
-    /// Reads a record's file and verified header.
+    /// Reads a record's file and verified header. In a Git store, a record
+    /// this store did not write (a fetched one) is read from the repository.
     fn read_header(&self, id: &RecordId) -> Result<(PathBuf, Vec<u8>, StoredRecord<IgnoredAny>)> {
+        let refs = self.git_refs()?;
         let root = self.existing_dir()?;
-        let (bytes, header) = read_header_in(root.as_ref(), &self.record_path(id), id)?;
-        Ok((self.record_path(id), bytes, header))
+        let path = self.record_path(id);
+        match read_header_in(root.as_ref(), &path, id) {
+            Ok((bytes, header)) => Ok((path, bytes, header)),
+            Err(Error::Unreadable { source, .. })
+                if source.kind() == io::ErrorKind::NotFound && refs.is_some() =>
+            {
+                self.read_fetched(refs.as_ref(), id)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The record a ref names now (`None` when the ref does not exist yet).
@@ -315,6 +389,9 @@ impl Store {
     /// a workspace that does not (a mistyped `--workspace`) is `unreadable`.
     pub fn head(&self, reference: &str) -> Result<Option<RecordId>> {
         check_ref_name(reference)?;
+        if let Some(refs) = self.git_refs()? {
+            return Ok(self.git_head(&refs, reference)?.map(|head| head.record));
+        }
         match self.existing_dir()? {
             Some(root) => read_ref(&root, reference),
             None => Ok(None),
@@ -324,7 +401,8 @@ impl Store {
     /// The store directory, opened and trusted; `None` when there is none yet.
     fn existing_dir(&self) -> Result<Option<StoreDir>> {
         let root = StoreDir::open_root(self.dir(), Missing::Absent)?;
-        if root.is_some() {
+        // A store in a git directory is not in any worktree: Git cannot track it.
+        if root.is_some() && self.git.is_none() {
             trust::refuse_tracked(self.dir())?;
         }
         Ok(root)
@@ -333,7 +411,9 @@ impl Store {
     /// The store directory, created if needed, opened and trusted.
     fn create_dir(&self) -> Result<StoreDir> {
         // Refused before anything is created or written in it.
-        trust::refuse_tracked(self.dir())?;
+        if self.git.is_none() {
+            trust::refuse_tracked(self.dir())?;
+        }
         StoreDir::open_root(self.dir(), Missing::Create)?.ok_or_else(|| {
             let gone = io::Error::new(io::ErrorKind::NotFound, "removed as it was created");
             unwritable(self.dir(), "create directory", gone)
@@ -365,6 +445,10 @@ impl Store {
             });
         }
         let root = self.create_dir()?;
+        if let Some(refs) = self.git_refs()? {
+            let _lock = lock(&root)?;
+            return self.git_advance(&refs, reference, expected, new);
+        }
         let (dir, leaf) = ref_dir(&root, reference)?;
         let _lock = lock(&root)?;
         let found = read_ref_in(&dir, leaf)?;
@@ -389,6 +473,13 @@ impl Store {
     pub fn append<T: Serialize>(&self, reference: &str, kind: &str, body: &T) -> Result<RecordId> {
         check_ref_name(reference)?;
         let root = self.create_dir()?;
+        if let Some(refs) = self.git_refs()? {
+            let _lock = lock(&root)?;
+            let head = self.git_head(&refs, reference)?.map(|head| head.record);
+            let id = self.write_record(kind, head.as_ref(), body)?;
+            self.git_advance(&refs, reference, head.as_ref(), &id)?;
+            return Ok(id);
+        }
         let (dir, leaf) = ref_dir(&root, reference)?;
         let _lock = lock(&root)?;
         let head = read_ref_in(&dir, leaf)?;
@@ -417,6 +508,9 @@ impl Store {
     /// `refs/` that is not a file or directory of this user's, with
     /// `untrusted-store`.
     pub fn refs(&self) -> Result<Vec<(String, RecordId)>> {
+        if let Some(refs) = self.git_refs()? {
+            return self.git_ref_list(&refs);
+        }
         self.scan_refs()?
             .into_iter()
             .map(|r| r.head.map(|id| (r.name, id)))
@@ -427,6 +521,9 @@ impl Store {
     /// missing or corrupt record on the way ends the walk with its error.
     pub fn history(&self, reference: &str) -> Result<Vec<RecordId>> {
         check_ref_name(reference)?;
+        if let Some(refs) = self.git_refs()? {
+            return self.git_history(&refs, reference);
+        }
         let Some(root) = self.existing_dir()? else {
             return Ok(Vec::new());
         };

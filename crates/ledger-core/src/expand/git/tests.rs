@@ -1431,7 +1431,7 @@ fn timing() {
     theirs.sort();
     // Where the time goes, once warm.
     let t = std::time::Instant::now();
-    let repo = open(r, Locate::RootOnly, ".").unwrap().unwrap();
+    let repo = open_repository(r, Locate::RootOnly, ".").unwrap().unwrap();
     let t_open = t.elapsed();
     let t = std::time::Instant::now();
     let mut index = load_index(&repo, ".").unwrap();

@@ -8,7 +8,9 @@ use std::os::unix::ffi::OsStrExt;
 use rustix::fs::FileType;
 use serde::{Deserialize, Serialize};
 
+use super::git::GitRefs;
 use super::objects;
+use super::shared::Divergence;
 use super::{LOCK, RECORDS, REFS, RecordId, Store, check_ref_name, parse_ref, verify};
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::cache::{self, CACHE, CacheReport};
@@ -24,6 +26,9 @@ pub struct RefHead {
     pub name: String,
     /// The record it names.
     pub id: RecordId,
+    /// The remote it was fetched from (`None`: this store's own head).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<String>,
 }
 
 /// A store entry whose content cannot be trusted: corrupt, or untrusted.
@@ -64,6 +69,10 @@ pub struct StoreReport {
     pub corrupt: Vec<CorruptFile>,
     /// Refs whose chain reaches a missing or corrupt record.
     pub dangling: Vec<DanglingRef>,
+    /// Refs whose heads went apart (a Git store: this store's and a fetched
+    /// one, or two fetched ones), each to resolve by an explicit write.
+    #[serde(default)]
+    pub divergent: Vec<Divergence>,
     /// The digest cache, when the store has one. It is disposable: one that
     /// does not check out is discarded by the next expansion and does not make
     /// the store unclean.
@@ -77,6 +86,7 @@ impl StoreReport {
             && self.temp_files.is_empty()
             && self.corrupt.is_empty()
             && self.dangling.is_empty()
+            && self.divergent.is_empty()
     }
 }
 
@@ -103,6 +113,7 @@ impl Store {
     /// orphan. It never shows as a dangling ref: refs are read before records,
     /// and a record is complete before any ref names it.
     pub fn check(&self) -> Result<StoreReport> {
+        let refs = self.git_refs()?;
         let mut corrupt = Vec::new();
         let root = match StoreDir::open_root(self.dir(), Missing::Absent) {
             Ok(Some(root)) => root,
@@ -115,7 +126,11 @@ impl Store {
                 });
             }
         };
-        for file in trust::tracked(self.dir())? {
+        let tracked = match refs {
+            Some(_) => Vec::new(),
+            None => trust::tracked(self.dir())?,
+        };
+        for file in tracked {
             let reason = trust::TRACKED.to_owned();
             corrupt.push(CorruptFile { file, reason });
         }
@@ -127,9 +142,10 @@ impl Store {
             }
             report => report.and_then(|r| r.ok()),
         };
-        let scanned = match open_listed(&root, REFS, &mut corrupt)? {
-            Some(refs) => scan_refs_in(&refs)?,
-            None => Vec::new(),
+        let scanned = match (&refs, open_listed(&root, REFS, &mut corrupt)?) {
+            (Some(_), _) => Vec::new(),
+            (None, Some(dir)) => scan_refs_in(&dir)?,
+            (None, None) => Vec::new(),
         };
         if let Some(objects) = open_listed(&root, objects::OBJECTS, &mut corrupt)? {
             objects::scan_objects(&objects, &mut corrupt)?;
@@ -157,10 +173,17 @@ impl Store {
                             missing,
                         });
                     }
-                    report.refs.push(RefHead { name: r.name, id });
+                    report.refs.push(RefHead {
+                        name: r.name,
+                        id,
+                        remote: None,
+                    });
                 }
                 Err(e) => corrupt.push(listed(format!("{REFS}/{}", r.name), e)?),
             }
+        }
+        if let Some(refs) = &refs {
+            self.check_git_refs(refs, &mut report, &mut reachable, &mut corrupt)?;
         }
         report.orphans = records
             .into_keys()
@@ -169,6 +192,47 @@ impl Store {
         corrupt.sort_by(|a, b| a.file.cmp(&b.file));
         report.corrupt = corrupt;
         Ok(report)
+    }
+
+    /// The Git refs' part of [`Store::check`]: every ref below `refs/ledger/`
+    /// read and its chain walked (a forged ref or chain is listed as corrupt
+    /// under its full name), and every divergence.
+    fn check_git_refs(
+        &self,
+        refs: &GitRefs,
+        report: &mut StoreReport,
+        reachable: &mut HashSet<RecordId>,
+        corrupt: &mut Vec<CorruptFile>,
+    ) -> Result<()> {
+        for scanned in refs.scan()? {
+            let head = scanned.head.and_then(|head| {
+                let chain = refs.chain(&scanned.full_name, head.commit)?;
+                reachable.extend(chain.iter().map(|(_, record)| record.id));
+                Ok(head)
+            });
+            match (head, scanned.name) {
+                (Ok(head), Some(name)) => report.refs.push(RefHead {
+                    name,
+                    id: head.record,
+                    remote: head.remote,
+                }),
+                (Ok(_), None) => {}
+                (Err(e), _) => corrupt.push(listed(scanned.full_name, e)?),
+            }
+        }
+        report.divergent = self.divergences(refs)?;
+        Ok(())
+    }
+
+    /// The ids of every intact record in `records/`, sorted.
+    pub(super) fn record_ids(&self) -> Result<Vec<RecordId>> {
+        let Some(root) = self.existing_dir()? else {
+            return Ok(Vec::new());
+        };
+        let Some(dir) = root.sub(RECORDS, Missing::Absent)? else {
+            return Ok(Vec::new());
+        };
+        Ok(scan_records(&dir, &mut Vec::new())?.into_keys().collect())
     }
 
     /// Every file below `refs/`, sorted by name.

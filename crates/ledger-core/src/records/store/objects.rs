@@ -72,6 +72,24 @@ impl Store {
         }
     }
 
+    /// The digests of every object the store keeps, sorted (entries not
+    /// named by a digest are left to `check`).
+    pub(super) fn object_ids(&self) -> Result<Vec<Digest>> {
+        let Some(root) = self.existing_dir()? else {
+            return Ok(Vec::new());
+        };
+        let Some(objects) = root.sub(OBJECTS, Missing::Absent)? else {
+            return Ok(Vec::new());
+        };
+        let mut ids: Vec<Digest> = objects
+            .names()?
+            .iter()
+            .filter_map(|name| name.to_str().and_then(Digest::from_hex))
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
     /// The file of the object `id`.
     pub fn object_path(&self, id: &Digest) -> PathBuf {
         self.dir().join(OBJECTS).join(id.to_hex())

@@ -10,7 +10,7 @@ use super::*;
 
 fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     (dir, store)
 }
 
@@ -278,7 +278,7 @@ fn refs_are_listed_by_name_and_corrupt_refs_reported() {
 #[test]
 fn absent_store_is_empty_and_clean_and_stays_absent() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(utf8(dir.path()));
+    let store = Store::open(utf8(dir.path())).unwrap();
     assert_eq!(store.root(), dir.path().join(".ledger"));
     assert_eq!(store.head("changes/a").unwrap(), None);
     assert_eq!(store.refs().unwrap(), Vec::new());
