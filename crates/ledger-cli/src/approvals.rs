@@ -94,6 +94,10 @@ pub enum StoreCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Keep one head of a ref whose heads went apart (a local head and a
+    /// fetched one): a write that has every head as a parent, so nothing is
+    /// lost and the next push fast-forwards.
+    Resolve(crate::sharing::ResolveArgs),
 }
 
 pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
@@ -169,7 +173,10 @@ pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
 }
 
 pub fn run_store(command: StoreCommand) -> Result<(String, ExitCode), Error> {
-    let StoreCommand::Check { place, json } = command;
+    let (place, json) = match command {
+        StoreCommand::Check { place, json } => (place, json),
+        StoreCommand::Resolve(args) => return crate::sharing::run_resolve(args),
+    };
     let report = place.store()?.check()?;
     let text = if json {
         json_line(&report)
@@ -312,6 +319,14 @@ fn store_report(report: &StoreReport) -> String {
             .corrupt
             .iter()
             .map(|c| format!("{}: {}", c.file, c.reason))
+            .collect(),
+    );
+    section(
+        "refs whose heads went apart (ledger store resolve)",
+        report
+            .divergent
+            .iter()
+            .map(|d| format!("{}: {}", quote(&d.reference), d.heads.join(", ")))
             .collect(),
     );
     section(

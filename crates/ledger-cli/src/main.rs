@@ -8,6 +8,7 @@ mod hints;
 mod lifecycle;
 mod report;
 mod scope_args;
+mod sharing;
 mod tasks;
 
 use std::io::{self, Write};
@@ -51,6 +52,17 @@ struct Cli {
     /// set to anything but 0].
     #[arg(long, global = true)]
     no_cache: bool,
+    /// Sign every record written with this OpenSSH private key, as git signs
+    /// commits with `gpg.format=ssh` [default: the LEDGER_SIGNING_KEY
+    /// environment variable, else unsigned].
+    #[arg(long, global = true, value_name = "FILE")]
+    signing_key: Option<Utf8PathBuf>,
+    /// Trust signatures by the keys of this allowed-signers file (git's
+    /// `gpg.ssh.allowedSignersFile` format): fetched gate evidence is reused
+    /// only when one of them signed it [default: the LEDGER_ALLOWED_SIGNERS
+    /// environment variable, else none].
+    #[arg(long, global = true, value_name = "FILE")]
+    allowed_signers: Option<Utf8PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -87,9 +99,12 @@ enum Command {
     /// Classify every difference from the PASS after the terminal mutations.
     #[command(subcommand)]
     Finalize(lifecycle::FinalizeCommand),
-    /// Check the record store's integrity.
+    /// Check the record store's integrity, or resolve heads that went apart.
     #[command(subcommand)]
     Store(approvals::StoreCommand),
+    /// Share the store through a Git remote (docs/sharing.md).
+    #[command(subcommand)]
+    Remote(sharing::RemoteCommand),
     /// Run a gate unless fresh evidence of it exists, or check its evidence.
     #[command(subcommand)]
     Gate(gates::GateCommand),
@@ -219,6 +234,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if let Some(count) = cli.threads {
         ledger_core::expand::set_threads(count)?;
     }
+    if cli.signing_key.is_some() || cli.allowed_signers.is_some() {
+        let mut settings = ledger_core::records::signing::signing_settings();
+        settings.signing_key = cli.signing_key.or(settings.signing_key);
+        settings.allowed_signers = cli.allowed_signers.or(settings.allowed_signers);
+        ledger_core::records::signing::set_signing_settings(settings);
+    }
     if cli.no_cache {
         ledger_core::expand::set_digest_cache(false);
     }
@@ -307,6 +328,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Validate(command) => lifecycle::run_validate(command)?,
         Command::Finalize(command) => lifecycle::run_finalize(command)?,
         Command::Store(command) => approvals::run_store(command)?,
+        Command::Remote(command) => sharing::run_remote(command)?,
         Command::Gate(command) => gates::run(command)?,
         Command::Tasks(args) => tasks::run_tasks(args)?,
     };

@@ -370,6 +370,18 @@ fn store_conflict() -> Error {
         .unwrap_err()
 }
 
+/// A local head and a fetched one that went apart: two first records.
+fn divergent_heads() -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(git(dir.path(), &["init", "-q"]));
+    let store = Store::open(utf8(dir.path())).unwrap();
+    store.commit("changes/c", "state", None, &1).unwrap();
+    store.commit("changes/elsewhere", "state", None, &2).unwrap();
+    let fetched = "refs/ledger/remotes/origin/changes/c";
+    assert!(git(dir.path(), &["update-ref", fetched, "refs/ledger/heads/changes/elsewhere"]));
+    store.head("changes/c").unwrap_err()
+}
+
 fn chain_mismatch() -> Error {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(utf8(dir.path())).unwrap();
@@ -478,6 +490,7 @@ fn every_code_is_provoked_by_a_real_input() {
             entries(&[("a", "missing", "-", "-"), ("a", "missing", "-", "-")]),
         ),
         ("pointer-conflict", store_conflict()),
+        ("divergent-heads", divergent_heads()),
         ("chain-mismatch", chain_mismatch()),
         ("corrupt-record", corrupt_record()),
         (

@@ -1,0 +1,77 @@
+//! Evidence that travels (docs/sharing.md): `ledger remote setup` and
+//! `ledger store resolve`; the signing flags are global (main.rs).
+
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use ledger_core::{Error, records::RecordId};
+
+use crate::change_args::PlaceArgs;
+use crate::report::json_line;
+
+/// `ledger remote …`.
+#[derive(Subcommand)]
+pub enum RemoteCommand {
+    /// Add to the repository's configuration the fetch refspec that brings a
+    /// remote's ledger heads beside this store's
+    /// (`+refs/ledger/heads/*:refs/ledger/remotes/REMOTE/*`), and print the
+    /// push refspec (`git push REMOTE 'refs/ledger/heads/*'`).
+    Setup(SetupArgs),
+}
+
+#[derive(Args)]
+pub struct SetupArgs {
+    #[command(flatten)]
+    place: PlaceArgs,
+    /// The Git remote.
+    #[arg(long, value_name = "NAME", default_value = "origin")]
+    remote: String,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `ledger store resolve`: keep one head of a ref whose heads went apart.
+#[derive(Args)]
+pub struct ResolveArgs {
+    #[command(flatten)]
+    pub(crate) place: PlaceArgs,
+    /// The ref whose heads went apart (as `ledger store check` lists it).
+    #[arg(long = "ref", value_name = "NAME")]
+    reference: String,
+    /// The record of the head to keep.
+    #[arg(long, value_name = "RECORD")]
+    keep: String,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run_remote(command: RemoteCommand) -> Result<(String, ExitCode), Error> {
+    let RemoteCommand::Setup(args) = command;
+    let setup = args.place.store()?.remote_setup(&args.remote)?;
+    let text = if args.json {
+        json_line(&setup)
+    } else {
+        let done = if setup.added { "added" } else { "already there" };
+        format!(
+            "remote {}: fetch {} ({done})\npush with: git push {} '{}'\n",
+            setup.remote,
+            setup.fetch,
+            setup.remote,
+            setup.push.split(':').next().unwrap_or(&setup.push)
+        )
+    };
+    Ok((text, ExitCode::SUCCESS))
+}
+
+pub fn run_resolve(args: ResolveArgs) -> Result<(String, ExitCode), Error> {
+    let keep: RecordId = args.keep.parse()?;
+    let kept = args.place.store()?.resolve(&args.reference, &keep)?;
+    let text = if args.json {
+        json_line(&serde_json::json!({ "reference": args.reference, "head": kept }))
+    } else {
+        format!("{} now names {kept}; the other heads stay in its history\n", args.reference)
+    };
+    Ok((text, ExitCode::SUCCESS))
+}
