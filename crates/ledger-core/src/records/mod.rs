@@ -23,6 +23,7 @@
 
 pub(crate) mod compare;
 pub(crate) mod record;
+pub mod signing;
 pub(crate) mod store;
 
 pub use compare::{Change, ChangeKind, Comparison};
