@@ -358,6 +358,19 @@ fn entries(list: &[(&str, &str, &str, &str)]) -> Error {
     parsed.and_then(fingerprint_entries).unwrap_err()
 }
 
+/// Loading `content` as a signing key (`key`) or an allowed-signers file.
+fn signing_file_error(content: &str, key: bool) -> Error {
+    use ledger_core::records::signing::{AllowedSigners, SigningKey};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("file");
+    std::fs::write(&path, content).unwrap();
+    if key {
+        SigningKey::load(utf8(&path)).unwrap_err()
+    } else {
+        AllowedSigners::load(utf8(&path)).unwrap_err()
+    }
+}
+
 fn store_conflict() -> Error {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(utf8(dir.path()));
@@ -485,6 +498,11 @@ fn every_code_is_provoked_by_a_real_input() {
             Store::open(Utf8Path::new("/w")).head("../x").unwrap_err(),
         ),
         ("bad-record-id", "xyz".parse::<RecordId>().unwrap_err()),
+        ("bad-signing-key", signing_file_error("not a key\n", true)),
+        (
+            "bad-allowed-signers",
+            signing_file_error("alice@example.com unknown-option ssh-ed25519 AAAA\n", false),
+        ),
     ];
     match untrusted_repository() {
         Some(e) => cases.push(("untrusted-repository", e)),

@@ -108,7 +108,10 @@ impl SigningKey {
     /// The key's fingerprint as `ssh-keygen -lf` prints it: `SHA256:` and
     /// the unpadded base64 of the public key's SHA-256.
     pub fn fingerprint(&self) -> String {
-        self.key.public_key().fingerprint(HashAlg::Sha256).to_string()
+        self.key
+            .public_key()
+            .fingerprint(HashAlg::Sha256)
+            .to_string()
     }
 }
 
@@ -224,7 +227,9 @@ pub fn verify(
 // Until the git store (issue 31) calls it; the `expect` fails once it does.
 #[cfg_attr(not(test), expect(dead_code, reason = "the git store will call it"))]
 pub(crate) fn sign_commit(commit: &mut gix::objs::Commit, key: &SigningKey) -> Result<()> {
-    commit.extra_headers.retain(|(name, _)| name != COMMIT_HEADER);
+    commit
+        .extra_headers
+        .retain(|(name, _)| name != COMMIT_HEADER);
     let mut unsigned = Vec::new();
     commit
         .write_to(&mut unsigned)

@@ -53,7 +53,8 @@ impl AllowedSigners {
     /// symlink, bounded). A line ledger cannot read as OpenSSH does is
     /// `bad-allowed-signers`, naming the file and the line.
     pub fn load(path: &Utf8Path) -> Result<AllowedSigners> {
-        let bytes = own_file::read_file(path.as_std_path(), "allowed-signers file", KEY_FILE_LIMIT)?;
+        let bytes =
+            own_file::read_file(path.as_std_path(), "allowed-signers file", KEY_FILE_LIMIT)?;
         let mut lines = Vec::new();
         for (index, raw) in bytes.split(|b| *b == b'\n').enumerate() {
             let number = index + 1;
@@ -106,7 +107,9 @@ impl Options {
         if let Some(names) = &self.namespaces
             && !names.iter().any(|n| n == NAMESPACE)
         {
-            return Some(format!("allowed for namespaces {names:?}, not {NAMESPACE:?}"));
+            return Some(format!(
+                "allowed for namespaces {names:?}, not {NAMESPACE:?}"
+            ));
         }
         if self.valid_after.is_none() && self.valid_before.is_none() {
             return None;
@@ -119,12 +122,20 @@ impl Options {
         if let Some(after) = self.valid_after
             && at < after
         {
-            return Some(format!("valid only after {}, signed {}", stamp(after), stamp(at)));
+            return Some(format!(
+                "valid only after {}, signed {}",
+                stamp(after),
+                stamp(at)
+            ));
         }
         if let Some(before) = self.valid_before
             && at > before
         {
-            return Some(format!("valid only before {}, signed {}", stamp(before), stamp(at)));
+            return Some(format!(
+                "valid only before {}, signed {}",
+                stamp(before),
+                stamp(at)
+            ));
         }
         None
     }
@@ -155,8 +166,7 @@ fn parse_line(number: usize, text: &str) -> std::result::Result<Option<Line>, St
     if key_text.is_empty() {
         return Err("no key after the options".into());
     }
-    let key = PublicKey::from_openssh(key_text)
-        .map_err(|e| format!("not a public key ({e})"))?;
+    let key = PublicKey::from_openssh(key_text).map_err(|e| format!("not a public key ({e})"))?;
     Ok(Some(Line {
         number,
         principals: principals.to_owned(),
