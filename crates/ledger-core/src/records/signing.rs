@@ -13,11 +13,39 @@
 //! named in a record or a commit grants nothing by itself.
 //!
 //! ```
-//! use ledger_core::records::signing::{Signature, verify};
+//! use ledger_core::records::signing::{AllowedSigners, Signature, SigningKey, verify};
 //!
-//! // Not an SSH signature at all: signed by nobody that can be named.
-//! let answer = verify(b"payload", "not armor", None, None);
-//! assert!(matches!(answer, Signature::Signed { principal: None, problem: Some(_), .. }));
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A throwaway key of this example (`ssh-keygen -t ed25519 -N ''`).
+//! const KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----
+//! b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW
+//! QyNTUxOQAAACAcOT6FzKDSyBkEcwFsIqFJ4D3DOdAPGT1CTK+sbj+48wAAAJBKs5VxSrOV
+//! cQAAAAtzc2gtZWQyNTUxOQAAACAcOT6FzKDSyBkEcwFsIqFJ4D3DOdAPGT1CTK+sbj+48w
+//! AAAEDIZPKUsD2QYf3uJdMo1I4+uyhEMYb5bpAdjb1d4vh2gBw5PoXMoNLIGQRzAWwioUng
+//! PcM50A8ZPUJMr6xuP7jzAAAAC2RvYy1leGFtcGxlAQI=
+//! -----END OPENSSH PRIVATE KEY-----
+//! ";
+//! const PUBLIC: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBw5PoXMoNLIGQRzAWwioUngPcM50A8ZPUJMr6xuP7jz";
+//! let dir = tempfile::tempdir()?;
+//! let dir = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
+//! std::fs::write(dir.join("key"), KEY)?;
+//! std::fs::write(dir.join("allowed"), format!("ci@example.com namespaces=\"git\" {PUBLIC}\n"))?;
+//!
+//! let key = SigningKey::load(&dir.join("key"))?;
+//! let armored = key.sign(b"record bytes")?;
+//! assert!(armored.starts_with("-----BEGIN SSH SIGNATURE-----\n"));
+//!
+//! let allowed = AllowedSigners::load(&dir.join("allowed"))?;
+//! let answer = verify(b"record bytes", &armored, Some(&allowed), None);
+//! assert_eq!(answer.trusted_principal(), Some("ci@example.com"));
+//! // The same signature over other bytes, or with no allowed signers: not trusted.
+//! assert_eq!(verify(b"other bytes", &armored, Some(&allowed), None).trusted_principal(), None);
+//! assert!(matches!(
+//!     verify(b"record bytes", &armored, None, None),
+//!     Signature::Signed { principal: None, problem: Some(_), .. }
+//! ));
+//! # Ok(())
+//! # }
 //! ```
 
 use std::sync::RwLock;
