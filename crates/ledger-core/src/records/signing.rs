@@ -57,11 +57,16 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use ssh_key::{Algorithm, EcdsaCurve, HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
 
+use zeroize::Zeroizing;
+
 use crate::error::{DisplayPath, Error, Result};
 use crate::own_file;
 
 /// The SSHSIG namespace git signs commits in (`ssh-keygen -Y sign -n git`).
 pub const NAMESPACE: &str = "git";
+
+/// How an armored SSHSIG begins (a PGP or X.509 signature begins otherwise).
+const ARMOR_BEGIN: &str = "-----BEGIN SSH SIGNATURE-----";
 
 /// The header of a (SHA-1) commit that holds its signature, as git writes it.
 const COMMIT_HEADER: &str = "gpgsig";
@@ -94,12 +99,18 @@ impl SigningKey {
     /// that is not an OpenSSH private key, and an encrypted one (ledger asks
     /// for no passphrase), are `bad-signing-key`.
     pub fn load(path: &Utf8Path) -> Result<SigningKey> {
-        let bytes = own_file::read_file(path.as_std_path(), "signing key", KEY_FILE_LIMIT)?;
+        // The file's bytes are the key too: cleared when dropped, as ssh-key
+        // clears its own copy.
+        let bytes = Zeroizing::new(own_file::read_file(
+            path.as_std_path(),
+            "signing key",
+            KEY_FILE_LIMIT,
+        )?);
         let bad = |reason: String| Error::BadSigningKey {
             path: DisplayPath::from(path.as_str()),
             reason,
         };
-        let key = PrivateKey::from_openssh(&bytes)
+        let key = PrivateKey::from_openssh(bytes.as_slice())
             .map_err(|e| bad(format!("not an OpenSSH private key ({e})")))?;
         if key.is_encrypted() {
             return Err(bad(
@@ -210,6 +221,10 @@ pub fn verify(
     allowed: Option<&AllowedSigners>,
     signed_at: Option<SystemTime>,
 ) -> Signature {
+    if !armored.trim_start().starts_with(ARMOR_BEGIN) {
+        let problem = "not an SSH signature: ledger checks only git's gpg.format=ssh signatures";
+        return untrusted(String::new(), problem.into());
+    }
     let signature = match SshSig::from_pem(armored.trim_end().as_bytes()) {
         Ok(s) => s,
         Err(e) => return untrusted(String::new(), format!("corrupt signature armor ({e})")),
@@ -285,7 +300,8 @@ fn corrupt(e: impl std::fmt::Display) -> Error {
 /// The signature of the raw commit `raw_commit` (its object bytes, without
 /// the `commit <size>` header), split from the signed bytes as git does, and
 /// checked at the committer time. A commit that does not parse is
-/// `corrupt-record`.
+/// `corrupt-record`. SHA-1 repositories only (the `gpgsig` header; a SHA-256
+/// repository's `gpgsig-sha256` is not read), as the store builds gix.
 // Until the git store (issue 31) calls it; the `expect` fails once it does.
 #[cfg_attr(not(test), expect(dead_code, reason = "the git store will call it"))]
 pub(crate) fn commit_signature(

@@ -206,11 +206,14 @@ fn corrupt_armor_is_an_unreadable_signature() {
     let flipped = if body.starts_with('A') { 'B' } else { 'A' };
     body.replace_range(0..1, &flipped.to_string());
     let damaged = lines.join("\n");
-    for (armor, what) in [
+    let pgp = "-----BEGIN PGP SIGNATURE-----\n\niQ==\n-----END PGP SIGNATURE-----\n";
+    let cases = [
         (truncated, "corrupt"),
-        ("", "corrupt"),
+        ("", "not an SSH signature"),
+        (pgp, "not an SSH signature"),
         (damaged.as_str(), ""),
-    ] {
+    ];
+    for (armor, what) in cases {
         match verify(PAYLOAD, armor, None, None) {
             Signature::Signed {
                 principal: None,
