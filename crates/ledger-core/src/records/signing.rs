@@ -114,7 +114,7 @@ impl SigningKey {
             .map_err(|e| bad(format!("not an OpenSSH private key ({e})")))?;
         if key.is_encrypted() {
             return Err(bad(
-                "it is encrypted with a passphrase, and ledger asks for none; use a key without one (or an agent-free copy)".into(),
+                "it is encrypted with a passphrase, and ledger asks for none; use a key without one".into(),
             ));
         }
         if !supported(&key.algorithm()) {
