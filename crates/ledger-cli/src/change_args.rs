@@ -56,7 +56,7 @@ impl PlaceArgs {
     }
 
     pub(crate) fn store(&self) -> Result<Store, Error> {
-        Ok(Store::open(&self.workspace()?)?)
+        Store::open(&self.workspace()?)
     }
 }
 

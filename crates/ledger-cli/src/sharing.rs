@@ -53,7 +53,11 @@ pub fn run_remote(command: RemoteCommand) -> Result<(String, ExitCode), Error> {
     let text = if args.json {
         json_line(&setup)
     } else {
-        let done = if setup.added { "added" } else { "already there" };
+        let done = if setup.added {
+            "added"
+        } else {
+            "already there"
+        };
         format!(
             "remote {}: fetch {} ({done})\npush with: git push {} '{}'\n",
             setup.remote,
@@ -71,7 +75,10 @@ pub fn run_resolve(args: ResolveArgs) -> Result<(String, ExitCode), Error> {
     let text = if args.json {
         json_line(&serde_json::json!({ "reference": args.reference, "head": kept }))
     } else {
-        format!("{} now names {kept}; the other heads stay in its history\n", args.reference)
+        format!(
+            "{} now names {kept}; the other heads stay in its history\n",
+            args.reference
+        )
     };
     Ok((text, ExitCode::SUCCESS))
 }

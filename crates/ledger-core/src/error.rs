@@ -524,6 +524,26 @@ pub enum Error {
         /// The text as given (truncated for display).
         text: String,
     },
+    /// A signing key ledger cannot sign with: not an OpenSSH private key,
+    /// encrypted, or of a type it does not sign with.
+    #[error("cannot use the signing key {path}: {reason}")]
+    BadSigningKey {
+        /// The key file.
+        path: DisplayPath,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An allowed-signers file with a line ledger cannot read as OpenSSH
+    /// reads it; nothing of the file is used.
+    #[error("cannot read the allowed-signers file {path}, line {line}: {reason}")]
+    BadAllowedSigners {
+        /// The allowed-signers file.
+        path: DisplayPath,
+        /// The line, counted from 1.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -559,7 +579,9 @@ impl Error {
             | Error::DuplicateEntry { path }
             | Error::InvalidGitfile { path, .. }
             | Error::TooLarge { path, .. }
-            | Error::UnknownChange { active: path, .. } => Some(&path.0),
+            | Error::UnknownChange { active: path, .. }
+            | Error::BadSigningKey { path, .. }
+            | Error::BadAllowedSigners { path, .. } => Some(&path.0),
             Error::CorruptRecord { path, .. } => Some(&path.0),
             Error::PointerConflict { .. }
             | Error::DivergentHeads { .. }
@@ -600,7 +622,7 @@ mod tests {
             path: DisplayPath::from("x"),
         };
         assert_eq!(e.code(), "non-utf8-path");
-        assert_eq!(Error::CODES.len(), 46);
+        assert_eq!(Error::CODES.len(), 48);
         assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
         let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
         assert_eq!(unique.len(), Error::CODES.len());

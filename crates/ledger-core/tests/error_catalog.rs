@@ -337,7 +337,10 @@ fn untrusted_store() -> Error {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
     symlink("elsewhere", dir.path().join(STORE_DIR)).unwrap();
-    Store::open(utf8(dir.path())).unwrap().head("changes/x").unwrap_err()
+    Store::open(utf8(dir.path()))
+        .unwrap()
+        .head("changes/x")
+        .unwrap_err()
 }
 
 fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
@@ -358,6 +361,19 @@ fn entries(list: &[(&str, &str, &str, &str)]) -> Error {
     parsed.and_then(fingerprint_entries).unwrap_err()
 }
 
+/// Loading `content` as a signing key (`key`) or an allowed-signers file.
+fn signing_file_error(content: &str, key: bool) -> Error {
+    use ledger_core::records::signing::{AllowedSigners, SigningKey};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("file");
+    std::fs::write(&path, content).unwrap();
+    if key {
+        SigningKey::load(utf8(&path)).unwrap_err()
+    } else {
+        AllowedSigners::load(utf8(&path)).unwrap_err()
+    }
+}
+
 fn store_conflict() -> Error {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(utf8(dir.path())).unwrap();
@@ -376,9 +392,14 @@ fn divergent_heads() -> Error {
     assert!(git(dir.path(), &["init", "-q"]));
     let store = Store::open(utf8(dir.path())).unwrap();
     store.commit("changes/c", "state", None, &1).unwrap();
-    store.commit("changes/elsewhere", "state", None, &2).unwrap();
+    store
+        .commit("changes/elsewhere", "state", None, &2)
+        .unwrap();
     let fetched = "refs/ledger/remotes/origin/changes/c";
-    assert!(git(dir.path(), &["update-ref", fetched, "refs/ledger/heads/changes/elsewhere"]));
+    assert!(git(
+        dir.path(),
+        &["update-ref", fetched, "refs/ledger/heads/changes/elsewhere"]
+    ));
     store.head("changes/c").unwrap_err()
 }
 
@@ -473,7 +494,12 @@ fn every_code_is_provoked_by_a_real_input() {
         ("untrusted-store", untrusted_store()),
         (
             "invalid-argument",
-            retire(&Store::open(Utf8Path::new("/nonexistent")).unwrap(), "c", " ").unwrap_err(),
+            retire(
+                &Store::open(Utf8Path::new("/nonexistent")).unwrap(),
+                "c",
+                " ",
+            )
+            .unwrap_err(),
         ),
         ("prerequisite-failed", gate(&["true"], Some("exit 3"))),
         (
@@ -495,9 +521,17 @@ fn every_code_is_provoked_by_a_real_input() {
         ("corrupt-record", corrupt_record()),
         (
             "bad-ref-name",
-            Store::open(Utf8Path::new("/w")).unwrap().head("../x").unwrap_err(),
+            Store::open(Utf8Path::new("/w"))
+                .unwrap()
+                .head("../x")
+                .unwrap_err(),
         ),
         ("bad-record-id", "xyz".parse::<RecordId>().unwrap_err()),
+        ("bad-signing-key", signing_file_error("not a key\n", true)),
+        (
+            "bad-allowed-signers",
+            signing_file_error("alice@example.com unknown-option ssh-ed25519 AAAA\n", false),
+        ),
     ];
     match untrusted_repository() {
         Some(e) => cases.push(("untrusted-repository", e)),

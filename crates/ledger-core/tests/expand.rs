@@ -147,7 +147,8 @@ fn a_workspace_that_is_a_file_is_unreadable() {
 #[test]
 fn the_store_of_a_missing_workspace_is_unreadable() {
     let store =
-        ledger_core::records::Store::open(camino::Utf8Path::new("/nonexistent/ledger/workspace")).unwrap();
+        ledger_core::records::Store::open(camino::Utf8Path::new("/nonexistent/ledger/workspace"))
+            .unwrap();
     for err in [
         store.check().unwrap_err(),
         store.head("changes/x").unwrap_err(),

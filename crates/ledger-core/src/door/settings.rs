@@ -1,11 +1,15 @@
 //! Process-wide settings every later call uses: the thread count and the
-//! digest cache. Neither changes an answer, only how it is computed.
+//! digest cache (neither changes an answer, only how it is computed), and
+//! the signing settings (which key signs, whose signatures are trusted).
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use camino::Utf8PathBuf;
+
 use super::Verb;
-use crate::Result;
+use crate::records::signing::{SigningSettings, set_signing_settings, signing_settings};
+use crate::{Error, Result};
 
 /// The number of threads calls run with now.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -55,6 +59,50 @@ fn set_digest_cache(o: SetDigestCacheOptions) -> Result<()> {
     Ok(())
 }
 
+/// The signing settings now: the key records are signed with and the
+/// allowed-signers file, each absent when unset.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SigningOptions {}
+
+fn signing(_: SigningOptions) -> Result<SigningSettings> {
+    Ok(signing_settings())
+}
+
+/// Sets the signing settings of every later call in this process; an
+/// option left out (or null) is unset. Without a call, the
+/// `LEDGER_SIGNING_KEY` and `LEDGER_ALLOWED_SIGNERS` environment variables
+/// decide. The files are read when used, not now.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetSigningOptions {
+    /// The OpenSSH private key file (not encrypted) records are signed with.
+    #[serde(default)]
+    pub signing_key: Option<String>,
+    /// The allowed-signers file (ssh-keygen's format, as git's
+    /// `gpg.ssh.allowedSignersFile`) saying whose signatures are trusted.
+    #[serde(default)]
+    pub allowed_signers: Option<String>,
+}
+
+fn set_signing(o: SetSigningOptions) -> Result<()> {
+    set_signing_settings(SigningSettings {
+        signing_key: file_option("signing_key", o.signing_key)?,
+        allowed_signers: file_option("allowed_signers", o.allowed_signers)?,
+    });
+    Ok(())
+}
+
+/// A file option: an empty name is refused (unset is null, not "").
+fn file_option(name: &str, value: Option<String>) -> Result<Option<Utf8PathBuf>> {
+    match value {
+        Some(v) if v.is_empty() => Err(Error::InvalidArgument {
+            message: format!("{name} is empty: name a file, or leave it out to unset it"),
+        }),
+        v => Ok(v.map(Utf8PathBuf::from)),
+    }
+}
+
 /// Every verb of this file, for the registry in door/mod.rs.
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
@@ -62,6 +110,8 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::free("set_threads", &["count"], set_threads),
         Verb::free("digest_cache_enabled", &[], digest_cache_enabled),
         Verb::free("set_digest_cache", &["enabled"], set_digest_cache),
+        Verb::free("signing", &[], signing),
+        Verb::free("set_signing", &[], set_signing),
     ]
 }
 
@@ -105,5 +155,23 @@ mod tests {
             reply["error"]["code"], "invalid-argument",
             "threads takes no option"
         );
+    }
+
+    #[test]
+    fn signing_settings_are_file_names_or_unset() {
+        for bad in [
+            json!({"signing_key": ""}),
+            json!({"allowed_signers": ""}),
+            json!({"signing_key": 3}),
+            json!({"allowed_signers": ["a"]}),
+            json!({"signingKey": "k", "trusted": "f"}),
+        ] {
+            let reply = free("set_signing", bad.clone());
+            assert_eq!(reply["error"]["code"], "invalid-argument", "{bad}: {reply}");
+        }
+        let reply = free("signing", json!({"signing_key": "k"}));
+        assert_eq!(reply["error"]["code"], "invalid-argument", "{reply}");
+        let now = free("signing", json!({}));
+        assert!(now["ok"].is_object(), "{now}");
     }
 }

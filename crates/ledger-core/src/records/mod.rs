@@ -23,8 +23,8 @@
 
 pub(crate) mod compare;
 pub(crate) mod record;
-pub(crate) mod store;
 pub mod signing;
+pub(crate) mod store;
 
 pub use compare::{Change, ChangeKind, Comparison};
 pub use record::{

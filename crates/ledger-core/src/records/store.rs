@@ -77,9 +77,10 @@ use crate::expand::ledger_dir::{
     Missing, RECORD_LIMIT, REF_LIMIT, StoreDir, TMP, TempFile, shown, unreadable, unwritable,
 };
 use crate::expand::trust;
+use crate::records::signing::{SigningSettings, signing_settings};
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
-pub use shared::{Divergence, Provenance, RemoteSetup};
 use git::GitRefs;
+pub use shared::{Divergence, Provenance, RemoteSetup};
 
 /// The store's directory in a repository's common git directory.
 pub const GIT_STORE_DIR: &str = "ledger";
@@ -182,6 +183,7 @@ impl<T> StoredRecord<T> {
 pub struct Store {
     root: Utf8PathBuf,
     git: Option<GitPlace>,
+    signing: SigningSettings,
 }
 
 /// Where a store in a Git checkout keeps what is not in the repository.
@@ -220,17 +222,18 @@ impl Store {
         let common = refs.common_dir();
         let common = std::fs::canonicalize(&common)
             .map_err(|e| unreadable(&common, "resolve the common git directory", e))?;
-        let root = Utf8PathBuf::from_path_buf(common.join(GIT_STORE_DIR)).map_err(
-            |path| Error::NonUtf8Path {
+        let root = Utf8PathBuf::from_path_buf(common.join(GIT_STORE_DIR)).map_err(|path| {
+            Error::NonUtf8Path {
                 path: crate::error::DisplayPath::from_bytes(path.as_os_str().as_encoded_bytes()),
-            },
-        )?;
+            }
+        })?;
         Ok(Store {
             root,
             git: Some(GitPlace {
                 workspace: workspace.to_owned(),
                 legacy,
             }),
+            signing: signing_settings(),
         })
     }
 
@@ -246,7 +249,15 @@ impl Store {
         Store {
             root: root.into(),
             git: None,
+            signing: signing_settings(),
         }
+    }
+
+    /// The same store, signing with and trusting what `signing` says instead
+    /// of the process's signing settings (taken when it was opened).
+    pub fn with_signing(mut self, signing: SigningSettings) -> Store {
+        self.signing = signing;
+        self
     }
 
     /// The store's directory: where its records are (`.ledger`, or

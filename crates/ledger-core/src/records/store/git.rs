@@ -23,7 +23,6 @@ use gix::refs::{FullName, Target};
 use super::{RecordId, check_ref_name, verify};
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::git::{Locate, gix_error, open_repository};
-use crate::expand::ledger_dir::RECORD_LIMIT;
 use crate::records::signing::{self, Signature, SigningKey};
 
 /// Where this store's own heads live.
@@ -37,7 +36,7 @@ const RECORD_FILE: &str = "record.json";
 /// The most ledger reads of a record blob: a record file's bound (smaller in
 /// this crate's tests, so that a blob past it is quick to make).
 #[cfg(not(test))]
-const BLOB_LIMIT: u64 = RECORD_LIMIT;
+const BLOB_LIMIT: u64 = crate::expand::ledger_dir::RECORD_LIMIT;
 #[cfg(test)]
 pub(super) const BLOB_LIMIT: u64 = 1 << 20;
 /// The most ledger reads of a commit or tree object (a signed commit is about 1 KiB).
@@ -258,7 +257,13 @@ impl GitRefs {
 
     /// The object `id`, which must be of `kind` and at most `limit` bytes: its
     /// header is read first, so a huge object is refused before it is loaded.
-    fn object(&self, what: &str, id: ObjectId, kind: gix::objs::Kind, limit: u64) -> Result<Vec<u8>> {
+    fn object(
+        &self,
+        what: &str,
+        id: ObjectId,
+        kind: gix::objs::Kind,
+        limit: u64,
+    ) -> Result<Vec<u8>> {
         let header = self
             .repo
             .find_header(id)
@@ -266,7 +271,10 @@ impl GitRefs {
         if header.kind() != kind {
             return Err(self.corrupt(
                 what,
-                format!("object {id} is a {}, where a ledger record has a {kind}", header.kind()),
+                format!(
+                    "object {id} is a {}, where a ledger record has a {kind}",
+                    header.kind()
+                ),
             ));
         }
         if header.size() > limit {
@@ -348,7 +356,12 @@ impl GitRefs {
         others: &[ObjectId],
         key: Option<&SigningKey>,
     ) -> Result<ObjectId> {
-        let raw = self.object("the kept head", kept.commit, gix::objs::Kind::Commit, OBJECT_LIMIT)?;
+        let raw = self.object(
+            "the kept head",
+            kept.commit,
+            gix::objs::Kind::Commit,
+            OBJECT_LIMIT,
+        )?;
         let tree = gix::objs::CommitRef::from_bytes(&raw, self.repo.object_hash())
             .map_err(|e| self.corrupt("the kept head", e.to_string()))?
             .tree();
@@ -362,9 +375,9 @@ impl GitRefs {
     /// it still names `old` (`None`: it must not exist). `Ok(false)`: it did not.
     pub(crate) fn update(&self, name: &str, old: Option<ObjectId>, new: ObjectId) -> Result<bool> {
         check_ref_name(name)?;
-        let full: FullName = format!("{LOCAL}{name}")
-            .try_into()
-            .map_err(|e: gix::validate::reference::name::Error| self.corrupt(name, e.to_string()))?;
+        let full: FullName = format!("{LOCAL}{name}").try_into().map_err(
+            |e: gix::validate::reference::name::Error| self.corrupt(name, e.to_string()),
+        )?;
         let expected = match old {
             Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
             None => PreviousValue::MustNotExist,
@@ -384,7 +397,10 @@ impl GitRefs {
         };
         let actor = actor();
         let mut time = gix::date::parse::TimeBuf::default();
-        match self.repo.edit_references_as([edit], Some(actor.to_ref(&mut time))) {
+        match self
+            .repo
+            .edit_references_as([edit], Some(actor.to_ref(&mut time)))
+        {
             Ok(_) => Ok(true),
             // The current value does not match: another writer moved it.
             Err(e) if self.local_commit(name)? != old => {
@@ -398,9 +414,11 @@ impl GitRefs {
     /// Points the ref `full` (below `refs/ledger/`) at `commit`, whatever it
     /// named: for a copy kept beside the local heads, never for a local head.
     pub(crate) fn set(&self, full: &str, commit: ObjectId) -> Result<()> {
-        let name: FullName = full
-            .try_into()
-            .map_err(|e: gix::validate::reference::name::Error| self.corrupt(full, e.to_string()))?;
+        let name: FullName =
+            full.try_into()
+                .map_err(|e: gix::validate::reference::name::Error| {
+                    self.corrupt(full, e.to_string())
+                })?;
         let edit = RefEdit {
             change: Change::Update {
                 log: LogChange {
@@ -449,7 +467,12 @@ impl GitRefs {
     }
 
     fn parents(&self, commit: ObjectId) -> Result<Vec<ObjectId>> {
-        let raw = self.object("a record commit", commit, gix::objs::Kind::Commit, OBJECT_LIMIT)?;
+        let raw = self.object(
+            "a record commit",
+            commit,
+            gix::objs::Kind::Commit,
+            OBJECT_LIMIT,
+        )?;
         let decoded = gix::objs::CommitRef::from_bytes(&raw, self.repo.object_hash())
             .map_err(|e| self.corrupt("a record commit", e.to_string()))?;
         Ok(decoded.parents().collect())
@@ -481,7 +504,11 @@ impl GitRefs {
     /// each step goes to the parent holding the record its record follows
     /// (the first parent of an ordinary commit; the kept parent of a
     /// resolution). A parent that holds no such record is `corrupt-record`.
-    pub(crate) fn chain(&self, what: &str, head: ObjectId) -> Result<Vec<(ObjectId, RecordCommit)>> {
+    pub(crate) fn chain(
+        &self,
+        what: &str,
+        head: ObjectId,
+    ) -> Result<Vec<(ObjectId, RecordCommit)>> {
         let mut chain = Vec::new();
         let mut seen = HashSet::new();
         let mut current = Some(head);
@@ -519,7 +546,10 @@ impl GitRefs {
             } else if !record.parents.is_empty() {
                 return Err(self.corrupt(
                     what,
-                    format!("record {} is a first record, but its commit {commit} has parents", record.id),
+                    format!(
+                        "record {} is a first record, but its commit {commit} has parents",
+                        record.id
+                    ),
                 ));
             }
             chain.push((commit, record));
@@ -550,11 +580,14 @@ impl GitRefs {
     pub(crate) fn add_fetch_refspec(&self, remote: &str) -> Result<bool> {
         let refspec = fetch_refspec(remote);
         let path = self.repo.common_dir().join("config");
-        let mut config = gix::config::File::from_path_no_includes(
-            path.clone(),
-            gix::config::Source::Local,
-        )
-        .map_err(|e| self.git("cannot read the repository's configuration", gix::Error::from_error(e)))?;
+        let mut config =
+            gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
+                .map_err(|e| {
+                    self.git(
+                        "cannot read the repository's configuration",
+                        gix::Error::from_error(e),
+                    )
+                })?;
         let known = config
             .sections_by_name("remote")
             .into_iter()
@@ -577,11 +610,19 @@ impl GitRefs {
         }
         let mut section = config
             .section_mut("remote", Some(remote.into()))
-            .map_err(|e| self.git("cannot edit the repository's configuration", gix::Error::from_error(e)))?;
+            .map_err(|e| {
+                self.git(
+                    "cannot edit the repository's configuration",
+                    gix::Error::from_error(e),
+                )
+            })?;
         section
             .push("fetch", Some(refspec.as_bytes().as_bstr()))
             .map_err(|e| {
-                self.git("cannot edit the repository's configuration", gix::Error::from_error(e))
+                self.git(
+                    "cannot edit the repository's configuration",
+                    gix::Error::from_error(e),
+                )
             })?;
         let mut bytes = Vec::new();
         config

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::expand::ledger_dir::{Missing, StoreDir, TMP, TempFile, unreadable};
-use crate::records::signing::{self, AllowedSigners, Signature, SigningKey};
+use crate::records::signing::{AllowedSigners, Signature, SigningKey};
 
 /// Two or more heads of one ref that went apart: each advanced from a record
 /// the other does not follow. Nothing is merged; an explicit write resolves it.
@@ -144,7 +144,7 @@ impl Store {
         };
         let (_, bytes, header) = self.read_header(new)?;
         let message = format!("ledger {} {new}\n", header.kind);
-        let commit = refs.write(&bytes, &message, &parents, signing_key()?.as_ref())?;
+        let commit = refs.write(&bytes, &message, &parents, self.signing_key()?.as_ref())?;
         let old = refs.local_commit(reference)?;
         if refs.update(reference, old, commit)? {
             return Ok(());
@@ -194,8 +194,8 @@ impl Store {
             Some(refs) => refs.find(id)?,
             None => None,
         };
-        let bytes =
-            bytes.ok_or_else(|| unreadable(&path, "read record", io::ErrorKind::NotFound.into()))?;
+        let bytes = bytes
+            .ok_or_else(|| unreadable(&path, "read record", io::ErrorKind::NotFound.into()))?;
         let header = verify(id, &bytes).map_err(|defect| defect.into_error(&path))?;
         Ok((path, bytes, header))
     }
@@ -213,8 +213,8 @@ impl Store {
     }
 
     /// Where the record `reference` names came from and who signed it,
-    /// judged against the allowed signers of the signing settings
-    /// ([`signing::signing_settings`]). `None`: the ref has no head.
+    /// judged against the allowed signers of the store's signing settings
+    /// ([`Store::with_signing`]). `None`: the ref has no head.
     pub fn provenance(&self, reference: &str) -> Result<Option<Provenance>> {
         super::check_ref_name(reference)?;
         let Some(refs) = self.git_refs()? else {
@@ -223,7 +223,7 @@ impl Store {
         let Some(head) = self.git_head(&refs, reference)? else {
             return Ok(None);
         };
-        let allowed = allowed_signers()?;
+        let allowed = self.allowed_signers()?;
         let what = full_name(&head, reference);
         let signature = refs.signature(&what, head.commit, allowed.as_ref())?;
         let mut provenance = Provenance::local(head.record);
@@ -257,7 +257,9 @@ impl Store {
         let tips = git::tips(&refs, refs.heads(reference)?)?;
         if tips.len() < 2 {
             return Err(Error::InvalidArgument {
-                message: format!("ref {reference:?} has not gone apart: there is nothing to resolve"),
+                message: format!(
+                    "ref {reference:?} has not gone apart: there is nothing to resolve"
+                ),
             });
         }
         let Some(kept) = tips.iter().find(|h| h.record == *keep) else {
@@ -269,7 +271,7 @@ impl Store {
             });
         };
         let others: Vec<ObjectId> = tips.iter().map(|h| h.commit).collect();
-        let commit = refs.write_resolution(kept, &others, signing_key()?.as_ref())?;
+        let commit = refs.write_resolution(kept, &others, self.signing_key()?.as_ref())?;
         let old = refs.local_commit(reference)?;
         if !refs.update(reference, old, commit)? {
             return Err(Error::PointerConflict {
@@ -292,8 +294,12 @@ impl Store {
         }
         let mut found = Vec::new();
         for name in names {
-            let Ok(heads) = refs.heads(&name) else { continue };
-            let Ok(tips) = git::tips(refs, heads) else { continue };
+            let Ok(heads) = refs.heads(&name) else {
+                continue;
+            };
+            let Ok(tips) = git::tips(refs, heads) else {
+                continue;
+            };
             if tips.len() > 1 {
                 found.push(Divergence {
                     reference: name,
@@ -311,7 +317,9 @@ impl Store {
     /// `push` line would change what a plain `git push` sends.
     pub fn remote_setup(&self, remote: &str) -> Result<RemoteSetup> {
         super::check_ref_name(remote).map_err(|_| Error::InvalidArgument {
-            message: format!("{remote:?} is not a remote name ledger takes (letters, digits, '.', '_', '-')"),
+            message: format!(
+                "{remote:?} is not a remote name ledger takes (letters, digits, '.', '_', '-')"
+            ),
         })?;
         if remote.contains('/') {
             return Err(Error::InvalidArgument {
@@ -319,7 +327,8 @@ impl Store {
             });
         }
         let refs = self.git_refs()?.ok_or_else(|| Error::InvalidArgument {
-            message: "this store is not in a Git repository: there is no remote to set up".to_owned(),
+            message: "this store is not in a Git repository: there is no remote to set up"
+                .to_owned(),
         })?;
         let added = refs.add_fetch_refspec(remote)?;
         Ok(RemoteSetup {
@@ -434,18 +443,22 @@ fn full_name(head: &Head, reference: &str) -> String {
     }
 }
 
-/// The signing key of the signing settings, loaded (`None`: none is set).
-fn signing_key() -> Result<Option<SigningKey>> {
-    signing::signing_settings()
-        .signing_key
-        .map(|path| SigningKey::load(&path))
-        .transpose()
-}
+impl Store {
+    /// The signing key of the store's signing settings, loaded (`None`: none is set).
+    fn signing_key(&self) -> Result<Option<SigningKey>> {
+        self.signing
+            .signing_key
+            .as_deref()
+            .map(SigningKey::load)
+            .transpose()
+    }
 
-/// The allowed signers of the signing settings, loaded (`None`: none given).
-pub(crate) fn allowed_signers() -> Result<Option<AllowedSigners>> {
-    signing::signing_settings()
-        .allowed_signers
-        .map(|path| AllowedSigners::load(&path))
-        .transpose()
+    /// The allowed signers of the store's signing settings, loaded (`None`: none given).
+    pub(crate) fn allowed_signers(&self) -> Result<Option<AllowedSigners>> {
+        self.signing
+            .allowed_signers
+            .as_deref()
+            .map(AllowedSigners::load)
+            .transpose()
+    }
 }

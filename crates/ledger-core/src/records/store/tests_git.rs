@@ -28,7 +28,16 @@ fn checkout(dir: &Path) -> PathBuf {
 fn remote_and_clones(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let seed = checkout(dir);
     let bare = dir.join("remote.git");
-    git().run(dir, &["clone", "-q", "--bare", seed.to_str().unwrap(), "remote.git"]);
+    git().run(
+        dir,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            seed.to_str().unwrap(),
+            "remote.git",
+        ],
+    );
     let mut clones = Vec::new();
     for name in ["a", "b"] {
         git().run(dir, &["clone", "-q", bare.to_str().unwrap(), name]);
@@ -46,7 +55,10 @@ fn open(workspace: &Path) -> Store {
 }
 
 fn stdout(dir: &Path, args: &[&str]) -> String {
-    String::from_utf8(git().stdout(dir, args)).unwrap().trim_end().to_owned()
+    String::from_utf8(git().stdout(dir, args))
+        .unwrap()
+        .trim_end()
+        .to_owned()
 }
 
 fn push(dir: &Path) -> bool {
@@ -64,17 +76,42 @@ fn records_are_commits_that_git_reads_and_checks() {
     let store = open(&repo);
     assert!(store.is_git());
     assert_eq!(store.root(), utf8(&repo.join(".git/ledger")));
-    let first = store.commit("changes/add-auth", "state", None, &"drafted").unwrap();
+    let first = store
+        .commit("changes/add-auth", "state", None, &"drafted")
+        .unwrap();
     let second = store
         .commit("changes/add-auth", "state", Some(&first), &"approved")
         .unwrap();
-    let blob = git().stdout(&repo, &["cat-file", "blob", "refs/ledger/heads/changes/add-auth:record.json"]);
+    let blob = git().stdout(
+        &repo,
+        &[
+            "cat-file",
+            "blob",
+            "refs/ledger/heads/changes/add-auth:record.json",
+        ],
+    );
     assert_eq!(RecordId::of(&blob), second);
-    let parent = git().stdout(&repo, &["cat-file", "blob", "refs/ledger/heads/changes/add-auth~1:record.json"]);
+    let parent = git().stdout(
+        &repo,
+        &[
+            "cat-file",
+            "blob",
+            "refs/ledger/heads/changes/add-auth~1:record.json",
+        ],
+    );
     assert_eq!(RecordId::of(&parent), first);
-    assert_eq!(stdout(&repo, &["rev-list", "--count", "refs/ledger/heads/changes/add-auth"]), "2");
+    assert_eq!(
+        stdout(
+            &repo,
+            &["rev-list", "--count", "refs/ledger/heads/changes/add-auth"]
+        ),
+        "2"
+    );
     git().run(&repo, &["fsck", "--strict", "--no-progress"]);
-    assert_eq!(store.history("changes/add-auth").unwrap(), vec![second, first]);
+    assert_eq!(
+        store.history("changes/add-auth").unwrap(),
+        vec![second, first]
+    );
     // No store in the worktree, nothing for git status to show.
     assert!(!repo.join(".ledger/records").exists());
     assert_eq!(stdout(&repo, &["status", "--porcelain"]), "");
@@ -87,12 +124,24 @@ fn records_are_commits_that_git_reads_and_checks() {
 fn every_worktree_and_a_copy_share_the_store() {
     let dir = tempfile::tempdir().unwrap();
     let repo = checkout(dir.path());
-    let id = open(&repo).commit("gates/test", "evidence", None, &1).unwrap();
-    git().run(&repo, &["worktree", "add", "-q", dir.path().join("wt").to_str().unwrap()]);
+    let id = open(&repo)
+        .commit("gates/test", "evidence", None, &1)
+        .unwrap();
+    git().run(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            dir.path().join("wt").to_str().unwrap(),
+        ],
+    );
     let worktree = open(&dir.path().join("wt"));
     assert_eq!(worktree.root(), open(&repo).root());
     assert_eq!(worktree.head("gates/test").unwrap(), Some(id));
-    let next = worktree.commit("gates/test", "evidence", Some(&id), &2).unwrap();
+    let next = worktree
+        .commit("gates/test", "evidence", Some(&id), &2)
+        .unwrap();
     assert_eq!(open(&repo).head("gates/test").unwrap(), Some(next));
     assert!(worktree.provenance("gates/test").unwrap().unwrap().local);
     let copy = dir.path().join("copy");
@@ -122,7 +171,9 @@ fn fetched_heads_are_read_beside_the_local_ones() {
     // The fetched record reads like a local one, and a write goes on from it.
     let body: super::StoredRecord<String> = store.read_record(&first).unwrap();
     assert_eq!(body.body, "a1");
-    let second = store.commit("changes/c", "state", Some(&first), &"b1").unwrap();
+    let second = store
+        .commit("changes/c", "state", Some(&first), &"b1")
+        .unwrap();
     assert_eq!(store.history("changes/c").unwrap(), vec![second, first]);
     assert!(push(&b), "a write on top of the fetched head fast-forwards");
     fetch(&a);
@@ -133,11 +184,17 @@ fn fetched_heads_are_read_beside_the_local_ones() {
 fn heads_that_went_apart_are_shown_and_resolved_by_an_explicit_write() {
     let dir = tempfile::tempdir().unwrap();
     let (_bare, a, b) = remote_and_clones(dir.path());
-    let base = open(&a).commit("changes/c", "state", None, &"base").unwrap();
+    let base = open(&a)
+        .commit("changes/c", "state", None, &"base")
+        .unwrap();
     assert!(push(&a));
     fetch(&b);
-    let from_a = open(&a).commit("changes/c", "state", Some(&base), &"a").unwrap();
-    let from_b = open(&b).commit("changes/c", "state", Some(&base), &"b").unwrap();
+    let from_a = open(&a)
+        .commit("changes/c", "state", Some(&base), &"a")
+        .unwrap();
+    let from_b = open(&b)
+        .commit("changes/c", "state", Some(&base), &"b")
+        .unwrap();
     assert!(push(&a));
     assert!(!push(&b), "git refuses a push that would drop a's record");
     fetch(&b);
@@ -145,7 +202,10 @@ fn heads_that_went_apart_are_shown_and_resolved_by_an_explicit_write() {
     let err = store.head("changes/c").unwrap_err();
     assert_eq!(err.code(), "divergent-heads");
     let message = err.to_string();
-    assert!(message.contains(&from_a.to_string()) && message.contains(&from_b.to_string()), "{message}");
+    assert!(
+        message.contains(&from_a.to_string()) && message.contains(&from_b.to_string()),
+        "{message}"
+    );
     let report = store.check().unwrap();
     assert!(!report.is_clean());
     assert_eq!(report.divergent.len(), 1);
@@ -153,7 +213,10 @@ fn heads_that_went_apart_are_shown_and_resolved_by_an_explicit_write() {
     // A write that starts from neither head is refused; one that starts from a head resolves.
     let stray = store.commit("changes/c", "state", Some(&base), &"stray");
     assert_eq!(stray.unwrap_err().code(), "divergent-heads");
-    assert_eq!(store.resolve("changes/c", &base).unwrap_err().code(), "invalid-argument");
+    assert_eq!(
+        store.resolve("changes/c", &base).unwrap_err().code(),
+        "invalid-argument"
+    );
     store.resolve("changes/c", &from_a).unwrap();
     assert_eq!(store.head("changes/c").unwrap(), Some(from_a));
     assert!(store.check().unwrap().divergent.is_empty());
@@ -169,13 +232,22 @@ fn heads_that_went_apart_are_shown_and_resolved_by_an_explicit_write() {
 fn a_write_that_started_from_a_head_resolves_the_divergence() {
     let dir = tempfile::tempdir().unwrap();
     let (_bare, a, b) = remote_and_clones(dir.path());
-    let from_a = open(&a).commit("gates/test", "evidence", None, &"a").unwrap();
-    let from_b = open(&b).commit("gates/test", "evidence", None, &"b").unwrap();
+    let from_a = open(&a)
+        .commit("gates/test", "evidence", None, &"a")
+        .unwrap();
+    let from_b = open(&b)
+        .commit("gates/test", "evidence", None, &"b")
+        .unwrap();
     assert!(push(&a));
     fetch(&b);
     let store = open(&b);
-    assert_eq!(store.head("gates/test").unwrap_err().code(), "divergent-heads");
-    let next = store.commit("gates/test", "evidence", Some(&from_b), &"b2").unwrap();
+    assert_eq!(
+        store.head("gates/test").unwrap_err().code(),
+        "divergent-heads"
+    );
+    let next = store
+        .commit("gates/test", "evidence", Some(&from_b), &"b2")
+        .unwrap();
     assert_eq!(store.head("gates/test").unwrap(), Some(next));
     assert_eq!(store.history("gates/test").unwrap(), vec![next, from_b]);
     assert!(push(&b));
@@ -184,13 +256,26 @@ fn a_write_that_started_from_a_head_resolves_the_divergence() {
 
 /// Points `refs/ledger/heads/<name>` of `repo` at `target`.
 fn forge(repo: &Path, name: &str, target: &str) {
-    git().run(repo, &["update-ref", &format!("refs/ledger/heads/{name}"), target]);
+    git().run(
+        repo,
+        &["update-ref", &format!("refs/ledger/heads/{name}"), target],
+    );
 }
 
 fn hash_object(repo: &Path, kind: &str, bytes: &[u8]) -> String {
     let file = repo.join(".git/forged-object");
     std::fs::write(&file, bytes).unwrap();
-    stdout(repo, &["hash-object", "-w", "-t", kind, "--literally", file.to_str().unwrap()])
+    stdout(
+        repo,
+        &[
+            "hash-object",
+            "-w",
+            "-t",
+            kind,
+            "--literally",
+            file.to_str().unwrap(),
+        ],
+    )
 }
 
 #[test]
@@ -199,29 +284,76 @@ fn forged_refs_are_refused_with_codes() {
     let repo = checkout(dir.path());
     let store = open(&repo);
     let good = store.commit("changes/good", "state", None, &1).unwrap();
-    let blob = stdout(&repo, &["rev-parse", "refs/ledger/heads/changes/good:record.json"]);
-    let tree = stdout(&repo, &["rev-parse", "refs/ledger/heads/changes/good^{tree}"]);
+    let blob = stdout(
+        &repo,
+        &["rev-parse", "refs/ledger/heads/changes/good:record.json"],
+    );
+    let tree = stdout(
+        &repo,
+        &["rev-parse", "refs/ledger/heads/changes/good^{tree}"],
+    );
     forge(&repo, "blob", &blob);
     forge(&repo, "tree", &tree);
     forge(&repo, "branch", "HEAD");
-    let huge = hash_object(&repo, "blob", &vec![b' '; (super::git::BLOB_LIMIT + 1) as usize]);
+    let huge = hash_object(
+        &repo,
+        "blob",
+        &vec![b' '; (super::git::BLOB_LIMIT + 1) as usize],
+    );
     let huge_tree = stdout(&repo, &["mktree"]);
     let _ = huge_tree;
     let mktree = |entry: &str| {
         let mut cmd = git().command(&repo, &["mktree"]);
-        cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
         let mut child = cmd.spawn().unwrap();
         use std::io::Write as _;
-        child.stdin.take().unwrap().write_all(entry.as_bytes()).unwrap();
-        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap().trim().to_owned()
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(entry.as_bytes())
+            .unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout)
+            .unwrap()
+            .trim()
+            .to_owned()
     };
     let commit_of = |tree: &str| stdout(&repo, &["commit-tree", tree, "-m", "forged"]);
-    forge(&repo, "huge", &commit_of(&mktree(&format!("100644 blob {huge}\trecord.json\n"))));
-    forge(&repo, "other-name", &commit_of(&mktree(&format!("100644 blob {blob}\tnotes.json\n"))));
+    forge(
+        &repo,
+        "huge",
+        &commit_of(&mktree(&format!("100644 blob {huge}\trecord.json\n"))),
+    );
+    forge(
+        &repo,
+        "other-name",
+        &commit_of(&mktree(&format!("100644 blob {blob}\tnotes.json\n"))),
+    );
     let not_a_record = hash_object(&repo, "blob", b"{\"format\": \"something else\"}\n");
-    forge(&repo, "not-a-record", &commit_of(&mktree(&format!("100644 blob {not_a_record}\trecord.json\n"))));
-    git().run(&repo, &["symbolic-ref", "refs/ledger/heads/symbolic", "refs/heads/main"]);
-    git().run(&repo, &["update-ref", "refs/ledger/elsewhere/x", &stdout(&repo, &["rev-parse", "refs/ledger/heads/changes/good"])]);
+    forge(
+        &repo,
+        "not-a-record",
+        &commit_of(&mktree(&format!(
+            "100644 blob {not_a_record}\trecord.json\n"
+        ))),
+    );
+    git().run(
+        &repo,
+        &[
+            "symbolic-ref",
+            "refs/ledger/heads/symbolic",
+            "refs/heads/main",
+        ],
+    );
+    git().run(
+        &repo,
+        &[
+            "update-ref",
+            "refs/ledger/elsewhere/x",
+            &stdout(&repo, &["rev-parse", "refs/ledger/heads/changes/good"]),
+        ],
+    );
     for (name, code) in [
         ("blob", "corrupt-record"),
         ("tree", "corrupt-record"),
@@ -237,8 +369,19 @@ fn forged_refs_are_refused_with_codes() {
     assert_eq!(store.head("changes/good").unwrap(), Some(good));
     let report = store.check().unwrap();
     let listed: Vec<&str> = report.corrupt.iter().map(|c| c.file.as_str()).collect();
-    for name in ["blob", "tree", "branch", "huge", "other-name", "not-a-record", "symbolic"] {
-        assert!(listed.contains(&format!("refs/ledger/heads/{name}").as_str()), "{name}: {listed:?}");
+    for name in [
+        "blob",
+        "tree",
+        "branch",
+        "huge",
+        "other-name",
+        "not-a-record",
+        "symbolic",
+    ] {
+        assert!(
+            listed.contains(&format!("refs/ledger/heads/{name}").as_str()),
+            "{name}: {listed:?}"
+        );
     }
     assert!(listed.contains(&"refs/ledger/elsewhere/x"), "{listed:?}");
     assert_eq!(store.refs().unwrap_err().code(), "corrupt-record");
@@ -251,7 +394,9 @@ fn an_older_store_in_the_worktree_is_migrated_and_kept() {
     std::fs::create_dir(&workspace).unwrap();
     let legacy = Store::at(utf8(&workspace.join(".ledger")).to_owned());
     let first = legacy.commit("changes/c", "state", None, &1).unwrap();
-    let second = legacy.commit("changes/c", "state", Some(&first), &2).unwrap();
+    let second = legacy
+        .commit("changes/c", "state", Some(&first), &2)
+        .unwrap();
     let orphan = legacy.write_record("state", None, &"orphan").unwrap();
     let object = legacy.write_object(b"gate output").unwrap();
     git().init(&workspace, &[]);
@@ -267,7 +412,9 @@ fn an_older_store_in_the_worktree_is_migrated_and_kept() {
     assert_eq!(legacy.head("changes/c").unwrap(), Some(second));
     assert_eq!(legacy.check().unwrap().records, 3);
     // Once is enough: a later write is not undone by another migration.
-    let third = store.commit("changes/c", "state", Some(&second), &3).unwrap();
+    let third = store
+        .commit("changes/c", "state", Some(&second), &3)
+        .unwrap();
     assert_eq!(open(&workspace).head("changes/c").unwrap(), Some(third));
 }
 
@@ -275,7 +422,9 @@ fn an_older_store_in_the_worktree_is_migrated_and_kept() {
 fn a_migrated_ref_the_repository_has_otherwise_is_a_divergence() {
     let dir = tempfile::tempdir().unwrap();
     let repo = checkout(dir.path());
-    let in_git = open(&repo).commit("changes/c", "state", None, &"git").unwrap();
+    let in_git = open(&repo)
+        .commit("changes/c", "state", None, &"git")
+        .unwrap();
     // An older ledger, run in the same checkout, wrote its own `.ledger/`.
     let legacy = Store::at(utf8(&repo.join(".ledger")).to_owned());
     let old = legacy.commit("changes/c", "state", None, &"old").unwrap();
@@ -294,15 +443,100 @@ fn remote_setup_writes_the_fetch_refspec_once() {
     let fetches = stdout(&a, &["config", "--get-all", "remote.origin.fetch"]);
     assert_eq!(
         fetches.lines().collect::<Vec<_>>(),
-        ["+refs/heads/*:refs/remotes/origin/*", "+refs/ledger/heads/*:refs/ledger/remotes/origin/*"]
+        [
+            "+refs/heads/*:refs/remotes/origin/*",
+            "+refs/ledger/heads/*:refs/ledger/remotes/origin/*"
+        ]
     );
     let again = open(&a).remote_setup("origin").unwrap();
     assert!(!again.added);
-    assert_eq!(stdout(&a, &["config", "--get-all", "remote.origin.fetch"]), fetches);
-    assert_eq!(open(&a).remote_setup("nowhere").unwrap_err().code(), "invalid-argument");
-    assert_eq!(open(&a).remote_setup("a/b").unwrap_err().code(), "invalid-argument");
+    assert_eq!(
+        stdout(&a, &["config", "--get-all", "remote.origin.fetch"]),
+        fetches
+    );
+    assert_eq!(
+        open(&a).remote_setup("nowhere").unwrap_err().code(),
+        "invalid-argument"
+    );
+    assert_eq!(
+        open(&a).remote_setup("a/b").unwrap_err().code(),
+        "invalid-argument"
+    );
     let plain = tempfile::tempdir().unwrap();
     let outside = Store::open(Utf8Path::from_path(plain.path()).unwrap()).unwrap();
     assert!(!outside.is_git());
-    assert_eq!(outside.remote_setup("origin").unwrap_err().code(), "invalid-argument");
+    assert_eq!(
+        outside.remote_setup("origin").unwrap_err().code(),
+        "invalid-argument"
+    );
+}
+
+/// An Ed25519 key made by ssh-keygen in `dir`, and an allowed-signers file
+/// naming it as `principal`.
+fn key(dir: &Path, name: &str, principal: &str) -> (PathBuf, PathBuf) {
+    let key = dir.join(name);
+    let made = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", principal, "-f"])
+        .arg(&key)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+    let allowed = dir.join(format!("{name}.allowed"));
+    std::fs::write(&allowed, format!("{principal} namespaces=\"git\" {public}")).unwrap();
+    (key, allowed)
+}
+
+fn signing(key: Option<&Path>, allowed: Option<&Path>) -> crate::records::signing::SigningSettings {
+    crate::records::signing::SigningSettings {
+        signing_key: key.map(|k| utf8(k).to_owned()),
+        allowed_signers: allowed.map(|a| utf8(a).to_owned()),
+    }
+}
+
+#[test]
+fn signed_records_carry_git_s_own_ssh_signature_and_show_their_signer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_bare, a, b) = remote_and_clones(dir.path());
+    let (alice, alice_allowed) = key(dir.path(), "alice", "alice@example.com");
+    let (_mallory, mallory_allowed) = key(dir.path(), "mallory", "mallory@example.com");
+    let writer = open(&a).with_signing(signing(Some(&alice), None));
+    let id = writer
+        .commit("gates/test", "evidence", None, &"passed")
+        .unwrap();
+    // git itself verifies the commit ledger signed.
+    let config = format!("gpg.ssh.allowedSignersFile={}", alice_allowed.display());
+    assert!(git().succeeds(
+        &a,
+        &[
+            "-c",
+            &config,
+            "verify-commit",
+            "refs/ledger/heads/gates/test"
+        ]
+    ));
+    assert!(push(&a));
+    fetch(&b);
+    let trusting = open(&b).with_signing(signing(None, Some(&alice_allowed)));
+    let seen = trusting.provenance("gates/test").unwrap().unwrap();
+    assert_eq!(seen.record, id);
+    assert!(!seen.local);
+    assert_eq!(seen.signer.as_deref(), Some("alice@example.com"));
+    assert!(seen.is_signed_by_allowed_signer());
+    // Signed, but not by a key this caller allows: the key shows, the signer does not.
+    let other = open(&b).with_signing(signing(None, Some(&mallory_allowed)));
+    let seen = other.provenance("gates/test").unwrap().unwrap();
+    assert_eq!(seen.signer, None);
+    assert!(seen.key.as_deref().unwrap().starts_with("SHA256:"));
+    assert!(seen.signature_problem.is_some());
+    let unknowing = open(&b).with_signing(signing(None, None));
+    let seen = unknowing.provenance("gates/test").unwrap().unwrap();
+    assert_eq!(seen.signer, None);
+    assert!(seen.signature_problem.is_some());
+    // An unsigned record shows no key at all.
+    let plain = open(&a)
+        .commit("gates/lint", "evidence", None, &"passed")
+        .unwrap();
+    let seen = open(&a).provenance("gates/lint").unwrap().unwrap();
+    assert_eq!((seen.record, seen.local, seen.key), (plain, true, None));
 }
