@@ -1,6 +1,9 @@
-//! The workspace's record store (docs/records.md), as the doors read it:
-//! its check, its refs and the records they name. The store is always
-//! `<workspace>/.ledger`; opening it creates nothing.
+//! The workspace's record store (docs/records.md, docs/sharing.md), as the
+//! doors read it: its check, its refs and the records they name, where a
+//! head came from, and the two writes of a shared store (resolving heads
+//! that went apart, setting up a remote). The store is `<workspace>/.ledger`,
+//! or the repository's when the workspace is the top of a Git checkout;
+//! opening it creates nothing.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{Verb, Workspace};
 use crate::{
     Result,
-    records::{RecordId, RefHead, StoreReport, StoredRecord},
+    records::{Provenance, RecordId, RefHead, RemoteSetup, StoreReport, StoredRecord},
 };
 
 /// What `store_check` finds, and whether the store is clean.
@@ -92,6 +95,57 @@ fn stored_record(
     ws.store()?.read_record(&id)
 }
 
+/// Where the record a ref names came from (this store, or a remote's
+/// fetched head) and who signed it, judged against the allowed signers of
+/// the signing settings; null when the ref has no head.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProvenanceOptions {
+    /// The ref name, e.g. `changes/add-auth` or `gates/test`.
+    pub reference: String,
+}
+
+fn provenance(ws: &Workspace, o: ProvenanceOptions) -> Result<Option<Provenance>> {
+    ws.store()?.provenance(&o.reference)
+}
+
+/// Ends a divergence (`divergent-heads`) by keeping the head that names
+/// `keep`: a write with every head as a parent, so nothing is lost and the
+/// next push fast-forwards. Returns the kept record.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveOptions {
+    /// The ref whose heads went apart.
+    pub reference: String,
+    /// The record of the head to keep (64 hex digits).
+    pub keep: String,
+}
+
+fn resolve(ws: &Workspace, o: ResolveOptions) -> Result<RecordId> {
+    let keep: RecordId = o.keep.parse()?;
+    ws.store()?.resolve(&o.reference, &keep)
+}
+
+/// Adds the fetch refspec that brings a remote's ledger heads beside this
+/// store's to the repository's configuration
+/// (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
+/// there, and gives the push refspec.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteSetupOptions {
+    /// The Git remote (default `origin`).
+    #[serde(default = "origin")]
+    pub remote: String,
+}
+
+fn origin() -> String {
+    "origin".to_owned()
+}
+
+fn remote_setup(ws: &Workspace, o: RemoteSetupOptions) -> Result<RemoteSetup> {
+    ws.store()?.remote_setup(&o.remote)
+}
+
 /// Every verb of this file, for the registry in door/mod.rs.
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
@@ -100,6 +154,9 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("history", &["reference"], history),
         Verb::method("refs", &[], refs),
         Verb::method("stored_record", &["id"], stored_record),
+        Verb::method("provenance", &["reference"], provenance),
+        Verb::method("resolve", &["reference", "keep"], resolve),
+        Verb::method("remote_setup", &["remote"], remote_setup),
     ]
 }
 
@@ -179,5 +236,33 @@ mod tests {
         .unwrap();
         let dangling = call(&dir, "store_check", json!({}));
         assert_eq!(dangling["ok"]["clean"], false, "{dangling}");
+    }
+
+    #[test]
+    fn a_git_store_says_where_a_head_came_from_and_refuses_what_it_cannot_do() {
+        let dir = tempfile::tempdir().unwrap();
+        ledger_testkit::Git::isolated().init(dir.path(), &[]);
+        let store = crate::records::Store::open(ledger_testkit::utf8(dir.path())).unwrap();
+        let id = store.commit("gates/test", "evidence", None, &1).unwrap();
+        let seen = call(&dir, "provenance", json!({"reference": "gates/test"}));
+        assert_eq!(seen["ok"]["record"], id.to_string(), "{seen}");
+        assert_eq!(seen["ok"]["local"], true);
+        assert_eq!(seen["ok"]["signer"], Value::Null);
+        assert_eq!(
+            call(&dir, "provenance", json!({"reference": "gates/none"}))["ok"],
+            Value::Null
+        );
+        let keep = json!({"reference": "gates/test", "keep": id.to_string()});
+        assert_eq!(
+            call(&dir, "resolve", keep)["error"]["code"],
+            "invalid-argument"
+        );
+        let bad = json!({"reference": "gates/test", "keep": "xyz"});
+        assert_eq!(call(&dir, "resolve", bad)["error"]["code"], "bad-record-id");
+        let setup = call(&dir, "remote_setup", json!({}));
+        assert_eq!(
+            setup["error"]["code"], "invalid-argument",
+            "no remote origin: {setup}"
+        );
     }
 }
