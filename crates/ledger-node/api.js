@@ -134,6 +134,7 @@ const ErrorCode = Object.freeze({
   BadEntry: 'bad-entry',
   DuplicateEntry: 'duplicate-entry',
   PointerConflict: 'pointer-conflict',
+  DivergentHeads: 'divergent-heads',
   ChainMismatch: 'chain-mismatch',
   CorruptRecord: 'corrupt-record',
   BadRefName: 'bad-ref-name',
@@ -149,6 +150,8 @@ const ErrorCode = Object.freeze({
   NoDelivery: 'no-delivery',
   FingerprintMoved: 'fingerprint-moved',
   BadRecordId: 'bad-record-id',
+  BadSigningKey: 'bad-signing-key',
+  BadAllowedSigners: 'bad-allowed-signers',
   Panic: 'panic',
 })
 
@@ -162,7 +165,7 @@ const DEFAULT_EXCLUSION_REASON = "excluded by the caller"
 const DEFAULT_SCHEMA = "spec-driven"
 
 /** Every code a LedgerError can carry (the core's, and `panic`). */
-const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-entry","duplicate-entry","pointer-conflict","chain-mismatch","corrupt-record","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","panic"])
+const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
 
 /** The prefix of the v1 fingerprint stream (docs/format.md). */
 const FORMAT_V1 = "wealth-ledger-input-v1"
@@ -366,6 +369,49 @@ class Workspace {
   /** `storedRecord`, blocking the JavaScript thread. */
   storedRecordSync(id) {
     return (reply(native.callSync(this.#path, 'stored_record', encode('stored_record', undefined, (o) => ({ id })))))
+  }
+
+  /**
+   * Where the record a ref names came from (this store, or a remote's
+   * fetched head) and who signed it, judged against the allowed signers of
+   * the signing settings; null when the ref has no head.
+   */
+  async provenance(reference) {
+    return (reply(await native.call(this.#path, 'provenance', encode('provenance', undefined, (o) => ({ reference })))))
+  }
+
+  /** `provenance`, blocking the JavaScript thread. */
+  provenanceSync(reference) {
+    return (reply(native.callSync(this.#path, 'provenance', encode('provenance', undefined, (o) => ({ reference })))))
+  }
+
+  /**
+   * Ends a divergence (`divergent-heads`) by keeping the head that names
+   * `keep`: a write with every head as a parent, so nothing is lost and the
+   * next push fast-forwards. Returns the kept record.
+   */
+  async resolve(reference, keep) {
+    return (reply(await native.call(this.#path, 'resolve', encode('resolve', undefined, (o) => ({ keep, reference })))))
+  }
+
+  /** `resolve`, blocking the JavaScript thread. */
+  resolveSync(reference, keep) {
+    return (reply(native.callSync(this.#path, 'resolve', encode('resolve', undefined, (o) => ({ keep, reference })))))
+  }
+
+  /**
+   * Adds the fetch refspec that brings a remote's ledger heads beside this
+   * store's to the repository's configuration
+   * (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
+   * there, and gives the push refspec.
+   */
+  async remoteSetup(remote) {
+    return (reply(await native.call(this.#path, 'remote_setup', encode('remote_setup', undefined, (o) => ({ remote })))))
+  }
+
+  /** `remoteSetup`, blocking the JavaScript thread. */
+  remoteSetupSync(remote) {
+    return (reply(native.callSync(this.#path, 'remote_setup', encode('remote_setup', undefined, (o) => ({ remote })))))
   }
 
   /**
@@ -833,5 +879,33 @@ function setDigestCacheSync(enabled) {
   return (reply(native.callSync(null, 'set_digest_cache', encode('set_digest_cache', undefined, (o) => ({ enabled })))))
 }
 
+/**
+ * The signing settings now: the key records are signed with and the
+ * allowed-signers file, each absent when unset.
+ */
+async function signing() {
+  return (reply(await native.call(null, 'signing', encode('signing', undefined, (o) => ({  })))))
+}
 
-module.exports = { Workspace, LedgerError, ErrorCode, DEFAULT_CHANGES_ROOT, DEFAULT_EXCLUSION_REASON, DEFAULT_SCHEMA, ERROR_CODES, FORMAT_V1, MAX_THREADS, RECORD_FORMAT, RECORD_VERSION, STORE_DIR, TASK_RULES, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, threads, threadsSync, setThreads, setThreadsSync, digestCacheEnabled, digestCacheEnabledSync, setDigestCache, setDigestCacheSync }
+/** `signing`, blocking the JavaScript thread. */
+function signingSync() {
+  return (reply(native.callSync(null, 'signing', encode('signing', undefined, (o) => ({  })))))
+}
+
+/**
+ * Sets the signing settings of every later call in this process; an
+ * option left out (or null) is unset. Without a call, the
+ * `LEDGER_SIGNING_KEY` and `LEDGER_ALLOWED_SIGNERS` environment variables
+ * decide. The files are read when used, not now.
+ */
+async function setSigning(options) {
+  return (reply(await native.call(null, 'set_signing', encode('set_signing', options, (o) => ({ ...o,  })))))
+}
+
+/** `setSigning`, blocking the JavaScript thread. */
+function setSigningSync(options) {
+  return (reply(native.callSync(null, 'set_signing', encode('set_signing', options, (o) => ({ ...o,  })))))
+}
+
+
+module.exports = { Workspace, LedgerError, ErrorCode, DEFAULT_CHANGES_ROOT, DEFAULT_EXCLUSION_REASON, DEFAULT_SCHEMA, ERROR_CODES, FORMAT_V1, MAX_THREADS, RECORD_FORMAT, RECORD_VERSION, STORE_DIR, TASK_RULES, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, threads, threadsSync, setThreads, setThreadsSync, digestCacheEnabled, digestCacheEnabledSync, setDigestCache, setDigestCacheSync, signing, signingSync, setSigning, setSigningSync }

@@ -494,6 +494,21 @@ export interface DanglingRef {
 }
 
 /**
+ * Two or more heads of one ref that went apart: each advanced from a record
+ * the other does not follow. Nothing is merged; an explicit write resolves it.
+ */
+export interface Divergence {
+  /**
+   * Every head, local first: `<record> (local)` or `<record> (fetched from <remote>)`.
+   */
+  heads: Array<string>
+  /**
+   * The ref name, e.g. `changes/add-auth`.
+   */
+  reference: string
+}
+
+/**
  * One path of an inventory, as the fingerprint's byte stream has it.
  */
 export interface Entry {
@@ -1003,6 +1018,38 @@ export interface PhaseRecordStanding {
 }
 
 /**
+ * Where the record a ref names came from, and who signed it.
+ */
+export interface Provenance {
+  /**
+   * The signing key's fingerprint (`SHA256:...`), when it is signed.
+   */
+  key: string | null
+  /**
+   * Whether this store wrote it (its bytes are in the store's `records/`):
+   * a record that reached the store only through Git objects is not local.
+   */
+  local: boolean
+  /**
+   * The record the ref names.
+   */
+  record: RecordId
+  /**
+   * The remote whose fetched head names it (`None`: the local head does).
+   */
+  remote: string | null
+  /**
+   * Why a signature does not count (bad, unknown key, no allowed signers
+   * given), when there is one that does not.
+   */
+  signatureProblem: string | null
+  /**
+   * The signer's principal, when an allowed signer signed it.
+   */
+  signer: string | null
+}
+
+/**
  * A record's id in the store: 64 lowercase hex digits.
  */
 export type RecordId = string
@@ -1019,6 +1066,32 @@ export interface RefHead {
    * The ref name, e.g. `changes/add-auth`.
    */
   name: string
+  /**
+   * The remote it was fetched from (`None`: this store's own head).
+   */
+  remote?: string | null
+}
+
+/**
+ * What `remote setup` did to a repository's configuration.
+ */
+export interface RemoteSetup {
+  /**
+   * Whether it was added (`false`: it was there).
+   */
+  added: boolean
+  /**
+   * The fetch refspec it now has.
+   */
+  fetch: string
+  /**
+   * The refspec that pushes this store's heads: `git push <remote> <push>`.
+   */
+  push: string
+  /**
+   * The remote.
+   */
+  remote: string
 }
 
 /**
@@ -1140,6 +1213,22 @@ export interface Scope {
   roots: Array<string> | null
   taskRules?: Record<string, TaskRule>
   workspace: string
+}
+
+/**
+ * Which key signs and which signers are allowed, for every later call in
+ * this process that signs or checks.
+ */
+export interface SigningSettings {
+  /**
+   * The allowed-signers file (ssh-keygen(1), ALLOWED SIGNERS) that says
+   * whose signatures are trusted; `None`: nobody's.
+   */
+  allowedSigners: string | null
+  /**
+   * The OpenSSH private key records are signed with; `None`: unsigned.
+   */
+  signingKey: string | null
 }
 
 /**
@@ -1332,6 +1421,11 @@ export interface StoreCheck {
    * Refs whose chain reaches a missing or corrupt record.
    */
   dangling: Array<DanglingRef>
+  /**
+   * Refs whose heads went apart (a Git store: this store's and a fetched
+   * one, or two fetched ones), each to resolve by an explicit write.
+   */
+  divergent: Array<Divergence>
   /**
    * Intact records that no ref reaches through `previous` links: the records
    * of conflicted or interrupted saves.
@@ -2228,8 +2322,21 @@ export interface ReadTasksBytesOptions {
   rule?: TaskRule
 }
 
+/** The options of `setSigning`. */
+export interface SetSigningOptions {
+  /**
+   * The allowed-signers file (ssh-keygen's format, as git's
+   * `gpg.ssh.allowedSignersFile`) saying whose signatures are trusted.
+   */
+  allowedSigners?: string | null
+  /**
+   * The OpenSSH private key file (not encrypted) records are signed with.
+   */
+  signingKey?: string | null
+}
+
 /** Every code a LedgerError can carry. */
-export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'invalid-argument' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'chain-mismatch' | 'corrupt-record' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'panic'
+export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'invalid-argument' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
 
 /** Every code a LedgerError can carry, by name. */
 export declare const ErrorCode: {
@@ -2263,6 +2370,7 @@ export declare const ErrorCode: {
   readonly BadEntry: 'bad-entry'
   readonly DuplicateEntry: 'duplicate-entry'
   readonly PointerConflict: 'pointer-conflict'
+  readonly DivergentHeads: 'divergent-heads'
   readonly ChainMismatch: 'chain-mismatch'
   readonly CorruptRecord: 'corrupt-record'
   readonly BadRefName: 'bad-ref-name'
@@ -2278,6 +2386,8 @@ export declare const ErrorCode: {
   readonly NoDelivery: 'no-delivery'
   readonly FingerprintMoved: 'fingerprint-moved'
   readonly BadRecordId: 'bad-record-id'
+  readonly BadSigningKey: 'bad-signing-key'
+  readonly BadAllowedSigners: 'bad-allowed-signers'
   readonly Panic: 'panic'
 }
 
@@ -2463,6 +2573,37 @@ export declare class Workspace {
    * `storedRecord`, blocking the JavaScript thread.
    */
   storedRecordSync(id: string): StoredRecord
+  /**
+   * Where the record a ref names came from (this store, or a remote's
+   * fetched head) and who signed it, judged against the allowed signers of
+   * the signing settings; null when the ref has no head.
+   */
+  provenance(reference: string): Promise<Provenance | null>
+  /**
+   * `provenance`, blocking the JavaScript thread.
+   */
+  provenanceSync(reference: string): Provenance | null
+  /**
+   * Ends a divergence (`divergent-heads`) by keeping the head that names
+   * `keep`: a write with every head as a parent, so nothing is lost and the
+   * next push fast-forwards. Returns the kept record.
+   */
+  resolve(reference: string, keep: string): Promise<RecordId>
+  /**
+   * `resolve`, blocking the JavaScript thread.
+   */
+  resolveSync(reference: string, keep: string): RecordId
+  /**
+   * Adds the fetch refspec that brings a remote's ledger heads beside this
+   * store's to the repository's configuration
+   * (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
+   * there, and gives the push refspec.
+   */
+  remoteSetup(remote: string): Promise<RemoteSetup>
+  /**
+   * `remoteSetup`, blocking the JavaScript thread.
+   */
+  remoteSetupSync(remote: string): RemoteSetup
   /**
    * The artifact graph the change is evaluated with (its schema's, checked
    * and in topological order).
@@ -2793,3 +2934,23 @@ export declare function setDigestCache(enabled: boolean): Promise<null>
  * `setDigestCache`, blocking the JavaScript thread.
  */
 export declare function setDigestCacheSync(enabled: boolean): null
+/**
+ * The signing settings now: the key records are signed with and the
+ * allowed-signers file, each absent when unset.
+ */
+export declare function signing(): Promise<SigningSettings>
+/**
+ * `signing`, blocking the JavaScript thread.
+ */
+export declare function signingSync(): SigningSettings
+/**
+ * Sets the signing settings of every later call in this process; an
+ * option left out (or null) is unset. Without a call, the
+ * `LEDGER_SIGNING_KEY` and `LEDGER_ALLOWED_SIGNERS` environment variables
+ * decide. The files are read when used, not now.
+ */
+export declare function setSigning(options?: SetSigningOptions): Promise<null>
+/**
+ * `setSigning`, blocking the JavaScript thread.
+ */
+export declare function setSigningSync(options?: SetSigningOptions): null

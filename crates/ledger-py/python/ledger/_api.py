@@ -147,6 +147,10 @@ CurrentState = TypedDict("CurrentState", {"record": Optional["RecordId"], "state
 # A ref whose chain of records reaches one that is missing or corrupt.
 DanglingRef = TypedDict("DanglingRef", {"missing": "RecordId", "reference": str})
 
+# Two or more heads of one ref that went apart: each advanced from a record
+# the other does not follow. Nothing is merged; an explicit write resolves it.
+Divergence = TypedDict("Divergence", {"heads": list[str], "reference": str})
+
 # One path of an inventory, as the fingerprint's byte stream has it.
 Entry = TypedDict("Entry", {"digest": str, "kind": Literal["file", "symlink", "missing"], "mode": str, "path": str})
 
@@ -242,11 +246,22 @@ PhaseRecordKind = Union[Literal["file"], Literal["missing"], Literal["directory"
 # records): the PASS stands only while each is one regular file.
 PhaseRecordStanding = TypedDict("PhaseRecordStanding", {"inside": list["WorkspacePath"], "kind": "PhaseRecordKind", "path": str})
 
+# Where the record a ref names came from, and who signed it.
+Provenance = TypedDict("Provenance", {"key": Optional[str], "local": bool, "record": "RecordId", "remote": Optional[str], "signature_problem": Optional[str], "signer": Optional[str]})
+
 # A record's id in the store: 64 lowercase hex digits.
 RecordId = str
 
 # A ref and the record it names.
-RefHead = TypedDict("RefHead", {"id": "RecordId", "name": str})
+_RefHeadRequired = TypedDict("_RefHeadRequired", {"id": "RecordId", "name": str})
+_RefHeadOptional = TypedDict("_RefHeadOptional", {"remote": Optional[str]}, total=False)
+
+
+class RefHead(_RefHeadRequired, _RefHeadOptional):
+    pass
+
+# What `remote setup` did to a repository's configuration.
+RemoteSetup = TypedDict("RemoteSetup", {"added": bool, "fetch": str, "push": str, "remote": str})
 
 # One requirement block of an expected spec: its header name and the
 # SHA-256 of its text (LF line endings, trailing whitespace trimmed).
@@ -292,6 +307,10 @@ _ScopeOptional = TypedDict("_ScopeOptional", {"task_rules": dict[str, "TaskRule"
 
 class Scope(_ScopeRequired, _ScopeOptional):
     pass
+
+# Which key signs and which signers are allowed, for every later call in
+# this process that signs or checks.
+SigningSettings = TypedDict("SigningSettings", {"allowed_signers": Optional[str], "signing_key": Optional[str]})
 
 # A touched baseline whose content is not what the approved deltas make of
 # the validated baseline: a new change, naming the requirement headers.
@@ -356,7 +375,7 @@ StoppedInterrupt = TypedDict("StoppedInterrupt", {"by": Literal["interrupt"]})
 Stopped = Union["StoppedTimeout", "StoppedSignal", "StoppedInterrupt"]
 
 # What `store_check` finds, and whether the store is clean.
-StoreCheck = TypedDict("StoreCheck", {"cache": Optional["CacheReport"], "clean": bool, "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "orphans": list["RecordId"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
+StoreCheck = TypedDict("StoreCheck", {"cache": Optional["CacheReport"], "clean": bool, "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "orphans": list["RecordId"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
 
 # The stored form of every record: a header, then the caller's typed body.
 StoredRecord = TypedDict("StoredRecord", {"body": Any, "format": str, "kind": str, "previous": Optional["RecordId"], "version": str, "written_at": str})
@@ -584,6 +603,12 @@ class PointerConflictError(LedgerError):
     code = "pointer-conflict"
 
 
+class DivergentHeadsError(LedgerError):
+    """LedgerError of code ``divergent-heads`` (docs/errors.md)."""
+
+    code = "divergent-heads"
+
+
 class ChainMismatchError(LedgerError):
     """LedgerError of code ``chain-mismatch`` (docs/errors.md)."""
 
@@ -674,6 +699,18 @@ class BadRecordIdError(LedgerError):
     code = "bad-record-id"
 
 
+class BadSigningKeyError(LedgerError):
+    """LedgerError of code ``bad-signing-key`` (docs/errors.md)."""
+
+    code = "bad-signing-key"
+
+
+class BadAllowedSignersError(LedgerError):
+    """LedgerError of code ``bad-allowed-signers`` (docs/errors.md)."""
+
+    code = "bad-allowed-signers"
+
+
 class PanicError(LedgerError):
     """LedgerError of code ``panic`` (docs/errors.md)."""
 
@@ -711,6 +748,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "bad-entry": BadEntryError,
     "duplicate-entry": DuplicateEntryError,
     "pointer-conflict": PointerConflictError,
+    "divergent-heads": DivergentHeadsError,
     "chain-mismatch": ChainMismatchError,
     "corrupt-record": CorruptRecordError,
     "bad-ref-name": BadRefNameError,
@@ -726,10 +764,12 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "no-delivery": NoDeliveryError,
     "fingerprint-moved": FingerprintMovedError,
     "bad-record-id": BadRecordIdError,
+    "bad-signing-key": BadSigningKeyError,
+    "bad-allowed-signers": BadAllowedSignersError,
     "panic": PanicError,
 }
 
-ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "panic"]
+ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
 """Every code a LedgerError can carry."""
 
 DEFAULT_CHANGES_ROOT: Final[str] = "openspec/changes"
@@ -741,7 +781,7 @@ DEFAULT_EXCLUSION_REASON: Final[str] = "excluded by the caller"
 DEFAULT_SCHEMA: Final[str] = "spec-driven"
 """The artifact schema OpenSpec uses when nothing names one."""
 
-ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "panic",)
+ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
 """Every code a LedgerError can carry (the core's, and `panic`)."""
 
 FORMAT_V1: Final[str] = "wealth-ledger-input-v1"
@@ -964,6 +1004,25 @@ class Workspace:
         """A record (its header and its body as stored), checked against its id."""
         return _call(self._path, "stored_record", {"id": id})  # type: ignore[no-any-return]
 
+    def provenance(self, reference: str) -> Optional["Provenance"]:
+        """Where the record a ref names came from (this store, or a remote's
+        fetched head) and who signed it, judged against the allowed signers of
+        the signing settings; null when the ref has no head."""
+        return _call(self._path, "provenance", {"reference": reference})  # type: ignore[no-any-return]
+
+    def resolve(self, reference: str, keep: str) -> "RecordId":
+        """Ends a divergence (`divergent-heads`) by keeping the head that names
+        `keep`: a write with every head as a parent, so nothing is lost and the
+        next push fast-forwards. Returns the kept record."""
+        return _call(self._path, "resolve", {"keep": keep, "reference": reference})  # type: ignore[no-any-return]
+
+    def remote_setup(self, remote: str) -> "RemoteSetup":
+        """Adds the fetch refspec that brings a remote's ledger heads beside this
+        store's to the repository's configuration
+        (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
+        there, and gives the push refspec."""
+        return _call(self._path, "remote_setup", {"remote": remote})  # type: ignore[no-any-return]
+
     def change_graph(self, change: str, *, changes_root: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ArtifactGraph":
         """The artifact graph the change is evaluated with (its schema's, checked
         and in topological order)."""
@@ -1176,6 +1235,20 @@ def set_digest_cache(enabled: bool) -> None:
     return _call(None, "set_digest_cache", {"enabled": enabled})  # type: ignore[no-any-return]
 
 
+def signing() -> "SigningSettings":
+    """The signing settings now: the key records are signed with and the
+    allowed-signers file, each absent when unset."""
+    return _call(None, "signing", {})  # type: ignore[no-any-return]
+
+
+def set_signing(*, allowed_signers: Optional[str] = None, signing_key: Optional[str] = None) -> None:
+    """Sets the signing settings of every later call in this process; an
+    option left out (or null) is unset. Without a call, the
+    `LEDGER_SIGNING_KEY` and `LEDGER_ALLOWED_SIGNERS` environment variables
+    decide. The files are read when used, not now."""
+    return _call(None, "set_signing", {"allowed_signers": allowed_signers, "signing_key": signing_key})  # type: ignore[no-any-return]
+
+
 __all__ = [
     "Workspace",
     "LedgerError",
@@ -1217,6 +1290,7 @@ __all__ = [
     "CorruptFile",
     "CurrentState",
     "DanglingRef",
+    "Divergence",
     "Entry",
     "Evidence",
     "Exclusion",
@@ -1238,13 +1312,16 @@ __all__ = [
     "Observed",
     "PhaseRecordKind",
     "PhaseRecordStanding",
+    "Provenance",
     "RecordId",
     "RefHead",
+    "RemoteSetup",
     "RequirementDigest",
     "Retirement",
     "SchemaChange",
     "SchemaSource",
     "Scope",
+    "SigningSettings",
     "SpecMismatch",
     "StaleReason",
     "StateEnvelope",
@@ -1288,6 +1365,7 @@ __all__ = [
     "BadEntryError",
     "DuplicateEntryError",
     "PointerConflictError",
+    "DivergentHeadsError",
     "ChainMismatchError",
     "CorruptRecordError",
     "BadRefNameError",
@@ -1303,6 +1381,8 @@ __all__ = [
     "NoDeliveryError",
     "FingerprintMovedError",
     "BadRecordIdError",
+    "BadSigningKeyError",
+    "BadAllowedSignersError",
     "PanicError",
     "fingerprint_entries",
     "parse_fingerprint",
@@ -1323,4 +1403,6 @@ __all__ = [
     "set_threads",
     "digest_cache_enabled",
     "set_digest_cache",
+    "signing",
+    "set_signing",
 ]
