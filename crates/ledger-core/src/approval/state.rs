@@ -4,7 +4,10 @@
 use serde::Serialize;
 
 use crate::approval::envelope::StateEnvelope;
-use crate::error::Result;
+use std::os::unix::ffi::OsStrExt as _;
+
+use crate::error::{DisplayPath, Error, Result};
+use crate::records::record::store_workspace;
 use crate::records::store::{RecordId, Store};
 
 /// The kind of record holding a [`StateEnvelope`].
@@ -46,9 +49,40 @@ pub fn changes(store: &Store) -> Result<Vec<String>> {
 pub fn current_state(store: &Store, change: &str) -> Result<(Option<RecordId>, StateEnvelope)> {
     match store.head(&state_ref(change))? {
         None => Ok((None, StateEnvelope::new(change))),
-        Some(id) => {
-            let record = store.read_record_of_kind::<StateEnvelope>(&id, STATE_KIND)?;
-            Ok((Some(id), record.body))
-        }
+        Some(id) => Ok((Some(id), read_state(store, &id)?)),
     }
+}
+
+/// The envelope of the state record `id`, its inventories taken in the
+/// store's workspace ([`StateEnvelope::rerooted`]): a host-free record reads
+/// the same in a copy of the workspace. `malformed-record` naming the record
+/// when a workspace it holds is relative but not in normal form, or when the
+/// store has no workspace to take it in.
+pub(crate) fn read_state(store: &Store, id: &RecordId) -> Result<StateEnvelope> {
+    let envelope = store
+        .read_record_of_kind::<StateEnvelope>(id, STATE_KIND)?
+        .body;
+    let malformed = |reason: String| Error::MalformedRecord {
+        record: DisplayPath::from_bytes(store.record_path(id).as_os_str().as_bytes()),
+        reason,
+    };
+    let base = store_workspace(store);
+    envelope.rerooted(base.as_deref()).map_err(malformed)
+}
+
+/// Writes `envelope` as the next state of `change` after `base` (the
+/// pointer's compare-and-swap), every inventory relative to the store's
+/// workspace ([`StateEnvelope::stored_in`]), so that the record holds no
+/// host path.
+pub(crate) fn commit_state(
+    store: &Store,
+    change: &str,
+    base: Option<&RecordId>,
+    envelope: &StateEnvelope,
+) -> Result<RecordId> {
+    let stored = match store_workspace(store) {
+        Some(workspace) => envelope.stored_in(&workspace),
+        None => envelope.clone(),
+    };
+    store.commit(&state_ref(change), STATE_KIND, base, &stored)
 }
