@@ -25,7 +25,7 @@ pub const RECORD_FORMAT: &str = "ledger-inventory";
 /// `scope.workspace` is relative to the workspace the record belongs to
 /// (always `.` for a record this library writes). Readers accept any `1.x`:
 /// from 1.3 on the workspace is relative, before it (1.0 to 1.2, written
-/// before host-free records) it is absolute (docs/records.md, Versions).
+/// before host-free records) it is absolute (docs/records.md, Versioning).
 pub const RECORD_VERSION: &str = "1.3";
 
 /// The version records whose scope names a task rule (`scope.task_rules`)
