@@ -86,3 +86,61 @@ pub(crate) fn commit_state(
     };
     store.commit(&state_ref(change), STATE_KIND, base, &stored)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::approval::envelope::Binding;
+    use crate::expand::inventory::Inventory;
+    use crate::expand::scope::Scope;
+
+    /// A store in a temp workspace and an envelope binding one approved set.
+    fn bound() -> (tempfile::TempDir, Store, StateEnvelope) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("design.md"), "# Design\n").unwrap();
+        let workspace = ledger_testkit::utf8(dir.path()).to_owned();
+        let mut scope = Scope::new(workspace.clone());
+        scope.add_path("design.md").unwrap();
+        let inventory = Inventory::expand(&scope).unwrap();
+        let mut envelope = StateEnvelope::new("c");
+        envelope.bind(Binding {
+            change: "c".into(),
+            artifact: "design".into(),
+            fingerprint: inventory.fingerprint,
+            source: "review".into(),
+            observed_at: "2026-01-01T00:00:00Z".into(),
+            upstream: Default::default(),
+            inventory: Some(inventory),
+            schema: None,
+        });
+        (dir, Store::open(&workspace), envelope)
+    }
+
+    #[test]
+    fn an_envelope_is_stored_host_free_and_read_back_in_its_workspace() {
+        let (dir, store, envelope) = bound();
+        let id = commit_state(&store, "c", None, &envelope).unwrap();
+        let raw = store.read_record::<serde_json::Value>(&id).unwrap().body;
+        let stored = &raw["bindings"][0]["inventory"]["scope"]["workspace"];
+        assert_eq!(stored, ".", "{raw}");
+        let host = dir.path().canonicalize().unwrap();
+        let bytes = std::fs::read(store.record_path(&id)).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(!text.contains(host.to_str().unwrap()), "{text}");
+        assert_eq!(current_state(&store, "c").unwrap().1, envelope);
+    }
+
+    #[test]
+    fn an_envelope_whose_workspace_leaves_is_refused() {
+        let (_dir, store, envelope) = bound();
+        let id = commit_state(&store, "c", None, &envelope).unwrap();
+        let mut raw = store.read_record::<serde_json::Value>(&id).unwrap().body;
+        raw["bindings"][0]["inventory"]["scope"]["workspace"] = "../up".into();
+        store
+            .commit("changes/c", STATE_KIND, Some(&id), &raw)
+            .unwrap();
+        let e = current_state(&store, "c").unwrap_err();
+        assert_eq!(e.code(), "malformed-record", "{e}");
+    }
+}
