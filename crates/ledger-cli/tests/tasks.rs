@@ -214,7 +214,10 @@ fn scope_flags_take_the_rule_and_records_keep_it() {
     assert!(out.status.success(), "{out:?}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
-    assert_eq!(json["version"], "1.2");
+    assert_eq!(
+        json["version"], "1.3",
+        "one host-free version, task rules or not"
+    );
     assert_eq!(json["scope"]["task_rules"]["tasks.md"], "openspec-checkbox");
     s.write("tasks.md", b"- [ ] 1.1 A\n");
     let out = s.ledger(

@@ -170,7 +170,8 @@ fn record_holds_scope_entries_and_metadata() {
     let (s, record) = recorded();
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
     assert_eq!(json["format"], "ledger-inventory");
-    assert_eq!(json["version"], "1.1");
+    assert_eq!(json["version"], "1.3");
+    assert_eq!(json["scope"]["workspace"], ".", "host-free: no host path");
     assert_eq!(json["scope"]["roots"], serde_json::json!(["."]));
     assert_eq!(json["observed"]["meta"]["gate"], "make test");
     assert_eq!(json["scope"]["repositories"][0], ".");
@@ -216,7 +217,7 @@ fn malformed_records_are_refused() {
     let cases = [
         (good[..good.len() / 3].to_owned(), "malformed-record"),
         (
-            good.replacen("\"version\": \"1.1\"", "\"version\": \"9.0\"", 1),
+            good.replacen("\"version\": \"1.3\"", "\"version\": \"9.0\"", 1),
             "unsupported-version",
         ),
         (

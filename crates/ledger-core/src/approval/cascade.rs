@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 
 use crate::approval::envelope::{Binding, Retirement, StateEnvelope};
-use crate::approval::state::{STATE_KIND, current_state, state_ref};
+use crate::approval::state::{commit_state, current_state};
 use crate::approval::write_basis::{StartedFrom, WriteBasis, check_reviewed, state_from};
 use crate::error::{Error, Result};
 use crate::expand::fingerprint::{Fingerprint, fingerprint_sorted};
@@ -538,12 +538,7 @@ pub fn approve_with(
         schema: change.graph.schema().cloned(),
     };
     envelope.bind(binding.clone());
-    store.commit(
-        &state_ref(&change.change),
-        STATE_KIND,
-        head.as_ref(),
-        &envelope,
-    )?;
+    commit_state(store, &change.change, head.as_ref(), &envelope)?;
     Ok(binding)
 }
 
@@ -604,7 +599,7 @@ pub fn retire_from(
         reason: reason.to_owned(),
         observed_at: now(),
     });
-    store.commit(&state_ref(change), STATE_KIND, base.as_ref(), &envelope)
+    commit_state(store, change, base.as_ref(), &envelope)
 }
 
 /// Now, as RFC 3339 UTC to the second.

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
 use crate::expand::fingerprint::Fingerprint;
@@ -220,5 +221,47 @@ impl StateEnvelope {
     pub fn bind(&mut self, binding: Binding) {
         self.bindings.retain(|b| b.artifact != binding.artifact);
         self.bindings.push(binding);
+    }
+
+    /// This envelope as the store of `base` keeps it: every inventory it
+    /// holds (the bindings', the validation's) with its workspace relative to
+    /// `base`, the store's resolved workspace ([`Inventory::stored_in`]).
+    pub fn stored_in(&self, base: &Utf8Path) -> StateEnvelope {
+        let mut stored = self.clone();
+        for inventory in stored.inventories_mut() {
+            *inventory = inventory.stored_in(base);
+        }
+        stored
+    }
+
+    /// An envelope read from the store of `base`, every inventory taken in
+    /// that workspace ([`Inventory::rerooted`]); an absolute one (written
+    /// before host-free records) is kept. `base` is `None` for a store of no
+    /// workspace, where only absolute workspaces read. The reason, for
+    /// `malformed-record`, when a workspace is relative but not in normal form.
+    pub fn rerooted(mut self, base: Option<&Utf8Path>) -> Result<StateEnvelope, String> {
+        for inventory in self.inventories_mut() {
+            *inventory = match base {
+                Some(base) => inventory.clone().rerooted(base)?,
+                None if inventory.scope.workspace().is_absolute() => continue,
+                None => {
+                    return Err("it holds a relative workspace, in a store of no workspace".into());
+                }
+            };
+        }
+        Ok(self)
+    }
+
+    /// Every inventory the envelope holds.
+    fn inventories_mut(&mut self) -> impl Iterator<Item = &mut Inventory> {
+        let bound = self
+            .bindings
+            .iter_mut()
+            .filter_map(|b| b.inventory.as_mut());
+        let validated = self
+            .validation
+            .iter_mut()
+            .flat_map(|v| std::iter::once(&mut v.inventory).chain(v.specs_baseline.as_mut()));
+        bound.chain(validated)
     }
 }

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 
 use crate::approval::envelope::{Check, StateEnvelope};
-use crate::approval::state::{STATE_KIND, state_ref};
+use crate::approval::state::{STATE_KIND, commit_state, state_ref};
 use crate::approval::write_basis::{StartedFrom, state_from};
 use crate::error::{Error, Result};
 use crate::openspec::change_set::{ChangeLocation, ChangeSet};
@@ -191,12 +191,7 @@ pub fn advance_state(
     let tasks = task_ids(change, &envelope, &patch.tasks)?;
     patch.apply(&mut envelope, tasks);
     envelope.retired = None;
-    let id = store.commit(
-        &state_ref(&change.change),
-        STATE_KIND,
-        base.as_ref(),
-        &envelope,
-    )?;
+    let id = commit_state(store, &change.change, base.as_ref(), &envelope)?;
     Ok((id, envelope))
 }
 
@@ -229,6 +224,8 @@ pub fn state_log(store: &Store, change: &str) -> Result<Vec<LogEntry>> {
     let ids = store.history(&state_ref(change))?;
     let mut records = Vec::with_capacity(ids.len());
     for id in &ids {
+        // As stored: the log compares consecutive envelopes, and both sides
+        // of a change are in the same (stored) terms.
         records.push(store.read_record_of_kind::<StateEnvelope>(id, STATE_KIND)?);
     }
     let empty = StateEnvelope::new(change);

@@ -1,10 +1,13 @@
 //! A change's state in the store: one chain of [`StateEnvelope`] records under
 //! the ref `changes/<change>`, the head of which is the change's current state.
 
+use std::os::unix::ffi::OsStrExt as _;
+
 use serde::Serialize;
 
 use crate::approval::envelope::StateEnvelope;
-use crate::error::Result;
+use crate::error::{DisplayPath, Error, Result};
+use crate::records::record::store_workspace;
 use crate::records::store::{RecordId, Store};
 
 /// The kind of record holding a [`StateEnvelope`].
@@ -46,9 +49,98 @@ pub fn changes(store: &Store) -> Result<Vec<String>> {
 pub fn current_state(store: &Store, change: &str) -> Result<(Option<RecordId>, StateEnvelope)> {
     match store.head(&state_ref(change))? {
         None => Ok((None, StateEnvelope::new(change))),
-        Some(id) => {
-            let record = store.read_record_of_kind::<StateEnvelope>(&id, STATE_KIND)?;
-            Ok((Some(id), record.body))
-        }
+        Some(id) => Ok((Some(id), read_state(store, &id)?)),
+    }
+}
+
+/// The envelope of the state record `id`, its inventories taken in the
+/// store's workspace ([`StateEnvelope::rerooted`]): a host-free record reads
+/// the same in a copy of the workspace. `malformed-record` naming the record
+/// when a workspace it holds is relative but not in normal form, or when the
+/// store has no workspace to take it in.
+pub(crate) fn read_state(store: &Store, id: &RecordId) -> Result<StateEnvelope> {
+    let envelope = store
+        .read_record_of_kind::<StateEnvelope>(id, STATE_KIND)?
+        .body;
+    let malformed = |reason: String| Error::MalformedRecord {
+        record: DisplayPath::from_bytes(store.record_path(id).as_os_str().as_bytes()),
+        reason,
+    };
+    let base = store_workspace(store);
+    envelope.rerooted(base.as_deref()).map_err(malformed)
+}
+
+/// Writes `envelope` as the next state of `change` after `base` (the
+/// pointer's compare-and-swap), every inventory relative to the store's
+/// workspace ([`StateEnvelope::stored_in`]), so that the record holds no
+/// host path.
+pub(crate) fn commit_state(
+    store: &Store,
+    change: &str,
+    base: Option<&RecordId>,
+    envelope: &StateEnvelope,
+) -> Result<RecordId> {
+    let stored = match store_workspace(store) {
+        Some(workspace) => envelope.stored_in(&workspace),
+        None => envelope.clone(),
+    };
+    store.commit(&state_ref(change), STATE_KIND, base, &stored)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::approval::envelope::Binding;
+    use crate::expand::inventory::Inventory;
+    use crate::expand::scope::Scope;
+
+    /// A store in a temp workspace and an envelope binding one approved set.
+    fn bound() -> (tempfile::TempDir, Store, StateEnvelope) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("design.md"), "# Design\n").unwrap();
+        let workspace = ledger_testkit::utf8(dir.path()).to_owned();
+        let mut scope = Scope::new(workspace.clone());
+        scope.add_path("design.md").unwrap();
+        let inventory = Inventory::expand(&scope).unwrap();
+        let mut envelope = StateEnvelope::new("c");
+        envelope.bind(Binding {
+            change: "c".into(),
+            artifact: "design".into(),
+            fingerprint: inventory.fingerprint,
+            source: "review".into(),
+            observed_at: "2026-01-01T00:00:00Z".into(),
+            upstream: Default::default(),
+            inventory: Some(inventory),
+            schema: None,
+        });
+        (dir, Store::open(&workspace), envelope)
+    }
+
+    #[test]
+    fn an_envelope_is_stored_host_free_and_read_back_in_its_workspace() {
+        let (dir, store, envelope) = bound();
+        let id = commit_state(&store, "c", None, &envelope).unwrap();
+        let raw = store.read_record::<serde_json::Value>(&id).unwrap().body;
+        let stored = &raw["bindings"][0]["inventory"]["scope"]["workspace"];
+        assert_eq!(stored, ".", "{raw}");
+        let host = dir.path().canonicalize().unwrap();
+        let bytes = std::fs::read(store.record_path(&id)).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(!text.contains(host.to_str().unwrap()), "{text}");
+        assert_eq!(current_state(&store, "c").unwrap().1, envelope);
+    }
+
+    #[test]
+    fn an_envelope_whose_workspace_leaves_is_refused() {
+        let (_dir, store, envelope) = bound();
+        let id = commit_state(&store, "c", None, &envelope).unwrap();
+        let mut raw = store.read_record::<serde_json::Value>(&id).unwrap().body;
+        raw["bindings"][0]["inventory"]["scope"]["workspace"] = "../up".into();
+        store
+            .commit("changes/c", STATE_KIND, Some(&id), &raw)
+            .unwrap();
+        let e = current_state(&store, "c").unwrap_err();
+        assert_eq!(e.code(), "malformed-record", "{e}");
     }
 }

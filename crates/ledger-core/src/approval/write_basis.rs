@@ -7,7 +7,7 @@
 use std::fmt;
 
 use crate::approval::envelope::StateEnvelope;
-use crate::approval::state::{STATE_KIND, current_state, state_ref};
+use crate::approval::state::{current_state, read_state, state_ref};
 use crate::error::{Error, Result};
 use crate::expand::fingerprint::Fingerprint;
 use crate::expand::inventory::Inventory;
@@ -86,10 +86,7 @@ pub(crate) fn state_from(
         None => (head, current),
         Some(from) if from.record() == head.as_ref() => (head, current),
         Some(StartedFrom::Nothing) => (None, StateEnvelope::new(change)),
-        Some(StartedFrom::Record(id)) => {
-            let record = store.read_record_of_kind::<StateEnvelope>(id, STATE_KIND)?;
-            (Some(*id), record.body)
-        }
+        Some(StartedFrom::Record(id)) => (Some(*id), read_state(store, id)?),
     };
     if envelope.change != change {
         return Err(Error::InvalidArgument {
@@ -167,10 +164,10 @@ fn reviewed_inventory(
     pick: &impl Fn(&StateEnvelope) -> Vec<&Inventory>,
 ) -> Option<Inventory> {
     for id in store.history(&state_ref(change)).unwrap_or_default() {
-        let Ok(record) = store.read_record_of_kind::<StateEnvelope>(&id, STATE_KIND) else {
+        let Ok(envelope) = read_state(store, &id) else {
             return None;
         };
-        let found = pick(&record.body).into_iter().find(|inventory| {
+        let found = pick(&envelope).into_iter().find(|inventory| {
             inventory.fingerprint == reviewed && inventory.check_stored().is_ok()
         });
         if let Some(found) = found {

@@ -4,7 +4,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use camino::Utf8PathBuf;
+use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
@@ -136,6 +136,27 @@ impl Inventory {
             ));
         }
         Ok(())
+    }
+}
+
+impl Inventory {
+    /// This inventory as a record stores it: its scope's workspace relative
+    /// to `base`, the resolved workspace the record belongs to
+    /// ([`Scope::stored_in`]). Entries and fingerprint are unchanged: they
+    /// never held a host path.
+    pub fn stored_in(&self, base: &Utf8Path) -> Inventory {
+        Inventory {
+            scope: self.scope.stored_in(base),
+            ..self.clone()
+        }
+    }
+
+    /// A stored inventory read back in `base`, the caller's resolved
+    /// workspace ([`Scope::rerooted`]); the reason, for `malformed-record`,
+    /// when its workspace is relative but not in normal form.
+    pub fn rerooted(self, base: &Utf8Path) -> std::result::Result<Inventory, String> {
+        let scope = self.scope.rerooted(base)?;
+        Ok(Inventory { scope, ..self })
     }
 }
 

@@ -347,6 +347,75 @@ impl Scope {
         Scope { workspace, ..self }
     }
 
+    /// This scope as a record stores it (docs/records.md, Host-free records):
+    /// its workspace relative to `base`, the workspace the record belongs to
+    /// — `.` when they are the same, a workspace path such as `sub` when it
+    /// lies below. Both are compared as given, so pass resolved paths (a
+    /// resolved scope and its store's resolved workspace).
+    ///
+    /// A workspace that is not at or below `base`, or already relative, is
+    /// kept as it is: the record then names that workspace, as every record
+    /// written before host-free records did.
+    ///
+    /// ```
+    /// use ledger_core::expand::Scope;
+    /// let scope = Scope::new("/w/sub");
+    /// assert_eq!(scope.stored_in("/w".as_ref()).workspace(), "sub");
+    /// assert_eq!(scope.stored_in("/w/sub".as_ref()).workspace(), ".");
+    /// assert_eq!(scope.stored_in("/elsewhere".as_ref()).workspace(), "/w/sub");
+    /// ```
+    pub fn stored_in(&self, base: &Utf8Path) -> Scope {
+        let relative = match self.workspace.strip_prefix(base) {
+            Ok(rest) if self.workspace.is_absolute() && rest.as_str().is_empty() => ".",
+            Ok(rest) if self.workspace.is_absolute() => rest.as_str(),
+            _ => return self.clone(),
+        };
+        self.clone().in_workspace(Utf8PathBuf::from(relative))
+    }
+
+    /// A stored scope read back in `base`, the caller's workspace (resolved):
+    /// a relative workspace (`.` or a workspace path, in normal form) is taken
+    /// below `base`, so that a copy of a workspace, or a clone at another path,
+    /// reads its records as its own. An absolute workspace (a record written
+    /// before host-free records) is kept: it is not re-rooted, and proves only
+    /// for the workspace it names. The reason, for `malformed-record`, when
+    /// the workspace is relative but not in normal form (`..`, `./x`, `x/`).
+    ///
+    /// ```
+    /// use ledger_core::expand::Scope;
+    /// let stored = Scope::new("sub");
+    /// assert_eq!(stored.rerooted("/copy".as_ref()).unwrap().workspace(), "/copy/sub");
+    /// assert_eq!(Scope::new(".").rerooted("/copy".as_ref()).unwrap().workspace(), "/copy");
+    /// assert!(Scope::new("../x").rerooted("/copy".as_ref()).is_err());
+    /// assert_eq!(Scope::new("/a").rerooted("/copy".as_ref()).unwrap().workspace(), "/a");
+    /// ```
+    pub fn rerooted(self, base: &Utf8Path) -> std::result::Result<Scope, String> {
+        self.check_stored_workspace()?;
+        let workspace = match self.workspace.as_str() {
+            _ if self.workspace.is_absolute() => return Ok(self),
+            "." => base.to_owned(),
+            relative => base.join(relative),
+        };
+        Ok(self.in_workspace(workspace))
+    }
+
+    /// Whether the workspace is one a record may hold: absolute (written
+    /// before host-free records), or relative in normal form, below the
+    /// workspace the record belongs to. The reason when it is not.
+    pub fn check_stored_workspace(&self) -> std::result::Result<(), String> {
+        if self.workspace.is_absolute() {
+            return Ok(());
+        }
+        check_normal(self.workspace.as_str())
+            .map(drop)
+            .map_err(|e| {
+                format!(
+                    "its workspace {}: {e}",
+                    crate::quote::quote(self.workspace.as_str())
+                )
+            })
+    }
+
     /// Marks a path as a Tasks file under the default rule, `task-checkbox-v1`.
     pub fn add_tasks(&mut self, path: &str) -> Result<()> {
         self.add_tasks_with(path, TaskRule::default())

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use std::borrow::Cow;
 
-use camino::Utf8PathBuf;
+use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
@@ -18,6 +18,7 @@ use crate::gate::output::KeptOutput;
 use crate::path::normalize_root;
 use crate::quote::quote;
 use crate::records::compare::Comparison;
+use crate::records::record::store_workspace;
 use crate::records::store::{RecordId, Store, check_ref_name};
 
 /// The kind of record holding [`Evidence`].
@@ -453,8 +454,9 @@ impl Evidence {
         if let Err(e) = inventory.scope.validate() {
             return Some(format!("its scope is invalid: {e}"));
         }
-        if !inventory.scope.workspace.is_absolute() {
-            return Some("its scope's workspace is not absolute".to_owned());
+        // Absolute (before host-free records) or relative in normal form.
+        if let Err(why) = inventory.scope.check_stored_workspace() {
+            return Some(format!("its scope is invalid: {why}"));
         }
         if self.spec.scope != inventory.scope {
             return Some("its spec's scope is not the scope of its inventory".to_owned());
@@ -463,6 +465,38 @@ impl Evidence {
             return Some("its observed prerequisites are not the declared ones".to_owned());
         }
         self.output.as_ref().and_then(KeptOutput::defect)
+    }
+}
+
+impl Evidence {
+    /// This evidence as the store of `base` keeps it: both scopes (the spec's
+    /// and the inventory's, which are one) relative to `base`, the store's
+    /// resolved workspace, so that the record names no host path.
+    fn stored_in(&self, base: &Utf8Path) -> Evidence {
+        Evidence {
+            spec: self.spec.with_scope(self.spec.scope.stored_in(base)),
+            inventory: self.inventory.stored_in(base),
+            ..self.clone()
+        }
+    }
+
+    /// Evidence read from the store of `base`, in that workspace: a relative
+    /// scope is taken below `base` (the same inputs in a copy of the
+    /// workspace are the same inputs); an absolute one, written before
+    /// host-free records, is kept and differs from any scope elsewhere.
+    fn rerooted(self, base: Option<&Utf8Path>) -> std::result::Result<Evidence, String> {
+        let Some(base) = base else {
+            return match self.inventory.scope.workspace().is_absolute() {
+                true => Ok(self),
+                false => Err("its scope is relative, in a store of no workspace".to_owned()),
+            };
+        };
+        let scope = self.spec.scope.clone().rerooted(base)?;
+        Ok(Evidence {
+            spec: self.spec.with_scope(scope),
+            inventory: self.inventory.rerooted(base)?,
+            ..self
+        })
     }
 }
 
@@ -603,13 +637,16 @@ pub fn latest_evidence(store: &Store, gate: &str) -> Result<Option<(RecordId, Ev
     } else {
         None
     };
-    match wrong {
-        Some(reason) => Err(Error::MalformedRecord {
-            record: DisplayPath::from_bytes(store.record_path(&id).as_os_str().as_bytes()),
-            reason: format!("on ref {}: {reason}", gate_ref(gate)),
-        }),
-        None => Ok(Some((id, record.body))),
+    let malformed = |reason: String| Error::MalformedRecord {
+        record: DisplayPath::from_bytes(store.record_path(&id).as_os_str().as_bytes()),
+        reason: format!("on ref {}: {reason}", gate_ref(gate)),
+    };
+    if let Some(reason) = wrong {
+        return Err(malformed(reason));
     }
+    let base = store_workspace(store);
+    let evidence = record.body.rerooted(base.as_deref()).map_err(malformed)?;
+    Ok(Some((id, evidence)))
 }
 
 /// Decides whether the latest evidence of `spec.name()` can be reused for
@@ -833,7 +870,11 @@ pub fn record_evidence(store: &Store, evidence: &Evidence) -> Result<RecordId> {
             ),
         });
     }
-    store.append(&gate_ref(&evidence.spec.name), EVIDENCE_KIND, evidence)
+    let stored = match store_workspace(store) {
+        Some(base) => Cow::Owned(evidence.stored_in(&base)),
+        None => Cow::Borrowed(evidence),
+    };
+    store.append(&gate_ref(&evidence.spec.name), EVIDENCE_KIND, &*stored)
 }
 
 /// A prerequisite's value in a sentence: quoted and escaped, `(unset)` or `(absent)`.
@@ -1213,5 +1254,83 @@ mod tests {
             crate::expand::fingerprint::fingerprint_entries([]).unwrap();
         let e = record_evidence(&store, &evidence).unwrap_err();
         assert_eq!(e.code(), "invalid-argument", "{e}");
+    }
+
+    #[test]
+    fn evidence_is_stored_host_free_and_fresh_in_a_copy_of_its_workspace() {
+        let (dir, scope, store) = workspace();
+        let spec = spec(&scope, "sub", &[]).unwrap();
+        run_gate(&store, &spec, Echo::Off).unwrap();
+        let head = store.head("gates/test").unwrap().unwrap();
+        let stored = store.read_record::<serde_json::Value>(&head).unwrap().body;
+        for at in [&stored["spec"]["scope"], &stored["inventory"]["scope"]] {
+            assert_eq!(at["workspace"], ".", "{stored}");
+        }
+        let bytes = std::fs::read(store.record_path(&head)).unwrap();
+        let host = dir.path().canonicalize().unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(!text.contains(host.to_str().unwrap()), "{text}");
+        // Read back in the store's workspace: as it was run.
+        let (_, read) = latest_evidence(&store, "test").unwrap().unwrap();
+        assert_eq!(read.inventory.scope, scope.resolve().unwrap());
+        // A byte-identical copy elsewhere: the same inputs, so fresh there.
+        let other = tempfile::tempdir().unwrap();
+        let copy = other.path().join("copy");
+        let cp = Command::new("cp")
+            .arg("-a")
+            .arg(dir.path())
+            .arg(&copy)
+            .output();
+        assert!(
+            cp.unwrap().status.success(),
+            "cp -a is the oracle of a copy"
+        );
+        let copy = ledger_testkit::utf8(&copy);
+        let mut there = Scope::new(copy);
+        there.add_root(".").unwrap();
+        let freshness = check_gate(&Store::open(copy), &spec.with_scope(there)).unwrap();
+        assert!(freshness.fresh, "{:?}", reasons(&freshness));
+    }
+
+    #[test]
+    fn a_stored_workspace_that_leaves_or_is_not_normal_is_refused() {
+        let (_dir, scope, store) = workspace();
+        let spec = spec(&scope, "sub", &[]).unwrap();
+        run_gate(&store, &spec, Echo::Off).unwrap();
+        for workspace in ["..", "../elsewhere", "./sub", "sub/", ""] {
+            let lie = rewrite(&store, |body| {
+                body["spec"]["scope"]["workspace"] = workspace.into();
+                body["inventory"]["scope"]["workspace"] = workspace.into();
+            });
+            let e = latest_evidence(&store, "test").unwrap_err();
+            assert_eq!(e.code(), "malformed-record", "{workspace:?}: {e}");
+            assert!(e.to_string().contains(&format!("{lie}.json")), "{e}");
+        }
+    }
+
+    #[test]
+    fn old_evidence_is_not_rerooted_and_proves_only_where_it_ran() {
+        let (_dir, scope, store) = workspace();
+        let spec = spec(&scope, "sub", &[]).unwrap();
+        run_gate(&store, &spec, Echo::Off).unwrap();
+        let here = scope.resolve().unwrap().workspace;
+        // As written before host-free records: absolute, the store's own.
+        rewrite(&store, |body| {
+            body["spec"]["scope"]["workspace"] = here.as_str().into();
+            body["inventory"]["scope"]["workspace"] = here.as_str().into();
+        });
+        assert!(check_gate(&store, &spec).unwrap().fresh);
+        // Naming another workspace: scope-differs, as it always was.
+        rewrite(&store, |body| {
+            body["spec"]["scope"]["workspace"] = "/elsewhere".into();
+            body["inventory"]["scope"]["workspace"] = "/elsewhere".into();
+        });
+        let stale = check_gate(&store, &spec).unwrap();
+        assert_eq!(reasons(&stale), ["scope-differs"]);
+        assert!(
+            stale.reasons[0]
+                .to_string()
+                .contains("it ran in /elsewhere")
+        );
     }
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::approval::cascade::status;
 use crate::approval::envelope::{GateUse, StateEnvelope, Validation, Verdict};
 use crate::approval::handoff::now;
-use crate::approval::state::{STATE_KIND, current_state, state_ref};
+use crate::approval::state::{commit_state, current_state};
 use crate::approval::write_basis::{WriteBasis, check_reviewed, state_from};
 use crate::error::{Error, Result};
 use crate::expand::fingerprint::Fingerprint;
@@ -652,12 +652,7 @@ pub fn record_validation(
         no_delivery: request.no_delivery.clone(),
     });
     envelope.retired = None;
-    let id = store.commit(
-        &state_ref(&change.change),
-        STATE_KIND,
-        head.as_ref(),
-        &envelope,
-    )?;
+    let id = commit_state(store, &change.change, head.as_ref(), &envelope)?;
     Ok((id, envelope))
 }
 

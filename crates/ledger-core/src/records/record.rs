@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
@@ -16,17 +16,21 @@ use crate::expand::entry::Entry;
 use crate::expand::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::expand::inventory::Inventory;
 use crate::expand::scope::Scope;
+use crate::records::store::Store;
 
 /// The `format` field of every inventory record.
 pub const RECORD_FORMAT: &str = "ledger-inventory";
 
-/// The version this library writes for a record whose scope names no task
-/// rule. Readers accept any `1.x`: a minor version only adds optional fields.
-pub const RECORD_VERSION: &str = "1.1";
+/// The version this library writes: 1.3, a host-free record, whose
+/// `scope.workspace` is relative to the workspace the record belongs to
+/// (always `.` for a record this library writes). Readers accept any `1.x`:
+/// from 1.3 on the workspace is relative, before it (1.0 to 1.2, written
+/// before host-free records) it is absolute (docs/records.md, Versioning).
+pub const RECORD_VERSION: &str = "1.3";
 
-/// The version this library writes for a record whose scope names a task rule
-/// (`scope.task_rules`, added in 1.2). Records without one keep
-/// [`RECORD_VERSION`], byte-identical to what earlier versions wrote.
+/// The version records whose scope names a task rule (`scope.task_rules`)
+/// were written with before host-free records; they read as they always did.
+/// Since 1.3 a record with task rules is [`RECORD_VERSION`] too.
 pub const TASK_RULES_VERSION: &str = "1.2";
 
 /// The reason recorded when a record's own file is excluded from its set
@@ -126,24 +130,17 @@ pub struct InventoryRecord {
 }
 
 impl InventoryRecord {
-    /// Wraps an inventory for storage.
+    /// Wraps an inventory for storage. The record belongs to the inventory's
+    /// own workspace, so its scope's workspace is written `.`: the record
+    /// holds no host path, and a reader takes it in its own workspace
+    /// ([`InventoryRecord::inventory_in`]).
     pub fn new(inventory: Inventory, observed: Observed) -> Self {
-        let version = if inventory
-            .scope
-            .tasks()
-            .iter()
-            .all(|(_, rule)| rule.is_default())
-        {
-            RECORD_VERSION
-        } else {
-            TASK_RULES_VERSION
-        };
         InventoryRecord {
             format: RECORD_FORMAT.to_owned(),
-            version: version.to_owned(),
+            version: RECORD_VERSION.to_owned(),
             written_by: concat!("ledger ", env!("CARGO_PKG_VERSION")).to_owned(),
             fingerprint: inventory.fingerprint,
-            scope: inventory.scope,
+            scope: inventory.scope.in_workspace(Utf8PathBuf::from(".")),
             walked_roots: inventory.walked_roots,
             observed,
             entries: inventory.entries,
@@ -157,6 +154,20 @@ impl InventoryRecord {
             walked_roots: self.walked_roots.clone(),
             entries: self.entries.clone(),
             fingerprint: self.fingerprint,
+        }
+    }
+
+    /// The inventory the record holds, in `workspace`, the caller's: a
+    /// host-free record's relative workspace is taken below it
+    /// ([`Scope::rerooted`]); a record written before host-free records names
+    /// an absolute workspace, which is replaced by `workspace` (as `verify`
+    /// always did: a record's own workspace is never where ledger reads).
+    pub fn inventory_in(&self, workspace: &Utf8Path) -> Inventory {
+        let inventory = self.inventory();
+        match inventory.scope.workspace.is_absolute() {
+            true => inventory.relocate(workspace),
+            // Checked when the record was read: in normal form, so it joins.
+            false => inventory.clone().rerooted(workspace).unwrap_or(inventory),
         }
     }
 
@@ -196,12 +207,7 @@ impl InventoryRecord {
             .scope
             .validate()
             .map_err(|e| malformed(format!("at scope: {e}")))?;
-        if !record.scope.workspace.is_absolute() {
-            return Err(malformed(format!(
-                "at scope.workspace: {:?} is not absolute",
-                record.scope.workspace
-            )));
-        }
+        check_workspace(&record).map_err(|why| malformed(format!("at scope.workspace: {why}")))?;
         let computed =
             fingerprint_sorted(&record.entries).map_err(|e| malformed(format!("entries: {e}")))?;
         if computed != record.fingerprint {
@@ -309,6 +315,32 @@ fn upgrade_legacy_scope(record: &mut InventoryRecord) {
     if record.version == "1.0" && selects_nothing {
         scope.roots.push(".".to_owned());
     }
+}
+
+/// The workspace a record may hold: relative in normal form (host-free, as
+/// 1.3 writes it) or absolute (as 1.0 to 1.2 wrote it). The shape, not the
+/// version, says how it is read: a reader never goes to an absolute
+/// workspace anyway ([`InventoryRecord::inventory_in`]), so a record that
+/// pairs a version with the other shape reads the same and is not refused.
+fn check_workspace(record: &InventoryRecord) -> std::result::Result<(), String> {
+    record.scope.check_stored_workspace()
+}
+
+/// The workspace `store` belongs to, with symlinks resolved: the directory
+/// holding its `.ledger`. Records in the store hold scopes relative to it.
+/// `None` for a store opened at another directory ([`Store::at`]) or whose
+/// workspace cannot be resolved: its records keep absolute workspaces, as
+/// before host-free records.
+pub(crate) fn store_workspace(store: &Store) -> Option<Utf8PathBuf> {
+    let root = store.root();
+    if root.file_name() != Some(crate::expand::STORE_DIR) {
+        return None;
+    }
+    let workspace = match root.parent() {
+        Some(p) if !p.as_str().is_empty() => p,
+        _ => Utf8Path::new("."),
+    };
+    workspace.canonicalize_utf8().ok()
 }
 
 /// Refuses another format or an unknown major version before the fields are
@@ -531,8 +563,18 @@ mod tests {
                 "malformed-record",
             ),
             (
-                "relative workspace",
-                edited(|v| v["scope"]["workspace"] = serde_json::json!("w")),
+                "workspace leaves",
+                edited(|v| v["scope"]["workspace"] = serde_json::json!("../w")),
+                "malformed-record",
+            ),
+            (
+                "workspace not in normal form",
+                edited(|v| v["scope"]["workspace"] = serde_json::json!("./sub/")),
+                "malformed-record",
+            ),
+            (
+                "empty workspace",
+                edited(|v| v["scope"]["workspace"] = serde_json::json!("")),
                 "malformed-record",
             ),
             (
@@ -564,16 +606,50 @@ mod tests {
     }
 
     #[test]
-    fn a_task_rule_makes_a_1_2_record_and_round_trips() {
-        let mut record = sample();
+    fn a_record_is_host_free_and_read_in_the_callers_workspace() {
+        let record = sample();
         assert_eq!(record.version, RECORD_VERSION);
+        assert_eq!(record.scope.workspace(), ".");
+        assert!(!record.to_json().contains("/w"), "{}", record.to_json());
+        let back = InventoryRecord::from_json(&record.to_json(), "r.json").unwrap();
+        let copy = Utf8Path::new("/copy");
+        assert_eq!(back.inventory_in(copy).scope.workspace(), "/copy");
+        // A workspace below the one the record belongs to stays below it.
+        let below = edited(|v| v["scope"]["workspace"] = serde_json::json!("sub"));
+        let below = InventoryRecord::from_json(&below, "r.json").unwrap();
+        assert_eq!(below.inventory_in(copy).scope.workspace(), "/copy/sub");
+    }
+
+    #[test]
+    fn a_record_of_before_host_free_records_reads_as_it_always_did() {
+        // Version 1.1 and 1.2 records name an absolute workspace, which stays
+        // in the record; a reader takes the inventory in its own workspace.
+        for version in ["1.0", "1.1", "1.2"] {
+            let old = edited(|v| {
+                v["version"] = serde_json::json!(version);
+                v["scope"]["workspace"] = serde_json::json!("/old/checkout");
+            });
+            let record = InventoryRecord::from_json(&old, "old.json").unwrap();
+            assert_eq!(record.scope.workspace(), "/old/checkout", "{version}");
+            let here = record.inventory_in(Utf8Path::new("/here"));
+            assert_eq!(here.scope.workspace(), "/here", "{version}");
+            assert_eq!(here.fingerprint, record.fingerprint);
+        }
+    }
+
+    #[test]
+    fn a_task_rule_record_is_host_free_and_round_trips() {
+        let mut record = sample();
         let mut inventory = record.inventory();
         inventory
             .scope
             .add_tasks_with("t.md", crate::tasks::TaskRule::OpenspecCheckbox)
             .unwrap();
         record = InventoryRecord::new(inventory, Observed::default());
-        assert_eq!(record.version, TASK_RULES_VERSION);
+        // Since host-free records one version for both: 1.2 was "with task
+        // rules, absolute workspace".
+        assert_eq!(record.version, RECORD_VERSION);
+        assert_ne!(record.version, TASK_RULES_VERSION);
         let text = record.to_json();
         assert!(text.contains(r#""task_rules": {"#), "{text}");
         let back = InventoryRecord::from_json(&text, "r.json").unwrap();
