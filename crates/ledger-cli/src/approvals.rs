@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
+use ledger_core::records::Provenance;
 use ledger_core::{
     Error,
     approval::{
@@ -197,6 +198,9 @@ fn status_table(status: &ApprovalStatus) -> String {
             .as_ref()
             .map_or_else(|| "none".to_owned(), |r| r.to_string())
     );
+    if let Some(line) = status.provenance.as_ref().and_then(provenance_line) {
+        out.push_str(&line);
+    }
     if let Some(schema) = &status.schema {
         out.push_str(&format!("schema {}\n", schema_label(schema)));
     }
@@ -235,6 +239,27 @@ fn status_table(status: &ApprovalStatus) -> String {
         }
     }
     out
+}
+
+/// Where a record that did not come from this store came from, and who
+/// signed it; nothing for an unsigned record of this store.
+fn provenance_line(p: &Provenance) -> Option<String> {
+    let origin = match (&p.remote, p.local) {
+        (Some(remote), _) => format!("fetched from {}", quote(remote)),
+        (None, true) => "written here".to_owned(),
+        (None, false) => "reached this store through Git".to_owned(),
+    };
+    let signature = match (&p.signer, &p.key, &p.signature_problem) {
+        (Some(signer), _, _) => format!("signed by {}", quote(signer)),
+        (None, Some(key), Some(problem)) => format!(
+            "signed by key {key}, which does not count: {}",
+            quote(problem)
+        ),
+        (None, Some(key), None) => format!("signed by key {key}"),
+        (None, None, _) if p.local && p.remote.is_none() => return None,
+        (None, None, _) => "unsigned".to_owned(),
+    };
+    Some(format!("state record {origin}, {signature}\n"))
 }
 
 /// `rapid (openspec/schemas/rapid/schema.yaml, sha256:…)`.

@@ -111,7 +111,7 @@ fn state_show_and_store_check() {
         stdout(&check)
     );
     // An interrupted write leaves a temporary file: the check reports it.
-    std::fs::write(s.w().join(".ledger/tmp/interrupted"), b"half").unwrap();
+    std::fs::write(s.store_dir().join("tmp/interrupted"), b"half").unwrap();
     let check = ledger(&s, &["store", "check"]);
     assert_eq!(check.status.code(), Some(1));
     assert!(
@@ -211,8 +211,11 @@ fn status_json(s: &Sandbox) -> serde_json::Value {
 }
 
 fn refs(s: &Sandbox) -> usize {
-    let refs = s.w().join(".ledger/refs/changes");
-    std::fs::read_dir(refs).map_or(0, |d| d.count())
+    let out = s.git(&s.w(), &["for-each-ref", "refs/ledger/heads/changes/"]);
+    out.stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count()
 }
 
 #[test]
@@ -355,7 +358,7 @@ fn a_gone_change_is_reported_and_retired() {
     let text = stdout(&ledger(&s, &["state", "show", "--change", "add-auth"]));
     assert!(text.contains("\n  retired         abandoned ("), "{text}");
     // The history stays: two records behind the pointer.
-    let records = std::fs::read_dir(s.w().join(".ledger/records"))
+    let records = std::fs::read_dir(s.store_dir().join("records"))
         .unwrap()
         .count();
     assert!(records >= 2, "{records}");

@@ -231,7 +231,7 @@ fn approvals_and_a_validation_pass_stand_in_a_cp_a_copy() {
 /// Rewrites the latest evidence of gate `test` in `dir`'s store as a record
 /// written before host-free records: both scopes naming `workspace` absolutely.
 fn make_evidence_old(dir: &Path, workspace: &Path) {
-    let store = Store::open(utf8(dir));
+    let store = Store::open(utf8(dir)).unwrap();
     let head = store.head("gates/test").unwrap().unwrap();
     let mut body = store.read_record::<serde_json::Value>(&head).unwrap().body;
     let absolute = serde_json::json!(workspace.canonicalize().unwrap().to_str().unwrap());

@@ -992,8 +992,8 @@ fn a_failing_run_keeps_its_whole_output_and_show_prints_it_raw() {
     // The digest names the stored bytes.
     let digest = evidence["output"]["digest"].as_str().unwrap();
     let object = s
-        .w()
-        .join(".ledger/objects")
+        .store_dir()
+        .join("objects")
         .join(digest.strip_prefix("sha256:").unwrap());
     assert_eq!(std::fs::read(&object).unwrap(), expected);
     // A damaged object is refused, never printed.

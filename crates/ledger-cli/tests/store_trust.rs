@@ -10,22 +10,32 @@ use common::*;
 
 const GATE: [&str; 7] = ["gate", "run", "--name", "test", "--", "sh", "-c"];
 
-/// An attacker ran the gate where it passed and committed the store, forced
-/// past its own `.gitignore`: in the checkout the evidence reads fresh.
+/// An attacker ran the gate where it passed, outside Git, and committed that
+/// `.ledger/` into the checkout, forced past its own `.gitignore`: the store
+/// of the checkout (the repository's) refuses to take it in as its own.
 #[test]
 fn committed_evidence_is_not_trusted() {
     let s = sample_checkout();
+    let elsewhere = s.dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("input.txt"), "checked\n").unwrap();
     let mut run: Vec<&str> = GATE.to_vec();
     run.push("exit 0");
-    assert_eq!(s.ledger(&s.w(), &run).status.code(), Some(0));
+    assert_eq!(s.ledger(&elsewhere, &run).status.code(), Some(0));
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(elsewhere.join(".ledger"))
+        .arg(s.w().join(".ledger"))
+        .status()
+        .unwrap();
+    assert!(copied.success());
     s.git(&s.w(), &["add", "-f", ".ledger"]);
     s.git(&s.w(), &["commit", "-qm", "forged evidence"]);
 
     let check = s.ledger(&s.w(), &["gate", "check", "--name", "test"]);
     assert_blocked(&check, "untrusted-store", ".ledger");
     let stderr = String::from_utf8_lossy(&check.stderr);
-    // The run's kept output is one of them: an object is a store file too.
-    assert!(stderr.contains("Git tracks 5 of its files"), "{stderr}");
+    assert!(stderr.contains("Git tracks"), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     // Not reused: the run is refused rather than skipped as fresh.
     assert_run_refused(&s.ledger(&s.w(), &run), 125, "untrusted-store", ".ledger");
@@ -34,9 +44,13 @@ fn committed_evidence_is_not_trusted() {
     assert_eq!(report.status.code(), Some(1));
     let text = String::from_utf8_lossy(&report.stdout);
     assert!(text.contains("problems found"), "{text}");
+    assert!(text.contains(".ledger: Git tracks"), "{text}");
+    // Nothing of it reached the repository's store.
+    let refs = s.git(&s.w(), &["for-each-ref", "refs/ledger/"]);
     assert!(
-        text.contains("refs/gates/test: it is tracked by Git"),
-        "{text}"
+        refs.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&refs.stdout)
     );
 }
 

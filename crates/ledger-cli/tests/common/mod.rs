@@ -33,6 +33,16 @@ impl Sandbox {
         self.dir.path().join("w")
     }
 
+    /// Where the workspace's store keeps its records: the repository's
+    /// `ledger/` when the workspace is a Git checkout's top, else `.ledger/`.
+    #[allow(dead_code)]
+    pub fn store_dir(&self) -> PathBuf {
+        match self.w().join(".git").is_dir() {
+            true => self.w().join(".git/ledger"),
+            false => self.w().join(".ledger"),
+        }
+    }
+
     /// The isolated git environment: `HOME` (and its `.gitconfig`) in the sandbox.
     pub fn testkit(&self) -> Git {
         Git::isolated()

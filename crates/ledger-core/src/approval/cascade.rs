@@ -18,7 +18,7 @@ use crate::openspec::graph::Artifact;
 use crate::openspec::graph::{DEFAULT_SCHEMA, SchemaSource};
 use crate::quote::quote;
 use crate::records::compare::{Change, Comparison};
-use crate::records::store::{RecordId, Store};
+use crate::records::store::{Provenance, RecordId, Store};
 
 /// The state of one artifact's approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -145,6 +145,11 @@ pub struct ApprovalStatus {
     pub location: ChangeLocation,
     /// The record the bindings came from (`None`: no state recorded yet).
     pub state_record: Option<RecordId>,
+    /// Where that record came from (this store, or a remote's fetched head)
+    /// and who signed it. Approvals from elsewhere still bind content; a
+    /// signer says who wrote the record, and proves no identity of the
+    /// approver by itself (docs/sharing.md).
+    pub provenance: Option<Provenance>,
     /// Set when the change's state was retired.
     pub retired: Option<Retirement>,
     /// The schema whose graph was evaluated.
@@ -181,6 +186,7 @@ pub fn evaluate(change: &ChangeSet, envelope: &StateEnvelope) -> ApprovalStatus 
         change: change.change.clone(),
         location: change.location.clone(),
         state_record: None,
+        provenance: None,
         retired: envelope.retired.clone(),
         schema: change.graph.schema().cloned(),
         schema_changed: schema_changes(change, envelope),
@@ -419,6 +425,9 @@ pub fn status(store: &Store, change: &ChangeSet) -> Result<ApprovalStatus> {
     }
     let change = with_recorded_schema(change, &envelope)?;
     let mut status = evaluate(&change, &envelope);
+    if record.is_some() {
+        status.provenance = store.provenance(&super::state::state_ref(&change.change))?;
+    }
     status.state_record = record;
     Ok(status)
 }

@@ -114,7 +114,7 @@ mod tests {
             inventory: Some(inventory),
             schema: None,
         });
-        (dir, Store::open(&workspace), envelope)
+        (dir, Store::open(&workspace).unwrap(), envelope)
     }
 
     #[test]

@@ -554,6 +554,13 @@ pub enum StaleReason {
         /// Its exit status (`None`: killed by a signal).
         exit_status: Option<i32>,
     },
+    /// The evidence reached this store only through Git (fetched from a
+    /// remote, not written here) and no allowed signer signed it: it proves
+    /// nothing about this machine's inputs, so the gate runs (docs/sharing.md).
+    UntrustedEvidence {
+        /// Where it came from and what its signature lacks.
+        why: String,
+    },
     /// The evidence was recorded as not reusable.
     NotReusable {
         /// Why.
@@ -679,13 +686,45 @@ pub(crate) fn check_gate_against(
     observed: Option<&Observations>,
     current: Option<&Inventory>,
 ) -> Result<Freshness> {
-    freshness_of(latest_evidence(store, &spec.name)?, spec, observed, current)
+    let trust = untrusted(store, &spec.name)?;
+    freshness_of(
+        latest_evidence(store, &spec.name)?,
+        trust,
+        spec,
+        observed,
+        current,
+    )
+}
+
+/// Why the latest evidence of `gate` cannot stand as proof on this machine:
+/// `None` when this store wrote it or an allowed signer of the store's
+/// signing settings signed it.
+fn untrusted(store: &Store, gate: &str) -> Result<Option<String>> {
+    let Some(seen) = store.provenance(&gate_ref(gate))? else {
+        return Ok(None);
+    };
+    if seen.local || seen.is_signed_by_allowed_signer() {
+        return Ok(None);
+    }
+    let from = match &seen.remote {
+        Some(remote) => format!("fetched from {remote}"),
+        None => "reached this store through Git objects only".to_owned(),
+    };
+    let lacks = match (&seen.key, &seen.signature_problem) {
+        (None, _) => "it is not signed".to_owned(),
+        (Some(key), Some(problem)) => format!("its signature by {key} does not count: {problem}"),
+        (Some(key), None) => format!("it is signed by {key}, not by an allowed signer"),
+    };
+    Ok(Some(format!(
+        "it was {from} and {lacks}; evidence from elsewhere is reused only when an allowed signer signed it"
+    )))
 }
 
 /// [`check_gate_against`] on evidence already read, so that a check that took
 /// parts of its spec from the latest evidence judges that same record.
 fn freshness_of(
     latest: Option<(RecordId, Evidence)>,
+    untrusted: Option<String>,
     spec: &GateSpec,
     observed: Option<&Observations>,
     current: Option<&Inventory>,
@@ -694,6 +733,9 @@ fn freshness_of(
         return Ok(Freshness::no_evidence(&spec.name));
     };
     let mut reasons = Vec::new();
+    if let Some(why) = untrusted {
+        reasons.push(StaleReason::UntrustedEvidence { why });
+    }
     // An inventory expanded just now holds its resolved scope already.
     let requested = match current {
         Some(current) => current.scope.clone(),
@@ -822,7 +864,8 @@ pub fn check_gate_query(query: &GateQuery) -> Result<Freshness> {
         Some(_) => Some(spec.observe()?),
         None => None,
     };
-    freshness_of(latest, &spec, observed.as_ref(), None)
+    let trust = untrusted(&store, &query.name)?;
+    freshness_of(latest, trust, &spec, observed.as_ref(), None)
 }
 
 /// `cwd: argv` of a spec, each part quoted as text output quotes it.
@@ -944,6 +987,12 @@ impl std::fmt::Display for StaleReason {
             StaleReason::NotReusable { why } => write!(
                 f,
                 "not reusable: {}",
+                crate::quote::sanitize_prose(why.as_bytes()).replace('\n', "\\n")
+            ),
+            // A remote's name and key fingerprints are in it: quoted the same way.
+            StaleReason::UntrustedEvidence { why } => write!(
+                f,
+                "untrusted evidence: {}",
                 crate::quote::sanitize_prose(why.as_bytes()).replace('\n', "\\n")
             ),
         }
@@ -1288,7 +1337,7 @@ mod tests {
         let copy = ledger_testkit::utf8(&copy);
         let mut there = Scope::new(copy);
         there.add_root(".").unwrap();
-        let freshness = check_gate(&Store::open(copy), &spec.with_scope(there)).unwrap();
+        let freshness = check_gate(&Store::open(copy).unwrap(), &spec.with_scope(there)).unwrap();
         assert!(freshness.fresh, "{:?}", reasons(&freshness));
     }
 

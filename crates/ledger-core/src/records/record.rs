@@ -332,15 +332,7 @@ fn check_workspace(record: &InventoryRecord) -> std::result::Result<(), String> 
 /// workspace cannot be resolved: its records keep absolute workspaces, as
 /// before host-free records.
 pub(crate) fn store_workspace(store: &Store) -> Option<Utf8PathBuf> {
-    let root = store.root();
-    if root.file_name() != Some(crate::expand::STORE_DIR) {
-        return None;
-    }
-    let workspace = match root.parent() {
-        Some(p) if !p.as_str().is_empty() => p,
-        _ => Utf8Path::new("."),
-    };
-    workspace.canonicalize_utf8().ok()
+    store.workspace()
 }
 
 /// Refuses another format or an unknown major version before the fields are

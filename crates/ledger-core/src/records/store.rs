@@ -266,6 +266,22 @@ impl Store {
         &self.root
     }
 
+    /// The workspace the store belongs to, symlinks resolved: the top of the
+    /// Git checkout whose repository holds it, or the directory holding
+    /// `.ledger`. `None` for a store in a directory of another name
+    /// ([`Store::at`]): its records keep absolute workspaces.
+    pub fn workspace(&self) -> Option<Utf8PathBuf> {
+        let workspace = match &self.git {
+            Some(place) => place.workspace.as_path(),
+            None if self.root.file_name() == Some(STORE_DIR) => match self.root.parent() {
+                Some(p) if !p.as_str().is_empty() => p,
+                _ => Utf8Path::new("."),
+            },
+            None => return None,
+        };
+        workspace.canonicalize_utf8().ok()
+    }
+
     /// Whether the store's refs are Git refs (docs/sharing.md).
     pub fn is_git(&self) -> bool {
         self.git.is_some()
@@ -422,8 +438,14 @@ impl Store {
     /// The store directory, created if needed, opened and trusted.
     fn create_dir(&self) -> Result<StoreDir> {
         // Refused before anything is created or written in it.
-        if self.git.is_none() {
-            trust::refuse_tracked(self.dir())?;
+        match &self.git {
+            None => trust::refuse_tracked(self.dir())?,
+            // The checkout keeps its own `.ledger/` for what is not shared:
+            // the digest cache, which answers for this worktree's files only.
+            Some(place) => {
+                trust::refuse_tracked(place.legacy.as_std_path())?;
+                StoreDir::open_root(place.legacy.as_std_path(), Missing::Create)?;
+            }
         }
         StoreDir::open_root(self.dir(), Missing::Create)?.ok_or_else(|| {
             let gone = io::Error::new(io::ErrorKind::NotFound, "removed as it was created");

@@ -113,11 +113,28 @@ impl Store {
     /// orphan. It never shows as a dangling ref: refs are read before records,
     /// and a record is complete before any ref names it.
     pub fn check(&self) -> Result<StoreReport> {
-        let refs = self.git_refs()?;
         let mut corrupt = Vec::new();
+        let refs = self.open_git()?;
+        if let Some(refs) = &refs {
+            // An older `.ledger/` that cannot be migrated is listed, not followed.
+            match self.needs_migration().and_then(|needed| match needed {
+                true => self.migrate(refs),
+                false => Ok(()),
+            }) {
+                Ok(()) => {}
+                Err(e) => corrupt.push(listed(crate::expand::STORE_DIR.to_owned(), e)?),
+            }
+        }
         let root = match StoreDir::open_root(self.dir(), Missing::Absent) {
             Ok(Some(root)) => root,
-            Ok(None) => return Ok(StoreReport::default()),
+            Ok(None) => {
+                let cache = self.cache_report(None, &mut corrupt)?;
+                return Ok(StoreReport {
+                    cache: cache.and_then(|r| r.ok()),
+                    corrupt,
+                    ..StoreReport::default()
+                });
+            }
             Err(e) => {
                 corrupt.push(listed(".".to_owned(), e)?);
                 return Ok(StoreReport {
@@ -135,7 +152,7 @@ impl Store {
             corrupt.push(CorruptFile { file, reason });
         }
         check_files(&root, &mut corrupt)?;
-        let cache = match cache::report(&root)? {
+        let cache = match self.cache_report(Some(&root), &mut corrupt)? {
             Some(Err(e)) => {
                 corrupt.push(listed(CACHE.to_owned(), e)?);
                 None
@@ -192,6 +209,26 @@ impl Store {
         corrupt.sort_by(|a, b| a.file.cmp(&b.file));
         report.corrupt = corrupt;
         Ok(report)
+    }
+
+    /// The digest cache's report: in the store, or in the checkout's own
+    /// `.ledger/` when the store is the repository's.
+    fn cache_report(
+        &self,
+        root: Option<&StoreDir>,
+        corrupt: &mut Vec<CorruptFile>,
+    ) -> Result<Option<std::result::Result<CacheReport, Error>>> {
+        let Some(place) = &self.git else {
+            return root.map_or(Ok(None), cache::report);
+        };
+        match StoreDir::open_root(place.legacy.as_std_path(), Missing::Absent) {
+            Ok(Some(own)) => cache::report(&own),
+            Ok(None) => Ok(None),
+            Err(e) => {
+                corrupt.push(listed(crate::expand::STORE_DIR.to_owned(), e)?);
+                Ok(None)
+            }
+        }
     }
 
     /// The Git refs' part of [`Store::check`]: every ref below `refs/ledger/`

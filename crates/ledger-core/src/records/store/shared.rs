@@ -82,6 +82,17 @@ impl Store {
     /// The repository's refs, when this is a Git store; an older `.ledger/`
     /// of the workspace is migrated first.
     pub(super) fn git_refs(&self) -> Result<Option<GitRefs>> {
+        let Some(refs) = self.open_git()? else {
+            return Ok(None);
+        };
+        if self.needs_migration()? {
+            self.migrate(&refs)?;
+        }
+        Ok(Some(refs))
+    }
+
+    /// The repository's refs, when this is a Git store, as they are.
+    pub(super) fn open_git(&self) -> Result<Option<GitRefs>> {
         let Some(place) = &self.git else {
             return Ok(None);
         };
@@ -92,9 +103,6 @@ impl Store {
                 io::ErrorKind::NotFound.into(),
             )
         })?;
-        if self.needs_migration()? {
-            self.migrate(&refs)?;
-        }
         Ok(Some(refs))
     }
 
@@ -341,7 +349,7 @@ impl Store {
 
     /// Whether the workspace has an older `.ledger/` with refs that was not
     /// migrated yet.
-    fn needs_migration(&self) -> Result<bool> {
+    pub(super) fn needs_migration(&self) -> Result<bool> {
         let Some(place) = &self.git else {
             return Ok(false);
         };
@@ -358,7 +366,7 @@ impl Store {
     /// migrated. The old store stays as it was. A ref the repository already
     /// has with another head is kept as the fetched head
     /// `refs/ledger/remotes/legacy/<name>`: a divergence to resolve, never a loss.
-    fn migrate(&self, refs: &GitRefs) -> Result<()> {
+    pub(super) fn migrate(&self, refs: &GitRefs) -> Result<()> {
         let Some(place) = &self.git else {
             return Ok(());
         };
