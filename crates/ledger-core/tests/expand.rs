@@ -148,7 +148,6 @@ fn a_workspace_that_is_a_file_is_unreadable() {
 fn the_store_of_a_missing_workspace_is_unreadable() {
     let store =
         ledger_core::records::Store::open(camino::Utf8Path::new("/nonexistent/ledger/workspace"))
-            .unwrap()
             .unwrap();
     for err in [
         store.check().unwrap_err(),
