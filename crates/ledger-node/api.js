@@ -177,7 +177,7 @@ const MAX_THREADS = 1024
 const RECORD_FORMAT = "ledger-inventory"
 
 /** The `version` of the inventory records this version writes. */
-const RECORD_VERSION = "1.1"
+const RECORD_VERSION = "1.3"
 
 /** The record store's directory in a workspace (always excluded from scopes). */
 const STORE_DIR = ".ledger"
@@ -405,13 +405,13 @@ class Workspace {
    * (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
    * there, and gives the push refspec.
    */
-  async remoteSetup(remote) {
-    return (reply(await native.call(this.#path, 'remote_setup', encode('remote_setup', undefined, (o) => ({ remote })))))
+  async remoteSetup(options) {
+    return (reply(await native.call(this.#path, 'remote_setup', encode('remote_setup', options, (o) => ({ ...o,  })))))
   }
 
   /** `remoteSetup`, blocking the JavaScript thread. */
-  remoteSetupSync(remote) {
-    return (reply(native.callSync(this.#path, 'remote_setup', encode('remote_setup', undefined, (o) => ({ remote })))))
+  remoteSetupSync(options) {
+    return (reply(native.callSync(this.#path, 'remote_setup', encode('remote_setup', options, (o) => ({ ...o,  })))))
   }
 
   /**

@@ -168,6 +168,13 @@ export interface ApprovalStatus {
    */
   location: ChangeLocation
   /**
+   * Where that record came from (this store, or a remote's fetched head)
+   * and who signed it. Approvals from elsewhere still bind content; a
+   * signer says who wrote the record, and proves no identity of the
+   * approver by itself (docs/sharing.md).
+   */
+  provenance: Provenance | null
+  /**
    * Set when the change's state was retired.
    */
   retired: Retirement | null
@@ -1314,6 +1321,12 @@ export type StaleReason = {
   exitStatus: number | null
   reason: "failed"
 } | {
+  reason: "untrusted-evidence"
+  /**
+   * Where it came from and what its signature lacks.
+   */
+  why: string
+} | {
   reason: "not-reusable"
   /**
    * Why.
@@ -1884,6 +1897,14 @@ export interface InventoryRecordOptions {
   tools?: Record<string, string>
 }
 
+/** The options of `remoteSetup`. */
+export interface RemoteSetupOptions {
+  /**
+   * The Git remote (default `origin`).
+   */
+  remote?: string
+}
+
 /** The options of `changeGraph`. */
 export interface ChangeGraphOptions {
   /**
@@ -2436,7 +2457,7 @@ export declare const RECORD_FORMAT: 'ledger-inventory'
 /**
  * The `version` of the inventory records this version writes.
  */
-export declare const RECORD_VERSION: '1.1'
+export declare const RECORD_VERSION: '1.3'
 
 /**
  * The record store's directory in a workspace (always excluded from scopes).
@@ -2599,11 +2620,11 @@ export declare class Workspace {
    * (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
    * there, and gives the push refspec.
    */
-  remoteSetup(remote: string): Promise<RemoteSetup>
+  remoteSetup(options?: RemoteSetupOptions): Promise<RemoteSetup>
   /**
    * `remoteSetup`, blocking the JavaScript thread.
    */
-  remoteSetupSync(remote: string): RemoteSetup
+  remoteSetupSync(options?: RemoteSetupOptions): RemoteSetup
   /**
    * The artifact graph the change is evaluated with (its schema's, checked
    * and in topological order).

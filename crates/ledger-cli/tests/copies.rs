@@ -58,7 +58,10 @@ fn check_json(s: &Sandbox, dir: &Path) -> serde_json::Value {
 /// Every file of the store's records below `dir`, none of which may name
 /// `host` (the original workspace, as given and with symlinks resolved).
 fn assert_records_host_free(dir: &Path, host: &Path) {
-    let records = dir.join(".ledger/records");
+    let records = match dir.join(".git").is_dir() {
+        true => dir.join(".git/ledger/records"),
+        false => dir.join(".ledger/records"),
+    };
     let names = [host.to_owned(), host.canonicalize().unwrap()];
     let mut seen = 0;
     for file in std::fs::read_dir(&records).unwrap() {

@@ -156,7 +156,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("stored_record", &["id"], stored_record),
         Verb::method("provenance", &["reference"], provenance),
         Verb::method("resolve", &["reference", "keep"], resolve),
-        Verb::method("remote_setup", &["remote"], remote_setup),
+        Verb::method("remote_setup", &[], remote_setup),
     ]
 }
 

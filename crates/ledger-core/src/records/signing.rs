@@ -1,4 +1,4 @@
-//! SSH signatures of records, in git's own format (docs/signing.md).
+//! SSH signatures of records, in git's own format (docs/sharing.md, Keys and signatures).
 //!
 //! A signature is an SSHSIG (OpenSSH's PROTOCOL.sshsig) in the namespace
 //! `git` over SHA-512, armored as `ssh-keygen -Y sign -n git` writes it: the

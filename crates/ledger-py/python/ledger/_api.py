@@ -75,7 +75,7 @@ Verdict = Union[Literal["PASS"], Literal["FAIL"]]
 ApprovalState = Union[Literal["approved"], Literal["unbound"], Literal["changed"], Literal["reset"], Literal["blocked"], Literal["archived"], Literal["gone"], Literal["skipped"]]
 
 # The approval status of a change.
-ApprovalStatus = TypedDict("ApprovalStatus", {"artifacts": list["ArtifactStatus"], "change": str, "location": "ChangeLocation", "retired": Optional["Retirement"], "schema": Optional["SchemaSource"], "schema_changed": list["SchemaChange"], "state_record": Optional["RecordId"]})
+ApprovalStatus = TypedDict("ApprovalStatus", {"artifacts": list["ArtifactStatus"], "change": str, "location": "ChangeLocation", "provenance": Optional["Provenance"], "retired": Optional["Retirement"], "schema": Optional["SchemaSource"], "schema_changed": list["SchemaChange"], "state_record": Optional["RecordId"]})
 
 # The archive move of the change directory: every validated file found
 # byte-identical below the archive directory, and gone from where it was.
@@ -346,11 +346,16 @@ StaleReasonPrerequisiteUnverified = TypedDict("StaleReasonPrerequisiteUnverified
 # The command failed: a failing exit status is never a PASS.
 StaleReasonFailed = TypedDict("StaleReasonFailed", {"exit_status": Optional[int], "reason": Literal["failed"]})
 
+# The evidence reached this store only through Git (fetched from a
+# remote, not written here) and no allowed signer signed it: it proves
+# nothing about this machine's inputs, so the gate runs (docs/sharing.md).
+StaleReasonUntrustedEvidence = TypedDict("StaleReasonUntrustedEvidence", {"reason": Literal["untrusted-evidence"], "why": str})
+
 # The evidence was recorded as not reusable.
 StaleReasonNotReusable = TypedDict("StaleReasonNotReusable", {"reason": Literal["not-reusable"], "why": str})
 
 # Why evidence cannot be reused.
-StaleReason = Union["StaleReasonNoEvidence", "StaleReasonScopeDiffers", "StaleReasonCommandDiffers", "StaleReasonInputsChanged", "StaleReasonPrerequisiteChanged", "StaleReasonPrerequisiteUnverified", "StaleReasonFailed", "StaleReasonNotReusable"]
+StaleReason = Union["StaleReasonNoEvidence", "StaleReasonScopeDiffers", "StaleReasonCommandDiffers", "StaleReasonInputsChanged", "StaleReasonPrerequisiteChanged", "StaleReasonPrerequisiteUnverified", "StaleReasonFailed", "StaleReasonUntrustedEvidence", "StaleReasonNotReusable"]
 
 # Everything a new session needs to continue a change, and nothing more:
 # requirements, design and tasks stay in their canonical files.
@@ -793,7 +798,7 @@ MAX_THREADS: Final[int] = 1024
 RECORD_FORMAT: Final[str] = "ledger-inventory"
 """The `format` of an inventory record."""
 
-RECORD_VERSION: Final[str] = "1.1"
+RECORD_VERSION: Final[str] = "1.3"
 """The `version` of the inventory records this version writes."""
 
 STORE_DIR: Final[str] = ".ledger"
@@ -1016,7 +1021,7 @@ class Workspace:
         next push fast-forwards. Returns the kept record."""
         return _call(self._path, "resolve", {"keep": keep, "reference": reference})  # type: ignore[no-any-return]
 
-    def remote_setup(self, remote: str) -> "RemoteSetup":
+    def remote_setup(self, *, remote: Optional[str] = None) -> "RemoteSetup":
         """Adds the fetch refspec that brings a remote's ledger heads beside this
         store's to the repository's configuration
         (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
