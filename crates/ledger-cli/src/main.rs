@@ -310,9 +310,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 Some(dir) => dir,
                 None => scope_args::default_workspace()?,
             };
-            let record = InventoryRecord::read(&args.record)?
-                .inventory()
-                .relocate(workspace);
+            let record = InventoryRecord::read(&args.record)?.inventory_in(&workspace);
             let comparison = record.compare()?;
             let text = if args.json {
                 json_line(&comparison)

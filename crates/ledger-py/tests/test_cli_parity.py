@@ -104,7 +104,11 @@ def test_verify_and_compare_agree(repo: Path, cli: Cli, tmp_path: Path) -> None:
     # A record the CLI wrote reads the same in Python.
     cli_record = tmp_path / "cli.json"
     cli.ok("inventory", "--workspace", str(repo), "--out", str(cli_record))
-    assert inventory_of(ledger.read_record(str(cli_record))) == ws.inventory()
+    # Host-free (docs/records.md): the record's workspace is `.`, the rest is the same.
+    from_cli = inventory_of(ledger.read_record(str(cli_record)))
+    assert from_cli["scope"]["workspace"] == "."
+    now = ws.inventory()
+    assert {**from_cli, "scope": {**from_cli["scope"], "workspace": now["scope"]["workspace"]}} == now
 
 
 def test_errors_carry_the_cli_code(tmp_path: Path, cli: Cli) -> None:

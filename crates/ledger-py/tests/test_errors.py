@@ -405,6 +405,47 @@ def panic(tmp: Path) -> object:
     return deliberate_panic("a deliberate test panic")
 
 
+def divergent_heads(tmp: Path) -> object:
+    """In a Git store, the local head of a change and a fetched one that went
+    apart: two first records (docs/sharing.md)."""
+    init_repo(tmp)
+    make_change(tmp)
+    make_change(tmp, "other")
+    ws = ledger.Workspace(tmp)
+    ws.approve(CHANGE, "proposal", source="here")
+    ws.approve("other", "proposal", source="there")
+    git(tmp, "update-ref", f"refs/ledger/remotes/origin/changes/{CHANGE}", "refs/ledger/heads/changes/other")
+    return ws.status(CHANGE)
+
+
+def with_signing(signing_key: str | None, allowed_signers: str | None, call: Callable[[], object]) -> object:
+    """`call` under these process-wide signing settings, restored afterwards."""
+    before = ledger.signing()
+    ledger.set_signing(signing_key=signing_key, allowed_signers=allowed_signers)
+    try:
+        return call()
+    finally:
+        ledger.set_signing(signing_key=before.get("signing_key"), allowed_signers=before.get("allowed_signers"))
+
+
+def bad_signing_key(tmp: Path) -> object:
+    """A signing key file that is not an OpenSSH private key."""
+    init_repo(tmp)
+    make_change(tmp)
+    key = write(tmp.parent / f"{tmp.name}-keys", "key", "not a key\n")
+    return with_signing(str(key), None, lambda: ledger.Workspace(tmp).approve(CHANGE, "proposal", source="m"))
+
+
+def bad_allowed_signers(tmp: Path) -> object:
+    """An allowed-signers line without a key."""
+    init_repo(tmp)
+    make_change(tmp)
+    ws = ledger.Workspace(tmp)
+    ws.approve(CHANGE, "proposal", source="m")
+    allowed = write(tmp.parent / f"{tmp.name}-keys", "allowed", "alice@example.com\n")
+    return with_signing(None, str(allowed), lambda: ws.provenance(f"changes/{CHANGE}"))
+
+
 TRIGGERS: dict[str, list[Trigger]] = {
     "invalid-path": [invalid_path],
     "non-utf8-path": [non_utf8_path],
@@ -444,6 +485,9 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "duplicate-entry": [duplicate_entry],
     "corrupt-record": [corrupt_record],
     "pointer-conflict": [pointer_conflict, stale_handoff],
+    "divergent-heads": [divergent_heads],
+    "bad-signing-key": [bad_signing_key],
+    "bad-allowed-signers": [bad_allowed_signers],
     "validation-refused": [validation_refused],
     "not-validated": [not_validated],
     "no-delivery": [no_delivery],

@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
 
 import ledger
-from conftest import Cli, write
+from conftest import Cli, git, write
 
 
 def spec_for(argv: list[str] | None = None, **prerequisites: ledger.Observe) -> dict[str, Any]:
@@ -192,9 +193,11 @@ def test_a_value_that_is_not_utf8_is_refused(workspace: Path, flags: str) -> Non
     assert ws.latest_evidence("test") is None, "nothing was recorded"
 
 
-def rewrite_head(ws: ledger.Workspace, store_dir: Path, gate: str, edit: Callable[[dict[str, Any]], None]) -> str:
+def rewrite_head(ws: ledger.Workspace, checkout: Path, gate: str, edit: Callable[[dict[str, Any]], None]) -> str:
     """Replaces the head of a gate's log by an edited copy: a consistent record
-    (its bytes hash to its name) that lies."""
+    (its bytes hash to its name) that lies, written where the checkout's store
+    keeps its own records and committed on its ref as ledger would
+    (docs/sharing.md: a commit whose tree holds `record.json`)."""
     latest = ws.latest_evidence(gate)
     assert latest is not None
     record: dict[str, Any] = dict(ws.stored_record(latest["record"]))
@@ -202,8 +205,17 @@ def rewrite_head(ws: ledger.Workspace, store_dir: Path, gate: str, edit: Callabl
     record["previous"] = latest["record"]
     data = (json.dumps(record, indent=2) + "\n").encode()
     lie = hashlib.sha256(data).hexdigest()
-    (store_dir / "records" / f"{lie}.json").write_bytes(data)
-    (store_dir / "refs" / "gates" / gate).write_text(lie + "\n")
+    (checkout / ".git/ledger/records" / f"{lie}.json").write_bytes(data)
+    ref = f"refs/ledger/heads/gates/{gate}"
+    blob_file = checkout / ".git/forged-record"
+    blob_file.write_bytes(data)
+    blob = git(checkout, "hash-object", "-w", str(blob_file)).strip()
+    tree = subprocess.run(
+        ["git", "-C", str(checkout), "mktree"], input=f"100644 blob {blob}\trecord.json\n",
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    commit = git(checkout, "commit-tree", tree, "-p", ref, "-m", "forged").strip()
+    git(checkout, "update-ref", ref, commit)
     return lie
 
 
@@ -217,7 +229,7 @@ def test_evidence_whose_entries_do_not_give_its_fingerprint_is_refused(workspace
     def claim_now(body: dict[str, Any]) -> None:
         body["inventory"]["fingerprint"] = now
 
-    lie = rewrite_head(ws, workspace / ".ledger", "test", claim_now)
+    lie = rewrite_head(ws, workspace, "test", claim_now)
     for call in (ws.check_gate, ws.run_gate):
         with pytest.raises(ledger.MalformedRecordError) as info:
             call("test", **spec)
@@ -254,7 +266,7 @@ def test_a_recorded_workspace_is_a_mismatch_never_a_place_to_hash(workspace: Pat
         body["spec"]["scope"]["workspace"] = str(tmp_path)
         body["inventory"]["scope"]["workspace"] = str(tmp_path)
 
-    rewrite_head(ws, workspace / ".ledger", "test", elsewhere)
+    rewrite_head(ws, workspace, "test", elsewhere)
     # Hashing the parent would meet this FIFO.
     os.mkfifo(tmp_path / "fifo")
     for check in (ws.check_gate("test", **spec), ws.check_recorded_gate("test")):

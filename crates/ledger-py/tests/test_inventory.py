@@ -26,6 +26,12 @@ def inventory_of(record: ledger.InventoryRecord) -> ledger.Inventory:
     }
 
 
+def rooted(inventory: ledger.Inventory) -> ledger.Inventory:
+    """The inventory as a record holds it: its workspace `.` (docs/records.md,
+    Host-free records)."""
+    return {**inventory, "scope": {**inventory["scope"], "workspace": "."}}  # type: ignore[typeddict-item]
+
+
 def test_inventory_lists_what_git_lists(repo: Path) -> None:
     ws = ledger.Workspace(repo)
     inv = ws.inventory()
@@ -212,13 +218,15 @@ def test_record_round_trip_is_exact(repo: Path, tmp_path: Path) -> None:
         "format", "version", "written_by", "fingerprint", "scope", "walked_roots", "observed", "entries"
     ]
     back = ledger.parse_record(text, source="rec.json")
-    assert back == record and inventory_of(back) == inv
+    # A record holds no host path: its workspace is `.`, the one it is read in.
+    assert back == record and back["scope"]["workspace"] == "."
+    assert inventory_of(back) == rooted(inv)
     assert back["observed"] == {"command": ["make", "test"], "tools": {"rustc": "1.95"}, "meta": {"gate": "make test"}}
     again = ledger.inventory_record(inventory_of(back), **back["observed"])
     assert again == text
     path = tmp_path / "rec.json"
     path.write_text(text)
-    assert inventory_of(ledger.read_record(str(path))) == inv
+    assert inventory_of(ledger.read_record(str(path))) == rooted(inv)
     # A record without metadata writes none.
     assert json.loads(ledger.inventory_record(inv))["observed"] == {}
 

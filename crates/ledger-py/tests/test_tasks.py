@@ -114,8 +114,8 @@ def test_a_scope_records_the_rule_and_ticking_is_progress(tmp_path: Path) -> Non
     before = ws.inventory(**options)
     assert before["scope"] == scope
     record = ledger.inventory_record(before)
-    assert json.loads(record)["version"] == "1.2"
-    assert ledger.parse_record(record)["scope"] == scope
+    assert json.loads(record)["version"] == "1.3"
+    assert ledger.parse_record(record)["scope"] == {**scope, "workspace": "."}
     assert json.loads(ledger.inventory_record(ws.inventory(tasks=["tasks.md"])))["version"] == ledger.RECORD_VERSION
     write(tmp_path, "tasks.md", "- [x] 1.1 A\n")
     assert ws.compare(before)["matches"]
