@@ -93,7 +93,7 @@ test('status, state, store check and the graph equal the CLI', { skip: noCli }, 
   assert.deepEqual(states(cliStatus), ['changed', 'unbound', 'reset', 'unbound'])
   const shown = JSON.parse(cli(['state', 'show', '--json', ...args]).stdout)
   assert.deepEqual([await ws.currentState('add-auth')], camel(shown))
-  fs.writeFileSync(s.path('.ledger/tmp/interrupted'), 'half')
+  fs.writeFileSync(s.path('.git/ledger/tmp/interrupted'), 'half')
   const cliReport = JSON.parse(cli(['store', 'check', '--workspace', s.w, '--json'], { ok: [1] }).stdout)
   const { clean, ...report } = await ws.storeCheck()
   assert.deepEqual(report, camel(cliReport))

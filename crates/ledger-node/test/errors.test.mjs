@@ -261,14 +261,18 @@ test('approvals refuse: materials, artifacts, graphs, sources, the store', async
 
   // The store: a bad ref name, a corrupt ref, an unwritable ref, an untrusted store.
   await both(...call('head', '../x'), 'bad-ref-name', '../x', { pathProperty: false })
-  fs.mkdirSync(s.path('.ledger/refs/changes'), { recursive: true })
-  fs.writeFileSync(s.path('.ledger/refs/changes/add-auth'), 'not a record id\n')
+  // The checkout's store is the repository's (docs/sharing.md): a ref that names
+  // a blob, not a record commit, is corrupt.
+  const blob = s.git('hash-object', '-w', `${CHANGE}/proposal.md`).toString().trim()
+  s.git('update-ref', 'refs/ledger/heads/changes/add-auth', blob)
   await both(...call('refs'), 'corrupt-record', 'add-auth')
   await both(...call('currentState', 'add-auth'), 'corrupt-record', 'add-auth')
-  // A ref named `changes` where the directory of the change refs belongs.
-  fs.rmSync(s.path('.ledger/refs/changes'), { recursive: true })
-  fs.writeFileSync(s.path('.ledger/refs/changes'), 'not a record id\n')
-  await both(...call('approve', 'add-auth', 'proposal', { source: 'msg 1' }), 'unwritable', '.ledger/refs/changes')
+  s.git('update-ref', '-d', 'refs/ledger/heads/changes/add-auth')
+  // A file named `records` where the store's directory of records belongs.
+  fs.mkdirSync(s.path('.git/ledger'), { recursive: true })
+  fs.writeFileSync(s.path('.git/ledger/records'), 'not a directory\n')
+  await both(...call('approve', 'add-auth', 'proposal', { source: 'msg 1' }), 'unwritable', '.git/ledger/records')
+  fs.rmSync(s.path('.git/ledger/records'))
   fs.rmSync(s.path('.ledger'), { recursive: true })
   fs.writeFileSync(s.path('.ledger'), 'a file where the store directory belongs')
   await both(...call('approve', 'add-auth', 'proposal', { source: 'msg 1' }), 'untrusted-store', '.ledger')
@@ -350,6 +354,36 @@ test('a panic becomes a LedgerError with code panic, never a crash', async () =>
   assert.ok(!JSON.parse(nativeAddon().description()).verbs.some((v) => v.name === '_panic'))
   const refused = JSON.parse(nativeAddon().callSync(null, '_panic', JSON.stringify({ message: 'x' })))
   assert.equal(refused.error.code, 'invalid-argument', 'a release build has no panic verb')
+})
+
+test('a shared store refuses: heads that went apart, bad keys, bad allowed signers', async (t) => {
+  const s = new Sandbox(t)
+  s.init()
+  for (const change of ['add-auth', 'other']) s.write(`openspec/changes/${change}/proposal.md`, '# Why\n')
+  const ws = new Workspace(s.w)
+  await ws.approve('add-auth', 'proposal', { source: 'here' })
+  await ws.approve('other', 'proposal', { source: 'there' })
+  // A fetched head of add-auth that does not descend from the local one.
+  s.git('update-ref', 'refs/ledger/remotes/origin/changes/add-auth', 'refs/ledger/heads/changes/other')
+  await both(() => ws.status('add-auth'), () => ws.statusSync('add-auth'), 'divergent-heads', 'changes/add-auth', {
+    pathProperty: false,
+  })
+  s.git('update-ref', '-d', 'refs/ledger/remotes/origin/changes/add-auth')
+  const before = ledger.signingSync()
+  try {
+    const key = `${s.dir}/key`
+    fs.writeFileSync(key, 'not a key\n')
+    ledger.setSigningSync({ signingKey: key })
+    const approve = (sync) => () => (sync ? ws.approveSync : ws.approve).call(ws, 'add-auth', 'proposal', { source: 'm' })
+    await both(approve(false), approve(true), 'bad-signing-key', 'key')
+    const allowed = `${s.dir}/allowed`
+    fs.writeFileSync(allowed, 'alice@example.com\n')
+    ledger.setSigningSync({ allowedSigners: allowed })
+    const seen = (sync) => () => (sync ? ws.provenanceSync : ws.provenance).call(ws, 'changes/add-auth')
+    await both(seen(false), seen(true), 'bad-allowed-signers', 'allowed')
+  } finally {
+    ledger.setSigningSync({ signingKey: before.signingKey ?? null, allowedSigners: before.allowedSigners ?? null })
+  }
 })
 
 // Codes no call of this package can produce from a real input, and why.

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { camel, cli, expectCode, ledgerBin, noCli, packageDir, sampleCheckout, sha256hex } from './helpers.mjs'
+import { camel, cli, expectCode, ledgerBin, noCli, packageDir, run, sampleCheckout, sha256hex } from './helpers.mjs'
 
 function setup(t) {
   const s = sampleCheckout(t)
@@ -152,14 +152,21 @@ test('evidence whose entries do not give its fingerprint is refused', async (t) 
   const now = await ws.fingerprint(spec.scope)
   // A consistent record (it hashes to its name) whose fingerprint claims the
   // inputs as they are now, while its entries are those the gate saw.
-  const store = path.join(s.w, '.ledger')
+  // The checkout's store is the repository's (docs/sharing.md): the lie is
+  // written where it keeps its records and committed on its ref as ledger would.
+  const store = path.join(s.w, '.git', 'ledger')
   const record = JSON.parse(fs.readFileSync(path.join(store, 'records', `${first.record}.json`), 'utf8'))
   record.previous = first.record
   record.body.inventory.fingerprint = now
   const bytes = Buffer.from(JSON.stringify(record, null, 2) + '\n')
   const lie = sha256hex(bytes)
   fs.writeFileSync(path.join(store, 'records', `${lie}.json`), bytes)
-  fs.writeFileSync(path.join(store, 'refs', 'gates', 'test'), `${lie}\n`)
+  const ref = 'refs/ledger/heads/gates/test'
+  fs.writeFileSync(path.join(s.dir, 'lie.json'), bytes)
+  const blob = s.git('hash-object', '-w', path.join(s.dir, 'lie.json')).toString().trim()
+  const tree = run('git', ['-C', s.w, 'mktree'], { input: `100644 blob ${blob}\trecord.json\n` }).stdout.trim()
+  const commit = s.git('commit-tree', tree, '-p', ref, '-m', 'forged').toString().trim()
+  s.git('update-ref', ref, commit)
   for (const call of [() => ws.checkGate('test', spec), () => ws.runGate('test', spec)]) {
     const e = await expectCode(assert, call, 'malformed-record', `${lie}.json`)
     assert.match(e.message, /not its recorded fingerprint/)

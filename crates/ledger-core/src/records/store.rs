@@ -213,6 +213,25 @@ impl Store {
     ///
     /// `untrusted-repository`: the repository is another user's; `git`: it
     /// cannot be opened.
+    ///
+    /// ```
+    /// use ledger_core::records::Store;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
+    /// let init = std::process::Command::new("git").args(["init", "-q"]).current_dir(workspace).status()?;
+    /// assert!(init.success());
+    /// // A Git checkout: the store is the repository's, its refs are Git refs.
+    /// let store = Store::open(workspace)?;
+    /// assert!(store.is_git());
+    /// let id = store.commit("gates/test", "evidence", None, &"passed")?;
+    /// let seen = store.provenance("gates/test")?.ok_or("no head")?;
+    /// assert!(seen.local && seen.remote.is_none() && seen.record == id);
+    /// assert!(dir.path().join(".git/refs/ledger/heads/gates/test").is_file());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn open(workspace: &Utf8Path) -> Result<Store> {
         let legacy = workspace.join(STORE_DIR);
         let Some(refs) = GitRefs::open(workspace.as_std_path())? else {
