@@ -99,6 +99,9 @@ pub enum StoreCommand {
     /// fetched one): a write that has every head as a parent, so nothing is
     /// lost and the next push fast-forwards.
     Resolve(crate::sharing::ResolveArgs),
+    /// Where the record a ref names came from (this store, or a remote's
+    /// fetched head) and who signed it, judged against --allowed-signers.
+    Provenance(crate::sharing::ProvenanceArgs),
 }
 
 pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
@@ -177,6 +180,7 @@ pub fn run_store(command: StoreCommand) -> Result<(String, ExitCode), Error> {
     let (place, json) = match command {
         StoreCommand::Check { place, json } => (place, json),
         StoreCommand::Resolve(args) => return crate::sharing::run_resolve(args),
+        StoreCommand::Provenance(args) => return crate::sharing::run_provenance(args),
     };
     let report = place.store()?.check()?;
     let text = if json {
@@ -241,24 +245,13 @@ fn status_table(status: &ApprovalStatus) -> String {
     out
 }
 
-/// Where a record that did not come from this store came from, and who
-/// signed it; nothing for an unsigned record of this store.
+/// Where the state record came from and who signed it; nothing for an
+/// unsigned record this store wrote (the everyday case says nothing new).
 fn provenance_line(p: &Provenance) -> Option<String> {
-    let origin = match (&p.remote, p.local) {
-        (Some(remote), _) => format!("fetched from {}", quote(remote)),
-        (None, true) => "written here".to_owned(),
-        (None, false) => "reached this store through Git".to_owned(),
-    };
-    let signature = match (&p.signer, &p.key, &p.signature_problem) {
-        (Some(signer), _, _) => format!("signed by {}", quote(signer)),
-        (None, Some(key), Some(problem)) => format!(
-            "signed by key {key}, which does not count: {}",
-            quote(problem)
-        ),
-        (None, Some(key), None) => format!("signed by key {key}"),
-        (None, None, _) if p.local && p.remote.is_none() => return None,
-        (None, None, _) => "unsigned".to_owned(),
-    };
+    if p.local && p.remote.is_none() && p.key.is_none() {
+        return None;
+    }
+    let (origin, signature) = crate::sharing::described(p);
     Some(format!("state record {origin}, {signature}\n"))
 }
 

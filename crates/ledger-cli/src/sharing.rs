@@ -4,7 +4,11 @@
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use ledger_core::{Error, records::RecordId};
+use ledger_core::{
+    Error,
+    quote::quote,
+    records::{Provenance, RecordId},
+};
 
 use crate::change_args::PlaceArgs;
 use crate::report::json_line;
@@ -45,6 +49,59 @@ pub struct ResolveArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// `ledger store provenance`.
+#[derive(Args)]
+pub struct ProvenanceArgs {
+    #[command(flatten)]
+    pub(crate) place: PlaceArgs,
+    /// The ref, e.g. `gates/test` or `changes/add-auth`.
+    #[arg(long = "ref", value_name = "NAME")]
+    reference: String,
+    /// Print JSON (`null` when the ref has no head).
+    #[arg(long)]
+    json: bool,
+}
+
+/// Exit 0 when the ref has a head, 1 when it has none.
+pub fn run_provenance(args: ProvenanceArgs) -> Result<(String, ExitCode), Error> {
+    let seen = args.place.store()?.provenance(&args.reference)?;
+    let code = ExitCode::from(if seen.is_some() { 0 } else { 1 });
+    if args.json {
+        return Ok((json_line(&seen), code));
+    }
+    let Some(p) = seen else {
+        return Ok((format!("{}: no head\n", quote(&args.reference)), code));
+    };
+    let (origin, signature) = described(&p);
+    let text = format!(
+        "{}: {}, {origin}, {signature}\n",
+        quote(&args.reference),
+        p.record
+    );
+    Ok((text, code))
+}
+
+/// Where a record came from and its signature, as text output says them.
+pub(crate) fn described(p: &Provenance) -> (String, String) {
+    let origin = match (&p.remote, p.local) {
+        (Some(remote), _) => format!("fetched from {}", quote(remote)),
+        (None, true) => "written by this store".to_owned(),
+        (None, false) => "reached this store through Git".to_owned(),
+    };
+    let signature = match (&p.signer, &p.key, &p.signature_problem) {
+        (Some(signer), Some(key), _) => format!("signed by {} ({key})", quote(signer)),
+        (_, Some(key), Some(problem)) => {
+            format!(
+                "signed by key {key}, which does not count: {}",
+                quote(problem)
+            )
+        }
+        (_, Some(key), None) => format!("signed by key {key}"),
+        (_, None, _) => "unsigned".to_owned(),
+    };
+    (origin, signature)
 }
 
 pub fn run_remote(command: RemoteCommand) -> Result<(String, ExitCode), Error> {

@@ -198,6 +198,19 @@ fn a_fresh_clone_reuses_signed_evidence_and_keeps_approvals() {
         0,
         "signed evidence is reused: the command did not run"
     );
+    let mut args: Vec<&str> = trusting.to_vec();
+    args.extend(["store", "provenance", "--ref", "gates/test"]);
+    let seen = stdout(&team.ledger("ci", &args));
+    assert!(
+        seen.contains("fetched from origin, signed by alice@example.com (SHA256:"),
+        "{seen}"
+    );
+    args.push("--json");
+    let seen: serde_json::Value = serde_json::from_str(&stdout(&team.ledger("ci", &args))).unwrap();
+    assert_eq!(seen["local"], false);
+    assert_eq!(seen["signer"], "alice@example.com");
+    let none = team.ledger("ci", &["store", "provenance", "--ref", "gates/none"]);
+    assert_eq!(none.status.code(), Some(1));
     // The approval travelled, and says where it came from and who signed it.
     let (code, status) = team.status("ci", &trusting);
     assert_eq!(code, Some(1), "only the proposal is approved: {status}");

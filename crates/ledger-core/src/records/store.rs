@@ -52,8 +52,6 @@ mod objects;
 mod shared;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_git;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -93,8 +91,11 @@ const LOCK: &str = "lock";
 /// The `format` field of every stored record.
 pub const STORED_RECORD_FORMAT: &str = "ledger-record";
 
-/// The version this library writes. Readers accept any `1.x`.
-pub const STORED_RECORD_VERSION: &str = "1.0";
+/// The version this library writes. Readers accept any `1.x`. Version 1.1
+/// bodies hold no host path (every scope relative to the store's
+/// workspace, docs/records.md, Host-free records); 1.0 bodies may hold
+/// absolute ones, and are read as they are.
+pub const STORED_RECORD_VERSION: &str = "1.1";
 
 /// Name of an immutable record: the lowercase hex SHA-256 of its exact bytes.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -25,6 +25,9 @@ use crate::error::{DisplayPath, Error, Result};
 use crate::expand::git::{Locate, gix_error, open_repository};
 use crate::records::signing::{self, Signature, SigningKey};
 
+#[cfg(test)]
+mod tests;
+
 /// Where this store's own heads live.
 pub(crate) const LOCAL: &str = "refs/ledger/heads/";
 /// Where `git fetch` puts other stores' heads (`<remote>/<name>` below it).

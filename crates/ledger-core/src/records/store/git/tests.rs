@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use camino::Utf8Path;
 use ledger_testkit::{Git, utf8};
 
-use super::{RecordId, Store};
+use crate::records::store::{RecordId, Store, StoredRecord};
 
 fn git() -> Git {
     Git::isolated().identity("Tester", "tester@example.com")
@@ -169,7 +169,7 @@ fn fetched_heads_are_read_beside_the_local_ones() {
     assert!(!provenance.local);
     assert_eq!(provenance.remote.as_deref(), Some("origin"));
     // The fetched record reads like a local one, and a write goes on from it.
-    let body: super::StoredRecord<String> = store.read_record(&first).unwrap();
+    let body: StoredRecord<String> = store.read_record(&first).unwrap();
     assert_eq!(body.body, "a1");
     let second = store
         .commit("changes/c", "state", Some(&first), &"b1")
@@ -295,11 +295,7 @@ fn forged_refs_are_refused_with_codes() {
     forge(&repo, "blob", &blob);
     forge(&repo, "tree", &tree);
     forge(&repo, "branch", "HEAD");
-    let huge = hash_object(
-        &repo,
-        "blob",
-        &vec![b' '; (super::git::BLOB_LIMIT + 1) as usize],
-    );
+    let huge = hash_object(&repo, "blob", &vec![b' '; (super::BLOB_LIMIT + 1) as usize]);
     let huge_tree = stdout(&repo, &["mktree"]);
     let _ = huge_tree;
     let mktree = |entry: &str| {
@@ -539,4 +535,28 @@ fn signed_records_carry_git_s_own_ssh_signature_and_show_their_signer() {
         .unwrap();
     let seen = open(&a).provenance("gates/lint").unwrap().unwrap();
     assert_eq!((seen.record, seen.local, seen.key), (plain, true, None));
+}
+
+#[test]
+fn the_store_in_the_git_directory_gets_the_trust_checks_of_a_ledger_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = checkout(dir.path());
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, repo.join(".git/ledger")).unwrap();
+    let store = open(&repo);
+    let err = store.commit("gates/test", "evidence", None, &1).unwrap_err();
+    assert_eq!(err.code(), "untrusted-store", "{err}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing written through it");
+    let listed = store.check().unwrap();
+    assert!(listed.corrupt.iter().any(|c| c.reason.contains("symlink")), "{listed:?}");
+    std::fs::remove_file(repo.join(".git/ledger")).unwrap();
+    let id = store.commit("gates/test", "evidence", None, &1).unwrap();
+    // A records directory another user owns is not this user's store.
+    if rustix::process::geteuid().is_root() {
+        let records = repo.join(".git/ledger/records");
+        std::os::unix::fs::chown(&records, Some(65534), Some(65534)).unwrap();
+        let err = store.read_record::<serde_json::Value>(&id).unwrap_err();
+        assert_eq!(err.code(), "untrusted-store", "{err}");
+    }
 }
