@@ -686,23 +686,29 @@ pub(crate) fn check_gate_against(
     observed: Option<&Observations>,
     current: Option<&Inventory>,
 ) -> Result<Freshness> {
-    let trust = untrusted(store, &spec.name)?;
-    freshness_of(
-        latest_evidence(store, &spec.name)?,
-        trust,
-        spec,
-        observed,
-        current,
-    )
+    let latest = latest_evidence(store, &spec.name)?;
+    let trust = untrusted(store, &spec.name, latest.as_ref())?;
+    freshness_of(latest, trust, spec, observed, current)
 }
 
 /// Why the latest evidence of `gate` cannot stand as proof on this machine:
 /// `None` when this store wrote it or an allowed signer of the store's
 /// signing settings signed it.
-fn untrusted(store: &Store, gate: &str) -> Result<Option<String>> {
-    let Some(seen) = store.provenance(&gate_ref(gate))? else {
+fn untrusted(
+    store: &Store,
+    gate: &str,
+    latest: Option<&(RecordId, Evidence)>,
+) -> Result<Option<String>> {
+    let (Some(seen), Some((judged, _))) = (store.provenance(&gate_ref(gate))?, latest) else {
         return Ok(None);
     };
+    // A fetch between the two reads moved the ref: what was judged is not what was read.
+    if seen.record != *judged {
+        return Ok(Some(format!(
+            "the ref moved while it was read (from {judged} to {}); check again",
+            seen.record
+        )));
+    }
     if seen.local || seen.is_signed_by_allowed_signer() {
         return Ok(None);
     }
@@ -864,7 +870,7 @@ pub fn check_gate_query(query: &GateQuery) -> Result<Freshness> {
         Some(_) => Some(spec.observe()?),
         None => None,
     };
-    let trust = untrusted(&store, &query.name)?;
+    let trust = untrusted(&store, &query.name, latest.as_ref())?;
     freshness_of(latest, trust, &spec, observed.as_ref(), None)
 }
 

@@ -545,11 +545,20 @@ fn the_store_in_the_git_directory_gets_the_trust_checks_of_a_ledger_directory() 
     std::fs::create_dir(&elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, repo.join(".git/ledger")).unwrap();
     let store = open(&repo);
-    let err = store.commit("gates/test", "evidence", None, &1).unwrap_err();
+    let err = store
+        .commit("gates/test", "evidence", None, &1)
+        .unwrap_err();
     assert_eq!(err.code(), "untrusted-store", "{err}");
-    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing written through it");
+    assert_eq!(
+        std::fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "nothing written through it"
+    );
     let listed = store.check().unwrap();
-    assert!(listed.corrupt.iter().any(|c| c.reason.contains("symlink")), "{listed:?}");
+    assert!(
+        listed.corrupt.iter().any(|c| c.reason.contains("symlink")),
+        "{listed:?}"
+    );
     std::fs::remove_file(repo.join(".git/ledger")).unwrap();
     let id = store.commit("gates/test", "evidence", None, &1).unwrap();
     // A records directory another user owns is not this user's store.
