@@ -699,8 +699,13 @@ fn untrusted(
     gate: &str,
     latest: Option<&(RecordId, Evidence)>,
 ) -> Result<Option<String>> {
-    let (Some(seen), Some((judged, _))) = (store.provenance(&gate_ref(gate))?, latest) else {
+    let Some((judged, _)) = latest else {
         return Ok(None);
+    };
+    let Some(seen) = store.provenance(&gate_ref(gate))? else {
+        return Ok(Some(format!(
+            "the ref moved while it was read (record {judged} is no longer its head); check again"
+        )));
     };
     // A fetch between the two reads moved the ref: what was judged is not what was read.
     if seen.record != *judged {

@@ -326,8 +326,8 @@ fn check_workspace(record: &InventoryRecord) -> std::result::Result<(), String> 
     record.scope.check_stored_workspace()
 }
 
-/// The workspace `store` belongs to, with symlinks resolved: the directory
-/// holding its `.ledger`. Records in the store hold scopes relative to it.
+/// The workspace `store` belongs to ([`Store::workspace`]). Records in the
+/// store hold scopes relative to it.
 /// `None` for a store opened at another directory ([`Store::at`]) or whose
 /// workspace cannot be resolved: its records keep absolute workspaces, as
 /// before host-free records.

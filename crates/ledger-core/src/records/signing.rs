@@ -267,7 +267,6 @@ pub fn verify(
 /// Adds a `gpgsig` header to `commit`, signing its bytes without one, as
 /// `git commit -S` does with `gpg.format=ssh` (an existing signature is
 /// replaced). The commit's id changes; write it after this.
-// Until the git store (issue 31) calls it; the `expect` fails once it does.
 pub(crate) fn sign_commit(commit: &mut gix::objs::Commit, key: &SigningKey) -> Result<()> {
     commit
         .extra_headers
@@ -301,7 +300,6 @@ fn corrupt(e: impl std::fmt::Display) -> Error {
 /// checked at the committer time. A commit that does not parse is
 /// `corrupt-record`. SHA-1 repositories only (the `gpgsig` header; a SHA-256
 /// repository's `gpgsig-sha256` is not read), as the store builds gix.
-// Until the git store (issue 31) calls it; the `expect` fails once it does.
 pub(crate) fn commit_signature(
     raw_commit: &[u8],
     allowed: Option<&AllowedSigners>,

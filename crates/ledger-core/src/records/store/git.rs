@@ -60,7 +60,7 @@ pub(crate) struct Head {
 }
 
 impl Head {
-    /// `record (local)` or `record (from origin)`, as messages list heads.
+    /// `record (local)` or `record (fetched from origin)`, as messages list heads.
     pub(crate) fn shown(&self) -> String {
         match &self.remote {
             None => format!("{} (local)", self.record),
@@ -224,7 +224,7 @@ impl GitRefs {
 
     /// Reads the record commit `commit` (named by `what` in messages): a commit
     /// whose tree holds exactly one blob, `record.json`, an intact record of
-    /// at most [`RECORD_LIMIT`] bytes.
+    /// at most [`BLOB_LIMIT`] bytes.
     pub(crate) fn record(&self, what: &str, commit: ObjectId) -> Result<RecordCommit> {
         let raw = self.object(what, commit, gix::objs::Kind::Commit, OBJECT_LIMIT)?;
         let decoded = gix::objs::CommitRef::from_bytes(&raw, self.repo.object_hash())
@@ -568,12 +568,11 @@ impl GitRefs {
         head: ObjectId,
         allowed: Option<&signing::AllowedSigners>,
     ) -> Result<Signature> {
-        let (commit, record) = self
+        let (_, record) = self
             .chain(what, head)?
             .into_iter()
             .next()
             .ok_or_else(|| self.corrupt(what, "it names no record"))?;
-        let _ = commit;
         signing::commit_signature(&record.raw, allowed)
     }
 
@@ -583,15 +582,21 @@ impl GitRefs {
     pub(crate) fn add_fetch_refspec(&self, remote: &str) -> Result<bool> {
         let refspec = fetch_refspec(remote);
         let path = self.repo.common_dir().join("config");
-        let mut config =
+        let unwritable = |e| crate::expand::ledger_dir::unwritable(&path, "write", e);
+        // Git's own lock first (`config.lock`): a concurrent `git config` waits
+        // for this write or is refused, and the file read is the file replaced.
+        let mut lock = gix::lock::File::acquire_to_update_resource(
+            &path,
+            gix::lock::acquire::Fail::Immediately,
+            None,
+            0,
+        )
+        .map_err(|e| unwritable(std::io::Error::other(e)))?;
+        let config = || "cannot edit the repository's configuration";
+        let mut file =
             gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
-                .map_err(|e| {
-                    self.git(
-                        "cannot read the repository's configuration",
-                        gix::Error::from_error(e),
-                    )
-                })?;
-        let known = config
+                .map_err(|e| self.git(config(), gix::Error::from_error(e)))?;
+        let known = file
             .sections_by_name("remote")
             .into_iter()
             .flatten()
@@ -603,7 +608,7 @@ impl GitRefs {
                 ),
             });
         }
-        let present = config
+        let present = file
             .strings_by("remote", Some(remote.into()), "fetch")
             .unwrap_or_default()
             .iter()
@@ -611,27 +616,14 @@ impl GitRefs {
         if present {
             return Ok(false);
         }
-        let mut section = config
-            .section_mut("remote", Some(remote.into()))
-            .map_err(|e| {
-                self.git(
-                    "cannot edit the repository's configuration",
-                    gix::Error::from_error(e),
-                )
-            })?;
-        section
+        file.section_mut("remote", Some(remote.into()))
+            .map_err(|e| self.git(config(), gix::Error::from_error(e)))?
             .push("fetch", Some(refspec.as_bytes().as_bstr()))
-            .map_err(|e| {
-                self.git(
-                    "cannot edit the repository's configuration",
-                    gix::Error::from_error(e),
-                )
-            })?;
+            .map_err(|e| self.git(config(), gix::Error::from_error(e)))?;
         let mut bytes = Vec::new();
-        config
-            .write_to(&mut bytes)
-            .map_err(|e| crate::expand::ledger_dir::unwritable(&path, "write", e))?;
-        write_config(&path, &bytes)?;
+        file.write_to(&mut bytes).map_err(unwritable)?;
+        std::io::Write::write_all(&mut lock, &bytes).map_err(unwritable)?;
+        lock.commit().map_err(|e| unwritable(e.error))?;
         Ok(true)
     }
 }
@@ -652,24 +644,6 @@ pub(crate) fn fetch_refspec(remote: &str) -> String {
 
 /// The push refspec that sends this store's heads to a remote.
 pub(crate) const PUSH_REFSPEC: &str = "refs/ledger/heads/*:refs/ledger/heads/*";
-
-/// Replaces the configuration file at `path` with `bytes` through Git's own
-/// lock file (`config.lock`, renamed over it), so that a concurrent `git
-/// config` either waits for this write or is refused, never interleaved.
-fn write_config(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write as _;
-    let unwritable = |e| crate::expand::ledger_dir::unwritable(path, "write", e);
-    let mut lock = gix::lock::File::acquire_to_update_resource(
-        path,
-        gix::lock::acquire::Fail::Immediately,
-        None,
-        0,
-    )
-    .map_err(|e| unwritable(std::io::Error::other(e)))?;
-    lock.write_all(bytes).map_err(unwritable)?;
-    lock.commit().map_err(|e| unwritable(e.error))?;
-    Ok(())
-}
 
 /// The store ref name and remote of the full ref name `full`: `(Some(name),
 /// None)` for a local head, `(Some(name), Some(remote))` for a fetched one,

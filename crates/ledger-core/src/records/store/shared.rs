@@ -128,7 +128,8 @@ impl Store {
         expected: Option<&RecordId>,
         new: &RecordId,
     ) -> Result<()> {
-        let tips = git::tips(refs, refs.heads(reference)?)?;
+        let heads = refs.heads(reference)?;
+        let tips = git::tips(refs, heads.clone())?;
         let conflict = |found: Option<&RecordId>| Error::PointerConflict {
             pointer: reference.to_owned(),
             expected: or_none(expected),
@@ -150,10 +151,20 @@ impl Store {
                 parents
             }
         };
+        // Only a record this store wrote is committed (and signed with its key):
+        // a fetched record's bytes are someone else's.
+        if !self.is_local(new)? {
+            return Err(Error::InvalidArgument {
+                message: format!(
+                    "record {new} is not one this store wrote: a ref advances only to a record written here"
+                ),
+            });
+        }
         let (_, bytes, header) = self.read_header(new)?;
         let message = format!("ledger {} {new}\n", header.kind);
         let commit = refs.write(&bytes, &message, &parents, self.signing_key()?.as_ref())?;
-        let old = refs.local_commit(reference)?;
+        // Compared with the local head as it was read, not as it is now.
+        let old = local_of(&heads);
         if refs.update(reference, old, commit)? {
             return Ok(());
         }
@@ -262,7 +273,8 @@ impl Store {
         })?;
         let root = self.create_dir()?;
         let _lock = lock(&root)?;
-        let tips = git::tips(&refs, refs.heads(reference)?)?;
+        let heads = refs.heads(reference)?;
+        let tips = git::tips(&refs, heads.clone())?;
         if tips.len() < 2 {
             return Err(Error::InvalidArgument {
                 message: format!(
@@ -280,7 +292,7 @@ impl Store {
         };
         let others: Vec<ObjectId> = tips.iter().map(|h| h.commit).collect();
         let commit = refs.write_resolution(kept, &others, self.signing_key()?.as_ref())?;
-        let old = refs.local_commit(reference)?;
+        let old = local_of(&heads);
         if !refs.update(reference, old, commit)? {
             return Err(Error::PointerConflict {
                 pointer: reference.to_owned(),
@@ -405,9 +417,10 @@ impl Store {
         };
         let local = refs.heads(name)?.into_iter().find(|h| h.remote.is_none());
         match local {
-            None => {
-                refs.update(name, None, commit)?;
-            }
+            // Written by nobody else meanwhile: the store's lock is held. Should
+            // anything outside ledger have, the chain is kept beside it.
+            None if refs.update(name, None, commit)? => {}
+            None => refs.set(&format!("{REMOTES}{LEGACY_REMOTE}/{name}"), commit)?,
             Some(head) if head.record == record => {}
             Some(_) => refs.set(&format!("{REMOTES}{LEGACY_REMOTE}/{name}"), commit)?,
         }
@@ -429,6 +442,11 @@ fn mark_migrated(legacy: &Store, to: &camino::Utf8Path) -> Result<()> {
     temp.write_synced(text.as_bytes())?;
     temp.rename_to(&root, MIGRATED)?;
     root.sync()
+}
+
+/// The commit of the local head among `heads`, if there is one.
+fn local_of(heads: &[Head]) -> Option<ObjectId> {
+    heads.iter().find(|h| h.remote.is_none()).map(|h| h.commit)
 }
 
 /// `divergent-heads` for `reference`.

@@ -569,3 +569,101 @@ fn the_store_in_the_git_directory_gets_the_trust_checks_of_a_ledger_directory() 
         assert_eq!(err.code(), "untrusted-store", "{err}");
     }
 }
+
+#[test]
+fn a_ref_advances_only_to_a_record_this_store_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_bare, a, b) = remote_and_clones(dir.path());
+    let theirs = open(&a)
+        .commit("gates/test", "evidence", None, &"a")
+        .unwrap();
+    assert!(push(&a));
+    fetch(&b);
+    let store = open(&b);
+    // Readable, but not committed (nor signed) as if it were b's own.
+    assert!(store.read_record::<String>(&theirs).is_ok());
+    let err = store.advance("gates/other", None, &theirs).unwrap_err();
+    assert_eq!(err.code(), "invalid-argument", "{err}");
+    let refs = git().stdout(&b, &["for-each-ref", "refs/ledger/heads/"]);
+    assert!(refs.is_empty(), "{}", String::from_utf8_lossy(&refs));
+}
+
+#[test]
+fn a_kept_fetched_head_stays_a_fetched_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_bare, a, b) = remote_and_clones(dir.path());
+    let theirs = open(&a)
+        .commit("gates/test", "evidence", None, &"a")
+        .unwrap();
+    open(&b)
+        .commit("gates/test", "evidence", None, &"b")
+        .unwrap();
+    assert!(push(&a));
+    fetch(&b);
+    let store = open(&b);
+    store.resolve("gates/test", &theirs).unwrap();
+    let seen = store.provenance("gates/test").unwrap().unwrap();
+    assert_eq!(
+        (seen.record, seen.local, seen.remote),
+        (theirs, false, None)
+    );
+}
+
+#[test]
+fn a_signature_counts_only_for_the_commit_that_brought_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = checkout(dir.path());
+    let (alice, alice_allowed) = key(dir.path(), "alice", "alice@example.com");
+    let signed = open(&repo).with_signing(signing(Some(&alice), None));
+    let first = signed
+        .commit("gates/test", "evidence", None, &"signed")
+        .unwrap();
+    let trusting = open(&repo).with_signing(signing(None, Some(&alice_allowed)));
+    assert_eq!(
+        trusting
+            .provenance("gates/test")
+            .unwrap()
+            .unwrap()
+            .signer
+            .as_deref(),
+        Some("alice@example.com")
+    );
+    // An unsigned record on top of a signed one is unsigned.
+    let second = open(&repo)
+        .commit("gates/test", "evidence", Some(&first), &"not")
+        .unwrap();
+    let seen = trusting.provenance("gates/test").unwrap().unwrap();
+    assert_eq!((seen.record, seen.key), (second, None));
+    // A signed resolution vouches for nothing: its kept parent is asked, and it is unsigned.
+    let ref_name = "refs/ledger/heads/gates/test";
+    let head = stdout(&repo, &["rev-parse", ref_name]);
+    let tree = stdout(&repo, &["rev-parse", &format!("{ref_name}^{{tree}}")]);
+    let other = stdout(&repo, &["rev-parse", &format!("{ref_name}~1")]);
+    let key_config = format!("user.signingkey={}", alice.display());
+    let resolution = stdout(
+        &repo,
+        &[
+            "-c",
+            "gpg.format=ssh",
+            "-c",
+            &key_config,
+            "commit-tree",
+            "-S",
+            &tree,
+            "-p",
+            &head,
+            "-p",
+            &other,
+            "-m",
+            "ledger resolve",
+        ],
+    );
+    git().run(&repo, &["update-ref", ref_name, &resolution]);
+    let config = format!("gpg.ssh.allowedSignersFile={}", alice_allowed.display());
+    assert!(
+        git().succeeds(&repo, &["-c", &config, "verify-commit", ref_name]),
+        "git calls it signed"
+    );
+    let seen = trusting.provenance("gates/test").unwrap().unwrap();
+    assert_eq!((seen.record, seen.signer, seen.key), (second, None, None));
+}
