@@ -34,6 +34,9 @@ pub struct ApproveArgs {
     absent: bool,
     #[command(flatten)]
     basis: BasisArgs,
+    /// Print the binding as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -81,6 +84,9 @@ pub enum StateCommand {
         place: PlaceArgs,
         #[command(flatten)]
         expect: ExpectArgs,
+        /// Print `{change, record, reason}` as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -119,9 +125,17 @@ pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
     for warning in change.task_rule_warnings(&binding) {
         eprintln!("warning: {warning}");
     }
+    if args.json {
+        return Ok((json_line(&binding), ExitCode::SUCCESS));
+    }
+    // Every value is the caller's or the workspace's: escaped like any text output.
     let text = format!(
         "approved {} of {} at {} (source: {})\n{}\n",
-        binding.artifact, binding.change, binding.observed_at, binding.source, binding.fingerprint
+        quote(&binding.artifact),
+        quote(&binding.change),
+        binding.observed_at,
+        quote(&binding.source),
+        binding.fingerprint
     );
     Ok((text, ExitCode::SUCCESS))
 }
@@ -152,10 +166,20 @@ pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
             reason,
             place,
             expect,
+            json,
         } => {
             let from = expect.started_from()?;
             let record = retire_from(&place.store()?, &change, &reason, from.as_ref())?;
-            let text = format!("retired the state of {change} (record {record}): {reason}\n");
+            let text = match json {
+                true => json_line(
+                    &serde_json::json!({ "change": change, "record": record, "reason": reason }),
+                ),
+                false => format!(
+                    "retired the state of {} (record {record}): {}\n",
+                    quote(&change),
+                    quote(&reason)
+                ),
+            };
             return Ok((text, ExitCode::SUCCESS));
         }
     };
@@ -218,7 +242,8 @@ fn status_table(status: &ApprovalStatus) -> String {
     if let Some(retired) = &status.retired {
         out.push_str(&format!(
             "retired at {}: {}\n",
-            retired.observed_at, retired.reason
+            retired.observed_at,
+            quote(&retired.reason)
         ));
     }
     out.push_str(&format!(

@@ -388,3 +388,80 @@ fn a_design_s_inline_html_image_is_a_material() {
     std::fs::remove_file(s.w().join(format!("{CHANGE}/mock.png"))).unwrap();
     assert_blocked(&approve(&s, "design"), "missing-material", "mock.png");
 }
+
+/// Confirmations print what the caller gave, escaped like every text output;
+/// with --json the values are exact.
+#[test]
+fn approve_and_retire_confirm_escaped_or_as_json() {
+    let s = openspec_checkout();
+    let source = "msg\u{1b}[31m 7\u{202e}";
+    let out = ledger(
+        &s,
+        &[
+            "approve",
+            "--change",
+            "add-auth",
+            "--artifact",
+            "proposal",
+            "--source",
+            source,
+        ],
+    );
+    let text = stdout_of(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+        "{text:?}"
+    );
+    assert!(text.contains("source: "), "{text}");
+    let out = ledger(
+        &s,
+        &[
+            "approve",
+            "--change",
+            "add-auth",
+            "--artifact",
+            "design",
+            "--source",
+            source,
+            "--json",
+        ],
+    );
+    let binding: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(binding["source"], source);
+    assert_eq!(binding["artifact"], "design");
+    let reason = "typo\u{1b}]0;owned\u{7}";
+    let out = ledger(
+        &s,
+        &[
+            "state", "retire", "--change", "add-auth", "--reason", reason,
+        ],
+    );
+    let text = stdout_of(&out);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text:?}"
+    );
+    let table = stdout_of(&ledger(&s, &["status", "--change", "add-auth"]));
+    assert!(
+        table.contains("retired at ") && !table.contains('\u{1b}'),
+        "{table:?}"
+    );
+    let out = ledger(
+        &s,
+        &[
+            "state", "retire", "--change", "add-auth", "--reason", reason, "--json",
+        ],
+    );
+    let retired: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (retired["change"].as_str(), retired["reason"].as_str()),
+        (Some("add-auth"), Some(reason))
+    );
+    assert_eq!(retired["record"].as_str().unwrap().len(), 64);
+}
