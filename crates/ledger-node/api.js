@@ -271,7 +271,8 @@ class Workspace {
 
   /**
    * The state envelope a change's pointer names, and its record (`ledger state
-   * show`); `record` is null and the envelope empty when none is recorded.
+   * show`); `record` is null and the envelope empty when none is recorded for
+   * a change that exists; `unknown-change` when neither is there.
    */
   async currentState(change) {
     return (reply(await native.call(this.#path, 'current_state', encode('current_state', undefined, (o) => ({ change })))))
@@ -486,7 +487,8 @@ class Workspace {
 
   /**
    * The change's chain of state records, newest first, each with what it
-   * changed (`ledger state log --json`).
+   * changed (`ledger state log --json`); `unknown-change` when nothing is
+   * recorded and no such change exists.
    */
   async stateLog(change) {
     return (reply(await native.call(this.#path, 'state_log', encode('state_log', undefined, (o) => ({ change })))))

@@ -2526,7 +2526,8 @@ export declare class Workspace {
   retireSync(change: string, options: RetireOptions): RecordId
   /**
    * The state envelope a change's pointer names, and its record (`ledger state
-   * show`); `record` is null and the envelope empty when none is recorded.
+   * show`); `record` is null and the envelope empty when none is recorded for
+   * a change that exists; `unknown-change` when neither is there.
    */
   currentState(change: string): Promise<CurrentState>
   /**
@@ -2677,7 +2678,8 @@ export declare class Workspace {
   advanceStateSync(change: string, options?: AdvanceStateOptions): CurrentState
   /**
    * The change's chain of state records, newest first, each with what it
-   * changed (`ledger state log --json`).
+   * changed (`ledger state log --json`); `unknown-change` when nothing is
+   * recorded and no such change exists.
    */
   stateLog(change: string): Promise<Array<LogEntry>>
   /**

@@ -9,7 +9,8 @@ use ledger_core::{
     Error,
     approval::{
         ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, SchemaChange,
-        SchemaChangeReason, approve_with, changes, current_state, retire_from, status,
+        SchemaChangeReason, approve_with, changes, current_state, recorded_state, retire_from,
+        status,
     },
     openspec::{ChangeLocation, SchemaSource},
     quote::quote,
@@ -184,14 +185,22 @@ pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
         }
     };
     let store = place.store()?;
+    let names_given = change.is_some();
     let names: Vec<String> = match change {
         Some(c) => vec![c],
         None => changes(&store)?,
     };
-    let states = names
-        .iter()
-        .map(|c| current_state(&store, c).map(CurrentState::from))
-        .collect::<Result<Vec<_>, Error>>()?;
+    let states = match names_given {
+        // A name the caller typed: unknown-change when it names nothing.
+        true => names
+            .iter()
+            .map(|c| recorded_state(&store, &place.change_set(c)?).map(CurrentState::from))
+            .collect::<Result<Vec<_>, Error>>()?,
+        false => names
+            .iter()
+            .map(|c| current_state(&store, c).map(CurrentState::from))
+            .collect::<Result<Vec<_>, Error>>()?,
+    };
     let text = if json {
         json_line(&states)
     } else {

@@ -55,6 +55,17 @@ impl PlaceArgs {
         }
     }
 
+    /// The change `name` of this place, read as every change is (its schema
+    /// as --schema, `.openspec.yaml` or `config.yaml` say).
+    pub(crate) fn change_set(&self, name: &str) -> Result<ChangeSet, Error> {
+        ChangeSet::open(
+            self.workspace()?,
+            name,
+            &self.changes_root,
+            self.schema.as_deref(),
+        )
+    }
+
     pub(crate) fn store(&self) -> Result<Store, Error> {
         Store::open(&self.workspace()?)
     }

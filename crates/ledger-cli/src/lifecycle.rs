@@ -12,7 +12,7 @@ use ledger_core::{
     Error,
     approval::{
         Check, CurrentState, LogEntry, StateEnvelope, StatePatch, TaskIds, Verdict, advance_state,
-        state_log,
+        recorded_state_log,
     },
     lifecycle::{
         Finalization, GatePrerequisites, PhaseRecordStanding, ValidationCheck, ValidationRequest,
@@ -278,7 +278,8 @@ fn written(record: RecordId, state: StateEnvelope, json: bool) -> String {
 }
 
 pub fn run_log(args: LogArgs) -> Result<(String, ExitCode), Error> {
-    let log = state_log(&args.place.store()?, &args.change)?;
+    let change = args.place.change_set(&args.change)?;
+    let log = recorded_state_log(&args.place.store()?, &change)?;
     let text = if args.json {
         json_line(&log)
     } else {

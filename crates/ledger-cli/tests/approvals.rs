@@ -465,3 +465,48 @@ fn approve_and_retire_confirm_escaped_or_as_json() {
     );
     assert_eq!(retired["record"].as_str().unwrap().len(), 64);
 }
+
+/// A mistyped change reads as an error in every read verb, never as an empty
+/// state; an archived change's PASS is for `finalize check`; a schema that is
+/// not a string is a bad configuration.
+#[test]
+fn read_verbs_name_an_unknown_change_and_the_verb_that_works() {
+    let s = openspec_checkout();
+    for verb in [
+        &["state", "show", "--change", "nope"][..],
+        &["state", "log", "--change", "nope"],
+        &["validate", "check", "--change", "nope"],
+        &["finalize", "check", "--change", "nope"],
+        &["status", "--change", "nope"],
+    ] {
+        let out = ledger(&s, verb);
+        assert_blocked(&out, "unknown-change", "nope");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("hint: `ledger state show` lists"),
+            "{verb:?}: {stderr}"
+        );
+    }
+    // Known but without state: an empty state, not an error.
+    assert_eq!(
+        ledger(&s, &["state", "show", "--change", "add-auth"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let archived = s.w().join("openspec/changes/archive/2026-12-01-add-auth");
+    std::fs::create_dir_all(archived.parent().unwrap()).unwrap();
+    std::fs::rename(s.w().join(CHANGE), &archived).unwrap();
+    let out = ledger(&s, &["validate", "check", "--change", "add-auth"]);
+    assert_blocked(&out, "invalid-argument", "archived");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("finalize check"));
+    s.write(
+        "openspec/changes/archive/2026-12-01-add-auth/.openspec.yaml",
+        b"schema: 3\n",
+    );
+    assert_blocked(
+        &ledger(&s, &["status", "--change", "add-auth"]),
+        "bad-openspec-config",
+        ".openspec.yaml",
+    );
+}

@@ -214,4 +214,8 @@ def test_a_change_is_named_in_its_workspace(workspace: Path, tmp_path: Path) -> 
     (tmp_path / "elsewhere").mkdir()
     with pytest.raises(ledger.UnknownChangeError):
         other.status(CHANGE)
-    assert other.current_state(CHANGE)["record"] is None
+    # Nothing recorded there and no such change: a mistyped name, not an empty state.
+    with pytest.raises(ledger.UnknownChangeError):
+        other.current_state(CHANGE)
+    with pytest.raises(ledger.UnknownChangeError):
+        other.state_log(CHANGE)

@@ -245,6 +245,16 @@ pub fn state_log(store: &Store, change: &str) -> Result<Vec<LogEntry>> {
     Ok(entries)
 }
 
+/// [`state_log`] of a change as the caller names it: `unknown-change` when
+/// nothing is recorded and the change is neither active nor archived.
+pub fn recorded_state_log(store: &Store, change: &ChangeSet) -> Result<Vec<LogEntry>> {
+    let log = state_log(store, &change.change)?;
+    if log.is_empty() {
+        change.require_present()?;
+    }
+    Ok(log)
+}
+
 /// What differs between two envelopes, field by field, in the envelope's order.
 pub fn differences(before: &StateEnvelope, after: &StateEnvelope) -> Vec<FieldChange> {
     let mut out = Vec::new();

@@ -47,7 +47,8 @@ pub use cascade::{
 pub use change_tasks::{ChangeTasks, TaskRuleWarning};
 pub use envelope::{Binding, Check, GateUse, Retirement, StateEnvelope, Validation, Verdict};
 pub use handoff::{
-    FieldChange, LogEntry, StatePatch, TaskIds, advance_state, differences, state_log,
+    FieldChange, LogEntry, StatePatch, TaskIds, advance_state, differences, recorded_state_log,
+    state_log,
 };
-pub use state::{CurrentState, STATE_KIND, changes, current_state, state_ref};
+pub use state::{CurrentState, STATE_KIND, changes, current_state, recorded_state, state_ref};
 pub use write_basis::{StartedFrom, WriteBasis};

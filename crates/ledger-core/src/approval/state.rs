@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::approval::envelope::StateEnvelope;
 use crate::error::{DisplayPath, Error, Result};
+use crate::openspec::change_set::ChangeSet;
 use crate::records::record::store_workspace;
 use crate::records::store::{RecordId, Store};
 
@@ -51,6 +52,20 @@ pub fn current_state(store: &Store, change: &str) -> Result<(Option<RecordId>, S
         None => Ok((None, StateEnvelope::new(change))),
         Some(id) => Ok((Some(id), read_state(store, &id)?)),
     }
+}
+
+/// [`current_state`] of a change as the caller names it: when no state is
+/// recorded and the change is neither active nor archived, `unknown-change`
+/// (a mistyped name reads as an error, never as an empty state).
+pub fn recorded_state(
+    store: &Store,
+    change: &ChangeSet,
+) -> Result<(Option<RecordId>, StateEnvelope)> {
+    let (record, state) = current_state(store, &change.change)?;
+    if record.is_none() {
+        change.require_present()?;
+    }
+    Ok((record, state))
 }
 
 /// The envelope of the state record `id`, its inventories taken in the

@@ -103,7 +103,8 @@ fn retire(ws: &Workspace, o: RetireOptions) -> Result<RecordId> {
 }
 
 /// The state envelope a change's pointer names, and its record (`ledger state
-/// show`); `record` is null and the envelope empty when none is recorded.
+/// show`); `record` is null and the envelope empty when none is recorded for
+/// a change that exists; `unknown-change` when neither is there.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CurrentStateOptions {
@@ -112,7 +113,8 @@ pub struct CurrentStateOptions {
 }
 
 fn current_state(ws: &Workspace, o: CurrentStateOptions) -> Result<CurrentState> {
-    crate::approval::current_state(ws.store()?, &o.change).map(CurrentState::from)
+    let change = ws.change(&o.change, None, None)?;
+    crate::approval::recorded_state(ws.store()?, &change).map(CurrentState::from)
 }
 
 /// The verbs of this file.

@@ -94,7 +94,8 @@ fn advance_state(ws: &Workspace, o: AdvanceStateOptions) -> Result<CurrentState>
 }
 
 /// The change's chain of state records, newest first, each with what it
-/// changed (`ledger state log --json`).
+/// changed (`ledger state log --json`); `unknown-change` when nothing is
+/// recorded and no such change exists.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StateLogOptions {
@@ -103,7 +104,8 @@ pub struct StateLogOptions {
 }
 
 fn state_log(ws: &Workspace, o: StateLogOptions) -> Result<Vec<LogEntry>> {
-    crate::approval::state_log(ws.store()?, &o.change)
+    let change = ws.change(&o.change, None, None)?;
+    crate::approval::recorded_state_log(ws.store()?, &change)
 }
 
 change_options! {

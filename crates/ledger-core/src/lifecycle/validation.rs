@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::approval::cascade::status;
 use crate::approval::envelope::{GateUse, StateEnvelope, Validation, Verdict};
 use crate::approval::handoff::now;
-use crate::approval::state::{commit_state, current_state};
+use crate::approval::state::{commit_state, recorded_state};
 use crate::approval::write_basis::{WriteBasis, check_reviewed, state_from};
 use crate::error::{Error, Result};
 use crate::expand::fingerprint::Fingerprint;
@@ -707,7 +707,7 @@ pub(crate) fn recorded_validation(
     store: &Store,
     change: &ChangeSet,
 ) -> Result<(RecordId, Validation)> {
-    let (head, envelope) = current_state(store, &change.change)?;
+    let (head, envelope) = recorded_state(store, change)?;
     let (Some(record), Some(mut validation)) = (head, envelope.validation) else {
         return Err(Error::NotValidated {
             change: change.change.clone(),
@@ -755,6 +755,16 @@ pub fn check_validation_with(
     change: &ChangeSet,
     prerequisites: &GatePrerequisites,
 ) -> Result<ValidationCheck> {
+    // An archived change's PASS is judged against the archive, by finalization.
+    if let ChangeLocation::Archived { directory } = change.location() {
+        return Err(Error::InvalidArgument {
+            message: format!(
+                "change {} is archived ({}): its PASS is judged against the archive by the finalization check (finalize check), not by the validation check",
+                crate::quote::quote(&change.change),
+                crate::quote::quote(directory)
+            ),
+        });
+    }
     let (record, validation) = recorded_validation(store, change)?;
     check_gate_names(
         prerequisites,

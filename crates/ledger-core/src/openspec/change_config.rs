@@ -29,7 +29,7 @@ pub struct ChangeSettings {
 
 #[derive(Deserialize)]
 struct MetadataFile {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::yaml::string")]
     schema: Option<String>,
     #[serde(default)]
     skip_specs: Option<bool>,
@@ -78,7 +78,7 @@ pub struct ProjectConfig {
 
 #[derive(Deserialize)]
 struct ConfigFile {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::yaml::string")]
     schema: Option<String>,
     #[serde(default)]
     ledger: Option<LedgerKeys>,
@@ -130,10 +130,9 @@ fn read_yaml<T: DeserializeOwned>(
         reason,
     };
     let text = String::from_utf8(bytes).map_err(|_| bad("not UTF-8".to_owned()))?;
-    serde_saphyr::from_str::<Option<T>>(&text)
+    super::yaml::parse::<Option<T>>(&text)
         .map(Some)
-        // The parser's message spans lines; an error is one line.
-        .map_err(|e| bad(crate::quote::one_line(&e.to_string())))
+        .map_err(bad)
 }
 
 #[cfg(test)]

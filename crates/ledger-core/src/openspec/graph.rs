@@ -224,10 +224,9 @@ impl ArtifactGraph {
     /// `requires`, `apply.tracks`, and ledger's `ledger.task_rule`); `source`
     /// names it in errors and is its [`SchemaSource::path`].
     pub fn from_schema_yaml(text: &str, source: &str) -> Result<Self> {
-        let schema: SchemaFile = serde_saphyr::from_str(text).map_err(|e| Error::BadSchema {
+        let schema: SchemaFile = super::yaml::parse(text).map_err(|reason| Error::BadSchema {
             path: DisplayPath::from(source),
-            // The parser's message quotes the source over several lines.
-            reason: crate::quote::one_line(&e.to_string()),
+            reason,
         })?;
         let tracks = schema.apply.and_then(|a| a.tracks);
         let task_rule = schema.ledger.and_then(|l| l.task_rule);

@@ -21,6 +21,7 @@ pub(crate) mod graph;
 pub(crate) mod materials;
 pub(crate) mod schema;
 pub mod spec_sync;
+pub(crate) mod yaml;
 
 pub use change_config::{CHANGE_METADATA, ChangeSettings, ProjectConfig};
 pub use change_set::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice};

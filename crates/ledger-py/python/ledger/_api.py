@@ -973,7 +973,8 @@ class Workspace:
 
     def current_state(self, change: str) -> "CurrentState":
         """The state envelope a change's pointer names, and its record (`ledger state
-        show`); `record` is null and the envelope empty when none is recorded."""
+        show`); `record` is null and the envelope empty when none is recorded for
+        a change that exists; `unknown-change` when neither is there."""
         return _call(self._path, "current_state", {"change": change})  # type: ignore[no-any-return]
 
     def resolve_scope(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Scope":
@@ -1060,7 +1061,8 @@ class Workspace:
 
     def state_log(self, change: str) -> list["LogEntry"]:
         """The change's chain of state records, newest first, each with what it
-        changed (`ledger state log --json`)."""
+        changed (`ledger state log --json`); `unknown-change` when nothing is
+        recorded and no such change exists."""
         return _call(self._path, "state_log", {"change": change})  # type: ignore[no-any-return]
 
     def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[list[str]] = None, expected: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, gates: Optional[list[str]] = None, graph: Optional["ArtifactGraph"] = None, instructions: Optional[list[str]] = None, no_delivery: Optional[str] = None, paths: Optional[list[str]] = None, phase_records: Optional[list[str]] = None, repos: Optional[list[str]] = None, reviewed: Optional[str] = None, roots: Optional[list[str]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "Verdict") -> "CurrentState":
