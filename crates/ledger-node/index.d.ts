@@ -2061,8 +2061,10 @@ export interface AdvanceStateOptions {
    */
   clearBlockers?: boolean
   /**
-   * Completed task ids; with `remaining`, they replace the ids read
-   * from the tracked Tasks file.
+   * Completed task ids. Where the change has its Tasks file, the file
+   * is the record: ids that agree with it change nothing, and ids it
+   * contradicts are `invalid-argument` unless `tasks_reason` is given
+   * (then `completed` and `remaining` replace the file's lists).
    */
   completed?: Array<string> | null
   /**
@@ -2103,6 +2105,11 @@ export interface AdvanceStateOptions {
    * else `task-checkbox-v1`.
    */
   taskRule?: TaskRule | null
+  /**
+   * Why the given task ids win over the Tasks file (kept as the check
+   * `task-ids`).
+   */
+  tasksReason?: string | null
 }
 
 /** The options of `recordValidation`. */

@@ -50,13 +50,21 @@ pub struct SetArgs {
     /// The one next allowed outcome.
     #[arg(long, value_name = "OUTCOME")]
     next: Option<String>,
-    /// A completed task id (repeatable); with --remaining, replaces the ids
-    /// read from the tracked Tasks file [default: read from it].
+    /// A task id the caller says is done (repeatable). The tracked Tasks file
+    /// is the record: both lists are read from it, ids that agree with it
+    /// change nothing, and an id it contradicts (open or not listed there) is
+    /// refused unless --tasks-reason says why the given lists win [default:
+    /// read from the file].
     #[arg(long = "completed", value_name = "ID")]
     completed: Vec<String>,
-    /// A remaining task id (repeatable); see --completed.
+    /// A task id the caller says is open (repeatable); see --completed.
     #[arg(long = "remaining", value_name = "ID")]
     remaining: Vec<String>,
+    /// Why --completed/--remaining win over the Tasks file they contradict:
+    /// they then replace its lists as given, and the reason is kept as the
+    /// check `task-ids`.
+    #[arg(long, value_name = "TEXT")]
+    tasks_reason: Option<String>,
     #[command(flatten)]
     expect: ExpectArgs,
     /// Print `{record, state}` as JSON.
@@ -246,6 +254,7 @@ pub fn run_set(args: SetArgs) -> Result<(String, ExitCode), Error> {
         TaskIds::Given {
             completed: args.completed,
             remaining: args.remaining,
+            reason: args.tasks_reason,
         }
     };
     let patch = StatePatch {

@@ -510,3 +510,51 @@ fn read_verbs_name_an_unknown_change_and_the_verb_that_works() {
         ".openspec.yaml",
     );
 }
+
+/// `state set --completed` checks the ids against the Tasks file, the record:
+/// agreeing ids change nothing, contradicting ones need --tasks-reason.
+#[test]
+fn given_task_ids_are_checked_against_the_tasks_file() {
+    let s = openspec_checkout();
+    s.write(
+        &format!("{CHANGE}/tasks.md"),
+        b"- [x] 1.1 [core] Add login\n- [ ] 1.2 [cli] Wire it\n",
+    );
+    let set = |extra: &[&str]| {
+        let mut args = vec!["state", "set", "--change", "add-auth", "--json"];
+        args.extend(extra);
+        ledger(&s, &args)
+    };
+    let agreed: serde_json::Value =
+        serde_json::from_slice(&set(&["--completed", "1.1"]).stdout).unwrap();
+    assert_eq!(
+        agreed["state"]["tasks_completed"],
+        serde_json::json!(["1.1"])
+    );
+    assert_eq!(
+        agreed["state"]["tasks_remaining"],
+        serde_json::json!(["1.2"]),
+        "nothing emptied"
+    );
+    let refused = set(&["--completed", "1.2"]);
+    assert_blocked(&refused, "invalid-argument", "tasks.md");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("1.2 is given as done but is open"));
+    let forced = set(&[
+        "--completed",
+        "1.1",
+        "--completed",
+        "1.2",
+        "--tasks-reason",
+        "done upstream",
+    ]);
+    let forced: serde_json::Value = serde_json::from_slice(&forced.stdout).unwrap();
+    assert_eq!(
+        forced["state"]["tasks_completed"],
+        serde_json::json!(["1.1", "1.2"])
+    );
+    let help = stdout_of(&ledger(&s, &["state", "set", "--help"]));
+    assert!(
+        help.contains("--tasks-reason") && help.contains("is the record"),
+        "{help}"
+    );
+}

@@ -180,14 +180,20 @@ fn handoff_writes_patch_only_the_named_fields_and_default_the_task_ids() {
     let message = stale.to_string();
     assert!(message.contains(&first.to_string()) && message.contains(&second.to_string()));
 
-    // Explicit ids win over the file.
-    let given = StatePatch {
+    // Explicit ids that contradict the file win only with a reason.
+    let mut given = StatePatch {
         tasks: TaskIds::Given {
             completed: vec!["1.1".into(), "1.2".into()],
             remaining: vec![],
+            reason: None,
         },
         ..StatePatch::default()
     };
+    let refused = advance_state(&repo.store(), &repo.change(), &given, None).unwrap_err();
+    assert_eq!(refused.code(), "invalid-argument", "{refused}");
+    if let TaskIds::Given { reason, .. } = &mut given.tasks {
+        *reason = Some("ticked upstream".into());
+    }
     let (_, envelope) = advance_state(&repo.store(), &repo.change(), &given, None).unwrap();
     assert_eq!(envelope.tasks_completed, ["1.1", "1.2"]);
 

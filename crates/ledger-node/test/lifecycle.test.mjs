@@ -49,7 +49,13 @@ test('advanceState patches only the named fields and reads the task ids from the
     assert.ok(e.message.includes(first.record) && e.message.includes(second.record), e.message)
     return true
   })
-  const given = ws.advanceStateSync('add-auth', { completed: ['1.1', '1.2'] })
+  // The Tasks file is the record: 1.2 is open there, so saying it is done needs a reason.
+  assert.throws(() => ws.advanceStateSync('add-auth', { completed: ['1.1', '1.2'] }), (e) => {
+    assert.equal(e.code, 'invalid-argument')
+    assert.match(e.message, /1\.2.* is given as done but is open/)
+    return true
+  })
+  const given = ws.advanceStateSync('add-auth', { completed: ['1.1', '1.2'], tasksReason: '1.2 shipped elsewhere' })
   assert.deepEqual([given.state.tasksCompleted, given.state.tasksRemaining], [['1.1', '1.2'], []])
   const log = await ws.stateLog('add-auth')
   assert.equal(log.length, 4 + 3)

@@ -54,8 +54,13 @@ def test_advance_state_patches_only_the_named_fields(workspace: Path, cli: Cli) 
     with pytest.raises(ledger.PointerConflictError) as info:
         ws.advance_state(CHANGE, outcome="x", expected=first)
     assert first in str(info.value) and second in str(info.value)
-    given = ws.advance_state(CHANGE, completed=["1.1", "1.2"])["state"]
+    # The Tasks file is the record: 1.2 is open there, so saying it is done needs a reason.
+    with pytest.raises(ledger.InvalidArgumentError) as refused:
+        ws.advance_state(CHANGE, completed=["1.1", "1.2"])
+    assert "1.2 is given as done but is open" in str(refused.value)
+    given = ws.advance_state(CHANGE, completed=["1.1", "1.2"], tasks_reason="1.2 shipped elsewhere")["state"]
     assert (given["tasks_completed"], given["tasks_remaining"]) == (["1.1", "1.2"], [])
+    assert {"name": "task-ids", "result": "given, not read from the Tasks file: 1.2 shipped elsewhere"} in given["checks"]
     log = ws.state_log(CHANGE)
     assert len(log) == 4 + 3
     assert log[2]["changes"][0] == {"field": "role", "summary": "(none) -> implementation"}

@@ -22,12 +22,21 @@ pub enum TaskIds {
     /// its envelope holds.
     #[default]
     FromTasksFile,
-    /// Given by the caller, in this order.
+    /// Given by the caller. Where the change has its Tasks file, the file is
+    /// the record: ids that agree with it change nothing (both lists are the
+    /// file's, so one list alone never empties the other), and an id the file
+    /// contradicts (given done, open there; given open, done there; or not
+    /// there) is refused with `invalid-argument` unless `reason` says why the
+    /// caller's lists win — then they replace the file's, in this order, and
+    /// the reason is kept as the check `task-ids`. Without a Tasks file the
+    /// lists are taken as given.
     Given {
         /// The ids of the tasks done.
         completed: Vec<String>,
         /// The ids of the tasks not done.
         remaining: Vec<String>,
+        /// Why these lists win over the Tasks file, when they contradict it.
+        reason: Option<String>,
     },
 }
 
@@ -150,10 +159,51 @@ fn task_ids(
     source: &TaskIds,
 ) -> Result<Option<(Vec<String>, Vec<String>)>> {
     match source {
+        TaskIds::Given { .. } if change.location == ChangeLocation::Missing => {
+            Ok(given_ids(source))
+        }
         TaskIds::Given {
             completed,
             remaining,
-        } => Ok(Some((completed.clone(), remaining.clone()))),
+            reason,
+        } => {
+            let read = change.tasks_recorded_in(envelope)?;
+            if !read.exists {
+                return Ok(given_ids(source));
+            }
+            let done = read.tasks.completed_ids();
+            let open = read.tasks.remaining_ids();
+            let mut contradictions = Vec::new();
+            for id in completed.iter().filter(|id| !done.contains(&id.as_str())) {
+                let there = if open.contains(&id.as_str()) {
+                    "open"
+                } else {
+                    "not listed"
+                };
+                contradictions.push(format!("{} is given as done but is {there}", quote(id)));
+            }
+            for id in remaining.iter().filter(|id| !open.contains(&id.as_str())) {
+                let there = if done.contains(&id.as_str()) {
+                    "done"
+                } else {
+                    "not listed"
+                };
+                contradictions.push(format!("{} is given as open but is {there}", quote(id)));
+            }
+            if contradictions.is_empty() || reason.is_some() {
+                return Ok(match contradictions.is_empty() {
+                    true => Some((owned(done), owned(open))),
+                    false => given_ids(source),
+                });
+            }
+            Err(Error::InvalidArgument {
+                message: format!(
+                    "the task ids contradict the Tasks file {}: {}; tick the file (it is the record), or give the lists with a reason why they win",
+                    quote(read.path.as_str()),
+                    contradictions.join(", ")
+                ),
+            })
+        }
         TaskIds::FromTasksFile if change.location == ChangeLocation::Missing => Ok(None),
         TaskIds::FromTasksFile => {
             let read = change.tasks_recorded_in(envelope)?;
@@ -164,6 +214,22 @@ fn task_ids(
             )))
         }
     }
+}
+
+/// The lists `source` gives, as given.
+fn given_ids(source: &TaskIds) -> Option<(Vec<String>, Vec<String>)> {
+    match source {
+        TaskIds::Given {
+            completed,
+            remaining,
+            ..
+        } => Some((completed.clone(), remaining.clone())),
+        TaskIds::FromTasksFile => None,
+    }
+}
+
+fn owned(ids: Vec<&str>) -> Vec<String> {
+    ids.into_iter().map(str::to_owned).collect()
 }
 
 /// Advances a change's state envelope by `patch`: a new immutable record after
@@ -190,10 +256,25 @@ pub fn advance_state(
     }
     let tasks = task_ids(change, &envelope, &patch.tasks)?;
     patch.apply(&mut envelope, tasks);
+    if let TaskIds::Given {
+        reason: Some(reason),
+        ..
+    } = &patch.tasks
+    {
+        // Kept with the lists it justified; replaced by the next one given.
+        envelope.checks.retain(|c| c.name != TASK_IDS_CHECK);
+        envelope.checks.push(Check {
+            name: TASK_IDS_CHECK.to_owned(),
+            result: format!("given, not read from the Tasks file: {reason}"),
+        });
+    }
     envelope.retired = None;
     let id = commit_state(store, &change.change, base.as_ref(), &envelope)?;
     Ok((id, envelope))
 }
+
+/// The check that keeps why given task ids won over the Tasks file.
+pub const TASK_IDS_CHECK: &str = "task-ids";
 
 /// One field of the envelope that differs from the record before.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]

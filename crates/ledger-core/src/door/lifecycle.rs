@@ -47,13 +47,19 @@ change_options! {
         /// The one next allowed outcome.
         #[serde(default)]
         pub next: Option<String>,
-        /// Completed task ids; with `remaining`, they replace the ids read
-        /// from the tracked Tasks file.
+        /// Completed task ids. Where the change has its Tasks file, the file
+        /// is the record: ids that agree with it change nothing, and ids it
+        /// contradicts are `invalid-argument` unless `tasks_reason` is given
+        /// (then `completed` and `remaining` replace the file's lists).
         #[serde(default)]
         pub completed: Option<Vec<String>>,
         /// Remaining task ids (see `completed`).
         #[serde(default)]
         pub remaining: Option<Vec<String>>,
+        /// Why the given task ids win over the Tasks file (kept as the check
+        /// `task-ids`).
+        #[serde(default)]
+        pub tasks_reason: Option<String>,
         /// The state record the write started from (`none`: no state).
         #[serde(default)]
         pub expected: Option<String>,
@@ -61,13 +67,18 @@ change_options! {
 }
 
 /// Where the patch's task ids come from: the file, unless the caller gave
-/// either list (the other one is then empty, as the CLI's flags make it).
-fn task_ids(completed: Option<Vec<String>>, remaining: Option<Vec<String>>) -> TaskIds {
+/// either list (the core checks them against the file: [`TaskIds::Given`]).
+fn task_ids(
+    completed: Option<Vec<String>>,
+    remaining: Option<Vec<String>>,
+    reason: Option<String>,
+) -> TaskIds {
     match (completed, remaining) {
         (None, None) => TaskIds::FromTasksFile,
         (completed, remaining) => TaskIds::Given {
             completed: completed.unwrap_or_default(),
             remaining: remaining.unwrap_or_default(),
+            reason,
         },
     }
 }
@@ -83,7 +94,7 @@ fn advance_state(ws: &Workspace, o: AdvanceStateOptions) -> Result<CurrentState>
         blockers: o.blockers,
         clear_blockers: o.clear_blockers,
         next: o.next,
-        tasks: task_ids(o.completed, o.remaining),
+        tasks: task_ids(o.completed, o.remaining, o.tasks_reason),
     };
     let (record, state) =
         crate::approval::advance_state(ws.store()?, &change, &patch, expected.as_ref())?;
@@ -227,8 +238,6 @@ mod tests {
     use crate::door::testing::{call, code};
     use serde_json::json;
 
-    use super::task_ids;
-    use crate::approval::TaskIds;
     use crate::door::Case;
 
     /// Change `add-auth` with every spec-driven artifact, and a delivery in `src/`.
@@ -246,17 +255,42 @@ mod tests {
     }
 
     #[test]
-    fn given_task_ids_replace_the_files_and_one_list_alone_empties_the_other() {
-        assert_eq!(task_ids(None, None), TaskIds::FromTasksFile);
-        let given = |completed: &[&str], remaining: &[&str]| TaskIds::Given {
-            completed: completed.iter().map(|s| (*s).to_owned()).collect(),
-            remaining: remaining.iter().map(|s| (*s).to_owned()).collect(),
-        };
+    fn given_task_ids_agree_with_the_tasks_file_or_say_why_they_win() {
+        let dir = workspace();
+        let set = |o: serde_json::Value| call(&dir, "advance_state", o, Case::Snake);
+        // tasks.md has `1.1` done: agreeing ids change nothing, one list alone empties none.
+        let agreed = set(json!({"change": "add-auth", "completed": ["1.1"]}));
         assert_eq!(
-            task_ids(Some(vec!["1.1".into()]), None),
-            given(&["1.1"], &[])
+            agreed["ok"]["state"]["tasks_completed"],
+            json!(["1.1"]),
+            "{agreed}"
         );
-        assert_eq!(task_ids(None, Some(vec!["2".into()])), given(&[], &["2"]));
+        assert_eq!(agreed["ok"]["state"]["tasks_remaining"], json!([]));
+        for wrong in [json!({"completed": ["1.2"]}), json!({"remaining": ["1.1"]})] {
+            let mut o = wrong.clone();
+            o["change"] = json!("add-auth");
+            let refused = set(o);
+            assert_eq!(
+                refused["error"]["code"], "invalid-argument",
+                "{wrong}: {refused}"
+            );
+            assert!(
+                refused["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("tasks.md")
+            );
+        }
+        let forced = set(json!({
+            "change": "add-auth", "completed": ["1.1", "1.2"], "tasks_reason": "1.2 landed in another repository",
+        }));
+        let state = &forced["ok"]["state"];
+        assert_eq!(state["tasks_completed"], json!(["1.1", "1.2"]), "{forced}");
+        let check = json!({"name": "task-ids", "result": "given, not read from the Tasks file: 1.2 landed in another repository"});
+        assert!(
+            state["checks"].as_array().unwrap().contains(&check),
+            "{state}"
+        );
     }
 
     #[test]
@@ -278,7 +312,8 @@ mod tests {
         let next = json!({"change": "add-auth", "clearBlockers": true, "completed": [], "expected": first});
         let cleared = call(&dir, "advance_state", next, Case::Camel);
         assert_eq!(cleared["ok"]["state"]["blockers"], json!([]), "{cleared}");
-        assert_eq!(cleared["ok"]["state"]["tasksCompleted"], json!([]));
+        // An empty list contradicts nothing: the Tasks file is the record.
+        assert_eq!(cleared["ok"]["state"]["tasksCompleted"], json!(["1.1"]));
         // Started from the first record, which is no longer the head.
         let late = json!({"change": "add-auth", "role": "x", "expected": first});
         assert_eq!(

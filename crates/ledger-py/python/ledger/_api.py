@@ -1050,14 +1050,14 @@ class Workspace:
         `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`)."""
         return _call(self._path, "change_tasks", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def advance_state(self, change: str, *, areas: Optional[list[str]] = None, blockers: Optional[list[str]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[list[str]] = None, expected: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[list[str]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "CurrentState":
+    def advance_state(self, change: str, *, areas: Optional[list[str]] = None, blockers: Optional[list[str]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[list[str]] = None, expected: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[list[str]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None, tasks_reason: Optional[str] = None) -> "CurrentState":
         """Advances the change's state envelope (the handoff, `ledger state set`):
         only the fields given change; the task ids are read from the tracked
         Tasks file unless `completed` or `remaining` is given. A new record
         after `expected` (the record the caller started from, `none` when it
         read no state; default: the head as read now): `pointer-conflict` when
         another writer advanced it."""
-        return _call(self._path, "advance_state", {"areas": areas, "blockers": blockers, "change": change, "changes_root": changes_root, "checks": checks, "clear_blockers": clear_blockers, "completed": completed, "expected": expected, "graph": graph, "next": next, "outcome": outcome, "remaining": remaining, "role": role, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "advance_state", {"areas": areas, "blockers": blockers, "change": change, "changes_root": changes_root, "checks": checks, "clear_blockers": clear_blockers, "completed": completed, "expected": expected, "graph": graph, "next": next, "outcome": outcome, "remaining": remaining, "role": role, "schema": schema, "task_rule": task_rule, "tasks_reason": tasks_reason})  # type: ignore[no-any-return]
 
     def state_log(self, change: str) -> list["LogEntry"]:
         """The change's chain of state records, newest first, each with what it
