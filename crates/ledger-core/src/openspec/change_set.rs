@@ -335,11 +335,19 @@ impl ChangeSet {
 
     /// The rule the tracked file is normalized under: the one chosen, else the
     /// one the schema names, else the project's `config.yaml` `ledger.task_rule`,
-    /// else `task-checkbox-v1` (docs/approvals.md).
+    /// else, in a project that has a `config.yaml` (`openspec init` writes
+    /// one, and its changes carry OpenSpec's own task lines, `- [ ] 1.1 …`),
+    /// `openspec-checkbox`, else `task-checkbox-v1` (docs/approvals.md).
     pub fn task_rule(&self) -> TaskRule {
+        let initialized = self
+            .project
+            .file
+            .is_some()
+            .then_some(TaskRule::OpenspecCheckbox);
         self.chosen_task_rule
             .or(self.graph.task_rule())
             .or(self.project.task_rule)
+            .or(initialized)
             .unwrap_or_default()
     }
 
