@@ -25,9 +25,10 @@ pub struct ChangeArgs {
     pub(crate) place: PlaceArgs,
     /// The rule the tracked Tasks file is read and normalized under [default:
     /// the rule the tasks approval recorded, else the schema's
-    /// `ledger.task_rule`, else openspec/config.yaml's, else task-checkbox-v1;
+    /// `ledger.task_rule`, else openspec/config.yaml's, else openspec-checkbox
+    /// in a project with an openspec/config.yaml, else task-checkbox-v1;
     /// `status` uses the rule each binding recorded].
-    #[arg(long, value_name = "R", value_parser = crate::scope_args::task_rule)]
+    #[arg(long, value_name = "R", value_parser = crate::scope_args::task_rule())]
     task_rule: Option<TaskRule>,
 }
 

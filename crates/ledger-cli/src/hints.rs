@@ -61,6 +61,13 @@ pub fn hint(e: &Error) -> Option<&'static str> {
 
 /// Prints `e` as the CLI reports every error: `error[<code>]: <message>` on
 /// stderr, then its hint line when it has one.
+/// The error as one JSON line on stderr, for a caller that asked for JSON:
+/// `{"code", "message", "path"}` (`path` null when the error names none).
+pub fn print_json_error(code: &str, message: &str, path: Option<&str>) {
+    let json = serde_json::json!({ "code": code, "message": message, "path": path });
+    eprintln!("{json}");
+}
+
 pub fn print_error(e: &Error) {
     eprintln!("error[{}]: {e}", e.code());
     if let Some(hint) = hint(e) {

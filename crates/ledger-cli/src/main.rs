@@ -180,7 +180,10 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(Failure::Ledger(e)) => {
-            hints::print_error(&e);
+            match json_wanted() {
+                true => hints::print_json_error(e.code(), &e.to_string(), e.path()),
+                false => hints::print_error(&e),
+            }
             ExitCode::from(gates::own_failure_exit_code().unwrap_or(2))
         }
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -205,11 +208,48 @@ fn usage_error(e: clap::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let text = e.render().to_string();
-    eprint!(
-        "error[invalid-argument]: {}",
-        text.trim_start_matches("error: ")
-    );
+    let (message, hint) = one_line_usage(&text);
+    match json_wanted() {
+        true => hints::print_json_error("invalid-argument", &message, None),
+        false => {
+            eprintln!("error[invalid-argument]: {message}");
+            if let Some(hint) = hint {
+                eprintln!("hint: {hint}");
+            }
+        }
+    }
     ExitCode::from(gates::own_failure_exit_code().unwrap_or(2))
+}
+
+/// clap's rendered usage error as one line, and at most one hint: its tip
+/// when it gives one, else the usage line of the command at fault.
+fn one_line_usage(text: &str) -> (String, Option<String>) {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let message = lines
+        .next()
+        .unwrap_or("bad usage")
+        .trim_start_matches("error: ")
+        .to_owned();
+    let rest: Vec<&str> = lines.collect();
+    let tip = rest.iter().find_map(|l| l.strip_prefix("tip: "));
+    let values = rest.iter().find(|l| l.starts_with("[possible values: "));
+    let usage = rest.iter().find_map(|l| l.strip_prefix("Usage: "));
+    let hint = match (tip, values, usage) {
+        (Some(tip), _, _) => Some(tip.to_owned()),
+        (None, Some(values), _) => Some(values.trim_matches(['[', ']']).to_owned()),
+        (None, None, Some(usage)) => Some(format!("usage: {usage} (--help says more)")),
+        (None, None, None) => None,
+    };
+    (message, hint)
+}
+
+/// Whether the caller asked for JSON (`--json` before any `--`, after which
+/// the arguments are a gate's command): errors are then JSON on stderr too.
+fn json_wanted() -> bool {
+    std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json")
 }
 
 /// Why a command failed: a ledger error, or stdout could not be written.

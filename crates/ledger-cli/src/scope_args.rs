@@ -33,7 +33,7 @@ pub struct ScopeArgs {
     tasks: Vec<String>,
     /// The rule the `--tasks` files are normalized under (docs/format.md §4)
     /// [default: task-checkbox-v1].
-    #[arg(long, value_name = "R", value_parser = task_rule)]
+    #[arg(long, value_name = "R", value_parser = task_rule())]
     task_rule: Option<TaskRule>,
     /// What the set is for (stored in the scope).
     #[arg(long, value_name = "TEXT")]
@@ -71,9 +71,11 @@ impl ScopeArgs {
     }
 }
 
-/// Parses `--task-rule` (the core's names, `task-checkbox-v1` and `openspec-checkbox`).
-pub fn task_rule(name: &str) -> Result<TaskRule, String> {
-    name.parse().map_err(|e: Error| e.to_string())
+/// Parses `--task-rule`: one of the core's names, listed in `--help`.
+pub fn task_rule() -> impl clap::builder::TypedValueParser<Value = TaskRule> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(TaskRule::ALL.map(TaskRule::as_str))
+        .try_map(|name| name.parse::<TaskRule>().map_err(|e: Error| e.to_string()))
 }
 
 /// The default workspace: the top of the Git checkout containing the current

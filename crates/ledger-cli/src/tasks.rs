@@ -27,7 +27,7 @@ pub struct TasksArgs {
 #[derive(Args)]
 pub struct NormalizeArgs {
     /// The rule to apply (docs/format.md §4).
-    #[arg(long, value_name = "R", value_parser = crate::scope_args::task_rule, default_value = "task-checkbox-v1")]
+    #[arg(long, value_name = "R", value_parser = crate::scope_args::task_rule(), default_value = "task-checkbox-v1")]
     task_rule: TaskRule,
 }
 

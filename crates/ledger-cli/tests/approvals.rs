@@ -536,7 +536,10 @@ fn given_task_ids_are_checked_against_the_tasks_file() {
         serde_json::json!(["1.2"]),
         "nothing emptied"
     );
-    let refused = set(&["--completed", "1.2"]);
+    let refused = ledger(
+        &s,
+        &["state", "set", "--change", "add-auth", "--completed", "1.2"],
+    );
     assert_blocked(&refused, "invalid-argument", "tasks.md");
     assert!(String::from_utf8_lossy(&refused.stderr).contains("1.2 is given as done but is open"));
     let forced = set(&[

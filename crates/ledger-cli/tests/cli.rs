@@ -584,3 +584,66 @@ fn no_cache_reads_everything_and_answers_the_same() {
         b"garbage"
     );
 }
+
+/// A usage error is one line and one hint at most; with --json every error is
+/// one JSON object on stderr.
+#[test]
+fn usage_errors_are_one_line_and_json_errors_are_json() {
+    let s = sample_checkout();
+    for (args, hint) in [
+        (&["status", "--bogus"][..], "usage: ledger status"),
+        (
+            &["fingerprint", "--task-rule", "nope"],
+            "possible values: task-checkbox-v1, openspec-checkbox",
+        ),
+        (
+            &["fingerprint", "--task-rule", "openspec"],
+            "a similar value exists",
+        ),
+    ] {
+        let out = s.ledger(&s.w(), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(lines.len(), 2, "{args:?}: {stderr}");
+        assert!(
+            lines[0].starts_with("error[invalid-argument]: "),
+            "{stderr}"
+        );
+        assert!(
+            lines[1].starts_with("hint: ") && lines[1].contains(hint),
+            "{args:?}: {stderr}"
+        );
+    }
+    let help = String::from_utf8(s.ledger(&s.w(), &["fingerprint", "--help"]).stdout).unwrap();
+    assert!(
+        help.contains("[possible values: task-checkbox-v1, openspec-checkbox]"),
+        "{help}"
+    );
+    for args in [
+        &["status", "--change", "nope", "--json"][..],
+        &["fingerprint", "--root", "../x", "--json"],
+        &["--json", "status", "--bogus"],
+    ] {
+        let out = s.ledger(&s.w(), args);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let error: serde_json::Value = serde_json::from_slice(&out.stderr)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        assert!(
+            error["code"].is_string() && error["message"].is_string(),
+            "{error}"
+        );
+        assert!(error.get("path").is_some(), "{error}");
+    }
+    // After `--` the arguments are a gate's command: its --json is not ledger's.
+    let out = s.ledger(
+        &s.w(),
+        &["gate", "check", "--name", "t", "--", "tool", "--json"],
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("stale: gate t"),
+        "{out:?}"
+    );
+}
