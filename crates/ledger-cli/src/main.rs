@@ -9,6 +9,7 @@ mod lifecycle;
 mod report;
 mod scope_args;
 mod sharing;
+mod shell;
 mod tasks;
 
 use std::io::{self, Write};
@@ -105,6 +106,15 @@ enum Command {
     /// Share the store through a Git remote (docs/sharing.md).
     #[command(subcommand)]
     Remote(sharing::RemoteCommand),
+    /// Print the completion script for SHELL on stdout, e.g.
+    /// `ledger completions bash > /etc/bash_completion.d/ledger`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, ledger(1), in roff on stdout: `ledger man > ledger.1`.
+    Man,
     /// Run a gate unless fresh evidence of it exists, or check its evidence.
     #[command(subcommand)]
     Gate(gates::GateCommand),
@@ -291,6 +301,14 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let (bytes, code) = tasks::run_normalize(args)?;
             io::stdout().lock().write_all(&bytes)?;
             return Ok(code);
+        }
+        Command::Completions { shell } => {
+            io::stdout().lock().write_all(&shell::completions(shell))?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Man => {
+            io::stdout().lock().write_all(&shell::man_page()?)?;
+            return Ok(ExitCode::SUCCESS);
         }
         Command::Gate(gates::GateCommand::Show(args)) => {
             let output = gates::show(&args)?;

@@ -647,3 +647,45 @@ fn usage_errors_are_one_line_and_json_errors_are_json() {
         "{out:?}"
     );
 }
+
+/// Completions and the man page come from the clap definitions: every shell
+/// gets a script naming the verbs, bash loads its own, and the man page is
+/// roff for ledger(1).
+#[test]
+fn completions_and_the_man_page_are_generated_from_the_definitions() {
+    let s = Sandbox::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = s.ledger(&s.w(), &["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8(out.stdout).unwrap();
+        for verb in ["fingerprint", "approve", "gate", "remote", "completions"] {
+            assert!(script.contains(verb), "{shell} completes {verb}");
+        }
+    }
+    let bash = s.ledger(&s.w(), &["completions", "bash"]).stdout;
+    let script = s.dir.path().join("ledger.bash");
+    std::fs::write(&script, bash).unwrap();
+    let loaded = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source '{}' && complete -p ledger",
+            script.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        loaded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&loaded.stderr)
+    );
+    assert!(String::from_utf8_lossy(&loaded.stdout).contains("ledger"));
+    let out = s.ledger(&s.w(), &["man"]);
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.contains(".TH ledger 1"), "{page}");
+    assert!(
+        page.contains("fingerprint") && page.contains("gate"),
+        "{page}"
+    );
+    let refused = s.ledger(&s.w(), &["completions", "tcsh"]);
+    assert_eq!(refused.status.code(), Some(2));
+}
