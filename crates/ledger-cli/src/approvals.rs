@@ -66,11 +66,11 @@ pub enum StateCommand {
     /// Advance a change's state envelope (the handoff): a new record after the
     /// head; only the fields named change, the task ids are read from the
     /// tracked Tasks file unless given.
-    #[command(after_help = crate::EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::PLAIN)]
     Set(Box<crate::lifecycle::SetArgs>),
     /// Walk a change's chain of state records, newest first: record, time,
     /// what changed (for investigating a discrepancy; normal reads never walk it).
-    #[command(after_help = crate::EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::PLAIN)]
     Log(crate::lifecycle::LogArgs),
     /// Retire a change's state (a mistyped name, an abandoned change): a new
     /// record without bindings that says why; the records before it stay.
@@ -95,6 +95,7 @@ pub enum StateCommand {
 pub enum StoreCommand {
     /// List orphan records, leftover temporary files, corrupt records and
     /// pointers to missing records; exit 0 only when there are none.
+    #[command(after_help = crate::exit_codes::STORE_CHECK)]
     Check {
         #[command(flatten)]
         place: PlaceArgs,

@@ -62,6 +62,7 @@ pub enum GateCommand {
     /// observed only as given now (`--env`, `--env-cmd`): a recorded one not
     /// given is `prerequisite-unverified`, because a check never runs a command
     /// read from the store.
+    #[command(after_help = crate::exit_codes::GATE_CHECK)]
     Check(GateArgs),
     /// Print the output the gate's latest run kept, raw bytes exactly as the
     /// command wrote them (stdout and stderr in the order ledger read them).
@@ -69,7 +70,7 @@ pub enum GateCommand {
     /// An output longer than the bound (1 MiB) was kept as its first 256 KiB
     /// and last 768 KiB: a line on stderr, written between the two, says how
     /// many bytes were dropped there. Exits 0, or 2 on an error.
-    #[command(after_help = crate::EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::PLAIN)]
     Show(ShowArgs),
 }
 

@@ -91,11 +91,11 @@ pub enum ValidateCommand {
     /// for, the delivery roots and paths and the instruction files given. A
     /// PASS is refused unless every artifact is approved and every gate named
     /// is fresh now.
-    #[command(after_help = crate::EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::PLAIN)]
     Record(Box<RecordArgs>),
     /// Re-expand the recorded PASS inventory and check its gates: exit 0 when
     /// the PASS stands, 1 with every changed path and stale gate when not.
-    #[command(after_help = crate::EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::VALIDATE_CHECK)]
     Check(CheckArgs),
 }
 
@@ -104,7 +104,7 @@ pub enum FinalizeCommand {
     /// After the terminal mutations (archive, spec sync, completion evidence,
     /// registry), classify every difference from the PASS inventory: exit 0
     /// when all are expected completion outputs, 1 when a new change blocks.
-    #[command(after_help = crate::EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::FINALIZE_CHECK)]
     Check(FinalizeArgs),
 }
 

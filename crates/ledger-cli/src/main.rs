@@ -3,6 +3,7 @@
 
 mod approvals;
 mod change_args;
+mod exit_codes;
 mod gates;
 mod hints;
 mod lifecycle;
@@ -72,24 +73,24 @@ enum Command {
     ///
     /// With no flags inside a Git checkout: every file `git ls-files --cached
     /// --others --exclude-standard` lists in the whole checkout.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::PLAIN)]
     Fingerprint(Expand),
     /// Show the scope's entries: mode, kind, digest and path, one per line
     /// (paths quoted when they hold odd characters; `-z` for raw paths).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::PLAIN)]
     Entries(EntriesArgs),
     /// Write an inventory record (JSON): scope, entries, fingerprint, metadata.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::PLAIN)]
     Inventory(InventoryArgs),
     /// Re-expand a record's scope and report what changed, path by path.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::VERIFY)]
     Verify(VerifyArgs),
     /// Bind an artifact's current fingerprint to the owner's observed decision.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::PLAIN)]
     Approve(approvals::ApproveArgs),
     /// Show each artifact's approval: approved, unbound, changed, reset or blocked
     /// (exit 0 only when all are approved).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::STATUS)]
     Status(approvals::StatusArgs),
     /// Read, advance (the handoff), log or retire the state envelope of a change.
     #[command(subcommand)]
@@ -120,11 +121,11 @@ enum Command {
     Gate(gates::GateCommand),
     /// List a change's tasks from its tracked Tasks file: id, done or not,
     /// line, text, and the totals.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::PLAIN)]
     Tasks(tasks::TasksArgs),
     /// Write standard input to standard output as a Tasks file is hashed:
     /// normalized under `--task-rule`.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = crate::exit_codes::PLAIN)]
     Normalize(tasks::NormalizeArgs),
 }
 

@@ -689,3 +689,32 @@ fn completions_and_the_man_page_are_generated_from_the_definitions() {
     let refused = s.ledger(&s.w(), &["completions", "tcsh"]);
     assert_eq!(refused.status.code(), Some(2));
 }
+
+/// Each verb's help states its own exit codes, not every verb's.
+#[test]
+fn each_verb_s_help_shows_only_its_own_exit_codes() {
+    let s = Sandbox::new();
+    let help = |args: &[&str]| String::from_utf8(s.ledger(&s.w(), args).stdout).unwrap();
+    let verify = help(&["verify", "--help"]);
+    assert!(
+        verify.contains("1  the files changed since the record"),
+        "{verify}"
+    );
+    assert!(
+        !verify.contains("approved") && !verify.contains("PASS"),
+        "{verify}"
+    );
+    let fingerprint = help(&["fingerprint", "--help"]);
+    assert!(
+        fingerprint.contains("0  success") && !fingerprint.contains("  1  "),
+        "{fingerprint}"
+    );
+    assert!(help(&["status", "--help"]).contains("1  some artifact is not approved"));
+    assert!(help(&["gate", "check", "--help"]).contains("1  it is stale"));
+    // The whole table stays on the top-level help.
+    let top = help(&["--help"]);
+    assert!(
+        top.contains("verify: the files changed") && top.contains("status: some artifact"),
+        "{top}"
+    );
+}
