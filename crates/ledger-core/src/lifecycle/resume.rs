@@ -108,13 +108,29 @@ pub enum WorkKind {
 pub struct Work {
     /// Its kind.
     pub kind: WorkKind,
+    /// What it is about, when it is one thing of the change: the artifact
+    /// (`approval`, `schema-changed`), the gate (`gate-stale`), the phase
+    /// record's path (`phase-record`).
+    pub subject: Option<String>,
     /// What to do and why, one line (names and paths quoted).
     pub message: String,
 }
 
 impl Work {
     fn new(kind: WorkKind, message: String) -> Work {
-        Work { kind, message }
+        Work {
+            kind,
+            subject: None,
+            message,
+        }
+    }
+
+    fn about(kind: WorkKind, subject: &str, message: String) -> Work {
+        Work {
+            kind,
+            subject: Some(subject.to_owned()),
+            message,
+        }
     }
 }
 
@@ -239,12 +255,13 @@ fn change_resume(
     let mut work = Vec::new();
     for row in &approvals.artifacts {
         if let Some(message) = approval_work(row) {
-            work.push(Work::new(WorkKind::Approval, message));
+            work.push(Work::about(WorkKind::Approval, &row.artifact, message));
         }
     }
     for changed in &approvals.schema_changed {
-        work.push(Work::new(
+        work.push(Work::about(
             WorkKind::SchemaChanged,
+            &changed.artifact,
             format!(
                 "artifact {} was approved with another schema ({}): approve it again",
                 quote(&changed.artifact),
@@ -429,14 +446,16 @@ fn validation_work(check: &ValidationCheck) -> Vec<Work> {
         } else {
             continue;
         };
-        work.push(Work::new(
+        work.push(Work::about(
             WorkKind::GateStale,
+            &gate.gate,
             format!("gate {} is stale: {why}", quote(&gate.gate)),
         ));
     }
     for record in check.phase_records.iter().filter(|r| !r.stands()) {
-        work.push(Work::new(
+        work.push(Work::about(
             WorkKind::PhaseRecord,
+            &record.path,
             format!(
                 "phase record {} is not one regular file",
                 quote(&record.path)
