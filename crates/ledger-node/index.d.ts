@@ -1858,6 +1858,12 @@ export interface Work {
    * What to do and why, one line (names and paths quoted).
    */
   message: string
+  /**
+   * What it is about, when it is one thing of the change: the artifact
+   * (`approval`, `schema-changed`), the gate (`gate-stale`), the phase
+   * record's path (`phase-record`).
+   */
+  subject: string | null
 }
 
 /**

@@ -45,7 +45,9 @@ pub fn hint(e: &Error) -> Option<&'static str> {
         Error::NoDelivery { .. } => {
             "name the delivery with --root or --path, or declare none with --no-delivery REASON"
         }
-        Error::UnknownChange { .. } => "`ledger status` lists what is recorded",
+        Error::UnknownChange { .. } => {
+            "`ledger changes` lists the changes on disk and in the store"
+        }
         Error::NotValidated { .. } => "record a verdict with `ledger validate record`",
         Error::InvalidArgument { message } => {
             return INVALID_ARGUMENT

@@ -242,6 +242,12 @@ fn nothing_to_do_without_an_active_change_and_errors_exit_2() {
 
     let out = ledger(&s, &["check", "--change", "nope"]);
     assert_blocked(&out, "unknown-change", "openspec/changes/nope");
+    let hint = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        hint.ends_with("\nhint: `ledger changes` lists the changes on disk and in the store\n"),
+        "the hint names a command that works: {hint}"
+    );
+    assert_eq!(ledger(&s, &["changes"]).status.code(), Some(0));
     let out = ledger(&s, &["check", "--gate-env", "lint:rustc=1", "--json"]);
     assert_blocked(&out, "invalid-argument", "lint");
 

@@ -426,7 +426,7 @@ class Validation(_ValidationRequired, _ValidationOptional):
 ValidationCheck = TypedDict("ValidationCheck", {"change": str, "comparison": "Comparison", "fingerprint": "Fingerprint", "gates": list["GateStanding"], "no_delivery": Optional[str], "phase_records": list["PhaseRecordStanding"], "record": "RecordId", "stands": bool, "verdict": "Verdict"})
 
 # One thing to do, with why.
-Work = TypedDict("Work", {"kind": "WorkKind", "message": str})
+Work = TypedDict("Work", {"kind": "WorkKind", "message": str, "subject": Optional[str]})
 
 # What kind of work an item is: a stable tag callers may filter on.
 WorkKind = Union[Literal["approval"], Literal["schema-changed"], Literal["tasks-left"], Literal["blocker"], Literal["not-validated"], Literal["verdict-fail"], Literal["pass-changed"], Literal["gate-stale"], Literal["phase-record"], Literal["archive"], Literal["finalization"], Literal["gone"], Literal["store"]]
