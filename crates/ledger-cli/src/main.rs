@@ -124,7 +124,7 @@ enum Command {
     Check(resume::CheckArgs),
     /// List the changes of the workspace (active, archived, and recorded
     /// ones whose files are gone), one line of state each.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = resume::CHANGES_EXIT_CODES)]
     Changes(resume::ChangesArgs),
 }
 

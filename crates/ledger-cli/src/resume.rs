@@ -59,6 +59,12 @@ Exit codes:
   2  error: a blocking condition, bad input or bad usage; stderr says
      `error[<code>]: <message naming the path>` and stdout stays empty";
 
+pub(crate) const CHANGES_EXIT_CODES: &str = "\
+Exit codes:
+  0  the changes are listed (none: `no changes`)
+  2  error: a blocking condition, bad input or bad usage; stderr says
+     `error[<code>]: <message naming the path>` and stdout stays empty";
+
 fn request(place: &PlaceArgs, task_rule: Option<TaskRule>) -> Result<ResumeRequest, Error> {
     let mut request = ResumeRequest::new(place.workspace()?);
     request.changes_root = place.changes_root().to_owned();

@@ -247,7 +247,22 @@ fn nothing_to_do_without_an_active_change_and_errors_exit_2() {
         hint.ends_with("\nhint: `ledger changes` lists the changes on disk and in the store\n"),
         "the hint names a command that works: {hint}"
     );
-    assert_eq!(ledger(&s, &["changes"]).status.code(), Some(0));
+    assert_eq!(
+        text(&ledger(&s, &["changes"])),
+        format!(
+            "{:<24} archived  approvals 0/4  no tasks  no verdict\n",
+            "old"
+        )
+    );
+    // Each verb's help shows its own exit codes.
+    let help = stdout(&ledger(&s, &["check", "--help"]));
+    assert!(
+        help.contains("  1  work to do: every item is listed"),
+        "{help}"
+    );
+    assert!(!help.contains("verify:"), "{help}");
+    let help = stdout(&ledger(&s, &["changes", "--help"]));
+    assert!(help.contains("  0  the changes are listed"), "{help}");
     let out = ledger(&s, &["check", "--gate-env", "lint:rustc=1", "--json"]);
     assert_blocked(&out, "invalid-argument", "lint");
 
