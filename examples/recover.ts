@@ -1,46 +1,45 @@
 // The recovery protocol an agent runs when it resumes (docs/lifecycle.md):
-// find the changes with recorded state, then for each print its approvals,
-// the freshness of every gate with evidence, the envelope and the next outcome.
+// one call, `ws.check()`, reports every active change — its approvals, its
+// verdict and the gates it relied on, its envelope, its tasks and the work
+// left — and the store's health; one return code says whether there is work.
 //
 //     node recover.js [WORKSPACE]     (compiled with examples/tsconfig.json)
 //
-// Reads only; exits 0. The same protocol in Python: examples/recover.py.
+// Reads only; exits 0 when there is nothing to do, 1 when there is work (red
+// is work, not "done"), 2 on an error. The same protocol in Python:
+// examples/recover.py.
 import { Workspace } from 'ledger-fingerprint'
 
-async function recover(path: string): Promise<void> {
-  const ws = new Workspace(path)
-  const refs = (await ws.refs()).map((r) => r.name)
-  const changes = refs.filter((r) => r.startsWith('changes/')).map((r) => r.slice('changes/'.length))
-  const gates = refs.filter((r) => r.startsWith('gates/')).map((r) => r.slice('gates/'.length))
-  if (changes.length === 0) console.log('no change has recorded state')
-  for (const change of changes) {
-    const { record, state } = await ws.currentState(change)
-    console.log(`change ${change} (state record ${record})`)
-    const status = await ws.status(change)
-    for (const row of status.artifacts) {
-      const cause = row.resetBy.length > 0 ? ` (reset by ${row.resetBy.join(', ')})` : ''
-      console.log(`  approval ${row.artifact}: ${row.state}${cause}`)
+async function recover(path: string): Promise<number> {
+  const report = await new Workspace(path).check()
+  if (report.changes.length === 0) console.log('no active change')
+  for (const change of report.changes) {
+    const { record, state } = change.state
+    console.log(`change ${change.change} (${change.location.state}, state record ${record})`)
+    for (const row of change.approvals.artifacts) console.log(`  approval ${row.artifact}: ${row.state}`)
+    const validation = change.validation
+    if (validation) {
+      const standing = validation.stands ? 'stands' : 'does not stand'
+      console.log(`  validation ${validation.verdict} on ${validation.fingerprint}: ${standing}`)
+      for (const gate of validation.gates) {
+        console.log(`  gate ${gate.gate}: ${gate.fresh && !gate.rerun ? 'fresh' : 'stale'}`)
+      }
     }
-    const stands = status.artifacts.every((a) => ['approved', 'archived', 'skipped'].includes(a.state))
-    console.log(`  all approvals stand: ${stands && status.schemaChanged.length === 0}`)
     console.log(`  role ${state.role || '-'}, outcome ${state.outcome || '-'}`)
-    console.log(`  tasks done ${JSON.stringify(state.tasksCompleted)}, left ${JSON.stringify(state.tasksRemaining)}`)
-    for (const check of state.checks) console.log(`  check ${check.name}: ${check.result}`)
+    if (change.tasks) console.log(`  tasks ${change.tasks.done} of ${change.tasks.total} done`)
     for (const blocker of state.blockers) console.log(`  blocker: ${blocker}`)
-    if (state.validation) {
-      const v = state.validation
-      console.log(`  validation ${v.verdict} on ${v.fingerprint} (${v.source})`)
-    }
     console.log(`  next outcome: ${state.nextOutcome ?? '-'}`)
+    for (const work of change.work) console.log(`  work ${work.kind}: ${work.message}`)
   }
-  for (const gate of gates) {
-    const freshness = await ws.checkRecordedGate(gate)
-    const reasons = freshness.reasons.map((r) => r.reason).join(', ')
-    console.log(`gate ${gate}: ${freshness.fresh ? 'fresh' : 'stale'}${reasons ? ` (${reasons})` : ''}`)
-  }
+  for (const work of report.work) console.log(`work ${work.kind}: ${work.message}`)
+  console.log(report.nothingToDo ? 'nothing to do' : 'work to do')
+  return report.nothingToDo ? 0 : 1
 }
 
-recover(process.argv[2] ?? '.').catch((e: unknown) => {
-  console.error(e)
-  process.exit(2)
-})
+recover(process.argv[2] ?? '.').then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(e)
+    process.exit(2)
+  },
+)

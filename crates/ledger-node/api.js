@@ -627,6 +627,37 @@ class Workspace {
     return b64decode(reply(native.callSync(this.#path, 'evidence_output', encode('evidence_output', undefined, (o) => ({ record })))))
   }
 
+  /**
+   * Everything a resuming session must know, in one report: for each active
+   * change (or the one named) its approvals with causes, its verdict checked
+   * now with every gate it relied on, its envelope, its tasks and the work left;
+   * and the store's health. `nothing_to_do` is the one verdict (the CLI's exit
+   * 0; otherwise 1).
+   */
+  async check(options) {
+    return (reply(await native.call(this.#path, 'check', encode('check', options, (o) => ({ ...o,  })))))
+  }
+
+  /** `check`, blocking the JavaScript thread. */
+  checkSync(options) {
+    return (reply(native.callSync(this.#path, 'check', encode('check', options, (o) => ({ ...o,  })))))
+  }
+
+  /**
+   * Every change of the workspace — active and archived on disk, and those
+   * with recorded state whose files are gone — each in brief: where it is,
+   * how many approvals stand, its tasks, its recorded verdict, its next
+   * outcome (`ledger changes --json`).
+   */
+  async changes(options) {
+    return (reply(await native.call(this.#path, 'changes', encode('changes', options, (o) => ({ ...o,  })))))
+  }
+
+  /** `changes`, blocking the JavaScript thread. */
+  changesSync(options) {
+    return (reply(native.callSync(this.#path, 'changes', encode('changes', options, (o) => ({ ...o,  })))))
+  }
+
 }
 /**
  * The v1 fingerprint of `entries`, in any order: they are sorted by the

@@ -396,6 +396,90 @@ export type ChangeLocation = {
 }
 
 /**
+ * One change as a resuming session finds it.
+ */
+export interface ChangeResume {
+  /**
+   * Its approvals, each with its cause (`status`).
+   */
+  approvals: ApprovalStatus
+  /**
+   * The change.
+   */
+  change: string
+  /**
+   * For an archived change with a PASS: its finalization checked now, with
+   * no registry paths named.
+   */
+  finalization: Finalization | null
+  /**
+   * Where its directory is now.
+   */
+  location: ChangeLocation
+  /**
+   * Its state envelope: role, outcome, tasks, checks, blockers, next outcome.
+   */
+  state: CurrentState
+  /**
+   * Its tracked Tasks file read now (`None`: the change's directory is gone).
+   */
+  tasks: ChangeTasks | null
+  /**
+   * Its recorded verdict checked now, with every gate it relied on, fresh
+   * or stale and why (`None`: no verdict recorded, or the change is archived).
+   */
+  validation: ValidationCheck | null
+  /**
+   * What is left to do, in order; empty: nothing.
+   */
+  work: Array<Work>
+}
+
+/**
+ * One change of the workspace and its state in brief (`ledger changes`).
+ */
+export interface ChangeSummary {
+  /**
+   * How many artifacts' approvals stand now.
+   */
+  approved: number
+  /**
+   * How many artifacts its schema has.
+   */
+  artifacts: number
+  /**
+   * The change.
+   */
+  change: string
+  /**
+   * Where its directory is: active, archived, or missing (recorded state
+   * whose files are gone).
+   */
+  location: ChangeLocation
+  /**
+   * The one next allowed outcome the envelope records.
+   */
+  nextOutcome: string | null
+  /**
+   * Whether its state was retired.
+   */
+  retired: boolean
+  /**
+   * The record its state pointer names (`None`: no state recorded).
+   */
+  stateRecord: RecordId | null
+  /**
+   * Its Tasks file's progress now (`None`: its directory is gone).
+   */
+  tasks: TaskCount | null
+  /**
+   * The verdict its envelope records, not checked again (`ledger check`
+   * checks it).
+   */
+  verdict: Verdict | null
+}
+
+/**
  * A change's tracked Tasks file and its tasks (`ledger tasks --json`).
  */
 export interface ChangeTasks {
@@ -1117,6 +1201,28 @@ export interface RequirementDigest {
 }
 
 /**
+ * Everything a resuming session must know (`ledger check --json`).
+ */
+export interface Resume {
+  /**
+   * Each change checked.
+   */
+  changes: Array<ChangeResume>
+  /**
+   * Whether no change and no store problem lists any work: exit 0.
+   */
+  nothingToDo: boolean
+  /**
+   * The store's health.
+   */
+  store: StoreReport
+  /**
+   * Work outside any change (the store's problems).
+   */
+  work: Array<Work>
+}
+
+/**
  * The record that a change's state was retired on purpose (a mistyped name, an
  * abandoned change): its bindings end here, the records before stay.
  */
@@ -1459,6 +1565,51 @@ export interface StoreCheck {
 }
 
 /**
+ * What [`Store::check`] found.
+ */
+export interface StoreReport {
+  /**
+   * The digest cache, when the store has one. It is disposable: one that
+   * does not check out is discarded by the next expansion and does not make
+   * the store unclean.
+   */
+  cache: CacheReport | null
+  /**
+   * Record and ref files whose content cannot be trusted, and every entry
+   * ledger would refuse to read: a symlink, FIFO, device, socket or
+   * directory where another kind belongs, an entry owned by another user,
+   * a file Git tracks.
+   */
+  corrupt: Array<CorruptFile>
+  /**
+   * Refs whose chain reaches a missing or corrupt record.
+   */
+  dangling: Array<DanglingRef>
+  /**
+   * Refs whose heads went apart (a Git store: this store's and a fetched
+   * one, or two fetched ones), each to resolve by an explicit write.
+   */
+  divergent: Array<Divergence>
+  /**
+   * Intact records that no ref reaches through `previous` links: the records
+   * of conflicted or interrupted saves.
+   */
+  orphans: Array<RecordId>
+  /**
+   * How many intact records the store holds.
+   */
+  records: number
+  /**
+   * Every readable ref, sorted by name.
+   */
+  refs: Array<RefHead>
+  /**
+   * Files left in `tmp/` by interrupted writes.
+   */
+  tempFiles: Array<string>
+}
+
+/**
  * The stored form of every record: a header, then the caller's typed body.
  */
 export interface StoredRecord {
@@ -1530,6 +1681,20 @@ export interface Task {
    * bytes that are not UTF-8 read as U+FFFD.
    */
   text: string
+}
+
+/**
+ * How many tasks a Tasks file has and how many are done.
+ */
+export interface TaskCount {
+  /**
+   * Done tasks.
+   */
+  done: number
+  /**
+   * All tasks.
+   */
+  total: number
 }
 
 /**
@@ -1680,6 +1845,31 @@ export interface ValidationCheck {
    */
   verdict: Verdict
 }
+
+/**
+ * One thing to do, with why.
+ */
+export interface Work {
+  /**
+   * Its kind.
+   */
+  kind: WorkKind
+  /**
+   * What to do and why, one line (names and paths quoted).
+   */
+  message: string
+  /**
+   * What it is about, when it is one thing of the change: the artifact
+   * (`approval`, `schema-changed`), the gate (`gate-stale`), the phase
+   * record's path (`phase-record`).
+   */
+  subject: string | null
+}
+
+/**
+ * What kind of work an item is: a stable tag callers may filter on.
+ */
+export type WorkKind = "approval" | "schema-changed" | "tasks-left" | "blocker" | "not-validated" | "verdict-fail" | "pass-changed" | "gate-stale" | "phase-record" | "archive" | "finalization" | "gone" | "store"
 
 /**
  * A path relative to the workspace, `/`-separated, without `.`/`..` segments.
@@ -2326,6 +2516,50 @@ export interface RunGateOptions {
   timeoutMs?: TimeoutMs | null
 }
 
+/** The options of `check`. */
+export interface CheckOptions {
+  /**
+   * The one change to check; default: every active change, and every
+   * change with live recorded state whose files are gone.
+   */
+  change?: string | null
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * Gate name → prerequisite name → how to observe it now (as
+   * `check_validation` takes them); a gate no checked verdict relies on is
+   * refused.
+   */
+  gatePrerequisites?: Record<string, Record<string, Observe>>
+  /**
+   * The artifact schema for every change read (a name or a path); default:
+   * each change's own.
+   */
+  schema?: string | null
+  /**
+   * The rule of each tracked Tasks file; default: each change's own.
+   */
+  taskRule?: TaskRule | null
+}
+
+/** The options of `changes`. */
+export interface ChangesOptions {
+  /**
+   * Where changes live, relative to the workspace.
+   */
+  changesRoot?: string
+  /**
+   * The artifact schema for every change read; default: each change's own.
+   */
+  schema?: string | null
+  /**
+   * The rule of each tracked Tasks file; default: each change's own.
+   */
+  taskRule?: TaskRule | null
+}
+
 /** The options of `normalizeTasks`. */
 export interface NormalizeTasksOptions {
   /**
@@ -2785,6 +3019,29 @@ export declare class Workspace {
    * `evidenceOutput`, blocking the JavaScript thread.
    */
   evidenceOutputSync(record: string): Bytes
+  /**
+   * Everything a resuming session must know, in one report: for each active
+   * change (or the one named) its approvals with causes, its verdict checked
+   * now with every gate it relied on, its envelope, its tasks and the work left;
+   * and the store's health. `nothing_to_do` is the one verdict (the CLI's exit
+   * 0; otherwise 1).
+   */
+  check(options?: CheckOptions): Promise<Resume>
+  /**
+   * `check`, blocking the JavaScript thread.
+   */
+  checkSync(options?: CheckOptions): Resume
+  /**
+   * Every change of the workspace — active and archived on disk, and those
+   * with recorded state whose files are gone — each in brief: where it is,
+   * how many approvals stand, its tasks, its recorded verdict, its next
+   * outcome (`ledger changes --json`).
+   */
+  changes(options?: ChangesOptions): Promise<Array<ChangeSummary>>
+  /**
+   * `changes`, blocking the JavaScript thread.
+   */
+  changesSync(options?: ChangesOptions): Array<ChangeSummary>
 }
 
 /**

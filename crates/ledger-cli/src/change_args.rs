@@ -70,6 +70,14 @@ impl PlaceArgs {
     pub(crate) fn store(&self) -> Result<Store, Error> {
         Store::open(&self.workspace()?)
     }
+
+    pub(crate) fn changes_root(&self) -> &str {
+        &self.changes_root
+    }
+
+    pub(crate) fn schema(&self) -> Option<&str> {
+        self.schema.as_deref()
+    }
 }
 
 impl ChangeArgs {

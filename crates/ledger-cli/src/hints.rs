@@ -46,7 +46,7 @@ pub fn hint(e: &Error) -> Option<&'static str> {
             "name the delivery with --root or --path, or declare none with --no-delivery REASON"
         }
         Error::UnknownChange { .. } => {
-            "`ledger state show` lists the changes with recorded state; `ls openspec/changes` the others"
+            "`ledger changes` lists the changes on disk and in the store"
         }
         Error::NotValidated { .. } => "record a verdict with `ledger validate record`",
         Error::InvalidArgument { message } => {

@@ -170,7 +170,7 @@ pub struct GateObserveArgs {
 
 impl GateObserveArgs {
     /// The prerequisites by gate, each parsed as `gate check` parses them.
-    fn prerequisites(&self) -> Result<GatePrerequisites, Error> {
+    pub(crate) fn prerequisites(&self) -> Result<GatePrerequisites, Error> {
         let mut given: BTreeMap<String, (Vec<OsString>, Vec<OsString>)> = BTreeMap::new();
         for item in &self.env {
             let (gate, rest) = split_gate(item, "--gate-env")?;

@@ -8,6 +8,7 @@ mod gates;
 mod hints;
 mod lifecycle;
 mod report;
+mod resume;
 mod scope_args;
 mod sharing;
 mod shell;
@@ -127,6 +128,15 @@ enum Command {
     /// normalized under `--task-rule`.
     #[command(after_help = crate::exit_codes::PLAIN)]
     Normalize(tasks::NormalizeArgs),
+    /// Everything a resuming session must know, in one report and one exit
+    /// code: each active change's approvals, gates, PASS, envelope, tasks
+    /// and the work left, and the store's health.
+    #[command(after_help = resume::CHECK_EXIT_CODES)]
+    Check(resume::CheckArgs),
+    /// List the changes of the workspace (active, archived, and recorded
+    /// ones whose files are gone), one line of state each.
+    #[command(after_help = resume::CHANGES_EXIT_CODES)]
+    Changes(resume::ChangesArgs),
 }
 
 #[derive(Args)]
@@ -388,6 +398,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Remote(command) => sharing::run_remote(command)?,
         Command::Gate(command) => gates::run(command)?,
         Command::Tasks(args) => tasks::run_tasks(args)?,
+        Command::Check(args) => resume::run_check(args)?,
+        Command::Changes(args) => resume::run_changes(args)?,
     };
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(code)

@@ -483,7 +483,7 @@ fn read_verbs_name_an_unknown_change_and_the_verb_that_works() {
         assert_blocked(&out, "unknown-change", "nope");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
-            stderr.contains("hint: `ledger state show` lists"),
+            stderr.contains("hint: `ledger changes` lists"),
             "{verb:?}: {stderr}"
         );
     }

@@ -748,6 +748,65 @@ fn the_lifecycle_until_finalization() {
     assert!(log.contains("  role: (none) -> implementation"), "{log}");
 }
 
+/// The work kinds `ledger check --json` lists for its first change.
+fn work_kinds(report: &Value) -> Vec<String> {
+    (report["changes"][0]["work"].as_array().unwrap().iter())
+        .map(|w| w["kind"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+#[ignore = "needs the OpenSpec CLI: make openspec-test"]
+fn resuming_with_one_check_until_the_archive() {
+    let (p, dir) = validated_project("add-thing");
+    let (report, code) = p.ledger_json(&["check", "--json"]);
+    assert_eq!(code, 1, "an active change is work: {report:#}");
+    assert_eq!(work_kinds(&report), ["archive"], "{report:#}");
+    let change = &report["changes"][0];
+    assert_eq!(change["validation"]["stands"], true);
+    assert_eq!(change["validation"]["gates"][0]["fresh"], true);
+    assert_eq!(change["tasks"]["done"], 2);
+    assert_eq!(change["state"]["state"]["outcome"], "tasks done");
+    let listed = stdout(&p.ledger(&["changes"]));
+    assert!(
+        listed.starts_with("add-thing")
+            && listed.contains("active")
+            && listed.contains("approvals 4/4"),
+        "{listed}"
+    );
+
+    // A fix after the verdict: red again, the PASS and the gate both say why.
+    p.write("src/login.rs", "pub fn login() { fixed() }\n");
+    let (report, code) = p.ledger_json(&["check", "--json"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        work_kinds(&report),
+        ["pass-changed", "gate-stale"],
+        "{report:#}"
+    );
+    p.write("src/login.rs", "pub fn login() {}\n");
+
+    p.openspec(&["archive", "add-thing", "--yes"]);
+    assert!(!p.s.w().join(&dir).exists());
+    let out = p.ledger(&["check"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(stdout(&out).ends_with("nothing to do\n"));
+    let (named, code) = p.ledger_json(&["check", "--change", "add-thing", "--json"]);
+    assert_eq!(
+        code, 0,
+        "archived, and its finalization checks out: {named:#}"
+    );
+    assert_eq!(named["changes"][0]["finalization"]["clean"], true);
+    let (listed, _) = p.ledger_json(&["changes", "--json"]);
+    assert_eq!(listed[0]["location"]["state"], "archived", "{listed:#}");
+    assert_eq!(listed[0]["verdict"], "PASS");
+}
+
 #[test]
 #[ignore = "needs the OpenSpec CLI: make openspec-test"]
 fn a_delivery_file_edited_after_validation_blocks_finalization() {

@@ -122,7 +122,7 @@ test('recordValidation, checkValidation and finalizeCheck', async (t) => {
   assert.deepEqual(blocked.newChanges.map((c) => c.new.path), [`${ARCHIVE}/design.md`])
 })
 
-test('examples/recover.ts runs the recovery protocol', async (t) => {
+test('examples/recover.ts runs the recovery protocol: one check, one exit code', async (t) => {
   const { s, ws } = approvedChange(t)
   await ws.runGate('test', { argv: ['cat', 'src/login.js'], scope: { roots: ['src'] } })
   ws.advanceStateSync('add-auth', { role: 'implementation', blockers: ['API key'], next: 'validation' })
@@ -135,22 +135,24 @@ test('examples/recover.ts runs the recovery protocol', async (t) => {
   run(tsc, ['-p', path.join(repoRoot, 'examples/tsconfig.json'), '--outDir', out])
   fs.mkdirSync(path.join(out, 'node_modules'), { recursive: true })
   fs.symlinkSync(packageDir, path.join(out, 'node_modules/ledger-fingerprint'))
-  const text = run(process.execPath, [path.join(out, 'recover.js'), s.w]).stdout
+  const text = run(process.execPath, [path.join(out, 'recover.js'), s.w], { ok: [1] }).stdout
   const { record } = ws.currentStateSync('add-auth')
   assert.equal(
     text,
     [
-      `change add-auth (state record ${record})`,
+      `change add-auth (active, state record ${record})`,
       '  approval proposal: approved',
       '  approval specs: approved',
       '  approval design: approved',
       '  approval tasks: approved',
-      '  all approvals stand: true',
       '  role implementation, outcome -',
-      '  tasks done [], left ["1.1","1.2"]',
+      '  tasks 0 of 2 done',
       '  blocker: API key',
       '  next outcome: validation',
-      'gate test: stale (inputs-changed)',
+      '  work tasks-left: 2 of 2 tasks left in openspec/changes/add-auth/tasks.md: 1.1, 1.2',
+      '  work blocker: blocked: API key',
+      '  work not-validated: no verdict is recorded: record a validation when the change is done',
+      'work to do',
       '',
     ].join('\n'),
   )

@@ -63,6 +63,7 @@ mod gate;
 mod lifecycle;
 mod openspec;
 mod records;
+mod resume;
 mod scope;
 mod settings;
 mod store;
@@ -273,6 +274,7 @@ pub fn registry() -> &'static [Verb] {
             openspec::verbs(),
             lifecycle::verbs(),
             gate::verbs(),
+            resume::verbs(),
             tasks::verbs(),
             settings::verbs(),
             // -- end of registry --

@@ -583,6 +583,66 @@ impl ChangeSet {
     }
 }
 
+/// The changes a workspace holds on disk under `changes_root` (relative to
+/// the workspace), as OpenSpec's `list` finds them: every real directory of
+/// the changes root but `archive` is an active change, every
+/// `archive/YYYY-MM-DD-<change>` directory an archived one. Symlinks are not
+/// followed, and names that are not UTF-8 or start with `.` are no change.
+/// Each name once, sorted; a name both active and archived is listed active.
+pub fn changes_on_disk(
+    workspace: &Utf8Path,
+    changes_root: &str,
+) -> Result<Vec<(String, ChangeLocation)>> {
+    let root = changes_root.trim_end_matches('/');
+    let directories = |relative: &str| -> Result<Vec<String>> {
+        let entries = match std::fs::read_dir(workspace.join(relative)) {
+            Ok(entries) => entries,
+            Err(e) if is_absent(&e) => return Ok(Vec::new()),
+            Err(source) => return Err(unreadable(relative, "read directory", source)),
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| unreadable(relative, "read directory", e))?;
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if let Some(name) = entry.file_name().to_str()
+                && is_dir
+                && !name.starts_with('.')
+            {
+                names.push(name.to_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
+    };
+    let join = |name: &str| {
+        if root.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{root}/{name}")
+        }
+    };
+    let mut found: std::collections::BTreeMap<String, ChangeLocation> = Default::default();
+    let archive = join(ARCHIVE_DIR);
+    for name in directories(&archive)? {
+        if let Some(change) = archived_name_of(&name) {
+            // Name order is date order: the newest archive is the change.
+            found.insert(
+                change.to_owned(),
+                ChangeLocation::Archived {
+                    directory: format!("{archive}/{name}"),
+                },
+            );
+        }
+    }
+    for name in directories(root)? {
+        if name != ARCHIVE_DIR {
+            let directory = join(&name);
+            found.insert(name, ChangeLocation::Active { directory });
+        }
+    }
+    Ok(found.into_iter().collect())
+}
+
 /// The change an archive directory holds: `2026-12-01-add-auth` → `add-auth`
 /// (OpenSpec names it `YYYY-MM-DD-<change>`).
 fn archived_name_of(name: &str) -> Option<&str> {

@@ -24,7 +24,9 @@ pub mod spec_sync;
 pub(crate) mod yaml;
 
 pub use change_config::{CHANGE_METADATA, ChangeSettings, ProjectConfig};
-pub use change_set::{ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice};
+pub use change_set::{
+    ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice, changes_on_disk,
+};
 pub use graph::{
     Artifact, ArtifactGraph, BUILTIN_SCHEMAS, DEFAULT_SCHEMA, OPENSPEC_VERSION, SPEC_DRIVEN_YAML,
     SchemaSource,

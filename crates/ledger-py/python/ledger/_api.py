@@ -130,6 +130,12 @@ ChangeLocationMissing = TypedDict("ChangeLocationMissing", {"state": Literal["mi
 # [`ChangeSet`] is made.
 ChangeLocation = Union["ChangeLocationActive", "ChangeLocationArchived", "ChangeLocationMissing"]
 
+# One change as a resuming session finds it.
+ChangeResume = TypedDict("ChangeResume", {"approvals": "ApprovalStatus", "change": str, "finalization": Optional["Finalization"], "location": "ChangeLocation", "state": "CurrentState", "tasks": Optional["ChangeTasks"], "validation": Optional["ValidationCheck"], "work": list["Work"]})
+
+# One change of the workspace and its state in brief (`ledger changes`).
+ChangeSummary = TypedDict("ChangeSummary", {"approved": int, "artifacts": int, "change": str, "location": "ChangeLocation", "next_outcome": Optional[str], "retired": bool, "state_record": Optional["RecordId"], "tasks": Optional["TaskCount"], "verdict": Optional["Verdict"]})
+
 # A change's tracked Tasks file and its tasks (`ledger tasks --json`).
 ChangeTasks = TypedDict("ChangeTasks", {"change": str, "done": int, "exists": bool, "path": "WorkspacePath", "rule": "TaskRule", "tasks": list["Task"], "total": int})
 
@@ -267,6 +273,9 @@ RemoteSetup = TypedDict("RemoteSetup", {"added": bool, "fetch": str, "push": str
 # SHA-256 of its text (LF line endings, trailing whitespace trimmed).
 RequirementDigest = TypedDict("RequirementDigest", {"name": str, "sha256": str})
 
+# Everything a resuming session must know (`ledger check --json`).
+Resume = TypedDict("Resume", {"changes": list["ChangeResume"], "nothing_to_do": bool, "store": "StoreReport", "work": list["Work"]})
+
 # The record that a change's state was retired on purpose (a mistyped name, an
 # abandoned change): its bindings end here, the records before stay.
 Retirement = TypedDict("Retirement", {"observed_at": str, "reason": str})
@@ -382,6 +391,9 @@ Stopped = Union["StoppedTimeout", "StoppedSignal", "StoppedInterrupt"]
 # What `store_check` finds, and whether the store is clean.
 StoreCheck = TypedDict("StoreCheck", {"cache": Optional["CacheReport"], "clean": bool, "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "orphans": list["RecordId"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
 
+# What [`Store::check`] found.
+StoreReport = TypedDict("StoreReport", {"cache": Optional["CacheReport"], "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "orphans": list["RecordId"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
+
 # The stored form of every record: a header, then the caller's typed body.
 StoredRecord = TypedDict("StoredRecord", {"body": Any, "format": str, "kind": str, "previous": Optional["RecordId"], "version": str, "written_at": str})
 
@@ -390,6 +402,9 @@ SyncUnverified = TypedDict("SyncUnverified", {"capability": str, "path": str, "r
 
 # One task line.
 Task = TypedDict("Task", {"done": bool, "id": Optional[str], "line": int, "text": str})
+
+# How many tasks a Tasks file has and how many are done.
+TaskCount = TypedDict("TaskCount", {"done": int, "total": int})
 
 # The tasks of one file under one rule, in document order.
 Tasks = TypedDict("Tasks", {"done": int, "rule": "TaskRule", "tasks": list["Task"], "total": int})
@@ -409,6 +424,12 @@ class Validation(_ValidationRequired, _ValidationOptional):
 
 # Whether a recorded validation still stands (`ledger validate check`).
 ValidationCheck = TypedDict("ValidationCheck", {"change": str, "comparison": "Comparison", "fingerprint": "Fingerprint", "gates": list["GateStanding"], "no_delivery": Optional[str], "phase_records": list["PhaseRecordStanding"], "record": "RecordId", "stands": bool, "verdict": "Verdict"})
+
+# One thing to do, with why.
+Work = TypedDict("Work", {"kind": "WorkKind", "message": str, "subject": Optional[str]})
+
+# What kind of work an item is: a stable tag callers may filter on.
+WorkKind = Union[Literal["approval"], Literal["schema-changed"], Literal["tasks-left"], Literal["blocker"], Literal["not-validated"], Literal["verdict-fail"], Literal["pass-changed"], Literal["gate-stale"], Literal["phase-record"], Literal["archive"], Literal["finalization"], Literal["gone"], Literal["store"]]
 
 # A path relative to the workspace, `/`-separated, without `.`/`..` segments.
 WorkspacePath = str
@@ -1121,6 +1142,21 @@ class Workspace:
         evidence written before ledger kept a run's output."""
         return _b64decode(_call(self._path, "evidence_output", {"record": record}))
 
+    def check(self, *, change: Optional[str] = None, changes_root: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Resume":
+        """Everything a resuming session must know, in one report: for each active
+        change (or the one named) its approvals with causes, its verdict checked
+        now with every gate it relied on, its envelope, its tasks and the work left;
+        and the store's health. `nothing_to_do` is the one verdict (the CLI's exit
+        0; otherwise 1)."""
+        return _call(self._path, "check", {"change": change, "changes_root": changes_root, "gate_prerequisites": gate_prerequisites, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+
+    def changes(self, *, changes_root: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> list["ChangeSummary"]:
+        """Every change of the workspace — active and archived on disk, and those
+        with recorded state whose files are gone — each in brief: where it is,
+        how many approvals stand, its tasks, its recorded verdict, its next
+        outcome (`ledger changes --json`)."""
+        return _call(self._path, "changes", {"changes_root": changes_root, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+
 
 def fingerprint_entries(entries: Sequence[Union["Entry", "EntryParts"]]) -> "Fingerprint":
     """The v1 fingerprint of `entries`, in any order: they are sorted by the
@@ -1292,6 +1328,8 @@ __all__ = [
     "Change",
     "ChangeKind",
     "ChangeLocation",
+    "ChangeResume",
+    "ChangeSummary",
     "ChangeTasks",
     "Comparison",
     "CorruptFile",
@@ -1324,6 +1362,7 @@ __all__ = [
     "RefHead",
     "RemoteSetup",
     "RequirementDigest",
+    "Resume",
     "Retirement",
     "SchemaChange",
     "SchemaSource",
@@ -1334,13 +1373,17 @@ __all__ = [
     "StateEnvelope",
     "Stopped",
     "StoreCheck",
+    "StoreReport",
     "StoredRecord",
     "SyncUnverified",
     "Task",
+    "TaskCount",
     "Tasks",
     "Truncation",
     "Validation",
     "ValidationCheck",
+    "Work",
+    "WorkKind",
     "WorkspacePath",
     "InvalidPathError",
     "NonUtf8PathError",

@@ -1,0 +1,328 @@
+//! The resuming verbs: `check` (everything a resuming session must know, one
+//! exit code) and `changes` (every change in brief, like `openspec list`).
+
+use std::process::ExitCode;
+
+use clap::Args;
+use ledger_core::{
+    Error,
+    approval::ApprovalState,
+    lifecycle::{
+        ChangeResume, ChangeSummary, Resume, ResumeRequest, Work, WorkKind, list_changes,
+        resume_check,
+    },
+    openspec::ChangeLocation,
+    quote::quote,
+    tasks::TaskRule,
+};
+
+use crate::change_args::PlaceArgs;
+use crate::lifecycle::GateObserveArgs;
+use crate::report::json_line;
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The one change to check [default: every active change, and every
+    /// change with live recorded state whose files are gone].
+    #[arg(long, value_name = "C")]
+    change: Option<String>,
+    #[command(flatten)]
+    place: PlaceArgs,
+    /// The rule of each tracked Tasks file [default: each change's own].
+    #[arg(long, value_name = "R", value_parser = crate::scope_args::task_rule())]
+    task_rule: Option<TaskRule>,
+    #[command(flatten)]
+    observe: GateObserveArgs,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct ChangesArgs {
+    #[command(flatten)]
+    place: PlaceArgs,
+    /// The rule of each tracked Tasks file [default: each change's own].
+    #[arg(long, value_name = "R", value_parser = crate::scope_args::task_rule())]
+    task_rule: Option<TaskRule>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) const CHECK_EXIT_CODES: &str = "\
+Exit codes:
+  0  nothing to do: no active change, no store problem (a named change:
+     archived and its finalization checks out)
+  1  work to do: every item is listed, each with the command that shows it
+     (an active change always has some: at the least, to archive it)
+  2  error: a blocking condition, bad input or bad usage; stderr says
+     `error[<code>]: <message naming the path>` and stdout stays empty";
+
+pub(crate) const CHANGES_EXIT_CODES: &str = "\
+Exit codes:
+  0  the changes are listed (none: `no changes`)
+  2  error: a blocking condition, bad input or bad usage; stderr says
+     `error[<code>]: <message naming the path>` and stdout stays empty";
+
+fn request(place: &PlaceArgs, task_rule: Option<TaskRule>) -> Result<ResumeRequest, Error> {
+    let mut request = ResumeRequest::new(place.workspace()?);
+    request.changes_root = place.changes_root().to_owned();
+    request.schema = place.schema().map(str::to_owned);
+    request.task_rule = task_rule;
+    Ok(request)
+}
+
+pub fn run_check(args: CheckArgs) -> Result<(String, ExitCode), Error> {
+    let mut request = request(&args.place, args.task_rule)?;
+    request.change = args.change;
+    request.gate_prerequisites = args.observe.prerequisites()?;
+    let resume = resume_check(&args.place.store()?, &request)?;
+    let text = if args.json {
+        json_line(&resume)
+    } else {
+        resume_text(&resume)
+    };
+    let code = if resume.nothing_to_do { 0 } else { 1 };
+    Ok((text, ExitCode::from(code)))
+}
+
+pub fn run_changes(args: ChangesArgs) -> Result<(String, ExitCode), Error> {
+    let request = request(&args.place, args.task_rule)?;
+    let changes = list_changes(&args.place.store()?, &request)?;
+    let text = if args.json {
+        json_line(&changes)
+    } else if changes.is_empty() {
+        "no changes\n".to_owned()
+    } else {
+        changes.iter().map(summary_line).collect()
+    };
+    Ok((text, ExitCode::SUCCESS))
+}
+
+/// `add-auth  active    approvals 3/4  tasks 1/2  PASS  next: validation`.
+fn summary_line(c: &ChangeSummary) -> String {
+    let mut line = format!(
+        "{:<24} {:<8}",
+        quote(&c.change),
+        if c.retired {
+            "retired"
+        } else {
+            c.location.state()
+        }
+    );
+    line.push_str(&format!("  approvals {}/{}", c.approved, c.artifacts));
+    match c.tasks {
+        Some(t) if t.total > 0 && t.done == t.total => line.push_str("  tasks complete"),
+        Some(t) if t.total > 0 => line.push_str(&format!("  tasks {}/{}", t.done, t.total)),
+        Some(_) => line.push_str("  no tasks"),
+        None => line.push_str("  files gone"),
+    }
+    match c.verdict {
+        Some(v) => line.push_str(&format!("  verdict {} (recorded)", v.as_str())),
+        None => line.push_str("  no verdict"),
+    }
+    if let Some(next) = &c.next_outcome {
+        line.push_str(&format!("  next: {}", quote(next)));
+    }
+    line.push('\n');
+    line
+}
+
+fn resume_text(resume: &Resume) -> String {
+    let mut out = String::new();
+    if resume.changes.is_empty() {
+        out.push_str("no active change\n");
+    }
+    for change in &resume.changes {
+        out.push_str(&change_text(change));
+    }
+    let store = &resume.store;
+    out.push_str(&format!(
+        "store: {} records, {} pointers, {}\n",
+        store.records,
+        store.refs.len(),
+        if store.is_clean() {
+            "clean"
+        } else {
+            "problems found"
+        }
+    ));
+    for work in &resume.work {
+        out.push_str(&work_line(work, None));
+    }
+    let items = resume.work.len() + resume.changes.iter().map(|c| c.work.len()).sum::<usize>();
+    if resume.nothing_to_do {
+        out.push_str("nothing to do\n");
+    } else {
+        out.push_str(&format!(
+            "work to do: {items} item{}\n",
+            if items == 1 { "" } else { "s" }
+        ));
+    }
+    out
+}
+
+fn change_text(c: &ChangeResume) -> String {
+    let place = match &c.location {
+        ChangeLocation::Missing => "its files are gone".to_owned(),
+        location => format!(
+            "{} in {}",
+            location.state(),
+            quote(location.directory().unwrap_or_default())
+        ),
+    };
+    let record = c
+        .state
+        .record
+        .map_or_else(|| "none".to_owned(), |r| r.to_string());
+    let mut out = format!(
+        "change {} ({place}; state record: {record})\n",
+        quote(&c.change)
+    );
+    let line = |label: &str, value: String| format!("  {label:<11} {value}\n");
+    let or_none = |t: &str| {
+        if t.is_empty() {
+            "-".to_owned()
+        } else {
+            quote(t).into_owned()
+        }
+    };
+    let approvals: Vec<String> = (c.approvals.artifacts.iter())
+        .map(|a| format!("{} {}", quote(&a.artifact), a.state.as_str()))
+        .collect();
+    out.push_str(&line("approvals", list(approvals)));
+    match (&c.validation, &c.finalization) {
+        (Some(check), _) => {
+            out.push_str(&line(
+                "validation",
+                format!(
+                    "{} on {} {}",
+                    check.verdict.as_str(),
+                    check.fingerprint,
+                    if check.stands {
+                        "stands"
+                    } else {
+                        "does not stand"
+                    }
+                ),
+            ));
+            let gates: Vec<String> = (check.gates.iter())
+                .map(|g| {
+                    let state = if g.fresh && !g.rerun {
+                        "fresh"
+                    } else {
+                        "stale"
+                    };
+                    format!("{} {state}", quote(&g.gate))
+                })
+                .collect();
+            out.push_str(&line("gates", list(gates)));
+        }
+        (None, Some(done)) => out.push_str(&line(
+            "finalized",
+            if done.clean {
+                "the finalization checks out".to_owned()
+            } else {
+                "the finalization does not check out".to_owned()
+            },
+        )),
+        (None, None) => {
+            let verdict = c.state.state.validation.as_ref();
+            out.push_str(&line(
+                "validation",
+                verdict.map_or_else(|| "-".to_owned(), |v| v.verdict.as_str().to_owned()),
+            ));
+        }
+    }
+    let e = &c.state.state;
+    out.push_str(&line("role", or_none(&e.role)));
+    out.push_str(&line("outcome", or_none(&e.outcome)));
+    if let Some(tasks) = &c.tasks {
+        out.push_str(&line(
+            "tasks",
+            format!(
+                "{} of {} done ({})",
+                tasks.tasks.done,
+                tasks.tasks.total,
+                quote(tasks.path.as_str())
+            ),
+        ));
+    }
+    let blockers = e.blockers.iter().map(|b| quote(b).into_owned()).collect();
+    out.push_str(&line("blockers", list(blockers)));
+    out.push_str(&line(
+        "next",
+        or_none(e.next_outcome.as_deref().unwrap_or("")),
+    ));
+    if c.work.is_empty() {
+        out.push_str("  nothing to do\n");
+    } else {
+        out.push_str(&format!("  work ({}):\n", c.work.len()));
+        for work in &c.work {
+            out.push_str(&work_line(work, Some(c)));
+        }
+    }
+    out
+}
+
+fn list(items: Vec<String>) -> String {
+    if items.is_empty() {
+        "-".to_owned()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// `  - <kind>: <message> (<the command that shows it>)`.
+fn work_line(work: &Work, change: Option<&ChangeResume>) -> String {
+    let kind = serde_json::to_value(work.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let indent = if change.is_some() { "    " } else { "  " };
+    match change
+        .and_then(|c| command(work, c))
+        .or_else(|| (work.kind == WorkKind::Store).then(|| "ledger store check".to_owned()))
+    {
+        Some(command) => format!("{indent}- {kind}: {} ({command})\n", work.message),
+        None => format!("{indent}- {kind}: {}\n", work.message),
+    }
+}
+
+/// The command that shows (or does) the work, in the CLI's own flags.
+fn command(work: &Work, c: &ChangeResume) -> Option<String> {
+    let name = quote(&c.change);
+    Some(match work.kind {
+        WorkKind::Approval => {
+            let artifact = work.subject.as_deref()?;
+            let state = (c.approvals.artifacts.iter()).find(|a| a.artifact == artifact)?;
+            match state.state {
+                ApprovalState::Unbound => format!(
+                    "ledger approve --change {name} --artifact {} --source TEXT",
+                    quote(artifact)
+                ),
+                _ => format!("ledger status --change {name}"),
+            }
+        }
+        WorkKind::SchemaChanged => format!("ledger status --change {name}"),
+        WorkKind::TasksLeft => format!("ledger tasks --change {name}"),
+        WorkKind::Blocker => format!("ledger state set --change {name} --clear-blockers"),
+        WorkKind::NotValidated => {
+            format!("ledger validate record --change {name} --verdict PASS --source TEXT")
+        }
+        WorkKind::VerdictFail | WorkKind::PassChanged | WorkKind::PhaseRecord => {
+            format!("ledger validate check --change {name}")
+        }
+        WorkKind::GateStale => format!(
+            "ledger gate check --name {}",
+            quote(work.subject.as_deref()?)
+        ),
+        WorkKind::Archive => {
+            format!("openspec archive {name} --yes, then ledger finalize check --change {name}")
+        }
+        WorkKind::Finalization => format!("ledger finalize check --change {name}"),
+        WorkKind::Gone => format!("ledger state retire --change {name} --reason TEXT"),
+        WorkKind::Store => return None,
+    })
+}
