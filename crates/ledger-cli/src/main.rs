@@ -10,6 +10,7 @@ mod report;
 mod scope_args;
 mod sharing;
 mod tasks;
+mod verdicts;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -116,6 +117,10 @@ enum Command {
     /// normalized under `--task-rule`.
     #[command(after_help = EXIT_CODES)]
     Normalize(tasks::NormalizeArgs),
+    /// Record an audit's verdict bound to a fingerprint, check that it
+    /// stands, downgrade it, or list its records (docs/verdicts.md).
+    #[command(subcommand)]
+    Verdict(verdicts::VerdictCommand),
 }
 
 #[derive(Args)]
@@ -329,6 +334,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Remote(command) => sharing::run_remote(command)?,
         Command::Gate(command) => gates::run(command)?,
         Command::Tasks(args) => tasks::run_tasks(args)?,
+        Command::Verdict(command) => verdicts::run(command)?,
     };
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(code)

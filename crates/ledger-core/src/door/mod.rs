@@ -67,6 +67,7 @@ mod scope;
 mod settings;
 mod store;
 mod tasks;
+mod verdict;
 // -- end of concept modules --
 
 pub use case::{Case, CaseSerializer, camel, from_value, to_json};
@@ -275,6 +276,7 @@ pub fn registry() -> &'static [Verb] {
             gate::verbs(),
             tasks::verbs(),
             settings::verbs(),
+            verdict::verbs(),
             // -- end of registry --
             #[cfg(feature = "test-hooks")]
             vec![Verb::free("_panic", &["message"], panic_for_test)],
