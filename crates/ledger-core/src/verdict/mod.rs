@@ -25,7 +25,9 @@
 //! let workspace = camino::Utf8Path::from_path(dir.path()).ok_or("non-UTF-8 temp dir")?;
 //! std::fs::write(dir.path().join("plan.md"), "# Plan\n")?;
 //! let store = Store::open(workspace)?;
-//! let mut request = VerdictRequest::new("plan-review", "PASS", "review:42", Scope::new(workspace));
+//! let mut scope = Scope::new(workspace);
+//! scope.add_root(".")?;
+//! let mut request = VerdictRequest::new("plan-review", "PASS", "review:42", scope);
 //! request.reports.push("reports/summary-42.md".to_owned());
 //! record_verdict(&store, &request)?;
 //!
@@ -46,7 +48,7 @@ pub(crate) mod write;
 
 pub use check::{VerdictCheck, check_verdict};
 pub use record::{
-    Downgrade, REPORT_REASON, VERDICT_KIND, Verdict, VerdictEvent, VerdictSummary, verdict_log,
-    verdict_ref,
+    AuditVerdict, Downgrade, REPORT_REASON, VERDICT_KIND, VerdictEvent, VerdictSummary,
+    verdict_log, verdict_ref,
 };
 pub use write::{DowngradeRequest, VerdictRequest, downgrade_verdict, record_verdict};

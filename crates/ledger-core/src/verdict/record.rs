@@ -11,7 +11,7 @@ use crate::expand::inventory::Inventory;
 use crate::expand::scope::Scope;
 use crate::records::store::{RecordId, Store, check_ref_name};
 
-/// The kind of record holding a [`Verdict`].
+/// The kind of record holding an [`AuditVerdict`].
 pub const VERDICT_KIND: &str = "verdict";
 
 /// The reason recorded for a verdict's own report, excluded from its scope.
@@ -74,7 +74,7 @@ pub struct Downgrade {
 /// (`malformed-record`) rather than trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Verdict {
+pub struct AuditVerdict {
     /// The verdict's name, e.g. `pr-118` or `release-2.3`.
     pub name: String,
     /// Whether an audit recorded it or a downgrade lowered it.
@@ -97,7 +97,7 @@ pub struct Verdict {
     pub inventory: Inventory,
 }
 
-impl Verdict {
+impl AuditVerdict {
     /// The fingerprint of the state the verdict is bound to.
     pub fn fingerprint(&self) -> Fingerprint {
         self.inventory.fingerprint
@@ -129,8 +129,8 @@ impl Verdict {
     }
 
     /// This verdict as the store of `base` keeps it: its scope relative to `base`.
-    pub(crate) fn stored_in(&self, base: &camino::Utf8Path) -> Verdict {
-        Verdict {
+    pub(crate) fn stored_in(&self, base: &camino::Utf8Path) -> AuditVerdict {
+        AuditVerdict {
             inventory: self.inventory.stored_in(base),
             ..self.clone()
         }
@@ -168,7 +168,11 @@ pub struct VerdictSummary {
 }
 
 impl VerdictSummary {
-    pub(crate) fn of(record: RecordId, written_at: String, verdict: &Verdict) -> VerdictSummary {
+    pub(crate) fn of(
+        record: RecordId,
+        written_at: String,
+        verdict: &AuditVerdict,
+    ) -> VerdictSummary {
         VerdictSummary {
             record,
             written_at,
@@ -191,7 +195,7 @@ impl VerdictSummary {
 pub(crate) struct ReadVerdict {
     pub(crate) id: RecordId,
     pub(crate) written_at: String,
-    pub(crate) verdict: Verdict,
+    pub(crate) verdict: AuditVerdict,
 }
 
 impl ReadVerdict {
@@ -203,7 +207,7 @@ impl ReadVerdict {
 /// Reads one record of the chain of `name`, checked and re-rooted in the
 /// store's workspace.
 pub(crate) fn read_verdict(store: &Store, name: &str, id: &RecordId) -> Result<ReadVerdict> {
-    let record = store.read_record_of_kind::<Verdict>(id, VERDICT_KIND)?;
+    let record = store.read_record_of_kind::<AuditVerdict>(id, VERDICT_KIND)?;
     let malformed = |reason: String| Error::MalformedRecord {
         record: DisplayPath::from_bytes(store.record_path(id).as_os_str().as_bytes()),
         reason: format!("on ref {}: {reason}", verdict_ref(name)),

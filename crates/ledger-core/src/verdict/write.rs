@@ -7,8 +7,8 @@ use crate::path::WorkspacePath;
 use crate::quote::quote;
 use crate::records::store::Store;
 use crate::verdict::record::{
-    Downgrade, REPORT_REASON, VERDICT_KIND, Verdict, VerdictEvent, VerdictSummary, check_findings,
-    check_label, check_name, check_text, latest_verdict, read_verdict, verdict_ref,
+    AuditVerdict, Downgrade, REPORT_REASON, VERDICT_KIND, VerdictEvent, VerdictSummary,
+    check_findings, check_label, check_name, check_text, latest_verdict, read_verdict, verdict_ref,
 };
 
 /// The one verdict ledger knows the rank of: a downgrade never reaches it.
@@ -54,8 +54,8 @@ impl VerdictRequest {
 /// verdict recorded meanwhile by another writer is `pointer-conflict`, and
 /// nothing is overwritten.
 ///
-/// `invalid-argument` for a label, source or finding that does not fit, or a
-/// report the scope names exactly; `bad-ref-name` for a name that makes no ref.
+/// `invalid-argument` for a label, source or finding that does not fit, a
+/// report the scope names exactly, or a scope that holds no file; `bad-ref-name` for a name that makes no ref.
 pub fn record_verdict(store: &Store, request: &VerdictRequest) -> Result<VerdictSummary> {
     check_name(&request.name)?;
     check_label(&request.verdict, "verdict")?;
@@ -68,7 +68,16 @@ pub fn record_verdict(store: &Store, request: &VerdictRequest) -> Result<Verdict
     }
     let head = store.head(&verdict_ref(&request.name))?;
     let inventory = Inventory::expand(&scope)?;
-    let verdict = Verdict {
+    if inventory.entries.is_empty() {
+        return Err(Error::InvalidArgument {
+            message: format!(
+                "verdict \"{}\": its scope in {} holds no file, and a verdict on nothing stands whatever is fixed; name what was audited",
+                escaped(&request.name),
+                quote(scope.workspace().as_str())
+            ),
+        });
+    }
+    let verdict = AuditVerdict {
         name: request.name.clone(),
         event: VerdictEvent::Recorded,
         verdict: request.verdict.clone(),
@@ -113,15 +122,6 @@ pub fn downgrade_verdict(store: &Store, request: &DowngradeRequest) -> Result<Ve
         });
     };
     let from = &latest.verdict;
-    if request.to == from.verdict {
-        return Err(Error::InvalidArgument {
-            message: format!(
-                "verdict \"{}\" is {} already: a downgrade lowers it, and the same verdict on a changed state needs a new audit",
-                escaped(&request.name),
-                request.to
-            ),
-        });
-    }
     if request.to.eq_ignore_ascii_case(PASS) {
         return Err(Error::InvalidArgument {
             message: format!(
@@ -131,8 +131,17 @@ pub fn downgrade_verdict(store: &Store, request: &DowngradeRequest) -> Result<Ve
             ),
         });
     }
+    if request.to == from.verdict {
+        return Err(Error::InvalidArgument {
+            message: format!(
+                "verdict \"{}\" is {} already: a downgrade lowers it, and the same verdict on a changed state needs a new audit",
+                escaped(&request.name),
+                request.to
+            ),
+        });
+    }
     let inventory = Inventory::expand(&from.inventory.scope)?;
-    let verdict = Verdict {
+    let verdict = AuditVerdict {
         event: VerdictEvent::Downgraded,
         verdict: request.to.clone(),
         downgrade: Some(Downgrade {
@@ -166,7 +175,7 @@ fn exclude_report(scope: &mut Scope, report: &str) -> Result<String> {
 fn write(
     store: &Store,
     expected: Option<&crate::records::store::RecordId>,
-    verdict: &Verdict,
+    verdict: &AuditVerdict,
 ) -> Result<VerdictSummary> {
     let stored = match store.workspace() {
         Some(base) => verdict.stored_in(&base),
@@ -179,4 +188,87 @@ fn write(
 
 fn escaped(text: &str) -> String {
     DisplayPath::from(text).0
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::verdict::check::check_verdict;
+    use crate::verdict::record::latest_verdict;
+
+    fn setup() -> (tempfile::TempDir, Store, Scope) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+        let workspace = camino::Utf8Path::from_path(dir.path()).unwrap().to_owned();
+        let store = Store::open(&workspace).unwrap();
+        let mut scope = Scope::new(workspace);
+        scope.add_root(".").unwrap();
+        (dir, store, scope)
+    }
+
+    #[test]
+    fn a_writer_that_read_an_older_head_is_refused_and_nothing_is_overwritten() {
+        let (_dir, store, scope) = setup();
+        let first = record_verdict(
+            &store,
+            &VerdictRequest::new("v", "FAIL", "s1", scope.clone()),
+        );
+        let first = first.unwrap();
+        // Another audit lands; a writer that still believes the chain is empty
+        // (it read the head before) must not replace it.
+        let second = record_verdict(&store, &VerdictRequest::new("v", "PASS", "s2", scope));
+        let second = second.unwrap();
+        let stale = latest_verdict(&store, "v").unwrap().unwrap().verdict;
+        let refused = write(&store, Some(&first.record), &stale).unwrap_err();
+        assert_eq!(refused.code(), "pointer-conflict");
+        let refused = write(&store, None, &stale).unwrap_err();
+        assert_eq!(refused.code(), "pointer-conflict");
+        let head = check_verdict(&store, "v").unwrap().latest.unwrap();
+        assert_eq!(head.record, second.record);
+    }
+
+    #[test]
+    fn a_record_whose_entries_do_not_give_its_fingerprint_is_refused() {
+        let (dir, store, scope) = setup();
+        record_verdict(&store, &VerdictRequest::new("v", "PASS", "s", scope)).unwrap();
+        let mut forged = latest_verdict(&store, "v").unwrap().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "changed\n").unwrap();
+        // The forger claims the changed state without an audit.
+        forged.verdict.inventory.fingerprint = Inventory::expand(&forged.verdict.inventory.scope)
+            .unwrap()
+            .fingerprint;
+        let base = store.workspace().unwrap();
+        let stored = forged.verdict.stored_in(&base);
+        store
+            .commit(&verdict_ref("v"), VERDICT_KIND, Some(&forged.id), &stored)
+            .unwrap();
+        let refused = check_verdict(&store, "v").unwrap_err();
+        assert_eq!(refused.code(), "malformed-record", "{refused}");
+    }
+
+    #[test]
+    fn a_downgrade_keeps_the_audit_and_says_what_it_lowered() {
+        let (dir, store, scope) = setup();
+        let mut request = VerdictRequest::new("v", "PASS", "audit-3", scope);
+        request.findings.push("minor".to_owned());
+        let audited = record_verdict(&store, &request).unwrap();
+        std::fs::write(dir.path().join("a.txt"), "fixed\n").unwrap();
+        let lowered = DowngradeRequest {
+            name: "v".to_owned(),
+            to: "PASS-WITH-RISKS".to_owned(),
+            reason: "fixed after the verdict".to_owned(),
+        };
+        let lowered = downgrade_verdict(&store, &lowered).unwrap();
+        assert_eq!(
+            (lowered.source.as_str(), lowered.findings.as_slice()),
+            ("audit-3", ["minor".to_owned()].as_slice())
+        );
+        let downgrade = lowered.downgrade.unwrap();
+        assert_eq!(
+            (downgrade.from.as_str(), downgrade.audited),
+            ("PASS", audited.fingerprint)
+        );
+        assert!(check_verdict(&store, "v").unwrap().stands);
+    }
 }
