@@ -64,7 +64,7 @@ test('refusals', async (t) => {
   await ws.verdictRecord('v', { verdict: 'FAIL', source: 's' })
   await expectCode(assert, () => ws.verdictDowngrade('v', { to: 'PASS', reason: 'r' }), 'invalid-argument', 'never by a downgrade', { pathProperty: false })
   await expectCode(assert, () => ws.verdictRecord('../v', { verdict: 'PASS', source: 's' }), 'bad-ref-name', 'verdicts/../v', { pathProperty: false })
-  await expectCode(assert, () => ws.verdictCheck('v', { scope: {} }), 'invalid-argument', 'scope', { pathProperty: false })
+  await expectCode(assert, () => ws.verdictRecord('v', { verdict: 'PASS', source: 's', scop: {} }), 'invalid-argument', 'scop', { pathProperty: false })
 })
 
 test('the door and the CLI give the same documents', { skip: noCli }, async (t) => {
