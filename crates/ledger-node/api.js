@@ -658,6 +658,60 @@ class Workspace {
     return (reply(native.callSync(this.#path, 'changes', encode('changes', options, (o) => ({ ...o,  })))))
   }
 
+  /**
+   * Records an audit's verdict bound to the fingerprint of its scope now (a
+   * first audit or a re-audit), with compare-and-swap against the verdict's
+   * head as read; each report is excluded from the scope with the reason
+   * "the verdict's own report".
+   */
+  async verdictRecord(name, options) {
+    return (reply(await native.call(this.#path, 'verdict_record', encode('verdict_record', options, (o) => ({ ...o, name })))))
+  }
+
+  /** `verdictRecord`, blocking the JavaScript thread. */
+  verdictRecordSync(name, options) {
+    return (reply(native.callSync(this.#path, 'verdict_record', encode('verdict_record', options, (o) => ({ ...o, name })))))
+  }
+
+  /**
+   * Whether the verdict still stands: its state re-expanded in the workspace
+   * and compared path by path (`stands` false, with no `latest`, for a verdict
+   * never recorded).
+   */
+  async verdictCheck(name) {
+    return (reply(await native.call(this.#path, 'verdict_check', encode('verdict_check', undefined, (o) => ({ name })))))
+  }
+
+  /** `verdictCheck`, blocking the JavaScript thread. */
+  verdictCheckSync(name) {
+    return (reply(native.callSync(this.#path, 'verdict_check', encode('verdict_check', undefined, (o) => ({ name })))))
+  }
+
+  /**
+   * Lowers the latest verdict explicitly, bound to the state of its scope now
+   * (never to `PASS`, never to the verdict it has).
+   */
+  async verdictDowngrade(name, options) {
+    return (reply(await native.call(this.#path, 'verdict_downgrade', encode('verdict_downgrade', options, (o) => ({ ...o, name })))))
+  }
+
+  /** `verdictDowngrade`, blocking the JavaScript thread. */
+  verdictDowngradeSync(name, options) {
+    return (reply(native.callSync(this.#path, 'verdict_downgrade', encode('verdict_downgrade', options, (o) => ({ ...o, name })))))
+  }
+
+  /**
+   * Every record of the verdict, newest first (empty: never recorded).
+   */
+  async verdictLog(name) {
+    return (reply(await native.call(this.#path, 'verdict_log', encode('verdict_log', undefined, (o) => ({ name })))))
+  }
+
+  /** `verdictLog`, blocking the JavaScript thread. */
+  verdictLogSync(name) {
+    return (reply(native.callSync(this.#path, 'verdict_log', encode('verdict_log', undefined, (o) => ({ name })))))
+  }
+
 }
 /**
  * The v1 fingerprint of `entries`, in any order: they are sorted by the

@@ -600,6 +600,24 @@ export interface Divergence {
 }
 
 /**
+ * What a downgrade lowered, and why.
+ */
+export interface Downgrade {
+  /**
+   * The fingerprint of the state the lowered verdict was given on.
+   */
+  audited: Fingerprint
+  /**
+   * The verdict before the downgrade.
+   */
+  from: string
+  /**
+   * Why it was lowered, as the caller observed it.
+   */
+  reason: string
+}
+
+/**
  * One path of an inventory, as the fingerprint's byte stream has it.
  */
 export interface Entry {
@@ -1847,6 +1865,94 @@ export interface ValidationCheck {
 }
 
 /**
+ * The answer of [`check_verdict`].
+ */
+export interface VerdictCheck {
+  /**
+   * Its state compared with the disk now, path by path (`None`: never recorded).
+   */
+  comparison: Comparison | null
+  /**
+   * The latest record of the verdict (`None`: never recorded).
+   */
+  latest: VerdictSummary | null
+  /**
+   * The verdict's name.
+   */
+  name: string
+  /**
+   * Where the latest record came from and who signed it (docs/sharing.md).
+   */
+  provenance: Provenance | null
+  /**
+   * Whether the latest verdict is still bound to the state on disk: no
+   * path of its scope changed since it was recorded (or downgraded).
+   * Whatever the verdict says (`PASS`, `FAIL`) is in `latest`.
+   */
+  stands: boolean
+}
+
+/**
+ * What a record of a verdict's chain did.
+ */
+export type VerdictEvent = "recorded" | "downgraded"
+
+/**
+ * A record of a verdict's chain without its entries: what `log` lists and
+ * what `record`, `downgrade` and `check` answer with.
+ */
+export interface VerdictSummary {
+  /**
+   * What a downgrade lowered (`None` for an audit).
+   */
+  downgrade: Downgrade | null
+  /**
+   * How many entries that state has.
+   */
+  entries: number
+  /**
+   * Whether an audit recorded it or a downgrade lowered it.
+   */
+  event: VerdictEvent
+  /**
+   * The audit's findings.
+   */
+  findings: Array<string>
+  /**
+   * The fingerprint of the state the verdict is bound to (the state revision).
+   */
+  fingerprint: Fingerprint
+  /**
+   * The verdict's name.
+   */
+  name: string
+  /**
+   * The record.
+   */
+  record: RecordId
+  /**
+   * The verdict's own reports, excluded from its scope.
+   */
+  reports: Array<string>
+  /**
+   * The scope, in the caller's workspace.
+   */
+  scope: Scope
+  /**
+   * Where the verdict came from.
+   */
+  source: string
+  /**
+   * The verdict as it stands after this record.
+   */
+  verdict: string
+  /**
+   * When it was written, RFC 3339 UTC.
+   */
+  writtenAt: string
+}
+
+/**
  * One thing to do, with why.
  */
 export interface Work {
@@ -2597,6 +2703,44 @@ export interface SetSigningOptions {
   signingKey?: string | null
 }
 
+/** The options of `verdictRecord`. */
+export interface VerdictRecordOptions {
+  /**
+   * The audit's findings, in order.
+   */
+  findings?: Array<string>
+  /**
+   * The verdict's own reports inside its scope (workspace paths, e.g.
+   * `reports/summary-42.md`): excluded, so that writing them does not
+   * invalidate the verdict.
+   */
+  reports?: Array<string>
+  /**
+   * The audited state: a scope in the workspace.
+   */
+  scope?: ScopeOptions
+  /**
+   * Where it came from (the audit's summary, a review id).
+   */
+  source: string
+  /**
+   * The verdict, e.g. `PASS` or `FAIL` (letters, digits, `.`, `_`, `+`, `-`).
+   */
+  verdict: string
+}
+
+/** The options of `verdictDowngrade`. */
+export interface VerdictDowngradeOptions {
+  /**
+   * Why, as observed (e.g. the fix made after the verdict).
+   */
+  reason: string
+  /**
+   * The lower verdict, e.g. `FAIL`.
+   */
+  to: string
+}
+
 /** Every code a LedgerError can carry. */
 export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'invalid-argument' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
 
@@ -3042,6 +3186,44 @@ export declare class Workspace {
    * `changes`, blocking the JavaScript thread.
    */
   changesSync(options?: ChangesOptions): Array<ChangeSummary>
+  /**
+   * Records an audit's verdict bound to the fingerprint of its scope now (a
+   * first audit or a re-audit), with compare-and-swap against the verdict's
+   * head as read; each report is excluded from the scope with the reason
+   * "the verdict's own report".
+   */
+  verdictRecord(name: string, options: VerdictRecordOptions): Promise<VerdictSummary>
+  /**
+   * `verdictRecord`, blocking the JavaScript thread.
+   */
+  verdictRecordSync(name: string, options: VerdictRecordOptions): VerdictSummary
+  /**
+   * Whether the verdict still stands: its state re-expanded in the workspace
+   * and compared path by path (`stands` false, with no `latest`, for a verdict
+   * never recorded).
+   */
+  verdictCheck(name: string): Promise<VerdictCheck>
+  /**
+   * `verdictCheck`, blocking the JavaScript thread.
+   */
+  verdictCheckSync(name: string): VerdictCheck
+  /**
+   * Lowers the latest verdict explicitly, bound to the state of its scope now
+   * (never to `PASS`, never to the verdict it has).
+   */
+  verdictDowngrade(name: string, options: VerdictDowngradeOptions): Promise<VerdictSummary>
+  /**
+   * `verdictDowngrade`, blocking the JavaScript thread.
+   */
+  verdictDowngradeSync(name: string, options: VerdictDowngradeOptions): VerdictSummary
+  /**
+   * Every record of the verdict, newest first (empty: never recorded).
+   */
+  verdictLog(name: string): Promise<Array<VerdictSummary>>
+  /**
+   * `verdictLog`, blocking the JavaScript thread.
+   */
+  verdictLogSync(name: string): Array<VerdictSummary>
 }
 
 /**

@@ -13,6 +13,7 @@ mod scope_args;
 mod sharing;
 mod shell;
 mod tasks;
+mod verdicts;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -137,6 +138,10 @@ enum Command {
     /// ones whose files are gone), one line of state each.
     #[command(after_help = resume::CHANGES_EXIT_CODES)]
     Changes(resume::ChangesArgs),
+    /// Record an audit's verdict bound to a fingerprint, check that it
+    /// stands, downgrade it, or list its records (docs/verdicts.md).
+    #[command(subcommand)]
+    Verdict(verdicts::VerdictCommand),
 }
 
 #[derive(Args)]
@@ -400,6 +405,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Tasks(args) => tasks::run_tasks(args)?,
         Command::Check(args) => resume::run_check(args)?,
         Command::Changes(args) => resume::run_changes(args)?,
+        Command::Verdict(command) => verdicts::run(command)?,
     };
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(code)

@@ -61,6 +61,8 @@ pub mod expand;
 
 pub mod records;
 
+pub mod verdict;
+
 pub mod openspec;
 
 pub mod approval;

@@ -12,6 +12,7 @@ const WINGS: &[&str] = &[
     "tasks",
     "expand",
     "records",
+    "verdict",
     "openspec",
     "approval",
     "gate",

@@ -68,6 +68,7 @@ mod scope;
 mod settings;
 mod store;
 mod tasks;
+mod verdict;
 // -- end of concept modules --
 
 pub use case::{Case, CaseSerializer, camel, from_value, to_json};
@@ -277,6 +278,7 @@ pub fn registry() -> &'static [Verb] {
             resume::verbs(),
             tasks::verbs(),
             settings::verbs(),
+            verdict::verbs(),
             // -- end of registry --
             #[cfg(feature = "test-hooks")]
             vec![Verb::free("_panic", &["message"], panic_for_test)],

@@ -157,6 +157,9 @@ DanglingRef = TypedDict("DanglingRef", {"missing": "RecordId", "reference": str}
 # the other does not follow. Nothing is merged; an explicit write resolves it.
 Divergence = TypedDict("Divergence", {"heads": list[str], "reference": str})
 
+# What a downgrade lowered, and why.
+Downgrade = TypedDict("Downgrade", {"audited": "Fingerprint", "from": str, "reason": str})
+
 # One path of an inventory, as the fingerprint's byte stream has it.
 Entry = TypedDict("Entry", {"digest": str, "kind": Literal["file", "symlink", "missing"], "mode": str, "path": str})
 
@@ -424,6 +427,16 @@ class Validation(_ValidationRequired, _ValidationOptional):
 
 # Whether a recorded validation still stands (`ledger validate check`).
 ValidationCheck = TypedDict("ValidationCheck", {"change": str, "comparison": "Comparison", "fingerprint": "Fingerprint", "gates": list["GateStanding"], "no_delivery": Optional[str], "phase_records": list["PhaseRecordStanding"], "record": "RecordId", "stands": bool, "verdict": "Verdict"})
+
+# The answer of [`check_verdict`].
+VerdictCheck = TypedDict("VerdictCheck", {"comparison": Optional["Comparison"], "latest": Optional["VerdictSummary"], "name": str, "provenance": Optional["Provenance"], "stands": bool})
+
+# What a record of a verdict's chain did.
+VerdictEvent = Union[Literal["recorded"], Literal["downgraded"]]
+
+# A record of a verdict's chain without its entries: what `log` lists and
+# what `record`, `downgrade` and `check` answer with.
+VerdictSummary = TypedDict("VerdictSummary", {"downgrade": Optional["Downgrade"], "entries": int, "event": "VerdictEvent", "findings": list[str], "fingerprint": "Fingerprint", "name": str, "record": "RecordId", "reports": list[str], "scope": "Scope", "source": str, "verdict": str, "written_at": str})
 
 # One thing to do, with why.
 Work = TypedDict("Work", {"kind": "WorkKind", "message": str, "subject": Optional[str]})
@@ -1157,6 +1170,28 @@ class Workspace:
         outcome (`ledger changes --json`)."""
         return _call(self._path, "changes", {"changes_root": changes_root, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
+    def verdict_record(self, name: str, *, findings: Optional[list[str]] = None, reports: Optional[list[str]] = None, scope: Optional["ScopeOptions"] = None, source: str, verdict: str) -> "VerdictSummary":
+        """Records an audit's verdict bound to the fingerprint of its scope now (a
+        first audit or a re-audit), with compare-and-swap against the verdict's
+        head as read; each report is excluded from the scope with the reason
+        "the verdict's own report"."""
+        return _call(self._path, "verdict_record", {"findings": findings, "name": name, "reports": reports, "scope": scope, "source": source, "verdict": verdict})  # type: ignore[no-any-return]
+
+    def verdict_check(self, name: str) -> "VerdictCheck":
+        """Whether the verdict still stands: its state re-expanded in the workspace
+        and compared path by path (`stands` false, with no `latest`, for a verdict
+        never recorded)."""
+        return _call(self._path, "verdict_check", {"name": name})  # type: ignore[no-any-return]
+
+    def verdict_downgrade(self, name: str, *, reason: str, to: str) -> "VerdictSummary":
+        """Lowers the latest verdict explicitly, bound to the state of its scope now
+        (never to `PASS`, never to the verdict it has)."""
+        return _call(self._path, "verdict_downgrade", {"name": name, "reason": reason, "to": to})  # type: ignore[no-any-return]
+
+    def verdict_log(self, name: str) -> list["VerdictSummary"]:
+        """Every record of the verdict, newest first (empty: never recorded)."""
+        return _call(self._path, "verdict_log", {"name": name})  # type: ignore[no-any-return]
+
 
 def fingerprint_entries(entries: Sequence[Union["Entry", "EntryParts"]]) -> "Fingerprint":
     """The v1 fingerprint of `entries`, in any order: they are sorted by the
@@ -1336,6 +1371,7 @@ __all__ = [
     "CurrentState",
     "DanglingRef",
     "Divergence",
+    "Downgrade",
     "Entry",
     "Evidence",
     "Exclusion",
@@ -1382,6 +1418,9 @@ __all__ = [
     "Truncation",
     "Validation",
     "ValidationCheck",
+    "VerdictCheck",
+    "VerdictEvent",
+    "VerdictSummary",
     "Work",
     "WorkKind",
     "WorkspacePath",

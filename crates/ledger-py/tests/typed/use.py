@@ -70,6 +70,10 @@ ledger.set_threads(2)
 count: int = ledger.threads()
 report: ledger.StoreCheck = ws.store_check()
 refs: list[str] = [ref["name"] for ref in ws.refs()]
+audit: ledger.VerdictSummary = ws.verdict_record("pr-1", verdict="PASS", source="s", scope={"roots": ["src"]}, findings=["f"], reports=["reports/s.md"])
+stands: bool = ws.verdict_check("pr-1")["stands"]
+lowered: Optional[ledger.Downgrade] = ws.verdict_downgrade("pr-1", to="FAIL", reason="r")["downgrade"]
+events: list[ledger.VerdictEvent] = [r["event"] for r in ws.verdict_log("pr-1")]
 try:
     ws.fingerprint()
 except ledger.ConflictError as e:
