@@ -169,6 +169,7 @@ impl GateArgs {
             scope,
             command,
             prerequisites: observes.then(|| self.prerequisites()).transpose()?,
+            unobserved: Default::default(),
         })
     }
 

@@ -104,6 +104,7 @@ fn check_recorded_gate(ws: &Workspace, o: CheckRecordedGateOptions) -> Result<Fr
         scope: o.scope.as_ref().map(|s| ws.scope(s)).transpose()?,
         command,
         prerequisites: o.prerequisites,
+        unobserved: Default::default(),
     };
     crate::gate::check_gate_query(&query)
 }
