@@ -411,7 +411,7 @@ fn in_dependency_order(mut left: BTreeMap<String, DeclaredGate>) -> Result<Vec<D
     Ok(ordered)
 }
 
-/// What became of one gate in [`run_declared`].
+/// What became of one gate in a run of every declared gate (`gate run --all`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum DeclaredStatus {
@@ -425,7 +425,7 @@ pub enum DeclaredStatus {
     Blocked,
 }
 
-/// One gate of [`run_declared`].
+/// One gate of a run of every declared gate (`gate run --all`).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DeclaredRun {
     /// The gate.
@@ -440,7 +440,7 @@ pub struct DeclaredRun {
     pub outcome: Option<RunOutcome>,
 }
 
-/// What [`run_declared`] did, gate by gate in dependency order.
+/// What a run of every declared gate (`gate run --all`) did, gate by gate in dependency order.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DeclaredRuns {
     /// Each declared gate, in the order it was considered.
