@@ -127,6 +127,8 @@ const ErrorCode = Object.freeze({
   BadSchema: 'bad-schema',
   UnknownSchema: 'unknown-schema',
   BadOpenspecConfig: 'bad-openspec-config',
+  BadGateDeclaration: 'bad-gate-declaration',
+  GateCycle: 'gate-cycle',
   MissingSource: 'missing-source',
   PrerequisiteFailed: 'prerequisite-failed',
   GateNotStarted: 'gate-not-started',
@@ -165,7 +167,7 @@ const DEFAULT_EXCLUSION_REASON = "excluded by the caller"
 const DEFAULT_SCHEMA = "spec-driven"
 
 /** Every code a LedgerError can carry (the core's, and `panic`). */
-const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
+const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
 
 /** The prefix of the v1 fingerprint stream (docs/format.md). */
 const FORMAT_V1 = "wealth-ledger-input-v1"
@@ -585,6 +587,65 @@ class Workspace {
   /** `runGate`, blocking the JavaScript thread. */
   runGateSync(name, options) {
     return (reply(native.callSync(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...o, name })))))
+  }
+
+  /**
+   * The gates the workspace's `ledger.toml` declares (docs/gates.md, Declared
+   * gates), each after the gates it needs; empty when there is no such file.
+   * Reading runs nothing: `bad-gate-declaration` or `gate-cycle` for a file
+   * that is not valid.
+   */
+  async declaredGates() {
+    return (reply(await native.call(this.#path, 'declared_gates', encode('declared_gates', undefined, (o) => ({  })))))
+  }
+
+  /** `declaredGates`, blocking the JavaScript thread. */
+  declaredGatesSync() {
+    return (reply(native.callSync(this.#path, 'declared_gates', encode('declared_gates', undefined, (o) => ({  })))))
+  }
+
+  /**
+   * Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
+   * reuses fresh evidence, or runs its command and records evidence. Its
+   * declared timeout applies unless `timeout_ms` is given.
+   */
+  async runDeclaredGate(name, options) {
+    return (reply(await native.call(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...o, name })))))
+  }
+
+  /** `runDeclaredGate`, blocking the JavaScript thread. */
+  runDeclaredGateSync(name, options) {
+    return (reply(native.callSync(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...o, name })))))
+  }
+
+  /**
+   * Whether the evidence of a gate `ledger.toml` declares is fresh for its
+   * declaration (`ledger gate check NAME`). Runs nothing the file says: its
+   * `env` variables and literals are observed, a declared `env-cmd` is
+   * `prerequisite-unverified` unless `prerequisites` gives it (those given
+   * replace declared ones by name).
+   */
+  async checkDeclaredGate(name, options) {
+    return (reply(await native.call(this.#path, 'check_declared_gate', encode('check_declared_gate', options, (o) => ({ ...o, name })))))
+  }
+
+  /** `checkDeclaredGate`, blocking the JavaScript thread. */
+  checkDeclaredGateSync(name, options) {
+    return (reply(native.callSync(this.#path, 'check_declared_gate', encode('check_declared_gate', options, (o) => ({ ...o, name })))))
+  }
+
+  /**
+   * Runs every gate `ledger.toml` declares in dependency order (`ledger gate
+   * run --all`): fresh ones are reused, the others run, one whose needs did not
+   * pass is blocked (not run).
+   */
+  async runDeclaredGates(options) {
+    return (reply(await native.call(this.#path, 'run_declared_gates', encode('run_declared_gates', options, (o) => ({ ...o,  })))))
+  }
+
+  /** `runDeclaredGates`, blocking the JavaScript thread. */
+  runDeclaredGatesSync(options) {
+    return (reply(native.callSync(this.#path, 'run_declared_gates', encode('run_declared_gates', options, (o) => ({ ...o,  })))))
   }
 
   /**

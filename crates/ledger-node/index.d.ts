@@ -585,6 +585,121 @@ export interface DanglingRef {
 }
 
 /**
+ * A declared exclusion: a path or directory root left out, and why.
+ */
+export interface DeclaredExclusion {
+  /**
+   * The workspace path or directory root.
+   */
+  path: string
+  /**
+   * Why it is left out (required: an exclusion is a decision).
+   */
+  reason: string
+}
+
+/**
+ * A gate as `ledger.toml` declares it, validated: its spec builds.
+ */
+export interface DeclaredGate {
+  /**
+   * The exact command and its arguments (`command`).
+   */
+  command: Array<string>
+  /**
+   * The working directory relative to the workspace, normalized (`cwd`, default `.`).
+   */
+  cwd: string
+  /**
+   * Environment prerequisites (`env`): `NAME` reads the variable, `NAME=VALUE` is a literal.
+   */
+  env: Array<string>
+  /**
+   * Prerequisites observed from a command's trimmed stdout (`env-cmd`: name → command).
+   */
+  envCmd: Record<string, string>
+  /**
+   * Paths left out, each with its reason (`exclude`).
+   */
+  exclude: Array<DeclaredExclusion>
+  /**
+   * Its name (the table's key).
+   */
+  name: string
+  /**
+   * The gates that must pass before this one runs (`needs`).
+   */
+  needs: Array<string>
+  /**
+   * Exact paths included regardless of Git (`paths`); `ledger.toml` itself
+   * is always one of the gate's inputs.
+   */
+  paths: Array<string>
+  /**
+   * What the gate is for (`purpose`, stored in its scope).
+   */
+  purpose: string
+  /**
+   * Git repositories at or below the workspace (`repos`).
+   */
+  repos: Array<string>
+  /**
+   * Directory roots or single paths (`roots`; none: the whole workspace).
+   */
+  roots: Array<string>
+  /**
+   * The run's time limit in milliseconds (`timeout`, e.g. `"10m"`).
+   */
+  timeoutMs: number | null
+}
+
+/**
+ * One gate of a run of every declared gate (`gate run --all`).
+ */
+export interface DeclaredRun {
+  /**
+   * The gates it needs that did not pass (when blocked).
+   */
+  blockedBy: Array<string>
+  /**
+   * What `gate run` would exit with for it (`None` when blocked).
+   */
+  exitCode: number | null
+  /**
+   * The gate.
+   */
+  gate: string
+  /**
+   * The run or the reuse (`None` when blocked).
+   */
+  outcome: RunOutcome | null
+  /**
+   * Reused, passed, failed or blocked.
+   */
+  status: DeclaredStatus
+}
+
+/**
+ * What a run of every declared gate (`gate run --all`) did, gate by gate in dependency order.
+ */
+export interface DeclaredRuns {
+  /**
+   * 0 when every gate was reused or passed; else the exit code of the first
+   * gate that failed, or 1 when only blocked ones are left.
+   */
+  exitCode: number
+  /**
+   * Each declared gate, in the order it was considered.
+   */
+  runs: Array<DeclaredRun>
+}
+
+/**
+ * What became of one gate in a run of every declared gate (`gate run --all`).
+ */
+export type DeclaredStatus = "reused" | "passed" | "failed" | "blocked"
+
+/**
  * Two or more heads of one ref that went apart: each advanced from a record
  * the other does not follow. Nothing is merged; an explicit write resolves it.
  */
@@ -1253,6 +1368,28 @@ export interface Retirement {
    * Why, as the person retiring it said.
    */
   reason: string
+}
+
+/**
+ * What `run_gate` did.
+ */
+export interface RunOutcome {
+  /**
+   * The evidence of this run (`None` when reused).
+   */
+  evidence: Evidence | null
+  /**
+   * The freshness check made before deciding.
+   */
+  freshness: Freshness
+  /**
+   * The evidence recorded by this run (`None` when reused).
+   */
+  record: RecordId | null
+  /**
+   * Whether fresh evidence was reused (the command did not run).
+   */
+  reused: boolean
 }
 
 /**
@@ -2622,6 +2759,38 @@ export interface RunGateOptions {
   timeoutMs?: TimeoutMs | null
 }
 
+/** The options of `runDeclaredGate`. */
+export interface RunDeclaredGateOptions {
+  /**
+   * Where the command's output goes while it runs.
+   */
+  echo?: Echo
+  /**
+   * Stop the gate after so many milliseconds (instead of its declared timeout).
+   */
+  timeoutMs?: TimeoutMs | null
+}
+
+/** The options of `checkDeclaredGate`. */
+export interface CheckDeclaredGateOptions {
+  /**
+   * How to observe prerequisites now, over the declared ones.
+   */
+  prerequisites?: Record<string, Observe>
+}
+
+/** The options of `runDeclaredGates`. */
+export interface RunDeclaredGatesOptions {
+  /**
+   * Where each command's output goes while it runs.
+   */
+  echo?: Echo
+  /**
+   * Stop each gate after so many milliseconds (instead of its declared timeout).
+   */
+  timeoutMs?: TimeoutMs | null
+}
+
 /** The options of `check`. */
 export interface CheckOptions {
   /**
@@ -2742,7 +2911,7 @@ export interface VerdictDowngradeOptions {
 }
 
 /** Every code a LedgerError can carry. */
-export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'invalid-argument' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
+export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'invalid-argument' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
 
 /** Every code a LedgerError can carry, by name. */
 export declare const ErrorCode: {
@@ -2769,6 +2938,8 @@ export declare const ErrorCode: {
   readonly BadSchema: 'bad-schema'
   readonly UnknownSchema: 'unknown-schema'
   readonly BadOpenspecConfig: 'bad-openspec-config'
+  readonly BadGateDeclaration: 'bad-gate-declaration'
+  readonly GateCycle: 'gate-cycle'
   readonly MissingSource: 'missing-source'
   readonly PrerequisiteFailed: 'prerequisite-failed'
   readonly GateNotStarted: 'gate-not-started'
@@ -3135,6 +3306,49 @@ export declare class Workspace {
    * `runGate`, blocking the JavaScript thread.
    */
   runGateSync(name: string, options: RunGateOptions): GateRun
+  /**
+   * The gates the workspace's `ledger.toml` declares (docs/gates.md, Declared
+   * gates), each after the gates it needs; empty when there is no such file.
+   * Reading runs nothing: `bad-gate-declaration` or `gate-cycle` for a file
+   * that is not valid.
+   */
+  declaredGates(): Promise<Array<DeclaredGate>>
+  /**
+   * `declaredGates`, blocking the JavaScript thread.
+   */
+  declaredGatesSync(): Array<DeclaredGate>
+  /**
+   * Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
+   * reuses fresh evidence, or runs its command and records evidence. Its
+   * declared timeout applies unless `timeout_ms` is given.
+   */
+  runDeclaredGate(name: string, options?: RunDeclaredGateOptions): Promise<GateRun>
+  /**
+   * `runDeclaredGate`, blocking the JavaScript thread.
+   */
+  runDeclaredGateSync(name: string, options?: RunDeclaredGateOptions): GateRun
+  /**
+   * Whether the evidence of a gate `ledger.toml` declares is fresh for its
+   * declaration (`ledger gate check NAME`). Runs nothing the file says: its
+   * `env` variables and literals are observed, a declared `env-cmd` is
+   * `prerequisite-unverified` unless `prerequisites` gives it (those given
+   * replace declared ones by name).
+   */
+  checkDeclaredGate(name: string, options?: CheckDeclaredGateOptions): Promise<Freshness>
+  /**
+   * `checkDeclaredGate`, blocking the JavaScript thread.
+   */
+  checkDeclaredGateSync(name: string, options?: CheckDeclaredGateOptions): Freshness
+  /**
+   * Runs every gate `ledger.toml` declares in dependency order (`ledger gate
+   * run --all`): fresh ones are reused, the others run, one whose needs did not
+   * pass is blocked (not run).
+   */
+  runDeclaredGates(options?: RunDeclaredGatesOptions): Promise<DeclaredRuns>
+  /**
+   * `runDeclaredGates`, blocking the JavaScript thread.
+   */
+  runDeclaredGatesSync(options?: RunDeclaredGatesOptions): DeclaredRuns
   /**
    * The gate's latest evidence and its record, or null when it never ran.
    */

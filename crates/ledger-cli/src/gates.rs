@@ -14,8 +14,9 @@ use ledger_core::{
     DisplayPath, Error,
     expand::Scope,
     gate::{
-        Echo, Freshness, GateOutput, GateQuery, GateSpec, Observe, RunOptions, RunOutcome,
-        StaleReason, check_gate_query, evidence_output, gate_output, run_gate_with,
+        Declarations, DeclaredGate, DeclaredRun, DeclaredRuns, DeclaredStatus, Echo, Freshness,
+        GateOutput, GateQuery, GateSpec, Observe, RunOptions, RunOutcome, StaleReason,
+        check_gate_query, evidence_output, gate_output, run_declared, run_gate_with,
         wrapper_exit_code,
     },
     quote::quote,
@@ -52,6 +53,14 @@ pub enum GateCommand {
     /// what it left in its group is stopped (SIGTERM, SIGKILL 2 s later), and
     /// its pipes are read for at most 1 s more. Its output is kept whole up to
     /// 1 MiB (`ledger gate show NAME` prints it).
+    ///
+    /// A gate declared in the workspace's `ledger.toml` (docs/gates.md,
+    /// Declared gates) takes its command, directory, inputs, prerequisites and
+    /// timeout from there: `ledger gate run test`; flags given still override
+    /// (scope flags or `--scope-file` replace the declared inputs, `-- CMD`
+    /// the command, `--env`/`--env-cmd` a prerequisite of the same name).
+    /// `--all` runs every declared gate in dependency order, reusing the fresh
+    /// ones and saying so; a gate whose needs did not pass is not run.
     #[command(after_help = RUN_EXIT_CODES)]
     Run(RunArgs),
     /// Answer whether the gate's evidence is fresh (exit 0) or stale (exit 1,
@@ -62,6 +71,10 @@ pub enum GateCommand {
     /// observed only as given now (`--env`, `--env-cmd`): a recorded one not
     /// given is `prerequisite-unverified`, because a check never runs a command
     /// read from the store.
+    ///
+    /// A gate declared in `ledger.toml` is checked as declared (scope,
+    /// command, `env` variables and literals); a declared `env-cmd` is not run
+    /// by a check: it is `prerequisite-unverified` unless `--env-cmd` gives it.
     #[command(after_help = crate::exit_codes::GATE_CHECK)]
     Check(GateArgs),
     /// Print the output the gate's latest run kept, raw bytes exactly as the
@@ -99,13 +112,22 @@ pub struct RunArgs {
     /// the command's output would have gone.
     #[arg(long)]
     replay: bool,
+    /// Run every gate `ledger.toml` declares, in dependency order: fresh ones
+    /// are reused (and said so), the others run; one whose needs did not pass
+    /// is not run. Exits 0 when all passed or were reused, else the status of
+    /// the first that failed (1 when only blocked ones are left).
+    #[arg(long, conflicts_with_all = ["name", "gate", "scope_file", "env", "env_cmd", "command"])]
+    all: bool,
 }
 
 #[derive(Args)]
 pub struct GateArgs {
-    /// The gate's name, e.g. `test`.
+    /// The gate's name, e.g. `test` (or `--name test`).
+    #[arg(value_name = "NAME")]
+    gate: Option<String>,
+    /// The gate's name, as the positional NAME.
     #[arg(long, value_name = "N")]
-    name: String,
+    name: Option<String>,
     #[command(flatten)]
     scope: ScopeArgs,
     /// Read the scope from a JSON file (a `Scope`; a relative workspace is
@@ -126,27 +148,77 @@ pub struct GateArgs {
     command: Vec<String>,
 }
 
+/// A gate of `ledger.toml` and the declarations it belongs to.
+type Declared = (Declarations, DeclaredGate);
+
 impl GateArgs {
-    /// The full gate spec `gate run` runs: every part from the command line.
-    fn spec(&self) -> Result<GateSpec, Error> {
-        let scope = match self.scope()? {
-            Some(scope) => scope,
-            None => self.scope.to_scope()?,
+    /// The gate's name: NAME or `--name` (one of them, or both alike).
+    fn name(&self) -> Result<&str, Error> {
+        match (&self.gate, &self.name) {
+            (Some(a), Some(b)) if a != b => Err(usage("NAME and --name name two gates; give one")),
+            (Some(name), _) | (None, Some(name)) => Ok(name),
+            (None, None) => Err(usage("name the gate: NAME or --name NAME")),
+        }
+    }
+
+    /// The declaration of the gate in the workspace's `ledger.toml`, if it
+    /// declares it. A `ledger.toml` that is not valid is refused whatever the
+    /// gate; with `required`, a gate it does not declare is too.
+    fn declared(&self, required: bool) -> Result<Option<Declared>, Error> {
+        let name = self.name()?;
+        let Some(declarations) = Declarations::read(&self.scope.workspace()?)? else {
+            return Ok(None);
         };
-        let cwd = current_dir_in(scope.resolve()?.workspace())?;
-        GateSpec::new(
-            &self.name,
-            self.command.clone(),
-            &cwd,
-            scope,
-            self.prerequisites()?,
-        )
+        let gate = match declarations.gate(name) {
+            Ok(gate) => gate.clone(),
+            Err(e) if required => return Err(e),
+            Err(_) => return Ok(None),
+        };
+        Ok(Some((declarations, gate)))
+    }
+
+    /// The full gate spec `gate run` runs: every part from the command line,
+    /// or, for a declared gate, what the command line leaves out from its
+    /// declaration.
+    fn spec(&self, declared: Option<&Declared>) -> Result<GateSpec, Error> {
+        let name = self.name()?;
+        let scope = match (self.scope(declared.is_some())?, declared) {
+            (Some(scope), _) => scope,
+            (None, Some((declarations, gate))) => declarations.scope(gate)?,
+            (None, None) => self.scope.to_scope()?,
+        };
+        let (argv, cwd) = match declared {
+            Some((_, gate)) if self.command.is_empty() => (gate.command.clone(), gate.cwd.clone()),
+            _ => (
+                self.command.clone(),
+                current_dir_in(scope.resolve()?.workspace())?,
+            ),
+        };
+        let mut prerequisites = declared.map(|(_, g)| g.prerequisites()).unwrap_or_default();
+        prerequisites.extend(self.prerequisites()?);
+        GateSpec::new(name, argv, &cwd, scope, prerequisites)
     }
 
     /// What `gate check` asks: the parts given on the command line; the core
-    /// takes the rest from the evidence, and runs none of it.
+    /// takes the rest from the evidence, and runs none of it. A declared gate
+    /// is asked about as declared, flags overriding.
     fn query(&self) -> Result<GateQuery, Error> {
-        let scope = self.scope()?;
+        if let Some((declarations, gate)) = self.declared(false)? {
+            let mut query = declarations.query(&gate, &self.prerequisites()?)?;
+            if let Some(scope) = self.scope(true)? {
+                query.scope = Some(scope);
+            }
+            if !self.command.is_empty() {
+                let inputs = query
+                    .scope
+                    .as_ref()
+                    .map_or(query.workspace.as_path(), |s| s.workspace());
+                let cwd = current_dir_in(Scope::new(inputs).resolve()?.workspace())?;
+                query.command = Some((self.command.clone(), cwd));
+            }
+            return Ok(query);
+        }
+        let scope = self.scope(false)?;
         // The caller's workspace: the one of the scope flags, else the default
         // (a scope file lies at or below it).
         let workspace = match (&self.scope_file, &scope) {
@@ -165,18 +237,19 @@ impl GateArgs {
         };
         let observes = !(self.env.is_empty() && self.env_cmd.is_empty());
         Ok(GateQuery {
-            name: self.name.clone(),
+            name: self.name()?.to_owned(),
             workspace,
             scope,
             command,
             prerequisites: observes.then(|| self.prerequisites()).transpose()?,
+            unobserved: Default::default(),
         })
     }
 
     /// The scope the flags give: `None` when none is given (`gate check`
     /// then takes the recorded one). A scope file's workspace must be the
     /// caller's workspace or lie below it.
-    fn scope(&self) -> Result<Option<Scope>, Error> {
+    fn scope(&self, declared: bool) -> Result<Option<Scope>, Error> {
         if let Some(file) = &self.scope_file {
             if !self.scope.is_empty() {
                 return Err(usage(
@@ -187,9 +260,14 @@ impl GateArgs {
             scope.check_within(&default_workspace()?)?;
             return Ok(Some(scope));
         }
-        match self.scope.is_empty() {
-            true => Ok(None),
-            false => self.scope.to_scope().map(Some),
+        // `--workspace` alone selects no inputs: a declared gate keeps its own.
+        let given = match declared {
+            true => self.scope.selects(),
+            false => !self.scope.is_empty(),
+        };
+        match given {
+            false => Ok(None),
+            true => self.scope.to_scope().map(Some),
         }
     }
 
@@ -329,11 +407,7 @@ fn gate_run(args: &RunArgs) -> Result<(String, ExitCode), Error> {
 
 fn run_supervised(args: &RunArgs) -> Result<(String, ExitCode), Error> {
     let gate = &args.gate;
-    if gate.command.is_empty() {
-        return Err(usage("gate run needs the command after `--`"));
-    }
-    let spec = gate.spec()?;
-    let options = RunOptions {
+    let mut options = RunOptions {
         echo: if gate.json {
             Echo::Stderr
         } else {
@@ -343,28 +417,142 @@ fn run_supervised(args: &RunArgs) -> Result<(String, ExitCode), Error> {
         forward_signals: true,
         interrupt: None,
     };
+    if args.all {
+        return run_all(args, &options);
+    }
+    let declared = gate.declared(gate.command.is_empty())?;
+    if gate.command.is_empty() && declared.is_none() {
+        return Err(usage(
+            "gate run needs the command after `--`, or a gate declared in ledger.toml",
+        ));
+    }
+    let spec = gate.spec(declared.as_ref())?;
+    if options.timeout.is_none() {
+        options.timeout = declared.as_ref().and_then(|(_, g)| g.timeout());
+    }
     let store = Store::of_scope(spec.scope())?;
     let outcome = run_gate_with(&store, &spec, &options)?;
     let code = ExitCode::from(u8::try_from(outcome.exit_code()).unwrap_or(125));
-    if args.replay
-        && outcome.reused
-        && let (Some(record), Some(evidence)) = (
-            outcome.freshness.record,
-            outcome.freshness.evidence.as_ref(),
-        )
-    {
-        let output = evidence_output(&store, record, evidence)?;
-        print_output(&output, !gate.json).map_err(|e| Error::Unwritable {
-            path: "-".into(),
-            operation: "replay the gate's output to",
-            source: e,
-        })?;
+    if args.replay {
+        replay(&store, &outcome, gate.json)?;
     }
     if gate.json {
         return Ok((json_line(&outcome), code));
     }
     eprint!("{}", run_summary(&outcome));
     Ok((String::new(), code))
+}
+
+/// With `--replay`, the output a reused run kept, where the command's output
+/// would have gone.
+fn replay(store: &Store, outcome: &RunOutcome, json: bool) -> Result<(), Error> {
+    if let (true, Some(record), Some(evidence)) = (
+        outcome.reused,
+        outcome.freshness.record,
+        outcome.freshness.evidence.as_ref(),
+    ) {
+        let output = evidence_output(store, record, evidence)?;
+        print_output(&output, !json).map_err(|e| Error::Unwritable {
+            path: "-".into(),
+            operation: "replay the gate's output to",
+            source: e,
+        })?;
+    }
+    Ok(())
+}
+
+/// `gate run --all`: every declared gate in dependency order, each said
+/// as it is settled (ran, reused, or not run for a need that did not pass).
+fn run_all(args: &RunArgs, options: &RunOptions) -> Result<(String, ExitCode), Error> {
+    if args.gate.scope.selects() {
+        return Err(usage(
+            "--all runs the gates as ledger.toml declares them: give no scope flags",
+        ));
+    }
+    let workspace = args.gate.scope.workspace()?;
+    let declarations = Declarations::read(&workspace)?.ok_or_else(|| Error::InvalidArgument {
+        message: format!(
+            "gate run --all: {} declares no gate (there is no such file)",
+            quote(
+                workspace
+                    .join(ledger_core::gate::DECLARATIONS_FILE)
+                    .as_str()
+            )
+        ),
+    })?;
+    let store = Store::open(&workspace)?;
+    let json = args.gate.json;
+    let mut failure = None;
+    let runs = run_declared(&store, &declarations, options, &mut |run| {
+        if failure.is_some() {
+            return;
+        }
+        if args.replay
+            && let Some(outcome) = &run.outcome
+            && let Err(e) = replay(&store, outcome, json)
+        {
+            failure = Some(e);
+        }
+        if !json {
+            eprint!("{}", declared_run_text(run));
+        }
+    })?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let code = ExitCode::from(u8::try_from(runs.exit_code).unwrap_or(125));
+    if json {
+        return Ok((json_line(&runs), code));
+    }
+    eprint!("{}", all_summary(&runs));
+    Ok((String::new(), code))
+}
+
+/// One gate of `--all`, as it is settled.
+fn declared_run_text(run: &DeclaredRun) -> String {
+    match (&run.outcome, run.status) {
+        (Some(outcome), _) => run_summary(outcome),
+        (None, _) => format!(
+            "ledger: gate {} not run: it needs {}, which did not pass\n",
+            quote(&run.gate),
+            names(&run.blocked_by)
+        ),
+    }
+}
+
+/// The closing lines of `--all`: which gates were reused, ran, failed, or not run.
+fn all_summary(runs: &DeclaredRuns) -> String {
+    let of = |status: DeclaredStatus| -> Vec<String> {
+        runs.runs
+            .iter()
+            .filter(|r| r.status == status)
+            .map(|r| r.gate.clone())
+            .collect()
+    };
+    let mut out = format!("ledger: {} declared gate(s):", runs.runs.len());
+    for (status, said) in [
+        (DeclaredStatus::Reused, "reused (fresh, not run)"),
+        (DeclaredStatus::Passed, "ran and passed"),
+        (DeclaredStatus::Failed, "failed"),
+        (DeclaredStatus::Blocked, "not run (a need did not pass)"),
+    ] {
+        let gates = of(status);
+        if !gates.is_empty() {
+            out.push_str(&format!(" {said}: {};", names(&gates)));
+        }
+    }
+    out.pop();
+    out.push('\n');
+    out
+}
+
+/// Gate names, quoted, comma-separated.
+fn names(gates: &[String]) -> String {
+    gates
+        .iter()
+        .map(|g| quote(g).into_owned())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `--timeout` in humantime's format; zero is refused (it would stop every gate).

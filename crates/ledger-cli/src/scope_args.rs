@@ -53,6 +53,25 @@ impl ScopeArgs {
             && self.purpose.is_none()
     }
 
+    /// Whether a flag selecting inputs was given (any but `--workspace`).
+    pub fn selects(&self) -> bool {
+        !(self.repos.is_empty()
+            && self.roots.is_empty()
+            && self.paths.is_empty()
+            && self.excludes.is_empty()
+            && self.tasks.is_empty()
+            && self.task_rule.is_none()
+            && self.purpose.is_none())
+    }
+
+    /// The workspace `--workspace` names, else the default one.
+    pub fn workspace(&self) -> Result<Utf8PathBuf, Error> {
+        match &self.workspace {
+            Some(dir) => Ok(dir.clone()),
+            None => default_workspace(),
+        }
+    }
+
     /// The scope these flags declare.
     pub fn to_scope(&self) -> Result<Scope, Error> {
         let workspace = match &self.workspace {

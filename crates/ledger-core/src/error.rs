@@ -275,6 +275,22 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A `ledger.toml` that does not declare gates as docs/gates.md says:
+    /// unparsable, an unknown key, a gate whose spec cannot be built, a
+    /// `needs` naming an undeclared gate, an exclusion without a reason.
+    #[error("invalid gate declarations {path}: {reason}")]
+    BadGateDeclaration {
+        /// The file.
+        path: DisplayPath,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Declared gates whose `needs` form a cycle.
+    #[error("the declared gates need each other in a cycle: {gates}")]
+    GateCycle {
+        /// The gates left when no more could be ordered.
+        gates: String,
+    },
     /// An approval without the observed source of the decision.
     #[error("approving {artifact:?} needs the observed source of the owner's decision")]
     MissingSource {
@@ -574,6 +590,7 @@ impl Error {
             | Error::AmbiguousMaterial { document: path, .. }
             | Error::BadSchema { path, .. }
             | Error::BadOpenspecConfig { path, .. }
+            | Error::BadGateDeclaration { path, .. }
             | Error::UnknownSchema { project: path, .. }
             | Error::BadEntry { path, .. }
             | Error::DuplicateEntry { path }
@@ -590,6 +607,7 @@ impl Error {
             | Error::BadRecordId { .. } => None,
             Error::BadFingerprint { .. }
             | Error::GraphCycle { .. }
+            | Error::GateCycle { .. }
             | Error::UnknownArtifact { .. }
             | Error::MissingSource { .. }
             | Error::PrerequisiteFailed { .. }

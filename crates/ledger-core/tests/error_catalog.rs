@@ -424,6 +424,13 @@ fn corrupt_record() -> Error {
     store.read_record::<u32>(&id).unwrap_err()
 }
 
+/// The error of reading `toml` as a workspace's `ledger.toml`.
+fn declarations(toml: &str) -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(DECLARATIONS_FILE), toml).unwrap();
+    Declarations::read(ws(&dir)).unwrap_err()
+}
+
 #[test]
 fn every_code_is_provoked_by_a_real_input() {
     let dotdot_record = {
@@ -481,6 +488,16 @@ fn every_code_is_provoked_by_a_real_input() {
         (
             "bad-openspec-config",
             change_declaring("created: 2026-12-01\n"),
+        ),
+        (
+            "bad-gate-declaration",
+            declarations("[gates.test]\ncommand = []\n"),
+        ),
+        (
+            "gate-cycle",
+            declarations(
+                "[gates.a]\ncommand = [\"true\"]\nneeds = [\"b\"]\n[gates.b]\ncommand = [\"true\"]\nneeds = [\"a\"]\n",
+            ),
         ),
         ("missing-source", missing_source()),
         ("unknown-change", unknown_change()),

@@ -258,6 +258,12 @@ test('approvals refuse: materials, artifacts, graphs, sources, the store', async
   s.write(`${CHANGE}/.openspec.yaml`, 'created: 2026-12-01\n')
   await both(...call('status', 'add-auth'), 'bad-openspec-config', '.openspec.yaml')
   fs.rmSync(s.path(`${CHANGE}/.openspec.yaml`))
+  // ledger.toml: a gate without a command; gates that need each other.
+  s.write('ledger.toml', '[gates.test]\ncommand = []\n')
+  await both(...call('declaredGates'), 'bad-gate-declaration', 'ledger.toml')
+  s.write('ledger.toml', '[gates.a]\ncommand = ["true"]\nneeds = ["b"]\n[gates.b]\ncommand = ["true"]\nneeds = ["a"]\n')
+  await both(...call('runDeclaredGates', { echo: 'off' }), 'gate-cycle', 'a, b', { pathProperty: false })
+  fs.rmSync(s.path('ledger.toml'))
 
   // The store: a bad ref name, a corrupt ref, an unwritable ref, an untrusted store.
   await both(...call('head', '../x'), 'bad-ref-name', '../x', { pathProperty: false })

@@ -205,6 +205,20 @@ def graph_cycle(tmp: Path) -> object:
     )
 
 
+def bad_gate_declaration(tmp: Path) -> object:
+    write(tmp, "ledger.toml", "[gates.test]\ncommand = []\n")
+    return ledger.Workspace(tmp).declared_gates()
+
+
+def gate_cycle(tmp: Path) -> object:
+    write(
+        tmp,
+        "ledger.toml",
+        '[gates.a]\ncommand = ["true"]\nneeds = ["b"]\n[gates.b]\ncommand = ["true"]\nneeds = ["a"]\n',
+    )
+    return ledger.Workspace(tmp).run_declared_gates(echo="off")
+
+
 def unknown_artifact(tmp: Path) -> object:
     make_change(tmp)
     return ledger.Workspace(tmp).change_inventory(CHANGE, "review")
@@ -468,6 +482,8 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "missing-material": [missing_material],
     "ambiguous-material": [ambiguous_material],
     "graph-cycle": [graph_cycle],
+    "bad-gate-declaration": [bad_gate_declaration],
+    "gate-cycle": [gate_cycle],
     "unknown-artifact": [unknown_artifact],
     "bad-schema": [bad_schema],
     "unknown-schema": [unknown_schema, unknown_declared_schema],

@@ -13,8 +13,8 @@ use super::{Bytes, Verb, Workspace};
 use crate::{
     Error, Result,
     gate::{
-        EVIDENCE_KIND, Echo, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence,
-        Observations, Observe, RunOptions, RunOutcome,
+        Declarations, DeclaredGate, DeclaredRuns, EVIDENCE_KIND, Echo, Evidence, Freshness,
+        GateQuery, GateSpec, LatestEvidence, Observations, Observe, RunOptions, RunOutcome,
     },
     records::RecordId,
 };
@@ -104,6 +104,7 @@ fn check_recorded_gate(ws: &Workspace, o: CheckRecordedGateOptions) -> Result<Fr
         scope: o.scope.as_ref().map(|s| ws.scope(s)).transpose()?,
         command,
         prerequisites: o.prerequisites,
+        unobserved: Default::default(),
     };
     crate::gate::check_gate_query(&query)
 }
@@ -217,6 +218,109 @@ fn run_gate(ws: &Workspace, o: RunGateOptions) -> Result<GateRun> {
     Ok(GateRun { outcome, exit_code })
 }
 
+/// The gates the workspace's `ledger.toml` declares (docs/gates.md, Declared
+/// gates), each after the gates it needs; empty when there is no such file.
+/// Reading runs nothing: `bad-gate-declaration` or `gate-cycle` for a file
+/// that is not valid.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeclaredGatesOptions {}
+
+fn declared_gates(ws: &Workspace, _: DeclaredGatesOptions) -> Result<Vec<DeclaredGate>> {
+    Ok(Declarations::read(ws.path())?
+        .map(|d| d.gates().to_vec())
+        .unwrap_or_default())
+}
+
+/// The workspace's declarations, which must exist.
+fn declarations(ws: &Workspace) -> Result<Declarations> {
+    Declarations::read(ws.path())?.ok_or_else(|| Error::InvalidArgument {
+        message: format!(
+            "{} declares no gate (there is no such file)",
+            crate::quote::quote(ws.path().join(crate::gate::DECLARATIONS_FILE).as_str())
+        ),
+    })
+}
+
+/// The supervision of a door's run: its echo, its timeout (else the gate's
+/// declared one), the host's interrupt.
+fn door_run_options(ws: &Workspace, echo: Echo, timeout: Option<TimeoutMs>) -> RunOptions {
+    RunOptions {
+        echo,
+        timeout: timeout.map(|TimeoutMs(limit)| limit),
+        forward_signals: false,
+        interrupt: ws.interrupt(),
+    }
+}
+
+/// Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
+/// reuses fresh evidence, or runs its command and records evidence. Its
+/// declared timeout applies unless `timeout_ms` is given.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunDeclaredGateOptions {
+    /// The declared gate's name.
+    pub name: String,
+    /// Where the command's output goes while it runs.
+    #[serde(default)]
+    pub echo: Echo,
+    /// Stop the gate after so many milliseconds (instead of its declared timeout).
+    #[serde(default)]
+    pub timeout_ms: Option<TimeoutMs>,
+}
+
+fn run_declared_gate(ws: &Workspace, o: RunDeclaredGateOptions) -> Result<GateRun> {
+    let declarations = declarations(ws)?;
+    let gate = declarations.gate(&o.name)?;
+    let spec = declarations.spec(gate)?;
+    let mut options = door_run_options(ws, o.echo, o.timeout_ms);
+    options.timeout = options.timeout.or_else(|| gate.timeout());
+    let outcome = crate::gate::run_gate_with(ws.store()?, &spec, &options)?;
+    let exit_code = outcome.exit_code();
+    Ok(GateRun { outcome, exit_code })
+}
+
+/// Whether the evidence of a gate `ledger.toml` declares is fresh for its
+/// declaration (`ledger gate check NAME`). Runs nothing the file says: its
+/// `env` variables and literals are observed, a declared `env-cmd` is
+/// `prerequisite-unverified` unless `prerequisites` gives it (those given
+/// replace declared ones by name).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckDeclaredGateOptions {
+    /// The declared gate's name.
+    pub name: String,
+    /// How to observe prerequisites now, over the declared ones.
+    #[serde(default)]
+    pub prerequisites: BTreeMap<String, Observe>,
+}
+
+fn check_declared_gate(ws: &Workspace, o: CheckDeclaredGateOptions) -> Result<Freshness> {
+    let declarations = declarations(ws)?;
+    let query = declarations.query(declarations.gate(&o.name)?, &o.prerequisites)?;
+    crate::gate::check_gate_query(&query)
+}
+
+/// Runs every gate `ledger.toml` declares in dependency order (`ledger gate
+/// run --all`): fresh ones are reused, the others run, one whose needs did not
+/// pass is blocked (not run).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunDeclaredGatesOptions {
+    /// Where each command's output goes while it runs.
+    #[serde(default)]
+    pub echo: Echo,
+    /// Stop each gate after so many milliseconds (instead of its declared timeout).
+    #[serde(default)]
+    pub timeout_ms: Option<TimeoutMs>,
+}
+
+fn run_declared_gates(ws: &Workspace, o: RunDeclaredGatesOptions) -> Result<DeclaredRuns> {
+    let declarations = declarations(ws)?;
+    let options = door_run_options(ws, o.echo, o.timeout_ms);
+    crate::gate::run_declared(ws.store()?, &declarations, &options, &mut |_| {})
+}
+
 /// The gate's latest evidence and its record, or null when it never ran.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -284,6 +388,10 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("check_gate", &["name"], check_gate),
         Verb::method("check_recorded_gate", &["name"], check_recorded_gate),
         Verb::method("run_gate", &["name"], run_gate),
+        Verb::method("declared_gates", &[], declared_gates),
+        Verb::method("run_declared_gate", &["name"], run_declared_gate),
+        Verb::method("check_declared_gate", &["name"], check_declared_gate),
+        Verb::method("run_declared_gates", &[], run_declared_gates),
         Verb::method("latest_evidence", &["gate"], latest_evidence),
         Verb::method("gate_output", &["gate"], gate_output),
         Verb::method("evidence_output", &["record"], evidence_output),
@@ -452,6 +560,72 @@ mod tests {
                 .contains("scope.root"),
             "{reply}"
         );
+    }
+
+    #[test]
+    fn declared_gates_are_listed_run_checked_and_run_all() {
+        let dir = workspace();
+        let none = call(&dir, "declared_gates", json!({}), Case::Snake);
+        assert_eq!(none["ok"], json!([]));
+        let reply = call(&dir, "run_declared_gates", json!({}), Case::Snake);
+        assert_eq!(code(&reply), "invalid-argument", "{reply}");
+        std::fs::write(
+            dir.path().join("ledger.toml"),
+            "[gates.lint]\ncommand = [\"true\"]\nroots = [\"src\"]\nenv-cmd = { v = \"echo 1\" }\n\
+             [gates.test]\ncommand = [\"sh\", \"-c\", \"echo t\"]\nneeds = [\"lint\"]\ntimeout = \"1m\"\n",
+        )
+        .unwrap();
+        let listed = call(&dir, "declared_gates", json!({}), Case::Camel);
+        let names: Vec<&str> = listed["ok"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["lint", "test"]);
+        assert_eq!(listed["ok"][1]["timeoutMs"], 60_000);
+        assert_eq!(listed["ok"][0]["envCmd"], json!({"v": "echo 1"}));
+        let ran = call(
+            &dir,
+            "run_declared_gate",
+            json!({"name": "lint"}),
+            Case::Snake,
+        );
+        assert_eq!(
+            (
+                ran["ok"]["reused"].as_bool(),
+                ran["ok"]["exit_code"].as_i64()
+            ),
+            (Some(false), Some(0)),
+            "{ran}"
+        );
+        let check = call(
+            &dir,
+            "check_declared_gate",
+            json!({"name": "lint"}),
+            Case::Snake,
+        );
+        assert_eq!(
+            check["ok"]["reasons"][0]["reason"], "prerequisite-unverified",
+            "{check}"
+        );
+        let given = json!({"name": "lint", "prerequisites": {"v": {"literal": "1"}}});
+        let fresh = call(&dir, "check_declared_gate", given, Case::Snake);
+        assert_eq!(fresh["ok"]["fresh"], true, "{fresh}");
+        let all = call(&dir, "run_declared_gates", json!({}), Case::Camel);
+        let statuses: Vec<&str> = all["ok"]["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(statuses, ["reused", "passed"], "{all}");
+        assert_eq!(all["ok"]["exitCode"], 0);
+        let unknown = call(&dir, "run_declared_gate", json!({"name": "x"}), Case::Snake);
+        assert_eq!(code(&unknown), "invalid-argument");
+        std::fs::write(dir.path().join("ledger.toml"), "[gates.x]\n").unwrap();
+        let bad = call(&dir, "declared_gates", json!({}), Case::Snake);
+        assert_eq!(code(&bad), "bad-gate-declaration", "{bad}");
     }
 
     #[test]

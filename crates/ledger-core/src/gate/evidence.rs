@@ -818,6 +818,10 @@ pub struct GateQuery {
     /// How to observe the prerequisites now; `None`: none is observed, and
     /// every recorded one is `prerequisite-unverified`.
     pub prerequisites: Option<BTreeMap<String, Observe>>,
+    /// Prerequisites the gate declares but the check does not observe (a
+    /// declared command, which a check never runs): each recorded one is
+    /// `prerequisite-unverified`, one the evidence lacks `prerequisite-changed`.
+    pub unobserved: BTreeSet<String>,
 }
 
 impl GateQuery {
@@ -876,7 +880,33 @@ pub fn check_gate_query(query: &GateQuery) -> Result<Freshness> {
         None => None,
     };
     let trust = untrusted(&store, &query.name, latest.as_ref())?;
-    freshness_of(latest, trust, &spec, observed.as_ref(), None)
+    let mut freshness = freshness_of(latest, trust, &spec, observed.as_ref(), None)?;
+    if observed.is_some() && !query.unobserved.is_empty() {
+        let recorded = freshness.evidence.as_ref().map(|e| &e.prerequisites);
+        // What freshness_of took for dropped prerequisites are the unobserved ones.
+        freshness.reasons.retain(|reason| {
+            !matches!(reason, StaleReason::PrerequisiteChanged { name, now: None, .. }
+                if query.unobserved.contains(name))
+        });
+        for name in &query.unobserved {
+            freshness
+                .reasons
+                .push(match recorded.and_then(|r| r.get(name)) {
+                    Some(value) => StaleReason::PrerequisiteUnverified {
+                        name: name.clone(),
+                        recorded: value.clone(),
+                    },
+                    None if recorded.is_some() => StaleReason::PrerequisiteChanged {
+                        name: name.clone(),
+                        recorded: None,
+                        now: None,
+                    },
+                    None => continue,
+                });
+        }
+        freshness.fresh = freshness.reasons.is_empty();
+    }
+    Ok(freshness)
 }
 
 /// `cwd: argv` of a spec, each part quoted as text output quotes it.
@@ -970,6 +1000,15 @@ impl std::fmt::Display for StaleReason {
                 comparison.changes.len(),
                 comparison.old,
                 comparison.new
+            ),
+            StaleReason::PrerequisiteChanged {
+                name,
+                recorded: None,
+                now: None,
+            } => write!(
+                f,
+                "prerequisite {} is declared, and the gate ran without it",
+                quote(name)
             ),
             StaleReason::PrerequisiteChanged {
                 name,

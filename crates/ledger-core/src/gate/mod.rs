@@ -31,12 +31,17 @@
 //! # }
 //! ```
 
+pub(crate) mod declared;
 pub(crate) mod evidence;
 pub(crate) mod output;
 pub mod process;
 pub(crate) mod run;
 pub(crate) mod stored_output;
 
+pub use declared::{
+    DECLARATIONS_FILE, Declarations, DeclaredExclusion, DeclaredGate, DeclaredRun, DeclaredRuns,
+    DeclaredStatus, run_declared,
+};
 pub use evidence::{
     EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence, Observations, Observe,
     StaleReason, Stopped, check_gate, check_gate_observed, check_gate_query, gate_ref,

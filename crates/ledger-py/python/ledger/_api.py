@@ -153,6 +153,21 @@ CurrentState = TypedDict("CurrentState", {"record": Optional["RecordId"], "state
 # A ref whose chain of records reaches one that is missing or corrupt.
 DanglingRef = TypedDict("DanglingRef", {"missing": "RecordId", "reference": str})
 
+# A declared exclusion: a path or directory root left out, and why.
+DeclaredExclusion = TypedDict("DeclaredExclusion", {"path": str, "reason": str})
+
+# A gate as `ledger.toml` declares it, validated: its spec builds.
+DeclaredGate = TypedDict("DeclaredGate", {"command": list[str], "cwd": str, "env": list[str], "env_cmd": dict[str, str], "exclude": list["DeclaredExclusion"], "name": str, "needs": list[str], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "timeout_ms": Optional[int]})
+
+# One gate of a run of every declared gate (`gate run --all`).
+DeclaredRun = TypedDict("DeclaredRun", {"blocked_by": list[str], "exit_code": Optional[int], "gate": str, "outcome": Optional["RunOutcome"], "status": "DeclaredStatus"})
+
+# What a run of every declared gate (`gate run --all`) did, gate by gate in dependency order.
+DeclaredRuns = TypedDict("DeclaredRuns", {"exit_code": int, "runs": list["DeclaredRun"]})
+
+# What became of one gate in a run of every declared gate (`gate run --all`).
+DeclaredStatus = Union[Literal["reused"], Literal["passed"], Literal["failed"], Literal["blocked"]]
+
 # Two or more heads of one ref that went apart: each advanced from a record
 # the other does not follow. Nothing is merged; an explicit write resolves it.
 Divergence = TypedDict("Divergence", {"heads": list[str], "reference": str})
@@ -282,6 +297,9 @@ Resume = TypedDict("Resume", {"changes": list["ChangeResume"], "nothing_to_do": 
 # The record that a change's state was retired on purpose (a mistyped name, an
 # abandoned change): its bindings end here, the records before stay.
 Retirement = TypedDict("Retirement", {"observed_at": str, "reason": str})
+
+# What `run_gate` did.
+RunOutcome = TypedDict("RunOutcome", {"evidence": Optional["Evidence"], "freshness": "Freshness", "record": Optional["RecordId"], "reused": bool})
 
 # The same schema, but its file's bytes differ from the ones approved with.
 SchemaChangeContentChanged = TypedDict("SchemaChangeContentChanged", {"artifact": str, "reason": Literal["content-changed"], "recorded": Optional["SchemaSource"]})
@@ -600,6 +618,18 @@ class BadOpenspecConfigError(LedgerError):
     code = "bad-openspec-config"
 
 
+class BadGateDeclarationError(LedgerError):
+    """LedgerError of code ``bad-gate-declaration`` (docs/errors.md)."""
+
+    code = "bad-gate-declaration"
+
+
+class GateCycleError(LedgerError):
+    """LedgerError of code ``gate-cycle`` (docs/errors.md)."""
+
+    code = "gate-cycle"
+
+
 class MissingSourceError(LedgerError):
     """LedgerError of code ``missing-source`` (docs/errors.md)."""
 
@@ -780,6 +810,8 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "bad-schema": BadSchemaError,
     "unknown-schema": UnknownSchemaError,
     "bad-openspec-config": BadOpenspecConfigError,
+    "bad-gate-declaration": BadGateDeclarationError,
+    "gate-cycle": GateCycleError,
     "missing-source": MissingSourceError,
     "prerequisite-failed": PrerequisiteFailedError,
     "gate-not-started": GateNotStartedError,
@@ -808,7 +840,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "panic": PanicError,
 }
 
-ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
+ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
 """Every code a LedgerError can carry."""
 
 DEFAULT_CHANGES_ROOT: Final[str] = "openspec/changes"
@@ -820,7 +852,7 @@ DEFAULT_EXCLUSION_REASON: Final[str] = "excluded by the caller"
 DEFAULT_SCHEMA: Final[str] = "spec-driven"
 """The artifact schema OpenSpec uses when nothing names one."""
 
-ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
+ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
 """Every code a LedgerError can carry (the core's, and `panic`)."""
 
 FORMAT_V1: Final[str] = "wealth-ledger-input-v1"
@@ -1139,6 +1171,33 @@ class Workspace:
         recorded as failed and not reusable."""
         return _call(self._path, "run_gate", {"argv": argv, "cwd": cwd, "echo": echo, "name": name, "prerequisites": prerequisites, "scope": scope, "timeout_ms": timeout_ms})  # type: ignore[no-any-return]
 
+    def declared_gates(self) -> list["DeclaredGate"]:
+        """The gates the workspace's `ledger.toml` declares (docs/gates.md, Declared
+        gates), each after the gates it needs; empty when there is no such file.
+        Reading runs nothing: `bad-gate-declaration` or `gate-cycle` for a file
+        that is not valid."""
+        return _call(self._path, "declared_gates", {})  # type: ignore[no-any-return]
+
+    def run_declared_gate(self, name: str, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None) -> "GateRun":
+        """Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
+        reuses fresh evidence, or runs its command and records evidence. Its
+        declared timeout applies unless `timeout_ms` is given."""
+        return _call(self._path, "run_declared_gate", {"echo": echo, "name": name, "timeout_ms": timeout_ms})  # type: ignore[no-any-return]
+
+    def check_declared_gate(self, name: str, *, prerequisites: Optional[Mapping[str, "Observe"]] = None) -> "Freshness":
+        """Whether the evidence of a gate `ledger.toml` declares is fresh for its
+        declaration (`ledger gate check NAME`). Runs nothing the file says: its
+        `env` variables and literals are observed, a declared `env-cmd` is
+        `prerequisite-unverified` unless `prerequisites` gives it (those given
+        replace declared ones by name)."""
+        return _call(self._path, "check_declared_gate", {"name": name, "prerequisites": prerequisites})  # type: ignore[no-any-return]
+
+    def run_declared_gates(self, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None) -> "DeclaredRuns":
+        """Runs every gate `ledger.toml` declares in dependency order (`ledger gate
+        run --all`): fresh ones are reused, the others run, one whose needs did not
+        pass is blocked (not run)."""
+        return _call(self._path, "run_declared_gates", {"echo": echo, "timeout_ms": timeout_ms})  # type: ignore[no-any-return]
+
     def latest_evidence(self, gate: str) -> Optional["LatestEvidence"]:
         """The gate's latest evidence and its record, or null when it never ran."""
         return _call(self._path, "latest_evidence", {"gate": gate})  # type: ignore[no-any-return]
@@ -1370,6 +1429,11 @@ __all__ = [
     "CorruptFile",
     "CurrentState",
     "DanglingRef",
+    "DeclaredExclusion",
+    "DeclaredGate",
+    "DeclaredRun",
+    "DeclaredRuns",
+    "DeclaredStatus",
     "Divergence",
     "Downgrade",
     "Entry",
@@ -1400,6 +1464,7 @@ __all__ = [
     "RequirementDigest",
     "Resume",
     "Retirement",
+    "RunOutcome",
     "SchemaChange",
     "SchemaSource",
     "Scope",
@@ -1447,6 +1512,8 @@ __all__ = [
     "BadSchemaError",
     "UnknownSchemaError",
     "BadOpenspecConfigError",
+    "BadGateDeclarationError",
+    "GateCycleError",
     "MissingSourceError",
     "PrerequisiteFailedError",
     "GateNotStartedError",
