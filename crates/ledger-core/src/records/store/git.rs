@@ -512,6 +512,17 @@ impl GitRefs {
         what: &str,
         head: ObjectId,
     ) -> Result<Vec<(ObjectId, RecordCommit)>> {
+        self.chain_up_to(what, head, usize::MAX)
+    }
+
+    /// The first `limit` entries of [`GitRefs::chain`]: a reader that needs
+    /// the newest record only does not walk the whole history.
+    fn chain_up_to(
+        &self,
+        what: &str,
+        head: ObjectId,
+        limit: usize,
+    ) -> Result<Vec<(ObjectId, RecordCommit)>> {
         let mut chain = Vec::new();
         let mut seen = HashSet::new();
         let mut current = Some(head);
@@ -556,6 +567,9 @@ impl GitRefs {
                 ));
             }
             chain.push((commit, record));
+            if chain.len() >= limit {
+                break;
+            }
         }
         Ok(chain)
     }
@@ -569,7 +583,7 @@ impl GitRefs {
         allowed: Option<&signing::AllowedSigners>,
     ) -> Result<Signature> {
         let (_, record) = self
-            .chain(what, head)?
+            .chain_up_to(what, head, 1)?
             .into_iter()
             .next()
             .ok_or_else(|| self.corrupt(what, "it names no record"))?;
