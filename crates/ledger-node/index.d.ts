@@ -2023,10 +2023,18 @@ export interface VerdictCheck {
   provenance: Provenance | null
   /**
    * Whether the latest verdict is still bound to the state on disk: no
-   * path of its scope changed since it was recorded (or downgraded).
-   * Whatever the verdict says (`PASS`, `FAIL`) is in `latest`.
+   * path of its scope changed since it was recorded (or downgraded), and
+   * it is proven here (`unproven` is `None`). Whatever the verdict says
+   * (`PASS`, `FAIL`) is in `latest`.
    */
   stands: boolean
+  /**
+   * Why the latest record cannot stand as proof on this machine although
+   * its state may be unchanged: it was fetched from elsewhere and no
+   * allowed signer signed it, or the ref moved while it was read. `None`:
+   * this store wrote it, or an allowed signer signed it.
+   */
+  unproven: string | null
 }
 
 /**
@@ -2875,6 +2883,12 @@ export interface SetSigningOptions {
 /** The options of `verdictRecord`. */
 export interface VerdictRecordOptions {
   /**
+   * The verdict's record this audit started from (`none`: none was
+   * recorded): `pointer-conflict` when another writer advanced the chain.
+   * Default: the head as read now.
+   */
+  expected?: string | null
+  /**
    * The audit's findings, in order.
    */
   findings?: Array<string>
@@ -2900,6 +2914,12 @@ export interface VerdictRecordOptions {
 
 /** The options of `verdictDowngrade`. */
 export interface VerdictDowngradeOptions {
+  /**
+   * The record the caller read as the verdict's head (`none`: none):
+   * `pointer-conflict` when another writer advanced the chain. Default:
+   * the head as read now.
+   */
+  expected?: string | null
   /**
    * Why, as observed (e.g. the fix made after the verdict).
    */

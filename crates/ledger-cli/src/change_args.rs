@@ -6,9 +6,10 @@ use camino::Utf8PathBuf;
 use clap::Args;
 use ledger_core::{
     Error,
-    approval::{StartedFrom, WriteBasis},
+    approval::WriteBasis,
     expand::Fingerprint,
     openspec::{ChangeSet, DEFAULT_CHANGES_ROOT},
+    records::StartedFrom,
     records::Store,
     tasks::TaskRule,
 };

@@ -7,7 +7,7 @@ use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 use ledger_core::{
     Error,
-    quote::quote,
+    quote::{escape, quote},
     records::Store,
     verdict::{
         DowngradeRequest, VerdictCheck, VerdictEvent, VerdictRequest, VerdictSummary,
@@ -23,7 +23,8 @@ Exit codes:
   0  the verdict stands: no path of its scope changed since it was recorded
      (whatever it says: a FAIL that stands is still a FAIL)
   1  it does not stand: the changed paths are listed (re-audit, or
-     downgrade it explicitly), or no verdict of that name is recorded
+     downgrade it explicitly), it was fetched from elsewhere and no allowed
+     signer signed it (unproven), or no verdict of that name is recorded
   2  error: bad input or usage; stderr says `error[<code>]: <message>`";
 
 const WRITE_EXIT_CODES: &str = "\
@@ -77,6 +78,11 @@ pub struct RecordArgs {
     /// (repeatable): excluded from it, with a reason.
     #[arg(long = "report", value_name = "PATH")]
     reports: Vec<String>,
+    /// The verdict's record this write started from (`none`: none was
+    /// recorded); refused with pointer-conflict when another writer advanced
+    /// the chain [default: the head as read now].
+    #[arg(long, value_name = "RECORD|none")]
+    expect: Option<String>,
     #[command(flatten)]
     scope: ScopeArgs,
     /// Print JSON.
@@ -107,6 +113,11 @@ pub struct DowngradeArgs {
     /// Why, as observed (e.g. the fix made after the verdict).
     #[arg(long, value_name = "TEXT")]
     reason: String,
+    /// The verdict's record this write started from (`none`: none was
+    /// recorded); refused with pointer-conflict when another writer advanced
+    /// the chain [default: the head as read now].
+    #[arg(long, value_name = "RECORD|none")]
+    expect: Option<String>,
     #[command(flatten)]
     place: WorkspaceArg,
     /// Print JSON.
@@ -139,6 +150,7 @@ pub fn run(command: VerdictCommand) -> Result<(String, ExitCode), Error> {
             let request = VerdictRequest {
                 findings: args.findings,
                 reports: args.reports,
+                expected: args.expect.as_deref().map(str::parse).transpose()?,
                 ..VerdictRequest::new(&args.name, &args.verdict, &args.source, scope)
             };
             let summary = record_verdict(&store, &request)?;
@@ -158,6 +170,7 @@ pub fn run(command: VerdictCommand) -> Result<(String, ExitCode), Error> {
                 name: args.name,
                 to: args.to,
                 reason: args.reason,
+                expected: args.expect.as_deref().map(str::parse).transpose()?,
             };
             let summary = downgrade_verdict(&args.place.store()?, &request)?;
             Ok((written(&summary, args.json), ExitCode::SUCCESS))
@@ -213,6 +226,12 @@ fn check_text(check: &VerdictCheck) -> String {
     );
     if check.stands {
         return format!("{head} stands on {}\n", latest.fingerprint);
+    }
+    if let Some(why) = &check.unproven {
+        return format!(
+            "{head} is unproven here: {}\nhint: record the verdict again after a local audit, or trust its signer (--allowed-signers)\n",
+            escape(why.as_bytes())
+        );
     }
     format!(
         "{head} no longer stands: its state changed\n{}hint: re-audit and record the verdict again, or downgrade it explicitly\n",

@@ -377,3 +377,82 @@ fn two_clones_that_advanced_one_change_see_a_conflict_and_lose_nothing() {
     team.fetch(won);
     assert_eq!(team.status(won, &[]).1["state_record"], keep.as_str());
 }
+
+#[test]
+fn a_verdict_from_elsewhere_stands_only_when_an_allowed_signer_signed_it() {
+    let team = Team::new();
+    let record = |dir: &str, name: &str, signing: &[&str]| {
+        let mut args: Vec<&str> = signing.to_vec();
+        args.extend([
+            "verdict",
+            "record",
+            "--name",
+            name,
+            "--verdict",
+            "PASS",
+            "--source",
+            "review:1",
+            "--root",
+            "src",
+        ]);
+        let out = team.ledger(dir, &args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let alice_key = team.key_path("alice");
+    let mallory_key = team.key_path("mallory");
+    record("alice", "unsigned", &[]);
+    record("alice", "by-mallory", &["--signing-key", &mallory_key]);
+    record("alice", "by-alice", &["--signing-key", &alice_key]);
+    assert!(team.push("alice"));
+    team.clone_as("ci");
+    team.fetch("ci");
+    let check = |name: &str, json: bool| {
+        let allowed = team.allowed("alice");
+        let mut args = vec!["--allowed-signers", allowed.as_str()];
+        args.extend(["verdict", "check", "--name", name]);
+        if json {
+            args.push("--json");
+        }
+        team.ledger("ci", &args)
+    };
+    for name in ["unsigned", "by-mallory"] {
+        let out = check(name, true);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["stands"], false, "{json}");
+        // The state is unchanged: only the proof is missing.
+        assert_eq!(json["comparison"]["matches"], true, "{json}");
+        assert!(
+            json["unproven"]
+                .as_str()
+                .unwrap()
+                .contains("fetched from origin"),
+            "{json}"
+        );
+    }
+    let text = String::from_utf8_lossy(&check("unsigned", false).stdout).into_owned();
+    assert!(
+        text.contains("is unproven here: it was fetched from origin and it is not signed"),
+        "{text}"
+    );
+    let out = check("by-alice", true);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (json["stands"].clone(), json["unproven"].clone()),
+        (true.into(), serde_json::Value::Null)
+    );
+    // A verdict ci recorded itself is its own.
+    record("ci", "unsigned", &[]);
+    assert_eq!(check("unsigned", false).status.code(), Some(0));
+}

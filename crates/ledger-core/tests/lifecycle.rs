@@ -945,9 +945,8 @@ fn a_gate_with_prerequisites_backs_a_pass_when_they_are_observed_now() {
 
 #[test]
 fn writes_record_nothing_when_what_was_reviewed_moved_or_another_writer_came_first() {
-    use ledger_core::approval::{
-        StartedFrom, WriteBasis, approve_with, current_state, retire_from,
-    };
+    use ledger_core::approval::{WriteBasis, approve_with, current_state, retire_from};
+    use ledger_core::records::StartedFrom;
     let repo = Repo::new();
     let store = repo.store();
     let reviewed = repo.change().inventory("proposal").unwrap().fingerprint;

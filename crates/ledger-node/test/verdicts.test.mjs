@@ -75,3 +75,14 @@ test('the door and the CLI give the same documents', { skip: noCli }, async (t) 
   const check = JSON.parse(cli(['verdict', 'check', '--name', 'r', '--workspace', s.w, '--json']).stdout)
   assert.deepEqual(camel(check), await s.ws.verdictCheck('r'))
 })
+
+test('writes name the record they started from', async (t) => {
+  const ws = audited(t).ws
+  const first = await ws.verdictRecord('plan-8', { verdict: 'FAIL', source: 'audit-1', expected: 'none' })
+  assert.equal((await ws.verdictCheck('plan-8')).unproven, null)
+  await expectCode(assert, () => ws.verdictRecord('plan-8', { verdict: 'PASS', source: 'audit-2', expected: 'none' }), 'pointer-conflict')
+  const second = await ws.verdictRecord('plan-8', { verdict: 'PASS', source: 'audit-2', expected: first.record })
+  await expectCode(assert, () => ws.verdictDowngrade('plan-8', { to: 'FAIL', reason: 'fixed', expected: first.record }), 'pointer-conflict')
+  const lowered = await ws.verdictDowngrade('plan-8', { to: 'FAIL', reason: 'fixed', expected: second.record })
+  assert.deepEqual((await ws.verdictLog('plan-8')).map((r) => r.record), [lowered.record, second.record, first.record])
+})

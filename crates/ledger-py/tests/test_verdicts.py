@@ -90,3 +90,19 @@ def test_the_door_and_the_cli_give_the_same_documents(tmp_path: Path, cli: Cli) 
     cli.ok("verdict", "record", "--name", "r", "--verdict", "PASS", "--source", "s", "--workspace", str(w), "--finding", "f")
     assert cli.json("verdict", "log", "--name", "r", "--workspace", str(w), "--json") == ws.verdict_log("r")
     assert cli.json("verdict", "check", "--name", "r", "--workspace", str(w), "--json") == ws.verdict_check("r")
+
+
+def test_writes_name_the_record_they_started_from(tmp_path: Path) -> None:
+    w = audited(tmp_path)
+    ws = ledger.Workspace(w)
+    first = ws.verdict_record("plan-8", verdict="FAIL", source="audit-1", expected="none")
+    assert ws.verdict_check("plan-8")["unproven"] is None
+    with pytest.raises(ledger.LedgerError) as blind:
+        ws.verdict_record("plan-8", verdict="PASS", source="audit-2", expected="none")
+    assert blind.value.code == "pointer-conflict"
+    second = ws.verdict_record("plan-8", verdict="PASS", source="audit-2", expected=first["record"])
+    with pytest.raises(ledger.LedgerError) as stale:
+        ws.verdict_downgrade("plan-8", to="FAIL", reason="fixed", expected=first["record"])
+    assert stale.value.code == "pointer-conflict"
+    lowered = ws.verdict_downgrade("plan-8", to="FAIL", reason="fixed", expected=second["record"])
+    assert [r["record"] for r in ws.verdict_log("plan-8")] == [lowered["record"], second["record"], first["record"]]

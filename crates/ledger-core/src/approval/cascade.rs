@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::approval::envelope::{Binding, Retirement, StateEnvelope};
 use crate::approval::state::{commit_state, current_state};
-use crate::approval::write_basis::{StartedFrom, WriteBasis, check_reviewed, state_from};
+use crate::approval::write_basis::{WriteBasis, check_reviewed, state_from};
 use crate::error::{Error, Result};
 use crate::expand::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::expand::inventory::Inventory;
@@ -18,6 +18,7 @@ use crate::openspec::graph::Artifact;
 use crate::openspec::graph::{DEFAULT_SCHEMA, SchemaSource};
 use crate::quote::quote;
 use crate::records::compare::{Change, Comparison};
+use crate::records::store::StartedFrom;
 use crate::records::store::{Provenance, RecordId, Store};
 
 /// The state of one artifact's approval.

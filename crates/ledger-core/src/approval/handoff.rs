@@ -8,10 +8,11 @@ use serde::Serialize;
 
 use crate::approval::envelope::{Check, StateEnvelope};
 use crate::approval::state::{STATE_KIND, commit_state, state_ref};
-use crate::approval::write_basis::{StartedFrom, state_from};
+use crate::approval::write_basis::state_from;
 use crate::error::{Error, Result};
 use crate::openspec::change_set::{ChangeLocation, ChangeSet};
 use crate::quote::quote;
+use crate::records::store::StartedFrom;
 use crate::records::store::{RecordId, Store};
 
 /// Where the completed and remaining task ids of a patch come from.

@@ -51,4 +51,4 @@ pub use handoff::{
     state_log,
 };
 pub use state::{CurrentState, STATE_KIND, changes, current_state, recorded_state, state_ref};
-pub use write_basis::{StartedFrom, WriteBasis};
+pub use write_basis::WriteBasis;

@@ -4,8 +4,6 @@
 //! since (`fingerprint-moved`) or another writer advanced the state in between
 //! (`pointer-conflict`).
 
-use std::fmt;
-
 use crate::approval::envelope::StateEnvelope;
 use crate::approval::state::{current_state, read_state, state_ref};
 use crate::error::{Error, Result};
@@ -13,53 +11,7 @@ use crate::expand::fingerprint::Fingerprint;
 use crate::expand::inventory::Inventory;
 use crate::quote::quote;
 use crate::records::compare::Comparison;
-use crate::records::store::{RecordId, Store};
-
-/// The state record a write started from, as its writer read it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StartedFrom {
-    /// No state was recorded for the change (`none` in the front doors).
-    Nothing,
-    /// This record was the head.
-    Record(RecordId),
-}
-
-impl StartedFrom {
-    /// The record, `None` for [`StartedFrom::Nothing`].
-    pub fn record(&self) -> Option<&RecordId> {
-        match self {
-            StartedFrom::Nothing => None,
-            StartedFrom::Record(id) => Some(id),
-        }
-    }
-}
-
-impl From<RecordId> for StartedFrom {
-    fn from(id: RecordId) -> Self {
-        StartedFrom::Record(id)
-    }
-}
-
-impl std::str::FromStr for StartedFrom {
-    type Err = Error;
-
-    /// `none`, or a record id (`bad-record-id`).
-    fn from_str(text: &str) -> Result<Self> {
-        match text {
-            "none" => Ok(StartedFrom::Nothing),
-            id => id.parse().map(StartedFrom::Record),
-        }
-    }
-}
-
-impl fmt::Display for StartedFrom {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StartedFrom::Nothing => f.write_str("none"),
-            StartedFrom::Record(id) => write!(f, "{id}"),
-        }
-    }
-}
+use crate::records::store::{RecordId, StartedFrom, Store};
 
 /// What a write is based on; every part left `None` is taken as it is now.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use super::openspec::change_options;
 use super::{Verb, Workspace};
 use crate::{
     Result,
-    approval::{ApprovalStatus, Binding, CurrentState, StartedFrom, WriteBasis},
-    records::RecordId,
+    approval::{ApprovalStatus, Binding, CurrentState, WriteBasis},
+    records::{RecordId, StartedFrom},
 };
 
 change_options! {

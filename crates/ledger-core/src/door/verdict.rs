@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::approval::started_from;
 use super::expand::ScopeOptions;
 use super::{Verb, Workspace};
 use crate::{
@@ -36,6 +37,11 @@ pub struct VerdictRecordOptions {
     /// invalidate the verdict.
     #[serde(default)]
     pub reports: Vec<String>,
+    /// The verdict's record this audit started from (`none`: none was
+    /// recorded): `pointer-conflict` when another writer advanced the chain.
+    /// Default: the head as read now.
+    #[serde(default)]
+    pub expected: Option<String>,
 }
 
 fn verdict_record(ws: &Workspace, o: VerdictRecordOptions) -> Result<VerdictSummary> {
@@ -43,6 +49,7 @@ fn verdict_record(ws: &Workspace, o: VerdictRecordOptions) -> Result<VerdictSumm
         scope: ws.scope(&o.scope)?,
         findings: o.findings,
         reports: o.reports,
+        expected: started_from(o.expected.as_deref())?,
         ..VerdictRequest::new(
             &o.name,
             &o.verdict,
@@ -78,6 +85,11 @@ pub struct VerdictDowngradeOptions {
     pub to: String,
     /// Why, as observed (e.g. the fix made after the verdict).
     pub reason: String,
+    /// The record the caller read as the verdict's head (`none`: none):
+    /// `pointer-conflict` when another writer advanced the chain. Default:
+    /// the head as read now.
+    #[serde(default)]
+    pub expected: Option<String>,
 }
 
 fn verdict_downgrade(ws: &Workspace, o: VerdictDowngradeOptions) -> Result<VerdictSummary> {
@@ -85,6 +97,7 @@ fn verdict_downgrade(ws: &Workspace, o: VerdictDowngradeOptions) -> Result<Verdi
         name: o.name,
         to: o.to,
         reason: o.reason,
+        expected: started_from(o.expected.as_deref())?,
     };
     crate::verdict::downgrade_verdict(ws.store()?, &request)
 }

@@ -19,7 +19,7 @@ use crate::path::normalize_root;
 use crate::quote::quote;
 use crate::records::compare::Comparison;
 use crate::records::record::store_workspace;
-use crate::records::store::{RecordId, Store, check_ref_name};
+use crate::records::store::{RecordId, Store, check_ref_name, why_unproven};
 
 /// The kind of record holding [`Evidence`].
 pub const EVIDENCE_KIND: &str = "evidence";
@@ -691,9 +691,9 @@ pub(crate) fn check_gate_against(
     freshness_of(latest, trust, spec, observed, current)
 }
 
-/// Why the latest evidence of `gate` cannot stand as proof on this machine:
-/// `None` when this store wrote it or an allowed signer of the store's
-/// signing settings signed it.
+/// Why the latest evidence of `gate` cannot stand as proof on this machine
+/// ([`why_unproven`]): `None` when this store wrote it or an allowed signer of
+/// the store's signing settings signed it.
 fn untrusted(
     store: &Store,
     gate: &str,
@@ -702,33 +702,8 @@ fn untrusted(
     let Some((judged, _)) = latest else {
         return Ok(None);
     };
-    let Some(seen) = store.provenance(&gate_ref(gate))? else {
-        return Ok(Some(format!(
-            "the ref moved while it was read (record {judged} is no longer its head); check again"
-        )));
-    };
-    // A fetch between the two reads moved the ref: what was judged is not what was read.
-    if seen.record != *judged {
-        return Ok(Some(format!(
-            "the ref moved while it was read (from {judged} to {}); check again",
-            seen.record
-        )));
-    }
-    if seen.local || seen.is_signed_by_allowed_signer() {
-        return Ok(None);
-    }
-    let from = match &seen.remote {
-        Some(remote) => format!("fetched from {remote}"),
-        None => "reached this store through Git objects only".to_owned(),
-    };
-    let lacks = match (&seen.key, &seen.signature_problem) {
-        (None, _) => "it is not signed".to_owned(),
-        (Some(key), Some(problem)) => format!("its signature by {key} does not count: {problem}"),
-        (Some(key), None) => format!("it is signed by {key}, not by an allowed signer"),
-    };
-    Ok(Some(format!(
-        "it was {from} and {lacks}; evidence from elsewhere is reused only when an allowed signer signed it"
-    )))
+    let seen = store.provenance(&gate_ref(gate))?;
+    Ok(why_unproven(judged, seen.as_ref()))
 }
 
 /// [`check_gate_against`] on evidence already read, so that a check that took

@@ -24,6 +24,7 @@
 pub(crate) mod compare;
 pub(crate) mod record;
 pub mod signing;
+pub(crate) mod started_from;
 pub(crate) mod store;
 
 pub use compare::{Change, ChangeKind, Comparison};
@@ -31,6 +32,7 @@ pub use record::{
     InventoryRecord, OWN_RECORD_REASON, Observed, RECORD_FORMAT, RECORD_VERSION,
     TASK_RULES_VERSION, to_pretty_json,
 };
+pub use started_from::StartedFrom;
 pub use store::{
     CorruptFile, DanglingRef, Divergence, GIT_STORE_DIR, Provenance, RecordId, RefHead,
     RemoteSetup, STORED_RECORD_FORMAT, STORED_RECORD_VERSION, Store, StoreReport, StoredRecord,

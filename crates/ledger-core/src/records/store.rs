@@ -76,9 +76,10 @@ use crate::expand::ledger_dir::{
 };
 use crate::expand::trust;
 use crate::records::signing::{SigningSettings, signing_settings};
+pub use crate::records::started_from::StartedFrom;
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
 use git::GitRefs;
-pub use shared::{Divergence, Provenance, RemoteSetup};
+pub use shared::{Divergence, Provenance, RemoteSetup, why_unproven};
 
 /// The store's directory in a repository's common git directory.
 pub const GIT_STORE_DIR: &str = "ledger";

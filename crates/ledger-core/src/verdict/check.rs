@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::records::compare::Comparison;
-use crate::records::store::{Provenance, Store};
+use crate::records::store::{Provenance, Store, why_unproven};
 use crate::verdict::record::{VerdictSummary, latest_verdict, verdict_ref};
 
 /// The answer of [`check_verdict`].
@@ -13,9 +13,15 @@ pub struct VerdictCheck {
     /// The verdict's name.
     pub name: String,
     /// Whether the latest verdict is still bound to the state on disk: no
-    /// path of its scope changed since it was recorded (or downgraded).
-    /// Whatever the verdict says (`PASS`, `FAIL`) is in `latest`.
+    /// path of its scope changed since it was recorded (or downgraded), and
+    /// it is proven here (`unproven` is `None`). Whatever the verdict says
+    /// (`PASS`, `FAIL`) is in `latest`.
     pub stands: bool,
+    /// Why the latest record cannot stand as proof on this machine although
+    /// its state may be unchanged: it was fetched from elsewhere and no
+    /// allowed signer signed it, or the ref moved while it was read. `None`:
+    /// this store wrote it, or an allowed signer signed it.
+    pub unproven: Option<String>,
     /// The latest record of the verdict (`None`: never recorded).
     pub latest: Option<VerdictSummary>,
     /// Its state compared with the disk now, path by path (`None`: never recorded).
@@ -35,18 +41,22 @@ pub fn check_verdict(store: &Store, name: &str) -> Result<VerdictCheck> {
         return Ok(VerdictCheck {
             name: name.to_owned(),
             stands: false,
+            unproven: None,
             latest: None,
             comparison: None,
             provenance: None,
         });
     };
     let comparison = latest.verdict.inventory.compare()?;
-    let provenance = store
-        .provenance(&verdict_ref(name))?
-        .filter(|seen| seen.record == latest.id);
+    let seen = store.provenance(&verdict_ref(name))?;
+    // Judged by the rule gate evidence follows: a record from elsewhere
+    // counts only when an allowed signer signed it.
+    let unproven = why_unproven(&latest.id, seen.as_ref());
+    let provenance = seen.filter(|seen| seen.record == latest.id);
     Ok(VerdictCheck {
         name: name.to_owned(),
-        stands: comparison.matches,
+        stands: comparison.matches && unproven.is_none(),
+        unproven,
         latest: Some(latest.summary()),
         comparison: Some(comparison),
         provenance,

@@ -5,7 +5,7 @@ use crate::expand::inventory::Inventory;
 use crate::expand::scope::Scope;
 use crate::path::WorkspacePath;
 use crate::quote::quote;
-use crate::records::store::Store;
+use crate::records::store::{RecordId, StartedFrom, Store};
 use crate::verdict::record::{
     AuditVerdict, Downgrade, REPORT_REASON, VERDICT_KIND, VerdictEvent, VerdictSummary,
     check_findings, check_label, check_name, check_text, latest_verdict, read_verdict, verdict_ref,
@@ -32,6 +32,10 @@ pub struct VerdictRequest {
     pub reports: Vec<String>,
     /// The audited state.
     pub scope: Scope,
+    /// The verdict's record this audit started from (`Nothing`: none was
+    /// recorded): `pointer-conflict` when the chain's head is another one.
+    /// `None`: the head as read now.
+    pub expected: Option<StartedFrom>,
 }
 
 impl VerdictRequest {
@@ -44,6 +48,7 @@ impl VerdictRequest {
             findings: Vec::new(),
             reports: Vec::new(),
             scope,
+            expected: None,
         }
     }
 }
@@ -66,7 +71,10 @@ pub fn record_verdict(store: &Store, request: &VerdictRequest) -> Result<Verdict
     for report in &request.reports {
         reports.push(exclude_report(&mut scope, report)?);
     }
-    let head = store.head(&verdict_ref(&request.name))?;
+    let head = match request.expected {
+        Some(expected) => expected.record().cloned(),
+        None => store.head(&verdict_ref(&request.name))?,
+    };
     let inventory = Inventory::expand(&scope)?;
     if inventory.entries.is_empty() {
         return Err(Error::InvalidArgument {
@@ -100,6 +108,10 @@ pub struct DowngradeRequest {
     pub to: String,
     /// Why, as the caller observed it (not blank).
     pub reason: String,
+    /// The record the caller read as the verdict's head (`Nothing`: none):
+    /// `pointer-conflict` when the chain's head is another one. `None`: the
+    /// head as read now.
+    pub expected: Option<StartedFrom>,
 }
 
 /// Lowers the latest verdict of `request.name` to `request.to`, bound to the
@@ -152,7 +164,11 @@ pub fn downgrade_verdict(store: &Store, request: &DowngradeRequest) -> Result<Ve
         inventory,
         ..from.clone()
     };
-    write(store, Some(&latest.id), &verdict)
+    let expected = match request.expected {
+        Some(expected) => expected.record().cloned(),
+        None => Some(latest.id),
+    };
+    write(store, expected.as_ref(), &verdict)
 }
 
 /// Excludes a report from the scope with [`REPORT_REASON`]; the report as a
@@ -174,7 +190,7 @@ fn exclude_report(scope: &mut Scope, report: &str) -> Result<String> {
 /// Writes `verdict` after `expected` on its ref, host-free, and reads it back.
 fn write(
     store: &Store,
-    expected: Option<&crate::records::store::RecordId>,
+    expected: Option<&RecordId>,
     verdict: &AuditVerdict,
 ) -> Result<VerdictSummary> {
     let stored = match store.workspace() {
@@ -258,6 +274,7 @@ mod tests {
             name: "v".to_owned(),
             to: "PASS-WITH-RISKS".to_owned(),
             reason: "fixed after the verdict".to_owned(),
+            expected: None,
         };
         let lowered = downgrade_verdict(&store, &lowered).unwrap();
         assert_eq!(
@@ -270,5 +287,44 @@ mod tests {
             ("PASS", audited.fingerprint)
         );
         assert!(check_verdict(&store, "v").unwrap().stands);
+    }
+
+    #[test]
+    fn a_named_expectation_that_is_not_the_head_records_nothing() {
+        let (_dir, store, scope) = setup();
+        let mut first = VerdictRequest::new("v", "FAIL", "s1", scope.clone());
+        first.expected = Some(StartedFrom::Nothing);
+        let first = record_verdict(&store, &first).unwrap();
+        // A re-audit that believes nothing was recorded, or names the head: one wins.
+        let mut blind = VerdictRequest::new("v", "PASS", "s2", scope.clone());
+        blind.expected = Some(StartedFrom::Nothing);
+        assert_eq!(
+            record_verdict(&store, &blind).unwrap_err().code(),
+            "pointer-conflict"
+        );
+        let mut informed = blind.clone();
+        informed.expected = Some(StartedFrom::Record(first.record));
+        let second = record_verdict(&store, &informed).unwrap();
+        // A downgrade read from the first record is refused once the second landed.
+        let stale = DowngradeRequest {
+            name: "v".to_owned(),
+            to: "FAIL".to_owned(),
+            reason: "fixed".to_owned(),
+            expected: Some(StartedFrom::Record(first.record)),
+        };
+        assert_eq!(
+            downgrade_verdict(&store, &stale).unwrap_err().code(),
+            "pointer-conflict"
+        );
+        let current = DowngradeRequest {
+            expected: Some(StartedFrom::Record(second.record)),
+            ..stale
+        };
+        downgrade_verdict(&store, &current).unwrap();
+        assert_eq!(verdict_log_len(&store), 3);
+    }
+
+    fn verdict_log_len(store: &Store) -> usize {
+        crate::verdict::verdict_log(store, "v").unwrap().len()
     }
 }

@@ -447,7 +447,7 @@ class Validation(_ValidationRequired, _ValidationOptional):
 ValidationCheck = TypedDict("ValidationCheck", {"change": str, "comparison": "Comparison", "fingerprint": "Fingerprint", "gates": list["GateStanding"], "no_delivery": Optional[str], "phase_records": list["PhaseRecordStanding"], "record": "RecordId", "stands": bool, "verdict": "Verdict"})
 
 # The answer of [`check_verdict`].
-VerdictCheck = TypedDict("VerdictCheck", {"comparison": Optional["Comparison"], "latest": Optional["VerdictSummary"], "name": str, "provenance": Optional["Provenance"], "stands": bool})
+VerdictCheck = TypedDict("VerdictCheck", {"comparison": Optional["Comparison"], "latest": Optional["VerdictSummary"], "name": str, "provenance": Optional["Provenance"], "stands": bool, "unproven": Optional[str]})
 
 # What a record of a verdict's chain did.
 VerdictEvent = Union[Literal["recorded"], Literal["downgraded"]]
@@ -1229,12 +1229,12 @@ class Workspace:
         outcome (`ledger changes --json`)."""
         return _call(self._path, "changes", {"changes_root": changes_root, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def verdict_record(self, name: str, *, findings: Optional[list[str]] = None, reports: Optional[list[str]] = None, scope: Optional["ScopeOptions"] = None, source: str, verdict: str) -> "VerdictSummary":
+    def verdict_record(self, name: str, *, expected: Optional[str] = None, findings: Optional[list[str]] = None, reports: Optional[list[str]] = None, scope: Optional["ScopeOptions"] = None, source: str, verdict: str) -> "VerdictSummary":
         """Records an audit's verdict bound to the fingerprint of its scope now (a
         first audit or a re-audit), with compare-and-swap against the verdict's
         head as read; each report is excluded from the scope with the reason
         "the verdict's own report"."""
-        return _call(self._path, "verdict_record", {"findings": findings, "name": name, "reports": reports, "scope": scope, "source": source, "verdict": verdict})  # type: ignore[no-any-return]
+        return _call(self._path, "verdict_record", {"expected": expected, "findings": findings, "name": name, "reports": reports, "scope": scope, "source": source, "verdict": verdict})  # type: ignore[no-any-return]
 
     def verdict_check(self, name: str) -> "VerdictCheck":
         """Whether the verdict still stands: its state re-expanded in the workspace
@@ -1242,10 +1242,10 @@ class Workspace:
         never recorded)."""
         return _call(self._path, "verdict_check", {"name": name})  # type: ignore[no-any-return]
 
-    def verdict_downgrade(self, name: str, *, reason: str, to: str) -> "VerdictSummary":
+    def verdict_downgrade(self, name: str, *, expected: Optional[str] = None, reason: str, to: str) -> "VerdictSummary":
         """Lowers the latest verdict explicitly, bound to the state of its scope now
         (never to `PASS`, never to the verdict it has)."""
-        return _call(self._path, "verdict_downgrade", {"name": name, "reason": reason, "to": to})  # type: ignore[no-any-return]
+        return _call(self._path, "verdict_downgrade", {"expected": expected, "name": name, "reason": reason, "to": to})  # type: ignore[no-any-return]
 
     def verdict_log(self, name: str) -> list["VerdictSummary"]:
         """Every record of the verdict, newest first (empty: never recorded)."""

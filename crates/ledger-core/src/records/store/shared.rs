@@ -65,6 +65,43 @@ impl Provenance {
     }
 }
 
+/// Why the record `judged`, read as a ref's head, cannot stand as proof on
+/// this machine, given what [`Store::provenance`] then says of that ref
+/// (`seen`): `None` when this store wrote it or an allowed signer signed it.
+///
+/// Every proof read from a ref (gate evidence, an audit verdict) asks this
+/// one question, so a record fetched from elsewhere is trusted by the same
+/// rule wherever it is used. A ref that moved between the two reads is
+/// unproven too: what was judged is not what was read.
+pub fn why_unproven(judged: &RecordId, seen: Option<&Provenance>) -> Option<String> {
+    let Some(seen) = seen else {
+        return Some(format!(
+            "the ref moved while it was read (record {judged} is no longer its head); check again"
+        ));
+    };
+    if seen.record != *judged {
+        return Some(format!(
+            "the ref moved while it was read (from {judged} to {}); check again",
+            seen.record
+        ));
+    }
+    if seen.local || seen.is_signed_by_allowed_signer() {
+        return None;
+    }
+    let from = match &seen.remote {
+        Some(remote) => format!("fetched from {remote}"),
+        None => "reached this store through Git objects only".to_owned(),
+    };
+    let lacks = match (&seen.key, &seen.signature_problem) {
+        (None, _) => "it is not signed".to_owned(),
+        (Some(key), Some(problem)) => format!("its signature by {key} does not count: {problem}"),
+        (Some(key), None) => format!("it is signed by {key}, not by an allowed signer"),
+    };
+    Some(format!(
+        "it was {from} and {lacks}; a record from elsewhere counts only when an allowed signer signed it"
+    ))
+}
+
 /// What `remote setup` did to a repository's configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RemoteSetup {
