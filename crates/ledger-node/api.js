@@ -635,6 +635,20 @@ class Workspace {
   }
 
   /**
+   * Whether the evidence of every gate `ledger.toml` declares is fresh
+   * (`ledger gate check --all`), in dependency order, each checked as
+   * `check_declared_gate` checks it; nothing runs.
+   */
+  async checkDeclaredGates(options) {
+    return (reply(await native.call(this.#path, 'check_declared_gates', encode('check_declared_gates', options, (o) => ({ ...o,  })))))
+  }
+
+  /** `checkDeclaredGates`, blocking the JavaScript thread. */
+  checkDeclaredGatesSync(options) {
+    return (reply(native.callSync(this.#path, 'check_declared_gates', encode('check_declared_gates', options, (o) => ({ ...o,  })))))
+  }
+
+  /**
    * Runs every gate `ledger.toml` declares in dependency order (`ledger gate
    * run --all`): fresh ones are reused, the others run, one whose needs did not
    * pass is blocked (not run).

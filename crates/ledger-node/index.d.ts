@@ -2787,6 +2787,14 @@ export interface CheckDeclaredGateOptions {
   prerequisites?: Record<string, Observe>
 }
 
+/** The options of `checkDeclaredGates`. */
+export interface CheckDeclaredGatesOptions {
+  /**
+   * How to observe prerequisites now, over the declared ones (for every gate).
+   */
+  prerequisites?: Record<string, Observe>
+}
+
 /** The options of `runDeclaredGates`. */
 export interface RunDeclaredGatesOptions {
   /**
@@ -3359,6 +3367,16 @@ export declare class Workspace {
    * `checkDeclaredGate`, blocking the JavaScript thread.
    */
   checkDeclaredGateSync(name: string, options?: CheckDeclaredGateOptions): Freshness
+  /**
+   * Whether the evidence of every gate `ledger.toml` declares is fresh
+   * (`ledger gate check --all`), in dependency order, each checked as
+   * `check_declared_gate` checks it; nothing runs.
+   */
+  checkDeclaredGates(options?: CheckDeclaredGatesOptions): Promise<Array<Freshness>>
+  /**
+   * `checkDeclaredGates`, blocking the JavaScript thread.
+   */
+  checkDeclaredGatesSync(options?: CheckDeclaredGatesOptions): Array<Freshness>
   /**
    * Runs every gate `ledger.toml` declares in dependency order (`ledger gate
    * run --all`): fresh ones are reused, the others run, one whose needs did not

@@ -16,8 +16,8 @@ use ledger_core::{
     gate::{
         Declarations, DeclaredGate, DeclaredRun, DeclaredRuns, DeclaredStatus, Echo, Freshness,
         GateOutput, GateQuery, GateSpec, Observe, RunOptions, RunOutcome, StaleReason,
-        check_gate_query, evidence_output, gate_output, run_declared, run_gate_with,
-        wrapper_exit_code,
+        check_declared, check_gate_query, evidence_output, gate_output, run_declared,
+        run_gate_with, wrapper_exit_code,
     },
     quote::quote,
     records::Store,
@@ -75,8 +75,11 @@ pub enum GateCommand {
     /// A gate declared in `ledger.toml` is checked as declared (scope,
     /// command, `env` variables and literals); a declared `env-cmd` is not run
     /// by a check: it is `prerequisite-unverified` unless `--env-cmd` gives it.
+    ///
+    /// `--all` checks every declared gate, in dependency order, each as
+    /// `gate check NAME` would: exit 0 when all are fresh.
     #[command(after_help = crate::exit_codes::GATE_CHECK)]
-    Check(GateArgs),
+    Check(CheckArgs),
     /// Print the output the gate's latest run kept, raw bytes exactly as the
     /// command wrote them (stdout and stderr in the order ledger read them).
     ///
@@ -117,6 +120,17 @@ pub struct RunArgs {
     /// is not run. Exits 0 when all passed or were reused, else the status of
     /// the first that failed (1 when only blocked ones are left).
     #[arg(long, conflicts_with_all = ["name", "gate", "scope_file", "env", "env_cmd", "command"])]
+    all: bool,
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    gate: GateArgs,
+    /// Check every gate `ledger.toml` declares, in dependency order (`--env`
+    /// and `--env-cmd` observe a prerequisite for each gate that declares
+    /// it). Exits 0 when every one is fresh, else 1.
+    #[arg(long, conflicts_with_all = ["name", "gate", "scope_file", "command"])]
     all: bool,
 }
 
@@ -470,16 +484,7 @@ fn run_all(args: &RunArgs, options: &RunOptions) -> Result<(String, ExitCode), E
         ));
     }
     let workspace = args.gate.scope.workspace()?;
-    let declarations = Declarations::read(&workspace)?.ok_or_else(|| Error::InvalidArgument {
-        message: format!(
-            "gate run --all: {} declares no gate (there is no such file)",
-            quote(
-                workspace
-                    .join(ledger_core::gate::DECLARATIONS_FILE)
-                    .as_str()
-            )
-        ),
-    })?;
+    let declarations = Declarations::read_required(&workspace)?;
     let store = Store::open(&workspace)?;
     let json = args.gate.json;
     let mut failure = None;
@@ -596,7 +601,11 @@ fn is_gate_run(args: impl Iterator<Item = OsString>) -> bool {
     words == ["gate", "run"]
 }
 
-fn gate_check(args: &GateArgs) -> Result<(String, ExitCode), Error> {
+fn gate_check(args: &CheckArgs) -> Result<(String, ExitCode), Error> {
+    if args.all {
+        return check_all(&args.gate);
+    }
+    let args = &args.gate;
     let freshness = check_gate_query(&args.query()?)?;
     let code = ExitCode::from(if freshness.fresh { 0 } else { 1 });
     let text = if args.json {
@@ -604,6 +613,38 @@ fn gate_check(args: &GateArgs) -> Result<(String, ExitCode), Error> {
     } else {
         freshness_text(&freshness)
     };
+    Ok((text, code))
+}
+
+/// `gate check --all`: every declared gate's freshness, then one line of
+/// which are stale.
+fn check_all(args: &GateArgs) -> Result<(String, ExitCode), Error> {
+    if args.scope.selects() {
+        return Err(usage(
+            "--all checks the gates as ledger.toml declares them: give no scope flags",
+        ));
+    }
+    let declarations = Declarations::read_required(&args.scope.workspace()?)?;
+    let checked = check_declared(&declarations, &args.prerequisites()?)?;
+    let stale: Vec<String> = checked
+        .iter()
+        .filter(|f| !f.fresh)
+        .map(|f| f.gate.clone())
+        .collect();
+    let code = ExitCode::from(if stale.is_empty() { 0 } else { 1 });
+    if args.json {
+        return Ok((json_line(&checked), code));
+    }
+    let mut text: String = checked.iter().map(freshness_text).collect();
+    text.push_str(&match stale.is_empty() {
+        true => format!("all {} declared gate(s) fresh\n", checked.len()),
+        false => format!(
+            "{} of {} declared gate(s) stale: {}\n",
+            stale.len(),
+            checked.len(),
+            names(&stale)
+        ),
+    });
     Ok((text, code))
 }
 

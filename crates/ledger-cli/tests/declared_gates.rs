@@ -329,3 +329,45 @@ fn bad_declarations_are_refused_in_every_verb() {
     let none = s.ledger(&s.w(), &["gate", "run", "--all"]);
     assert_run_refused(&none, 125, "invalid-argument", "ledger.toml");
 }
+
+#[test]
+fn check_all_answers_for_every_declared_gate_and_runs_nothing() {
+    let (s, counter) = setup("");
+    let never = s.ledger(&s.w(), &["gate", "check", "--all", "--json"]);
+    assert_eq!(never.status.code(), Some(1));
+    let fresh: Vec<bool> = json(&never)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fresh"].as_bool().unwrap())
+        .collect();
+    assert_eq!(fresh, [false, false]);
+    let ran = s.ledger(&s.w(), &["gate", "run", "--all"]);
+    assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    assert_eq!(runs(&counter), ["lint", "test"]);
+    // The declared env-cmd is not run by a check: lint is unverified until given.
+    let unverified = s.ledger(&s.w(), &["gate", "check", "--all"]);
+    assert_eq!(unverified.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&unverified.stdout).into_owned();
+    assert!(
+        text.ends_with("1 of 2 declared gate(s) stale: lint\n"),
+        "{text}"
+    );
+    let given = ["gate", "check", "--all", "--env-cmd", "shell=echo sh-1"];
+    let all = s.ledger(&s.w(), &given);
+    assert_eq!(
+        all.status.code(),
+        Some(0),
+        "{}{}",
+        stderr(&all),
+        String::from_utf8_lossy(&all.stdout)
+    );
+    assert!(stdout(&all).ends_with("all 2 declared gate(s) fresh\n"));
+    s.write("src/lib.rs", b"pub fn f() {} // changed\n");
+    let stale = s.ledger(&s.w(), &given);
+    assert_eq!(stale.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&stale.stdout).contains("stale: lint, test"));
+    assert_eq!(runs(&counter), ["lint", "test"], "a check runs nothing");
+    let named = s.ledger(&s.w(), &["gate", "check", "--all", "lint"]);
+    assert_eq!(named.status.code(), Some(2));
+}

@@ -76,5 +76,15 @@ test('runDeclaredGate, checkDeclaredGate and runDeclaredGates', { skip: noCli },
   )
   assert.equal(all.exitCode, 0)
   assert.deepEqual(ran(), ['lint', 'test'])
+  const checked = await ws.checkDeclaredGates({ prerequisites: { marker: { literal: 'm-1' } } })
+  assert.deepEqual(
+    checked.map((f) => [f.gate, f.fresh]),
+    [
+      ['lint', true],
+      ['test', true],
+    ],
+  )
+  assert.deepEqual(ws.checkDeclaredGatesSync().map((f) => f.fresh), [false, true])
+  assert.ok(!fs.existsSync(marker), 'a check ran a command read from ledger.toml')
   assert.throws(() => ws.runDeclaredGateSync('nope'), /declared: lint, test/)
 })

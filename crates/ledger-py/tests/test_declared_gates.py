@@ -70,5 +70,9 @@ def test_run_check_and_run_all(declared: tuple[ledger.Workspace, Path, Path], cl
     assert [(r["gate"], r["status"]) for r in all_runs["runs"]] == [("lint", "reused"), ("test", "passed")]
     assert all_runs["exit_code"] == 0
     assert runs.read_text().split() == ["lint", "test"]
+    checked = ws.check_declared_gates(prerequisites={"marker": {"literal": "m-1"}})
+    assert [(f["gate"], f["fresh"]) for f in checked] == [("lint", True), ("test", True)]
+    assert [f["fresh"] for f in ws.check_declared_gates()] == [False, True]
+    assert not marker.exists(), "a check ran a command read from ledger.toml"
     with pytest.raises(ledger.InvalidArgumentError, match="declared: lint, test"):
         ws.run_declared_gate("nope")

@@ -234,12 +234,7 @@ fn declared_gates(ws: &Workspace, _: DeclaredGatesOptions) -> Result<Vec<Declare
 
 /// The workspace's declarations, which must exist.
 fn declarations(ws: &Workspace) -> Result<Declarations> {
-    Declarations::read(ws.path())?.ok_or_else(|| Error::InvalidArgument {
-        message: format!(
-            "{} declares no gate (there is no such file)",
-            crate::quote::quote(ws.path().join(crate::gate::DECLARATIONS_FILE).as_str())
-        ),
-    })
+    Declarations::read_required(ws.path())
 }
 
 /// The supervision of a door's run: its echo, its timeout (else the gate's
@@ -299,6 +294,21 @@ fn check_declared_gate(ws: &Workspace, o: CheckDeclaredGateOptions) -> Result<Fr
     let declarations = declarations(ws)?;
     let query = declarations.query(declarations.gate(&o.name)?, &o.prerequisites)?;
     crate::gate::check_gate_query(&query)
+}
+
+/// Whether the evidence of every gate `ledger.toml` declares is fresh
+/// (`ledger gate check --all`), in dependency order, each checked as
+/// `check_declared_gate` checks it; nothing runs.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckDeclaredGatesOptions {
+    /// How to observe prerequisites now, over the declared ones (for every gate).
+    #[serde(default)]
+    pub prerequisites: BTreeMap<String, Observe>,
+}
+
+fn check_declared_gates(ws: &Workspace, o: CheckDeclaredGatesOptions) -> Result<Vec<Freshness>> {
+    crate::gate::check_declared(&declarations(ws)?, &o.prerequisites)
 }
 
 /// Runs every gate `ledger.toml` declares in dependency order (`ledger gate
@@ -391,6 +401,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("declared_gates", &[], declared_gates),
         Verb::method("run_declared_gate", &["name"], run_declared_gate),
         Verb::method("check_declared_gate", &["name"], check_declared_gate),
+        Verb::method("check_declared_gates", &[], check_declared_gates),
         Verb::method("run_declared_gates", &[], run_declared_gates),
         Verb::method("latest_evidence", &["gate"], latest_evidence),
         Verb::method("gate_output", &["gate"], gate_output),
@@ -621,6 +632,17 @@ mod tests {
             .collect();
         assert_eq!(statuses, ["reused", "passed"], "{all}");
         assert_eq!(all["ok"]["exitCode"], 0);
+        let given = json!({"prerequisites": {"v": {"literal": "1"}}});
+        let checked = call(&dir, "check_declared_gates", given, Case::Snake);
+        let fresh: Vec<(&str, bool)> = checked["ok"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["gate"].as_str().unwrap(), f["fresh"].as_bool().unwrap()))
+            .collect();
+        assert_eq!(fresh, [("lint", true), ("test", true)], "{checked}");
+        let unverified = call(&dir, "check_declared_gates", json!({}), Case::Snake);
+        assert_eq!(unverified["ok"][0]["fresh"], false, "{unverified}");
         let unknown = call(&dir, "run_declared_gate", json!({"name": "x"}), Case::Snake);
         assert_eq!(code(&unknown), "invalid-argument");
         std::fs::write(dir.path().join("ledger.toml"), "[gates.x]\n").unwrap();

@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::scope::{Scope, ScopeLists};
-use crate::gate::evidence::{GateQuery, GateSpec, Observe};
+use crate::gate::evidence::{Freshness, GateQuery, GateSpec, Observe, check_gate_query};
 use crate::gate::process::RunOptions;
 use crate::gate::run::{RunOutcome, run_gate_with};
 use crate::own_file::read_in_workspace;
@@ -174,6 +174,17 @@ pub struct Declarations {
 }
 
 impl Declarations {
+    /// [`Declarations::read`] for a caller that needs gates declared (`gate
+    /// run --all`, `gate check --all`): no `ledger.toml` is `invalid-argument`.
+    pub fn read_required(workspace: &Utf8Path) -> Result<Declarations> {
+        Declarations::read(workspace)?.ok_or_else(|| Error::InvalidArgument {
+            message: format!(
+                "{} declares no gate (there is no such file)",
+                quote(workspace.join(DECLARATIONS_FILE).as_str())
+            ),
+        })
+    }
+
     /// Reads `ledger.toml` at the top of `workspace`; `Ok(None)` when there is
     /// none. Read like a scope file (no symlink followed, a regular file,
     /// at most 1 MiB); an unknown key, a gate whose spec cannot be built, a
@@ -527,6 +538,29 @@ pub fn run_declared(
         })
         .unwrap_or(0);
     Ok(DeclaredRuns { runs, exit_code })
+}
+
+/// Whether the evidence of every declared gate is fresh (`ledger gate check
+/// --all`), in dependency order, each asked as [`Declarations::query`] asks
+/// it: nothing runs, a declared `env-cmd` not given is
+/// `prerequisite-unverified`. A `given` prerequisite replaces the declared
+/// one of that name in each gate that declares it, and is added to none (one
+/// observation for many gates must not change what each depends on). All
+/// are fresh exactly when every answer is.
+pub fn check_declared(
+    declarations: &Declarations,
+    given: &BTreeMap<String, Observe>,
+) -> Result<Vec<Freshness>> {
+    declarations
+        .gates()
+        .iter()
+        .map(|gate| {
+            let declared = gate.prerequisites();
+            let mut own = given.clone();
+            own.retain(|name, _| declared.contains_key(name));
+            check_gate_query(&declarations.query(gate, &own)?)
+        })
+        .collect()
 }
 
 #[cfg(test)]

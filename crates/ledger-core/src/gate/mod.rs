@@ -40,7 +40,7 @@ pub(crate) mod stored_output;
 
 pub use declared::{
     DECLARATIONS_FILE, Declarations, DeclaredExclusion, DeclaredGate, DeclaredRun, DeclaredRuns,
-    DeclaredStatus, run_declared,
+    DeclaredStatus, check_declared, run_declared,
 };
 pub use evidence::{
     EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence, Observations, Observe,

@@ -1192,6 +1192,12 @@ class Workspace:
         replace declared ones by name)."""
         return _call(self._path, "check_declared_gate", {"name": name, "prerequisites": prerequisites})  # type: ignore[no-any-return]
 
+    def check_declared_gates(self, *, prerequisites: Optional[Mapping[str, "Observe"]] = None) -> list["Freshness"]:
+        """Whether the evidence of every gate `ledger.toml` declares is fresh
+        (`ledger gate check --all`), in dependency order, each checked as
+        `check_declared_gate` checks it; nothing runs."""
+        return _call(self._path, "check_declared_gates", {"prerequisites": prerequisites})  # type: ignore[no-any-return]
+
     def run_declared_gates(self, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None) -> "DeclaredRuns":
         """Runs every gate `ledger.toml` declares in dependency order (`ledger gate
         run --all`): fresh ones are reused, the others run, one whose needs did not
