@@ -7,6 +7,7 @@ mod exit_codes;
 mod gates;
 mod hints;
 mod lifecycle;
+mod progress;
 mod report;
 mod resume;
 mod scope_args;
@@ -67,6 +68,14 @@ struct Cli {
     /// environment variable, else none].
     #[arg(long, global = true, value_name = "FILE")]
     allowed_signers: Option<Utf8PathBuf>,
+    /// Show no progress line, even on a terminal.
+    #[arg(long, global = true, conflicts_with = "progress")]
+    quiet: bool,
+    /// Show the progress line from the start, even when stderr is not a
+    /// terminal (a line a second there), and a closing summary [default: on
+    /// a terminal, once an expansion runs past about a second].
+    #[arg(long, global = true)]
+    progress: bool,
 }
 
 #[derive(Subcommand)]
@@ -203,7 +212,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    match run(cli) {
+    let reporter = progress::Reporter::start(progress::Show::chosen(cli.quiet, cli.progress));
+    // `run` drops the reporter before it prints, and on an error before this
+    // prints it: the line never lands beside either.
+    match run(cli, reporter) {
         Ok(code) => code,
         Err(Failure::Ledger(e)) => {
             match json_wanted() {
@@ -296,7 +308,7 @@ impl From<io::Error> for Failure {
     }
 }
 
-fn run(cli: Cli) -> Result<ExitCode, Failure> {
+fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failure> {
     if let Some(count) = cli.threads {
         ledger_core::expand::set_threads(count)?;
     }
@@ -407,6 +419,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Changes(args) => resume::run_changes(args)?,
         Command::Verdict(command) => verdicts::run(command)?,
     };
+    drop(reporter);
     io::stdout().lock().write_all(text.as_bytes())?;
     Ok(code)
 }

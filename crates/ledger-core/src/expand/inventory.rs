@@ -12,6 +12,7 @@ use crate::expand::cache::{CacheFile, DigestCache};
 use crate::expand::entry::Entry;
 use crate::expand::fingerprint::{Encoder, Fingerprint, fingerprint_sorted};
 use crate::expand::git::{self, Locate, Status};
+use crate::expand::progress;
 use crate::expand::read::Outcome;
 use crate::expand::read_queue::{Feed, Origin, ReadQueue, Reader, read_contents};
 use crate::expand::scope::{STORE_DIR, Scope};
@@ -47,6 +48,7 @@ impl Inventory {
         scope: &Scope,
         previous: impl IntoIterator<Item = &'a WorkspacePath>,
     ) -> Result<Inventory> {
+        let _under_way = progress::UnderWay::start();
         let (scope, worktree) = scope.resolve_opening()?;
         let previous: Vec<WorkspacePath> = previous.into_iter().cloned().collect();
         let workspace = scope.workspace.as_std_path();

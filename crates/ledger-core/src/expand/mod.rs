@@ -37,6 +37,7 @@ pub(crate) mod fingerprint;
 pub(crate) mod git;
 pub(crate) mod inventory;
 pub(crate) mod ledger_dir;
+pub(crate) mod progress;
 pub(crate) mod read;
 pub(crate) mod read_queue;
 pub(crate) mod scope;
@@ -49,6 +50,7 @@ pub use cache::{CacheReport, NO_CACHE_ENV, digest_cache_enabled, set_digest_cach
 pub use entry::{Content, Digest, Entry};
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
 pub use inventory::{Inventory, default_workspace, worktree_root};
+pub use progress::{Progress, on_idle, progress};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
 };

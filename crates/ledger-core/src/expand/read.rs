@@ -23,6 +23,7 @@ use sha2::{Digest as _, Sha256};
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::cache::{DigestCache, Lookup};
 use crate::expand::entry::{Content, Digest, Entry};
+use crate::expand::progress;
 use crate::nofollow::{DirProblem, describe, open_dir, open_workspace};
 use crate::path::WorkspacePath;
 use crate::tasks::normalize::{HashOutput, TasksNormalizer};
@@ -333,6 +334,7 @@ fn hash_stream(
                 Err(e) => return Err(e),
             };
             sink.update(&buffer[..n]);
+            progress::hashed(n);
             remaining -= n as u64;
             after_chunk();
         }

@@ -26,6 +26,7 @@ use crate::path::WorkspacePath;
 use rustix::fs::Stat;
 
 use crate::expand::cache::{DigestCache, Lookup};
+use crate::expand::progress;
 use crate::expand::threads;
 use crate::tasks::rule::TaskRule;
 
@@ -229,6 +230,7 @@ impl<'a> ReadQueue<'a> {
                 }),
             }
         }
+        progress::listed(pieces.iter().map(|piece| piece.paths.len()).sum());
         self.push(pieces);
     }
 
@@ -291,6 +293,7 @@ impl<'a> ReadQueue<'a> {
             };
             let _reading = Reading(self);
             let read = self.read_piece(piece.number, piece.paths, piece.origin, reader);
+            progress::answered(read.len());
             self.read
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)

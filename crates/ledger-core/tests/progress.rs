@@ -1,0 +1,43 @@
+//! The expansion's progress counts and its idle hook, in a process of their
+//! own (the hook is set once per process).
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ledger_core::expand::{Inventory, Scope, on_idle, progress};
+
+#[test]
+fn counts_grow_with_an_expansion_and_the_hook_runs_when_it_ends() {
+    let idle = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&idle);
+    let active_in_hook = Arc::new(AtomicUsize::new(usize::MAX));
+    let active = Arc::clone(&active_in_hook);
+    assert!(on_idle(Box::new(move || {
+        active.store(progress().active, Ordering::SeqCst);
+        seen.fetch_add(1, Ordering::SeqCst);
+    })));
+    assert!(!on_idle(Box::new(|| {})), "one hook per process");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), vec![b'a'; 3000]).unwrap();
+    std::fs::write(dir.path().join("b.txt"), b"b").unwrap();
+    let workspace = camino::Utf8Path::from_path(dir.path()).unwrap();
+    let mut scope = Scope::new(workspace);
+    scope.add_root(".").unwrap();
+    let before = progress();
+    let inventory = Inventory::expand(&scope).unwrap();
+    let after = progress();
+    assert_eq!(inventory.entries.len(), 2);
+    // This test is alone in its process: the counts are this expansion's.
+    assert_eq!(after.listed - before.listed, 2);
+    assert_eq!(after.answered - before.answered, 2);
+    assert!(after.bytes - before.bytes >= 3001, "{before:?} {after:?}");
+    assert_eq!(after.active, 0);
+    assert_eq!(idle.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        active_in_hook.load(Ordering::SeqCst),
+        0,
+        "idle means none under way"
+    );
+}
