@@ -32,14 +32,14 @@ pub struct Task {
     /// whitespace skipped, cut at the first `\r`, U+2028 or U+2029, trimmed;
     /// bytes that are not UTF-8 read as U+FFFD (one per maximal invalid
     /// subpart, as Node decodes), so that the text and its id are what
-    /// OpenSpec sees. Exact whenever `text_bytes` is `None`.
+    /// OpenSpec sees. Exact whenever `text_bytes` is null.
     pub text: String,
-    /// The exact bytes of `text` in the file, when they are not valid UTF-8
-    /// (base64 in JSON); `None` (JSON `null`) when they are, for `text` is
-    /// then exactly those bytes. `text` alone would read `caf\xe9` and
-    /// `caf\xe8` as one string; with this field two task lines that differ
-    /// in any byte never read the same. [`Task::exact_text`] gives the bytes
-    /// in either case.
+    /// The exact bytes of `text` in the file, as base64, when they are not
+    /// valid UTF-8; null when they are, for `text` is then exactly those
+    /// bytes. `text` alone reads `caf\xe9` and `caf\xe8` as one string;
+    /// with this field two task lines that differ in any byte never read the
+    /// same.
+    // In Rust, `Task::exact_text` gives the bytes in either case.
     pub text_bytes: Option<Bytes>,
 }
 
@@ -441,29 +441,27 @@ mod tests {
     #[test]
     fn text_that_is_not_utf8_keeps_its_exact_bytes() {
         let file = b"- [ ] 1.1 caf\xe9\n- [ ] 1.2 caf\xe8 \r\n- [x] 1.3 caf\xc3\xa9\n- [ ]  \xff\xfe\tx \xf0\x9f\n";
-        for rule in [TaskRule::OpenspecCheckbox] {
-            let tasks = read_tasks(file, rule).tasks;
-            let exact: Vec<&[u8]> = tasks.iter().map(Task::exact_text).collect();
-            assert_eq!(
-                exact,
-                [
-                    &b"1.1 caf\xe9"[..],
-                    b"1.2 caf\xe8",
-                    "1.3 caf\u{e9}".as_bytes(),
-                    b"\xff\xfe\tx \xf0\x9f",
-                ]
-            );
-            // The text stays OpenSpec's, lossy: alone it would merge 1.1 and 1.2's words.
-            assert_eq!(tasks[0].text, "1.1 caf\u{fffd}");
-            assert_eq!(tasks[1].text, "1.2 caf\u{fffd}");
-            assert_eq!(tasks[3].text, "\u{fffd}\u{fffd}\tx \u{fffd}");
-            assert_eq!(tasks[0].id.as_deref(), Some("1.1"));
-            // Valid UTF-8 needs no bytes: the text is exact.
-            assert_eq!(tasks[2].text_bytes, None);
-            let json = serde_json::to_value(&tasks).unwrap();
-            assert_eq!(json[0]["text_bytes"], "MS4xIGNhZuk=");
-            assert_eq!(json[2]["text_bytes"], serde_json::Value::Null);
-        }
+        let tasks = read_tasks(file, TaskRule::OpenspecCheckbox).tasks;
+        let exact: Vec<&[u8]> = tasks.iter().map(Task::exact_text).collect();
+        assert_eq!(
+            exact,
+            [
+                &b"1.1 caf\xe9"[..],
+                b"1.2 caf\xe8",
+                "1.3 caf\u{e9}".as_bytes(),
+                b"\xff\xfe\tx \xf0\x9f",
+            ]
+        );
+        // The text stays OpenSpec's, lossy: alone it would merge 1.1 and 1.2's words.
+        assert_eq!(tasks[0].text, "1.1 caf\u{fffd}");
+        assert_eq!(tasks[1].text, "1.2 caf\u{fffd}");
+        assert_eq!(tasks[3].text, "\u{fffd}\u{fffd}\tx \u{fffd}");
+        assert_eq!(tasks[0].id.as_deref(), Some("1.1"));
+        // Valid UTF-8 needs no bytes: the text is exact.
+        assert_eq!(tasks[2].text_bytes, None);
+        let json = serde_json::to_value(&tasks).unwrap();
+        assert_eq!(json[0]["text_bytes"], "MS4xIGNhZuk=");
+        assert_eq!(json[2]["text_bytes"], serde_json::Value::Null);
         let v1 = read_tasks(b"- [ ] 1.1 [a\xff] b\xfe\n", TaskRule::TaskCheckboxV1).tasks;
         assert_eq!(v1[0].exact_text(), b"1.1 [a\xff] b\xfe");
         // What the description cuts off (after a `\r`) is no part of the text.
