@@ -117,6 +117,7 @@ pub fn read_tasks(bytes: &[u8], rule: TaskRule) -> Tasks {
                 TaskRule::OpenspecCheckbox => openspec_line(line),
             }?;
             let (text, span) = description(&parsed.rest, line.len());
+            // In range: the span's ends are offsets `decode` found in `line`.
             let exact = &line[span];
             // Valid UTF-8 decodes to itself, so `text` is then the exact bytes.
             let text_bytes = std::str::from_utf8(exact)
