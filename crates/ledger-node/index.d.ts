@@ -3,6 +3,13 @@
 /* eslint-disable */
 
 /**
+ * Raw bytes inside a result (a task's `text_bytes`): their base64 text, exactly as
+ * the CLI's `--json` has it, so that a result and the CLI's JSON are one value
+ * (decode it to get the bytes). A verb's own bytes option or result is `Bytes`.
+ */
+export type Base64 = string
+
+/**
  * One artifact of a graph.
  */
 export interface ArtifactInput {
@@ -1833,9 +1840,19 @@ export interface Task {
   /**
    * The text after the box, as OpenSpec's `description`: leading
    * whitespace skipped, cut at the first `\r`, U+2028 or U+2029, trimmed;
-   * bytes that are not UTF-8 read as U+FFFD.
+   * bytes that are not UTF-8 read as U+FFFD (one per maximal invalid
+   * subpart, as Node decodes), so that the text and its id are what
+   * OpenSpec sees. Exact whenever `text_bytes` is null.
    */
   text: string
+  /**
+   * The exact bytes of `text` in the file, as base64, when they are not
+   * valid UTF-8; null when they are, for `text` is then exactly those
+   * bytes. `text` alone reads `caf\xe9` and `caf\xe8` as one string;
+   * with this field two task lines that differ in any byte never read the
+   * same.
+   */
+  textBytes: Base64 | null
 }
 
 /**

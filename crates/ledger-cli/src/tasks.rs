@@ -8,7 +8,7 @@ use clap::Args;
 use ledger_core::{
     Error,
     approval::ChangeTasks,
-    quote::quote,
+    quote::{quote, quote_bytes},
     tasks::{TaskRule, normalize_tasks_with},
 };
 
@@ -43,7 +43,9 @@ pub fn run_tasks(args: TasksArgs) -> Result<(String, ExitCode), Error> {
 }
 
 /// A heading with the file, rule and progress, then one line per task:
-/// its box, line number and text.
+/// its box, line number and text. The text shown is the task's exact bytes,
+/// quoted (a byte that is not UTF-8 as `\351`), not its lossy `text`: two
+/// lines that differ in any byte never print the same.
 fn tasks_text(tasks: &ChangeTasks) -> String {
     let t = &tasks.tasks;
     let mut text = format!(
@@ -62,7 +64,7 @@ fn tasks_text(tasks: &ChangeTasks) -> String {
             "[{}] {:>width$}  {}\n",
             if task.done { 'x' } else { ' ' },
             task.line,
-            quote(&task.text),
+            quote_bytes(task.exact_text()),
         ));
     }
     text

@@ -121,6 +121,60 @@ fn tasks_lists_ids_progress_and_lines() {
 }
 
 #[test]
+fn task_text_that_is_not_utf8_is_shown_escaped_and_kept_exact() {
+    // Two lines that differ only in a byte that is not UTF-8: a lossy reading
+    // would print both as `caf\u{fffd}`.
+    let s = openspec_checkout(b"- [ ] 1.1 caf\xe9\n- [ ] 1.2 caf\xe8\n- [x] caf\xe9\n- [x] caf\xe8\n- [ ] 1.3 caf\xc3\xa9\n");
+    let w = s.w();
+    let rule = ["--task-rule", "openspec-checkbox"];
+    let text = stdout(&s.ledger(
+        &w,
+        &[&["tasks", "--change", "add-auth"][..], &rule].concat(),
+    ));
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(
+        lines,
+        [
+            "[ ] 1  \"1.1 caf\\351\"",
+            "[ ] 2  \"1.2 caf\\350\"",
+            "[x] 3  \"caf\\351\"",
+            "[x] 4  \"caf\\350\"",
+            "[ ] 5  1.3 caf\u{e9}",
+        ],
+        "{text}"
+    );
+    assert!(!text.contains('\u{fffd}'), "{text}");
+    let out = s.ledger(
+        &w,
+        &[&["tasks", "--change", "add-auth", "--json"][..], &rule].concat(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tasks = json["tasks"].as_array().unwrap();
+    let exact: Vec<serde_json::Value> = tasks.iter().map(|t| t["text_bytes"].clone()).collect();
+    // base64 of `1.1 caf\xe9`, `1.2 caf\xe8`, `caf\xe9`, `caf\xe8`; null for valid UTF-8.
+    assert_eq!(
+        serde_json::Value::from(exact),
+        serde_json::json!(["MS4xIGNhZuk=", "MS4yIGNhZug=", "Y2Fm6Q==", "Y2Fm6A==", null])
+    );
+    // The text and the ids stay OpenSpec's.
+    assert_eq!(tasks[0]["text"], "1.1 caf\u{fffd}");
+    assert_eq!(tasks[2]["text"], tasks[3]["text"]);
+    assert_eq!(tasks[0]["id"], "1.1");
+    assert_eq!(tasks[4]["text"], "1.3 caf\u{e9}");
+    // `check --json` carries the same tasks.
+    let out = s.ledger(
+        &w,
+        &[&["check", "--change", "add-auth", "--json"][..], &rule].concat(),
+    );
+    let check: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        check["changes"][0]["tasks"]["tasks"][1]["text_bytes"], "MS4yIGNhZug=",
+        "{check}"
+    );
+}
+
+#[test]
 fn a_missing_tasks_file_has_no_tasks() {
     let s = openspec_checkout(b"");
     std::fs::remove_file(s.w().join(CHANGE).join("tasks.md")).unwrap();

@@ -134,6 +134,15 @@ pub fn openspec_checkbox(data: &[u8]) {
         .map(|t| t.line)
         .collect();
     assert_eq!(changed, done, "rewritten lines are not the done tasks");
+    for task in &before.tasks {
+        // The text is the lossy reading of the exact bytes, which are kept
+        // whenever it is lossy.
+        assert_eq!(String::from_utf8_lossy(task.exact_text()), task.text);
+        assert_eq!(
+            task.text_bytes.is_some(),
+            std::str::from_utf8(task.exact_text()).is_err()
+        );
+    }
     let after = read_tasks(&got, rule);
     assert_eq!((after.total, after.done), (before.total, 0));
 }

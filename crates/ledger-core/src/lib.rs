@@ -16,7 +16,7 @@
 //! | [`door`] | the top floor: every verb of the Python and JavaScript doors described once (options and output), one dispatch, the description their typed wrappers are generated from |
 //!
 //! Below them the ground floor: [`Error`] (a stable [`Error::code`] and the
-//! path concerned), [`WorkspacePath`], [`quote`]. The common path is in
+//! path concerned), [`WorkspacePath`], [`quote`], [`Bytes`] (raw bytes as base64 in JSON). The common path is in
 //! [`prelude`]. Each wing's page has a working example of its capability.
 //!
 //! ```
@@ -46,6 +46,7 @@
 //! expansion never yields a fingerprint.
 
 // The ground floor: what every wing may use, and that uses no wing.
+mod bytes;
 mod error;
 mod js_space;
 mod nofollow;
@@ -81,6 +82,7 @@ pub mod door;
 #[doc(hidden)]
 pub mod fuzzing;
 
+pub use bytes::Bytes;
 pub use error::{DisplayPath, Error, GitSource, Result};
 pub use path::WorkspacePath;
 

@@ -24,10 +24,29 @@ use std::borrow::Cow;
 /// `text` as ledger prints it in text output: as is when nothing needs
 /// escaping, otherwise escaped ([`escape`]) between double quotes.
 pub fn quote(text: &str) -> Cow<'_, str> {
-    if !needs_escaping(text.as_bytes()) {
-        return Cow::Borrowed(text);
+    quote_bytes(text.as_bytes())
+}
+
+/// Raw `bytes` as [`quote`] prints text: as is when they are UTF-8 that needs
+/// no escaping, otherwise escaped between double quotes, each byte that is
+/// not UTF-8 as three octal digits. For a value kept as bytes (a task's text
+/// with invalid UTF-8 in it), so that two different byte strings never print
+/// the same, as a lossy `String` would.
+///
+/// ```
+/// use ledger_core::quote::quote_bytes;
+/// assert_eq!(quote_bytes(b"1.1 Add login"), "1.1 Add login");
+/// assert_eq!(quote_bytes(b"1.1 caf\xe9"), "\"1.1 caf\\351\"");
+/// assert_ne!(quote_bytes(b"\xff"), quote_bytes(b"\xfe"));
+/// ```
+pub fn quote_bytes(bytes: &[u8]) -> Cow<'_, str> {
+    if !needs_escaping(bytes) {
+        // needs_escaping is false only for valid UTF-8.
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            return Cow::Borrowed(text);
+        }
     }
-    Cow::Owned(format!("\"{}\"", escape(text.as_bytes())))
+    Cow::Owned(format!("\"{}\"", escape(bytes)))
 }
 
 /// A message from another library (a parser's, gix's) as one line of an error: its
@@ -164,6 +183,10 @@ mod tests {
             assert_eq!(quote(text), shown, "{text:?}");
         }
         assert_eq!(escape(b"\xff\xfe"), "\\377\\376");
+        assert_eq!(quote_bytes(b"caf\xe9"), "\"caf\\351\"");
+        assert_eq!(quote_bytes("caf\u{e9}".as_bytes()), "caf\u{e9}");
+        // U+FFFD itself is text, not an escape: it never reads as a bad byte.
+        assert_ne!(quote_bytes("\u{fffd}".as_bytes()), quote_bytes(b"\xff"));
         assert_ne!(escape(b"\\377"), escape(b"\xff"));
     }
 }

@@ -24,10 +24,10 @@ test('readTasks: ids, done, lines and text under either rule', async (t) => {
   s.write('tasks.md', TASKS + '- [x] 2.1 [core] Canonical\n')
   const open = await ledger.readTasks(s.path('tasks.md'), { rule: 'openspec-checkbox' })
   assert.deepEqual([open.total, open.done], [4, 3])
-  assert.deepEqual(open.tasks[1], { id: '1.1.1', done: true, line: 3, text: '1.1.1 Test it' })
+  assert.deepEqual(open.tasks[1], { id: '1.1.1', done: true, line: 3, text: '1.1.1 Test it', textBytes: null })
   const v1 = ledger.readTasksSync(s.path('tasks.md'))
   assert.equal(v1.rule, 'task-checkbox-v1')
-  assert.deepEqual(v1.tasks, [{ id: '2.1', done: true, line: 5, text: '2.1 [core] Canonical' }])
+  assert.deepEqual(v1.tasks, [{ id: '2.1', done: true, line: 5, text: '2.1 [core] Canonical', textBytes: null }])
   // The same from the bytes.
   const bytes = Buffer.from(TASKS + '- [x] 2.1 [core] Canonical\n')
   assert.deepEqual(await ledger.readTasksBytes(bytes, { rule: 'openspec-checkbox' }), open)
@@ -35,6 +35,21 @@ test('readTasks: ids, done, lines and text under either rule', async (t) => {
   assert.deepEqual(ledger.TASK_RULES, ['task-checkbox-v1', 'openspec-checkbox'])
   await expectCode(assert, () => ledger.readTasks(s.path('missing.md')), 'unreadable', 'missing.md')
   await expectCode(assert, () => ledger.readTasks(s.path('tasks.md'), { rule: 'v2' }), 'invalid-argument', undefined)
+})
+
+test('task text that is not UTF-8 comes back exact, as base64 in textBytes', async (t) => {
+  const s = new Sandbox(t)
+  // Two lines that differ only in a byte that is not UTF-8, and one that is.
+  const file = Buffer.concat([Buffer.from('- [ ] 1.1 caf\xe9\n- [ ] 1.1 caf\xe8\n', 'latin1'), Buffer.from('- [x] 1.2 caf\u00e9\n')])
+  s.write('tasks.md', file)
+  const got = await ledger.readTasks(s.path('tasks.md'), { rule: 'openspec-checkbox' })
+  assert.deepEqual(got.tasks.map((task) => task.text), ['1.1 caf\ufffd', '1.1 caf\ufffd', '1.2 caf\u00e9'])
+  assert.deepEqual(Buffer.from(got.tasks[0].textBytes, 'base64'), Buffer.from('1.1 caf\xe9', 'latin1'))
+  assert.deepEqual(Buffer.from(got.tasks[1].textBytes, 'base64'), Buffer.from('1.1 caf\xe8', 'latin1'))
+  assert.equal(got.tasks[0].id, '1.1')
+  // `é` as UTF-8 (\xc3\xa9) is valid: the text is exact.
+  assert.equal(got.tasks[2].textBytes, null)
+  assert.deepEqual(ledger.readTasksBytesSync(file, { rule: 'openspec-checkbox' }), got)
 })
 
 test('a scope records the rule; ticking is progress under openspec-checkbox', async (t) => {
@@ -90,7 +105,11 @@ test('readTasks agrees with OpenSpec parseTaskLines on random task-like files', 
       if (task) expected.push({ id: task.description.match(TASK_ID)?.[1] ?? null, done: task.done, line: i + 1, text: task.description })
     })
     const got = ledger.readTasksSync(s.path('tasks.md'), { rule: 'openspec-checkbox' })
-    assert.deepEqual(got.tasks, expected, JSON.stringify(file.toString('latin1')))
+    assert.deepEqual(got.tasks.map(({ textBytes, ...task }) => task), expected, JSON.stringify(file.toString('latin1')))
+    // The exact bytes, where kept, decode (as Node decodes) to OpenSpec's description.
+    for (const task of got.tasks.filter((x) => x.textBytes !== null)) {
+      assert.equal(Buffer.from(task.textBytes, 'base64').toString('utf-8'), task.text)
+    }
     assert.equal(got.done, expected.filter((x) => x.done).length)
   }
 })

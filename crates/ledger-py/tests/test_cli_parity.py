@@ -174,11 +174,13 @@ def test_gate_evidence_is_shared_with_the_cli(workspace: Path, cli: Cli) -> None
 def test_tasks_and_normalize_match_the_cli(workspace: Path, cli: Cli) -> None:
     ws = ledger.Workspace(workspace)
     d = workspace / "openspec/changes" / CHANGE
-    write(d, "tasks.md", "## 1. Core\n- [x] 1.1 Add login\n  * [ ] 1.1.1 Test it\n- [x] 2.1 [py] Bind\n")
+    # The last line's text is not UTF-8: its exact bytes cross as base64 in both.
+    write(d, "tasks.md", b"## 1. Core\n- [x] 1.1 Add login\n  * [ ] 1.1.1 Test it\n- [x] 2.1 [py] Bind\n- [ ] 2.2 [py] caf\xe9\n")
     place = ["--change", CHANGE, "--workspace", str(workspace)]
     for rule in ledger.TASK_RULES:
         assert ws.change_tasks(CHANGE, task_rule=rule) == cli.json("tasks", *place, "--task-rule", rule, "--json")
     assert ws.change_tasks(CHANGE) == cli.json("tasks", *place, "--json")
+    assert ws.change_tasks(CHANGE)["tasks"][-1]["text_bytes"] == "Mi4yIFtweV0gY2Fm6Q=="
     # `ledger normalize` and normalize_tasks give the same bytes for every vector.
     for name in ("task-checkbox.json", "openspec-checkbox.json"):
         for vector in json.loads((VECTORS / name).read_text())["vectors"]:

@@ -3,6 +3,7 @@ a box as progress under `openspec-checkbox` (docs/format.md §4)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 from pathlib import Path
@@ -52,7 +53,7 @@ def test_read_tasks_under_either_rule(tmp_path: Path) -> None:
         "rule": "task-checkbox-v1",
         "total": 1,
         "done": 1,
-        "tasks": [{"id": "2.1", "done": True, "line": 5, "text": "2.1 [core] Canonical"}],
+        "tasks": [{"id": "2.1", "done": True, "line": 5, "text": "2.1 [core] Canonical", "text_bytes": None}],
     }
     # A line without an id, and an empty file.
     assert rows(ledger.read_tasks_bytes(b"- [ ] write docs", rule="openspec-checkbox")) == [
@@ -60,6 +61,24 @@ def test_read_tasks_under_either_rule(tmp_path: Path) -> None:
     ]
     empty = ledger.read_tasks_bytes(b"")
     assert (empty["total"], empty["done"], empty["tasks"]) == (0, 0, [])
+
+
+def test_task_text_that_is_not_utf8_comes_back_exact(tmp_path: Path) -> None:
+    # Two lines that differ only in a byte that is not UTF-8, and one that is.
+    data = b"- [ ] 1.1 caf\xe9\n- [ ] 1.1 caf\xe8\n- [x] 1.2 caf\xc3\xa9\n"
+    path = tmp_path / "tasks.md"
+    path.write_bytes(data)
+    got = ledger.read_tasks(str(path), rule="openspec-checkbox")
+    tasks = got["tasks"]
+    # `text` is OpenSpec's (lossy), the same for the first two lines ...
+    assert [t["text"] for t in tasks] == ["1.1 caf\ufffd", "1.1 caf\ufffd", "1.2 caf\u00e9"]
+    assert tasks[0]["id"] == "1.1"
+    # ... and `text_bytes` keeps what differs, as base64 (as in `ledger tasks --json`).
+    exact = [t["text_bytes"] for t in tasks]
+    assert exact[2] is None
+    assert [base64.b64decode(b) for b in exact[:2] if b is not None] == [b"1.1 caf\xe9", b"1.1 caf\xe8"]
+    assert ledger.read_tasks_bytes(data, rule="openspec-checkbox") == got
+    json.dumps(got)  # a result stays plain JSON
 
 
 def test_reading_tasks_refuses_bad_input(tmp_path: Path) -> None:

@@ -71,9 +71,9 @@ mod tasks;
 mod verdict;
 // -- end of concept modules --
 
+pub use crate::bytes::Bytes;
 pub use case::{Case, CaseSerializer, camel, from_value, to_json};
 pub use expand::{Exclude, ScopeOptions};
-pub use schema::Bytes;
 
 /// The code of an error that is a panic caught at the door: a bug in ledger,
 /// reported instead of unwinding into the host. Not one of [`Error::CODES`].

@@ -1,13 +1,12 @@
 //! The JSON Schemas of the core's text-valued types, written by hand because
 //! their serde form is a string of their own syntax (a derive would describe
-//! their Rust fields), and [`Bytes`], how raw bytes cross the doors.
+//! their Rust fields). How raw bytes cross the doors, [`Bytes`](crate::Bytes),
+//! is described once on the ground floor (`bytes.rs`), since a wing's result
+//! (a task's `text_bytes`) holds it too.
 
 use std::borrow::Cow;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::{
     WorkspacePath,
@@ -106,53 +105,10 @@ impl JsonSchema for Entry {
     }
 }
 
-/// Raw bytes on the doors' JSON wire: base64 text, which the generated
-/// wrappers turn into `bytes` (Python) and `Buffer` (JavaScript).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Bytes(pub Vec<u8>);
-
-impl Serialize for Bytes {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&STANDARD.encode(&self.0))
-    }
-}
-
-impl<'de> Deserialize<'de> for Bytes {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        STANDARD
-            .decode(text.as_bytes())
-            .map(Bytes)
-            .map_err(|e| serde::de::Error::custom(format!("not base64: {e}")))
-    }
-}
-
-impl JsonSchema for Bytes {
-    fn schema_name() -> Cow<'static, str> {
-        "Bytes".into()
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "contentEncoding": "base64",
-            "description": "Raw bytes (base64 on the wire).",
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    #[test]
-    fn bytes_cross_as_base64_both_ways() {
-        let bytes = Bytes(vec![0, 159, 255, b'a']);
-        let json = serde_json::to_string(&bytes).unwrap();
-        assert_eq!(json, "\"AJ//YQ==\"");
-        assert_eq!(serde_json::from_str::<Bytes>(&json).unwrap(), bytes);
-        assert!(serde_json::from_str::<Bytes>("\"!!\"").is_err());
-    }
 
     #[test]
     fn text_types_are_described_as_strings() {

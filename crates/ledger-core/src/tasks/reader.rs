@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::bytes::Bytes;
 use crate::error::Result;
 use crate::js_space::is_js_space;
 use crate::own_file::{DOCUMENT_LIMIT, read_file};
@@ -29,8 +30,38 @@ pub struct Task {
     pub line: usize,
     /// The text after the box, as OpenSpec's `description`: leading
     /// whitespace skipped, cut at the first `\r`, U+2028 or U+2029, trimmed;
-    /// bytes that are not UTF-8 read as U+FFFD.
+    /// bytes that are not UTF-8 read as U+FFFD (one per maximal invalid
+    /// subpart, as Node decodes), so that the text and its id are what
+    /// OpenSpec sees. Exact whenever `text_bytes` is null.
     pub text: String,
+    /// The exact bytes of `text` in the file, as base64, when they are not
+    /// valid UTF-8; null when they are, for `text` is then exactly those
+    /// bytes. `text` alone reads `caf\xe9` and `caf\xe8` as one string;
+    /// with this field two task lines that differ in any byte never read the
+    /// same.
+    // In Rust, `Task::exact_text` gives the bytes in either case.
+    pub text_bytes: Option<Bytes>,
+}
+
+impl Task {
+    /// The exact bytes of the task's text in the file: `text_bytes` when
+    /// there are any, else `text`, which is then exact. What a text output
+    /// shows (escaped, `\351`), never the lossy `text`.
+    ///
+    /// ```
+    /// use ledger_core::tasks::{read_tasks, TaskRule};
+    /// let tasks = read_tasks(b"- [ ] 1.1 caf\xe9\n- [ ] 1.2 ok \n", TaskRule::OpenspecCheckbox);
+    /// assert_eq!(tasks.tasks[0].text, "1.1 caf\u{fffd}");
+    /// assert_eq!(tasks.tasks[0].exact_text(), b"1.1 caf\xe9");
+    /// assert_eq!(tasks.tasks[1].text_bytes, None);
+    /// assert_eq!(tasks.tasks[1].exact_text(), b"1.2 ok");
+    /// ```
+    pub fn exact_text(&self) -> &[u8] {
+        match &self.text_bytes {
+            Some(bytes) => &bytes.0,
+            None => self.text.as_bytes(),
+        }
+    }
 }
 
 /// The tasks of one file under one rule, in document order.
@@ -85,12 +116,19 @@ pub fn read_tasks(bytes: &[u8], rule: TaskRule) -> Tasks {
                 TaskRule::TaskCheckboxV1 => v1_line(line),
                 TaskRule::OpenspecCheckbox => openspec_line(line),
             }?;
-            let text = description(&parsed.rest);
+            let (text, span) = description(&parsed.rest, line.len());
+            // In range: the span's ends are offsets `decode` found in `line`.
+            let exact = &line[span];
+            // Valid UTF-8 decodes to itself, so `text` is then the exact bytes.
+            let text_bytes = std::str::from_utf8(exact)
+                .is_err()
+                .then(|| Bytes(exact.to_vec()));
             Some(Task {
                 id: task_id(&text),
                 done: parsed.done,
                 line: n + 1,
                 text,
+                text_bytes,
             })
         })
         .collect();
@@ -139,8 +177,10 @@ pub(crate) struct TaskLine {
     /// the normalization references use it.
     #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
     pub(crate) token_at: Option<usize>,
-    /// What follows the box, decoded.
-    rest: Vec<char>,
+    /// What follows the box, decoded, each character with the offset in the
+    /// line of its first byte (so the description's exact bytes can be cut
+    /// from the line).
+    rest: Vec<(usize, char)>,
 }
 
 /// `line` (without its `\n`) as `task-checkbox-v1` reads it: `- [x] ` or
@@ -177,7 +217,10 @@ pub(crate) fn v1_line(line: &[u8]) -> Option<TaskLine> {
     Some(TaskLine {
         done,
         token_at: done.then_some(3),
-        rest: decode(&line[5..]).into_iter().map(|(_, c)| c).collect(),
+        rest: decode(&line[5..])
+            .into_iter()
+            .map(|(at, c)| (at + 5, c))
+            .collect(),
     })
 }
 
@@ -231,18 +274,33 @@ pub(crate) fn openspec_line(line: &[u8]) -> Option<TaskLine> {
     Some(TaskLine {
         done,
         token_at: done.then(|| chars[lead].0),
-        rest: chars[end..].iter().map(|&(_, c)| c).collect(),
+        rest: chars[end..].to_vec(),
     })
 }
 
-/// `\s*(.*)` and `.trim()`: OpenSpec's description of what follows the box.
-fn description(rest: &[char]) -> String {
-    let text: String = rest
+/// `\s*(.*)` and `.trim()`: OpenSpec's description of what follows the box,
+/// and the byte range in the line (of `line_len` bytes) it was decoded from.
+/// A U+FFFD standing for an invalid subpart spans all of that subpart's bytes,
+/// up to the next character's offset.
+fn description(rest: &[(usize, char)], line_len: usize) -> (String, std::ops::Range<usize>) {
+    let start = rest
         .iter()
-        .skip_while(|&&c| is_js_space(c))
-        .take_while(|&&c| !matches!(c, '\r' | '\u{2028}' | '\u{2029}'))
-        .collect();
-    text.trim_end_matches(is_js_space).to_owned()
+        .position(|&(_, c)| !is_js_space(c))
+        .unwrap_or(rest.len());
+    let cut = rest[start..]
+        .iter()
+        .position(|&(_, c)| matches!(c, '\r' | '\u{2028}' | '\u{2029}'))
+        .map_or(rest.len(), |n| start + n);
+    let end = rest[start..cut]
+        .iter()
+        .rposition(|&(_, c)| !is_js_space(c))
+        .map_or(start, |n| start + n + 1);
+    let kept = &rest[start..end];
+    let text: String = kept.iter().map(|&(_, c)| c).collect();
+    let from = kept.first().map_or(0, |&(at, _)| at);
+    let to = rest.get(end).map_or(line_len, |&(at, _)| at);
+    let span = if kept.is_empty() { 0..0 } else { from..to };
+    (text, span)
 }
 
 /// OpenSpec's `TASK_ID`, `^(\d+(?:\.\d+)+(?:[A-Za-z]+)?)(?=\s|$)`, on a
@@ -381,6 +439,45 @@ mod tests {
         assert_eq!(unseen_tasks(b"", TaskRule::TaskCheckboxV1), None);
     }
 
+    #[test]
+    fn text_that_is_not_utf8_keeps_its_exact_bytes() {
+        let file = b"- [ ] 1.1 caf\xe9\n- [ ] 1.2 caf\xe8 \r\n- [x] 1.3 caf\xc3\xa9\n- [ ]  \xff\xfe\tx \xf0\x9f\n";
+        let tasks = read_tasks(file, TaskRule::OpenspecCheckbox).tasks;
+        let exact: Vec<&[u8]> = tasks.iter().map(Task::exact_text).collect();
+        assert_eq!(
+            exact,
+            [
+                &b"1.1 caf\xe9"[..],
+                b"1.2 caf\xe8",
+                "1.3 caf\u{e9}".as_bytes(),
+                b"\xff\xfe\tx \xf0\x9f",
+            ]
+        );
+        // The text stays OpenSpec's, lossy: alone it would merge 1.1 and 1.2's words.
+        assert_eq!(tasks[0].text, "1.1 caf\u{fffd}");
+        assert_eq!(tasks[1].text, "1.2 caf\u{fffd}");
+        assert_eq!(tasks[3].text, "\u{fffd}\u{fffd}\tx \u{fffd}");
+        assert_eq!(tasks[0].id.as_deref(), Some("1.1"));
+        // Valid UTF-8 needs no bytes: the text is exact.
+        assert_eq!(tasks[2].text_bytes, None);
+        let json = serde_json::to_value(&tasks).unwrap();
+        assert_eq!(json[0]["text_bytes"], "MS4xIGNhZuk=");
+        assert_eq!(json[2]["text_bytes"], serde_json::Value::Null);
+        let v1 = read_tasks(b"- [ ] 1.1 [a\xff] b\xfe\n", TaskRule::TaskCheckboxV1).tasks;
+        assert_eq!(v1[0].exact_text(), b"1.1 [a\xff] b\xfe");
+        // What the description cuts off (after a `\r`) is no part of the text.
+        let cut = read_tasks(b"- [ ] \tx \r\xff\n", TaskRule::OpenspecCheckbox).tasks;
+        assert_eq!(
+            (cut[0].text.as_str(), cut[0].text_bytes.as_ref()),
+            ("x", None)
+        );
+        let blank = read_tasks(b"- [ ] \t \n", TaskRule::OpenspecCheckbox).tasks;
+        assert_eq!(
+            (blank[0].text.as_str(), blank[0].exact_text()),
+            ("", &b""[..])
+        );
+    }
+
     fn lines() -> impl Strategy<Value = Vec<u8>> {
         let atoms = prop_oneof![
             Just(b"- [x] ".to_vec()),
@@ -417,6 +514,56 @@ mod tests {
                 let after = read_tasks(&out, rule);
                 prop_assert_eq!(after.total, before.total);
                 prop_assert_eq!(after.done, 0);
+            }
+        }
+
+        /// A task's exact text is a run of its line's bytes, `text` is its
+        /// lossy decoding, and `text_bytes` is there exactly when it is not
+        /// UTF-8.
+        #[test]
+        fn the_exact_text_is_cut_from_the_line(input in lines()) {
+            let lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+            for rule in TaskRule::ALL {
+                for task in read_tasks(&input, rule).tasks {
+                    let exact = task.exact_text();
+                    let line = lines[task.line - 1];
+                    prop_assert!(
+                        exact.is_empty() || line.windows(exact.len()).any(|w| w == exact),
+                        "{:?} not in {:?}", exact, line
+                    );
+                    prop_assert_eq!(String::from_utf8_lossy(exact), task.text.as_str());
+                    prop_assert_eq!(task.text_bytes.is_some(), std::str::from_utf8(exact).is_err());
+                }
+            }
+        }
+
+        /// Any byte string after the box comes back exactly, when nothing in
+        /// it ends OpenSpec's description (`\r`, U+2028, U+2029) and it is
+        /// not trimmed (it starts and ends with a letter).
+        #[test]
+        fn any_task_text_round_trips_exactly(
+            middle in prop::collection::vec(any::<u8>(), 0..40).prop_filter(
+                "a byte that ends the description",
+                |m| !m.iter().any(|&b| b == b'\n' || b == b'\r')
+                    && !m.windows(3).any(|w| w == b"\xe2\x80\xa8" || w == b"\xe2\x80\xa9"),
+            ),
+        ) {
+            let text = [&b"a"[..], &middle, b"z"].concat();
+            for (rule, head) in [
+                (TaskRule::OpenspecCheckbox, &b"- [ ] "[..]),
+                (TaskRule::TaskCheckboxV1, b"- [x] 1.1 [area] "),
+            ] {
+                let line = [head, &text, b"\n"].concat();
+                let tasks = read_tasks(&line, rule).tasks;
+                prop_assert_eq!(tasks.len(), 1);
+                let want = [&head[6..], &text].concat();
+                prop_assert_eq!(tasks[0].exact_text(), &want[..]);
+                let json = serde_json::to_value(&tasks[0]).unwrap();
+                let back = match json["text_bytes"].as_str() {
+                    Some(b64) => serde_json::from_value::<Bytes>(b64.into()).unwrap().0,
+                    None => json["text"].as_str().unwrap().as_bytes().to_vec(),
+                };
+                prop_assert_eq!(back, want);
             }
         }
     }

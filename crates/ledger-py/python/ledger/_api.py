@@ -17,6 +17,11 @@ from typing import Any, Final, Literal, Mapping, Optional, Sequence, TypedDict, 
 
 from . import _ledger
 
+# Raw bytes inside a result (a task's `text_bytes`): their base64 text, exactly as
+# the CLI's `--json` has it, so that a result and the CLI's JSON are one value
+# (decode it to get the bytes). A verb's own bytes option or result is `Bytes`.
+Base64 = str
+
 # One artifact of a graph.
 _ArtifactInputRequired = TypedDict("_ArtifactInputRequired", {"generates": str, "id": str})
 _ArtifactInputOptional = TypedDict("_ArtifactInputOptional", {"requires": list[str]}, total=False)
@@ -422,7 +427,7 @@ StoredRecord = TypedDict("StoredRecord", {"body": Any, "format": str, "kind": st
 SyncUnverified = TypedDict("SyncUnverified", {"capability": str, "path": str, "reason": str})
 
 # One task line.
-Task = TypedDict("Task", {"done": bool, "id": Optional[str], "line": int, "text": str})
+Task = TypedDict("Task", {"done": bool, "id": Optional[str], "line": int, "text": str, "text_bytes": Optional["Base64"]})
 
 # How many tasks a Tasks file has and how many are done.
 TaskCount = TypedDict("TaskCount", {"done": int, "total": int})
@@ -1396,6 +1401,7 @@ __all__ = [
     "Workspace",
     "LedgerError",
     "ErrorCode",
+    "Base64",
     "DEFAULT_CHANGES_ROOT",
     "DEFAULT_EXCLUSION_REASON",
     "DEFAULT_SCHEMA",
