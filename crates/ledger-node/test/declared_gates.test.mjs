@@ -76,6 +76,7 @@ test('runDeclaredGate, checkDeclaredGate and runDeclaredGates', { skip: noCli },
   )
   assert.equal(all.exitCode, 0)
   assert.deepEqual(ran(), ['lint', 'test'])
+  fs.rmSync(marker) // the runs observed it again
   const checked = await ws.checkDeclaredGates({ prerequisites: { marker: { literal: 'm-1' } } })
   assert.deepEqual(
     checked.map((f) => [f.gate, f.fresh]),

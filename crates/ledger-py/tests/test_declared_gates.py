@@ -70,6 +70,7 @@ def test_run_check_and_run_all(declared: tuple[ledger.Workspace, Path, Path], cl
     assert [(r["gate"], r["status"]) for r in all_runs["runs"]] == [("lint", "reused"), ("test", "passed")]
     assert all_runs["exit_code"] == 0
     assert runs.read_text().split() == ["lint", "test"]
+    marker.unlink()  # the runs observed it again
     checked = ws.check_declared_gates(prerequisites={"marker": {"literal": "m-1"}})
     assert [(f["gate"], f["fresh"]) for f in checked] == [("lint", True), ("test", True)]
     assert [f["fresh"] for f in ws.check_declared_gates()] == [False, True]
