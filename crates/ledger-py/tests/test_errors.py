@@ -112,10 +112,11 @@ def test_unreadable_by_permission_as_nobody() -> None:
     """As root (CI), a real permission error needs another user: the same call
     in a Python process that becomes `nobody`, on a tree it may traverse.
 
-    The process starts as root and imports ledger before it drops its
-    privileges: the venv's interpreter and the installed package may sit in a
-    directory `nobody` cannot reach (a clone in a 0700 home directory), while
-    the call under test only needs the tree in the temp dir."""
+    The process starts as root and makes the same call once before it drops
+    its privileges: the venv's interpreter, the installed package and the
+    modules a call imports on first use (`threading`) may sit where `nobody`
+    cannot reach them (a clone or a pyenv in a 0700 home directory), while the
+    call under test only needs the tree in the temp dir."""
     import subprocess
     import sys
     import tempfile
@@ -126,6 +127,7 @@ def test_unreadable_by_permission_as_nobody() -> None:
         write(tmp, "secret.txt").chmod(0)
         code = (
             "import os, sys, ledger\n"
+            "ledger.Workspace(sys.argv[1]).fingerprint()\n"
             "os.setgroups([]); os.setgid(65534); os.setuid(65534)\n"
             "assert os.getuid() == 65534 and os.geteuid() == 65534\n"
             "try:\n    ledger.Workspace(sys.argv[1]).fingerprint()\n"
