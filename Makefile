@@ -24,6 +24,11 @@ openspec-test:
 
 # Each binding's suite: builds the package from scratch into a local
 # environment (a venv, node_modules) and runs its tests against it.
+# Every artifact is built once per run. The suites test dev builds (the CLI,
+# the wheel and the addon with the test hooks), in target/debug beside
+# rust-test's; the published artifacts, the release wheel (install-test) and
+# addon (node-test), are built with zig for glibc 2.17 and share their
+# compiled dependencies in target/x86_64-unknown-linux-gnu/release.
 python-test:
 	crates/ledger-py/ci.sh
 

@@ -22,14 +22,17 @@ if ! "$VENV/bin/python" -c 'import sys; assert sys.version_info >= (3, 9)' 2>/de
 fi
 PY="$VENV/bin/python"
 "$PY" -m pip install --quiet --disable-pip-version-check \
-    'maturin>=1.9.4,<2' 'pytest>=8,<10' 'mypy>=1.10,<3'
+    'maturin==1.16.0' 'pytest==9.2.0' 'mypy==2.4.1'
 "$PY" -m maturin --version
 
 # The suite's wheel is a dev build by default: it reuses the workspace tests'
 # dependencies (about 40 s instead of four minutes of fat LTO), and the suite
 # asserts behaviour, not speed. LEDGER_PY_RELEASE=1 builds it --release, for
 # benches/compare.py's Python row. The release wheel as published is built
-# and tested by tests/install/wheel.sh.
+# (zig, glibc 2.17) and tested by tests/install/wheel.sh. This one is linked
+# by the machine's own linker against its own glibc, so it takes the plain
+# `linux` tag (`--compatibility linux`): pyproject.toml's manylinux2014 would
+# be refused by maturin's check, rightly, and the wheel is never published.
 profile=()
 [ "${LEDGER_PY_RELEASE:-0}" = 1 ] && profile=(--release)
 step "build the wheel (maturin, ${profile[*]:-dev}, with the test hooks) and install it"
@@ -38,12 +41,15 @@ step "build the wheel (maturin, ${profile[*]:-dev}, with the test hooks) and ins
 # pyproject.toml's features) never has it.
 rm -f "$WHEELS"/ledger_fingerprint-*.whl
 "$PY" -m maturin build "${profile[@]}" --locked --features test-hooks \
-    --manifest-path "$CRATE/Cargo.toml" --interpreter "$PY" --out "$WHEELS"
+    --compatibility linux --manifest-path "$CRATE/Cargo.toml" --interpreter "$PY" --out "$WHEELS"
 "$PY" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
     "$WHEELS"/ledger_fingerprint-*.whl
 
-step "build the CLI for the parity tests"
-cargo build -p ledger-cli --locked
+step "the CLI for the parity tests, as make rust-test builds it"
+# With the test dependencies' features, as `cargo test` resolves them: a plain
+# `cargo build -p ledger-cli` resolves ledger-core's dependencies without them
+# (either/use_std, getrandom/std) and would compile ledger-core a second time.
+cargo test -p ledger-cli --test cli --locked --features ledger-core/fuzzing --no-run
 export LEDGER_BIN="$TARGET_DIR/debug/ledger"
 
 step "clippy on the binding code (feature python, then with the test hooks)"

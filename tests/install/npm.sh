@@ -14,15 +14,19 @@ CARGO=${CARGO:-cargo}
 step() { printf '== npm: %s (%ds)\n' "$*" "$SECONDS"; }
 
 step "npm ci (napi CLI) in crates/ledger-node"
-(cd "$NODE_CRATE" && npm ci --no-audit --no-fund --loglevel=error)
+(cd "$NODE_CRATE" && "$ROOT/.ci/npm-ci.sh")
 
-step "the addon as published (release, no test hooks)"
+step "the addon as published (release, zig, glibc 2.17, no test hooks)"
 # `make node-test` builds it (ci.sh) just before: reused unless a source is newer.
 addon="$NODE_CRATE/ledger.linux-x64-gnu.node"
 if [ ! -f "$addon" ] || [ -n "$(find "$ROOT/crates/ledger-core/src" "$NODE_CRATE/src" \
   "$ROOT/Cargo.lock" "$ROOT"/Cargo.toml "$ROOT"/crates/*/Cargo.toml -newer "$addon" -print -quit)" ]; then
-  (cd "$NODE_CRATE" && npm run build --silent)
+  . "$ROOT/.ci/tools.sh"
+  (cd "$NODE_CRATE" && zig_release npm run build --silent)
 fi
+# It must load where glibc is 2.17 (manylinux2014, like the wheel): an addon
+# linked by the machine's own linker needs this machine's glibc.
+"$HERE/glibc.sh" "$addon" 2.17
 node -e '
   const addon = require(process.argv[1])
   if ("__panicForTest" in addon) { console.error("npm: the addon has the test hooks"); process.exit(1) }
@@ -75,7 +79,7 @@ step "smoke under Node: CommonJS and ESM"
 (cd "$app" && node smoke.cjs && node smoke.mjs)
 
 step "smoke under Bun (npm ci in tests/install/bun)"
-(cd "$HERE/bun" && npm ci --no-audit --no-fund --loglevel=error)
+(cd "$HERE/bun" && "$ROOT/.ci/npm-ci.sh")
 bun="$HERE/bun/node_modules/.bin/bun"
 (cd "$app" && "$bun" smoke.cjs && "$bun" smoke.mjs)
 

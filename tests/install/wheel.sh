@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The Python front door as a user gets it: the release wheel (maturin, no test
-# hooks, the manylinux tag pyproject.toml asks for) checked by auditwheel,
-# installed with pip into a fresh venv outside the repository on every CPython
+# The Python front door as a user gets it: the release wheel (maturin --zig,
+# no test hooks, linked against glibc 2.17 for the manylinux2014 tag
+# pyproject.toml asks for) checked by auditwheel and by its glibc symbol
+# versions, installed with pip into a fresh venv outside the repository on every CPython
 # 3.9+ this machine has (pyenv's and python3), and the smoke test
 # (smoke/smoke.py) run from another directory in each. A Python 3 older than
 # 3.9 must refuse the wheel. Part of `make install-test`.
@@ -13,35 +14,42 @@ CRATE="$ROOT/crates/ledger-py"
 CARGO=${CARGO:-cargo}
 step() { printf '== wheel: %s (%ds)\n' "$*" "$SECONDS"; }
 
-TARGET_DIR=$("$CARGO" metadata --format-version 1 --no-deps --locked |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-step "build tools (pinned) in $TARGET_DIR/install-test/tools"
-tools="$TARGET_DIR/install-test/tools"
-"$tools/bin/python" -c '' 2>/dev/null || { rm -rf "$tools"; python3 -m venv "$tools"; }
-"$tools/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin==1.16.0' 'auditwheel==6.8.2'
+step "build tools (pinned, .ci/tools.sh)"
+. "$ROOT/.ci/tools.sh"
+tools=$TOOLS
 
-step "maturin build --release (the release wheel: pyproject.toml's features and tag)"
-# --target: the directory napi's release build of the addon (node-test) left,
-# so that the dependencies they have in common are built once.
-"$tools/bin/maturin" build --release --locked --target x86_64-unknown-linux-gnu \
+step "maturin build --release --zig (the release wheel: pyproject.toml's features and tag)"
+# --zig: zig's cc links against glibc 2.17, so the wheel is manylinux2014
+# (pyproject.toml's `compatibility`); maturin's own check refuses the tag if
+# the binary needs more. --target and zig_release's linker: those of napi's
+# release build of the addon (node-test), so that the dependencies they have
+# in common are compiled once, for both.
+start=$SECONDS
+zig_release "$tools/bin/maturin" build --release --locked --zig --target x86_64-unknown-linux-gnu \
   --manifest-path "$CRATE/Cargo.toml" \
   --interpreter "$tools/bin/python" --out "$work/dist"
+printf 'wheel: built in %ds\n' "$((SECONDS - start))"
 wheels=("$work"/dist/*.whl)
 [ "${#wheels[@]}" -eq 1 ] || { echo "wheel: expected one wheel, got ${wheels[*]}" >&2; exit 1; }
 wheel=${wheels[0]}
 version=$("$CARGO" metadata --format-version 1 --no-deps --locked |
   python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "ledger-py"))')
-want="ledger_fingerprint-$version-cp39-abi3-manylinux_2_34_x86_64.whl"
+want="ledger_fingerprint-$version-cp39-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl"
 [ "$(basename "$wheel")" = "$want" ] || { echo "wheel: built $(basename "$wheel"), not $want" >&2; exit 1; }
 printf 'wheel: %s, %s bytes\n' "$(basename "$wheel")" "$(stat -c %s "$wheel")"
 
 step "auditwheel show: the tag is what the binary needs"
 "$tools/bin/auditwheel" show "$wheel" | tee "$work/audit.txt"
-tr -s ' \n' ' ' <"$work/audit.txt" | grep -q 'consistent with the following platform tag: "manylinux_2_34_x86_64"' ||
-  { echo "wheel: auditwheel does not find manylinux_2_34_x86_64 consistent" >&2; exit 1; }
+tr -s ' \n' ' ' <"$work/audit.txt" | grep -q 'consistent with the following platform tag: "manylinux_2_17_x86_64"' ||
+  { echo "wheel: auditwheel does not find manylinux_2_17_x86_64 consistent" >&2; exit 1; }
+
+step "the native module's glibc symbol versions: none newer than 2.17"
+"$tools/bin/python" -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("ledger/_ledger.abi3.so"))' \
+  "$wheel" >"$work/_ledger.abi3.so"
+"$HERE/glibc.sh" "$work/_ledger.abi3.so" 2.17
 
 step "the wheel's metadata"
 "$tools/bin/python" - "$wheel" <<'PY'

@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 CARGO=${CARGO:-cargo}
 
-npm ci --no-audit --no-fund --loglevel=error
+# Fails on an engine warning (EBADENGINE): see .ci/npm-ci.sh.
+../../.ci/npm-ci.sh
 LEDGER_OPENSPEC_BIN="$PWD/node_modules/.bin/openspec"
 test -x "$LEDGER_OPENSPEC_BIN" || { echo "openspec-test: $LEDGER_OPENSPEC_BIN is missing after npm ci" >&2; exit 1; }
 export LEDGER_OPENSPEC_BIN

@@ -339,16 +339,12 @@ fn unreadable_file_blocks() {
         .unwrap();
         let mut cmd = Command::new("setpriv");
         s.env(&mut cmd);
-        cmd.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            env!("CARGO_BIN_EXE_ledger"),
-            "fingerprint",
-        ])
-        .current_dir(s.w())
-        .output()
-        .unwrap()
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(s.ledger_for_nobody())
+            .arg("fingerprint")
+            .current_dir(s.w())
+            .output()
+            .unwrap()
     } else {
         s.ledger(&s.w(), &["fingerprint"])
     };

@@ -209,9 +209,11 @@ fn a_broken_gitfile_outside_git_is_refused_as_such() {
 
 /// Runs `ledger args` in `cwd` as a user that meets permission errors: `nobody` when
 /// the tests run as root (root reads anything), else the current user. The sandbox is
-/// made readable and its repositories safe for that user.
+/// made readable and its repositories safe for that user; `nobody` runs the binary's
+/// link in the sandbox ([`Sandbox::ledger_for_nobody`]).
 fn ledger_unprivileged(s: &Sandbox, cwd: &Path, args: &[&str]) -> Output {
-    unprivileged(s, env!("CARGO_BIN_EXE_ledger"), cwd, args)
+    let ledger = s.ledger_for_nobody();
+    unprivileged(s, ledger.to_str().unwrap(), cwd, args)
 }
 
 /// [`ledger_unprivileged`] for any program.

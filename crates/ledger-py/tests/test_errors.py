@@ -110,7 +110,13 @@ def unreadable_by_permission(tmp: Path) -> object:
 @pytest.mark.skipif(not IS_ROOT, reason="unreadable_by_permission runs it in process")
 def test_unreadable_by_permission_as_nobody() -> None:
     """As root (CI), a real permission error needs another user: the same call
-    in a Python process running as `nobody`, on a tree it may traverse."""
+    in a Python process that becomes `nobody`, on a tree it may traverse.
+
+    The process starts as root and makes the same call once before it drops
+    its privileges: the venv's interpreter, the installed package and the
+    modules a call imports on first use (`threading`) may sit where `nobody`
+    cannot reach them (a clone or a pyenv in a 0700 home directory), while the
+    call under test only needs the tree in the temp dir."""
     import subprocess
     import sys
     import tempfile
@@ -120,13 +126,15 @@ def test_unreadable_by_permission_as_nobody() -> None:
         tmp.chmod(0o755)
         write(tmp, "secret.txt").chmod(0)
         code = (
-            "import ledger, sys\n"
+            "import os, sys, ledger\n"
+            "ledger.Workspace(sys.argv[1]).fingerprint()\n"
+            "os.setgroups([]); os.setgid(65534); os.setuid(65534)\n"
+            "assert os.getuid() == 65534 and os.geteuid() == 65534\n"
             "try:\n    ledger.Workspace(sys.argv[1]).fingerprint()\n"
             "except ledger.LedgerError as e:\n    print(e.code, e.path)\n"
         )
         out = subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-             sys.executable, "-c", code, str(tmp)],
+            [sys.executable, "-c", code, str(tmp)],
             capture_output=True, text=True, check=True, cwd="/",
         )
     assert out.stdout.split() == ["unreadable", "secret.txt"], out

@@ -70,6 +70,26 @@ impl Sandbox {
         cmd.current_dir(cwd).args(args).output().unwrap()
     }
 
+    /// The `ledger` binary where the user `nobody` can run it, for the tests
+    /// that drop to `nobody` (through `setpriv`) to meet real permission errors:
+    /// the binary cargo built may sit where `nobody` cannot reach it, e.g. in a
+    /// clone inside a 0700 home directory. A hard link in the sandbox (made
+    /// traversable), or a copy when the sandbox is on another file system; a
+    /// link writes nothing, so no other test's child can hold it open for
+    /// writing when it is executed (ETXTBSY).
+    pub fn ledger_for_nobody(&self) -> PathBuf {
+        let bin = self.dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        for dir in [self.dir.path(), &bin] {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let ledger = bin.join("ledger");
+        if !ledger.exists() && std::fs::hard_link(env!("CARGO_BIN_EXE_ledger"), &ledger).is_err() {
+            std::fs::copy(env!("CARGO_BIN_EXE_ledger"), &ledger).unwrap();
+        }
+        ledger
+    }
+
     pub fn write(&self, rel: &str, content: &[u8]) {
         let path = self.w().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
