@@ -1,11 +1,13 @@
 //! Expansion + fingerprint of generated Git repositories of 10^4 and 10^5
-//! files (4 KiB each, 10% untracked): listing, reading and hashing together.
+//! files (4 KiB each, 10% untracked): listing, reading and hashing together
+//! (`expand_fingerprint`), and an unchanged tree with the digest cache warm
+//! and without it (`expand_unchanged`).
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::path::Path;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ledger_core::expand::{Inventory, Scope};
+use ledger_core::expand::{Inventory, Scope, set_digest_cache};
 use ledger_testkit::Git;
 
 fn git(dir: &Path, args: &[&str]) {
@@ -58,5 +60,33 @@ fn expansion(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, expansion);
+/// An unchanged tree, answered from the digest cache (one `stat` and one
+/// lookup per file) against the same tree read whole (`--no-cache`): the cost
+/// of the cache lookup path, and what it saves.
+fn unchanged(c: &mut Criterion) {
+    let mut group = c.benchmark_group("expand_unchanged");
+    group.sample_size(10);
+    for files in [10_000usize, 100_000] {
+        let repo = repository(files);
+        // The cache lives in the workspace's `.ledger/`, which is never created
+        // by an expansion: made here, as the first write of a record would.
+        std::fs::create_dir(repo.path().join(".ledger")).unwrap();
+        let mut scope = Scope::new(camino::Utf8Path::from_path(repo.path()).unwrap());
+        scope.add_root(".").unwrap();
+        group.throughput(Throughput::Elements(files as u64));
+        for (name, cached) in [("cache", true), ("no_cache", false)] {
+            set_digest_cache(cached);
+            // The first expansion fills the cache; criterion's warm-up runs
+            // it again until every file is old enough to be trusted.
+            Inventory::expand(&scope).unwrap();
+            group.bench_with_input(BenchmarkId::new(name, files), &scope, |b, scope| {
+                b.iter(|| Inventory::expand(scope).unwrap())
+            });
+        }
+        set_digest_cache(true);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, expansion, unchanged);
 criterion_main!(benches);
