@@ -134,7 +134,7 @@ impl Line {
         if self.show == Show::WhenSlow && since.elapsed() < DELAY {
             return;
         }
-        let text = self.text(now);
+        let text = self.text("expanding", now);
         if self.terminal {
             self.write(&format!("\r\x1b[2K{text}"));
             self.drawn = true;
@@ -154,9 +154,7 @@ impl Line {
         let now = progress();
         self.clear();
         if self.show == Show::Always {
-            let done = self
-                .text(now)
-                .replacen("ledger: expanding:", "ledger: expanded:", 1);
+            let done = self.text("expanded", now);
             self.write(&format!("{done}\n"));
         }
     }
@@ -169,13 +167,13 @@ impl Line {
     }
 
     /// `ledger: expanding: 52311 files listed, 12004 answered, 1.2 GiB read (640.0 MiB/s)`.
-    fn text(&self, now: Progress) -> String {
+    fn text(&self, verb: &str, now: Progress) -> String {
         let listed = now.listed - self.base.listed;
         let answered = now.answered - self.base.answered;
         let bytes = now.bytes - self.base.bytes;
         let seconds = self.started.elapsed().as_secs_f64().max(0.001);
         format!(
-            "ledger: expanding: {listed} files listed, {answered} answered, {} read ({}/s)",
+            "ledger: {verb}: {listed} files listed, {answered} answered, {} read ({}/s)",
             size(bytes as f64),
             size(bytes as f64 / seconds)
         )

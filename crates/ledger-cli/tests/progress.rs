@@ -84,6 +84,12 @@ fn quiet_and_progress_contradict() {
         "{}",
         stderr(&out)
     );
+    // Refused as a contradiction, not as an unknown flag.
+    assert!(
+        stderr(&out).contains("cannot be used with"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -393,3 +393,80 @@ fn a_scope_that_holds_no_file_is_refused() {
     );
     assert_blocked(&out, "invalid-argument", "holds no file");
 }
+
+#[test]
+fn a_write_that_names_what_it_read_is_refused_once_another_landed() {
+    let s = Sandbox::new();
+    s.write("a.txt", b"a\n");
+    let first = record(&s, "v", "FAIL", &["--expect", "none"]);
+    let blind = ledger(
+        &s,
+        &[
+            "verdict",
+            "record",
+            "--name",
+            "v",
+            "--verdict",
+            "PASS",
+            "--source",
+            "s2",
+            "--workspace",
+            ".",
+            "--expect",
+            "none",
+        ],
+    );
+    assert_eq!(blind.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&blind.stderr);
+    assert!(said.starts_with("error[pointer-conflict]: "), "{said}");
+    let informed = record(
+        &s,
+        "v",
+        "PASS",
+        &["--expect", first["record"].as_str().unwrap()],
+    );
+    let stale = ledger(
+        &s,
+        &[
+            "verdict",
+            "downgrade",
+            "--name",
+            "v",
+            "--to",
+            "FAIL",
+            "--reason",
+            "fixed",
+            "--workspace",
+            ".",
+            "--expect",
+            first["record"].as_str().unwrap(),
+        ],
+    );
+    let said = String::from_utf8_lossy(&stale.stderr);
+    assert!(said.starts_with("error[pointer-conflict]: "), "{said}");
+    let log = json(&ledger(
+        &s,
+        &[
+            "verdict",
+            "log",
+            "--name",
+            "v",
+            "--workspace",
+            ".",
+            "--json",
+        ],
+    ));
+    let records: Vec<&str> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["record"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        records,
+        [
+            informed["record"].as_str().unwrap(),
+            first["record"].as_str().unwrap()
+        ]
+    );
+}

@@ -291,3 +291,21 @@ def test_signing_settings_are_what_was_set_and_refuse_an_empty_name(team: Team) 
     assert ledger.signing() == {"signing_key": team.key_path("alice"), "allowed_signers": team.allowed("alice")}
     ledger.set_signing(allowed_signers=team.allowed("alice"))
     assert ledger.signing() == {"signing_key": None, "allowed_signers": team.allowed("alice")}
+
+
+def test_a_verdict_from_elsewhere_stands_only_when_an_allowed_signer_signed_it(team: Team) -> None:
+    ledger.set_signing(signing_key=team.key_path("mallory"))
+    team.ws("alice").verdict_record("by-mallory", verdict="PASS", source="review 1", scope={"roots": ["src"]})
+    ledger.set_signing(signing_key=team.key_path("alice"))
+    team.ws("alice").verdict_record("by-alice", verdict="PASS", source="review 2", scope={"roots": ["src"]})
+    assert team.push("alice")
+    ledger.set_signing(allowed_signers=team.allowed("alice"))
+    team.clone_as("ci")
+    team.fetch("ci")
+    ci = team.ws("ci")
+    untrusted = ci.verdict_check("by-mallory")
+    assert untrusted["comparison"] is not None and untrusted["comparison"]["matches"], untrusted
+    assert not untrusted["stands"], "its state is unchanged, but nobody allowed signed it"
+    assert untrusted["unproven"] is not None and "fetched from origin" in untrusted["unproven"], untrusted
+    trusted = ci.verdict_check("by-alice")
+    assert trusted["stands"] and trusted["unproven"] is None, trusted
