@@ -399,3 +399,14 @@ pub fn schema_yaml(data: &[u8]) {
 pub fn digest_cache(data: &[u8]) {
     crate::expand::cache::fuzz_cache_file(data);
 }
+
+// ---------------------------------------------------------------------------
+// 7. The walk memo file.
+// ---------------------------------------------------------------------------
+
+/// A walk memo file (`.ledger/walk-memo`, written by anyone with the user's
+/// account) of any bytes is decoded without a panic, allocating no more than
+/// its bytes could hold; one that checks out encodes back to exactly its bytes.
+pub fn walk_memo(data: &[u8]) {
+    crate::expand::walk_memo::fuzz_walk_memo(data);
+}

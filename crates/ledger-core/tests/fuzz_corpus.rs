@@ -71,3 +71,8 @@ fn schema_yaml() {
 fn digest_cache() {
     replay("digest_cache", ledger_core::fuzzing::digest_cache);
 }
+
+#[test]
+fn walk_memo() {
+    replay("walk_memo", ledger_core::fuzzing::walk_memo);
+}

@@ -67,6 +67,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::ledger_dir::{Kind, Missing, StoreDir, TMP, TempFile, expect};
 use super::trust;
+use super::walk_memo::WalkMemos;
 use crate::error::Error;
 use crate::error::Result;
 use crate::expand::entry::Digest;
@@ -178,6 +179,8 @@ pub(crate) struct Entries {
     reference: i128,
     buckets: Buckets,
     journal: Journal,
+    /// The store's walk memos, read with the cache and kept under its rules.
+    walks: WalkMemos,
 }
 
 impl Entries {
@@ -197,6 +200,7 @@ impl Entries {
         };
         let buckets = Buckets::new(&old, count);
         Entries {
+            walks: WalkMemos::read(root),
             old,
             count,
             reference,
@@ -361,6 +365,8 @@ pub(crate) struct DigestCache<'a> {
     /// Whether each device met so far has a file system whose writeback
     /// write-protects mapped pages (see [`Writeback`]).
     devices: Mutex<Vec<(u64, Writeback)>>,
+    /// The walks remembered in the store and those recorded now.
+    walks: WalkMemos,
 }
 
 impl<'a> DigestCache<'a> {
@@ -390,7 +396,20 @@ impl<'a> DigestCache<'a> {
             started,
             fine_device: clock.filter(has_fractions).map(|st| st.st_dev),
             devices: Mutex::new(Vec::new()),
+            walks: file.walks,
         }
+    }
+
+    /// This expansion's reference time (ns since the epoch): what changed a
+    /// granularity before it may be recorded ([`DigestCache::may_record`]).
+    pub(crate) fn started(&self) -> i128 {
+        self.started
+    }
+
+    /// The walk memos of the store (see `walk_memo`), which follow the cache:
+    /// read and written with it, under its trust and its racily-clean rule.
+    pub(crate) fn walk_memos(&self) -> &WalkMemos {
+        &self.walks
     }
 
     /// The timestamp granularity assumed for the file with the status `stat`:
@@ -540,7 +559,10 @@ impl<'a> DigestCache<'a> {
     /// no entry was found racy): a tree whose changes are all too recent to
     /// record costs no write. A failure is ignored: the next expansion reads
     /// more, and answers the same.
-    pub(crate) fn save(self) {
+    pub(crate) fn save(mut self) {
+        if let Some(tmp) = &self.dir.tmp {
+            std::mem::take(&mut self.walks).save(&self.dir.root, tmp);
+        }
         let mut fresh = std::mem::take(
             &mut *self
                 .fresh

@@ -38,6 +38,8 @@ use gix::index::entry::Flags;
 use gix::objs::FindExt;
 
 use crate::error::{DisplayPath, Error, Result};
+use crate::expand::cache::DigestCache;
+use crate::expand::walk_memo::{self, Location, Recorder, WalkKey, WalkMemos};
 use crate::quote::one_line;
 
 /// How a candidate path appears in `git ls-files --cached --others --exclude-standard -z`.
@@ -98,6 +100,10 @@ pub(crate) struct Listing {
     /// path relative to `dir`.
     prefix_slash: Vec<u8>,
     display: String,
+    /// The excludes file the walk reads (`/dev/null` for none).
+    excludes_file: PathBuf,
+    /// The index file's status, taken before it was read (`None`: no index).
+    index_stat: Option<rustix::fs::Stat>,
 }
 
 impl Listing {
@@ -128,16 +134,20 @@ impl Listing {
             })?
             .to_path_buf();
         let mut prefix_slash = worktree_prefix(dir, &workdir, repo.git_dir(), display)?;
-        anchor_excludes_file(&mut repo, &workdir, display)?;
+        let excludes_file = anchor_excludes_file(&mut repo, &workdir, display)?;
         if !prefix_slash.is_empty() {
             prefix_slash.push(b'/');
         }
+        // Before the read: a walk memo keyed by it vouches for no later index.
+        let index_stat = rustix::fs::lstat(index_path(&repo)).ok();
         let index = load_index(&repo, display)?;
         Ok(Listing {
             repo,
             index,
             prefix_slash,
             display: display.to_owned(),
+            excludes_file,
+            index_stat,
         })
     }
 
@@ -191,23 +201,40 @@ impl Listing {
     /// may still be listed: the caller selects. `found` is told of each untracked
     /// file the moment the walk finds it, and of each plain tracked file as the
     /// index is read: a tracked file `found` takes is left out of the result.
+    ///
+    /// With the digest `cache`, the walk is replayed from its memo when nothing
+    /// it depends on changed, and remembered otherwise ([`walk_memo`]).
     pub(crate) fn list_within(
         mut self,
         within: &Within,
         found: &mut dyn Found,
+        cache: Option<&DigestCache<'_>>,
     ) -> Result<Vec<Candidate>> {
         let display = self.display.as_str();
         let mut out = tracked(&self.repo, &self.index, &self.prefix_slash, found, display)?;
         found.tracked_done();
         mark_excluded_from_worktree_uptodate(&mut self.index);
+        let patterns = walk_patterns(&self.prefix_slash, within);
+        let memo = cache
+            .zip(patterns.as_ref())
+            .and_then(|(cache, patterns)| self.memo_of(within, patterns, cache));
+        let settled = |stat: &rustix::fs::Stat| cache.is_some_and(|c| c.may_record(stat));
         let mut collect = CollectUntracked {
             prefix_slash: &self.prefix_slash,
             exclusions: &within.exclusions,
             out: Vec::new(),
             found,
+            recorder: None,
         };
-        if let Some(patterns) = walk_patterns(&self.prefix_slash, within) {
-            walk_untracked(&self.repo, &self.index, &patterns, &mut collect, display)?;
+        if let Some(patterns) = &patterns {
+            let replayed = memo.as_ref().is_some_and(|memo| memo.replay(&mut collect));
+            if !replayed {
+                collect.recorder = memo.as_ref().and_then(|memo| self.recorder(memo, &settled));
+                walk_untracked(&self.repo, &self.index, patterns, &mut collect, display)?;
+                if let (Some(memo), Some(recorder)) = (&memo, collect.recorder.take()) {
+                    memo.keep(recorder, &collect.out);
+                }
+            }
         }
 
         refuse_broken_nested_gitfiles(&self.repo, &self.prefix_slash, &collect.out, display)?;
@@ -235,6 +262,123 @@ impl Listing {
         // Keeps the first of equal paths, i.e. the strongest status.
         out.dedup_by(|later, earlier| later.path == earlier.path);
         Ok(out)
+    }
+}
+
+/// A walk as its memo knows it: where it is, what it depends on, and the
+/// memos of the digest cache it is kept with.
+struct MemoOfWalk<'c> {
+    memos: &'c WalkMemos,
+    started: i128,
+    worktree: std::os::fd::OwnedFd,
+    location: Location,
+    key: WalkKey,
+}
+
+impl Listing {
+    /// The memo of the walk of `within` (restricted by `patterns`), when one
+    /// may be kept: the whole listed directory is walked (a walk limited to
+    /// roots starts below directories it does not read) and the index has a
+    /// status that was settled before it was read.
+    fn memo_of<'c>(
+        &self,
+        within: &Within,
+        patterns: &[Vec<u8>],
+        cache: &'c DigestCache<'_>,
+    ) -> Option<MemoOfWalk<'c>> {
+        if within.roots.is_some() {
+            return None;
+        }
+        let index_id = match &self.index_stat {
+            Some(stat) if !cache.may_record(stat) => return None,
+            Some(stat) => walk_memo::status_id(stat),
+            None => [0; 16],
+        };
+        let workdir = self.repo.workdir()?;
+        let worktree = walk_memo::open_worktree(workdir)?;
+        let mut asked: Vec<&[u8]> =
+            vec![workdir.as_os_str().as_encoded_bytes(), &self.prefix_slash];
+        asked.extend(within.exclusions.iter().map(Vec::as_slice));
+        let location = Location(walk_memo::digest_of("ledger walk location v1", &asked));
+        let config = self.repo.config_snapshot().plumbing().to_bstring();
+        let mut parts: Vec<&[u8]> = vec![
+            &location.0,
+            env!("CARGO_PKG_VERSION").as_bytes(),
+            &index_id,
+            config.as_slice(),
+        ];
+        parts.extend(patterns.iter().map(Vec::as_slice));
+        Some(MemoOfWalk {
+            memos: cache.walk_memos(),
+            started: cache.started(),
+            worktree,
+            location,
+            key: WalkKey(walk_memo::digest_of("ledger walk key v1", &parts)),
+        })
+    }
+
+    /// A recorder for the walk of `memo`, having watched what the walk reads
+    /// before it enters the listed directory: the directories from the
+    /// worktree down to it (their `.gitignore` files), `info/exclude` and the
+    /// excludes file.
+    fn recorder<'r>(
+        &self,
+        memo: &'r MemoOfWalk<'_>,
+        settled: &'r dyn Fn(&rustix::fs::Stat) -> bool,
+    ) -> Option<Recorder<'r>> {
+        let mut recorder = Recorder::new(&memo.worktree, memo.location, memo.started, settled)?;
+        recorder.directory(b"");
+        let prefix = self.prefix_slash.strip_suffix(b"/").unwrap_or(&[]);
+        for (at, byte) in prefix.iter().enumerate() {
+            if *byte == b'/' {
+                recorder.directory(&prefix[..at]);
+            }
+        }
+        if !prefix.is_empty() {
+            recorder.directory(prefix);
+        }
+        recorder.file(&self.repo.common_dir().join("info").join("exclude"));
+        recorder.file(&self.excludes_file);
+        Some(recorder)
+    }
+}
+
+impl MemoOfWalk<'_> {
+    /// Tells `collect` what the remembered walk found, when its memo checks out.
+    fn replay(&self, collect: &mut CollectUntracked<'_, '_>) -> bool {
+        let Some(found) = self
+            .memos
+            .recall(self.location, self.key, self.started, &self.worktree)
+        else {
+            return false;
+        };
+        crate::expand::progress::walk_replayed();
+        for walked in found {
+            let status = match walked.nested_repository {
+                true => Status::NestedRepository,
+                false => {
+                    collect.found.untracked(&walked.path);
+                    Status::Untracked
+                }
+            };
+            collect.out.push(Candidate {
+                path: walked.path.clone(),
+                status,
+            });
+        }
+        true
+    }
+
+    /// Keeps what the walk `recorder` watched found, `out`.
+    fn keep(&self, recorder: Recorder<'_>, out: &[Candidate]) {
+        let found = out
+            .iter()
+            .map(|candidate| walk_memo::Found {
+                path: candidate.path.clone(),
+                nested_repository: candidate.status == Status::NestedRepository,
+            })
+            .collect();
+        self.memos.keep(recorder, self.key, found);
     }
 }
 
@@ -817,7 +961,11 @@ fn worktree_prefix(dir: &Path, workdir: &Path, git_dir: &Path, display: &str) ->
 /// path is relative to that top; gix would resolve it against the process's current
 /// directory and silently lose the rules elsewhere. The path git uses is computed here and
 /// set, absolute, in the repository's in-memory configuration, which the walk then reads.
-fn anchor_excludes_file(repo: &mut gix::Repository, workdir: &Path, display: &str) -> Result<()> {
+fn anchor_excludes_file(
+    repo: &mut gix::Repository,
+    workdir: &Path,
+    display: &str,
+) -> Result<PathBuf> {
     // No file at all: an empty file has the same (no) rules, and keeps gix from
     // looking for its own default.
     let file = match excludes_file_git_reads(repo, display)? {
@@ -836,7 +984,7 @@ fn anchor_excludes_file(repo: &mut gix::Repository, workdir: &Path, display: &st
     config
         .commit()
         .map_err(|err| gix_error(display, "cannot read the configuration", err))?;
-    Ok(())
+    Ok(file)
 }
 
 /// The excludes file git reads, as configured (possibly relative), or `None`:
@@ -1115,7 +1263,7 @@ fn walk_untracked(
     repo: &gix::Repository,
     state: &gix::index::State,
     patterns: &[Vec<u8>],
-    collect: &mut CollectUntracked<'_>,
+    collect: &mut CollectUntracked<'_, '_>,
     display: &str,
 ) -> Result<()> {
     let options = repo
@@ -1251,7 +1399,7 @@ fn shown_below(path: &Path, workdir: &Path, prefix_slash: &[u8], display: &str) 
 }
 
 /// Collects what `git ls-files --others --exclude-standard` prints, relative to `dir`.
-struct CollectUntracked<'a> {
+struct CollectUntracked<'a, 'r> {
     /// `prefix/` of `dir` in the worktree, or empty.
     prefix_slash: &'a [u8],
     /// Paths relative to `dir` whose directories are never opened.
@@ -1261,9 +1409,11 @@ struct CollectUntracked<'a> {
     /// Told of each untracked file (not a nested repository) the moment the
     /// walk finds it, so that it can be read while the walk goes on.
     found: &'a mut dyn Found,
+    /// Watches what the walk reads, for its memo.
+    recorder: Option<Recorder<'r>>,
 }
 
-impl Delegate for CollectUntracked<'_> {
+impl Delegate for CollectUntracked<'_, '_> {
     /// An excluded directory is not opened: exclusion pathspecs alone would still
     /// have gix read it (and fail on an unreadable one the scope does not concern).
     fn can_recurse(
@@ -1278,13 +1428,23 @@ impl Delegate for CollectUntracked<'_> {
                 rel == e.as_slice() || rel.starts_with(e) && rel.get(e.len()) == Some(&b'/')
             })
         });
-        !excluded
+        let recurse = !excluded
             && entry.status.can_recurse(
                 entry.disk_kind,
                 entry.pathspec_match,
                 for_deletion,
                 worktree_root_is_repository,
-            )
+            );
+        // Taken before the walk reads the directory (or decides it is a
+        // repository): a later change shows in the next expansion's look.
+        if let Some(recorder) = &mut self.recorder {
+            if recurse {
+                recorder.directory(path);
+            } else if !excluded && entry.disk_kind == Some(DiskKind::Repository) {
+                recorder.nested_repository(path);
+            }
+        }
+        recurse
     }
 
     fn emit(

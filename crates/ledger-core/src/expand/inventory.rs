@@ -478,9 +478,9 @@ fn repository_candidates(
                 untracked: queue.feed(Origin::Found),
                 bytes: Vec::new(),
             };
-            listing.list_within(&within, &mut feeder)?
+            listing.list_within(&within, &mut feeder, queue.cache())?
         }
-        None => listing.list_within(&within, &mut git::Nothing)?,
+        None => listing.list_within(&within, &mut git::Nothing, None)?,
     };
     out.reserve(listing.len());
     let mut bytes = Vec::new();

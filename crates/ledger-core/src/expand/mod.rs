@@ -45,6 +45,8 @@ pub(crate) mod scope_file;
 pub(crate) mod threads;
 pub(crate) mod trust;
 pub(crate) mod walk;
+pub(crate) mod walk_memo;
+pub(crate) mod watchman;
 
 pub use cache::{CacheReport, NO_CACHE_ENV, digest_cache_enabled, set_digest_cache};
 pub use entry::{Content, Digest, Entry};

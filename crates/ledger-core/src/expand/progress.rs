@@ -1,6 +1,7 @@
 //! How far the expansions running in this process have come: files listed,
 //! files answered (read, or found unchanged in the digest cache), bytes read,
-//! and how many expansions are under way. A front door samples it to show a
+//! worktree walks replayed from their memo, and how many expansions are under
+//! way. A front door samples it to show a
 //! progress line on long work (the CLI on a terminal); nothing here prints.
 //!
 //! The counts are process-wide totals since the process started, kept with
@@ -15,6 +16,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 static LISTED: AtomicU64 = AtomicU64::new(0);
 static ANSWERED: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
+static WALKS_REPLAYED: AtomicU64 = AtomicU64::new(0);
 static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 static ON_IDLE: OnceLock<Box<dyn Fn() + Send + Sync>> = OnceLock::new();
 
@@ -37,6 +39,9 @@ pub struct Progress {
     pub answered: u64,
     /// Bytes read from files and hashed.
     pub bytes: u64,
+    /// Worktree walks answered from the walk memo (docs/performance.md, The
+    /// walk memo) instead of reading the directories again.
+    pub walks_replayed: u64,
 }
 
 /// The progress of this process's expansions now.
@@ -53,6 +58,7 @@ pub fn progress() -> Progress {
         listed: LISTED.load(Ordering::Relaxed),
         answered: ANSWERED.load(Ordering::Relaxed),
         bytes: BYTES.load(Ordering::Relaxed),
+        walks_replayed: WALKS_REPLAYED.load(Ordering::Relaxed),
     }
 }
 
@@ -62,6 +68,10 @@ pub(crate) fn listed(paths: usize) {
 
 pub(crate) fn answered(paths: usize) {
     ANSWERED.fetch_add(paths as u64, Ordering::Relaxed);
+}
+
+pub(crate) fn walk_replayed() {
+    WALKS_REPLAYED.fetch_add(1, Ordering::Relaxed);
 }
 
 pub(crate) fn hashed(bytes: usize) {

@@ -455,6 +455,11 @@ impl<'a> ReadQueue<'a> {
     }
 
     /// A feed for files met one at a time: they join the queue in pieces.
+    /// The digest cache the queue answers from, if any.
+    pub(crate) fn cache(&self) -> Option<&'a DigestCache<'a>> {
+        self.cache
+    }
+
     pub(crate) fn feed(&self, origin: Origin) -> Feed<'_, 'a> {
         Feed {
             queue: self,

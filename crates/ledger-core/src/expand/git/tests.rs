@@ -143,15 +143,17 @@ fn list(dir: &Path, locate: Locate, display: &str) -> Result<Option<Vec<Candidat
         return Ok(None);
     };
     let early: Vec<Vec<u8>> = listing.tracked_files().map(|(p, _)| p.to_vec()).collect();
-    let listed = listing.list_within(&Within::default(), &mut Nothing)?;
+    let listed = listing.list_within(&Within::default(), &mut Nothing, None)?;
     let mut recorders = [true, false].map(|every_other| Recorder {
         every_other,
         ..Recorder::default()
     });
     for recorder in &mut recorders {
-        let partial = Listing::open(dir, locate, display)?
-            .unwrap()
-            .list_within(&Within::default(), recorder)?;
+        let partial = Listing::open(dir, locate, display)?.unwrap().list_within(
+            &Within::default(),
+            recorder,
+            None,
+        )?;
         let mut rejoined = partial.clone();
         rejoined.extend(recorder.taken.iter().map(|path| Candidate {
             path: path.clone(),
@@ -1025,7 +1027,7 @@ fn a_walk_within_roots_and_exclusions_matches_git_pathspecs() {
                 .unwrap()
                 .unwrap();
             let ours: BTreeSet<Vec<u8>> = listing
-                .list_within(&within, &mut Nothing)
+                .list_within(&within, &mut Nothing, None)
                 .unwrap()
                 .into_iter()
                 .map(|c| c.path)
@@ -1447,6 +1449,7 @@ fn timing() {
         exclusions: &[],
         out: Vec::new(),
         found: &mut Nothing,
+        recorder: None,
     };
     let t = std::time::Instant::now();
     walk_untracked(&repo, &index, &[], &mut collect, ".").unwrap();
