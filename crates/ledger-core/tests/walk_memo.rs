@@ -347,7 +347,7 @@ fn apply(root: &Path, op: &Op) {
         Op::Ignore(d, f) => write(root, &format!("d{d}/.gitignore"), &format!("f{f}.txt\n")),
         Op::Add(d, f) => {
             if root.join(file(d, f)).is_file() {
-                git().run(root, &["add", &file(d, f)]);
+                git().run(root, &["add", "-f", &file(d, f)]);
             }
         }
         Op::Expand => {

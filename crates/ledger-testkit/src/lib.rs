@@ -274,3 +274,92 @@ impl SharedWriter {
             .unwrap_or_else(|e| panic_on(&format!("fsync: {e}")));
     }
 }
+
+/// A private Watchman server for a test: socket, state, log and pid files in
+/// a directory of its own, the machine's configuration left out; killed and
+/// reaped on drop. Clients find it through `WATCHMAN_SOCK` ([`Self::sock`]).
+pub struct WatchmanServer {
+    dir: tempfile::TempDir,
+    child: std::process::Child,
+}
+
+impl WatchmanServer {
+    /// Starts a server and returns once its socket accepts connections.
+    ///
+    /// # Panics
+    ///
+    /// When `watchman` is not on PATH (CI installs it: `apt-get install
+    /// watchman`) or does not listen within 30 s.
+    pub fn start() -> WatchmanServer {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic_on(&format!("temp dir: {e}")));
+        let state = dir.path().join("config.json");
+        std::fs::write(&state, "{}").unwrap_or_else(|e| panic_on(&format!("config: {e}")));
+        let child = Self::spawn(dir.path());
+        let mut server = WatchmanServer { dir, child };
+        server.wait_ready();
+        server
+    }
+
+    /// The server's socket, for `WATCHMAN_SOCK`.
+    pub fn sock(&self) -> PathBuf {
+        self.dir.path().join("sock")
+    }
+
+    /// Kills the server and starts a new one on the same socket: its clients'
+    /// clocks then name a server that is gone (a fresh instance).
+    pub fn restart(&mut self) {
+        self.stop();
+        self.child = Self::spawn(self.dir.path());
+        self.wait_ready();
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn spawn(dir: &Path) -> std::process::Child {
+        let flag = |name: &str, file: &str| {
+            let mut arg = OsString::from(format!("--{name}="));
+            arg.push(dir.join(file));
+            arg
+        };
+        Command::new("watchman")
+            .arg("--foreground")
+            .arg("--no-save-state")
+            .arg(flag("sockname", "sock"))
+            .arg(flag("statefile", "state"))
+            .arg(flag("logfile", "log"))
+            .arg(flag("pidfile", "pid"))
+            .env("WATCHMAN_CONFIG_FILE", dir.join("config.json"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic_on(&format!(
+                    "cannot start watchman ({e}): this test needs Watchman on PATH \
+                     (apt-get install watchman)"
+                ))
+            })
+    }
+
+    fn wait_ready(&mut self) {
+        for _ in 0..3000 {
+            if std::os::unix::net::UnixStream::connect(self.sock()).is_ok() {
+                return;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic_on(&format!("watchman exited ({status}) before listening"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        panic_on("watchman did not listen within 30 s");
+    }
+}
+
+impl Drop for WatchmanServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -34,7 +34,8 @@
 //! trust boundary and is used only when the cache is on and trusted. Layout,
 //! little-endian: the magic `LDGWMv1\n`; the memo count; each memo: its
 //! location (32 bytes), key (32), reference time (i128, ns since the epoch),
-//! the watched statuses (count; each a kind byte, a length-prefixed path and a
+//! Watchman's clock (length-prefixed, empty without the watcher), the watched
+//! statuses (count; each a kind byte, a length-prefixed path and a
 //! 16-byte status identity), the found paths (count; each a byte, 1 for a
 //! nested repository, and a length-prefixed path); then the SHA-256 of
 //! everything before. A file that does not check out is discarded, never an
@@ -110,6 +111,13 @@ enum Look {
     Absolute = 1,
     /// `stat` of an absolute path, following a symlink (as the file is read).
     AbsoluteFollowed = 2,
+    /// `lstat` relative to the worktree of a directory the walk read or found
+    /// a nested repository in: what the watcher may vouch for instead.
+    WorktreeDirectory = 3,
+    /// A directory the walk met and did not read (ignored): never looked at
+    /// again (nothing in it is listed while the rules stay), but named, so
+    /// that the watcher can tell a change of it from a new directory.
+    IgnoredDirectory = 4,
 }
 
 impl Look {
@@ -118,6 +126,8 @@ impl Look {
             0 => Some(Look::InWorktree),
             1 => Some(Look::Absolute),
             2 => Some(Look::AbsoluteFollowed),
+            3 => Some(Look::WorktreeDirectory),
+            4 => Some(Look::IgnoredDirectory),
             _ => None,
         }
     }
@@ -127,8 +137,13 @@ impl Look {
         let path = Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path));
         match self {
             // The worktree itself is `.`: `statat` refuses an empty name.
-            Look::InWorktree if path.as_os_str().is_empty() => rustix::fs::fstat(worktree).ok(),
-            Look::InWorktree => rustix::fs::statat(worktree, path, AtFlags::SYMLINK_NOFOLLOW).ok(),
+            Look::InWorktree | Look::WorktreeDirectory if path.as_os_str().is_empty() => {
+                rustix::fs::fstat(worktree).ok()
+            }
+            Look::InWorktree | Look::WorktreeDirectory => {
+                rustix::fs::statat(worktree, path, AtFlags::SYMLINK_NOFOLLOW).ok()
+            }
+            Look::IgnoredDirectory => None,
             Look::Absolute => rustix::fs::lstat(path).ok(),
             Look::AbsoluteFollowed => rustix::fs::stat(path).ok(),
         }
@@ -159,6 +174,8 @@ struct Memo {
     location: Location,
     key: WalkKey,
     reference: i128,
+    /// Watchman's clock taken before the walk (empty without the watcher).
+    clock: Vec<u8>,
     watched: Vec<Watched>,
     found: Vec<Found>,
 }
@@ -185,40 +202,55 @@ impl WalkMemos {
         }
     }
 
-    /// What the walk at `location` found, when its memo was written under `key`
-    /// at a reference time not later than `started` (this expansion's) and
-    /// every status it watched is still the one it kept; `worktree` is the
-    /// worktree's directory, opened.
-    pub(crate) fn recall(
+    /// The memo of the walk at `location`, when it was written under `key`
+    /// at a reference time not later than `started` (this expansion's): a
+    /// clock set back since could have given a later change the times kept.
+    pub(crate) fn stored(
         &self,
         location: Location,
         key: WalkKey,
         started: i128,
-        worktree: &OwnedFd,
-    ) -> Option<&[Found]> {
-        let memo = self.stored.iter().find(|memo| memo.location == location)?;
-        let unchanged = memo.key == key
-            && memo.reference <= started
-            && memo.watched.iter().all(|watched| {
-                let now = watched.look.stat(worktree, &watched.path);
-                now.as_ref().map_or([0; 16], status_id) == watched.id
-            });
-        unchanged.then_some(memo.found.as_slice())
+    ) -> Option<Stored<'_>> {
+        self.stored
+            .iter()
+            .find(|memo| memo.location == location)
+            .filter(|memo| memo.key == key && memo.reference <= started)
+            .map(Stored)
     }
 
     /// Keeps the walk `recorder` watched, which found `found`, for the next
     /// expansion; nothing when it saw anything it cannot vouch for.
-    pub(crate) fn keep(&self, recorder: Recorder<'_>, key: WalkKey, found: Vec<Found>) {
+    /// `clock`: Watchman's clock taken before the walk, with the watcher.
+    pub(crate) fn keep(
+        &self,
+        recorder: Recorder<'_>,
+        key: WalkKey,
+        found: Vec<Found>,
+        clock: Option<String>,
+    ) {
         let Some(watched) = recorder.into_watched() else {
             return;
         };
-        let memo = Memo {
+        self.push(Memo {
             location: watched.location,
             key,
             reference: watched.reference,
+            clock: clock.map(String::into_bytes).unwrap_or_default(),
             watched: watched.items,
             found,
-        };
+        });
+    }
+
+    /// Keeps `stored` with a later Watchman `clock`: the watcher vouched that
+    /// nothing it depends on changed until then.
+    pub(crate) fn keep_with_clock(&self, stored: Stored<'_>, clock: String) {
+        self.push(Memo {
+            clock: clock.into_bytes(),
+            ..stored.0.clone()
+        });
+    }
+
+    fn push(&self, memo: Memo) {
         self.fresh
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -249,6 +281,57 @@ impl WalkMemos {
         if temp.write_unsynced(&encode(&memos)).is_ok() {
             let _ = temp.rename_to(root, WALK_MEMO);
         }
+    }
+}
+
+/// A memo that matches what an expansion asks (see [`WalkMemos::stored`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Stored<'m>(&'m Memo);
+
+impl<'m> Stored<'m> {
+    /// What the remembered walk found.
+    pub(crate) fn found(self) -> &'m [Found] {
+        &self.0.found
+    }
+
+    /// Watchman's clock taken before the walk, when it was kept with one.
+    pub(crate) fn clock(self) -> Option<&'m str> {
+        std::str::from_utf8(&self.0.clock)
+            .ok()
+            .filter(|c| !c.is_empty())
+    }
+
+    /// The directories the walk read or found a nested repository in,
+    /// relative to the worktree.
+    pub(crate) fn directories(self) -> impl Iterator<Item = &'m [u8]> {
+        self.0
+            .watched
+            .iter()
+            .filter(|w| w.look == Look::WorktreeDirectory)
+            .map(|w| w.path.as_slice())
+    }
+
+    /// The directories the walk met and did not read because they are ignored.
+    pub(crate) fn ignored_directories(self) -> impl Iterator<Item = &'m [u8]> {
+        self.0
+            .watched
+            .iter()
+            .filter(|w| w.look == Look::IgnoredDirectory)
+            .map(|w| w.path.as_slice())
+    }
+
+    /// Whether every status the memo watched is still the one it kept, in the
+    /// worktree opened as `worktree`; with `directories_vouched`, the
+    /// directories are taken as unchanged (the watcher vouched for them).
+    pub(crate) fn unchanged(self, worktree: &OwnedFd, directories_vouched: bool) -> bool {
+        self.0.watched.iter().all(|watched| {
+            let vouched = directories_vouched && watched.look == Look::WorktreeDirectory;
+            if vouched || watched.look == Look::IgnoredDirectory {
+                return true;
+            }
+            let now = watched.look.stat(worktree, &watched.path);
+            now.as_ref().map_or([0; 16], status_id) == watched.id
+        })
     }
 }
 
@@ -305,7 +388,7 @@ impl<'a> Recorder<'a> {
     /// empty for the worktree) that the walk is about to read, and its
     /// `.gitignore` when it has one, which must be a regular file.
     pub(crate) fn directory(&mut self, dir: &[u8]) {
-        if self.watch(Look::InWorktree, dir, true) != Some(FileType::Directory) {
+        if self.watch(Look::WorktreeDirectory, dir, true) != Some(FileType::Directory) {
             self.spoiled = true;
             return;
         }
@@ -325,8 +408,18 @@ impl<'a> Recorder<'a> {
     /// Watches the nested repository `dir` the walk found and did not enter:
     /// the directory and its `.git`, which make it one.
     pub(crate) fn nested_repository(&mut self, dir: &[u8]) {
-        self.watch(Look::InWorktree, dir, true);
+        self.watch(Look::WorktreeDirectory, dir, true);
         self.watch(Look::InWorktree, &joined(dir, b".git"), false);
+    }
+
+    /// Names the ignored directory `dir` the walk met and does not read (see
+    /// [`Look::IgnoredDirectory`]).
+    pub(crate) fn ignored_directory(&mut self, dir: &[u8]) {
+        self.items.push(Watched {
+            look: Look::IgnoredDirectory,
+            path: dir.to_vec(),
+            id: [0; 16],
+        });
     }
 
     /// Watches a file outside the worktree that the walk reads (the excludes
@@ -401,6 +494,7 @@ fn encode(memos: &[Memo]) -> Vec<u8> {
         out.extend_from_slice(&memo.location.0);
         out.extend_from_slice(&memo.key.0);
         out.extend_from_slice(&memo.reference.to_le_bytes());
+        put_bytes(&mut out, &memo.clock);
         put_len(&mut out, memo.watched.len());
         for watched in &memo.watched {
             out.push(watched.look as u8);
@@ -476,6 +570,7 @@ impl<'b> Input<'b> {
         let location = Location(self.array()?);
         let key = WalkKey(self.array()?);
         let reference = i128::from_le_bytes(self.array()?);
+        let clock = self.bytes()?;
         let mut watched = Vec::new();
         for _ in 0..self.len()? {
             let look = Look::of(self.array::<1>()?[0])?;
@@ -500,6 +595,7 @@ impl<'b> Input<'b> {
             location,
             key,
             reference,
+            clock,
             watched,
             found,
         })
@@ -526,6 +622,7 @@ mod tests {
             location: Location([location; 32]),
             key: WalkKey([7; 32]),
             reference: 1_700_000_000_000_000_000,
+            clock: b"c:1:2".to_vec(),
             watched: vec![Watched {
                 look: Look::InWorktree,
                 path: b"src".to_vec(),

@@ -21,8 +21,6 @@
 //! before its whole answer is read leaves the stream in an unknown place, so
 //! the connection refuses every later request ([`WatchmanError::Unusable`]).
 
-#![expect(dead_code, reason = "no expansion uses the Watchman client yet")]
-
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -318,6 +316,7 @@ impl Watchman {
 
     /// Connects to the socket at `path`, within `deadline`; every later
     /// request gets `deadline` of its own.
+    #[cfg(test)]
     pub(crate) fn connect_to(path: &Path, deadline: Duration) -> Result<Watchman> {
         let deadline = deadline.min(LONGEST);
         open(path, Instant::now() + deadline, deadline)

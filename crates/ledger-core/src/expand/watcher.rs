@@ -1,0 +1,159 @@
+//! The opt-in watcher (docs/performance.md, The watcher): with it on, an
+//! expansion asks Watchman — the file-watching service git's fsmonitor hook
+//! uses — what changed in a worktree since the clock kept in its walk memo,
+//! instead of looking at every directory the remembered walk read.
+//!
+//! What it vouches for, and what it never does. A walk memo stands when no
+//! entry was added to, removed from or renamed in a directory the walk read,
+//! and no ignore rule changed (see `walk_memo`). Watchman reports every such
+//! change through inotify, which sees every change of a directory's entries;
+//! so when every change it reports since the memo's clock is the rewrite of a
+//! file the walk already knew (an untracked file it found, or a tracked one)
+//! in a directory it read, or lies in a directory the walk never read, the
+//! walk's result stands without a `stat` of its directories. A file's bytes
+//! are never answered here: a write through a shared mapping moves the file's
+//! times but gives inotify nothing to report, so every listed file is still
+//! looked at and answered by the digest cache's rule (SPEC §16).
+//!
+//! Whenever anything is off — Watchman absent, slow (every request has a
+//! deadline), restarted (a fresh instance), a warning (a recrawl after its
+//! queue overflowed), a clock it does not know, a change it cannot vouch
+//! for — the directories are looked at as without the watcher. The watcher
+//! never fails an expansion and never changes an answer.
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::path::Path;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+use super::watchman::{ChangeKind, Watch, Watchman};
+
+/// The environment variable that turns the watcher on when set to anything
+/// but empty or `0` (unless [`set_watchman`] was called).
+pub const WATCHMAN_ENV: &str = "LEDGER_WATCHMAN";
+
+/// What [`set_watchman`] chose: unset (the environment decides), on, off.
+static SWITCH: AtomicU8 = AtomicU8::new(0);
+
+/// How long Watchman may take to answer a request before the expansion goes
+/// on without it.
+const DEADLINE: Duration = Duration::from_secs(2);
+
+/// Turns the watcher on or off for every later expansion in this process (the
+/// CLI's `--watchman`). Without a call, [`WATCHMAN_ENV`] decides; it is off by
+/// default. It never changes an answer, and it is used only with the digest
+/// cache, whose store keeps the walk memos it vouches for.
+///
+/// ```
+/// ledger_core::expand::set_watchman(true);
+/// assert!(ledger_core::expand::watchman_enabled());
+/// ledger_core::expand::set_watchman(false);
+/// ```
+pub fn set_watchman(enabled: bool) {
+    SWITCH.store(if enabled { 1 } else { 2 }, Ordering::Relaxed);
+}
+
+/// Whether expansions ask Watchman now.
+pub fn watchman_enabled() -> bool {
+    match SWITCH.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => env_enables(std::env::var_os(WATCHMAN_ENV).as_deref()),
+    }
+}
+
+fn env_enables(value: Option<&OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// A worktree as Watchman watches it, for one expansion.
+pub(crate) struct Watcher {
+    client: Watchman,
+    watch: Watch,
+}
+
+impl Watcher {
+    /// Watchman's watch of the worktree `workdir`, when the watcher is on and
+    /// Watchman answers; its names are then relative to `workdir`.
+    pub(crate) fn open(workdir: &Path) -> Option<Watcher> {
+        if !watchman_enabled() {
+            return None;
+        }
+        let mut client = Watchman::connect(DEADLINE).ok()?;
+        let watch = client.watch_project(workdir).ok()?;
+        Some(Watcher { client, watch })
+    }
+
+    /// Watchman's clock now, after it has seen every change made before the
+    /// call: taken before a walk, so that whatever changes during the walk is
+    /// reported against it next time.
+    pub(crate) fn clock(&mut self) -> Option<String> {
+        self.client.clock(&self.watch).ok()
+    }
+
+    /// Whether nothing the walk remembered in `walk` depends on changed since
+    /// `clock`; the clock to keep when it did not: Watchman's clock now.
+    pub(crate) fn vouches(&mut self, clock: &str, walk: &Remembered<'_>) -> Option<String> {
+        let since = self.client.since(&self.watch, clock).ok()?;
+        if since.fresh_instance {
+            return None;
+        }
+        let harmless = since.changes.iter().all(|change| {
+            let name = change.name.as_slice();
+            let (parent, file_name) = match name.iter().rposition(|b| *b == b'/') {
+                Some(at) => (&name[..at], &name[at + 1..]),
+                None => (&name[..0], name),
+            };
+            // The repository's own files (`git status` writes its index
+            // lock there) and the scope's exclusions are no part of the walk;
+            // what the index and configuration say is checked by the memo's key.
+            if (walk.excluded)(name) {
+                return true;
+            }
+            if !walk.read_dirs.contains(parent) {
+                // In no directory the walk read: an ignored directory's
+                // content is not listed.
+                return true;
+            }
+            if walk.ignored_dirs.contains(name) {
+                // An ignored directory whose entries changed, still one.
+                return change.exists && change.kind == ChangeKind::Directory;
+            }
+            change.exists
+                && change.kind == ChangeKind::File
+                && file_name != b".gitignore"
+                && (walk.known)(name)
+        });
+        harmless.then_some(since.clock)
+    }
+}
+
+/// What a remembered walk read and found, as the watcher judges changes.
+pub(crate) struct Remembered<'w> {
+    /// Every directory the walk read or found a nested repository in,
+    /// relative to the worktree.
+    pub read_dirs: HashSet<&'w [u8]>,
+    /// Every ignored directory the walk met in them and did not read.
+    pub ignored_dirs: HashSet<&'w [u8]>,
+    /// Whether a path (relative to the worktree) is a file the walk knew: an
+    /// untracked one it found, or one the index tracks.
+    pub known: &'w dyn Fn(&[u8]) -> bool,
+    /// Whether a path lies where the walk never looks: the repository's own
+    /// `.git`, or an exclusion of the scope.
+    pub excluded: &'w dyn Fn(&[u8]) -> bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_turns_the_watcher_on_unless_empty_or_zero() {
+        assert!(!env_enables(None));
+        assert!(!env_enables(Some(OsStr::new(""))));
+        assert!(!env_enables(Some(OsStr::new("0"))));
+        assert!(env_enables(Some(OsStr::new("1"))));
+        assert!(env_enables(Some(OsStr::new("yes"))));
+    }
+}
