@@ -52,7 +52,6 @@
 //! check out: it is discarded and replaced.
 
 use std::collections::HashMap;
-use std::ffi::OsStr;
 use std::fs::File;
 #[cfg(target_os = "linux")]
 use std::os::fd::AsRawFd;
@@ -66,6 +65,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
 use super::ledger_dir::{Kind, Missing, StoreDir, TMP, TempFile, expect};
+use super::switch::Switch;
 use super::trust;
 use super::walk_memo::WalkMemos;
 use crate::error::Error;
@@ -119,27 +119,19 @@ const MAX_AGE: u8 = 8;
 
 type Key = [u8; KEY];
 
-/// What [`set_digest_cache`] chose: unset (the environment decides), on, off.
-static SWITCH: AtomicU8 = AtomicU8::new(0);
+/// What [`set_digest_cache`] chose, else [`NO_CACHE_ENV`]: on unless it is set.
+static SWITCH: Switch = Switch::new(NO_CACHE_ENV, false);
 
 /// Turns the digest cache on or off for every later expansion in this process
 /// (the CLI's `--no-cache`). Without a call, [`NO_CACHE_ENV`] decides; the cache
 /// is on by default.
 pub fn set_digest_cache(enabled: bool) {
-    SWITCH.store(if enabled { 1 } else { 2 }, Ordering::Relaxed);
+    SWITCH.set(enabled);
 }
 
 /// Whether expansions use the digest cache now.
 pub fn digest_cache_enabled() -> bool {
-    match SWITCH.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => !env_disables(std::env::var_os(NO_CACHE_ENV).as_deref()),
-    }
-}
-
-fn env_disables(value: Option<&OsStr>) -> bool {
-    value.is_some_and(|v| !v.is_empty() && v != "0")
+    SWITCH.on()
 }
 
 /// What `store check` reports of the cache.
@@ -1068,15 +1060,6 @@ fn nanos_since_epoch(time: SystemTime) -> i128 {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
-
-    #[test]
-    fn the_environment_turns_the_cache_off_unless_empty_or_zero() {
-        assert!(!env_disables(None));
-        assert!(!env_disables(Some(OsStr::new(""))));
-        assert!(!env_disables(Some(OsStr::new("0"))));
-        assert!(env_disables(Some(OsStr::new("1"))));
-        assert!(env_disables(Some(OsStr::new("yes"))));
-    }
 
     fn file(entries: &[([u8; KEY], u8)]) -> Vec<u8> {
         let mut bytes = MAGIC.to_vec();

@@ -42,6 +42,7 @@ pub(crate) mod read;
 pub(crate) mod read_queue;
 pub(crate) mod scope;
 pub(crate) mod scope_file;
+pub(crate) mod switch;
 pub(crate) mod threads;
 pub(crate) mod trust;
 pub(crate) mod walk;

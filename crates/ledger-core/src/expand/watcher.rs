@@ -22,19 +22,18 @@
 //! never fails an expansion and never changes an answer.
 
 use std::collections::HashSet;
-use std::ffi::OsStr;
 use std::path::Path;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
+use super::switch::Switch;
 use super::watchman::{ChangeKind, Watch, Watchman};
 
 /// The environment variable that turns the watcher on when set to anything
 /// but empty or `0` (unless [`set_watchman`] was called).
 pub const WATCHMAN_ENV: &str = "LEDGER_WATCHMAN";
 
-/// What [`set_watchman`] chose: unset (the environment decides), on, off.
-static SWITCH: AtomicU8 = AtomicU8::new(0);
+/// What [`set_watchman`] chose, else [`WATCHMAN_ENV`]: off unless it is set.
+static SWITCH: Switch = Switch::new(WATCHMAN_ENV, true);
 
 /// How long Watchman may take to answer a request before the expansion goes
 /// on without it.
@@ -51,20 +50,12 @@ const DEADLINE: Duration = Duration::from_secs(2);
 /// ledger_core::expand::set_watchman(false);
 /// ```
 pub fn set_watchman(enabled: bool) {
-    SWITCH.store(if enabled { 1 } else { 2 }, Ordering::Relaxed);
+    SWITCH.set(enabled);
 }
 
 /// Whether expansions ask Watchman now.
 pub fn watchman_enabled() -> bool {
-    match SWITCH.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => env_enables(std::env::var_os(WATCHMAN_ENV).as_deref()),
-    }
-}
-
-fn env_enables(value: Option<&OsStr>) -> bool {
-    value.is_some_and(|v| !v.is_empty() && v != "0")
+    SWITCH.on()
 }
 
 /// A worktree as Watchman watches it, for one expansion.
@@ -142,18 +133,4 @@ pub(crate) struct Remembered<'w> {
     /// Whether a path lies where the walk never looks: the repository's own
     /// `.git`, or an exclusion of the scope.
     pub excluded: &'w dyn Fn(&[u8]) -> bool,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_environment_turns_the_watcher_on_unless_empty_or_zero() {
-        assert!(!env_enables(None));
-        assert!(!env_enables(Some(OsStr::new(""))));
-        assert!(!env_enables(Some(OsStr::new("0"))));
-        assert!(env_enables(Some(OsStr::new("1"))));
-        assert!(env_enables(Some(OsStr::new("yes"))));
-    }
 }

@@ -711,6 +711,7 @@ mod tests {
     use std::os::unix::fs::symlink;
     use std::os::unix::net::UnixListener;
 
+    use ledger_testkit::WatchmanServer;
     use serde_json::{Value, json};
     use tempfile::TempDir;
 
@@ -723,40 +724,35 @@ mod tests {
     /// The deadline against a fake server that never answers.
     const SHORT: Duration = Duration::from_millis(200);
 
-    /// A private Watchman server, all its files in a temporary directory,
-    /// killed and reaped on drop.
+    /// A private Watchman server (`ledger_testkit::WatchmanServer`) and a
+    /// tree for it to watch.
     struct Server {
-        /// `state/` (socket, state, log, pid, config) and `tree/` (watched).
-        dir: TempDir,
-        /// The server, in the foreground.
-        child: Child,
+        server: WatchmanServer,
+        /// The watched tree, with a root marker.
+        tree: TempDir,
     }
 
     impl Server {
-        /// A server with an empty `tree/`, accepting connections.
+        /// A server and an empty tree.
         fn start() -> Server {
-            let dir = tempfile::tempdir().unwrap();
-            fs::create_dir(dir.path().join("state")).unwrap();
-            fs::create_dir(dir.path().join("tree")).unwrap();
+            let tree = tempfile::tempdir().unwrap();
             // A root marker, so that watch-project of a subdirectory
             // watches the tree (and says the subdirectory is relative).
-            fs::write(dir.path().join("tree/.watchmanconfig"), "{}").unwrap();
-            // Its own (empty) global config, not the machine's.
-            fs::write(dir.path().join("state/config.json"), "{}").unwrap();
-            let child = spawn_server(&dir.path().join("state"));
-            let mut server = Server { dir, child };
-            server.wait_ready();
-            server
+            fs::write(tree.path().join(".watchmanconfig"), "{}").unwrap();
+            Server {
+                server: WatchmanServer::start(),
+                tree,
+            }
         }
 
         /// The socket.
         fn sock(&self) -> PathBuf {
-            self.dir.path().join("state/sock")
+            self.server.sock()
         }
 
         /// The watched tree, as Watchman names it (resolved).
         fn tree(&self) -> PathBuf {
-            fs::canonicalize(self.dir.path().join("tree")).unwrap()
+            fs::canonicalize(self.tree.path()).unwrap()
         }
 
         /// A client of this server.
@@ -766,71 +762,8 @@ mod tests {
 
         /// Kills the server and starts a new one on the same files.
         fn restart(&mut self) {
-            self.stop();
-            self.child = spawn_server(&self.dir.path().join("state"));
-            self.wait_ready();
+            self.server.restart();
         }
-
-        /// Kills and reaps the server.
-        fn stop(&mut self) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-
-        /// Returns once the socket accepts a connection (bounded).
-        fn wait_ready(&mut self) {
-            for _ in 0..3000 {
-                if UnixStream::connect(self.sock()).is_ok() {
-                    return;
-                }
-                if let Some(status) = self.child.try_wait().unwrap() {
-                    panic!(
-                        "watchman exited ({status}) before listening:\n{}",
-                        self.log()
-                    );
-                }
-                thread::sleep(Duration::from_millis(10));
-            }
-            panic!("watchman did not listen within 30 s:\n{}", self.log());
-        }
-
-        /// The server's log, for a failure's message.
-        fn log(&self) -> String {
-            fs::read_to_string(self.dir.path().join("state/log")).unwrap_or_default()
-        }
-    }
-
-    impl Drop for Server {
-        fn drop(&mut self) {
-            self.stop();
-        }
-    }
-
-    /// `watchman --foreground` with every file in `state`.
-    fn spawn_server(state: &Path) -> Child {
-        let flag = |name: &str, file: &str| {
-            let mut arg = OsString::from(format!("--{name}="));
-            arg.push(state.join(file));
-            arg
-        };
-        Command::new("watchman")
-            .arg("--foreground")
-            .arg("--no-save-state")
-            .arg(flag("sockname", "sock"))
-            .arg(flag("statefile", "state"))
-            .arg(flag("logfile", "log"))
-            .arg(flag("pidfile", "pid"))
-            .env("WATCHMAN_CONFIG_FILE", state.join("config.json"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "cannot start watchman ({e}): these tests need Watchman on PATH \
-                     (apt-get install watchman)"
-                )
-            })
     }
 
     /// The change named `name` in `since`.
