@@ -54,6 +54,16 @@ def git(cwd: Path, *args: str) -> str:
     return out.stdout
 
 
+def uncached(w: Path) -> str:
+    """The workspace's fingerprint without the digest cache (so without the walk
+    memo or the watcher either): every file read."""
+    try:
+        ledger.set_digest_cache(False)
+        return ledger.Workspace(w).fingerprint()
+    finally:
+        ledger.set_digest_cache(True)
+
+
 def write(root: Path, rel: str, content: bytes | str = "x\n", mode: int | None = None) -> Path:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,19 +11,11 @@ import time
 from pathlib import Path
 
 import ledger
-from conftest import write
+from conftest import uncached, write
 
 # Longer than the cache's timestamp margin: files older than this when a call
 # starts are recorded.
 AGE = 2.2
-
-
-def uncached(w: Path) -> str:
-    try:
-        ledger.set_digest_cache(False)
-        return ledger.Workspace(w).fingerprint()
-    finally:
-        ledger.set_digest_cache(True)
 
 
 def test_a_second_write_through_a_shared_mapping_is_seen(tmp_path: Path) -> None:
