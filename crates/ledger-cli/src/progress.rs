@@ -155,7 +155,8 @@ impl Line {
         self.clear();
         if self.show == Show::Always {
             let done = self.text("expanded", now);
-            self.write(&format!("{done}\n"));
+            let walks = self.walks(now);
+            self.write(&format!("{done}{walks}\n"));
         }
     }
 
@@ -177,6 +178,18 @@ impl Line {
             size(bytes as f64),
             size(bytes as f64 / seconds)
         )
+    }
+
+    /// `, 1 walk replayed (1 on Watchman's word)` for the summary, or nothing
+    /// when every worktree was walked (docs/performance.md, The walk memo).
+    fn walks(&self, now: Progress) -> String {
+        let replayed = now.walks_replayed - self.base.walks_replayed;
+        let vouched = now.walks_vouched - self.base.walks_vouched;
+        match replayed {
+            0 => String::new(),
+            1 => format!(", 1 walk replayed ({vouched} on Watchman's word)"),
+            n => format!(", {n} walks replayed ({vouched} on Watchman's word)"),
+        }
     }
 
     fn write(&self, text: &str) {

@@ -70,6 +70,26 @@ fn fingerprint(s: &Sandbox, args: &[&str], env: &[(&str, &OsStr)]) -> String {
     last_line(&out)
 }
 
+/// The closing summary of `ledger --progress <args>` (its last line on
+/// stderr), which says how many walks were replayed and on whose word.
+fn summary(s: &Sandbox, args: &[&str], env: &[(&str, &OsStr)]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+    s.env(&mut cmd);
+    for name in CALLERS {
+        cmd.env_remove(name);
+    }
+    let out = cmd
+        .envs(env.iter().copied())
+        .current_dir(s.w())
+        .arg("--progress")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "ledger --progress {args:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    stderr.lines().last().unwrap_or_default().to_owned()
+}
+
 /// The answer without the cache (so without the memo or the watcher), checked
 /// against the one computed from git's listing.
 fn truth(s: &Sandbox) -> String {
@@ -150,6 +170,12 @@ fn the_watcher_answers_as_without_the_cache_after_every_change() {
     let check = |what: &str| check_watched(&s, &sock, what);
     settle(&s, &|| check("aged"));
     let mut last = check("nothing changed");
+    let watched = [("WATCHMAN_SOCK", sock.as_os_str())];
+    let said = summary(&s, &["fingerprint", "--watchman"], &watched);
+    assert!(
+        said.ends_with(", 1 walk replayed (1 on Watchman's word)"),
+        "{said}"
+    );
 
     for (what, change) in changes() {
         change(&s);
@@ -220,11 +246,18 @@ fn the_walk_memo_replays_only_an_unchanged_tree() {
     // Bounded: until a run has written the memo, then a run that replays it.
     settle(&s, &plain);
     let before = plain();
+    let said = summary(&s, &["fingerprint"], &[]);
+    assert!(
+        said.ends_with(", 1 walk replayed (0 on Watchman's word)"),
+        "{said}"
+    );
 
     // A new entry moves only its own directory's times, not its parents'.
     s.write("new/deeper/c.txt", b"c\n");
     let after = plain();
     assert_ne!(after, before);
+    let said = summary(&s, &["fingerprint"], &[]);
+    assert!(!said.contains("replayed"), "{said}");
     settle(&s, &plain);
     assert_eq!(plain(), after);
 }

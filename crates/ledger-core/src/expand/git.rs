@@ -373,7 +373,7 @@ impl MemoOfWalk<'_> {
         // Without Watchman's word, its clock now (before the look): the
         // directories as looked at are then what it reports changes against.
         let clock = match &vouched {
-            Some(clock) => Some(clock.clone()),
+            Some(newer) => newer.clone(),
             None => self.watcher.as_mut().and_then(Watcher::clock),
         };
         if !stored.unchanged(&self.worktree, vouched.is_some()) {
@@ -401,14 +401,15 @@ impl MemoOfWalk<'_> {
         true
     }
 
-    /// Watchman's clock now, when the watcher vouches that nothing the
-    /// remembered walk `stored` depends on changed since the memo's clock.
+    /// `Some` when the watcher vouches that nothing the remembered walk
+    /// `stored` depends on changed since the memo's clock (see
+    /// [`Watcher::vouches`]: with the clock to keep, if any).
     fn vouched(
         &mut self,
         stored: Stored<'_>,
         index: &gix::index::State,
         within: &Within,
-    ) -> Option<String> {
+    ) -> Option<Option<String>> {
         let watcher = self.watcher.as_mut()?;
         let clock = stored.clock()?;
         let prefix = self.prefix_slash.as_slice();

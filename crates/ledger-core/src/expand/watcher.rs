@@ -84,8 +84,11 @@ impl Watcher {
     }
 
     /// Whether nothing the walk remembered in `walk` depends on changed since
-    /// `clock`; the clock to keep when it did not: Watchman's clock now.
-    pub(crate) fn vouches(&mut self, clock: &str, walk: &Remembered<'_>) -> Option<String> {
+    /// `clock`: `Some` when it did not, with Watchman's clock now when anything
+    /// at all changed since (the clock to keep, so that the same changes are
+    /// not reported again), `None` inside when nothing did (the old clock
+    /// serves; keeping a new one would rewrite the memo on every run).
+    pub(crate) fn vouches(&mut self, clock: &str, walk: &Remembered<'_>) -> Option<Option<String>> {
         let since = self.client.since(&self.watch, clock).ok()?;
         if since.fresh_instance {
             return None;
@@ -116,7 +119,8 @@ impl Watcher {
                 && file_name != b".gitignore"
                 && (walk.known)(name)
         });
-        harmless.then_some(since.clock)
+        let newer = (!since.changes.is_empty()).then_some(since.clock);
+        harmless.then_some(newer)
     }
 }
 
