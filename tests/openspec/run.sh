@@ -18,4 +18,7 @@ export LEDGER_OPENSPEC_PACKAGE="$PWD/node_modules/@fission-ai/openspec"
 
 cd ../..
 # The features of `make rust-test`, so that its build is reused.
-"$CARGO" test -p ledger-cli --test openspec_cli --locked --features ledger-core/fuzzing -- --ignored
+# --workspace, as make rust-test builds: with -p alone cargo unifies the
+# dependencies' features for ledger-cli only and compiles them all again (a
+# minute on a fresh clone).
+"$CARGO" test --workspace --test openspec_cli --locked --features ledger-core/fuzzing -- --ignored
