@@ -223,11 +223,9 @@ fn every_change_a_walk_depends_on_is_seen() {
         let root = dir.path();
         settle(root);
         change(root);
+        // Whether the walk after it is remembered depends on how long ago the
+        // change was (the racily-clean rule): only the first is asserted.
         assert!(!expand_checked(root), "{what}: replayed after the change");
-        assert!(
-            !expand_checked(root),
-            "{what}: replayed while the change is too recent to vouch for"
-        );
     }
 }
 
