@@ -279,19 +279,49 @@ fn sorted_len(count: usize) -> usize {
     HEADER + count * ENTRY + TRAILER
 }
 
-impl CacheFile {
-    /// Reads the cache file of the store directory `store` (`<workspace>/.ledger`),
-    /// when the cache is on and the store exists (it is never created). Nothing
-    /// is written and nothing trusted yet: see [`CacheFile::trusted`].
-    pub(crate) fn read(store: &Path) -> Option<CacheFile> {
+/// The store of an expansion when the digest cache is on, its cache file found
+/// and not read yet: the file's size says how many files the expansion that
+/// wrote it read, and so whether this one is likely to need more than one thread.
+pub(crate) struct UnreadCache {
+    root: StoreDir,
+    /// The cache file's size; `None` when there is none (or not a file).
+    size: Option<u64>,
+}
+
+impl UnreadCache {
+    /// Finds the cache file of the store directory `store` (`<workspace>/.ledger`),
+    /// when the cache is on and the store exists (it is never created).
+    pub(crate) fn find(store: &Path) -> Option<UnreadCache> {
         if !digest_cache_enabled() {
             return None;
         }
         let root = StoreDir::open_root(store, Missing::Absent).ok()??;
-        let entries = Entries::read(&root);
-        Some(CacheFile { root, entries })
+        let stat = root.stat(CACHE, &root.join(CACHE)).ok().flatten();
+        let size = stat
+            .filter(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile)
+            .map(|st| u64::try_from(st.st_size).unwrap_or(u64::MAX));
+        Some(UnreadCache { root, size })
     }
 
+    /// Whether the cache file is no larger than one of `entries` sorted
+    /// entries: the expansion that wrote it read about that many files or fewer.
+    pub(crate) fn holds_at_most(&self, entries: usize) -> bool {
+        self.size
+            .is_some_and(|size| size <= sorted_len(entries) as u64)
+    }
+
+    /// Reads the cache file. Nothing is written and nothing trusted yet: see
+    /// [`CacheFile::trusted`].
+    pub(crate) fn read(self) -> CacheFile {
+        let entries = Entries::read(&self.root);
+        CacheFile {
+            root: self.root,
+            entries,
+        }
+    }
+}
+
+impl CacheFile {
     /// The store's directories for the digest cache and the entries read from
     /// it, when the store at `store` is trusted; `tracked`, when the caller knows
     /// it from an index it read already, whether Git tracks any file of the store.

@@ -8,13 +8,13 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
-use crate::expand::cache::{CacheFile, DigestCache};
+use crate::expand::cache::{DigestCache, UnreadCache};
 use crate::expand::entry::Entry;
 use crate::expand::fingerprint::{Encoder, Fingerprint, fingerprint_sorted};
 use crate::expand::git::{self, Locate, Status};
 use crate::expand::progress;
 use crate::expand::read::Outcome;
-use crate::expand::read_queue::{Feed, Origin, ReadQueue, Reader, read_contents};
+use crate::expand::read_queue::{Feed, Origin, RUN, ReadQueue, Reader, read_contents};
 use crate::expand::scope::{STORE_DIR, Scope};
 use crate::expand::threads;
 use crate::expand::walk::{walk_root, walk_root_into};
@@ -52,13 +52,19 @@ impl Inventory {
         let (scope, worktree) = scope.resolve_opening()?;
         let previous: Vec<WorkspacePath> = previous.into_iter().cloned().collect();
         let workspace = scope.workspace.as_std_path();
-        let pool = threads::pool()?;
         let store = scope.workspace.join(STORE_DIR);
+        let unread_cache = UnreadCache::find(store.as_std_path());
+        // What the store's cache holds says what the previous expansion read:
+        // when that was one piece of work or less, this expansion starts on its
+        // own thread, and the pool reads only if the listing queues more.
+        let small = unread_cache.as_ref().is_some_and(|c| c.holds_at_most(RUN));
+        let pool = threads::pool_if(!small)?;
         let mut cache_file = None;
-        let repositories = pool.in_place_scope(|reader| {
-            reader.spawn(|_| cache_file = CacheFile::read(store.as_std_path()));
-            open_repositories(&scope, worktree)
-        });
+        let repositories = threads::alongside(
+            pool.as_deref(),
+            || cache_file = unread_cache.map(UnreadCache::read),
+            || open_repositories(&scope, worktree),
+        );
         let (cache_dir, entries) = cache_file
             .and_then(|file| file.trusted(store.as_std_path(), store_tracked(&repositories)))
             .unzip();
@@ -81,22 +87,35 @@ impl Inventory {
         // feeds the queue that every thread of the pool reads from: each tracked
         // file as the index is read (milliseconds, where walking the worktree
         // takes far longer), each untracked or walked file as the walk meets it.
-        let listed = pool.in_place_scope(|readers| {
-            // Once on every thread: a spawned job could run twice on one
-            // thread and never on another (a thread that leaves large files).
-            readers.spawn_broadcast(|_, _| queue.serve(Reader::Pool));
-            let listed = candidates(&scope, repositories, &previous, Some(&queue));
-            match &listed {
-                Ok(_) => {
-                    queue.close();
-                    // Done listing, this thread reads what is left, as the pool's do.
-                    queue.serve(Reader::Caller);
+        let listed = match &pool {
+            Some(pool) => pool.in_place_scope(|readers| {
+                // Once on every thread: a spawned job could run twice on one
+                // thread and never on another (a thread that leaves large files).
+                readers.spawn_broadcast(|_, _| queue.serve(Reader::Pool));
+                let listed = candidates(&scope, repositories, &previous, Some(&queue));
+                match &listed {
+                    Ok(_) => {
+                        queue.close();
+                        // Done listing, this thread reads what is left, as the pool's do.
+                        queue.serve(Reader::Caller);
+                    }
+                    Err(_) => queue.stop(),
                 }
-                Err(_) => queue.stop(),
+                Ok(listed)
+            }),
+            // A small expansion lists first, then reads.
+            None => {
+                let listed = candidates(&scope, repositories, &previous, Some(&queue));
+                match &listed {
+                    Ok(_) => {
+                        queue.close();
+                        queue.read_rest().map(|()| listed)
+                    }
+                    Err(_) => Ok(listed),
+                }
             }
-            listed
-        });
-        let (listing, walked_roots) = listed?;
+        };
+        let (listing, walked_roots) = listed??;
         let read = queue.into_read().unwrap_or_default();
         // What no piece read: paths given by name, a comparison's previous ones.
         let unread = difference(&listing, read.paths());
@@ -107,14 +126,15 @@ impl Inventory {
         let unread: Vec<_> = unread.into_iter().zip(contents).collect();
         // Writing the cache (megabytes for a large tree) takes another thread
         // while this one assembles the entries and streams the fingerprint.
-        let (fingerprint, entries) = pool.in_place_scope(|writer| {
-            if let Some(cache) = cache {
-                writer.spawn(|_| cache.save());
-            }
-            let (sorted, rest) = read.into_runs(&listing, unread);
-            drop(listing);
-            assemble(sorted, rest, capacity)
-        })?;
+        let (fingerprint, entries) = threads::alongside(
+            pool.as_deref(),
+            || cache.map_or((), DigestCache::save),
+            || {
+                let (sorted, rest) = read.into_runs(&listing, unread);
+                drop(listing);
+                assemble(sorted, rest, capacity)
+            },
+        )?;
         Ok(Inventory {
             walked_roots,
             fingerprint,

@@ -32,7 +32,7 @@ use crate::tasks::rule::TaskRule;
 
 /// The most files in one piece of work: enough to open a directory once for
 /// many files, few enough that the work spreads over every thread.
-const RUN: usize = 256;
+pub(crate) const RUN: usize = 256;
 
 /// The most readers one addition wakes one by one (the pool's default size).
 const MOST_WOKEN: usize = crate::expand::threads::READS_IN_FLIGHT;
@@ -265,6 +265,24 @@ impl<'a> ReadQueue<'a> {
     pub(crate) fn close(&self) {
         self.pending().closed = true;
         self.more.notify_all();
+    }
+
+    /// Reads what is queued once the queue is closed: with the pool when more
+    /// than one piece of work waits, else on this thread alone (a piece is one
+    /// thread's work; the pool would only add starting or waking its threads).
+    pub(crate) fn read_rest(&self) -> Result<()> {
+        let waiting = {
+            let pending = self.pending();
+            pending.pieces.len() + pending.large.len()
+        };
+        match threads::pool_if(waiting > 1)? {
+            Some(pool) => pool.in_place_scope(|readers| {
+                readers.spawn_broadcast(|_, _| self.serve(Reader::Pool));
+                self.serve(Reader::Caller);
+            }),
+            None => self.serve(Reader::Caller),
+        }
+        Ok(())
     }
 
     /// The reading is abandoned (the expansion failed for another reason): what
@@ -651,11 +669,7 @@ pub(crate) fn read_contents(
         Origin::Listed,
     );
     queue.close();
-    let pool = threads::pool()?;
-    pool.in_place_scope(|scope| {
-        scope.spawn_broadcast(|_, _| queue.serve(Reader::Pool));
-        queue.serve(Reader::Caller);
-    });
+    queue.read_rest()?;
     let Some(read) = queue.into_read() else {
         return Ok(None);
     };

@@ -145,6 +145,45 @@ pub(crate) fn pool() -> Result<Arc<rayon::ThreadPool>> {
     Ok(pool)
 }
 
+/// The pool for work that more than one thread can share; `None` for work that
+/// one thread does soonest alone (the pool is then neither started nor woken:
+/// starting it and handing work to it and back cost a one-file fingerprint 0.6
+/// ms of its 4, docs/performance.md, The fixed cost of a run). A malformed
+/// `LEDGER_THREADS` is refused either way.
+pub(crate) fn pool_if(shared: bool) -> Result<Option<Arc<rayon::ThreadPool>>> {
+    if shared {
+        return pool().map(Some);
+    }
+    let set = POOL
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .is_some();
+    if !set {
+        let count = count_from_env(std::env::var_os(THREADS_ENV).as_deref())?;
+        check_count(count)?;
+    }
+    Ok(None)
+}
+
+/// Runs `job` on `pool` while this thread runs `main`, and returns what `main`
+/// returns; without a pool, runs `job` and then `main` on this thread.
+pub(crate) fn alongside<R>(
+    pool: Option<&rayon::ThreadPool>,
+    job: impl FnOnce() + Send,
+    main: impl FnOnce() -> R,
+) -> R {
+    match pool {
+        Some(pool) => pool.in_place_scope(|scope| {
+            scope.spawn(|_| job());
+            main()
+        }),
+        None => {
+            job();
+            main()
+        }
+    }
+}
+
 /// The count `LEDGER_THREADS` asks for: unset or empty is `0` (one per core); anything
 /// but a decimal number is refused, naming the variable.
 fn count_from_env(value: Option<&std::ffi::OsStr>) -> Result<usize> {
@@ -164,11 +203,7 @@ fn count_from_env(value: Option<&std::ffi::OsStr>) -> Result<usize> {
 
 /// The count asked for (0 resolved) and its pool.
 fn build(count: usize) -> Result<(usize, Arc<rayon::ThreadPool>)> {
-    if count > MAX_THREADS {
-        return Err(Error::InvalidArgument {
-            message: format!("{count} threads is more than ledger starts ({MAX_THREADS})"),
-        });
-    }
+    check_count(count)?;
     // With the default count, one core is left to the thread that lists (an
     // expansion lists on its own thread, then reads with the pool).
     let default = count == 0;
@@ -216,6 +251,16 @@ pub(crate) fn lowest_priority() {
 /// helper).
 pub(crate) fn at_lowest_priority() -> bool {
     AT_LOWEST_PRIORITY.get()
+}
+
+/// Refuses a count above [`MAX_THREADS`].
+fn check_count(count: usize) -> Result<()> {
+    if count > MAX_THREADS {
+        return Err(Error::InvalidArgument {
+            message: format!("{count} threads is more than ledger starts ({MAX_THREADS})"),
+        });
+    }
+    Ok(())
 }
 
 fn default_count() -> usize {

@@ -1,0 +1,150 @@
+//! A small expansion runs on the calling thread (docs/performance.md, The fixed
+//! cost of a run): when the store's digest cache says that the previous
+//! expansion read at most one piece of work, no thread of the pool is started,
+//! unless the listing queues more than one piece. Each expansion here runs in
+//! a child process of this test (the pool is process-wide and outlives every
+//! expansion), which reports how many threads it started and what it answered.
+#![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use ledger_core::expand::{Inventory, Scope, set_digest_cache};
+use ledger_testkit::{Git, utf8};
+
+/// Set in a child process to the workspace it expands.
+const CHILD: &str = "LEDGER_TEST_SMALL_EXPANSION_WORKSPACE";
+
+/// A step of the wait for a tree to age past the cache's timestamp
+/// granularity (a tenth of a second where times keep fractions, two seconds
+/// where they do not).
+const STEP: Duration = Duration::from_millis(120);
+
+/// The most steps waited: well past two seconds, so a wait that ends here failed.
+const STEPS: usize = 100;
+
+#[test]
+fn a_small_expansion_starts_no_thread() {
+    if let Some(workspace) = std::env::var_os(CHILD) {
+        return child(Path::new(&workspace));
+    }
+    let dir = scratch();
+    let root = dir.path();
+    let git = Git::isolated().identity("t", "t@t");
+    git.init(root, &[]);
+    write(root, ".ledger/.gitignore", "*\n");
+    write(root, "one.txt", "one\n");
+    git.commit_all(root, "one file");
+
+    // Without a cache file nothing says the expansion is small: the pool
+    // reads, which also shows that a started pool is seen.
+    let (started, answer) = expand_in_child(root, &[]);
+    assert!(started > 0, "no cache yet: the pool starts ({answer})");
+    assert_eq!(answer, uncached(root));
+
+    // Once the file is old enough to be cached, the cache holds one entry.
+    let cache = root.join(".ledger/digest-cache");
+    for _ in 0..STEPS {
+        if cache.exists() {
+            break;
+        }
+        std::thread::sleep(STEP);
+        expand_in_child(root, &[]);
+    }
+    assert!(cache.exists(), "no expansion wrote the digest cache");
+    let (started, answer) = expand_in_child(root, &[]);
+    assert_eq!(started, 0, "a one-file expansion starts no thread");
+    assert_eq!(answer, uncached(root));
+
+    // A malformed thread count is refused on the small path too.
+    let (_, answer) = expand_in_child(root, &[("LEDGER_THREADS", "two")]);
+    assert_eq!(answer, "error invalid-argument");
+
+    // The tree grew past one piece of work: the listing queued three (one per
+    // directory), and the pool reads them.
+    for dir in ["a", "b", "c"] {
+        for n in 0..100 {
+            write(root, &format!("{dir}/{n}.txt"), &format!("{dir} {n}\n"));
+        }
+    }
+    let (started, answer) = expand_in_child(root, &[]);
+    assert!(started > 0, "three pieces of work are read by the pool");
+    assert_eq!(answer, uncached(root));
+}
+
+/// What the child process does: expands `workspace`, then prints how many
+/// threads this process started meanwhile and the fingerprint (or the error's code).
+fn child(workspace: &Path) {
+    let before = threads();
+    let answer = match Inventory::expand(&scope(workspace)) {
+        Ok(inventory) => inventory.fingerprint.to_string(),
+        Err(e) => format!("error {}", e.code()),
+    };
+    let started = threads() - before;
+    println!("started {started} answer {answer}");
+}
+
+/// The whole of `root`.
+fn scope(root: &Path) -> Scope {
+    let mut scope = Scope::new(utf8(root));
+    scope.add_root(".").unwrap();
+    scope
+}
+
+/// The threads of this process now (the pool's outlive the expansion).
+fn threads() -> usize {
+    std::fs::read_dir("/proc/self/task").unwrap().count()
+}
+
+/// Expands `root` in a child process with `env` added: how many threads it
+/// started, and its answer.
+fn expand_in_child(root: &Path, env: &[(&str, &str)]) -> (usize, String) {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_small_expansion_starts_no_thread",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, root)
+        .env_remove("LEDGER_THREADS")
+        .env_remove("LEDGER_NO_CACHE")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "child: {stdout}");
+    // After the harness's `test ... ` on the same line.
+    let (_, report) = stdout
+        .split_once("started ")
+        .unwrap_or_else(|| panic!("the child reported nothing: {stdout}"));
+    let line = report.lines().next().unwrap_or_default();
+    let (started, answer) = line.split_once(" answer ").unwrap();
+    (started.parse().unwrap(), answer.to_owned())
+}
+
+/// The fingerprint without the cache, in this process.
+fn uncached(root: &Path) -> String {
+    set_digest_cache(false);
+    let inventory = Inventory::expand(&scope(root));
+    set_digest_cache(true);
+    inventory.unwrap().fingerprint.to_string()
+}
+
+/// A directory on a file system with writeback (the cache records nothing on
+/// a tmpfs; see tests/digest_cache.rs).
+fn scratch() -> tempfile::TempDir {
+    let temp = std::env::temp_dir();
+    let on_tmpfs = rustix::fs::statfs(&temp).is_ok_and(|fs| fs.f_type as u64 == 0x0102_1994);
+    match on_tmpfs {
+        true => tempfile::tempdir_in("/var/tmp").unwrap(),
+        false => tempfile::tempdir_in(temp).unwrap(),
+    }
+}
+
+fn write(root: &Path, path: &str, text: &str) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
