@@ -46,10 +46,9 @@ fn repository() -> Sandbox {
     s
 }
 
-/// `ledger <args>` in the workspace with only `env` of the watcher's
-/// variables set; its fingerprint. It must succeed with nothing on stderr:
-/// the watcher never fails a run nor warns.
-fn fingerprint(s: &Sandbox, args: &[&str], env: &[(&str, &OsStr)]) -> String {
+/// `ledger <args>` in the sandbox's workspace with `env` and none of the
+/// caller's settings; it must succeed.
+fn run(s: &Sandbox, args: &[&str], env: &[(&str, &OsStr)]) -> std::process::Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
     s.env(&mut cmd);
     for name in CALLERS {
@@ -62,9 +61,21 @@ fn fingerprint(s: &Sandbox, args: &[&str], env: &[(&str, &OsStr)]) -> String {
         .output()
         .unwrap();
     assert!(
-        out.status.success() && out.stderr.is_empty(),
+        out.status.success(),
         "ledger {args:?} with {env:?}: {}, stderr: {}",
         out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The fingerprint `ledger <args>` prints, with nothing on stderr: the watcher
+/// never fails a run nor warns.
+fn fingerprint(s: &Sandbox, args: &[&str], env: &[(&str, &OsStr)]) -> String {
+    let out = run(s, args, env);
+    assert!(
+        out.stderr.is_empty(),
+        "ledger {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     last_line(&out)
@@ -73,19 +84,8 @@ fn fingerprint(s: &Sandbox, args: &[&str], env: &[(&str, &OsStr)]) -> String {
 /// The closing summary of `ledger --progress <args>` (its last line on
 /// stderr), which says how many walks were replayed and on whose word.
 fn summary(s: &Sandbox, args: &[&str], env: &[(&str, &OsStr)]) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
-    s.env(&mut cmd);
-    for name in CALLERS {
-        cmd.env_remove(name);
-    }
-    let out = cmd
-        .envs(env.iter().copied())
-        .current_dir(s.w())
-        .arg("--progress")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "ledger --progress {args:?}");
+    let args = [&["--progress"], args].concat();
+    let out = run(s, &args, env);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     stderr.lines().last().unwrap_or_default().to_owned()
 }

@@ -4,7 +4,7 @@
 // change, after the server restarted and once it is gone; an unreachable
 // Watchman changes nothing (docs/performance.md, The walk memo, The watcher).
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
@@ -94,6 +94,14 @@ class WatchmanServer {
   async restart() {
     await this.stop()
     await this.start()
+  }
+
+  /** The roots this server watches (`watch-list`), asked without spawning one. */
+  watched() {
+    const out = execFileSync('watchman', [`--sockname=${this.sock}`, '--no-spawn', '--no-pretty', 'watch-list'], {
+      timeout: 60_000,
+    })
+    return JSON.parse(out.toString()).roots
   }
 
   log() {
@@ -218,6 +226,8 @@ test('the watcher answers as without the cache after every change', { skip: noWa
   watcher(t, true)
   const s = checkout(t)
   await settle(s, () => check(s, 'aged'))
+  // The core asked this server to watch the worktree: the watcher is on.
+  assert.ok(server.watched().includes(fs.realpathSync(s.w)), `${s.w} is watched`)
   let last = await check(s, 'nothing changed')
   for (const [what, change] of CHANGES) {
     change(s)

@@ -6,6 +6,7 @@ nothing (docs/performance.md, The walk memo, The watcher)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -86,6 +87,16 @@ class WatchmanServer:
         """A fresh instance on the same socket: the clocks kept name a server that is gone."""
         self.stop()
         self.start()
+
+    def watched(self) -> list[str]:
+        """The roots this server watches (`watch-list`), asked without spawning one."""
+        out = subprocess.run(
+            ["watchman", f"--sockname={self.sock}", "--no-spawn", "--no-pretty", "watch-list"],
+            capture_output=True,
+            check=True,
+            timeout=60,
+        )
+        return list(json.loads(out.stdout)["roots"])
 
     def log(self) -> str:
         try:
@@ -199,6 +210,8 @@ def test_the_watcher_answers_as_without_the_cache_after_every_change(
 ) -> None:
     w = checkout
     settle(w, lambda: check(w, "aged"))
+    # The core asked this server to watch the worktree: the watcher is on.
+    assert str(w.resolve()) in server.watched()
     last = check(w, "nothing changed")
     for what, change in CHANGES:
         change(w)

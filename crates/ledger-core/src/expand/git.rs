@@ -332,23 +332,24 @@ impl Listing {
 
     /// A recorder for the walk of `memo`, having watched what the walk reads
     /// before it enters the listed directory: the directories from the
-    /// worktree down to it (their `.gitignore` files), `info/exclude` and the
-    /// excludes file.
+    /// worktree down to its parent (their `.gitignore` files), `info/exclude`
+    /// and the excludes file.
     fn recorder<'r>(
         &self,
         memo: &'r MemoOfWalk<'_>,
         settled: &'r dyn Fn(&rustix::fs::Stat) -> bool,
     ) -> Option<Recorder<'r>> {
         let mut recorder = Recorder::new(&memo.worktree, memo.location, memo.started, settled)?;
-        recorder.directory(b"");
+        // The listed directory itself is watched by the walk's own first
+        // `can_recurse`, as every directory it reads.
         let prefix = self.prefix_slash.strip_suffix(b"/").unwrap_or(&[]);
+        if !prefix.is_empty() {
+            recorder.directory(b"");
+        }
         for (at, byte) in prefix.iter().enumerate() {
             if *byte == b'/' {
                 recorder.directory(&prefix[..at]);
             }
-        }
-        if !prefix.is_empty() {
-            recorder.directory(prefix);
         }
         recorder.file(&self.repo.common_dir().join("info").join("exclude"));
         recorder.file(&self.excludes_file);
@@ -413,15 +414,21 @@ impl MemoOfWalk<'_> {
         let watcher = self.watcher.as_mut()?;
         let clock = stored.clock()?;
         let prefix = self.prefix_slash.as_slice();
-        let found: HashSet<&[u8]> = stored
-            .found()
-            .iter()
-            .filter(|f| !f.nested_repository)
-            .map(|f| f.path.as_slice())
-            .collect();
+        // Built on the first change Watchman reports: most runs have none.
+        let found = std::cell::OnceCell::new();
+        let found = || -> &HashSet<&[u8]> {
+            found.get_or_init(|| {
+                stored
+                    .found()
+                    .iter()
+                    .filter(|f| !f.nested_repository)
+                    .map(|f| f.path.as_slice())
+                    .collect()
+            })
+        };
         let known = |name: &[u8]| {
             name.strip_prefix(prefix)
-                .is_some_and(|rel| found.contains(rel))
+                .is_some_and(|rel| found().contains(rel))
                 || index.entry_by_path(name.as_bstr()).is_some_and(plain_file)
         };
         let excluded = |name: &[u8]| {

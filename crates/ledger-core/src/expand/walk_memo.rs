@@ -304,19 +304,20 @@ impl<'m> Stored<'m> {
     /// The directories the walk read or found a nested repository in,
     /// relative to the worktree.
     pub(crate) fn directories(self) -> impl Iterator<Item = &'m [u8]> {
-        self.0
-            .watched
-            .iter()
-            .filter(|w| w.look == Look::WorktreeDirectory)
-            .map(|w| w.path.as_slice())
+        self.watched_as(Look::WorktreeDirectory)
     }
 
     /// The directories the walk met and did not read because they are ignored.
     pub(crate) fn ignored_directories(self) -> impl Iterator<Item = &'m [u8]> {
+        self.watched_as(Look::IgnoredDirectory)
+    }
+
+    /// The paths of the watched items looked at as `look` says.
+    fn watched_as(self, look: Look) -> impl Iterator<Item = &'m [u8]> {
         self.0
             .watched
             .iter()
-            .filter(|w| w.look == Look::IgnoredDirectory)
+            .filter(move |w| w.look == look)
             .map(|w| w.path.as_slice())
     }
 
