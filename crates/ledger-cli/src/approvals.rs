@@ -50,6 +50,7 @@ pub struct StatusArgs {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum StateCommand {
     /// Print the state envelope a change's pointer names (every change's
     /// without --change): a readable summary, or the envelopes with --json.
@@ -92,6 +93,7 @@ pub enum StateCommand {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum StoreCommand {
     /// List orphan records, leftover temporary files, corrupt records and
     /// pointers to missing records; exit 0 only when there are none.

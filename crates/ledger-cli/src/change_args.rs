@@ -16,7 +16,7 @@ use ledger_core::{
 
 use crate::scope_args::default_workspace;
 
-/// Which change, where, and with which artifact graph.
+// Which change, where, and with which artifact graph.
 #[derive(Args)]
 pub struct ChangeArgs {
     /// The change's name (its directory under the changes root).
@@ -33,7 +33,7 @@ pub struct ChangeArgs {
     task_rule: Option<TaskRule>,
 }
 
-/// Where the workspace and its changes are.
+// Where the workspace and its changes are.
 #[derive(Args)]
 pub struct PlaceArgs {
     /// Workspace directory [default: the top of the enclosing Git checkout].
@@ -93,7 +93,7 @@ impl ChangeArgs {
     }
 }
 
-/// What a write is based on (docs/approvals.md, What was reviewed).
+// What a write is based on (docs/approvals.md, What was reviewed).
 #[derive(Args)]
 pub struct BasisArgs {
     /// The fingerprint the reviewer saw (`sha256:…`); refused with
@@ -114,7 +114,7 @@ impl BasisArgs {
     }
 }
 
-/// The state record a write started from.
+// The state record a write started from.
 #[derive(Args)]
 pub struct ExpectArgs {
     /// The state record this write started from (`none`: no state was

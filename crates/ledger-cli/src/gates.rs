@@ -43,6 +43,7 @@ Exit codes:
 A command that exits 125-127 or above 128 itself is reported as it exited.";
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum GateCommand {
     /// Reuse fresh evidence, or run the command (output streamed through) and
     /// record evidence whatever its exit status; exit with the command's status.

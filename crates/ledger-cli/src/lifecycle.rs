@@ -85,6 +85,7 @@ pub struct LogArgs {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum ValidateCommand {
     /// Record a verdict with its PASS inventory: the change's planning
     /// artifacts raw, the baseline specs of the capabilities it has deltas
@@ -100,6 +101,7 @@ pub enum ValidateCommand {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum FinalizeCommand {
     /// After the terminal mutations (archive, spec sync, completion evidence,
     /// registry), classify every difference from the PASS inventory: exit 0
@@ -154,8 +156,8 @@ pub struct RecordArgs {
     json: bool,
 }
 
-/// How to observe the prerequisites of the gates a validation relies on:
-/// what `gate check --env/--env-cmd` takes, prefixed with the gate's name.
+// How to observe the prerequisites of the gates a validation relies on:
+// what `gate check --env/--env-cmd` takes, prefixed with the gate's name.
 #[derive(Args)]
 pub struct GateObserveArgs {
     /// A prerequisite of gate GATE, as `gate check --env` takes it:

@@ -8,7 +8,7 @@ use ledger_core::{
     tasks::TaskRule,
 };
 
-/// The flags that declare a scope (docs/records.md, `scope`).
+// The flags that declare a scope (docs/records.md, `scope`).
 #[derive(Args)]
 pub struct ScopeArgs {
     /// Workspace directory [default: the top of the Git checkout containing the

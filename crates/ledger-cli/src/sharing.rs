@@ -15,6 +15,7 @@ use crate::report::json_line;
 
 /// `ledger remote …`.
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum RemoteCommand {
     /// Add to the repository's configuration the fetch refspec that brings a
     /// remote's ledger heads beside this store's
@@ -35,7 +36,7 @@ pub struct SetupArgs {
     json: bool,
 }
 
-/// `ledger store resolve`: keep one head of a ref whose heads went apart.
+// `ledger store resolve`: keep one head of a ref whose heads went apart.
 #[derive(Args)]
 pub struct ResolveArgs {
     #[command(flatten)]
@@ -51,7 +52,7 @@ pub struct ResolveArgs {
     json: bool,
 }
 
-/// `ledger store provenance`.
+// `ledger store provenance`.
 #[derive(Args)]
 pub struct ProvenanceArgs {
     #[command(flatten)]

@@ -8,13 +8,22 @@ use clap_complete::Shell;
 /// The completion script of `shell` for the `ledger` command.
 pub fn completions(shell: Shell) -> Vec<u8> {
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut crate::Cli::command(), "ledger", &mut script);
+    clap_complete::generate(shell, &mut command(), "ledger", &mut script);
     script
 }
 
 /// The man page, `ledger(1)`, in roff.
 pub fn man_page() -> std::io::Result<Vec<u8>> {
     let mut page = Vec::new();
-    clap_mangen::Man::new(crate::Cli::command()).render(&mut page)?;
+    clap_mangen::Man::new(command()).render(&mut page)?;
     Ok(page)
+}
+
+/// The whole command tree, built: the subcommands' arguments are deferred
+/// (`#[command(defer = true)]`, so that a run builds only its own
+/// subcommand's), and these generators read every one of them.
+fn command() -> clap::Command {
+    let mut command = crate::Cli::command();
+    command.build();
+    command
 }

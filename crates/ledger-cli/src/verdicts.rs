@@ -35,6 +35,7 @@ Exit codes:
 
 /// `ledger verdict …`.
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum VerdictCommand {
     /// Record an audit's verdict, bound to the fingerprint of the scope now
     /// (a first audit or a re-audit), before any fix it leads to.

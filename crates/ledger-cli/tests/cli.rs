@@ -686,6 +686,52 @@ fn completions_and_the_man_page_are_generated_from_the_definitions() {
     assert_eq!(refused.status.code(), Some(2));
 }
 
+/// Every subcommand's help starts with the description its parent lists for
+/// it: the subcommands' arguments are built only when one runs (clap's
+/// `defer`), and a description set where they are built would replace it.
+#[test]
+fn each_subcommand_s_help_starts_with_the_description_its_parent_lists() {
+    let s = Sandbox::new();
+    let help = |args: &[&str]| {
+        let out = s.ledger(&s.w(), &[args, &["--help"]].concat());
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mut parents: Vec<Vec<String>> = vec![Vec::new()];
+    let mut checked = 0;
+    while let Some(parent) = parents.pop() {
+        let args: Vec<&str> = parent.iter().map(String::as_str).collect();
+        let listing = help(&args);
+        let listed = listing
+            .lines()
+            .skip_while(|line| *line != "Commands:")
+            .skip(1)
+            .take_while(|line| line.starts_with("  "));
+        for line in listed {
+            let (name, about) = line
+                .trim_start()
+                .split_once(' ')
+                .unwrap_or((line.trim(), ""));
+            if name == "help" {
+                continue;
+            }
+            let child: Vec<String> = parent.iter().cloned().chain([name.to_owned()]).collect();
+            let args: Vec<&str> = child.iter().map(String::as_str).collect();
+            let own = help(&args);
+            // The listing drops a one-line description's closing period.
+            let first = own.lines().next().unwrap_or_default();
+            assert_eq!(
+                first.trim_end_matches('.'),
+                about.trim().trim_end_matches('.'),
+                "ledger {args:?} --help"
+            );
+            checked += 1;
+            parents.push(child);
+        }
+    }
+    assert!(checked > 30, "only {checked} subcommands found");
+}
+
 /// Each verb's help states its own exit codes, not every verb's.
 #[test]
 fn each_verb_s_help_shows_only_its_own_exit_codes() {
