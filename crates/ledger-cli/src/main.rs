@@ -23,7 +23,6 @@ use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand};
 use ledger_core::{
     Error,
-    expand::Inventory,
     records::{InventoryRecord, Observed},
 };
 
@@ -359,7 +358,7 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             return Ok(ExitCode::SUCCESS);
         }
         Command::Fingerprint(args) => {
-            let inventory = Inventory::expand(&args.scope.to_scope()?)?;
+            let inventory = args.scope.expand(|_| Ok(()))?;
             let text = if args.json {
                 json_line(&serde_json::json!({
                     "fingerprint": inventory.fingerprint,
@@ -373,7 +372,7 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             (text, ExitCode::SUCCESS)
         }
         Command::Entries(args) => {
-            let inventory = Inventory::expand(&args.expand.scope.to_scope()?)?;
+            let inventory = args.expand.scope.expand(|_| Ok(()))?;
             let text = if args.expand.json {
                 json_line(&inventory)
             } else if args.nul {
@@ -388,11 +387,10 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             (text, ExitCode::SUCCESS)
         }
         Command::Inventory(args) => {
-            let mut scope = args.scope.to_scope()?;
-            if let Some(file) = &args.out {
-                scope.exclude_own_record(file)?;
-            }
-            let inventory = Inventory::expand(&scope)?;
+            let inventory = args.scope.expand(|scope| match &args.out {
+                Some(file) => scope.exclude_own_record(file),
+                None => Ok(()),
+            })?;
             let observed = Observed {
                 meta: args.meta.into_iter().collect(),
                 ..Observed::default()

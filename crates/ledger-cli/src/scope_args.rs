@@ -4,7 +4,7 @@ use camino::Utf8PathBuf;
 use clap::Args;
 use ledger_core::{
     Error,
-    expand::{Scope, ScopeLists},
+    expand::{Inventory, Scope, ScopeLists},
     tasks::TaskRule,
 };
 
@@ -70,6 +70,20 @@ impl ScopeArgs {
             Some(dir) => Ok(dir.clone()),
             None => default_workspace(),
         }
+    }
+
+    /// The expansion of the scope these flags declare, once `adjust` has
+    /// changed it, with each repository opened once (the default workspace is
+    /// found in the repository the expansion lists).
+    pub fn expand(
+        &self,
+        adjust: impl FnOnce(&mut Scope) -> Result<(), Error>,
+    ) -> Result<Inventory, Error> {
+        ledger_core::expand::opened_once(|| {
+            let mut scope = self.to_scope()?;
+            adjust(&mut scope)?;
+            Inventory::expand(&scope)
+        })
     }
 
     /// The scope these flags declare.

@@ -397,3 +397,37 @@ fn large_files_among_small_ones_are_each_read_once_and_right() {
         }
     }
 }
+
+/// Within `opened_once`, the repository opened to find the default workspace
+/// is the one the expansion lists: a configuration written in between is not
+/// read (as one git command reads its configuration once). Outside it, every
+/// expansion reads the configuration anew.
+#[test]
+fn within_opened_once_each_repository_is_opened_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let git = Git::isolated().identity("t", "t@t");
+    git.init(root, &[]);
+    std::fs::create_dir(root.join("sub")).unwrap();
+    std::fs::write(root.join("sub/kept.txt"), "kept").unwrap();
+    git.commit_all(root, "one file");
+    std::fs::write(root.join("extra.txt"), "untracked").unwrap();
+    std::fs::write(root.join("excludes"), "extra.txt\nexcludes\n").unwrap();
+    let listed = |inventory: &Inventory| -> Vec<String> {
+        let paths = inventory.entries.iter().map(|e| e.path.as_str().to_owned());
+        paths.collect()
+    };
+    let expand = |workspace: &Utf8Path| {
+        let mut scope = Scope::new(workspace);
+        scope.add_root(".").unwrap();
+        Inventory::expand(&scope).unwrap()
+    };
+    let once = ledger_core::expand::opened_once(|| {
+        let workspace = ledger_core::expand::default_workspace(&root.join("sub")).unwrap();
+        git.run(root, &["config", "core.excludesFile", "excludes"]);
+        expand(&workspace)
+    });
+    assert_eq!(listed(&once), ["excludes", "extra.txt", "sub/kept.txt"]);
+    let anew = expand(once.scope.workspace());
+    assert_eq!(listed(&anew), ["sub/kept.txt"]);
+}

@@ -544,6 +544,30 @@ pub fn default_workspace(dir: &Path) -> Result<Utf8PathBuf> {
     })
 }
 
+/// Runs `work` with each Git repository opened once on this thread, as one
+/// git command reads its configuration once: a front door that finds the
+/// [`default_workspace`] and then expands a scope in it opens the repository
+/// once instead of twice (0.3 ms of a 3 ms one-file fingerprint). A
+/// repository opened again within `work` is configured as it was when first
+/// opened, so nothing within it may change a configuration it relies on (the
+/// CLI wraps its verbs that run no other program).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let dir = tempfile::tempdir()?;
+/// use ledger_core::expand::{Inventory, Scope, default_workspace, opened_once};
+/// let inventory = opened_once(|| -> ledger_core::Result<Inventory> {
+///     let workspace = default_workspace(dir.path())?;
+///     Inventory::expand(&Scope::new(workspace))
+/// })?;
+/// assert!(inventory.entries.is_empty());
+/// # Ok(())
+/// # }
+/// ```
+pub fn opened_once<R>(work: impl FnOnce() -> R) -> R {
+    git::opened_once(work)
+}
+
 /// The top of the Git worktree containing `dir`, or `None` outside Git.
 pub fn worktree_root(dir: &Path) -> Result<Option<PathBuf>> {
     git::worktree_root(dir)

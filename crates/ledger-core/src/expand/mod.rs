@@ -53,7 +53,7 @@ pub(crate) mod watchman;
 pub use cache::{CacheReport, NO_CACHE_ENV, digest_cache_enabled, set_digest_cache};
 pub use entry::{Content, Digest, Entry};
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
-pub use inventory::{Inventory, default_workspace, worktree_root};
+pub use inventory::{Inventory, default_workspace, opened_once, worktree_root};
 pub use progress::{Progress, on_idle, progress};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
