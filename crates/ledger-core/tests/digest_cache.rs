@@ -14,7 +14,7 @@ use ledger_core::{
     expand::{Content, Entry, Inventory, Scope, set_digest_cache},
     records::Store,
 };
-use ledger_testkit::{Git, SharedWriter, utf8};
+use ledger_testkit::{Git, SharedWriter, is_tmpfs, utf8, writeback_tempdir};
 use proptest::prelude::*;
 use sha2::{Digest as _, Sha256};
 
@@ -43,7 +43,7 @@ fn aged_tree(files: usize) -> tempfile::TempDir {
 }
 
 fn tree(files: usize) -> tempfile::TempDir {
-    let dir = scratch();
+    let dir = writeback_tempdir();
     std::fs::create_dir(dir.path().join(".ledger")).unwrap();
     for i in 0..files {
         let sub = dir.path().join(format!("d{}", i % 7));
@@ -51,18 +51,6 @@ fn tree(files: usize) -> tempfile::TempDir {
         std::fs::write(sub.join(format!("f{i}")), content(i, 0)).unwrap();
     }
     dir
-}
-
-/// A new directory outside any Git repository, on a file system with
-/// writeback: the cache records only files on one whose writeback it can force
-/// (docs/performance.md, The cache's safety rule), and the temporary directory
-/// may be a tmpfs — then `/var/tmp`, which is kept on disk.
-fn scratch() -> tempfile::TempDir {
-    let temp = std::env::temp_dir();
-    match is_tmpfs(&temp) {
-        true => tempfile::tempdir_in("/var/tmp").unwrap(),
-        false => tempfile::tempdir_in(temp).unwrap(),
-    }
 }
 
 /// An aged tree of [`FILES`] files for the property test; each file `i` with
@@ -249,7 +237,7 @@ fn files_changed_moments_ago_are_not_recorded() {
 #[test]
 fn tasks_files_and_symlinks_are_never_cached() {
     let _serial = serial();
-    let dir = scratch();
+    let dir = writeback_tempdir();
     std::fs::create_dir(dir.path().join(".ledger")).unwrap();
     std::fs::write(dir.path().join("tasks.md"), b"- [x] 1.1 [core] A\n").unwrap();
     std::fs::write(dir.path().join("plain"), b"x").unwrap();
@@ -265,7 +253,7 @@ fn tasks_files_and_symlinks_are_never_cached() {
 #[test]
 fn a_workspace_without_a_store_gets_none() {
     let _serial = serial();
-    let dir = scratch();
+    let dir = writeback_tempdir();
     std::fs::write(dir.path().join("f"), b"x").unwrap();
     expand_checked(dir.path());
     assert!(!dir.path().join(".ledger").exists(), "no store is created");
@@ -459,11 +447,6 @@ fn files_on_a_file_system_without_writeback_are_never_recorded() {
     let (cached, uncached) = cached_and_uncached(dir.path());
     assert_ne!(uncached.fingerprint, first.fingerprint);
     assert_eq!(cached, uncached);
-}
-
-fn is_tmpfs(dir: &Path) -> bool {
-    const TMPFS_MAGIC: u64 = 0x0102_1994;
-    rustix::fs::statfs(dir).is_ok_and(|fs| fs.f_type as u64 == TMPFS_MAGIC)
 }
 
 /// What a property-test step does to the tree.

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use ledger_core::expand::{Inventory, Scope, set_digest_cache};
-use ledger_testkit::{Git, utf8};
+use ledger_testkit::{Git, utf8, write_below, writeback_tempdir};
 
 /// Set in a child process to the workspace it expands.
 const CHILD: &str = "LEDGER_TEST_SMALL_EXPANSION_WORKSPACE";
@@ -29,12 +29,12 @@ fn a_small_expansion_starts_no_thread() {
     if let Some(workspace) = std::env::var_os(CHILD) {
         return child(Path::new(&workspace));
     }
-    let dir = scratch();
+    let dir = writeback_tempdir();
     let root = dir.path();
     let git = Git::isolated().identity("t", "t@t");
     git.init(root, &[]);
-    write(root, ".ledger/.gitignore", "*\n");
-    write(root, "one.txt", "one\n");
+    write_below(root, ".ledger/.gitignore", "*\n");
+    write_below(root, "one.txt", "one\n");
     git.commit_all(root, "one file");
 
     // Without a cache file nothing says the expansion is small: the pool
@@ -65,7 +65,7 @@ fn a_small_expansion_starts_no_thread() {
     // directory), and the pool reads them.
     for dir in ["a", "b", "c"] {
         for n in 0..100 {
-            write(root, &format!("{dir}/{n}.txt"), &format!("{dir} {n}\n"));
+            write_below(root, &format!("{dir}/{n}.txt"), &format!("{dir} {n}\n"));
         }
     }
     let (started, answer) = expand_in_child(root, &[]);
@@ -130,21 +130,4 @@ fn uncached(root: &Path) -> String {
     let inventory = Inventory::expand(&scope(root));
     set_digest_cache(true);
     inventory.unwrap().fingerprint.to_string()
-}
-
-/// A directory on a file system with writeback (the cache records nothing on
-/// a tmpfs; see tests/digest_cache.rs).
-fn scratch() -> tempfile::TempDir {
-    let temp = std::env::temp_dir();
-    let on_tmpfs = rustix::fs::statfs(&temp).is_ok_and(|fs| fs.f_type as u64 == 0x0102_1994);
-    match on_tmpfs {
-        true => tempfile::tempdir_in("/var/tmp").unwrap(),
-        false => tempfile::tempdir_in(temp).unwrap(),
-    }
-}
-
-fn write(root: &Path, path: &str, text: &str) {
-    let path = root.join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }

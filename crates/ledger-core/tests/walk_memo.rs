@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use ledger_core::expand::{Inventory, Scope, progress, set_digest_cache};
-use ledger_testkit::{Git, utf8};
+use ledger_testkit::{Git, utf8, write_below, writeback_tempdir};
 use proptest::prelude::*;
 
 /// The replay count is process-wide: the tests here run one at a time.
@@ -34,7 +34,7 @@ fn git() -> Git {
 /// A repository with tracked and untracked files, ignored ones, a store, and
 /// a `.gitignore` below the top.
 fn repository() -> tempfile::TempDir {
-    let dir = scratch();
+    let dir = writeback_tempdir();
     let root = dir.path();
     git().init(root, &[]);
     for (path, text) in [
@@ -45,7 +45,7 @@ fn repository() -> tempfile::TempDir {
         ("docs/.gitignore", "*.tmp\n"),
         ("docs/guide.md", "guide"),
     ] {
-        write(root, path, text);
+        write_below(root, path, text);
     }
     git().commit_all(root, "start");
     for (path, text) in [
@@ -56,26 +56,9 @@ fn repository() -> tempfile::TempDir {
         ("run.log", "ignored"),
         ("build/out.bin", "ignored"),
     ] {
-        write(root, path, text);
+        write_below(root, path, text);
     }
     dir
-}
-
-/// A directory on a file system with writeback (the cache records nothing on
-/// a tmpfs; see tests/digest_cache.rs).
-fn scratch() -> tempfile::TempDir {
-    let temp = std::env::temp_dir();
-    let on_tmpfs = rustix::fs::statfs(&temp).is_ok_and(|fs| fs.f_type as u64 == 0x0102_1994);
-    match on_tmpfs {
-        true => tempfile::tempdir_in("/var/tmp").unwrap(),
-        false => tempfile::tempdir_in(temp).unwrap(),
-    }
-}
-
-fn write(root: &Path, path: &str, text: &str) {
-    let path = root.join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 fn replays() -> u64 {
@@ -148,11 +131,11 @@ fn changes() -> Vec<Change> {
     vec![
         (
             "a new untracked file",
-            Box::new(|r| write(r, "src/new.rs", "n")),
+            Box::new(|r| write_below(r, "src/new.rs", "n")),
         ),
         (
             "a new file in an untracked directory",
-            Box::new(|r| write(r, "new/deeper/c.txt", "c")),
+            Box::new(|r| write_below(r, "new/deeper/c.txt", "c")),
         ),
         (
             "an untracked file removed",
@@ -164,19 +147,19 @@ fn changes() -> Vec<Change> {
         ),
         (
             "a new directory",
-            Box::new(|r| write(r, "fresh/dir/f.txt", "f")),
+            Box::new(|r| write_below(r, "fresh/dir/f.txt", "f")),
         ),
         (
             "a .gitignore rewritten",
-            Box::new(|r| write(r, "docs/.gitignore", "*.md\n")),
+            Box::new(|r| write_below(r, "docs/.gitignore", "*.md\n")),
         ),
         (
             "a .gitignore added below",
-            Box::new(|r| write(r, "new/.gitignore", "*.txt\n")),
+            Box::new(|r| write_below(r, "new/.gitignore", "*.txt\n")),
         ),
         (
             "info/exclude rewritten",
-            Box::new(|r| write(r, ".git/info/exclude", "src/\n")),
+            Box::new(|r| write_below(r, ".git/info/exclude", "src/\n")),
         ),
         (
             "a file added to the index",
@@ -193,7 +176,7 @@ fn changes() -> Vec<Change> {
         (
             "core.excludesFile set",
             Box::new(|r| {
-                write(r, ".git/excludes", "*.rs\n");
+                write_below(r, ".git/excludes", "*.rs\n");
                 let file = r.join(".git/excludes");
                 git().run(r, &["config", "core.excludesFile", file.to_str().unwrap()]);
             }),
@@ -209,7 +192,7 @@ fn changes() -> Vec<Change> {
             "a file replaced by a directory",
             Box::new(|r| {
                 std::fs::remove_file(r.join("notes.txt")).unwrap();
-                write(r, "notes.txt/inner", "i");
+                write_below(r, "notes.txt/inner", "i");
             }),
         ),
     ]
@@ -248,7 +231,7 @@ fn declared_repositories_are_remembered_apart_and_a_lost_git_is_seen() {
     let dir = repository();
     let root = dir.path();
     git().init(&root.join("new/deeper"), &[]);
-    write(root, "new/deeper/inner/early.txt", "e");
+    write_below(root, "new/deeper/inner/early.txt", "e");
     let mut scope = Scope::new(utf8(root));
     scope.add_repository(".").unwrap();
     scope.add_repository("new/deeper").unwrap();
@@ -274,7 +257,7 @@ fn declared_repositories_are_remembered_apart_and_a_lost_git_is_seen() {
     );
     // The outer walk watches the nested repository's top directory (and its
     // `.git`), not what lies below.
-    write(root, "new/deeper/inner/late.txt", "l");
+    write_below(root, "new/deeper/inner/late.txt", "l");
     assert_eq!(
         replayed(&scope),
         1,
@@ -291,11 +274,11 @@ fn a_subdirectory_is_remembered_in_its_own_store() {
     let dir = repository();
     let root = dir.path();
     let sub = root.join("new");
-    write(root, "new/.ledger/.gitignore", "*\n");
+    write_below(root, "new/.ledger/.gitignore", "*\n");
     settle(&sub);
-    write(root, "new/deeper/late.txt", "l");
+    write_below(root, "new/deeper/late.txt", "l");
     assert!(!expand_checked(&sub));
-    write(root, "src/elsewhere.txt", "e");
+    write_below(root, "src/elsewhere.txt", "e");
     settle(&sub);
 }
 
@@ -338,11 +321,11 @@ fn op() -> impl Strategy<Value = Op> {
 fn apply(root: &Path, op: &Op) {
     let file = |d: u8, f: u8| format!("d{d}/f{f}.txt");
     match *op {
-        Op::File(d, f) => write(root, &file(d, f), "x"),
+        Op::File(d, f) => write_below(root, &file(d, f), "x"),
         Op::Remove(d, f) => {
             let _ = std::fs::remove_file(root.join(file(d, f)));
         }
-        Op::Ignore(d, f) => write(root, &format!("d{d}/.gitignore"), &format!("f{f}.txt\n")),
+        Op::Ignore(d, f) => write_below(root, &format!("d{d}/.gitignore"), &format!("f{f}.txt\n")),
         Op::Add(d, f) => {
             if root.join(file(d, f)).is_file() {
                 git().run(root, &["add", "-f", &file(d, f)]);

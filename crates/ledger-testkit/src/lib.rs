@@ -23,6 +23,44 @@ pub fn utf8(path: &Path) -> &Utf8Path {
     Utf8Path::from_path(path).unwrap_or_else(|| panic!("non-UTF-8 test path {path:?}"))
 }
 
+/// A new temporary directory on a file system with writeback: the digest cache
+/// records only files on one whose writeback it can force (docs/performance.md,
+/// The cache's safety rule), and the temporary directory may be a tmpfs — then
+/// one in `/var/tmp`, which is kept on disk.
+pub fn writeback_tempdir() -> tempfile::TempDir {
+    let temp = std::env::temp_dir();
+    let parent = match is_tmpfs(&temp) {
+        true => PathBuf::from("/var/tmp"),
+        false => temp,
+    };
+    tempfile::tempdir_in(&parent)
+        .unwrap_or_else(|e| fail(&format!("cannot make a directory in {parent:?}: {e}")))
+}
+
+/// Whether `dir` is on a tmpfs.
+pub fn is_tmpfs(dir: &Path) -> bool {
+    const TMPFS_MAGIC: u64 = 0x0102_1994;
+    rustix::fs::statfs(dir).is_ok_and(|fs| fs.f_type as u64 == TMPFS_MAGIC)
+}
+
+/// Writes `text` to the file `path` below `root`, making its directories.
+pub fn write_below(root: &Path, path: &str, text: &str) {
+    let path = root.join(path);
+    let made = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(&path, text));
+    if let Err(e) = made {
+        fail(&format!("cannot write {path:?}: {e}"));
+    }
+}
+
+/// Fails the test with `message`.
+#[allow(clippy::panic)]
+fn fail(message: &str) -> ! {
+    panic!("{message}")
+}
+
 /// Variables that make git look somewhere else than the directory it is given (or
 /// read configuration from the environment); removed from every `git` command
 /// built by [`Git::command`], so a test run from inside a git hook, say, still
