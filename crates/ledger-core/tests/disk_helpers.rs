@@ -5,13 +5,11 @@
 //! process-wide, so no other test may run first.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-use std::fs::File;
-use std::io::Write;
 use std::path::Path;
 
 use camino::Utf8Path;
 use ledger_core::expand::{Inventory, Scope};
-use rustix::fs::{Advice, fadvise};
+use ledger_testkit::{cached, drop_pages};
 
 /// The threads of this process whose name starts with `prefix`.
 fn threads_named(prefix: &str) -> usize {
@@ -26,20 +24,8 @@ fn threads_named(prefix: &str) -> usize {
 
 /// Writes `bytes` to `path` and drops the file's pages from the page cache.
 fn write_uncached(path: &Path, bytes: &[u8]) {
-    let mut file = File::create(path).unwrap();
-    file.write_all(bytes).unwrap();
-    file.sync_all().unwrap();
-    fadvise(&file, 0, None, Advice::DontNeed).unwrap();
-}
-
-/// Whether a read that must not wait finds `path`'s bytes outside the page
-/// cache: what the test needs the file system to do (tmpfs keeps every page).
-fn uncached(path: &Path) -> bool {
-    let file = File::open(path).unwrap();
-    let mut buffer = [0u8; 16];
-    let slices = &mut [std::io::IoSliceMut::new(&mut buffer)];
-    let read = rustix::io::preadv2(&file, slices, 0, rustix::io::ReadWriteFlags::NOWAIT);
-    read == Err(rustix::io::Errno::AGAIN)
+    std::fs::write(path, bytes).unwrap();
+    drop_pages(path);
 }
 
 #[test]
@@ -94,7 +80,7 @@ fn reads_that_wait_on_the_disk_get_helpers_and_the_same_answer() {
 
     let probe = dir.path().join("probe");
     write_uncached(&probe, b"probe");
-    if !uncached(&probe) {
+    if cached(&probe) {
         eprintln!(
             "skipped: this file system keeps every page cached (tmpfs?) or reads that must not wait are not supported"
         );

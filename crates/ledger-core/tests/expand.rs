@@ -431,3 +431,39 @@ fn within_opened_once_each_repository_is_opened_once() {
     let anew = expand(once.scope.workspace());
     assert_eq!(listed(&anew), ["sub/kept.txt"]);
 }
+
+/// A repository whose `core.worktree` names a directory without a `.git` of
+/// its own: found from its git directory, its worktree is the default
+/// workspace, which holds no repository when opened itself — within
+/// `opened_once` as outside it.
+#[test]
+fn within_opened_once_a_worktree_elsewhere_is_opened_anew() {
+    let dir = tempfile::tempdir().unwrap();
+    let (git_dir, worktree) = (dir.path().join("gd"), dir.path().join("wt"));
+    std::fs::create_dir(&worktree).unwrap();
+    std::fs::write(worktree.join("kept.txt"), "kept").unwrap();
+    let git = Git::isolated().identity("t", "t@t");
+    git.run(
+        dir.path(),
+        &["--git-dir=gd", "--work-tree=wt", "init", "-q"],
+    );
+    git.run(&git_dir, &["config", "core.worktree", "../wt"]);
+    git.run(&git_dir, &["add", "kept.txt"]);
+    git.run(&git_dir, &["commit", "-qm", "one"]);
+    std::fs::write(worktree.join("extra.txt"), "untracked").unwrap();
+    let expand = |workspace: &Utf8Path| {
+        let mut scope = Scope::new(workspace);
+        scope.add_root(".").unwrap();
+        Inventory::expand(&scope).unwrap()
+    };
+    let outside = {
+        let workspace = ledger_core::expand::default_workspace(&git_dir).unwrap();
+        expand(&workspace)
+    };
+    let within = ledger_core::expand::opened_once(|| {
+        let workspace = ledger_core::expand::default_workspace(&git_dir).unwrap();
+        expand(&workspace)
+    });
+    assert_eq!(within.scope.workspace(), outside.scope.workspace());
+    assert_eq!(within, outside);
+}

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use ledger_core::expand::{Inventory, Scope, set_digest_cache};
-use ledger_testkit::{Git, utf8, write_below, writeback_tempdir};
+use ledger_testkit::{Git, cached, drop_pages, utf8, write_below, writeback_tempdir};
 
 /// Set in a child process to the workspace it expands.
 const CHILD: &str = "LEDGER_TEST_SMALL_EXPANSION_WORKSPACE";
@@ -56,6 +56,28 @@ fn a_small_expansion_starts_no_thread() {
     let (started, answer) = expand_in_child(root, &[]);
     assert_eq!(started, 0, "a one-file expansion starts no thread");
     assert_eq!(answer, uncached(root));
+
+    // Reads that meet the disk (the cache file's pages dropped) call the disk
+    // helpers with the default count, and never with an explicit one.
+    let (started, answer) = expand_in_child(root, &[("LEDGER_THREADS", "1")]);
+    assert_eq!(started, 0, "an explicit count starts nothing here");
+    drop_pages(&cache);
+    let (started, _) = expand_in_child(root, &[("LEDGER_THREADS", "1")]);
+    assert_eq!(started, 0, "an explicit count gets no disk helpers");
+    // Whether this file system lets go of pages, asked of another file (the
+    // probe's read may bring the pages back).
+    let elsewhere = writeback_tempdir();
+    let probe = elsewhere.path().join("probe");
+    std::fs::write(&probe, "probe").unwrap();
+    drop_pages(&probe);
+    let drops = !cached(&probe);
+    drop_pages(&cache);
+    let (started, again) = expand_in_child(root, &[]);
+    assert!(
+        started > 0 || !drops,
+        "the default count gets the disk helpers"
+    );
+    assert_eq!(again, answer);
 
     // A malformed thread count is refused on the small path too.
     let (_, answer) = expand_in_child(root, &[("LEDGER_THREADS", "two")]);

@@ -280,6 +280,14 @@ fn a_subdirectory_is_remembered_in_its_own_store() {
     assert!(!expand_checked(&sub));
     write_below(root, "src/elsewhere.txt", "e");
     settle(&sub);
+    // The listed directory itself is watched: a file made in it, and its own
+    // `.gitignore` rewritten.
+    write_below(root, "new/direct.txt", "d");
+    assert!(!expand_checked(&sub));
+    settle(&sub);
+    write_below(root, "new/.gitignore", "*.txt\n");
+    assert!(!expand_checked(&sub));
+    settle(&sub);
 }
 
 #[test]

@@ -55,6 +55,33 @@ pub fn write_below(root: &Path, path: &str, text: &str) {
     }
 }
 
+/// Drops the page cache's copy of the file `path` (written back first), so
+/// that the next read of it waits on the disk — where the file system lets go
+/// of its pages ([`cached`] tells).
+pub fn drop_pages(path: &Path) {
+    let dropped = File::open(path).and_then(|file| {
+        file.sync_all()?;
+        rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed)?;
+        Ok(())
+    });
+    if let Err(e) = dropped {
+        fail(&format!("cannot drop the pages of {path:?}: {e}"));
+    }
+}
+
+/// Whether a read that must not wait (`RWF_NOWAIT`) finds the start of `path`
+/// in the page cache: after [`drop_pages`], `false` where the file system let
+/// go of them (a tmpfs keeps every page; some file systems refuse such reads).
+pub fn cached(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut buffer = [0u8; 16];
+    let slices = &mut [std::io::IoSliceMut::new(&mut buffer)];
+    let read = rustix::io::preadv2(&file, slices, 0, rustix::io::ReadWriteFlags::NOWAIT);
+    read != Err(rustix::io::Errno::AGAIN)
+}
+
 /// Fails the test with `message`.
 #[allow(clippy::panic)]
 fn fail(message: &str) -> ! {

@@ -551,8 +551,8 @@ thread_local! {
 }
 
 /// Runs `work` with each worktree opened once on this thread: opening a
-/// directory opened before, or the top of a worktree opened before, gives
-/// the same repository, configured as it was when first opened — as one git
+/// directory opened before, or the top of a worktree opened before (when its
+/// `.git` is the repository's), gives the same repository, configured as it was when first opened — as one git
 /// command reads its configuration once. Nothing within `work` may change a
 /// configuration it relies on.
 pub(crate) fn opened_once<R>(work: impl FnOnce() -> R) -> R {
@@ -582,10 +582,18 @@ impl Worktree {
         }
         let worktree = Worktree::open_anew(dir)?;
         if let Some(worktree) = &worktree {
+            // Opening the top finds this repository again only when its git
+            // directory is the top's `.git` (not with `core.worktree` naming a
+            // worktree elsewhere, nor for a linked worktree: those open anew).
+            let top_finds_it = worktree.repo.workdir().is_some_and(|workdir| {
+                workdir.join(gix::discover::DOT_GIT_DIR) == worktree.repo.git_dir()
+            });
             OPENED.with_borrow_mut(|opened| {
                 if let Some(opened) = opened {
                     opened.push((dir.to_path_buf(), worktree.clone()));
-                    opened.push((worktree.root.clone(), worktree.clone()));
+                    if top_finds_it {
+                        opened.push((worktree.root.clone(), worktree.clone()));
+                    }
                 }
             });
         }

@@ -161,6 +161,8 @@ pub(crate) fn pool_if(shared: bool) -> Result<Option<Arc<rayon::ThreadPool>>> {
     if !set {
         let count = count_from_env(std::env::var_os(THREADS_ENV).as_deref())?;
         check_count(count)?;
+        // As `build` would: an explicit count gets no disk helpers.
+        DEFAULT_POOL.store(count == 0, Ordering::Relaxed);
     }
     Ok(None)
 }
