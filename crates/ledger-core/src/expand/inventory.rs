@@ -101,21 +101,19 @@ impl Inventory {
                     }
                     Err(_) => queue.stop(),
                 }
-                Ok(listed)
+                listed
             }),
             // A small expansion lists first, then reads.
             None => {
                 let listed = candidates(&scope, repositories, &previous, Some(&queue));
-                match &listed {
-                    Ok(_) => {
-                        queue.close();
-                        queue.read_rest().map(|()| listed)
-                    }
-                    Err(_) => Ok(listed),
+                if listed.is_ok() {
+                    queue.close();
+                    queue.read_rest()?;
                 }
+                listed
             }
         };
-        let (listing, walked_roots) = listed??;
+        let (listing, walked_roots) = listed?;
         let read = queue.into_read().unwrap_or_default();
         // What no piece read: paths given by name, a comparison's previous ones.
         let unread = difference(&listing, read.paths());
