@@ -1,8 +1,13 @@
 //! The `ledger` command: fingerprints, inventory records and verification,
 //! approvals, gates and the change lifecycle.
 
+// The process starts at the C `main` below, not at std's runtime start (see
+// `entry`); the test harness brings its own.
+#![cfg_attr(not(test), no_main)]
+
 mod approvals;
 mod change_args;
+mod entry;
 mod exit_codes;
 mod gates;
 mod hints;
@@ -218,7 +223,20 @@ fn key_value(text: &str) -> Result<(String, String), String> {
     }
 }
 
-fn main() -> ExitCode {
+/// Where the process starts, as a C program does (see [`entry`]).
+#[cfg(not(test))]
+#[allow(unsafe_code)]
+#[unsafe(no_mangle)]
+extern "C" fn main(
+    _argc: std::ffi::c_int,
+    _argv: *const *const std::ffi::c_char,
+) -> std::ffi::c_int {
+    entry::run(ledger_main)
+}
+
+/// The command, from its arguments to its exit status.
+#[cfg_attr(test, allow(dead_code))]
+fn ledger_main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
