@@ -12,6 +12,7 @@ mod exit_codes;
 mod gates;
 mod hints;
 mod lifecycle;
+mod parse;
 mod progress;
 mod report;
 mod resume;
@@ -237,7 +238,7 @@ extern "C" fn main(
 /// The command, from its arguments to its exit status.
 #[cfg_attr(test, allow(dead_code))]
 fn ledger_main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse::cli(std::env::args_os().collect()) {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };

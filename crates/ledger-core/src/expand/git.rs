@@ -544,10 +544,15 @@ pub(crate) struct Worktree {
     repo: gix::Repository,
 }
 
+/// Each worktree opened within [`opened_once`], under the directories that find it.
+type Opened = Vec<(Vec<PathBuf>, Worktree)>;
+
 thread_local! {
     /// The worktrees opened on this thread while [`opened_once`] runs, each
-    /// under the directory it was opened for and under its top; `None` outside.
-    static OPENED: RefCell<Option<Vec<(PathBuf, Worktree)>>> = const { RefCell::new(None) };
+    /// once, under the directory it was opened for and under its top (a
+    /// repository's clone sets up its own object cache: one per worktree kept,
+    /// one per open); `None` outside.
+    static OPENED: RefCell<Option<Opened>> = const { RefCell::new(None) };
 }
 
 /// Runs `work` with each worktree opened once on this thread: opening a
@@ -557,7 +562,7 @@ thread_local! {
 /// configuration it relies on.
 pub(crate) fn opened_once<R>(work: impl FnOnce() -> R) -> R {
     /// Puts back what was there before, however `work` ends.
-    struct Restore(Option<Vec<(PathBuf, Worktree)>>);
+    struct Restore(Option<Opened>);
     impl Drop for Restore {
         fn drop(&mut self) {
             OPENED.set(self.0.take());
@@ -574,7 +579,9 @@ impl Worktree {
     pub(crate) fn open(dir: &Path) -> Result<Option<Worktree>> {
         let before = OPENED.with_borrow(|opened| {
             let opened = opened.as_ref()?;
-            let (_, worktree) = opened.iter().find(|(key, _)| key == dir)?;
+            let (_, worktree) = opened
+                .iter()
+                .find(|(keys, _)| keys.iter().any(|k| k == dir))?;
             Some(worktree.clone())
         });
         if let Some(worktree) = before {
@@ -590,10 +597,11 @@ impl Worktree {
             });
             OPENED.with_borrow_mut(|opened| {
                 if let Some(opened) = opened {
-                    opened.push((dir.to_path_buf(), worktree.clone()));
+                    let mut keys = vec![dir.to_path_buf()];
                     if top_finds_it {
-                        opened.push((worktree.root.clone(), worktree.clone()));
+                        keys.push(worktree.root.clone());
                     }
+                    opened.push((keys, worktree.clone()));
                 }
             });
         }
