@@ -530,7 +530,16 @@ fn refuse_broken_nested_gitfiles(
 /// in no repository or in a bare one. A repository owned by another user is an error,
 /// as for [`list`].
 pub(crate) fn worktree_root(dir: &Path) -> Result<Option<PathBuf>> {
-    Ok(Worktree::open(dir)?.map(|worktree| worktree.root))
+    if let Some(root) = Worktree::opened_before(dir, |worktree| worktree.root.clone()) {
+        return Ok(Some(root));
+    }
+    let Some(worktree) = Worktree::open_anew(dir)? else {
+        return Ok(None);
+    };
+    let root = worktree.root.clone();
+    // Kept as it is: only the expansion to come takes a handle of its own.
+    Worktree::remember(worktree.found_from(dir), || worktree);
+    Ok(Some(root))
 }
 
 /// The worktree containing a directory, with its repository left open: an
@@ -577,35 +586,53 @@ impl Worktree {
     /// a bare one (see [`worktree_root`]). Within [`opened_once`], one opened
     /// before for `dir` or with `dir` as its top.
     pub(crate) fn open(dir: &Path) -> Result<Option<Worktree>> {
-        let before = OPENED.with_borrow(|opened| {
-            let opened = opened.as_ref()?;
-            let (_, worktree) = opened
-                .iter()
-                .find(|(keys, _)| keys.iter().any(|k| k == dir))?;
-            Some(worktree.clone())
-        });
-        if let Some(worktree) = before {
+        if let Some(worktree) = Worktree::opened_before(dir, Worktree::clone) {
             return Ok(Some(worktree));
         }
         let worktree = Worktree::open_anew(dir)?;
         if let Some(worktree) = &worktree {
-            // Opening the top finds this repository again only when its git
-            // directory is the top's `.git` (not with `core.worktree` naming a
-            // worktree elsewhere, nor for a linked worktree: those open anew).
-            let top_finds_it = worktree.repo.workdir().is_some_and(|workdir| {
-                workdir.join(gix::discover::DOT_GIT_DIR) == worktree.repo.git_dir()
-            });
-            OPENED.with_borrow_mut(|opened| {
-                if let Some(opened) = opened {
-                    let mut keys = vec![dir.to_path_buf()];
-                    if top_finds_it {
-                        keys.push(worktree.root.clone());
-                    }
-                    opened.push((keys, worktree.clone()));
-                }
-            });
+            Worktree::remember(worktree.found_from(dir), || worktree.clone());
         }
         Ok(worktree)
+    }
+
+    /// What `read` gives of the worktree opened before for `dir` within
+    /// [`opened_once`], if any.
+    fn opened_before<R>(dir: &Path, read: impl FnOnce(&Worktree) -> R) -> Option<R> {
+        OPENED.with_borrow(|opened| {
+            let (_, worktree) = opened
+                .as_ref()?
+                .iter()
+                .find(|(keys, _)| keys.iter().any(|k| k == dir))?;
+            Some(read(worktree))
+        })
+    }
+
+    /// The directories whose opening finds this worktree, opened for `dir`:
+    /// `dir`, and its top when its git directory is the top's `.git` (not with
+    /// `core.worktree` naming a worktree elsewhere, nor for a linked worktree:
+    /// those open anew).
+    fn found_from(&self, dir: &Path) -> Vec<PathBuf> {
+        let top_finds_it = self
+            .repo
+            .workdir()
+            .is_some_and(|workdir| workdir.join(gix::discover::DOT_GIT_DIR) == self.repo.git_dir());
+        let mut keys = vec![dir.to_path_buf()];
+        if top_finds_it {
+            keys.push(self.root.clone());
+        }
+        keys
+    }
+
+    /// Within [`opened_once`], keeps the worktree `keep` gives, found from
+    /// `keys`, for the opens to come (a clone of a repository sets up an object
+    /// cache of its own: only what is handed out is cloned).
+    fn remember(keys: Vec<PathBuf>, keep: impl FnOnce() -> Worktree) {
+        OPENED.with_borrow_mut(|opened| {
+            if let Some(opened) = opened {
+                opened.push((keys, keep()));
+            }
+        });
     }
 
     fn open_anew(dir: &Path) -> Result<Option<Worktree>> {
