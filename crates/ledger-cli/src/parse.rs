@@ -3,8 +3,9 @@
 //!
 //! clap copies every global option into every subcommand before it parses
 //! (even a deferred one, which has nothing else built yet): seven options into
-//! twenty top-level subcommands, 170 copies of a 700-byte `Arg` with its help
-//! text and 200 KB of fresh heap, 0.14 ms of every run (docs/performance.md,
+//! each of nineteen top-level subcommands, 133 copies of a 712-byte `Arg` with
+//! its help text in argument lists grown twice each, some 160 KB of fresh heap
+//! and 0.14 ms of every run (docs/performance.md,
 //! The fixed cost of a run). When exactly one argument names a top-level
 //! subcommand, that one is the subcommand that runs, if any does (a
 //! subcommand is only ever given by its whole name), so it alone is given the
