@@ -4,15 +4,9 @@
 
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy rust-test openspec-test python-test node-test install-test fmt watchman
+.PHONY: test fmt-check clippy rust-test openspec-test python-test node-test install-test fmt
 
 test: fmt-check clippy rust-test openspec-test python-test node-test install-test
-
-# The watcher's tests in every suite start private Watchman servers: Debian's
-# package, installed when missing (apt-get, as root: CI runs as root).
-watchman:
-	command -v watchman >/dev/null || { apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq watchman; }
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -20,7 +14,7 @@ fmt-check:
 clippy:
 	$(CARGO) clippy --workspace --all-targets --locked --features ledger-core/fuzzing -- -D warnings
 
-rust-test: watchman
+rust-test:
 	$(CARGO) test --workspace --locked --features ledger-core/fuzzing
 
 # The real OpenSpec CLI (npm, pinned in tests/openspec/package-lock.json)
@@ -35,10 +29,10 @@ openspec-test:
 # rust-test's; the published artifacts, the release wheel (install-test) and
 # addon (node-test), are built with zig for glibc 2.17 and share their
 # compiled dependencies in target/x86_64-unknown-linux-gnu/release.
-python-test: watchman
+python-test:
 	crates/ledger-py/ci.sh
 
-node-test: watchman
+node-test:
 	crates/ledger-node/ci.sh
 
 # Each front door as a user outside the repository gets it (tests/install/):

@@ -12,23 +12,18 @@ turbo.json (one task, `hash`, whose inputs are Turborepo's default: every file G
 does not ignore), so that `turbo run hash --dry=json` hashes the same files.
 
 Contenders: the ledger CLI without the digest cache (`--no-cache`, every file
-read), with it warm (an unchanged tree), and with it warm and `--watchman` (a
-Watchman server tells it what changed: the script starts one of its own, every
-file of its state in the corpora's directory, when `watchman` is on PATH, gives
-its socket to those rows as WATCHMAN_SOCK and stops it at the end; without it,
-or with a CLI that refuses the flag, the row is unavailable and says why);
-`git status --porcelain -uall` (run directly, not through a shell); `git
-ls-files | xargs sha256sum` (also `-P2`); the same with `openssl dgst
--sha256`; a plain Python hashlib loop over the git listing; the Python and Node
-bindings (when built). Installed by benches/contenders/install.sh (or found on
-PATH): Nx's native hasher (benches/contenders/nx-hash.js: `WorkspaceContext`,
-xxh3, with a fresh archive and with its archive warm; its in-process time),
-`turbo run hash --dry=json` (the native binary) on the clean tree (Turborepo
-takes Git's index hashes for clean tracked files),
-b3sum, hashdeep and dirhash; the ones missing are named at the start. Floors:
-`git ls-files` alone, `openssl speed -evp sha256` for the hashing speed of one
-core, and a small C program the bench builds (open/fstat/read/SHA-256 on one
-thread per core, and with 16 threads).
+read) and with it warm (an unchanged tree); `git status --porcelain -uall` (run
+directly, not through a shell); `git ls-files | xargs sha256sum` (also `-P2`);
+the same with `openssl dgst -sha256`; a plain Python hashlib loop over the git
+listing; the Python and Node bindings (when built). Installed by
+benches/contenders/install.sh (or found on PATH): Nx's native hasher
+(benches/contenders/nx-hash.js: `WorkspaceContext`, xxh3, with a fresh archive
+and with its archive warm; its in-process time), `turbo run hash --dry=json`
+(the native binary) on the clean tree (Turborepo takes Git's index hashes for
+clean tracked files), b3sum, hashdeep and dirhash; the ones missing are named
+at the start. Floors: `git ls-files` alone, `openssl speed -evp sha256` for the
+hashing speed of one core, and a small C program the bench builds
+(open/fstat/read/SHA-256 on one thread per core, and with 16 threads).
 
 Scenarios: the fixed cost T(1), always (a repository of one committed 1 KiB
 file: ledger cached and `--no-cache` against `git status --porcelain`, 30 times
@@ -41,13 +36,13 @@ posix_fadvise(DONTNEED)); every tracked file modified, not committed (the first
 byte of each flipped: Turborepo then hashes every file itself); growth (`--scale
 10000,100000,1000000`: 1 KiB files, time per file, marginal cost per file
 (T(n) - T(1)) / n and its spread over the sizes, peak RSS of ledger with and
-without the cache against `git ls-files`, and `--watchman` against the cache-warm
-row). Every time is wall clock from fork to exit and peak RSS from wait4, by a
-small C timer the script builds (as /usr/bin/time reports it); every table shows
-medians of runs taken round-robin. Prints the tables, ratios, the targets of
-docs/performance.md and tables of the targets of issue 19 and of issue 33 as
-ratios (a target not measured in the run says why); `--json OUT` writes every
-result. Nothing here is a test: it measures, it does not assert.
+without the cache against `git ls-files`). Every time is wall clock from fork
+to exit and peak RSS from wait4, by a small C timer the script builds (as
+/usr/bin/time reports it); every table shows medians of runs taken round-robin.
+Prints the tables, ratios, the targets of docs/performance.md and tables of the
+targets of issue 19 and of issue 33 as ratios (a target not measured in the run
+says why); `--json OUT` writes every result. Nothing here is a test: it
+measures, it does not assert.
 
 Usage: benches/compare.py [--runs N] [--files N] [--big-files N] [--big-mib N]
                           [--keep DIR] [--cold] [--scale N,N,...] [--only-scale]
@@ -55,8 +50,7 @@ Usage: benches/compare.py [--runs N] [--files N] [--big-files N] [--big-mib N]
 Build first: cargo build --release -p ledger-cli (and, for the bindings,
 `LEDGER_PY_RELEASE=1 make python-test` / `make node-test`, which leave release
 builds behind);
-benches/contenders/install.sh for the other tools; Debian's `watchman` package
-for the Watchman rows.
+benches/contenders/install.sh for the other tools.
 """
 
 import argparse
@@ -66,7 +60,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -82,10 +75,9 @@ TOOLS = os.path.join(CONTENDERS, ".tools")
 NX_HASH = os.path.join(CONTENDERS, "nx-hash.js")
 CORES = os.cpu_count() or 1
 # Turborepo would otherwise report telemetry and look for updates over the network.
-# Ledger's own switches are left out: a LEDGER_NO_CACHE or LEDGER_WATCHMAN in the
-# caller's shell would turn every row into another one (the Watchman rows get
-# WATCHMAN_SOCK as their own environment).
-LEDGER_SWITCHES = ("LEDGER_NO_CACHE", "LEDGER_THREADS", "LEDGER_WATCHMAN", "WATCHMAN_SOCK")
+# Ledger's own switches are left out: a LEDGER_NO_CACHE in the caller's shell would
+# turn every row into another one.
+LEDGER_SWITCHES = ("LEDGER_NO_CACHE", "LEDGER_THREADS")
 GIT_ENV = dict({k: v for k, v in os.environ.items() if k not in LEDGER_SWITCHES},
                GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
                TURBO_TELEMETRY_DISABLED="1", TURBO_NO_UPDATE_NOTIFIER="1", DO_NOT_TRACK="1")
@@ -99,12 +91,10 @@ CORPUS_META = {b".gitignore", b"package.json", b"package-lock.json", b"turbo.jso
 # program run then 10-30 ms on corpus A, the noise that hid ledger's own cost.
 SETTLE = 1.1
 # Everything measured, for --json.
-REPORT = {"tables": {}, "targets": [], "targets_issue_33": [], "scale": {}, "fixed_cost": {}, "marginal": {},
-          "watchman": {}}
+REPORT = {"tables": {}, "targets": [], "targets_issue_33": [], "scale": {}, "fixed_cost": {}, "marginal": {}}
 # The names of the ledger rows that several functions look up.
 NO_CACHE = "ledger fingerprint --no-cache"
 CACHED = "ledger fingerprint, cache warm"
-WATCHED = "ledger fingerprint --watchman, cache warm"
 # Runs of the one-file repository per --runs: each takes a few ms.
 FIXED_RUNS = 30
 
@@ -319,15 +309,15 @@ def build_timer(base):
         return None
 
 
-def timed(argv, cwd, inner=False, env=None):
+def timed(argv, cwd, inner=False):
     """Wall seconds and peak RSS (KiB) of one run, by the C timer (else
     /usr/bin/time, whose own start is then in the time). With `inner`, the
     command prints its own in-process time as its last line (binding calls),
-    and that is the time reported. `env`: variables added to GIT_ENV."""
+    and that is the time reported."""
     with tempfile.NamedTemporaryFile("r") as report:
         start = time.perf_counter()
         timer = [TIMER, report.name] if TIMER else ["/usr/bin/time", "-f", "%M", "-o", report.name]
-        out = subprocess.run([*timer, *argv], cwd=cwd, env=dict(GIT_ENV, **(env or {})), check=True,
+        out = subprocess.run([*timer, *argv], cwd=cwd, env=GIT_ENV, check=True,
                              capture_output=True, text=True)
         wall = time.perf_counter() - start
         fields = report.read().split()
@@ -340,17 +330,8 @@ def timed(argv, cwd, inner=False, env=None):
     return wall, peak, out.stdout
 
 
-# A row is (name, argv, inner) or (name, argv, inner, env): `inner` when the command
-# prints its own in-process time last, `env` variables of its own. A row whose argv
-# is None is not run: its third field says why (unavailable_row).
-
-
-def unavailable_row(name, why):
-    return (name, None, why)
-
-
-def row_env(row):
-    return row[3] if len(row) > 3 else None
+# A row is (name, argv, inner): `inner` when the command prints its own in-process
+# time last.
 
 
 class Results(list):
@@ -368,23 +349,19 @@ def error_line(stderr):
 
 
 def working_rows(rows, cwd):
-    """Runs every contender once (warming the page cache, the digest cache, Nx's
-    archive and Watchman's watch) and keeps those that succeed: a contender that
-    fails here (or a row not run, argv None) is named and left out instead of ending
-    the whole run. Returns the rows kept and the (name, why) of the others."""
+    """Runs every contender once (warming the page cache, the digest cache and Nx's
+    archive) and keeps those that succeed: a contender that fails here is named and
+    left out instead of ending the whole run. Returns the rows kept and the (name,
+    why) of the others."""
     kept, skipped = [], []
     for row in rows:
-        if row[1] is None:
-            why = row[2]
-        else:
-            try:
-                timed(row[1], cwd, row[2], row_env(row))
-                kept.append(row)
-                continue
-            except subprocess.CalledProcessError as err:
-                why = f"exit {err.returncode}: {error_line(err.stderr)}"
-        print(f"  [SKIP] {row[0]}: {why}")
-        skipped.append((row[0], why))
+        try:
+            timed(row[1], cwd, row[2])
+            kept.append(row)
+        except subprocess.CalledProcessError as err:
+            why = f"exit {err.returncode}: {error_line(err.stderr)}"
+            print(f"  [SKIP] {row[0]}: {why}")
+            skipped.append((row[0], why))
     return kept, skipped
 
 
@@ -404,7 +381,7 @@ def measure(rows, cwd, runs, before=None):
                 hook = before.get(row[0]) if isinstance(before, dict) else before
                 if hook:
                     hook(cwd)
-                samples[i].append(timed(row[1], cwd, row[2], row_env(row)))
+                samples[i].append(timed(row[1], cwd, row[2]))
     results = Results()
     results.unavailable = skipped
     for row, runs_of in zip(rows, samples):
@@ -413,114 +390,6 @@ def measure(rows, cwd, runs, before=None):
                         "rss_mib": max(s[1] for s in runs_of) / 1024, "stdout": runs_of[-1][2],
                         "samples": walls})
     return results
-
-
-# This run's own Watchman server (start_watchman): its socket, or None and why not.
-WATCHMAN = {"sock": None, "why": "not started"}
-
-
-def watchman_cmd(*args):
-    """One command to this run's Watchman server (never spawning another one)."""
-    return subprocess.run([WATCHMAN["exe"], "--no-spawn", "--no-local", f"--sockname={WATCHMAN['sock']}", *args],
-                          env=GIT_ENV, capture_output=True, text=True, timeout=120)
-
-
-def socket_answers(path):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        try:
-            conn.connect(path)
-            return True
-        except OSError:
-            return False
-
-
-def start_watchman(base):
-    """Starts a Watchman server of this run's own, every file of its state in `base`
-    (a previous run's state is removed first: a fresh instance, watching nothing),
-    and waits until its socket answers, at most 30 s. Returns its process, or None
-    with the reason in WATCHMAN["why"]."""
-    exe = shutil.which("watchman")
-    if not exe:
-        WATCHMAN["why"] = "watchman not on PATH"
-        return None
-    files = {key: os.path.join(base, f"watchman.{key}") for key in ("sock", "state", "log", "pid")}
-    if len(os.fsencode(files["sock"])) > 107:
-        WATCHMAN["why"] = f"socket path longer than a Unix socket's 107 bytes: {files['sock']}"
-        return None
-    for path in files.values():
-        if os.path.lexists(path):
-            os.remove(path)
-    try:
-        with open(os.path.join(base, "watchman.out"), "wb") as out:
-            proc = subprocess.Popen([exe, "--foreground", f"--sockname={files['sock']}",
-                                     f"--statefile={files['state']}", f"--logfile={files['log']}",
-                                     f"--pidfile={files['pid']}"], cwd=base, env=GIT_ENV,
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-    except OSError as err:
-        WATCHMAN["why"] = f"watchman did not start: {err}"
-        return None
-    for _ in range(600):
-        if proc.poll() is not None or socket_answers(files["sock"]):
-            break
-        time.sleep(0.05)
-    if proc.poll() is None and socket_answers(files["sock"]):
-        WATCHMAN.update(sock=files["sock"], why=None, exe=exe)
-        version = watchman_cmd("version")
-        WATCHMAN["version"] = json.loads(version.stdout).get("version") if version.returncode == 0 else None
-        return proc
-    stop_watchman(proc)
-    WATCHMAN["why"] = f"watchman did not start (exit {proc.returncode}): {log_tail(base)}"
-    return None
-
-
-def log_tail(base):
-    """The last line Watchman wrote (its log, else its stdout and stderr)."""
-    for name in ("watchman.log", "watchman.out"):
-        try:
-            with open(os.path.join(base, name), errors="replace") as f:
-                lines = f.read().strip().splitlines()
-            if lines:
-                return lines[-1]
-        except OSError:
-            pass
-    return "no message"
-
-
-def stop_watchman(proc):
-    """Asks the server to shut down, and kills it (by its own process) if it has
-    not exited 10 s later."""
-    if proc is None or proc.poll() is not None:
-        return
-    if WATCHMAN["sock"]:
-        try:
-            watchman_cmd("shutdown-server")
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def unwatch_all():
-    """Drops every watch of this run's server once a corpus's Watchman rows are
-    timed: a watched corpus would cost Watchman's work on every file the later
-    scenarios rewrite, and the memory of its files, during other rows."""
-    if WATCHMAN["sock"]:
-        try:
-            watchman_cmd("watch-del-all")
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-
-
-def watchman_row():
-    """`ledger fingerprint --watchman` with the digest cache warm, against this
-    run's server (WATCHMAN_SOCK); unavailable, with the reason, without a server.
-    A binary without the flag fails its first run (usage error): unavailable too."""
-    if not WATCHMAN["sock"]:
-        return unavailable_row(WATCHED, WATCHMAN["why"])
-    return (WATCHED, [LEDGER, "fingerprint", "--watchman"], False, {"WATCHMAN_SOCK": WATCHMAN["sock"]})
 
 
 def sha256_core_speed():
@@ -770,7 +639,6 @@ def contenders(repo, tools, floor=None):
     rows = [
         (NO_CACHE, [LEDGER, "--no-cache", "fingerprint"], False),
         (CACHED, [LEDGER, "fingerprint"], False),
-        watchman_row(),
         git_status_row("-uall"),
         ("git ls-files | xargs sha256sum", ["sh", "-c", f"{listing} | xargs -0 sha256sum >/dev/null"], False),
         ("git ls-files | xargs -P2 sha256sum", ["sh", "-c", f"{listing} | xargs -0 -P2 -n 500 sha256sum >/dev/null"], False),
@@ -834,7 +702,7 @@ def fixed_cost_run(base, runs):
 def scale_run(base, files, runs, t1):
     """Time per file, marginal cost per file ((T(n) - T(1)) / n, T(1) from this
     run's fixed-cost table) and peak RSS of a full expansion against `git ls-files`
-    alone; ledger --watchman next to the cache-warm row."""
+    alone."""
     repo = make_corpus_small(base, files)
     # A run of 10^4 files takes some 20 ms, where the machine's noise is a few ms:
     # smaller sizes get more runs (up to ten times as many), so that each median
@@ -842,11 +710,9 @@ def scale_run(base, files, runs, t1):
     runs = max(runs, min(10 * runs, runs * 100_000 // files))
     rows = [(NO_CACHE, [LEDGER, "--no-cache", "fingerprint"], False),
             (CACHED, [LEDGER, "fingerprint"], False),
-            watchman_row(),
             ("git ls-files", ["sh", "-c", f"{LISTING} >/dev/null"], False),
             git_status_row("-uall")]
     res = measure(rows, repo, runs)
-    unwatch_all()
     table(f"{files} files of 1 KiB", res, res[0]["median"])
     git = next(r for r in res if r["name"] == "git ls-files")
     point = {"git_ls_files_rss_mib": git["rss_mib"], "git_ls_files_us_per_file": git["median"] / files * 1e6}
@@ -858,22 +724,7 @@ def scale_run(base, files, runs, t1):
               + f", RSS {r['rss_mib']:.1f} MiB = {r['rss_mib'] / git['rss_mib']:.2f} x git ls-files")
         point[key] = {"median": r["median"], "us_per_file": r["median"] / files * 1e6, "marginal_us": marginal,
                       "rss_mib": r["rss_mib"], "rss_vs_git": r["rss_mib"] / git["rss_mib"]}
-    point["watchman"] = watchman_point(res, point["cache"]["median"])
     REPORT["scale"][files] = point
-
-
-def watchman_point(res, cached):
-    """The --watchman row of a table: its median, against the cache-warm row (the
-    stat path), and whether its fingerprint is --no-cache's; else why it is missing."""
-    watched = next((r for r in res if r["name"] == WATCHED), None)
-    if watched is None:
-        why = dict(res.unavailable).get(WATCHED, "not run")
-        print(f"  {WATCHED}: unavailable: {why}")
-        return {"unavailable": why}
-    same = watched["stdout"] == next(r for r in res if r["name"] == NO_CACHE)["stdout"]
-    print(f"  {WATCHED}: {watched['median'] * 1e3:.1f} ms = {watched['median'] / cached:.2f} x the stat path "
-          f"(cache warm); fingerprint {'the same as' if same else 'DIFFERENT from'} --no-cache's")
-    return {"median": watched["median"], "vs_cache": watched["median"] / cached, "same_fingerprint": same}
 
 
 def marginal_sizes(scale_sizes):
@@ -1047,7 +898,6 @@ def issue_33_targets(m, speed, scale_sizes, t1, spreads):
                  t1.get("git_status"), 1.0, "not measured: a fixed-cost row failed", **ISSUE_33),
         *marginal_targets(scale_sizes, spreads),
         b_throughput_target(m, speed, why),
-        *watcher_targets(m, scale_sizes, why, a_note),
         compared("A cold (small files)", m.get("cold_a"), "xargs -P2 sha256sum", m.get("cold_a_ref"), 0.35,
                  why("no --cold run"), **ISSUE_33),
         compared("B cold (large files)", m.get("cold_b"), "openssl dgst, one file after another",
@@ -1086,31 +936,6 @@ def b_throughput_target(m, speed, why):
         return target_row(name, "-", why("-"), None, 0.85, at_most=False, **ISSUE_33)
     return target_row(name, f"{size / led / 1e9:.2f} GB/s", f"{CORES} x openssl speed {speed / 1e9:.2f} GB/s",
                       size / led / (CORES * speed), 0.85, at_most=False, **ISSUE_33)
-
-
-def watcher_targets(m, scale_sizes, why, a_note):
-    """The watcher: 10^6 files unchanged in at most 50 ms; at most 0.1 x the stat
-    path (the cache-warm row) on 10^5 files, corpus A's and the growth run's."""
-    rows = []
-    top = max(scale_sizes, default=None)
-    if top is None:
-        rows.append(target_row("watcher, 10^6 files unchanged", "-", "not measured: no --scale run", None, 1.0,
-                               **ISSUE_33))
-    else:
-        point = REPORT["scale"][top]["watchman"]
-        rows.append(target_row(f"watcher, {top} files unchanged",
-                               f"{point['median']:.3f} s" if "median" in point else "-",
-                               "50 ms" if "median" in point else f"not measured: {point['unavailable']}",
-                               point["median"] / 0.050 if "median" in point else None, 1.0,
-                               note=None if top == 10**6 else f"{top} files, not 10^6", **ISSUE_33))
-    rows.append(compared("watcher vs stat path, A unchanged", m.get("a_watchman"), "ledger, cache warm",
-                         m.get("a_cached"), 0.1, why(m.get("why", {}).get(WATCHED, "-")), note=a_note, **ISSUE_33))
-    point = REPORT["scale"].get(10**5)
-    rows.append(compared("watcher vs stat path, 10^5 files of 1 KiB", point and point["watchman"].get("median"),
-                         "ledger, cache warm", point and point["cache"]["median"], 0.1,
-                         f"not measured: {point['watchman'].get('unavailable')}" if point
-                         else "not measured: no --scale run of 100000 files", **ISSUE_33))
-    return rows
 
 
 def rss_target(scale_sizes):
@@ -1253,7 +1078,6 @@ def main():
     base = args.keep or tempfile.mkdtemp(prefix="ledger-compare-")
     os.makedirs(base, exist_ok=True)
     LEDGER = install_ledger(base)
-    watchman = None
     try:
         print(f"machine: {CORES} cores, {os.uname().release}; corpora in {base}")
         tools = discover_tools()
@@ -1266,12 +1090,6 @@ def main():
         global TIMER
         TIMER = build_timer(base)
         print(f"timer: {'the C timer (fork to exit)' if TIMER else '/usr/bin/time (its own start included)'}")
-        watchman = start_watchman(base)
-        REPORT["watchman"] = dict(WATCHMAN)
-        if watchman:
-            print(f"watchman: {WATCHMAN.get('version')}, this run's own server at {WATCHMAN['sock']}")
-        else:
-            print(f"watchman: unavailable: {WATCHMAN['why']}")
         t1 = fixed_cost_run(base, args.runs)
         scale_sizes = [int(n) for n in args.scale.split(",") if n]
         for files in scale_sizes:
@@ -1291,9 +1109,7 @@ def main():
         file_sets("B", b, tools)
 
         res_a = measure(contenders(a, tools, floor), a, args.runs)
-        unwatch_all()
         res_b = measure([row for row in contenders(b, tools, floor) if row[0] != "floor: git ls-files"], b, args.runs)
-        unwatch_all()
         rewrite = OneInAHundred()
         res_rewrite = rewrite_runs(a, rewrite, args.runs)
         cold = {}
@@ -1325,7 +1141,6 @@ def main():
             "a_floor": median_of(res_a, floor_name),
             "b_no_cache": median_of(res_b, "ledger fingerprint --no-cache"),
             "b_floor": median_of(res_b, floor_name),
-            "a_watchman": median_of(res_a, WATCHED),
             "a_files": args.files,
             "b_bytes": bytes_b,
             **{name: median_of(res_a, name) for name in BINDINGS},
@@ -1334,7 +1149,6 @@ def main():
         issue_19_targets(m, speed, scale_sizes)
         issue_33_targets(m, speed, scale_sizes, t1, spreads)
     finally:
-        stop_watchman(watchman)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(REPORT, f, indent=2, default=str)

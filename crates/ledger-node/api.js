@@ -1042,34 +1042,6 @@ function setDigestCacheSync(enabled) {
 }
 
 /**
- * Whether calls ask Watchman now (the opt-in watcher).
- */
-async function watchmanEnabled() {
-  return (reply(await native.call(null, 'watchman_enabled', encode('watchman_enabled', undefined, (o) => ({  })))))
-}
-
-/** `watchmanEnabled`, blocking the JavaScript thread. */
-function watchmanEnabledSync() {
-  return (reply(native.callSync(null, 'watchman_enabled', encode('watchman_enabled', undefined, (o) => ({  })))))
-}
-
-/**
- * Turns the watcher on or off for every later call in this process: with
- * it, an expansion asks Watchman what changed since the last one instead of
- * looking at every directory its walk read (every file is still looked at).
- * Without a call, the `LEDGER_WATCHMAN` environment variable decides; it is
- * off by default. The answer never depends on it.
- */
-async function setWatchman(enabled) {
-  return (reply(await native.call(null, 'set_watchman', encode('set_watchman', undefined, (o) => ({ enabled })))))
-}
-
-/** `setWatchman`, blocking the JavaScript thread. */
-function setWatchmanSync(enabled) {
-  return (reply(native.callSync(null, 'set_watchman', encode('set_watchman', undefined, (o) => ({ enabled })))))
-}
-
-/**
  * The signing settings now: the key records are signed with and the
  * allowed-signers file, each absent when unset.
  */
@@ -1098,4 +1070,4 @@ function setSigningSync(options) {
 }
 
 
-module.exports = { Workspace, LedgerError, ErrorCode, DEFAULT_CHANGES_ROOT, DEFAULT_EXCLUSION_REASON, DEFAULT_SCHEMA, ERROR_CODES, FORMAT_V1, MAX_THREADS, RECORD_FORMAT, RECORD_VERSION, STORE_DIR, TASK_RULES, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, threads, threadsSync, setThreads, setThreadsSync, digestCacheEnabled, digestCacheEnabledSync, setDigestCache, setDigestCacheSync, watchmanEnabled, watchmanEnabledSync, setWatchman, setWatchmanSync, signing, signingSync, setSigning, setSigningSync }
+module.exports = { Workspace, LedgerError, ErrorCode, DEFAULT_CHANGES_ROOT, DEFAULT_EXCLUSION_REASON, DEFAULT_SCHEMA, ERROR_CODES, FORMAT_V1, MAX_THREADS, RECORD_FORMAT, RECORD_VERSION, STORE_DIR, TASK_RULES, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, threads, threadsSync, setThreads, setThreadsSync, digestCacheEnabled, digestCacheEnabledSync, setDigestCache, setDigestCacheSync, signing, signingSync, setSigning, setSigningSync }

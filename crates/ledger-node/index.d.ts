@@ -3673,26 +3673,6 @@ export declare function setDigestCache(enabled: boolean): Promise<null>
  */
 export declare function setDigestCacheSync(enabled: boolean): null
 /**
- * Whether calls ask Watchman now (the opt-in watcher).
- */
-export declare function watchmanEnabled(): Promise<boolean>
-/**
- * `watchmanEnabled`, blocking the JavaScript thread.
- */
-export declare function watchmanEnabledSync(): boolean
-/**
- * Turns the watcher on or off for every later call in this process: with
- * it, an expansion asks Watchman what changed since the last one instead of
- * looking at every directory its walk read (every file is still looked at).
- * Without a call, the `LEDGER_WATCHMAN` environment variable decides; it is
- * off by default. The answer never depends on it.
- */
-export declare function setWatchman(enabled: boolean): Promise<null>
-/**
- * `setWatchman`, blocking the JavaScript thread.
- */
-export declare function setWatchmanSync(enabled: boolean): null
-/**
  * The signing settings now: the key records are signed with and the
  * allowed-signers file, each absent when unset.
  */

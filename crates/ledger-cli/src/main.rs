@@ -62,12 +62,6 @@ struct Cli {
     /// set to anything but 0].
     #[arg(long, global = true)]
     no_cache: bool,
-    /// Ask Watchman (its socket: WATCHMAN_SOCK, else `watchman
-    /// get-sockname`) what changed since the last expansion instead of
-    /// looking at every directory its walk read; every file is still looked
-    /// at [default: off unless LEDGER_WATCHMAN is set to anything but 0].
-    #[arg(long, global = true)]
-    watchman: bool,
     /// Sign every record written with this OpenSSH private key, as git signs
     /// commits with `gpg.format=ssh` [default: the LEDGER_SIGNING_KEY
     /// environment variable, else unsigned].
@@ -350,9 +344,6 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
     }
     if cli.no_cache {
         ledger_core::expand::set_digest_cache(false);
-    }
-    if cli.watchman {
-        ledger_core::expand::set_watchman(true);
     }
     // Every output is built completely before anything is printed, so that on
     // an error stdout stays empty.

@@ -61,14 +61,8 @@ mod tests {
     }
 
     /// The globals' values as the parse gives them.
-    fn globals(cli: &Cli) -> (Option<usize>, bool, bool, bool, bool) {
-        (
-            cli.threads,
-            cli.no_cache,
-            cli.watchman,
-            cli.quiet,
-            cli.progress,
-        )
+    fn globals(cli: &Cli) -> (Option<usize>, bool, bool, bool) {
+        (cli.threads, cli.no_cache, cli.quiet, cli.progress)
     }
 
     #[test]
@@ -79,11 +73,7 @@ mod tests {
             "ledger --threads 3 fingerprint --no-cache",
         ] {
             let cli = cli(args(line)).unwrap();
-            assert_eq!(
-                globals(&cli),
-                (Some(3), true, false, false, false),
-                "{line}"
-            );
+            assert_eq!(globals(&cli), (Some(3), true, false, false), "{line}");
         }
     }
 

@@ -180,15 +180,13 @@ impl Line {
         )
     }
 
-    /// `, 1 walk replayed (1 on Watchman's word)` for the summary, or nothing
-    /// when every worktree was walked (docs/performance.md, The walk memo).
+    /// `, 1 walk replayed` for the summary, or nothing when every worktree
+    /// was walked (docs/performance.md, The walk memo).
     fn walks(&self, now: Progress) -> String {
-        let replayed = now.walks_replayed - self.base.walks_replayed;
-        let vouched = now.walks_vouched - self.base.walks_vouched;
-        match replayed {
+        match now.walks_replayed - self.base.walks_replayed {
             0 => String::new(),
-            1 => format!(", 1 walk replayed ({vouched} on Watchman's word)"),
-            n => format!(", {n} walks replayed ({vouched} on Watchman's word)"),
+            1 => ", 1 walk replayed".to_owned(),
+            n => format!(", {n} walks replayed"),
         }
     }
 

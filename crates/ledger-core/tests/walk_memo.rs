@@ -225,6 +225,55 @@ fn a_nested_repository_made_is_seen() {
     assert!(answer.unwrap_err().contains("new"));
 }
 
+/// Expands `root` `times` times, a step apart, asserting that no walk is
+/// replayed: the tree ages past the granularity meanwhile, so a memo that
+/// were kept would be replayed.
+fn never_replayed(root: &Path, times: usize, what: &str) {
+    for _ in 0..times {
+        std::thread::sleep(STEP);
+        assert!(!expand_checked(root), "{what}: replayed");
+    }
+}
+
+/// What decides that a directory is a nested repository lies in its `.git`,
+/// which can change without moving the directory's times: a `.git` file
+/// rewritten in place to name a real gitdir turns `sub` into a nested
+/// repository. A walk that met a `.git` file is never remembered.
+#[test]
+fn a_git_file_rewritten_in_place_is_seen() {
+    let _serial = serial();
+    let dir = repository();
+    let root = dir.path();
+    let other = tempfile::tempdir().unwrap();
+    git().init(other.path(), &[]);
+    write_below(root, "sub/f", "f");
+    write_below(root, "sub/.git", "gitdir: /nonexistent/ledger-test\n");
+    never_replayed(root, 20, "a walk that met a .git file");
+    let real = format!("gitdir: {}\n", other.path().join(".git").display());
+    std::fs::write(root.join("sub/.git"), real).unwrap();
+    let mut scope = Scope::new(utf8(root));
+    scope.add_root(".").unwrap();
+    let (answer, _) = expand_compared(&scope);
+    assert!(answer.unwrap_err().contains("'sub'"));
+}
+
+/// An empty `.git` directory makes no repository; `git init` fills it
+/// without moving its parent's times, but moves its own.
+#[test]
+fn an_empty_git_directory_filled_is_seen() {
+    let _serial = serial();
+    let dir = repository();
+    let root = dir.path();
+    write_below(root, "sub/f", "f");
+    std::fs::create_dir(root.join("sub/.git")).unwrap();
+    settle(root);
+    git().init(&root.join("sub"), &[]);
+    let mut scope = Scope::new(utf8(root));
+    scope.add_root(".").unwrap();
+    let (answer, _) = expand_compared(&scope);
+    assert!(answer.unwrap_err().contains("'sub'"));
+}
+
 #[test]
 fn declared_repositories_are_remembered_apart_and_a_lost_git_is_seen() {
     let _serial = serial();

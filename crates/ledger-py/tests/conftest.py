@@ -56,7 +56,7 @@ def git(cwd: Path, *args: str) -> str:
 
 def uncached(w: Path) -> str:
     """The workspace's fingerprint without the digest cache (so without the walk
-    memo or the watcher either): every file read."""
+    memo either): every file read."""
     try:
         ledger.set_digest_cache(False)
         return ledger.Workspace(w).fingerprint()

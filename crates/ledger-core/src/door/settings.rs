@@ -1,5 +1,5 @@
 //! Process-wide settings every later call uses: the thread count, the digest
-//! cache and the watcher (none changes an answer, only how it is computed), and
+//! cache (neither changes an answer, only how it is computed), and
 //! the signing settings (which key signs, whose signatures are trusted).
 
 use schemars::JsonSchema;
@@ -59,32 +59,6 @@ fn set_digest_cache(o: SetDigestCacheOptions) -> Result<()> {
     Ok(())
 }
 
-/// Whether calls ask Watchman now (the opt-in watcher).
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WatchmanEnabledOptions {}
-
-fn watchman_enabled(_: WatchmanEnabledOptions) -> Result<bool> {
-    Ok(crate::expand::watchman_enabled())
-}
-
-/// Turns the watcher on or off for every later call in this process: with
-/// it, an expansion asks Watchman what changed since the last one instead of
-/// looking at every directory its walk read (every file is still looked at).
-/// Without a call, the `LEDGER_WATCHMAN` environment variable decides; it is
-/// off by default. The answer never depends on it.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SetWatchmanOptions {
-    /// Ask Watchman.
-    pub enabled: bool,
-}
-
-fn set_watchman(o: SetWatchmanOptions) -> Result<()> {
-    crate::expand::set_watchman(o.enabled);
-    Ok(())
-}
-
 /// The signing settings now: the key records are signed with and the
 /// allowed-signers file, each absent when unset.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -136,8 +110,6 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::free("set_threads", &["count"], set_threads),
         Verb::free("digest_cache_enabled", &[], digest_cache_enabled),
         Verb::free("set_digest_cache", &["enabled"], set_digest_cache),
-        Verb::free("watchman_enabled", &[], watchman_enabled),
-        Verb::free("set_watchman", &["enabled"], set_watchman),
         Verb::free("signing", &[], signing),
         Verb::free("set_signing", &[], set_signing),
     ]

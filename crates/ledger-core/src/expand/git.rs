@@ -28,7 +28,6 @@
 //! * git warns about an unreadable directory or ignore file and lists less; refused.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -41,8 +40,7 @@ use gix::objs::FindExt;
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::cache::DigestCache;
-use crate::expand::walk_memo::{self, Location, Recorder, Stored, WalkKey, WalkMemos};
-use crate::expand::watcher::{Remembered, Watcher};
+use crate::expand::walk_memo::{self, Location, Recorder, WalkKey, WalkMemos};
 use crate::quote::one_line;
 
 /// How a candidate path appears in `git ls-files --cached --others --exclude-standard -z`.
@@ -230,18 +228,12 @@ impl Listing {
             recorder: None,
         };
         if let Some(patterns) = &patterns {
-            let replayed = memo
-                .as_mut()
-                .is_some_and(|memo| memo.replay(&self.index, within, &mut collect));
+            let replayed = memo.as_mut().is_some_and(|memo| memo.replay(&mut collect));
             if !replayed {
-                // Before the walk: what changes during it is reported next time.
-                let clock = memo
-                    .as_mut()
-                    .and_then(|memo| memo.watcher.as_mut()?.clock());
                 collect.recorder = memo.as_ref().and_then(|memo| self.recorder(memo, &settled));
                 walk_untracked(&self.repo, &self.index, patterns, &mut collect, display)?;
                 if let (Some(memo), Some(recorder)) = (&memo, collect.recorder.take()) {
-                    memo.keep(recorder, &collect.out, clock);
+                    memo.keep(recorder, &collect.out);
                 }
             }
         }
@@ -275,16 +267,13 @@ impl Listing {
 }
 
 /// A walk as its memo knows it: where it is, what it depends on, the memos of
-/// the digest cache it is kept with, and Watchman's watch with the watcher on.
+/// the digest cache it is kept with.
 struct MemoOfWalk<'c> {
     memos: &'c WalkMemos,
     started: i128,
     worktree: std::os::fd::OwnedFd,
     location: Location,
     key: WalkKey,
-    /// `prefix/` of the listed directory in the worktree, or empty.
-    prefix_slash: Vec<u8>,
-    watcher: Option<Watcher>,
 }
 
 impl Listing {
@@ -326,8 +315,6 @@ impl Listing {
             worktree,
             location,
             key: WalkKey(walk_memo::digest_of("ledger walk key v1", &parts)),
-            prefix_slash: self.prefix_slash.clone(),
-            watcher: Watcher::open(workdir),
         })
     }
 
@@ -360,33 +347,15 @@ impl Listing {
 
 impl MemoOfWalk<'_> {
     /// Tells `collect` what the remembered walk found, when its memo checks
-    /// out: every status it watched is the one it kept, or the watcher vouches
-    /// for its directories (`index` and `within` tell it what the walk knew).
-    fn replay(
-        &mut self,
-        index: &gix::index::State,
-        within: &Within,
-        collect: &mut CollectUntracked<'_, '_>,
-    ) -> bool {
+    /// out: every status it watched is the one it kept.
+    fn replay(&self, collect: &mut CollectUntracked<'_, '_>) -> bool {
         let Some(stored) = self.memos.stored(self.location, self.key, self.started) else {
             return false;
         };
-        let vouched = self.vouched(stored, index, within);
-        // Without Watchman's word, its clock now (before the look): the
-        // directories as looked at are then what it reports changes against.
-        let clock = match &vouched {
-            Some(newer) => newer.clone(),
-            None => self.watcher.as_mut().and_then(Watcher::clock),
-        };
-        if !stored.unchanged(&self.worktree, vouched.is_some()) {
+        if !stored.unchanged(&self.worktree) {
             return false;
         }
-        crate::expand::progress::walk_replayed(vouched.is_some());
-        if let Some(clock) = clock
-            && Some(clock.as_str()) != stored.clock()
-        {
-            self.memos.keep_with_clock(stored, clock);
-        }
+        crate::expand::progress::walk_replayed();
         for walked in stored.found() {
             let status = match walked.nested_repository {
                 true => Status::NestedRepository,
@@ -403,53 +372,8 @@ impl MemoOfWalk<'_> {
         true
     }
 
-    /// `Some` when the watcher vouches that nothing the remembered walk
-    /// `stored` depends on changed since the memo's clock (see
-    /// [`Watcher::vouches`]: with the clock to keep, if any).
-    fn vouched(
-        &mut self,
-        stored: Stored<'_>,
-        index: &gix::index::State,
-        within: &Within,
-    ) -> Option<Option<String>> {
-        let watcher = self.watcher.as_mut()?;
-        let clock = stored.clock()?;
-        let prefix = self.prefix_slash.as_slice();
-        // Built on the first change Watchman reports: most runs have none.
-        let found = std::cell::OnceCell::new();
-        let found = || -> &HashSet<&[u8]> {
-            found.get_or_init(|| {
-                stored
-                    .found()
-                    .iter()
-                    .filter(|f| !f.nested_repository)
-                    .map(|f| f.path.as_slice())
-                    .collect()
-            })
-        };
-        let known = |name: &[u8]| {
-            name.strip_prefix(prefix)
-                .is_some_and(|rel| found().contains(rel))
-                || index.entry_by_path(name.as_bstr()).is_some_and(plain_file)
-        };
-        let excluded = |name: &[u8]| {
-            below(name, b".git")
-                || name
-                    .strip_prefix(prefix)
-                    .is_some_and(|rel| within.exclusions.iter().any(|e| below(rel, e)))
-        };
-        let remembered = Remembered {
-            read_dirs: stored.directories().collect(),
-            ignored_dirs: stored.ignored_directories().collect(),
-            known: &known,
-            excluded: &excluded,
-        };
-        watcher.vouches(clock, &remembered)
-    }
-
-    /// Keeps what the walk `recorder` watched found, `out`, with Watchman's
-    /// `clock` taken before it.
-    fn keep(&self, recorder: Recorder<'_>, out: &[Candidate], clock: Option<String>) {
+    /// Keeps what the walk `recorder` watched found, `out`.
+    fn keep(&self, recorder: Recorder<'_>, out: &[Candidate]) {
         let found = out
             .iter()
             .map(|candidate| walk_memo::Found {
@@ -457,14 +381,8 @@ impl MemoOfWalk<'_> {
                 nested_repository: candidate.status == Status::NestedRepository,
             })
             .collect();
-        self.memos.keep(recorder, self.key, found, clock);
+        self.memos.keep(recorder, self.key, found);
     }
-}
-
-/// Whether `path` is `dir` or lies below it.
-fn below(path: &[u8], dir: &[u8]) -> bool {
-    path.strip_prefix(dir)
-        .is_some_and(|rest| rest.is_empty() || rest.first() == Some(&b'/'))
 }
 
 /// Told of files as a listing meets them, so that they can be read meanwhile.
@@ -1616,7 +1534,6 @@ impl Delegate for CollectUntracked<'_, '_> {
                 _ if recurse => recorder.directory(path),
                 _ if excluded => {}
                 Some(DiskKind::Repository) => recorder.nested_repository(path),
-                Some(DiskKind::Directory) => recorder.ignored_directory(path),
                 _ => {}
             }
         }

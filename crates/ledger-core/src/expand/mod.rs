@@ -47,8 +47,6 @@ pub(crate) mod threads;
 pub(crate) mod trust;
 pub(crate) mod walk;
 pub(crate) mod walk_memo;
-pub(crate) mod watcher;
-pub(crate) mod watchman;
 
 pub use cache::{CacheReport, NO_CACHE_ENV, digest_cache_enabled, set_digest_cache};
 pub use entry::{Content, Digest, Entry};
@@ -59,4 +57,3 @@ pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
 };
 pub use threads::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};
-pub use watcher::{WATCHMAN_ENV, set_watchman, watchman_enabled};

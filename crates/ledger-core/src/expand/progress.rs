@@ -17,7 +17,6 @@ static LISTED: AtomicU64 = AtomicU64::new(0);
 static ANSWERED: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
 static WALKS_REPLAYED: AtomicU64 = AtomicU64::new(0);
-static WALKS_VOUCHED: AtomicU64 = AtomicU64::new(0);
 static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 static ON_IDLE: OnceLock<Box<dyn Fn() + Send + Sync>> = OnceLock::new();
 
@@ -43,9 +42,6 @@ pub struct Progress {
     /// Worktree walks answered from the walk memo (docs/performance.md, The
     /// walk memo) instead of reading the directories again.
     pub walks_replayed: u64,
-    /// Of those, the walks whose directories Watchman vouched for (the opt-in
-    /// watcher, docs/performance.md, The watcher) instead of a look at each.
-    pub walks_vouched: u64,
 }
 
 /// The progress of this process's expansions now.
@@ -63,7 +59,6 @@ pub fn progress() -> Progress {
         answered: ANSWERED.load(Ordering::Relaxed),
         bytes: BYTES.load(Ordering::Relaxed),
         walks_replayed: WALKS_REPLAYED.load(Ordering::Relaxed),
-        walks_vouched: WALKS_VOUCHED.load(Ordering::Relaxed),
     }
 }
 
@@ -75,12 +70,9 @@ pub(crate) fn answered(paths: usize) {
     ANSWERED.fetch_add(paths as u64, Ordering::Relaxed);
 }
 
-/// A walk replayed from its memo; `vouched`: on Watchman's word.
-pub(crate) fn walk_replayed(vouched: bool) {
+/// A walk replayed from its memo.
+pub(crate) fn walk_replayed() {
     WALKS_REPLAYED.fetch_add(1, Ordering::Relaxed);
-    if vouched {
-        WALKS_VOUCHED.fetch_add(1, Ordering::Relaxed);
-    }
 }
 
 pub(crate) fn hashed(bytes: usize) {

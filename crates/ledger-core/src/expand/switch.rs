@@ -1,6 +1,6 @@
 //! A process-wide setting that is on or off: what a call last chose, else what
 //! an environment variable says (read at each use), else a default. The digest
-//! cache and the watcher are such settings.
+//! cache is such a setting.
 
 use std::ffi::OsStr;
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -15,8 +15,11 @@
 //!   the index, `info/exclude` and the excludes file, taken before they were
 //!   read;
 //! * the status of every directory the walk read, of every `.gitignore` in
-//!   them and of every nested repository it met (and its `.git`), each taken
-//!   before the walk read it;
+//!   them and of every nested repository it met, each taken before the walk
+//!   read it;
+//! * the status of what decides whether a directory is a nested repository
+//!   (below): its `.git`, and in a `.git` directory the `HEAD`, `objects`,
+//!   `refs` and `commondir` that gix looks at;
 //! * what the walk found.
 //!
 //! Adding, removing or renaming an entry of a directory moves the directory's
@@ -30,11 +33,21 @@
 //! the worktree is walked again. File contents are never answered here: every
 //! listed file is still looked at and answered by the digest cache's rule.
 //!
+//! Whether a directory is a nested repository is decided by more than its
+//! entries: gix reads its `.git` (a file naming a gitdir anywhere, or a
+//! directory whose `HEAD` it parses and whose `objects` and `refs` it
+//! follows), and rewriting a file in place moves no directory's times. So
+//! below the worktree, a `.git` that is a directory is watched with the
+//! `HEAD`, `objects`, `refs` and `commondir` in it (a new entry there moves
+//! `.git`'s own times, a rewritten `HEAD` its own); any other `.git` — a file
+//! naming a gitdir elsewhere, a symlink — or a `HEAD`, `objects` or `refs`
+//! that is a symlink, or a `commondir` (which names another directory) is
+//! not vouched for, and that walk is not remembered.
+//!
 //! The file lives in the store (`<store>/walk-memo`) under the digest cache's
 //! trust boundary and is used only when the cache is on and trusted. Layout,
 //! little-endian: the magic `LDGWMv1\n`; the memo count; each memo: its
-//! location (32 bytes), key (32), reference time (i128, ns since the epoch),
-//! Watchman's clock (length-prefixed, empty without the watcher), the watched
+//! location (32 bytes), key (32), reference time (i128, ns since the epoch), the watched
 //! statuses (count; each a kind byte, a length-prefixed path and a
 //! 16-byte status identity), the found paths (count; each a byte, 1 for a
 //! nested repository, and a length-prefixed path); then the SHA-256 of
@@ -53,7 +66,7 @@ use super::ledger_dir::{StoreDir, TempFile};
 /// The memo's file in the store.
 pub(crate) const WALK_MEMO: &str = "walk-memo";
 
-const MAGIC: &[u8; 8] = b"LDGWMv1\n";
+const MAGIC: &[u8; 8] = b"LDGWMv2\n";
 
 /// The largest memo file read: a worktree of millions of untracked files.
 const LIMIT: u64 = 256 << 20;
@@ -111,13 +124,6 @@ enum Look {
     Absolute = 1,
     /// `stat` of an absolute path, following a symlink (as the file is read).
     AbsoluteFollowed = 2,
-    /// `lstat` relative to the worktree of a directory the walk read or found
-    /// a nested repository in: what the watcher may vouch for instead.
-    WorktreeDirectory = 3,
-    /// A directory the walk met and did not read (ignored): never looked at
-    /// again (nothing in it is listed while the rules stay), but named, so
-    /// that the watcher can tell a change of it from a new directory.
-    IgnoredDirectory = 4,
 }
 
 impl Look {
@@ -126,8 +132,6 @@ impl Look {
             0 => Some(Look::InWorktree),
             1 => Some(Look::Absolute),
             2 => Some(Look::AbsoluteFollowed),
-            3 => Some(Look::WorktreeDirectory),
-            4 => Some(Look::IgnoredDirectory),
             _ => None,
         }
     }
@@ -137,13 +141,8 @@ impl Look {
         let path = Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path));
         match self {
             // The worktree itself is `.`: `statat` refuses an empty name.
-            Look::InWorktree | Look::WorktreeDirectory if path.as_os_str().is_empty() => {
-                rustix::fs::fstat(worktree).ok()
-            }
-            Look::InWorktree | Look::WorktreeDirectory => {
-                rustix::fs::statat(worktree, path, AtFlags::SYMLINK_NOFOLLOW).ok()
-            }
-            Look::IgnoredDirectory => None,
+            Look::InWorktree if path.as_os_str().is_empty() => rustix::fs::fstat(worktree).ok(),
+            Look::InWorktree => rustix::fs::statat(worktree, path, AtFlags::SYMLINK_NOFOLLOW).ok(),
             Look::Absolute => rustix::fs::lstat(path).ok(),
             Look::AbsoluteFollowed => rustix::fs::stat(path).ok(),
         }
@@ -174,8 +173,6 @@ struct Memo {
     location: Location,
     key: WalkKey,
     reference: i128,
-    /// Watchman's clock taken before the walk (empty without the watcher).
-    clock: Vec<u8>,
     watched: Vec<Watched>,
     found: Vec<Found>,
 }
@@ -220,41 +217,20 @@ impl WalkMemos {
 
     /// Keeps the walk `recorder` watched, which found `found`, for the next
     /// expansion; nothing when it saw anything it cannot vouch for.
-    /// `clock`: Watchman's clock taken before the walk, with the watcher.
-    pub(crate) fn keep(
-        &self,
-        recorder: Recorder<'_>,
-        key: WalkKey,
-        found: Vec<Found>,
-        clock: Option<String>,
-    ) {
+    pub(crate) fn keep(&self, recorder: Recorder<'_>, key: WalkKey, found: Vec<Found>) {
         let Some(watched) = recorder.into_watched() else {
             return;
         };
-        self.push(Memo {
-            location: watched.location,
-            key,
-            reference: watched.reference,
-            clock: clock.map(String::into_bytes).unwrap_or_default(),
-            watched: watched.items,
-            found,
-        });
-    }
-
-    /// Keeps `stored` with a later Watchman `clock`: the watcher vouched that
-    /// nothing it depends on changed until then.
-    pub(crate) fn keep_with_clock(&self, stored: Stored<'_>, clock: String) {
-        self.push(Memo {
-            clock: clock.into_bytes(),
-            ..stored.0.clone()
-        });
-    }
-
-    fn push(&self, memo: Memo) {
         self.fresh
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(memo);
+            .push(Memo {
+                location: watched.location,
+                key,
+                reference: watched.reference,
+                watched: watched.items,
+                found,
+            });
     }
 
     /// Writes the memos kept during this expansion, with the stored ones of
@@ -294,42 +270,10 @@ impl<'m> Stored<'m> {
         &self.0.found
     }
 
-    /// Watchman's clock taken before the walk, when it was kept with one.
-    pub(crate) fn clock(self) -> Option<&'m str> {
-        std::str::from_utf8(&self.0.clock)
-            .ok()
-            .filter(|c| !c.is_empty())
-    }
-
-    /// The directories the walk read or found a nested repository in,
-    /// relative to the worktree.
-    pub(crate) fn directories(self) -> impl Iterator<Item = &'m [u8]> {
-        self.watched_as(Look::WorktreeDirectory)
-    }
-
-    /// The directories the walk met and did not read because they are ignored.
-    pub(crate) fn ignored_directories(self) -> impl Iterator<Item = &'m [u8]> {
-        self.watched_as(Look::IgnoredDirectory)
-    }
-
-    /// The paths of the watched items looked at as `look` says.
-    fn watched_as(self, look: Look) -> impl Iterator<Item = &'m [u8]> {
-        self.0
-            .watched
-            .iter()
-            .filter(move |w| w.look == look)
-            .map(|w| w.path.as_slice())
-    }
-
     /// Whether every status the memo watched is still the one it kept, in the
-    /// worktree opened as `worktree`; with `directories_vouched`, the
-    /// directories are taken as unchanged (the watcher vouched for them).
-    pub(crate) fn unchanged(self, worktree: &OwnedFd, directories_vouched: bool) -> bool {
+    /// worktree opened as `worktree`.
+    pub(crate) fn unchanged(self, worktree: &OwnedFd) -> bool {
         self.0.watched.iter().all(|watched| {
-            let vouched = directories_vouched && watched.look == Look::WorktreeDirectory;
-            if vouched || watched.look == Look::IgnoredDirectory {
-                return true;
-            }
             let now = watched.look.stat(worktree, &watched.path);
             now.as_ref().map_or([0; 16], status_id) == watched.id
         })
@@ -389,9 +333,13 @@ impl<'a> Recorder<'a> {
     /// empty for the worktree) that the walk is about to read, and its
     /// `.gitignore` when it has one, which must be a regular file.
     pub(crate) fn directory(&mut self, dir: &[u8]) {
-        if self.watch(Look::WorktreeDirectory, dir, true) != Some(FileType::Directory) {
+        if self.watch(Look::InWorktree, dir, true) != Some(FileType::Directory) {
             self.spoiled = true;
             return;
+        }
+        // The worktree's own `.git` is the repository the walk lists.
+        if !dir.is_empty() {
+            self.dot_git(dir);
         }
         let gitignore = joined(dir, b".gitignore");
         match self.watch(Look::InWorktree, &gitignore, false) {
@@ -407,20 +355,43 @@ impl<'a> Recorder<'a> {
     }
 
     /// Watches the nested repository `dir` the walk found and did not enter:
-    /// the directory and its `.git`, which make it one.
+    /// the directory and what makes it one.
     pub(crate) fn nested_repository(&mut self, dir: &[u8]) {
-        self.watch(Look::WorktreeDirectory, dir, true);
-        self.watch(Look::InWorktree, &joined(dir, b".git"), false);
+        self.watch(Look::InWorktree, dir, true);
+        self.dot_git(dir);
     }
 
-    /// Names the ignored directory `dir` the walk met and does not read (see
-    /// [`Look::IgnoredDirectory`]).
-    pub(crate) fn ignored_directory(&mut self, dir: &[u8]) {
-        self.items.push(Watched {
-            look: Look::IgnoredDirectory,
-            path: dir.to_vec(),
-            id: [0; 16],
-        });
+    /// Watches what decides whether `dir` is a nested repository (the module
+    /// documentation): its `.git`, absent or a directory, and in a directory
+    /// the `HEAD`, `objects` and `refs` gix checks and the `commondir` it
+    /// would follow. Anything whose meaning lies beyond a status — a `.git`
+    /// file or symlink naming a gitdir elsewhere, a symlink inside, a
+    /// `commondir` — spoils the memo.
+    fn dot_git(&mut self, dir: &[u8]) {
+        let dot_git = joined(dir, b".git");
+        match self.watch(Look::InWorktree, &dot_git, false) {
+            // Its coming into being moves the directory's times.
+            None => {
+                self.items.pop();
+                return;
+            }
+            Some(FileType::Directory) => {}
+            Some(_) => {
+                self.spoiled = true;
+                return;
+            }
+        }
+        for name in [&b"HEAD"[..], b"objects", b"refs", b"commondir"] {
+            match self.watch(Look::InWorktree, &joined(&dot_git, name), false) {
+                // Its coming into being moves `.git`'s times.
+                None => {
+                    self.items.pop();
+                }
+                Some(FileType::Symlink) => self.spoiled = true,
+                Some(_) if name == b"commondir" => self.spoiled = true,
+                Some(_) => {}
+            }
+        }
     }
 
     /// Watches a file outside the worktree that the walk reads (the excludes
@@ -495,7 +466,6 @@ fn encode(memos: &[Memo]) -> Vec<u8> {
         out.extend_from_slice(&memo.location.0);
         out.extend_from_slice(&memo.key.0);
         out.extend_from_slice(&memo.reference.to_le_bytes());
-        put_bytes(&mut out, &memo.clock);
         put_len(&mut out, memo.watched.len());
         for watched in &memo.watched {
             out.push(watched.look as u8);
@@ -571,7 +541,6 @@ impl<'b> Input<'b> {
         let location = Location(self.array()?);
         let key = WalkKey(self.array()?);
         let reference = i128::from_le_bytes(self.array()?);
-        let clock = self.bytes()?;
         let mut watched = Vec::new();
         for _ in 0..self.len()? {
             let look = Look::of(self.array::<1>()?[0])?;
@@ -596,7 +565,6 @@ impl<'b> Input<'b> {
             location,
             key,
             reference,
-            clock,
             watched,
             found,
         })
@@ -623,7 +591,6 @@ mod tests {
             location: Location([location; 32]),
             key: WalkKey([7; 32]),
             reference: 1_700_000_000_000_000_000,
-            clock: b"c:1:2".to_vec(),
             watched: vec![Watched {
                 look: Look::InWorktree,
                 path: b"src".to_vec(),

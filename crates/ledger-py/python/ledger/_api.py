@@ -1383,20 +1383,6 @@ def set_digest_cache(enabled: bool) -> None:
     return _call(None, "set_digest_cache", {"enabled": enabled})  # type: ignore[no-any-return]
 
 
-def watchman_enabled() -> bool:
-    """Whether calls ask Watchman now (the opt-in watcher)."""
-    return _call(None, "watchman_enabled", {})  # type: ignore[no-any-return]
-
-
-def set_watchman(enabled: bool) -> None:
-    """Turns the watcher on or off for every later call in this process: with
-    it, an expansion asks Watchman what changed since the last one instead of
-    looking at every directory its walk read (every file is still looked at).
-    Without a call, the `LEDGER_WATCHMAN` environment variable decides; it is
-    off by default. The answer never depends on it."""
-    return _call(None, "set_watchman", {"enabled": enabled})  # type: ignore[no-any-return]
-
-
 def signing() -> "SigningSettings":
     """The signing settings now: the key records are signed with and the
     allowed-signers file, each absent when unset."""
@@ -1585,8 +1571,6 @@ __all__ = [
     "set_threads",
     "digest_cache_enabled",
     "set_digest_cache",
-    "watchman_enabled",
-    "set_watchman",
     "signing",
     "set_signing",
 ]
