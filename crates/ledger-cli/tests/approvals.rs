@@ -561,3 +561,40 @@ fn given_task_ids_are_checked_against_the_tasks_file() {
         "{help}"
     );
 }
+
+/// An agent's parallel tool calls: four `ledger approve` processes of four
+/// different artifacts of one change started together all land (each one
+/// that finds another's state landed first is recorded on top of it), and
+/// the store is left clean, with no orphan.
+#[test]
+fn parallel_approvals_of_different_artifacts_all_land() {
+    let s = openspec_checkout();
+    for round in 0..3 {
+        let children: Vec<_> = ["proposal", "specs", "design", "tasks"]
+            .into_iter()
+            .map(|artifact| {
+                let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+                s.env(&mut cmd);
+                cmd.current_dir(s.w())
+                    .args(["approve", "--change", "add-auth", "--artifact", artifact])
+                    .args(["--source", &format!("round {round}")])
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                (artifact, cmd.spawn().unwrap())
+            })
+            .collect();
+        for (artifact, child) in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: approve {artifact}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert_eq!(states(&s), ["approved"; 4], "round {round}");
+        let check = ledger(&s, &["store", "check"]);
+        assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
+        let history = ledger(&s, &["state", "log", "--change", "add-auth", "--json"]);
+        assert!(history.status.success(), "{}", stdout(&history));
+    }
+}

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 
 use crate::approval::envelope::{Binding, Retirement, StateEnvelope};
-use crate::approval::state::{commit_state, current_state};
+use crate::approval::state::{commit_state, commit_state_or_rebase, current_state};
 use crate::approval::write_basis::{WriteBasis, check_reviewed, state_from};
 use crate::error::{Error, Result};
 use crate::expand::fingerprint::{Fingerprint, fingerprint_sorted};
@@ -507,6 +507,8 @@ pub fn approve_with(
         });
     }
     let (head, mut envelope) = state_from(store, &change.change, basis.started_from.as_ref())?;
+    let read = envelope.clone();
+    let asked = change;
     let change = with_recorded_schema(change, &envelope)?;
     let artifact = change.graph.artifact(artifact)?;
     let inventory = change.inventory_with(&artifact.id, change.reading_task_rule(&envelope))?;
@@ -548,8 +550,42 @@ pub fn approve_with(
         schema: change.graph.schema().cloned(),
     };
     envelope.bind(binding.clone());
-    commit_state(store, &change.change, head.as_ref(), &envelope)?;
+    // A write that names no basis lands on top of what landed meanwhile,
+    // unless that changed what this binding was computed from.
+    let names_basis = basis.started_from.is_some() || basis.reviewed.is_some();
+    let mut rebase = |mut landed: StateEnvelope| {
+        let independent = !names_basis && computed_alike(asked, &read, &landed, &artifact.id);
+        independent.then(|| {
+            landed.retired = None;
+            landed.bind(binding.clone());
+            landed
+        })
+    };
+    commit_state_or_rebase(store, &change.change, head.as_ref(), &envelope, &mut rebase)?;
     Ok(binding)
+}
+
+/// Whether an approval of `artifact` of the change as `asked` for, computed
+/// from the state `read`, is the same observation on the state `landed`: the
+/// artifact's own binding, the retirement, the schema the change is read with
+/// (the one asked for, or the recorded approvals') and its task rule are the
+/// same in both (the rest of an envelope is not read by an approval).
+fn computed_alike(
+    asked: &ChangeSet,
+    read: &StateEnvelope,
+    landed: &StateEnvelope,
+    artifact: &str,
+) -> bool {
+    let (Ok(before), Ok(after)) = (
+        with_recorded_schema(asked, read),
+        with_recorded_schema(asked, landed),
+    ) else {
+        return false;
+    };
+    read.binding(artifact) == landed.binding(artifact)
+        && read.retired == landed.retired
+        && before.graph.schema() == after.graph.schema()
+        && before.reading_task_rule(read) == after.reading_task_rule(landed)
 }
 
 /// The current fingerprint of every upstream of `artifact`; one that cannot be

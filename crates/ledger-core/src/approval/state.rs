@@ -102,6 +102,38 @@ pub(crate) fn commit_state(
     store.commit(&state_ref(change), STATE_KIND, base, &stored)
 }
 
+/// [`commit_state`] of a write that need not depend on what landed since
+/// `base` ([`Store::commit_or_rebase`]): when another state landed meanwhile,
+/// `rebase` gets it and returns the envelope to write after it, or `None`
+/// when this write depends on what landed (`pointer-conflict`).
+pub(crate) fn commit_state_or_rebase(
+    store: &Store,
+    change: &str,
+    base: Option<&RecordId>,
+    envelope: &StateEnvelope,
+    rebase: &mut dyn FnMut(StateEnvelope) -> Option<StateEnvelope>,
+) -> Result<RecordId> {
+    let workspace = store_workspace(store);
+    let stored = |envelope: &StateEnvelope| match &workspace {
+        Some(workspace) => envelope.stored_in(workspace),
+        None => envelope.clone(),
+    };
+    let mut on_head = |head: Option<&RecordId>| -> Result<Option<StateEnvelope>> {
+        let landed = match head {
+            Some(id) => read_state(store, id)?,
+            None => StateEnvelope::new(change),
+        };
+        Ok(rebase(landed).as_ref().map(stored))
+    };
+    store.commit_or_rebase(
+        &state_ref(change),
+        STATE_KIND,
+        base,
+        &stored(envelope),
+        &mut on_head,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

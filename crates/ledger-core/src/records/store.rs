@@ -489,6 +489,19 @@ impl Store {
         new: &RecordId,
     ) -> Result<()> {
         check_ref_name(reference)?;
+        let root = self.create_dir()?;
+        let _lock = lock(&root)?;
+        self.advance_locked(&root, reference, expected, new)
+    }
+
+    /// [`Store::advance`] by a caller that holds the store's lock.
+    fn advance_locked(
+        &self,
+        root: &StoreDir,
+        reference: &str,
+        expected: Option<&RecordId>,
+        new: &RecordId,
+    ) -> Result<()> {
         let (_, _, header) = self.read_header(new)?;
         if header.previous.as_ref() != expected {
             return Err(Error::ChainMismatch {
@@ -498,13 +511,10 @@ impl Store {
                 expected: or_none(expected),
             });
         }
-        let root = self.create_dir()?;
         if let Some(refs) = self.git_refs()? {
-            let _lock = lock(&root)?;
             return self.git_advance(&refs, reference, expected, new);
         }
-        let (dir, leaf) = ref_dir(&root, reference)?;
-        let _lock = lock(&root)?;
+        let (dir, leaf) = ref_dir(root, reference)?;
         let found = read_ref_in(&dir, leaf)?;
         if found.as_ref() == Some(new) {
             return Ok(());
@@ -517,7 +527,7 @@ impl Store {
                 orphan: new.to_string(),
             });
         }
-        replace_ref(&root, &dir, leaf, new)
+        replace_ref(root, &dir, leaf, new)
     }
 
     /// Appends a record to a ref's chain, whatever the ref names now: under the
@@ -551,9 +561,59 @@ impl Store {
         expected: Option<&RecordId>,
         body: &T,
     ) -> Result<RecordId> {
+        self.commit_or_rebase(reference, kind, expected, body, &mut |_| Ok(None))
+    }
+
+    /// [`Store::commit`] of a write that need not depend on what landed since
+    /// its writer read `expected` (docs/lifecycle.md, ledger for agents): when
+    /// the ref names another head, `rebase` is asked, under the store's lock,
+    /// for the body to record after that head instead — the same observation,
+    /// on top of what landed — or `None` when the write depends on what
+    /// landed, which is `pointer-conflict` as in [`Store::commit`] (the record
+    /// written after `expected` stays as an orphan: a real conflict stays
+    /// visible). A write that rebases writes no orphan. In a Git store, whose
+    /// refs other worktrees move without this lock, a ref moved between the
+    /// look and the update is looked at again, up to [`REBASES`] times.
+    pub fn commit_or_rebase<T: Serialize>(
+        &self,
+        reference: &str,
+        kind: &str,
+        expected: Option<&RecordId>,
+        body: &T,
+        rebase: &mut dyn FnMut(Option<&RecordId>) -> Result<Option<T>>,
+    ) -> Result<RecordId> {
         check_ref_name(reference)?;
-        let id = self.write_record(kind, expected, body)?;
-        self.advance(reference, expected, &id)?;
+        let root = self.create_dir()?;
+        let _lock = lock(&root)?;
+        let mut rebased: Option<(Option<RecordId>, T)> = None;
+        for _ in 0..REBASES {
+            let (base, body) = match &rebased {
+                Some((head, body)) => (head.as_ref(), body),
+                None => (expected, body),
+            };
+            // Heads that went apart are no head to rebase on: the write goes
+            // after `base` and the advance resolves or refuses as ever.
+            let head = self.head(reference).ok();
+            if let Some(head) = head
+                && head.as_ref() != base
+                && let Some(body) = rebase(head.as_ref())?
+            {
+                rebased = Some((head, body));
+                continue;
+            }
+            let id = self.write_record(kind, base, body)?;
+            match self.advance_locked(&root, reference, base, &id) {
+                // Moved between the look and the update (another worktree).
+                Err(Error::PointerConflict { .. }) if head.flatten().as_ref() == base => {}
+                done => return done.map(|()| id),
+            }
+        }
+        let (base, body) = match &rebased {
+            Some((head, body)) => (head.as_ref(), body),
+            None => (expected, body),
+        };
+        let id = self.write_record(kind, base, body)?;
+        self.advance_locked(&root, reference, base, &id)?;
         Ok(id)
     }
 
@@ -626,6 +686,10 @@ impl Store {
 }
 
 /// `id` as text, or `none`.
+/// How many times [`Store::commit_or_rebase`] looks at a head that moved
+/// before it gives up with `pointer-conflict`.
+pub const REBASES: usize = 16;
+
 fn or_none(id: Option<&RecordId>) -> String {
     id.map_or_else(|| "none".to_owned(), RecordId::to_string)
 }

@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 
 use super::*;
 
+const REF: &str = "changes/add-auth";
+
 fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(utf8(dir.path())).unwrap();
@@ -337,4 +339,31 @@ fn unsupported_version_is_not_called_corrupt() {
     };
     let id = store.write_stored(&record).unwrap();
     assert_eq!(code(store.read_record::<Value>(&id)), "unsupported-version");
+}
+
+/// A write whose head moved asks `rebase` for its body on the head that
+/// landed and is recorded after it, leaving no orphan; a write that depends
+/// on what landed (`rebase` says `None`) is `pointer-conflict`, its record
+/// an orphan as ever.
+#[test]
+fn a_write_rebased_on_what_landed_leaves_no_orphan() {
+    let (_dir, store) = store();
+    let first = store.commit(REF, "state", None, &"a").unwrap();
+    let second = store.commit(REF, "state", Some(&first), &"b").unwrap();
+    let mut asked = Vec::new();
+    let third = store
+        .commit_or_rebase(REF, "state", Some(&first), &"c", &mut |head| {
+            asked.push(head.copied());
+            Ok(Some("c after b"))
+        })
+        .unwrap();
+    assert_eq!(asked, [Some(second)]);
+    assert_eq!(store.history(REF).unwrap(), [third, second, first]);
+    let body: StoredRecord<String> = store.read_record(&third).unwrap();
+    assert_eq!(body.body, "c after b");
+    assert!(store.check().unwrap().orphans.is_empty());
+    let refused = store.commit_or_rebase(REF, "state", Some(&first), &"d", &mut |_| Ok(None));
+    assert_eq!(code(refused), "pointer-conflict");
+    assert_eq!(store.check().unwrap().orphans.len(), 1);
+    assert_eq!(store.head(REF).unwrap(), Some(third));
 }
