@@ -403,6 +403,22 @@ class Workspace {
   }
 
   /**
+   * Decides an orphan record that `store_check` lists (what a write refused
+   * with `pointer-conflict` left): `keep` records its content again on top of
+   * its ref's head, `discard` sets it aside; either way the decision is
+   * recorded with the reason (on the ref `store/decisions`) and the orphan is
+   * no longer listed. Nothing is deleted.
+   */
+  async decideOrphan(orphan, choice, reason) {
+    return (reply(await native.call(this.#path, 'decide_orphan', encode('decide_orphan', undefined, (o) => ({ choice, orphan, reason })))))
+  }
+
+  /** `decideOrphan`, blocking the JavaScript thread. */
+  decideOrphanSync(orphan, choice, reason) {
+    return (reply(native.callSync(this.#path, 'decide_orphan', encode('decide_orphan', undefined, (o) => ({ choice, orphan, reason })))))
+  }
+
+  /**
    * Adds the fetch refspec that brings a remote's ledger heads beside this
    * store's to the repository's configuration
    * (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is

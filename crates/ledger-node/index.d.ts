@@ -101,6 +101,11 @@ export type Observe = {
 }
 
 /**
+ * What is done with an orphan.
+ */
+export type OrphanChoice = "keep" | "discard"
+
+/**
  * A scope of the workspace: which files an inventory covers (docs/format.md
  * §2; the CLI's scope flags). Lists that name no root, path or Tasks file
  * declare the whole workspace.
@@ -1224,6 +1229,55 @@ export interface Observed {
 }
 
 /**
+ * An orphan record as [`Store::check`] lists it: what the refused write was.
+ */
+export interface Orphan {
+  /**
+   * The record it follows (`None`: it would have started its ref).
+   */
+  follows: RecordId | null
+  /**
+   * The record.
+   */
+  id: RecordId
+  /**
+   * What its body is (`state`, `evidence`, ...).
+   */
+  kind: string
+  /**
+   * The ref whose chain holds the record it follows: the ref the refused
+   * write was for (`None`: no ref's chain holds it).
+   */
+  reference: string | null
+}
+
+/**
+ * A recorded decision about an orphan.
+ */
+export interface OrphanDecision {
+  /**
+   * Kept on top, or discarded.
+   */
+  choice: OrphanChoice
+  /**
+   * For a kept orphan, the record that holds its content on the ref now.
+   */
+  keptAs: RecordId | null
+  /**
+   * The orphan decided.
+   */
+  orphan: RecordId
+  /**
+   * Why, in the decider's words.
+   */
+  reason: string
+  /**
+   * The ref it was for (`None`: none is known).
+   */
+  reference: string | null
+}
+
+/**
  * What a phase record is on disk (symlinks not followed).
  */
 export type PhaseRecordKind = "file" | "missing" | "directory" | "symlink" | "other"
@@ -1708,10 +1762,11 @@ export interface StoreCheck {
    */
   divergent: Array<Divergence>
   /**
-   * Intact records that no ref reaches through `previous` links: the records
-   * of conflicted or interrupted saves.
+   * Intact records that no ref reaches through `previous` links and no
+   * decision names: the records of conflicted or interrupted saves, each
+   * with what it was (decide one with [`Store::decide_orphan`]).
    */
-  orphans: Array<RecordId>
+  orphans: Array<Orphan>
   /**
    * How many intact records the store holds.
    */
@@ -1753,10 +1808,11 @@ export interface StoreReport {
    */
   divergent: Array<Divergence>
   /**
-   * Intact records that no ref reaches through `previous` links: the records
-   * of conflicted or interrupted saves.
+   * Intact records that no ref reaches through `previous` links and no
+   * decision names: the records of conflicted or interrupted saves, each
+   * with what it was (decide one with [`Store::decide_orphan`]).
    */
-  orphans: Array<RecordId>
+  orphans: Array<Orphan>
   /**
    * How many intact records the store holds.
    */
@@ -3216,6 +3272,18 @@ export declare class Workspace {
    * `resolve`, blocking the JavaScript thread.
    */
   resolveSync(reference: string, keep: string): RecordId
+  /**
+   * Decides an orphan record that `store_check` lists (what a write refused
+   * with `pointer-conflict` left): `keep` records its content again on top of
+   * its ref's head, `discard` sets it aside; either way the decision is
+   * recorded with the reason (on the ref `store/decisions`) and the orphan is
+   * no longer listed. Nothing is deleted.
+   */
+  decideOrphan(orphan: string, choice: OrphanChoice, reason: string): Promise<OrphanDecision>
+  /**
+   * `decideOrphan`, blocking the JavaScript thread.
+   */
+  decideOrphanSync(orphan: string, choice: OrphanChoice, reason: string): OrphanDecision
   /**
    * Adds the fetch refspec that brings a remote's ledger heads beside this
    * store's to the repository's configuration

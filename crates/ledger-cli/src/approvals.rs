@@ -109,6 +109,11 @@ pub enum StoreCommand {
     /// fetched one): a write that has every head as a parent, so nothing is
     /// lost and the next push fast-forwards.
     Resolve(crate::sharing::ResolveArgs),
+    /// Decide an orphan record (what a write refused with pointer-conflict
+    /// left): keep its content on top of its ref's head, or discard it; the
+    /// decision is recorded with its reason and the orphan is no longer
+    /// listed. Nothing is deleted.
+    Decide(crate::sharing::DecideArgs),
     /// Where the record a ref names came from (this store, or a remote's
     /// fetched head) and who signed it, judged against --allowed-signers.
     Provenance(crate::sharing::ProvenanceArgs),
@@ -216,6 +221,7 @@ pub fn run_store(command: StoreCommand) -> Result<(String, ExitCode), Error> {
     let (place, json) = match command {
         StoreCommand::Check { place, json } => (place, json),
         StoreCommand::Resolve(args) => return crate::sharing::run_resolve(args),
+        StoreCommand::Decide(args) => return crate::sharing::run_decide(args),
         StoreCommand::Provenance(args) => return crate::sharing::run_provenance(args),
     };
     let report = place.store()?.check()?;
@@ -344,6 +350,19 @@ fn cause(a: &ArtifactStatus) -> String {
     }
 }
 
+/// `<id>: a <kind> record refused on <ref> after <record>`, or as much of
+/// that as is known.
+fn orphan_line(orphan: &ledger_core::records::Orphan) -> String {
+    let what = format!("{}: a {} record refused", orphan.id, orphan.kind);
+    match (&orphan.reference, &orphan.follows) {
+        (Some(reference), Some(previous)) => {
+            format!("{what} on {} after {previous}", quote(reference))
+        }
+        (None, Some(previous)) => format!("{what} after {previous}, which no ref holds"),
+        (_, None) => format!("{what} as the first record of a ref"),
+    }
+}
+
 fn store_report(report: &StoreReport) -> String {
     let mut out = format!(
         "{} records, {} pointers: {}\n",
@@ -364,8 +383,8 @@ fn store_report(report: &StoreReport) -> String {
         }
     };
     section(
-        "orphan records",
-        report.orphans.iter().map(|o| o.to_string()).collect(),
+        "orphan records (ledger store decide)",
+        report.orphans.iter().map(orphan_line).collect(),
     );
     section("temporary files", report.temp_files.clone());
     section(

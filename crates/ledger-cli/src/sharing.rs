@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use ledger_core::{
     Error,
     quote::quote,
-    records::{Provenance, RecordId},
+    records::{OrphanChoice, Provenance, RecordId},
 };
 
 use crate::change_args::PlaceArgs;
@@ -47,6 +47,29 @@ pub struct ResolveArgs {
     /// The record of the head to keep.
     #[arg(long, value_name = "RECORD")]
     keep: String,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+// `ledger store decide`: decide an orphan record.
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("choice").required(true).args(["keep", "discard"])))]
+pub struct DecideArgs {
+    #[command(flatten)]
+    pub(crate) place: PlaceArgs,
+    /// The orphan record (as `ledger store check` lists it).
+    #[arg(long, value_name = "RECORD")]
+    orphan: String,
+    /// Record its content again on top of its ref's head.
+    #[arg(long)]
+    keep: bool,
+    /// Set it aside: what landed stands.
+    #[arg(long)]
+    discard: bool,
+    /// Why (recorded with the decision).
+    #[arg(long, value_name = "TEXT")]
+    because: String,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -123,6 +146,24 @@ pub fn run_remote(command: RemoteCommand) -> Result<(String, ExitCode), Error> {
             setup.remote,
             setup.push.split(':').next().unwrap_or(&setup.push)
         )
+    };
+    Ok((text, ExitCode::SUCCESS))
+}
+
+pub fn run_decide(args: DecideArgs) -> Result<(String, ExitCode), Error> {
+    let orphan: RecordId = args.orphan.parse()?;
+    let choice = match args.keep {
+        true => OrphanChoice::Keep,
+        false => OrphanChoice::Discard,
+    };
+    let decision = args
+        .place
+        .store()?
+        .decide_orphan(&orphan, choice, &args.because)?;
+    let text = match (args.json, decision.kept_as) {
+        (true, _) => json_line(&decision),
+        (false, Some(kept)) => format!("kept orphan {orphan} on top as {kept}\n"),
+        (false, None) => format!("discarded orphan {orphan}; the decision is recorded\n"),
     };
     Ok((text, ExitCode::SUCCESS))
 }

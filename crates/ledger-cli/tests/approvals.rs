@@ -598,3 +598,72 @@ fn parallel_approvals_of_different_artifacts_all_land() {
         assert!(history.status.success(), "{}", stdout(&history));
     }
 }
+
+/// A write that really conflicts (it names the state it started from, and
+/// another landed since) is refused and its record stays visible; an
+/// explicit decision, recorded with its reason, clears it from `store check`
+/// and `ledger check`.
+#[test]
+fn a_conflict_is_decided_and_gone_from_the_checks() {
+    let s = openspec_checkout();
+    assert!(approve(&s, "proposal").status.success());
+    let args = [
+        "approve",
+        "--change",
+        "add-auth",
+        "--artifact",
+        "design",
+        "--source",
+        "msg 8",
+        "--expect",
+        "none",
+    ];
+    let refused = ledger(&s, &args);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("pointer-conflict"));
+    let check = ledger(&s, &["store", "check"]);
+    assert_eq!(check.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        text.contains("a state record refused as the first record of a ref"),
+        "{text}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&ledger(&s, &["store", "check", "--json"]).stdout).unwrap();
+    let orphan = report["orphans"][0]["id"].as_str().unwrap().to_owned();
+    let resume = ledger(&s, &["check", "--json"]);
+    let text = String::from_utf8_lossy(&resume.stdout);
+    assert!(text.contains("\"store\""), "{text}");
+
+    let no_reason = ledger(&s, &["store", "decide", "--orphan", &orphan, "--discard"]);
+    assert_eq!(no_reason.status.code(), Some(2));
+    let decided = ledger(
+        &s,
+        &[
+            "store",
+            "decide",
+            "--orphan",
+            &orphan,
+            "--discard",
+            "--because",
+            "wrong basis",
+        ],
+    );
+    assert!(
+        decided.status.success(),
+        "{}",
+        String::from_utf8_lossy(&decided.stderr)
+    );
+    let check = ledger(&s, &["store", "check"]);
+    assert_eq!(check.status.code(), Some(0));
+    let resume = ledger(&s, &["check", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&resume.stdout).unwrap();
+    assert!(
+        json["work"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["kind"] != "store"),
+        "{json}"
+    );
+}

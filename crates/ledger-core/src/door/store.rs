@@ -11,7 +11,10 @@ use serde::{Deserialize, Serialize};
 use super::{Verb, Workspace};
 use crate::{
     Result,
-    records::{Provenance, RecordId, RefHead, RemoteSetup, StoreReport, StoredRecord},
+    records::{
+        OrphanChoice, OrphanDecision, Provenance, RecordId, RefHead, RemoteSetup, StoreReport,
+        StoredRecord,
+    },
 };
 
 /// What `store_check` finds, and whether the store is clean.
@@ -126,6 +129,27 @@ fn resolve(ws: &Workspace, o: ResolveOptions) -> Result<RecordId> {
     ws.store()?.resolve(&o.reference, &keep)
 }
 
+/// Decides an orphan record that `store_check` lists (what a write refused
+/// with `pointer-conflict` left): `keep` records its content again on top of
+/// its ref's head, `discard` sets it aside; either way the decision is
+/// recorded with the reason (on the ref `store/decisions`) and the orphan is
+/// no longer listed. Nothing is deleted.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DecideOrphanOptions {
+    /// The orphan record (64 hex digits).
+    pub orphan: String,
+    /// `keep` or `discard`.
+    pub choice: OrphanChoice,
+    /// Why, in the decider's words.
+    pub reason: String,
+}
+
+fn decide_orphan(ws: &Workspace, o: DecideOrphanOptions) -> Result<OrphanDecision> {
+    let orphan: RecordId = o.orphan.parse()?;
+    ws.store()?.decide_orphan(&orphan, o.choice, &o.reason)
+}
+
 /// Adds the fetch refspec that brings a remote's ledger heads beside this
 /// store's to the repository's configuration
 /// (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
@@ -156,6 +180,11 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("stored_record", &["id"], stored_record),
         Verb::method("provenance", &["reference"], provenance),
         Verb::method("resolve", &["reference", "keep"], resolve),
+        Verb::method(
+            "decide_orphan",
+            &["orphan", "choice", "reason"],
+            decide_orphan,
+        ),
         Verb::method("remote_setup", &[], remote_setup),
     ]
 }

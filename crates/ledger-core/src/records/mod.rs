@@ -34,6 +34,7 @@ pub use record::{
 };
 pub use started_from::StartedFrom;
 pub use store::{
-    CorruptFile, DanglingRef, Divergence, GIT_STORE_DIR, Provenance, RecordId, RefHead,
-    RemoteSetup, STORED_RECORD_FORMAT, STORED_RECORD_VERSION, Store, StoreReport, StoredRecord,
+    CorruptFile, DECISIONS, DanglingRef, Divergence, GIT_STORE_DIR, Orphan, OrphanChoice,
+    OrphanDecision, Provenance, RecordId, RefHead, RemoteSetup, STORED_RECORD_FORMAT,
+    STORED_RECORD_VERSION, Store, StoreReport, StoredRecord,
 };

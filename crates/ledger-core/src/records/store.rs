@@ -47,6 +47,7 @@
 //! ```
 
 mod check;
+mod decide;
 mod git;
 mod objects;
 mod shared;
@@ -78,6 +79,7 @@ use crate::expand::trust;
 use crate::records::signing::{SigningSettings, signing_settings};
 pub use crate::records::started_from::StartedFrom;
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
+pub use decide::{DECISIONS, Orphan, OrphanChoice, OrphanDecision};
 use git::GitRefs;
 pub use shared::{Divergence, Provenance, RemoteSetup, why_unproven};
 

@@ -62,6 +62,9 @@ Observe3 = TypedDict("Observe3", {"command": str})
 # How a prerequisite's value is observed.
 Observe = Union["Observe1", "Observe2", "Observe3"]
 
+# What is done with an orphan.
+OrphanChoice = Union[Literal["keep"], Literal["discard"]]
+
 # A scope of the workspace: which files an inventory covers (docs/format.md
 # §2; the CLI's scope flags). Lists that name no root, path or Tasks file
 # declare the whole workspace.
@@ -268,6 +271,12 @@ MovedFile = TypedDict("MovedFile", {"from": "WorkspacePath", "to": "WorkspacePat
 # ledger, it is stored so that a reader knows how the set was used.
 Observed = TypedDict("Observed", {"command": list[str], "meta": dict[str, str], "tools": dict[str, str]}, total=False)
 
+# An orphan record as [`Store::check`] lists it: what the refused write was.
+Orphan = TypedDict("Orphan", {"follows": Optional["RecordId"], "id": "RecordId", "kind": str, "reference": Optional[str]})
+
+# A recorded decision about an orphan.
+OrphanDecision = TypedDict("OrphanDecision", {"choice": "OrphanChoice", "kept_as": Optional["RecordId"], "orphan": "RecordId", "reason": str, "reference": Optional[str]})
+
 # What a phase record is on disk (symlinks not followed).
 PhaseRecordKind = Union[Literal["file"], Literal["missing"], Literal["directory"], Literal["symlink"], Literal["other"]]
 
@@ -415,10 +424,10 @@ StoppedInterrupt = TypedDict("StoppedInterrupt", {"by": Literal["interrupt"]})
 Stopped = Union["StoppedTimeout", "StoppedSignal", "StoppedInterrupt"]
 
 # What `store_check` finds, and whether the store is clean.
-StoreCheck = TypedDict("StoreCheck", {"cache": Optional["CacheReport"], "clean": bool, "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "orphans": list["RecordId"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
+StoreCheck = TypedDict("StoreCheck", {"cache": Optional["CacheReport"], "clean": bool, "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "orphans": list["Orphan"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
 
 # What [`Store::check`] found.
-StoreReport = TypedDict("StoreReport", {"cache": Optional["CacheReport"], "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "orphans": list["RecordId"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
+StoreReport = TypedDict("StoreReport", {"cache": Optional["CacheReport"], "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "orphans": list["Orphan"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
 
 # The stored form of every record: a header, then the caller's typed body.
 StoredRecord = TypedDict("StoredRecord", {"body": Any, "format": str, "kind": str, "previous": Optional["RecordId"], "version": str, "written_at": str})
@@ -1093,6 +1102,14 @@ class Workspace:
         next push fast-forwards. Returns the kept record."""
         return _call(self._path, "resolve", {"keep": keep, "reference": reference})  # type: ignore[no-any-return]
 
+    def decide_orphan(self, orphan: str, choice: "OrphanChoice", reason: str) -> "OrphanDecision":
+        """Decides an orphan record that `store_check` lists (what a write refused
+        with `pointer-conflict` left): `keep` records its content again on top of
+        its ref's head, `discard` sets it aside; either way the decision is
+        recorded with the reason (on the ref `store/decisions`) and the orphan is
+        no longer listed. Nothing is deleted."""
+        return _call(self._path, "decide_orphan", {"choice": choice, "orphan": orphan, "reason": reason})  # type: ignore[no-any-return]
+
     def remote_setup(self, *, remote: Optional[str] = None) -> "RemoteSetup":
         """Adds the fetch refspec that brings a remote's ledger heads beside this
         store's to the repository's configuration
@@ -1419,6 +1436,7 @@ __all__ = [
     "EntryParts",
     "Exclude",
     "Observe",
+    "OrphanChoice",
     "ScopeOptions",
     "TaskRule",
     "TimeoutMs",
@@ -1467,6 +1485,8 @@ __all__ = [
     "LogEntry",
     "MovedFile",
     "Observed",
+    "Orphan",
+    "OrphanDecision",
     "PhaseRecordKind",
     "PhaseRecordStanding",
     "Provenance",

@@ -8,6 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 use rustix::fs::FileType;
 use serde::{Deserialize, Serialize};
 
+use super::decide::Orphan;
 use super::git::GitRefs;
 use super::objects;
 use super::shared::Divergence;
@@ -57,9 +58,10 @@ pub struct StoreReport {
     pub records: usize,
     /// Every readable ref, sorted by name.
     pub refs: Vec<RefHead>,
-    /// Intact records that no ref reaches through `previous` links: the records
-    /// of conflicted or interrupted saves.
-    pub orphans: Vec<RecordId>,
+    /// Intact records that no ref reaches through `previous` links and no
+    /// decision names: the records of conflicted or interrupted saves, each
+    /// with what it was (decide one with [`Store::decide_orphan`]).
+    pub orphans: Vec<Orphan>,
     /// Files left in `tmp/` by interrupted writes.
     pub temp_files: Vec<String>,
     /// Record and ref files whose content cannot be trusted, and every entry
@@ -80,6 +82,11 @@ pub struct StoreReport {
 }
 
 impl StoreReport {
+    /// The ids of [`StoreReport::orphans`].
+    pub fn orphan_ids(&self) -> Vec<RecordId> {
+        self.orphans.iter().map(|orphan| orphan.id).collect()
+    }
+
     /// No orphan, temp file, corrupt file or dangling ref.
     pub fn is_clean(&self) -> bool {
         self.orphans.is_empty()
@@ -202,10 +209,12 @@ impl Store {
         if let Some(refs) = &refs {
             self.check_git_refs(refs, &mut report, &mut reachable, &mut corrupt)?;
         }
-        report.orphans = records
+        let decided = self.decided_orphans()?;
+        let orphans = records
             .into_keys()
-            .filter(|id| !reachable.contains(id))
+            .filter(|id| !reachable.contains(id) && !decided.contains(id))
             .collect();
+        report.orphans = self.described_orphans(orphans)?;
         corrupt.sort_by(|a, b| a.file.cmp(&b.file));
         report.corrupt = corrupt;
         Ok(report)

@@ -148,7 +148,10 @@ fn stale_writer_gets_a_conflict_naming_both_records() {
 
     assert_eq!(store.head("changes/a").unwrap(), Some(winner));
     let report = store.check().unwrap();
-    assert_eq!(report.orphans, vec![orphan.parse::<RecordId>().unwrap()]);
+    assert_eq!(
+        report.orphan_ids(),
+        vec![orphan.parse::<RecordId>().unwrap()]
+    );
     assert_eq!(report.records, 3);
     assert!(report.corrupt.is_empty() && report.dangling.is_empty());
 }
@@ -274,7 +277,7 @@ fn refs_are_listed_by_name_and_corrupt_refs_reported() {
     let report = store.check().unwrap();
     assert_eq!(report.corrupt[0].file, "refs/gates/test");
     // With its ref unreadable, `b` is reachable from nothing.
-    assert_eq!(report.orphans, vec![b]);
+    assert_eq!(report.orphan_ids(), vec![b]);
 }
 
 #[test]
@@ -366,4 +369,55 @@ fn a_write_rebased_on_what_landed_leaves_no_orphan() {
     assert_eq!(code(refused), "pointer-conflict");
     assert_eq!(store.check().unwrap().orphans.len(), 1);
     assert_eq!(store.head(REF).unwrap(), Some(third));
+}
+
+/// What a refused write left is listed with what it was, and a recorded
+/// decision ends it: discarded (nothing deleted) or kept on top of its ref.
+#[test]
+fn an_orphan_is_listed_with_what_it_was_and_a_decision_ends_it() {
+    let (_dir, store) = store();
+    let first = store.commit(REF, "state", None, &"a").unwrap();
+    let second = store.commit(REF, "state", Some(&first), &"b").unwrap();
+    let conflict = store.commit(REF, "state", Some(&first), &"mine");
+    assert_eq!(code(conflict), "pointer-conflict");
+    let listed = store.check().unwrap().orphans;
+    assert_eq!(listed.len(), 1);
+    let orphan = listed[0].clone();
+    assert_eq!(
+        (
+            orphan.kind.as_str(),
+            orphan.follows,
+            orphan.reference.as_deref()
+        ),
+        ("state", Some(first), Some(REF))
+    );
+    let refused = store.decide_orphan(&second, OrphanChoice::Discard, "not one");
+    assert_eq!(code(refused), "invalid-argument");
+    let no_reason = store.decide_orphan(&orphan.id, OrphanChoice::Keep, " ");
+    assert_eq!(code(no_reason), "invalid-argument");
+
+    let kept = store
+        .decide_orphan(&orphan.id, OrphanChoice::Keep, "mine is right")
+        .unwrap();
+    let on_top = kept.kept_as.unwrap();
+    assert_eq!(store.head(REF).unwrap(), Some(on_top));
+    let body: StoredRecord<String> = store.read_record(&on_top).unwrap();
+    assert_eq!((body.body.as_str(), body.previous), ("mine", Some(second)));
+    let report = store.check().unwrap();
+    assert!(report.is_clean(), "{report:?}");
+    assert!(
+        store.read_record::<String>(&orphan.id).is_ok(),
+        "nothing is deleted"
+    );
+
+    let again = store.commit(REF, "state", Some(&second), &"late");
+    assert_eq!(code(again), "pointer-conflict");
+    let late = store.check().unwrap().orphans[0].id;
+    let discarded = store
+        .decide_orphan(&late, OrphanChoice::Discard, "superseded")
+        .unwrap();
+    assert_eq!(discarded.kept_as, None);
+    assert!(store.check().unwrap().is_clean());
+    assert_eq!(store.head(REF).unwrap(), Some(on_top));
+    assert_eq!(store.history(DECISIONS).unwrap().len(), 2);
 }

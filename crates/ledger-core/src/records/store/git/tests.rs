@@ -402,7 +402,7 @@ fn an_older_store_in_the_worktree_is_migrated_and_kept() {
     assert_eq!(store.history("changes/c").unwrap(), vec![second, first]);
     assert_eq!(store.read_object(&object).unwrap(), b"gate output");
     let report = store.check().unwrap();
-    assert_eq!(report.orphans, vec![orphan], "orphans are kept too");
+    assert_eq!(report.orphan_ids(), vec![orphan], "orphans are kept too");
     assert!(workspace.join(".ledger/migrated").is_file());
     // The old store is left as it was.
     assert_eq!(legacy.head("changes/c").unwrap(), Some(second));
