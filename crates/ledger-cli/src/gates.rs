@@ -390,19 +390,19 @@ pub fn print_output(output: &GateOutput, to_stdout: bool) -> std::io::Result<()>
     to.write_all(output.head())?;
     to.flush()?;
     if let Some(cut) = output.kept.truncated {
-        eprintln!(
-            "ledger: [{} bytes of output dropped here: kept the first {} and the last {} of {} bytes]",
+        crate::hints::to_stderr(&format!(
+            "ledger: [{} bytes of output dropped here: kept the first {} and the last {} of {} bytes]\n",
             cut.dropped_bytes,
             cut.head_bytes,
             output.tail().len(),
             output.kept.total_bytes
-        );
+        ));
     }
     to.write_all(output.tail())?;
     to.flush()?;
     if output.kept.incomplete {
-        eprintln!(
-            "ledger: [the output may go on: ledger stopped reading it when the run was over]"
+        crate::hints::to_stderr(
+            "ledger: [the output may go on: ledger stopped reading it when the run was over]\n",
         );
     }
     Ok(())
@@ -454,7 +454,7 @@ fn run_supervised(args: &RunArgs) -> Result<(String, ExitCode), Error> {
     if gate.json {
         return Ok((json_line(&outcome), code));
     }
-    eprint!("{}", run_summary(&outcome));
+    crate::hints::to_stderr(&run_summary(&outcome));
     Ok((String::new(), code))
 }
 
@@ -500,7 +500,7 @@ fn run_all(args: &RunArgs, options: &RunOptions) -> Result<(String, ExitCode), E
             failure = Some(e);
         }
         if !json {
-            eprint!("{}", declared_run_text(run));
+            crate::hints::to_stderr(&declared_run_text(run));
         }
     })?;
     if let Some(e) = failure {
@@ -510,7 +510,7 @@ fn run_all(args: &RunArgs, options: &RunOptions) -> Result<(String, ExitCode), E
     if json {
         return Ok((json_line(&runs), code));
     }
-    eprint!("{}", all_summary(&runs));
+    crate::hints::to_stderr(&all_summary(&runs));
     Ok((String::new(), code))
 }
 

@@ -256,7 +256,7 @@ fn ledger_main() -> ExitCode {
         }
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Output(e)) => {
-            eprintln!("error[output]: cannot write to stdout: {e}");
+            hints::to_stderr(&format!("error[output]: cannot write to stdout: {e}\n"));
             ExitCode::from(gates::own_failure_exit_code().unwrap_or(2))
         }
     }
@@ -280,9 +280,9 @@ fn usage_error(e: clap::Error) -> ExitCode {
     match json_wanted() {
         true => hints::print_json_error("invalid-argument", &message, None),
         false => {
-            eprintln!("error[invalid-argument]: {message}");
+            hints::to_stderr(&format!("error[invalid-argument]: {message}\n"));
             if let Some(hint) = hint {
-                eprintln!("hint: {hint}");
+                hints::to_stderr(&format!("hint: {hint}\n"));
             }
         }
     }
