@@ -382,7 +382,18 @@ pub fn show(args: &ShowArgs) -> Result<GateOutput, Error> {
 
 /// Writes a kept output raw, to stdout or stderr; where bytes were dropped,
 /// a line on stderr says how many, between the head and the tail.
+///
+/// A reader that closed its end of the pipe early (`gate show | head -1`)
+/// ends the output there, and that is no failure: the exit status stays the
+/// answer's (issue 42; `answer` in main.rs says the same of every verb).
 pub fn print_output(output: &GateOutput, to_stdout: bool) -> std::io::Result<()> {
+    match write_output(output, to_stdout) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        written => written,
+    }
+}
+
+fn write_output(output: &GateOutput, to_stdout: bool) -> std::io::Result<()> {
     let mut to: Box<dyn Write> = match to_stdout {
         true => Box::new(std::io::stdout().lock()),
         false => Box::new(std::io::stderr().lock()),
