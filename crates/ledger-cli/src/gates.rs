@@ -592,15 +592,17 @@ pub fn own_failure_exit_code() -> Option<u8> {
 }
 
 /// Whether the command line names `gate run`, whatever global options come
-/// before or between (`--threads N`, `--threads=N`, `--no-cache`): its first
-/// two words that are neither options nor an option's value.
+/// before or between (`--threads N`, `--threads=N`, `--no-cache`,
+/// `--signing-key FILE`): its first two words that are neither options nor
+/// a global option's value.
 fn is_gate_run(args: impl Iterator<Item = OsString>) -> bool {
+    let with_a_value = crate::parse::options_with_a_value();
     let mut words = Vec::new();
     let mut args = args.peekable();
     while let Some(arg) = args.next() {
         match arg.as_bytes() {
             b"--" => break,
-            b"--threads" => {
+            _ if with_a_value.iter().any(|option| arg == option.as_str()) => {
                 args.next();
             }
             word if word.starts_with(b"-") => {}

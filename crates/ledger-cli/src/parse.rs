@@ -136,6 +136,17 @@ fn global_option_width(command: &clap::Command, arg: &OsStr) -> Option<usize> {
     }
 }
 
+/// The global options that take the next argument as their value, as
+/// spelled on the command line (`--threads`, `--signing-key`, …): what a
+/// look at the raw command line for its words must skip. Builds the
+/// command, so meant for the rare path (an error's exit status).
+pub fn options_with_a_value() -> Vec<String> {
+    (Cli::command().get_arguments())
+        .filter(|a| a.is_global_set() && a.get_action().takes_values())
+        .filter_map(|a| a.get_long().map(|long| format!("--{long}")))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
