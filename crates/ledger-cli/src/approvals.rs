@@ -132,7 +132,7 @@ pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
     )?;
     // A likely wrong rule is advice, not a failure: the approval is recorded.
     for warning in change.task_rule_warnings(&binding) {
-        eprintln!("warning: {warning}");
+        crate::hints::to_stderr(&format!("warning: {warning}\n"));
     }
     if args.json {
         return Ok((json_line(&binding), ExitCode::SUCCESS));

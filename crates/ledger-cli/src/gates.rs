@@ -382,7 +382,18 @@ pub fn show(args: &ShowArgs) -> Result<GateOutput, Error> {
 
 /// Writes a kept output raw, to stdout or stderr; where bytes were dropped,
 /// a line on stderr says how many, between the head and the tail.
+///
+/// A reader that closed its end of the pipe early (`gate show | head -1`)
+/// ends the output there, and that is no failure: the exit status stays the
+/// answer's (issue 42; `answer` in main.rs says the same of every verb).
 pub fn print_output(output: &GateOutput, to_stdout: bool) -> std::io::Result<()> {
+    match write_output(output, to_stdout) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        written => written,
+    }
+}
+
+fn write_output(output: &GateOutput, to_stdout: bool) -> std::io::Result<()> {
     let mut to: Box<dyn Write> = match to_stdout {
         true => Box::new(std::io::stdout().lock()),
         false => Box::new(std::io::stderr().lock()),
@@ -390,19 +401,19 @@ pub fn print_output(output: &GateOutput, to_stdout: bool) -> std::io::Result<()>
     to.write_all(output.head())?;
     to.flush()?;
     if let Some(cut) = output.kept.truncated {
-        eprintln!(
-            "ledger: [{} bytes of output dropped here: kept the first {} and the last {} of {} bytes]",
+        crate::hints::to_stderr(&format!(
+            "ledger: [{} bytes of output dropped here: kept the first {} and the last {} of {} bytes]\n",
             cut.dropped_bytes,
             cut.head_bytes,
             output.tail().len(),
             output.kept.total_bytes
-        );
+        ));
     }
     to.write_all(output.tail())?;
     to.flush()?;
     if output.kept.incomplete {
-        eprintln!(
-            "ledger: [the output may go on: ledger stopped reading it when the run was over]"
+        crate::hints::to_stderr(
+            "ledger: [the output may go on: ledger stopped reading it when the run was over]\n",
         );
     }
     Ok(())
@@ -454,7 +465,7 @@ fn run_supervised(args: &RunArgs) -> Result<(String, ExitCode), Error> {
     if gate.json {
         return Ok((json_line(&outcome), code));
     }
-    eprint!("{}", run_summary(&outcome));
+    crate::hints::to_stderr(&run_summary(&outcome));
     Ok((String::new(), code))
 }
 
@@ -500,7 +511,7 @@ fn run_all(args: &RunArgs, options: &RunOptions) -> Result<(String, ExitCode), E
             failure = Some(e);
         }
         if !json {
-            eprint!("{}", declared_run_text(run));
+            crate::hints::to_stderr(&declared_run_text(run));
         }
     })?;
     if let Some(e) = failure {
@@ -510,7 +521,7 @@ fn run_all(args: &RunArgs, options: &RunOptions) -> Result<(String, ExitCode), E
     if json {
         return Ok((json_line(&runs), code));
     }
-    eprint!("{}", all_summary(&runs));
+    crate::hints::to_stderr(&all_summary(&runs));
     Ok((String::new(), code))
 }
 
@@ -581,15 +592,17 @@ pub fn own_failure_exit_code() -> Option<u8> {
 }
 
 /// Whether the command line names `gate run`, whatever global options come
-/// before or between (`--threads N`, `--threads=N`, `--no-cache`): its first
-/// two words that are neither options nor an option's value.
+/// before or between (`--threads N`, `--threads=N`, `--no-cache`,
+/// `--signing-key FILE`): its first two words that are neither options nor
+/// a global option's value.
 fn is_gate_run(args: impl Iterator<Item = OsString>) -> bool {
+    let with_a_value = crate::parse::options_with_a_value();
     let mut words = Vec::new();
     let mut args = args.peekable();
     while let Some(arg) = args.next() {
         match arg.as_bytes() {
             b"--" => break,
-            b"--threads" => {
+            _ if with_a_value.iter().any(|option| arg == option.as_str()) => {
                 args.next();
             }
             word if word.starts_with(b"-") => {}

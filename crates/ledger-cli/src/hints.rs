@@ -9,6 +9,8 @@
 //! well; `tests/cli.rs` provokes each of those, so a reworded core message
 //! cannot silently lose its hint.
 
+use std::io::Write;
+
 use ledger_core::Error;
 
 /// `invalid-argument` hints: a phrase of the core's message, and the hint.
@@ -59,18 +61,27 @@ pub fn hint(e: &Error) -> Option<&'static str> {
     })
 }
 
-/// Prints `e` as the CLI reports every error: `error[<code>]: <message>` on
-/// stderr, then its hint line when it has one.
 /// The error as one JSON line on stderr, for a caller that asked for JSON:
 /// `{"code", "message", "path"}` (`path` null when the error names none).
 pub fn print_json_error(code: &str, message: &str, path: Option<&str>) {
     let json = serde_json::json!({ "code": code, "message": message, "path": path });
-    eprintln!("{json}");
+    to_stderr(&format!("{json}\n"));
 }
 
+/// Prints `e` as the CLI reports every error: `error[<code>]: <message>` on
+/// stderr, then its hint line when it has one.
 pub fn print_error(e: &Error) {
-    eprintln!("error[{}]: {e}", e.code());
+    let mut text = format!("error[{}]: {e}\n", e.code());
     if let Some(hint) = hint(e) {
-        eprintln!("hint: {hint}");
+        text.push_str(&format!("hint: {hint}\n"));
     }
+    to_stderr(&text);
+}
+
+/// Writes `text` to stderr, or nothing when stderr cannot be written: where
+/// `eprint!` would panic, and the panic's status 101 would replace the one
+/// of the error or answer being reported (`ledger status 2>&1 | head -1`,
+/// the reader gone). A line that cannot be written has nowhere else to go.
+pub fn to_stderr(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }

@@ -248,9 +248,10 @@ fn ledger_main() -> ExitCode {
             }
             ExitCode::from(gates::own_failure_exit_code().unwrap_or(2))
         }
-        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        // A closed pipe is answered where the output is written (`answer`):
+        // one that reaches here is a failure like any other, never a success.
         Err(Failure::Output(e)) => {
-            eprintln!("error[output]: cannot write to stdout: {e}");
+            hints::to_stderr(&format!("error[output]: cannot write to stdout: {e}\n"));
             ExitCode::from(gates::own_failure_exit_code().unwrap_or(2))
         }
     }
@@ -274,9 +275,9 @@ fn usage_error(e: clap::Error) -> ExitCode {
     match json_wanted() {
         true => hints::print_json_error("invalid-argument", &message, None),
         false => {
-            eprintln!("error[invalid-argument]: {message}");
+            hints::to_stderr(&format!("error[invalid-argument]: {message}\n"));
             if let Some(hint) = hint {
-                eprintln!("hint: {hint}");
+                hints::to_stderr(&format!("hint: {hint}\n"));
             }
         }
     }
@@ -351,16 +352,13 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
         // Bytes, not text: a Tasks file need not be UTF-8.
         Command::Normalize(args) => {
             let (bytes, code) = tasks::run_normalize(args)?;
-            io::stdout().lock().write_all(&bytes)?;
-            return Ok(code);
+            return answer(&bytes, code);
         }
         Command::Completions { shell } => {
-            io::stdout().lock().write_all(&shell::completions(shell))?;
-            return Ok(ExitCode::SUCCESS);
+            return answer(&shell::completions(shell), ExitCode::SUCCESS);
         }
         Command::Man => {
-            io::stdout().lock().write_all(&shell::man_page()?)?;
-            return Ok(ExitCode::SUCCESS);
+            return answer(&shell::man_page()?, ExitCode::SUCCESS);
         }
         Command::Gate(gates::GateCommand::Show(args)) => {
             let output = gates::show(&args)?;
@@ -443,6 +441,23 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
         Command::Verdict(command) => verdicts::run(command)?,
     };
     drop(reporter);
-    io::stdout().lock().write_all(text.as_bytes())?;
-    Ok(code)
+    answer(text.as_bytes(), code)
+}
+
+/// Writes a verb's output to stdout and gives the exit status of its answer.
+///
+/// A reader that closed its end of the pipe early (`ledger check | head -1`)
+/// ends the output there and changes nothing else: the status stays the
+/// answer's, 1 as 1 and 0 as 0, which a `set -o pipefail` script or a gate
+/// reads (issue 42). The process does not die of `SIGPIPE` on the way:
+/// the entry ignores it, whatever was inherited, so the write fails instead.
+/// Any other failure to write is an error. The flush makes a failure of the
+/// last bytes (after the last newline) this write's, not the exit's, which
+/// cannot report it.
+fn answer(output: &[u8], code: ExitCode) -> Result<ExitCode, Failure> {
+    let mut stdout = io::stdout().lock();
+    match stdout.write_all(output).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(code),
+        written => Ok(written.map(|()| code)?),
+    }
 }

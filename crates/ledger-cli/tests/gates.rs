@@ -1074,6 +1074,9 @@ fn ledger_s_own_failures_around_gate_run_are_125() {
         &["--threads", "abc"][..],
         &["--threads=abc"],
         &["--no-cache", "--threads", "abc"],
+        // Every global option with a value is skipped as `--threads`'s is.
+        &["--signing-key", "key", "--threads", "abc"],
+        &["--allowed-signers", "signers", "--threads", "abc"],
     ] {
         let mut args = global.to_vec();
         args.extend_from_slice(&["gate", "run", "--name", "test", "--", "true"]);
