@@ -225,3 +225,21 @@ test('observe: each prerequisite as a gate would record it now', async () => {
   assert.deepEqual(observed, { tool: '1.0', unset: null, shell: 'hi' })
   assert.throws(() => ledger.observeSync({ failing: { command: 'exit 4' } }), { code: 'prerequisite-failed' })
 })
+
+test("an agent's parallel tool calls all land: Promise.all of four approvals and two gate runs", async (t) => {
+  const s = openspecCheckout(t)
+  const ws = s.ws
+  for (const round of [0, 1, 2]) {
+    await Promise.all([
+      ...['proposal', 'specs', 'design', 'tasks'].map((artifact) =>
+        ws.approve('add-auth', artifact, { source: `round ${round}` }),
+      ),
+      ...['unit', 'lint'].map((name) =>
+        ws.runGate(name, { argv: ['true'], scope: { roots: ['openspec'] } }),
+      ),
+    ])
+    assert.deepEqual(states(await ws.status('add-auth')), ['approved', 'approved', 'approved', 'approved'])
+    const report = await ws.storeCheck()
+    assert.equal(report.clean, true, JSON.stringify(report.orphans))
+  }
+})

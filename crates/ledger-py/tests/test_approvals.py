@@ -219,3 +219,40 @@ def test_a_change_is_named_in_its_workspace(workspace: Path, tmp_path: Path) -> 
         other.current_state(CHANGE)
     with pytest.raises(ledger.UnknownChangeError):
         other.state_log(CHANGE)
+
+
+def test_parallel_approvals_from_threads_all_land(workspace: Path) -> None:
+    """An agent's parallel tool calls: four approvals of four artifacts from
+    four threads, together with two gate runs, all land, and the store is left
+    clean (docs/approvals.md, Parallel writes)."""
+    import threading
+
+    ws = ledger.Workspace(workspace)
+    artifacts = ["proposal", "specs", "design", "tasks"]
+    for round in range(3):
+        barrier = threading.Barrier(len(artifacts) + 2)
+        errors: list[BaseException] = []
+
+        def approve(artifact: str) -> None:
+            barrier.wait()
+            try:
+                ws.approve(CHANGE, artifact, source=f"round {round}")
+            except BaseException as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        def gate(name: str) -> None:
+            barrier.wait()
+            try:
+                ws.run_gate(name, argv=["true"], scope={"roots": ["openspec"]})
+            except BaseException as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=approve, args=(a,)) for a in artifacts]
+        threads += [threading.Thread(target=gate, args=(g,)) for g in ["unit", "lint"]]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert all_approved(ws.status(CHANGE))
+        assert ws.store_check()["clean"]
