@@ -89,6 +89,29 @@ pub enum GateCommand {
     /// many bytes were dropped there. Exits 0, or 2 on an error.
     #[command(after_help = crate::exit_codes::PLAIN)]
     Show(ShowArgs),
+    /// Record how far back reuse of the gate's evidence reaches: from now on
+    /// only its newest N runs are reused (any earlier run whose scope,
+    /// fingerprint, prerequisites, argv and cwd match is reused otherwise).
+    /// Nothing is deleted; the policy is a record of its own.
+    #[command(after_help = crate::exit_codes::PLAIN)]
+    Prune(PruneArgs),
+}
+
+#[derive(Args)]
+pub struct PruneArgs {
+    /// The gate's name, e.g. `test`.
+    #[arg(value_name = "NAME")]
+    name: String,
+    /// How many of its newest runs may be reused (at least 1).
+    #[arg(long, value_name = "N")]
+    keep_newest: u64,
+    /// Why (recorded with the policy).
+    #[arg(long, value_name = "TEXT")]
+    because: String,
+    /// The workspace whose store holds the evidence [default: the top of the
+    /// enclosing Git checkout, else the current directory].
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<Utf8PathBuf>,
 }
 
 #[derive(Args)]
@@ -361,7 +384,25 @@ pub fn run(command: GateCommand) -> Result<(String, ExitCode), Error> {
         GateCommand::Check(args) => gate_check(&args),
         // Printed by `show`, bytes rather than text; main routes it there.
         GateCommand::Show(_) => Ok((String::new(), ExitCode::SUCCESS)),
+        GateCommand::Prune(args) => prune(&args),
     }
+}
+
+/// `gate prune`: records the reuse policy.
+fn prune(args: &PruneArgs) -> Result<(String, ExitCode), Error> {
+    let workspace = match &args.workspace {
+        Some(dir) => dir.clone(),
+        None => default_workspace()?,
+    };
+    let store = Store::of_scope(&Scope::new(workspace))?;
+    let record =
+        ledger_core::gate::limit_reuse(&store, &args.name, args.keep_newest, &args.because)?;
+    let text = format!(
+        "gate {}: only its newest {} run(s) are reused from now on (policy {record})\n",
+        quote(&args.name),
+        args.keep_newest
+    );
+    Ok((text, ExitCode::SUCCESS))
 }
 
 /// `gate show`: the kept output of the gate's latest run, read whole before

@@ -1115,3 +1115,63 @@ fn a_gate_s_inputs_are_never_normalized() {
     assert_blocked(&out, "invalid-argument", "raw bytes");
     assert_eq!(runs(&counter), 1);
 }
+
+/// A main checkout and a fixer's worktree (seed 001) alternate the same gate
+/// on two fingerprints: the command runs once per fingerprint, and each
+/// checkout's `gate check` finds its own earlier run fresh although the
+/// newest run is the other's (docs/gates.md, Reusing earlier evidence).
+#[test]
+fn worktrees_alternating_one_gate_each_reuse_their_earlier_run() {
+    let (s, counter) = setup();
+    let fixer = s.dir.path().join("fixer");
+    s.git(&s.w(), &["worktree", "add", "-q", fixer.to_str().unwrap()]);
+    std::fs::write(fixer.join("src/lib.rs"), b"pub fn f() { /* fixed */ }\n").unwrap();
+    let script = format!("echo run >> '{}'", counter.display());
+    let run = |dir: &Path| {
+        let args = [
+            "gate", "run", "--name", "test", "--root", "src", "--", "sh", "-c", &script,
+        ];
+        let out = s.ledger(dir, &args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let check = |dir: &Path| {
+        let args = [
+            "gate", "check", "--name", "test", "--root", "src", "--", "sh", "-c", &script,
+        ];
+        s.ledger(dir, &args).status.code()
+    };
+    for round in 0..3 {
+        run(&s.w());
+        run(&fixer);
+        assert_eq!(runs(&counter), 2, "round {round}: once per fingerprint");
+        assert_eq!(check(&s.w()), Some(0), "round {round}: main's earlier run");
+        assert_eq!(check(&fixer), Some(0), "round {round}: the fixer's run");
+    }
+    // A third fingerprint has no earlier run: it runs.
+    s.write("src/lib.rs", b"pub fn f() { /* third */ }\n");
+    assert_eq!(check(&s.w()), Some(1));
+    run(&s.w());
+    assert_eq!(runs(&counter), 3);
+    // Back to the first fingerprint: its earlier run is reused, until a
+    // recorded policy keeps reuse to the newest run only.
+    s.write("src/lib.rs", b"pub fn f() {}\n");
+    assert_eq!(check(&s.w()), Some(0));
+    let prune = [
+        "gate",
+        "prune",
+        "test",
+        "--keep-newest",
+        "1",
+        "--because",
+        "old runs",
+    ];
+    assert_eq!(s.ledger(&s.w(), &prune).status.code(), Some(0));
+    assert_eq!(check(&s.w()), Some(1));
+    run(&s.w());
+    assert_eq!(runs(&counter), 4);
+}

@@ -39,6 +39,9 @@ test('runGate runs once, then reuses fresh evidence; an input change makes it st
   assert.equal(second.reused, true)
   assert.equal(second.freshness.fresh, true)
   assert.equal(runs(), 1, 'fresh evidence was reused, the command did not run')
+  // A reused run carries the evidence it reused, and its record.
+  assert.equal(second.record, first.record)
+  assert.deepEqual(second.evidence, first.evidence)
 
   const latest = ws.latestEvidenceSync('test')
   assert.equal(latest.record, first.record)

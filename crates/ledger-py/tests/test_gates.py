@@ -51,7 +51,9 @@ def test_run_then_reuse_then_stale(workspace: Path) -> None:
     assert ws.latest_evidence("test") == {"record": ran["record"], "evidence": evidence}
 
     again = ws.run_gate("test", **spec)
-    assert again["reused"] and again["evidence"] is None and again["freshness"]["fresh"]
+    # A reused run carries the evidence it reused, and its record.
+    assert again["reused"] and again["evidence"] == evidence and again["freshness"]["fresh"]
+    assert again["record"] == ran["record"]
     assert again["freshness"]["record"] == ran["record"] and again["exit_code"] == 0
 
     # Every failing condition is reported, not only the first.

@@ -343,6 +343,24 @@ fn latest_evidence(ws: &Workspace, o: LatestEvidenceOptions) -> Result<Option<La
     Ok(crate::gate::latest_evidence(ws.store()?, &o.gate)?.map(LatestEvidence::from))
 }
 
+/// Records how far back reuse of the gate's evidence reaches: from now on
+/// only its newest `keep_newest` runs are reused (docs/gates.md, Reusing
+/// earlier evidence). Nothing is deleted. Returns the policy's record.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LimitReuseOptions {
+    /// The gate's name.
+    pub gate: String,
+    /// How many of its newest runs may be reused (at least 1).
+    pub keep_newest: u64,
+    /// Why, in the decider's words.
+    pub reason: String,
+}
+
+fn limit_reuse(ws: &Workspace, o: LimitReuseOptions) -> Result<RecordId> {
+    crate::gate::limit_reuse(ws.store()?, &o.gate, o.keep_newest, &o.reason)
+}
+
 /// The output the gate's latest run kept (raw bytes, as the command wrote
 /// them; what `ledger gate show` prints), or null when it never ran. An output
 /// past the bound was kept as its start and its end: the evidence's
@@ -404,6 +422,11 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("check_declared_gates", &[], check_declared_gates),
         Verb::method("run_declared_gates", &[], run_declared_gates),
         Verb::method("latest_evidence", &["gate"], latest_evidence),
+        Verb::method(
+            "limit_reuse",
+            &["gate", "keep_newest", "reason"],
+            limit_reuse,
+        ),
         Verb::method("gate_output", &["gate"], gate_output),
         Verb::method("evidence_output", &["record"], evidence_output),
         Verb::free("observe", &["prerequisites"], observe),

@@ -629,6 +629,17 @@ pub fn latest_evidence(store: &Store, gate: &str) -> Result<Option<(RecordId, Ev
     let Some(id) = store.head(&gate_ref(gate))? else {
         return Ok(None);
     };
+    Ok(Some((id, read_evidence_linked(store, gate, &id)?.0)))
+}
+
+/// The evidence of `gate` the record `id` holds, checked as
+/// [`latest_evidence`] checks the head, and the record it follows.
+pub(crate) fn read_evidence_linked(
+    store: &Store,
+    gate: &str,
+    id: &RecordId,
+) -> Result<(Evidence, Option<RecordId>)> {
+    let id = *id;
     let record = store.read_record::<Evidence>(&id)?;
     let wrong = if record.kind != EVIDENCE_KIND {
         Some(format!(
@@ -653,7 +664,7 @@ pub fn latest_evidence(store: &Store, gate: &str) -> Result<Option<(RecordId, Ev
     }
     let base = store_workspace(store);
     let evidence = record.body.rerooted(base.as_deref()).map_err(malformed)?;
-    Ok(Some((id, evidence)))
+    Ok((evidence, record.previous))
 }
 
 /// Decides whether the latest evidence of `spec.name()` can be reused for
@@ -688,7 +699,25 @@ pub(crate) fn check_gate_against(
 ) -> Result<Freshness> {
     let latest = latest_evidence(store, &spec.name)?;
     let trust = untrusted(store, &spec.name, latest.as_ref())?;
-    freshness_of(latest, trust, spec, observed, current)
+    let newest = freshness_of(latest, trust, spec, observed, current)?;
+    // Any earlier run that matches is reused as well (gate/reuse.rs); without
+    // observed prerequisites none can match.
+    let (false, Some(_), Some(observed)) = (newest.fresh, &newest.record, observed) else {
+        return Ok(newest);
+    };
+    let expanded;
+    let current = match current {
+        Some(current) => current,
+        None => match Inventory::expand(&spec.scope) {
+            Ok(inventory) => {
+                expanded = inventory;
+                &expanded
+            }
+            // Inputs that cannot be fingerprinted match no run.
+            Err(_) => return Ok(newest),
+        },
+    };
+    Ok(super::reuse::earlier_fresh(store, spec, observed, current)?.unwrap_or(newest))
 }
 
 /// Why the latest evidence of `gate` cannot stand as proof on this machine
@@ -708,7 +737,7 @@ fn untrusted(
 
 /// [`check_gate_against`] on evidence already read, so that a check that took
 /// parts of its spec from the latest evidence judges that same record.
-fn freshness_of(
+pub(crate) fn freshness_of(
     latest: Option<(RecordId, Evidence)>,
     untrusted: Option<String>,
     spec: &GateSpec,
@@ -881,7 +910,23 @@ pub fn check_gate_query(query: &GateQuery) -> Result<Freshness> {
         }
         freshness.fresh = freshness.reasons.is_empty();
     }
-    Ok(freshness)
+    // Any earlier run that matches (gate/reuse.rs): the prerequisites are
+    // known when observed now, or when the gate has none.
+    let none = Observations::new();
+    let known = match &observed {
+        Some(observed) => Some(observed),
+        None => spec.prerequisites.is_empty().then_some(&none),
+    };
+    match (freshness.fresh, known, query.unobserved.is_empty()) {
+        (false, Some(observed), true) => match Inventory::expand(&spec.scope) {
+            Ok(current) => Ok(
+                super::reuse::earlier_fresh(&store, &spec, observed, &current)?
+                    .unwrap_or(freshness),
+            ),
+            Err(_) => Ok(freshness),
+        },
+        _ => Ok(freshness),
+    }
 }
 
 /// `cwd: argv` of a spec, each part quoted as text output quotes it.

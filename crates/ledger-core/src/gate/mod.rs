@@ -35,6 +35,7 @@ pub(crate) mod declared;
 pub(crate) mod evidence;
 pub(crate) mod output;
 pub mod process;
+pub(crate) mod reuse;
 pub(crate) mod run;
 pub(crate) mod stored_output;
 
@@ -49,5 +50,6 @@ pub use evidence::{
 };
 pub use output::{KeptOutput, OUTPUT_HEAD_BYTES, OUTPUT_LIMIT, OUTPUT_TAIL_BYTES, Truncation};
 pub use process::{Echo, Interrupt, KILL_GRACE, RunOptions, wrapper_exit_code};
+pub use reuse::{ReusePolicy, limit_reuse, policy_ref, reuse_policy};
 pub use run::{RunOutcome, run_gate, run_gate_with};
 pub use stored_output::{GateOutput, evidence_output, gate_output};

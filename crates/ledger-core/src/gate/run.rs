@@ -29,9 +29,9 @@ pub struct RunOutcome {
     pub reused: bool,
     /// The freshness check made before deciding.
     pub freshness: Freshness,
-    /// The evidence recorded by this run (`None` when reused).
+    /// The record of the evidence: recorded by this run, or reused.
     pub record: Option<RecordId>,
-    /// The evidence of this run (`None` when reused).
+    /// The evidence: of this run, or the fresh evidence reused.
     pub evidence: Option<Evidence>,
 }
 
@@ -43,6 +43,7 @@ impl RunOutcome {
     /// whatever it exited with once it was sent SIGTERM.
     pub fn exit_code(&self) -> i32 {
         match &self.evidence {
+            _ if self.reused => 0,
             None => 0,
             Some(e) if matches!(e.stopped, Some(Stopped::Timeout { .. })) => 124,
             Some(e) => e.exit_status.unwrap_or_else(|| 128 + e.signal.unwrap_or(0)),
@@ -74,9 +75,9 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
     if freshness.fresh {
         return Ok(RunOutcome {
             reused: true,
+            record: freshness.record,
+            evidence: freshness.evidence.clone(),
             freshness,
-            record: None,
-            evidence: None,
         });
     }
     // The spec's cwd is normalized and inside the workspace (GateSpec::new).

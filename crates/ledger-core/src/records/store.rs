@@ -315,6 +315,33 @@ impl Store {
         self.root.as_std_path()
     }
 
+    /// A file the store keeps beside its records that can always be derived
+    /// from them again (an index), read with the bound `limit`; `None` when it
+    /// is absent or cannot be read. Never proof of anything: its reader checks
+    /// every record it names.
+    pub(crate) fn read_derived(&self, name: &str, limit: u64) -> Option<Vec<u8>> {
+        let root = self.existing_dir().ok()??;
+        root.read(name, "derived file", limit).ok()?
+    }
+
+    /// Writes a derived file (see [`Store::read_derived`]) through `tmp/`.
+    /// Best effort: a failure leaves the old one, and the next reader derives
+    /// it again.
+    pub(crate) fn write_derived(&self, name: &str, bytes: &[u8]) {
+        let Ok(root) = self.create_dir() else {
+            return;
+        };
+        let Ok(tmp) = root.make_sub(TMP) else {
+            return;
+        };
+        let Ok(mut temp) = TempFile::create(&tmp, "derived file") else {
+            return;
+        };
+        if temp.write_unsynced(bytes).is_ok() {
+            let _ = temp.rename_to(&root, name);
+        }
+    }
+
     /// Writes an immutable record and returns its id. Writing the same bytes
     /// twice is harmless: same content, same name, one file.
     ///
