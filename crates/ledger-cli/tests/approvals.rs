@@ -561,3 +561,21 @@ fn given_task_ids_are_checked_against_the_tasks_file() {
         "{help}"
     );
 }
+
+/// A project `openspec/config.yaml` whose `schema:` has no value (YAML null)
+/// names no schema, as `schema: ''` does: both are refused, never read as
+/// `spec-driven` (issue 42).
+#[test]
+fn a_project_schema_key_without_a_value_is_a_bad_configuration() {
+    for text in [
+        &b"schema:\n"[..],
+        b"schema: ~\n",
+        b"schema: null\n",
+        b"schema: ''\n",
+    ] {
+        let s = openspec_checkout();
+        s.write("openspec/config.yaml", text);
+        let out = ledger(&s, &["status", "--change", "add-auth"]);
+        assert_blocked(&out, "bad-openspec-config", "openspec/config.yaml");
+    }
+}
