@@ -325,6 +325,18 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A verdict's report that is not one regular file: a directory (every
+    /// file in it would leave the state the verdict judges), a symlink, FIFO,
+    /// socket or device, or a path below a symlink.
+    #[error(
+        "the verdict's report {path} is {what}: a report is one regular file, excluded from the state the verdict judges, and anything else would exclude more than the report"
+    )]
+    BadReport {
+        /// The report, a workspace path.
+        path: DisplayPath,
+        /// What it is instead, e.g. `a directory`.
+        what: String,
+    },
     /// An entry given by the caller that is not a valid `(path, kind, mode, digest)`.
     #[error("invalid entry for {path}: {reason}")]
     BadEntry {
@@ -593,6 +605,7 @@ impl Error {
             | Error::BadGateDeclaration { path, .. }
             | Error::UnknownSchema { project: path, .. }
             | Error::BadEntry { path, .. }
+            | Error::BadReport { path, .. }
             | Error::DuplicateEntry { path }
             | Error::InvalidGitfile { path, .. }
             | Error::TooLarge { path, .. }
@@ -640,7 +653,7 @@ mod tests {
             path: DisplayPath::from("x"),
         };
         assert_eq!(e.code(), "non-utf8-path");
-        assert_eq!(Error::CODES.len(), 50);
+        assert_eq!(Error::CODES.len(), 51);
         assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
         let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
         assert_eq!(unique.len(), Error::CODES.len());

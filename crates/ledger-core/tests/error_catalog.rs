@@ -424,6 +424,18 @@ fn corrupt_record() -> Error {
     store.read_record::<u32>(&id).unwrap_err()
 }
 
+/// A verdict whose report is a directory: its files would leave the judged state.
+fn bad_report() -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/a.rs"), "a").unwrap();
+    std::fs::write(dir.path().join("plan.md"), "p").unwrap();
+    let mut request = ledger_core::verdict::VerdictRequest::new("v", "PASS", "review", walk(&dir));
+    request.reports.push("src".to_owned());
+    let store = Store::open(ws(&dir)).unwrap();
+    ledger_core::verdict::record_verdict(&store, &request).unwrap_err()
+}
+
 /// The error of reading `toml` as a workspace's `ledger.toml`.
 fn declarations(toml: &str) -> Error {
     let dir = tempfile::tempdir().unwrap();
@@ -532,6 +544,7 @@ fn every_code_is_provoked_by_a_real_input() {
             "duplicate-entry",
             entries(&[("a", "missing", "-", "-"), ("a", "missing", "-", "-")]),
         ),
+        ("bad-report", bad_report()),
         ("pointer-conflict", store_conflict()),
         ("divergent-heads", divergent_heads()),
         ("chain-mismatch", chain_mismatch()),

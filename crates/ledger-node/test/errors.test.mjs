@@ -304,6 +304,10 @@ test('gates refuse: prerequisites, commands, names', async (t) => {
   await both(...gate('runGate', surrogate), 'non-utf8-value', '"v\\ud800"', { pathProperty: false })
   const outside = spec({ scope: { roots: ['../up'] } })
   await both(...gate('checkGate', outside), 'outside-workspace', '../up')
+  // A verdict's report that is a directory: its files would leave the judged state.
+  const verdict = (sync) => () =>
+    (sync ? ws.verdictRecordSync : ws.verdictRecord).call(ws, 'v', { verdict: 'PASS', source: 'review', reports: ['src'] })
+  await both(verdict(false), verdict(true), 'bad-report', 'src')
 })
 
 test('the lifecycle refuses: preconditions of a PASS, no PASS, record ids, a moved pointer', async (t) => {

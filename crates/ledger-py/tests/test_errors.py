@@ -412,6 +412,13 @@ def bad_ref_name(tmp: Path) -> object:
     return ledger.Workspace(tmp).head("../outside")
 
 
+def bad_report(tmp: Path) -> object:
+    """A verdict's report that is a directory: its files would leave the judged state."""
+    write(tmp, "src/a.rs", "fn a() {}\n")
+    write(tmp, "plan.md", "# Plan\n")
+    return ledger.Workspace(tmp).verdict_record("v", verdict="PASS", source="review", reports=["src"])
+
+
 def bad_record_id(tmp: Path) -> object:
     return ledger.Workspace(tmp).stored_record("not-a-record-id")
 
@@ -518,6 +525,7 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "fingerprint-moved": [fingerprint_moved],
     "bad-ref-name": [bad_ref_name],
     "bad-record-id": [bad_record_id, bad_expected_record],
+    "bad-report": [bad_report],
     "panic": [panic],
 }
 

@@ -659,6 +659,12 @@ class InvalidArgumentError(LedgerError):
     code = "invalid-argument"
 
 
+class BadReportError(LedgerError):
+    """LedgerError of code ``bad-report`` (docs/errors.md)."""
+
+    code = "bad-report"
+
+
 class BadEntryError(LedgerError):
     """LedgerError of code ``bad-entry`` (docs/errors.md)."""
 
@@ -821,6 +827,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "prerequisite-failed": PrerequisiteFailedError,
     "gate-not-started": GateNotStartedError,
     "invalid-argument": InvalidArgumentError,
+    "bad-report": BadReportError,
     "bad-entry": BadEntryError,
     "duplicate-entry": DuplicateEntryError,
     "pointer-conflict": PointerConflictError,
@@ -845,7 +852,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "panic": PanicError,
 }
 
-ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
+ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
 """Every code a LedgerError can carry."""
 
 DEFAULT_CHANGES_ROOT: Final[str] = "openspec/changes"
@@ -857,7 +864,7 @@ DEFAULT_EXCLUSION_REASON: Final[str] = "excluded by the caller"
 DEFAULT_SCHEMA: Final[str] = "spec-driven"
 """The artifact schema OpenSpec uses when nothing names one."""
 
-ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
+ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
 """Every code a LedgerError can carry (the core's, and `panic`)."""
 
 FORMAT_V1: Final[str] = "wealth-ledger-input-v1"
@@ -1544,6 +1551,7 @@ __all__ = [
     "PrerequisiteFailedError",
     "GateNotStartedError",
     "InvalidArgumentError",
+    "BadReportError",
     "BadEntryError",
     "DuplicateEntryError",
     "PointerConflictError",
