@@ -140,6 +140,8 @@ const ErrorCode = Object.freeze({
   DivergentHeads: 'divergent-heads',
   ChainMismatch: 'chain-mismatch',
   CorruptRecord: 'corrupt-record',
+  RefLocked: 'ref-locked',
+  RefNameConflict: 'ref-name-conflict',
   BadRefName: 'bad-ref-name',
   InvalidGitfile: 'invalid-gitfile',
   GitEnvironment: 'git-environment',
@@ -168,7 +170,7 @@ const DEFAULT_EXCLUSION_REASON = "excluded by the caller"
 const DEFAULT_SCHEMA = "spec-driven"
 
 /** Every code a LedgerError can carry (the core's, and `panic`). */
-const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-report","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
+const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-report","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","ref-locked","ref-name-conflict","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
 
 /** The prefix of the v1 fingerprint stream (docs/format.md). */
 const FORMAT_V1 = "wealth-ledger-input-v1"
@@ -401,6 +403,21 @@ class Workspace {
   /** `resolve`, blocking the JavaScript thread. */
   resolveSync(reference, keep) {
     return (reply(native.callSync(this.#path, 'resolve', encode('resolve', undefined, (o) => ({ keep, reference })))))
+  }
+
+  /**
+   * Removes the ref lock files a killed writer left beside the store's Git
+   * refs (`store_check` lists them under `locks`): only those at least
+   * `older_than_seconds` old (default 600, at least 60), never one a writer
+   * may still hold. Returns what was removed and what was kept.
+   */
+  async storeUnlock(options) {
+    return (reply(await native.call(this.#path, 'store_unlock', encode('store_unlock', options, (o) => ({ ...o,  })))))
+  }
+
+  /** `storeUnlock`, blocking the JavaScript thread. */
+  storeUnlockSync(options) {
+    return (reply(native.callSync(this.#path, 'store_unlock', encode('store_unlock', options, (o) => ({ ...o,  })))))
   }
 
   /**

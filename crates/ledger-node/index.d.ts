@@ -1304,6 +1304,26 @@ export interface RefHead {
 }
 
 /**
+ * A lock file left beside a ref of the store.
+ */
+export interface RefLock {
+  /**
+   * Whether it is older than [`ABANDONED_AFTER`]: no writer holds a ref's
+   * lock that long, so the one that made it was killed.
+   */
+  abandoned: boolean
+  /**
+   * Its age in whole seconds, from its modification time.
+   */
+  ageSeconds: number
+  /**
+   * The lock file, relative to the repository's common Git directory,
+   * e.g. `refs/ledger/heads/changes/add-auth.lock`.
+   */
+  file: string
+}
+
+/**
  * What `remote setup` did to a repository's configuration.
  */
 export interface RemoteSetup {
@@ -1708,6 +1728,12 @@ export interface StoreCheck {
    */
   divergent: Array<Divergence>
   /**
+   * Lock files left beside the store's Git refs (`refs/ledger/**.lock`),
+   * with their age: each blocks every write of its ref until it is
+   * removed (docs/sharing.md, Stale ref locks).
+   */
+  locks: Array<RefLock>
+  /**
    * Intact records that no ref reaches through `previous` links: the records
    * of conflicted or interrupted saves.
    */
@@ -1752,6 +1778,12 @@ export interface StoreReport {
    * one, or two fetched ones), each to resolve by an explicit write.
    */
   divergent: Array<Divergence>
+  /**
+   * Lock files left beside the store's Git refs (`refs/ledger/**.lock`),
+   * with their age: each blocks every write of its ref until it is
+   * removed (docs/sharing.md, Stale ref locks).
+   */
+  locks: Array<RefLock>
   /**
    * Intact records that no ref reaches through `previous` links: the records
    * of conflicted or interrupted saves.
@@ -1903,6 +1935,25 @@ export interface Truncation {
    * The kept bytes are these first bytes of the output…
    */
   headBytes: number
+}
+
+/**
+ * What [`crate::records::Store::unlock`] did.
+ */
+export interface Unlocked {
+  /**
+   * The lock files left because they are younger than the bound (or
+   * changed while they were looked at): a writer may still hold them.
+   */
+  kept: Array<RefLock>
+  /**
+   * The bound: only locks at least this old (in seconds) were removed.
+   */
+  olderThanSeconds: number
+  /**
+   * The lock files removed.
+   */
+  removed: Array<RefLock>
 }
 
 /**
@@ -2353,6 +2404,14 @@ export interface InventoryRecordOptions {
    * Tool name → version.
    */
   tools?: Record<string, string>
+}
+
+/** The options of `storeUnlock`. */
+export interface StoreUnlockOptions {
+  /**
+   * Remove only lock files at least this many seconds old (default 600).
+   */
+  olderThanSeconds?: number | null
 }
 
 /** The options of `remoteSetup`. */
@@ -2956,7 +3015,7 @@ export interface VerdictDowngradeOptions {
 }
 
 /** Every code a LedgerError can carry. */
-export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'invalid-argument' | 'bad-report' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
+export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'invalid-argument' | 'bad-report' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'ref-locked' | 'ref-name-conflict' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
 
 /** Every code a LedgerError can carry, by name. */
 export declare const ErrorCode: {
@@ -2996,6 +3055,8 @@ export declare const ErrorCode: {
   readonly DivergentHeads: 'divergent-heads'
   readonly ChainMismatch: 'chain-mismatch'
   readonly CorruptRecord: 'corrupt-record'
+  readonly RefLocked: 'ref-locked'
+  readonly RefNameConflict: 'ref-name-conflict'
   readonly BadRefName: 'bad-ref-name'
   readonly InvalidGitfile: 'invalid-gitfile'
   readonly GitEnvironment: 'git-environment'
@@ -3217,6 +3278,17 @@ export declare class Workspace {
    * `resolve`, blocking the JavaScript thread.
    */
   resolveSync(reference: string, keep: string): RecordId
+  /**
+   * Removes the ref lock files a killed writer left beside the store's Git
+   * refs (`store_check` lists them under `locks`): only those at least
+   * `older_than_seconds` old (default 600, at least 60), never one a writer
+   * may still hold. Returns what was removed and what was kept.
+   */
+  storeUnlock(options?: StoreUnlockOptions): Promise<Unlocked>
+  /**
+   * `storeUnlock`, blocking the JavaScript thread.
+   */
+  storeUnlockSync(options?: StoreUnlockOptions): Unlocked
   /**
    * Adds the fetch refspec that brings a remote's ledger heads beside this
    * store's to the repository's configuration

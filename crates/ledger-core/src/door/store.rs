@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{Verb, Workspace};
 use crate::{
     Result,
-    records::{Provenance, RecordId, RefHead, RemoteSetup, StoreReport, StoredRecord},
+    records::{Provenance, RecordId, RefHead, RemoteSetup, StoreReport, StoredRecord, Unlocked},
 };
 
 /// What `store_check` finds, and whether the store is clean.
@@ -126,6 +126,23 @@ fn resolve(ws: &Workspace, o: ResolveOptions) -> Result<RecordId> {
     ws.store()?.resolve(&o.reference, &keep)
 }
 
+/// Removes the ref lock files a killed writer left beside the store's Git
+/// refs (`store_check` lists them under `locks`): only those at least
+/// `older_than_seconds` old (default 600, at least 60), never one a writer
+/// may still hold. Returns what was removed and what was kept.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoreUnlockOptions {
+    /// Remove only lock files at least this many seconds old (default 600).
+    #[serde(default)]
+    pub older_than_seconds: Option<u64>,
+}
+
+fn store_unlock(ws: &Workspace, o: StoreUnlockOptions) -> Result<Unlocked> {
+    ws.store()?
+        .unlock(o.older_than_seconds.map(std::time::Duration::from_secs))
+}
+
 /// Adds the fetch refspec that brings a remote's ledger heads beside this
 /// store's to the repository's configuration
 /// (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
@@ -156,6 +173,7 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("stored_record", &["id"], stored_record),
         Verb::method("provenance", &["reference"], provenance),
         Verb::method("resolve", &["reference", "keep"], resolve),
+        Verb::method("store_unlock", &[], store_unlock),
         Verb::method("remote_setup", &[], remote_setup),
     ]
 }

@@ -34,6 +34,7 @@ pub use record::{
 };
 pub use started_from::StartedFrom;
 pub use store::{
-    CorruptFile, DanglingRef, Divergence, GIT_STORE_DIR, Provenance, RecordId, RefHead,
-    RemoteSetup, STORED_RECORD_FORMAT, STORED_RECORD_VERSION, Store, StoreReport, StoredRecord,
+    ABANDONED_AFTER, CorruptFile, DanglingRef, Divergence, GIT_STORE_DIR, Provenance, RecordId,
+    RefHead, RefLock, RemoteSetup, STORED_RECORD_FORMAT, STORED_RECORD_VERSION, Store, StoreReport,
+    StoredRecord, UNLOCK_FLOOR, Unlocked,
 };
