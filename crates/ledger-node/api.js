@@ -133,12 +133,15 @@ const ErrorCode = Object.freeze({
   PrerequisiteFailed: 'prerequisite-failed',
   GateNotStarted: 'gate-not-started',
   InvalidArgument: 'invalid-argument',
+  BadReport: 'bad-report',
   BadEntry: 'bad-entry',
   DuplicateEntry: 'duplicate-entry',
   PointerConflict: 'pointer-conflict',
   DivergentHeads: 'divergent-heads',
   ChainMismatch: 'chain-mismatch',
   CorruptRecord: 'corrupt-record',
+  RefLocked: 'ref-locked',
+  RefNameConflict: 'ref-name-conflict',
   BadRefName: 'bad-ref-name',
   InvalidGitfile: 'invalid-gitfile',
   GitEnvironment: 'git-environment',
@@ -167,7 +170,7 @@ const DEFAULT_EXCLUSION_REASON = "excluded by the caller"
 const DEFAULT_SCHEMA = "spec-driven"
 
 /** Every code a LedgerError can carry (the core's, and `panic`). */
-const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
+const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-report","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","ref-locked","ref-name-conflict","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
 
 /** The prefix of the v1 fingerprint stream (docs/format.md). */
 const FORMAT_V1 = "wealth-ledger-input-v1"
@@ -416,6 +419,21 @@ class Workspace {
   /** `decideOrphan`, blocking the JavaScript thread. */
   decideOrphanSync(orphan, choice, reason) {
     return (reply(native.callSync(this.#path, 'decide_orphan', encode('decide_orphan', undefined, (o) => ({ choice, orphan, reason })))))
+  }
+
+  /**
+   * Removes the ref lock files a killed writer left beside the store's Git
+   * refs (`store_check` lists them under `locks`): only those at least
+   * `older_than_seconds` old (default 600, at least 60), never one a writer
+   * may still hold. Returns what was removed and what was kept.
+   */
+  async storeUnlock(options) {
+    return (reply(await native.call(this.#path, 'store_unlock', encode('store_unlock', options, (o) => ({ ...o,  })))))
+  }
+
+  /** `storeUnlock`, blocking the JavaScript thread. */
+  storeUnlockSync(options) {
+    return (reply(native.callSync(this.#path, 'store_unlock', encode('store_unlock', options, (o) => ({ ...o,  })))))
   }
 
   /**
@@ -688,6 +706,20 @@ class Workspace {
   /** `latestEvidence`, blocking the JavaScript thread. */
   latestEvidenceSync(gate) {
     return (reply(native.callSync(this.#path, 'latest_evidence', encode('latest_evidence', undefined, (o) => ({ gate })))))
+  }
+
+  /**
+   * Records how far back reuse of the gate's evidence reaches: from now on
+   * only its newest `keep_newest` runs are reused (docs/gates.md, Reusing
+   * earlier evidence). Nothing is deleted. Returns the policy's record.
+   */
+  async limitReuse(gate, keepNewest, reason) {
+    return (reply(await native.call(this.#path, 'limit_reuse', encode('limit_reuse', undefined, (o) => ({ gate, keepNewest, reason })))))
+  }
+
+  /** `limitReuse`, blocking the JavaScript thread. */
+  limitReuseSync(gate, keepNewest, reason) {
+    return (reply(native.callSync(this.#path, 'limit_reuse', encode('limit_reuse', undefined, (o) => ({ gate, keepNewest, reason })))))
   }
 
   /**

@@ -991,7 +991,7 @@ export interface Freshness {
  */
 export interface GateRun {
   /**
-   * The evidence of this run (`None` when reused).
+   * The evidence: of this run, or the fresh evidence reused.
    */
   evidence: Evidence | null
   /**
@@ -1005,7 +1005,7 @@ export interface GateRun {
    */
   freshness: Freshness
   /**
-   * The evidence recorded by this run (`None` when reused).
+   * The record of the evidence: recorded by this run, or reused.
    */
   record: RecordId | null
   /**
@@ -1358,6 +1358,26 @@ export interface RefHead {
 }
 
 /**
+ * A lock file left beside a ref of the store.
+ */
+export interface RefLock {
+  /**
+   * Whether it is older than [`ABANDONED_AFTER`]: no writer holds a ref's
+   * lock that long, so the one that made it was killed.
+   */
+  abandoned: boolean
+  /**
+   * Its age in whole seconds, from its modification time.
+   */
+  ageSeconds: number
+  /**
+   * The lock file, relative to the repository's common Git directory,
+   * e.g. `refs/ledger/heads/changes/add-auth.lock`.
+   */
+  file: string
+}
+
+/**
  * What `remote setup` did to a repository's configuration.
  */
 export interface RemoteSetup {
@@ -1436,7 +1456,7 @@ export interface Retirement {
  */
 export interface RunOutcome {
   /**
-   * The evidence of this run (`None` when reused).
+   * The evidence: of this run, or the fresh evidence reused.
    */
   evidence: Evidence | null
   /**
@@ -1444,7 +1464,7 @@ export interface RunOutcome {
    */
   freshness: Freshness
   /**
-   * The evidence recorded by this run (`None` when reused).
+   * The record of the evidence: recorded by this run, or reused.
    */
   record: RecordId | null
   /**
@@ -1762,6 +1782,12 @@ export interface StoreCheck {
    */
   divergent: Array<Divergence>
   /**
+   * Lock files left beside the store's Git refs (`refs/ledger/**.lock`),
+   * with their age: each blocks every write of its ref until it is
+   * removed (docs/sharing.md, Stale ref locks).
+   */
+  locks: Array<RefLock>
+  /**
    * Intact records that no ref reaches through `previous` links and no
    * decision names: the records of conflicted or interrupted saves, each
    * with what it was (decide one with [`Store::decide_orphan`]).
@@ -1807,6 +1833,12 @@ export interface StoreReport {
    * one, or two fetched ones), each to resolve by an explicit write.
    */
   divergent: Array<Divergence>
+  /**
+   * Lock files left beside the store's Git refs (`refs/ledger/**.lock`),
+   * with their age: each blocks every write of its ref until it is
+   * removed (docs/sharing.md, Stale ref locks).
+   */
+  locks: Array<RefLock>
   /**
    * Intact records that no ref reaches through `previous` links and no
    * decision names: the records of conflicted or interrupted saves, each
@@ -1959,6 +1991,25 @@ export interface Truncation {
    * The kept bytes are these first bytes of the output…
    */
   headBytes: number
+}
+
+/**
+ * What [`crate::records::Store::unlock`] did.
+ */
+export interface Unlocked {
+  /**
+   * The lock files left because they are younger than the bound (or
+   * changed while they were looked at): a writer may still hold them.
+   */
+  kept: Array<RefLock>
+  /**
+   * The bound: only locks at least this old (in seconds) were removed.
+   */
+  olderThanSeconds: number
+  /**
+   * The lock files removed.
+   */
+  removed: Array<RefLock>
 }
 
 /**
@@ -2409,6 +2460,14 @@ export interface InventoryRecordOptions {
    * Tool name → version.
    */
   tools?: Record<string, string>
+}
+
+/** The options of `storeUnlock`. */
+export interface StoreUnlockOptions {
+  /**
+   * Remove only lock files at least this many seconds old (default 600).
+   */
+  olderThanSeconds?: number | null
 }
 
 /** The options of `remoteSetup`. */
@@ -3012,7 +3071,7 @@ export interface VerdictDowngradeOptions {
 }
 
 /** Every code a LedgerError can carry. */
-export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'invalid-argument' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
+export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'invalid-argument' | 'bad-report' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'ref-locked' | 'ref-name-conflict' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
 
 /** Every code a LedgerError can carry, by name. */
 export declare const ErrorCode: {
@@ -3045,12 +3104,15 @@ export declare const ErrorCode: {
   readonly PrerequisiteFailed: 'prerequisite-failed'
   readonly GateNotStarted: 'gate-not-started'
   readonly InvalidArgument: 'invalid-argument'
+  readonly BadReport: 'bad-report'
   readonly BadEntry: 'bad-entry'
   readonly DuplicateEntry: 'duplicate-entry'
   readonly PointerConflict: 'pointer-conflict'
   readonly DivergentHeads: 'divergent-heads'
   readonly ChainMismatch: 'chain-mismatch'
   readonly CorruptRecord: 'corrupt-record'
+  readonly RefLocked: 'ref-locked'
+  readonly RefNameConflict: 'ref-name-conflict'
   readonly BadRefName: 'bad-ref-name'
   readonly InvalidGitfile: 'invalid-gitfile'
   readonly GitEnvironment: 'git-environment'
@@ -3285,6 +3347,17 @@ export declare class Workspace {
    */
   decideOrphanSync(orphan: string, choice: OrphanChoice, reason: string): OrphanDecision
   /**
+   * Removes the ref lock files a killed writer left beside the store's Git
+   * refs (`store_check` lists them under `locks`): only those at least
+   * `older_than_seconds` old (default 600, at least 60), never one a writer
+   * may still hold. Returns what was removed and what was kept.
+   */
+  storeUnlock(options?: StoreUnlockOptions): Promise<Unlocked>
+  /**
+   * `storeUnlock`, blocking the JavaScript thread.
+   */
+  storeUnlockSync(options?: StoreUnlockOptions): Unlocked
+  /**
    * Adds the fetch refspec that brings a remote's ledger heads beside this
    * store's to the repository's configuration
    * (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
@@ -3480,6 +3553,16 @@ export declare class Workspace {
    * `latestEvidence`, blocking the JavaScript thread.
    */
   latestEvidenceSync(gate: string): LatestEvidence | null
+  /**
+   * Records how far back reuse of the gate's evidence reaches: from now on
+   * only its newest `keep_newest` runs are reused (docs/gates.md, Reusing
+   * earlier evidence). Nothing is deleted. Returns the policy's record.
+   */
+  limitReuse(gate: string, keepNewest: number, reason: string): Promise<RecordId>
+  /**
+   * `limitReuse`, blocking the JavaScript thread.
+   */
+  limitReuseSync(gate: string, keepNewest: number, reason: string): RecordId
   /**
    * The output the gate's latest run kept (raw bytes, as the command wrote
    * them; what `ledger gate show` prints), or null when it never ran. An output

@@ -95,8 +95,9 @@ pub enum StateCommand {
 #[derive(Subcommand)]
 #[command(defer = true)]
 pub enum StoreCommand {
-    /// List orphan records, leftover temporary files, corrupt records and
-    /// pointers to missing records; exit 0 only when there are none.
+    /// List orphan records, leftover temporary files, corrupt records,
+    /// pointers to missing records and leftover ref lock files; exit 0 only
+    /// when there are none.
     #[command(after_help = crate::exit_codes::STORE_CHECK)]
     Check {
         #[command(flatten)]
@@ -117,6 +118,60 @@ pub enum StoreCommand {
     /// Where the record a ref names came from (this store, or a remote's
     /// fetched head) and who signed it, judged against --allowed-signers.
     Provenance(crate::sharing::ProvenanceArgs),
+    /// Remove the ref lock files a killed writer left (`store check` lists
+    /// them): only those older than --older-than (default 10m, at least 1m),
+    /// never one a writer may still hold.
+    Unlock(UnlockArgs),
+}
+
+// `ledger store unlock`.
+#[derive(Args)]
+pub struct UnlockArgs {
+    #[command(flatten)]
+    place: PlaceArgs,
+    /// Remove only lock files at least this old (e.g. `10m`, `2h`; at least `1m`).
+    #[arg(long, value_name = "DUR")]
+    older_than: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `ledger store unlock`: exit 0 when no lock is left, 1 when some are kept
+/// (too young to be taken as abandoned).
+fn run_unlock(args: UnlockArgs) -> Result<(String, ExitCode), Error> {
+    let older_than = match args.older_than.as_deref() {
+        None => None,
+        Some(text) => {
+            Some(
+                humantime::parse_duration(text).map_err(|e| Error::InvalidArgument {
+                    message: format!("--older-than {}: {e} (e.g. 10m, 2h)", quote(text)),
+                })?,
+            )
+        }
+    };
+    let unlocked = args.place.store()?.unlock(older_than)?;
+    let code = ExitCode::from(if unlocked.kept.is_empty() { 0 } else { 1 });
+    if args.json {
+        return Ok((json_line(&unlocked), code));
+    }
+    let bound =
+        humantime::format_duration(std::time::Duration::from_secs(unlocked.older_than_seconds));
+    let mut out = String::new();
+    for lock in &unlocked.removed {
+        out.push_str(&format!("removed {}\n", quote(&lock.file)));
+    }
+    for lock in &unlocked.kept {
+        let age = humantime::format_duration(std::time::Duration::from_secs(lock.age_seconds));
+        out.push_str(&format!(
+            "kept {}: {age} old, younger than {bound}\n",
+            quote(&lock.file)
+        ));
+    }
+    if out.is_empty() {
+        out.push_str("no ref lock files\n");
+    }
+    Ok((out, code))
 }
 
 pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
@@ -223,6 +278,7 @@ pub fn run_store(command: StoreCommand) -> Result<(String, ExitCode), Error> {
         StoreCommand::Resolve(args) => return crate::sharing::run_resolve(args),
         StoreCommand::Decide(args) => return crate::sharing::run_decide(args),
         StoreCommand::Provenance(args) => return crate::sharing::run_provenance(args),
+        StoreCommand::Unlock(args) => return run_unlock(args),
     };
     let report = place.store()?.check()?;
     let text = if json {
@@ -409,6 +465,21 @@ fn store_report(report: &StoreReport) -> String {
             .dangling
             .iter()
             .map(|d| format!("{} -> {}", d.reference, d.missing))
+            .collect(),
+    );
+    section(
+        "ref lock files left behind (ledger store unlock)",
+        report
+            .locks
+            .iter()
+            .map(|l| {
+                let age = humantime::format_duration(std::time::Duration::from_secs(l.age_seconds));
+                let state = match l.abandoned {
+                    true => "abandoned",
+                    false => "a writer may hold it",
+                };
+                format!("{}: {age} old, {state}", quote(&l.file))
+            })
             .collect(),
     );
     if let Some(cache) = &report.cache {

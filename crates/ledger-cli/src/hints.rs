@@ -51,6 +51,14 @@ pub fn hint(e: &Error) -> Option<&'static str> {
             "`ledger changes` lists the changes on disk and in the store"
         }
         Error::NotValidated { .. } => "record a verdict with `ledger validate record`",
+        Error::RefLocked {
+            abandoned: true, ..
+        } => {
+            "remove it with `ledger store unlock` (it removes only locks older than 10m), then run this again"
+        }
+        Error::RefLocked { .. } => {
+            "run this again when the other writer is done; `ledger store check` lists leftover locks with their age"
+        }
         Error::InvalidArgument { message } => {
             return INVALID_ARGUMENT
                 .iter()

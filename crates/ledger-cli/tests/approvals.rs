@@ -667,3 +667,21 @@ fn a_conflict_is_decided_and_gone_from_the_checks() {
         "{json}"
     );
 }
+
+/// A project `openspec/config.yaml` whose `schema:` has no value (YAML null)
+/// names no schema, as `schema: ''` does: both are refused, never read as
+/// `spec-driven` (issue 42).
+#[test]
+fn a_project_schema_key_without_a_value_is_a_bad_configuration() {
+    for text in [
+        &b"schema:\n"[..],
+        b"schema: ~\n",
+        b"schema: null\n",
+        b"schema: ''\n",
+    ] {
+        let s = openspec_checkout();
+        s.write("openspec/config.yaml", text);
+        let out = ledger(&s, &["status", "--change", "add-auth"]);
+        assert_blocked(&out, "bad-openspec-config", "openspec/config.yaml");
+    }
+}

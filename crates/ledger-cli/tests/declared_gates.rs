@@ -371,3 +371,51 @@ fn check_all_answers_for_every_declared_gate_and_runs_nothing() {
     let named = s.ledger(&s.w(), &["gate", "check", "--all", "lint"]);
     assert_eq!(named.status.code(), Some(2));
 }
+
+/// A gate's working directory lies inside its workspace, symlinks resolved,
+/// however it is given: a declared `cwd` reached through a symlink that
+/// leaves the workspace is refused as the same directory given by the
+/// current directory is, and the command never runs there (issue 42).
+#[test]
+fn a_cwd_through_a_symlink_out_of_the_workspace_is_refused_declared_or_not() {
+    let (s, counter) = setup("");
+    let outside = s.dir.path().join("x");
+    std::fs::create_dir(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, s.w().join("out")).unwrap();
+    let c = counter.display();
+    s.write(
+        "ledger.toml",
+        format!(
+            "[gates.escape]\ncommand = [\"sh\", \"-c\", \"echo escape >> '{c}'\"]\ncwd = \"out\"\n"
+        )
+        .as_bytes(),
+    );
+    let declared = s.ledger(&s.w(), &["gate", "run", "escape"]);
+    assert_run_refused(&declared, 125, "outside-workspace", "out");
+    let w = s.w();
+    let w = w.to_str().unwrap();
+    let flags = s.ledger(
+        &s.w().join("out"),
+        &[
+            "gate",
+            "run",
+            "--name",
+            "escape",
+            "--workspace",
+            w,
+            "--",
+            "true",
+        ],
+    );
+    assert_run_refused(&flags, 125, "outside-workspace", "x");
+    assert!(
+        runs(&counter).is_empty(),
+        "nothing ran outside the workspace"
+    );
+    // A symlink to a directory inside the workspace is a directory of it.
+    std::fs::remove_file(s.w().join("out")).unwrap();
+    std::os::unix::fs::symlink("src", s.w().join("out")).unwrap();
+    let inside = s.ledger(&s.w(), &["gate", "run", "escape"]);
+    assert_eq!(inside.status.code(), Some(0), "{}", stderr(&inside));
+    assert_eq!(runs(&counter), ["escape"]);
+}

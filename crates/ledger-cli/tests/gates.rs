@@ -1175,3 +1175,28 @@ fn worktrees_alternating_one_gate_each_reuse_their_earlier_run() {
     run(&s.w());
     assert_eq!(runs(&counter), 4);
 }
+
+/// `LEDGER_SIGNING_KEY` naming a path that is not UTF-8 is refused as an
+/// unreadable key is, never read as unset: no evidence is recorded unsigned
+/// (issue 42).
+#[test]
+fn a_signing_key_path_that_is_not_utf8_is_refused_not_ignored() {
+    let (s, _) = setup();
+    let key = s.dir.path().join(OsStr::from_bytes(b"key\xff"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+    s.env(&mut cmd);
+    let out = cmd
+        .current_dir(s.w())
+        .env("LEDGER_SIGNING_KEY", &key)
+        .args(["gate", "run", "--name", "test", "--", "true"])
+        .output()
+        .unwrap();
+    assert_run_refused(&out, 125, "non-utf8-value", "LEDGER_SIGNING_KEY");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("key\\377"),
+        "the value is shown escaped: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let store = Store::open(utf8(&s.w())).unwrap();
+    assert_eq!(store.head("gates/test").unwrap(), None);
+}

@@ -470,3 +470,96 @@ fn a_write_that_names_what_it_read_is_refused_once_another_landed() {
         ]
     );
 }
+
+/// A report is one regular file: a directory (whose files would all leave the
+/// judged state), a symlink or a FIFO is refused when the verdict is
+/// recorded, and a report that has become one since is refused when the
+/// verdict is checked or downgraded; a report not written yet is fine
+/// (issue 42).
+#[test]
+fn a_report_that_is_not_one_regular_file_is_refused() {
+    let s = Sandbox::new();
+    s.write("src/a.rs", b"fn a() {}\n");
+    s.write("notes/r.md", b"r\n");
+    let record_with = |name: &str, report: &str| {
+        ledger(
+            &s,
+            &[
+                "verdict",
+                "record",
+                "--name",
+                name,
+                "--verdict",
+                "PASS",
+                "--source",
+                "summary-7",
+                "--workspace",
+                ".",
+                "--report",
+                report,
+            ],
+        )
+    };
+    for (report, what) in [
+        ("src", "directory"),
+        ("link.md", "symlink"),
+        ("pipe", "FIFO"),
+    ] {
+        let path = s.w().join(report);
+        if what == "symlink" {
+            std::os::unix::fs::symlink("notes/r.md", &path).unwrap();
+        } else if what == "FIFO" {
+            let made = std::process::Command::new("mkfifo")
+                .arg(&path)
+                .status()
+                .unwrap();
+            assert!(made.success());
+        }
+        let out = record_with("v", report);
+        assert_blocked(&out, "bad-report", report);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(what), "{stderr}");
+        if what != "directory" {
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+    let never = ledger(&s, &["verdict", "check", "--name", "v", "--workspace", "."]);
+    assert_eq!(never.status.code(), Some(1), "nothing was recorded");
+
+    assert_eq!(record_with("v", "notes/r.md").status.code(), Some(0));
+    assert_eq!(
+        record_with("later", "notes/later.md").status.code(),
+        Some(0)
+    );
+    let check = |name: &str| {
+        ledger(
+            &s,
+            &["verdict", "check", "--name", name, "--workspace", "."],
+        )
+    };
+    assert_eq!(check("v").status.code(), Some(0));
+    // A report written after the verdict, as a file, leaves it standing.
+    s.write("notes/later.md", b"PASS\n");
+    assert_eq!(check("later").status.code(), Some(0));
+    // The report replaced by a directory of code: its files would be out of
+    // the state, so the check refuses instead of saying it stands.
+    std::fs::remove_file(s.w().join("notes/r.md")).unwrap();
+    s.write("notes/r.md/b.rs", b"fn b() {}\n");
+    assert_blocked(&check("v"), "bad-report", "notes/r.md");
+    let downgrade = ledger(
+        &s,
+        &[
+            "verdict",
+            "downgrade",
+            "--name",
+            "v",
+            "--to",
+            "FAIL",
+            "--reason",
+            "r",
+            "--workspace",
+            ".",
+        ],
+    );
+    assert_blocked(&downgrade, "bad-report", "notes/r.md");
+}

@@ -325,6 +325,18 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A verdict's report that is not one regular file: a directory (every
+    /// file in it would leave the state the verdict judges), a symlink, FIFO,
+    /// socket or device, or a path below a symlink.
+    #[error(
+        "the verdict's report {path} is {what}: a report is one regular file, excluded from the state the verdict judges, and anything else would exclude more than the report"
+    )]
+    BadReport {
+        /// The report, a workspace path.
+        path: DisplayPath,
+        /// What it is instead, e.g. `a directory`.
+        what: String,
+    },
     /// An entry given by the caller that is not a valid `(path, kind, mode, digest)`.
     #[error("invalid entry for {path}: {reason}")]
     BadEntry {
@@ -387,6 +399,32 @@ pub enum Error {
         path: DisplayPath,
         /// What is wrong with it.
         reason: String,
+    },
+    /// A ref of a Git store whose lock file exists: another writer holds it,
+    /// or a writer that was killed left it (docs/sharing.md, Stale ref locks).
+    #[error("cannot update ref {reference:?}: its lock file {lock} exists, {age} old; {state}")]
+    RefLocked {
+        /// The store ref, e.g. `changes/add-auth`.
+        reference: String,
+        /// The lock file.
+        lock: DisplayPath,
+        /// Its age, e.g. `2h 3m 10s`.
+        age: String,
+        /// Whether it is older than any writer holds a lock: abandoned.
+        abandoned: bool,
+        /// What that means, and what to do.
+        state: String,
+    },
+    /// A ref name that a Git store cannot hold beside another ref: one is a
+    /// directory of the other's (`x` and `x/y`), as Git keeps refs as files.
+    #[error(
+        "cannot write ref {reference:?}: the ref {other:?} exists, and a ref name cannot also be a directory of ref names (Git keeps refs as files); choose a name that neither extends nor is extended by another"
+    )]
+    RefNameConflict {
+        /// The store ref being written.
+        reference: String,
+        /// The existing ref it conflicts with (a full Git ref name).
+        other: String,
     },
     /// A ref name that is not `/`-separated segments of `[A-Za-z0-9._-]`.
     #[error(
@@ -593,6 +631,8 @@ impl Error {
             | Error::BadGateDeclaration { path, .. }
             | Error::UnknownSchema { project: path, .. }
             | Error::BadEntry { path, .. }
+            | Error::BadReport { path, .. }
+            | Error::RefLocked { lock: path, .. }
             | Error::DuplicateEntry { path }
             | Error::InvalidGitfile { path, .. }
             | Error::TooLarge { path, .. }
@@ -603,6 +643,7 @@ impl Error {
             Error::PointerConflict { .. }
             | Error::DivergentHeads { .. }
             | Error::ChainMismatch { .. }
+            | Error::RefNameConflict { .. }
             | Error::BadRefName { .. }
             | Error::BadRecordId { .. } => None,
             Error::BadFingerprint { .. }
@@ -640,7 +681,7 @@ mod tests {
             path: DisplayPath::from("x"),
         };
         assert_eq!(e.code(), "non-utf8-path");
-        assert_eq!(Error::CODES.len(), 50);
+        assert_eq!(Error::CODES.len(), 53);
         assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
         let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
         assert_eq!(unique.len(), Error::CODES.len());

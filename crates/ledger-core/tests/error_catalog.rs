@@ -424,6 +424,43 @@ fn corrupt_record() -> Error {
     store.read_record::<u32>(&id).unwrap_err()
 }
 
+/// A verdict whose report is a directory: its files would leave the judged state.
+fn bad_report() -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/a.rs"), "a").unwrap();
+    std::fs::write(dir.path().join("plan.md"), "p").unwrap();
+    let mut request = ledger_core::verdict::VerdictRequest::new("v", "PASS", "review", walk(&dir));
+    request.reports.push("src".to_owned());
+    let store = Store::open(ws(&dir)).unwrap();
+    ledger_core::verdict::record_verdict(&store, &request).unwrap_err()
+}
+
+/// A Git store's ref whose lock file a killed writer left two hours ago.
+fn ref_locked() -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(git(dir.path(), &["init", "-q"]));
+    let store = Store::open(utf8(dir.path())).unwrap();
+    store.commit("changes/c", "state", None, &1).unwrap();
+    let lock = dir.path().join(".git/refs/ledger/heads/changes/c.lock");
+    let file = std::fs::File::create(lock).unwrap();
+    let age = std::time::Duration::from_secs(7200);
+    file.set_modified(std::time::SystemTime::now() - age)
+        .unwrap();
+    store.append("changes/c", "state", &2).unwrap_err()
+}
+
+/// A Git store's ref `x/y` beside the ref `x`.
+fn ref_name_conflict() -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(git(dir.path(), &["init", "-q"]));
+    let store = Store::open(utf8(dir.path())).unwrap();
+    store.commit("verdicts/x", "verdict", None, &1).unwrap();
+    store
+        .commit("verdicts/x/y", "verdict", None, &2)
+        .unwrap_err()
+}
+
 /// The error of reading `toml` as a workspace's `ledger.toml`.
 fn declarations(toml: &str) -> Error {
     let dir = tempfile::tempdir().unwrap();
@@ -532,6 +569,9 @@ fn every_code_is_provoked_by_a_real_input() {
             "duplicate-entry",
             entries(&[("a", "missing", "-", "-"), ("a", "missing", "-", "-")]),
         ),
+        ("bad-report", bad_report()),
+        ("ref-locked", ref_locked()),
+        ("ref-name-conflict", ref_name_conflict()),
         ("pointer-conflict", store_conflict()),
         ("divergent-heads", divergent_heads()),
         ("chain-mismatch", chain_mismatch()),

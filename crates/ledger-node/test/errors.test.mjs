@@ -304,6 +304,10 @@ test('gates refuse: prerequisites, commands, names', async (t) => {
   await both(...gate('runGate', surrogate), 'non-utf8-value', '"v\\ud800"', { pathProperty: false })
   const outside = spec({ scope: { roots: ['../up'] } })
   await both(...gate('checkGate', outside), 'outside-workspace', '../up')
+  // A verdict's report that is a directory: its files would leave the judged state.
+  const verdict = (sync) => () =>
+    (sync ? ws.verdictRecordSync : ws.verdictRecord).call(ws, 'v', { verdict: 'PASS', source: 'review', reports: ['src'] })
+  await both(verdict(false), verdict(true), 'bad-report', 'src')
 })
 
 test('the lifecycle refuses: preconditions of a PASS, no PASS, record ids, a moved pointer', async (t) => {
@@ -390,6 +394,43 @@ test('a shared store refuses: heads that went apart, bad keys, bad allowed signe
   } finally {
     ledger.setSigningSync({ signingKey: before.signingKey ?? null, allowedSigners: before.allowedSigners ?? null })
   }
+})
+
+test('the Git store: a stale ref lock, a ref name beside another, and unlocking', async (t) => {
+  const s = openspecCheckout(t)
+  const ws = s.ws
+  const call = (verb, ...args) => [() => ws[verb](...args), () => ws[`${verb}Sync`](...args)]
+  await ws.approve('add-auth', 'proposal', { source: 'm' })
+  /** The lock file a writer killed between taking a ref's lock and renaming it leaves. */
+  const leaveLock = (ref, ageSeconds) => {
+    const lock = s.path(`.git/refs/ledger/heads/${ref}.lock`)
+    fs.mkdirSync(path.dirname(lock), { recursive: true })
+    fs.writeFileSync(lock, '')
+    const then = new Date(Date.now() - ageSeconds * 1000)
+    fs.utimesSync(lock, then, then)
+    return lock
+  }
+  const old = leaveLock('changes/add-auth', 7200)
+  const young = leaveLock('gates/test', 0)
+  const locked = await both(...call('approve', 'add-auth', 'specs', { source: 'm' }), 'ref-locked', 'add-auth.lock')
+  assert.match(locked.message, /abandoned/)
+  const report = await ws.storeCheck()
+  assert.equal(report.clean, false)
+  assert.deepEqual(
+    report.locks.map((l) => [l.file, l.abandoned]),
+    [['refs/ledger/heads/changes/add-auth.lock', true], ['refs/ledger/heads/gates/test.lock', false]],
+  )
+  await expectCode(assert, () => ws.storeUnlock({ olderThanSeconds: 5 }), 'invalid-argument', '1m', { pathProperty: false })
+  const unlocked = await ws.storeUnlock()
+  assert.deepEqual(unlocked.removed.map((l) => l.file), ['refs/ledger/heads/changes/add-auth.lock'])
+  assert.deepEqual(unlocked.kept.map((l) => l.file), ['refs/ledger/heads/gates/test.lock'])
+  assert.ok(!fs.existsSync(old) && fs.existsSync(young))
+  await ws.approve('add-auth', 'specs', { source: 'm' })
+  // A verdict `x/y` beside a verdict `x`: Git keeps refs as files.
+  const verdict = (name) => (sync) => () =>
+    (sync ? ws.verdictRecordSync : ws.verdictRecord).call(ws, name, { verdict: 'PASS', source: 'r', scope: { roots: ['openspec'] } })
+  await verdict('x')(false)()
+  await both(verdict('x/y')(false), verdict('x/y')(true), 'ref-name-conflict', 'verdicts/x', { pathProperty: false })
 })
 
 // Codes no call of this package can produce from a real input, and why.

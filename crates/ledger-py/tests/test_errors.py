@@ -412,6 +412,66 @@ def bad_ref_name(tmp: Path) -> object:
     return ledger.Workspace(tmp).head("../outside")
 
 
+def bad_report(tmp: Path) -> object:
+    """A verdict's report that is a directory: its files would leave the judged state."""
+    write(tmp, "src/a.rs", "fn a() {}\n")
+    write(tmp, "plan.md", "# Plan\n")
+    return ledger.Workspace(tmp).verdict_record("v", verdict="PASS", source="review", reports=["src"])
+
+
+def leave_lock(tmp: Path, ref: str, age: float) -> Path:
+    """The lock file a writer killed between taking a ref's lock and renaming
+    it leaves, last modified `age` seconds ago."""
+    lock = tmp / ".git/refs/ledger/heads" / f"{ref}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("")
+    then = time.time() - age
+    os.utime(lock, (then, then))
+    return lock
+
+
+def ref_locked(tmp: Path) -> object:
+    """A Git store's ref whose lock file a killed writer left two hours ago."""
+    init_repo(tmp)
+    make_change(tmp)
+    ws = ledger.Workspace(tmp)
+    ws.approve(CHANGE, "proposal", source="msg 1")
+    leave_lock(tmp, f"changes/{CHANGE}", 7200)
+    return ws.approve(CHANGE, "specs", source="msg 2")
+
+
+def ref_name_conflict(tmp: Path) -> object:
+    """A verdict `x/y` beside a verdict `x` in a Git store: Git keeps refs as files."""
+    init_repo(tmp)
+    write(tmp, "src/a.rs", "fn a() {}\n")
+    ws = ledger.Workspace(tmp)
+    ws.verdict_record("x", verdict="PASS", source="review", scope={"roots": ["src"]})
+    return ws.verdict_record("x/y", verdict="PASS", source="review", scope={"roots": ["src"]})
+
+
+def test_store_unlock_removes_only_abandoned_ref_locks(tmp_path: Path) -> None:
+    init_repo(tmp_path)
+    make_change(tmp_path)
+    ws = ledger.Workspace(tmp_path)
+    ws.approve(CHANGE, "proposal", source="msg 1")
+    old = leave_lock(tmp_path, f"changes/{CHANGE}", 7200)
+    young = leave_lock(tmp_path, "gates/test", 0)
+    report = ws.store_check()
+    assert not report["clean"]
+    assert [(lock["file"], lock["abandoned"]) for lock in report["locks"]] == [
+        (f"refs/ledger/heads/changes/{CHANGE}.lock", True),
+        ("refs/ledger/heads/gates/test.lock", False),
+    ]
+    with pytest.raises(ledger.LedgerError) as info:
+        ws.store_unlock(older_than_seconds=5)
+    assert info.value.code == "invalid-argument"
+    unlocked = ws.store_unlock()
+    assert [lock["file"] for lock in unlocked["removed"]] == [f"refs/ledger/heads/changes/{CHANGE}.lock"]
+    assert [lock["file"] for lock in unlocked["kept"]] == ["refs/ledger/heads/gates/test.lock"]
+    assert not old.exists() and young.exists()
+    ws.approve(CHANGE, "specs", source="msg 2")
+
+
 def bad_record_id(tmp: Path) -> object:
     return ledger.Workspace(tmp).stored_record("not-a-record-id")
 
@@ -518,6 +578,9 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "fingerprint-moved": [fingerprint_moved],
     "bad-ref-name": [bad_ref_name],
     "bad-record-id": [bad_record_id, bad_expected_record],
+    "bad-report": [bad_report],
+    "ref-locked": [ref_locked],
+    "ref-name-conflict": [ref_name_conflict],
     "panic": [panic],
 }
 

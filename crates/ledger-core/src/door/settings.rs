@@ -66,7 +66,12 @@ fn set_digest_cache(o: SetDigestCacheOptions) -> Result<()> {
 pub struct SigningOptions {}
 
 fn signing(_: SigningOptions) -> Result<SigningSettings> {
-    Ok(signing_settings())
+    let settings = signing_settings();
+    // A file the environment names by a path that is not UTF-8 is refused,
+    // not shown as unset.
+    settings.key_path()?;
+    settings.allowed_signers_path()?;
+    Ok(settings)
 }
 
 /// Sets the signing settings of every later call in this process; an
@@ -89,6 +94,7 @@ fn set_signing(o: SetSigningOptions) -> Result<()> {
     set_signing_settings(SigningSettings {
         signing_key: file_option("signing_key", o.signing_key)?,
         allowed_signers: file_option("allowed_signers", o.allowed_signers)?,
+        not_utf8: Vec::new(),
     });
     Ok(())
 }

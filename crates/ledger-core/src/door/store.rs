@@ -13,7 +13,7 @@ use crate::{
     Result,
     records::{
         OrphanChoice, OrphanDecision, Provenance, RecordId, RefHead, RemoteSetup, StoreReport,
-        StoredRecord,
+        StoredRecord, Unlocked,
     },
 };
 
@@ -150,6 +150,23 @@ fn decide_orphan(ws: &Workspace, o: DecideOrphanOptions) -> Result<OrphanDecisio
     ws.store()?.decide_orphan(&orphan, o.choice, &o.reason)
 }
 
+/// Removes the ref lock files a killed writer left beside the store's Git
+/// refs (`store_check` lists them under `locks`): only those at least
+/// `older_than_seconds` old (default 600, at least 60), never one a writer
+/// may still hold. Returns what was removed and what was kept.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoreUnlockOptions {
+    /// Remove only lock files at least this many seconds old (default 600).
+    #[serde(default)]
+    pub older_than_seconds: Option<u64>,
+}
+
+fn store_unlock(ws: &Workspace, o: StoreUnlockOptions) -> Result<Unlocked> {
+    ws.store()?
+        .unlock(o.older_than_seconds.map(std::time::Duration::from_secs))
+}
+
 /// Adds the fetch refspec that brings a remote's ledger heads beside this
 /// store's to the repository's configuration
 /// (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
@@ -185,6 +202,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             &["orphan", "choice", "reason"],
             decide_orphan,
         ),
+        Verb::method("store_unlock", &[], store_unlock),
         Verb::method("remote_setup", &[], remote_setup),
     ]
 }

@@ -2,11 +2,12 @@
 //! streamed through, and record evidence whatever the exit status.
 
 use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::error::{DisplayPath, Error, Result};
 use crate::expand::inventory::Inventory;
 use crate::gate::evidence::{
     Evidence, Freshness, GateSpec, Stopped, check_gate_against, record_evidence,
@@ -80,12 +81,7 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
             freshness,
         });
     }
-    // The spec's cwd is normalized and inside the workspace (GateSpec::new).
-    let workspace = before.scope.workspace.as_std_path();
-    let dir = match spec.cwd() {
-        "." => workspace.to_path_buf(),
-        cwd => workspace.join(cwd),
-    };
+    let dir = working_dir(before.scope.workspace.as_std_path(), spec.cwd())?;
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let clock = Instant::now();
     let ran = execute(spec.name(), spec.argv(), &dir, options)?;
@@ -129,6 +125,34 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
         record: Some(record),
         evidence: Some(evidence),
     })
+}
+
+/// The directory a gate with the working directory `cwd` runs in, below the
+/// (resolved) `workspace`. The spec's cwd is normalized and has no `..`
+/// (GateSpec::new), but a symlink on the way may still lead out: the
+/// directory is resolved and must lie inside the workspace, the one rule
+/// for a cwd however it was given (the CLI's current directory is resolved
+/// the same way). The command runs in the resolved directory, the one that
+/// was checked. `outside-workspace` when it leaves; a directory that cannot
+/// be resolved (missing) is left to the start of the command to report.
+fn working_dir(workspace: &Path, cwd: &str) -> Result<PathBuf> {
+    let dir = match cwd {
+        "." => workspace.to_path_buf(),
+        cwd => workspace.join(cwd),
+    };
+    let (Ok(resolved), Ok(top)) = (
+        std::fs::canonicalize(&dir),
+        std::fs::canonicalize(workspace),
+    ) else {
+        return Ok(dir);
+    };
+    if !resolved.starts_with(&top) {
+        return Err(Error::OutsideWorkspace {
+            path: DisplayPath::from(cwd),
+            reason: "it is the gate's working directory, and a symlink on the way leads out of the workspace, where no gate runs",
+        });
+    }
+    Ok(resolved)
 }
 
 /// Why the inputs cannot be trusted to be what the command saw, if so.

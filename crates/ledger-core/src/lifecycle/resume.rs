@@ -208,9 +208,16 @@ pub fn resume_check(store: &Store, request: &ResumeRequest) -> Result<Resume> {
     let report = store.check()?;
     let mut work = Vec::new();
     if !report.is_clean() {
+        let locks = match report.locks.len() {
+            0 => String::new(),
+            n => format!(
+                " ({n} ref lock file{} left behind, each blocking every write of its ref)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         work.push(Work::new(
             WorkKind::Store,
-            "the record store has problems: check the store and resolve them".to_owned(),
+            format!("the record store has problems{locks}: check the store and resolve them"),
         ));
     }
     let nothing_to_do = work.is_empty() && checked.iter().all(|c| c.work.is_empty());

@@ -87,7 +87,7 @@ struct ConfigFile {
 impl ProjectConfig {
     /// Reads `<openspec_dir>/config.yaml`, else `config.yml` (OpenSpec's order).
     /// An empty file names no schema; a `schema:` that is not a non-empty string
-    /// is refused (`bad-openspec-config`): OpenSpec would warn and fall back to
+    /// (also one without a value, YAML null) is refused (`bad-openspec-config`): OpenSpec would warn and fall back to
     /// `spec-driven`, but the approvals would then silently use another graph.
     pub fn read(workspace: &camino::Utf8Path, openspec_dir: &str) -> Result<Self> {
         for name in ["config.yaml", "config.yml"] {
@@ -99,7 +99,8 @@ impl ProjectConfig {
             if schema.as_deref() == Some("") {
                 return Err(Error::BadOpenspecConfig {
                     path: DisplayPath::from(path.as_str()),
-                    reason: "'schema:' is empty".to_owned(),
+                    reason: "'schema:' is empty (it has no value); name a schema or remove the key"
+                        .to_owned(),
                 });
             }
             return Ok(ProjectConfig {
@@ -195,6 +196,8 @@ mod tests {
             ("c/.openspec.yaml", "schema: x\nskip_specs: yes please\n"),
             ("c/.openspec.yaml", "schema: x\n  bad: [\n"),
             ("openspec/config.yaml", "schema: ''\n"),
+            ("openspec/config.yaml", "schema:\n"),
+            ("openspec/config.yaml", "schema: ~\n"),
             ("openspec/config.yaml", "schema: {a: 1}\n"),
             ("openspec/config.yaml", "ledger:\n  task_rule: v9\n"),
             (

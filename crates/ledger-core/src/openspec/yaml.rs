@@ -24,7 +24,10 @@ fn reason(message: &str) -> String {
 }
 
 /// A YAML string, and only a string: `schema: 3` or `schema: true` names no
-/// schema (serde-saphyr would read them as the text `3`, `true`).
+/// schema (serde-saphyr would read them as the text `3`, `true`). A key given
+/// without a value (`schema:`, YAML null) reads as the empty text, so that
+/// its readers refuse it as they refuse `schema: ''`; only an absent key is
+/// `None` (through `#[serde(default)]`).
 pub(crate) fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     struct Text;
     impl Visitor<'_> for Text {
@@ -36,10 +39,10 @@ pub(crate) fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, 
             Ok(Some(v.to_owned()))
         }
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
+            Ok(Some(String::new()))
         }
         fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
+            Ok(Some(String::new()))
         }
     }
     d.deserialize_any(Text)
@@ -66,7 +69,12 @@ mod tests {
             parse::<File>("schema: '3'\n").unwrap().schema.as_deref(),
             Some("3")
         );
-        assert_eq!(parse::<File>("schema:\n").unwrap().schema, None);
+        // A key without a value is the empty text, not an absent key.
+        assert_eq!(
+            parse::<File>("schema:\n").unwrap().schema.as_deref(),
+            Some("")
+        );
+        assert_eq!(parse::<File>("other: 1\n").unwrap().schema, None);
         for bad in [
             "schema: 3\n",
             "schema: true\n",

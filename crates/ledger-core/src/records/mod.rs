@@ -34,7 +34,8 @@ pub use record::{
 };
 pub use started_from::StartedFrom;
 pub use store::{
-    CorruptFile, DECISIONS, DanglingRef, Divergence, GIT_STORE_DIR, Orphan, OrphanChoice,
-    OrphanDecision, Provenance, RecordId, RefHead, RemoteSetup, STORED_RECORD_FORMAT,
-    STORED_RECORD_VERSION, Store, StoreReport, StoredRecord,
+    ABANDONED_AFTER, CorruptFile, DECISIONS, DanglingRef, Divergence, GIT_STORE_DIR, Orphan,
+    OrphanChoice, OrphanDecision, Provenance, RecordId, RefHead, RefLock, RemoteSetup,
+    STORED_RECORD_FORMAT, STORED_RECORD_VERSION, Store, StoreReport, StoredRecord, UNLOCK_FLOOR,
+    Unlocked,
 };

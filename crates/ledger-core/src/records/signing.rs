@@ -339,6 +339,47 @@ pub struct SigningSettings {
     /// whose signatures are trusted; `None`: nobody's.
     #[schemars(with = "Option<String>")]
     pub allowed_signers: Option<Utf8PathBuf>,
+    /// The environment variables read for a file left unset above whose
+    /// value is not UTF-8, with that value escaped: such a file is refused
+    /// when it is used, as an unreadable one is, never taken as unset (an
+    /// unsigned record would pass for a signed one's absence by choice).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) not_utf8: Vec<(&'static str, String)>,
+}
+
+/// `LEDGER_SIGNING_KEY`: the signing key, when no call set one.
+const KEY_VARIABLE: &str = "LEDGER_SIGNING_KEY";
+/// `LEDGER_ALLOWED_SIGNERS`: the allowed-signers file, when no call set one.
+const ALLOWED_VARIABLE: &str = "LEDGER_ALLOWED_SIGNERS";
+
+impl SigningSettings {
+    /// The signing key's file (`None`: records are unsigned).
+    /// `non-utf8-value`: it is unset here and `LEDGER_SIGNING_KEY` names a
+    /// path that is not UTF-8.
+    pub fn key_path(&self) -> Result<Option<&Utf8Path>> {
+        self.path(self.signing_key.as_deref(), KEY_VARIABLE)
+    }
+
+    /// The allowed-signers file (`None`: nobody's signature is trusted).
+    /// `non-utf8-value`: it is unset here and `LEDGER_ALLOWED_SIGNERS` names
+    /// a path that is not UTF-8.
+    pub fn allowed_signers_path(&self) -> Result<Option<&Utf8Path>> {
+        self.path(self.allowed_signers.as_deref(), ALLOWED_VARIABLE)
+    }
+
+    fn path<'a>(&self, set: Option<&'a Utf8Path>, variable: &str) -> Result<Option<&'a Utf8Path>> {
+        if set.is_some() {
+            return Ok(set);
+        }
+        match self.not_utf8.iter().find(|(name, _)| *name == variable) {
+            Some((name, value)) => Err(Error::NonUtf8Value {
+                what: format!("{name} (the path of a file ledger reads, from the environment)"),
+                value: value.clone(),
+            }),
+            None => Ok(None),
+        }
+    }
 }
 
 /// The settings a call set, or `None` before any: the environment decides.
@@ -346,13 +387,18 @@ static SETTINGS: RwLock<Option<SigningSettings>> = RwLock::new(None);
 
 /// The signing settings now: those of the last [`set_signing_settings`], or
 /// else `LEDGER_SIGNING_KEY` and `LEDGER_ALLOWED_SIGNERS` from the
-/// environment (unset, empty or not UTF-8: none).
+/// environment (unset or empty: none; not UTF-8: refused when used, see
+/// [`SigningSettings::key_path`]).
 pub fn signing_settings() -> SigningSettings {
     // A poisoned lock still holds a whole value: a writer only assigns it.
     let set = SETTINGS.read().unwrap_or_else(|e| e.into_inner());
-    set.clone().unwrap_or_else(|| SigningSettings {
-        signing_key: env_path("LEDGER_SIGNING_KEY"),
-        allowed_signers: env_path("LEDGER_ALLOWED_SIGNERS"),
+    set.clone().unwrap_or_else(|| {
+        let mut not_utf8 = Vec::new();
+        SigningSettings {
+            signing_key: env_path(KEY_VARIABLE, &mut not_utf8),
+            allowed_signers: env_path(ALLOWED_VARIABLE, &mut not_utf8),
+            not_utf8,
+        }
     })
 }
 
@@ -363,11 +409,17 @@ pub fn set_signing_settings(settings: SigningSettings) {
 }
 
 /// A path from the environment; empty means unset, as for `LEDGER_THREADS`.
-fn env_path(name: &str) -> Option<Utf8PathBuf> {
-    std::env::var(name)
-        .ok()
-        .filter(|v| !v.is_empty())
-        .map(Utf8PathBuf::from)
+/// A value that is not UTF-8 is kept, escaped, in `not_utf8`.
+fn env_path(name: &'static str, not_utf8: &mut Vec<(&'static str, String)>) -> Option<Utf8PathBuf> {
+    let value = std::env::var_os(name).filter(|v| !v.is_empty())?;
+    match value.into_string() {
+        Ok(text) => Some(Utf8PathBuf::from(text)),
+        Err(raw) => {
+            let escaped = crate::quote::escape(raw.as_encoded_bytes()).into_owned();
+            not_utf8.push((name, escaped));
+            None
+        }
+    }
 }
 
 #[cfg(test)]

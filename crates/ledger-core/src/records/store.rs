@@ -49,6 +49,7 @@
 mod check;
 mod decide;
 mod git;
+mod locks;
 mod objects;
 mod shared;
 #[cfg(test)]
@@ -81,6 +82,7 @@ pub use crate::records::started_from::StartedFrom;
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
 pub use decide::{DECISIONS, Orphan, OrphanChoice, OrphanDecision};
 use git::GitRefs;
+pub use locks::{ABANDONED_AFTER, RefLock, UNLOCK_FLOOR, Unlocked};
 pub use shared::{Divergence, Provenance, RemoteSetup, why_unproven};
 
 /// The store's directory in a repository's common git directory.
@@ -565,6 +567,7 @@ impl Store {
     /// before; state derived from what a writer read uses [`Store::commit`].
     pub fn append<T: Serialize>(&self, reference: &str, kind: &str, body: &T) -> Result<RecordId> {
         check_ref_name(reference)?;
+        self.refuse_name_conflict(reference)?;
         let root = self.create_dir()?;
         if let Some(refs) = self.git_refs()? {
             let _lock = lock(&root)?;
@@ -612,6 +615,7 @@ impl Store {
         rebase: &mut dyn FnMut(Option<&RecordId>) -> Result<Option<T>>,
     ) -> Result<RecordId> {
         check_ref_name(reference)?;
+        self.refuse_name_conflict(reference)?;
         let root = self.create_dir()?;
         let _lock = lock(&root)?;
         let mut rebased: Option<(Option<RecordId>, T)> = None;
@@ -687,6 +691,48 @@ impl Store {
             ids.push(id);
         }
         Ok(ids)
+    }
+
+    /// In a Git store, refuses before any record is written for it, so that
+    /// the refused write leaves no orphan, a ref that cannot exist beside
+    /// another (`x/y` beside `x`: `ref-name-conflict`) or whose lock file a
+    /// killed writer left (`ref-locked`). The update checks both again, and
+    /// meets a lock a live writer holds.
+    fn refuse_name_conflict(&self, reference: &str) -> Result<()> {
+        match self.open_git()? {
+            Some(refs) => refs.check_writable(reference),
+            None => Ok(()),
+        }
+    }
+
+    /// Removes the lock files left below `refs/ledger/` of a Git store that
+    /// are at least `older_than` old ([`ABANDONED_AFTER`] when `None`): those
+    /// a killed writer left (docs/sharing.md, Stale ref locks). Younger ones
+    /// are kept and listed: a writer may hold them. Runs under the store's
+    /// lock, so no ledger writer of this store holds a ref's lock meanwhile,
+    /// and each file is removed only if it is still the very file judged.
+    /// A store that is not in a Git repository has no such locks.
+    ///
+    /// `invalid-argument` for a bound under [`UNLOCK_FLOOR`].
+    pub fn unlock(&self, older_than: Option<std::time::Duration>) -> Result<Unlocked> {
+        let older_than = older_than.unwrap_or(ABANDONED_AFTER);
+        if older_than < UNLOCK_FLOOR {
+            return Err(Error::InvalidArgument {
+                message: format!(
+                    "a lock younger than {} may belong to a writer still running: ledger removes none that young",
+                    humantime::format_duration(UNLOCK_FLOOR)
+                ),
+            });
+        }
+        let Some(refs) = self.open_git()? else {
+            return Ok(Unlocked {
+                older_than_seconds: older_than.as_secs(),
+                ..Unlocked::default()
+            });
+        };
+        let root = self.create_dir()?;
+        let _lock = lock(&root)?;
+        refs.unlock(older_than)
     }
 
     fn records_dir(&self) -> PathBuf {

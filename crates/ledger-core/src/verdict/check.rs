@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::records::compare::Comparison;
 use crate::records::store::{Provenance, Store, why_unproven};
 use crate::verdict::record::{VerdictSummary, latest_verdict, verdict_ref};
+use crate::verdict::report::check_reports;
 
 /// The answer of [`check_verdict`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -35,7 +36,9 @@ pub struct VerdictCheck {
 /// state it was given on. A verdict never recorded does not stand.
 ///
 /// `bad-ref-name` for a name that makes no store ref; `malformed-record` for
-/// a record that is not a verdict of `name` or contradicts itself.
+/// a record that is not a verdict of `name` or contradicts itself;
+/// `bad-report` when one of its reports has become something other than a
+/// regular file (a directory would hide the files in it from the compare).
 pub fn check_verdict(store: &Store, name: &str) -> Result<VerdictCheck> {
     let Some(latest) = latest_verdict(store, name)? else {
         return Ok(VerdictCheck {
@@ -47,6 +50,10 @@ pub fn check_verdict(store: &Store, name: &str) -> Result<VerdictCheck> {
             provenance: None,
         });
     };
+    check_reports(
+        latest.verdict.inventory.scope.workspace(),
+        &latest.verdict.reports,
+    )?;
     let comparison = latest.verdict.inventory.compare()?;
     let seen = store.provenance(&verdict_ref(name))?;
     // Judged by the rule gate evidence follows: a record from elsewhere

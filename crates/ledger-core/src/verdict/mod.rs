@@ -44,6 +44,7 @@
 
 pub(crate) mod check;
 pub(crate) mod record;
+pub(crate) mod report;
 pub(crate) mod write;
 
 pub use check::{VerdictCheck, check_verdict};

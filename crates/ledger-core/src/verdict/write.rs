@@ -10,6 +10,7 @@ use crate::verdict::record::{
     AuditVerdict, Downgrade, REPORT_REASON, VERDICT_KIND, VerdictEvent, VerdictSummary,
     check_findings, check_label, check_name, check_text, latest_verdict, read_verdict, verdict_ref,
 };
+use crate::verdict::report::{check_report, check_reports};
 
 /// The one verdict ledger knows the rank of: a downgrade never reaches it.
 const PASS: &str = "PASS";
@@ -60,7 +61,8 @@ impl VerdictRequest {
 /// nothing is overwritten.
 ///
 /// `invalid-argument` for a label, source or finding that does not fit, a
-/// report the scope names exactly, or a scope that holds no file; `bad-ref-name` for a name that makes no ref.
+/// report the scope names exactly, or a scope that holds no file; `bad-ref-name` for a name that makes no ref;
+/// `bad-report` for a report that exists and is not a regular file.
 pub fn record_verdict(store: &Store, request: &VerdictRequest) -> Result<VerdictSummary> {
     check_name(&request.name)?;
     check_label(&request.verdict, "verdict")?;
@@ -70,6 +72,9 @@ pub fn record_verdict(store: &Store, request: &VerdictRequest) -> Result<Verdict
     let mut reports = Vec::new();
     for report in &request.reports {
         reports.push(exclude_report(&mut scope, report)?);
+    }
+    for report in &reports {
+        check_report(scope.workspace(), &WorkspacePath::new(report)?)?;
     }
     let head = match request.expected {
         Some(expected) => expected.record().cloned(),
@@ -152,6 +157,7 @@ pub fn downgrade_verdict(store: &Store, request: &DowngradeRequest) -> Result<Ve
             ),
         });
     }
+    check_reports(from.inventory.scope.workspace(), &from.reports)?;
     let inventory = Inventory::expand(&from.inventory.scope)?;
     let verdict = AuditVerdict {
         event: VerdictEvent::Downgraded,

@@ -298,6 +298,9 @@ _RefHeadOptional = TypedDict("_RefHeadOptional", {"remote": Optional[str]}, tota
 class RefHead(_RefHeadRequired, _RefHeadOptional):
     pass
 
+# A lock file left beside a ref of the store.
+RefLock = TypedDict("RefLock", {"abandoned": bool, "age_seconds": int, "file": str})
+
 # What `remote setup` did to a repository's configuration.
 RemoteSetup = TypedDict("RemoteSetup", {"added": bool, "fetch": str, "push": str, "remote": str})
 
@@ -424,10 +427,10 @@ StoppedInterrupt = TypedDict("StoppedInterrupt", {"by": Literal["interrupt"]})
 Stopped = Union["StoppedTimeout", "StoppedSignal", "StoppedInterrupt"]
 
 # What `store_check` finds, and whether the store is clean.
-StoreCheck = TypedDict("StoreCheck", {"cache": Optional["CacheReport"], "clean": bool, "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "orphans": list["Orphan"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
+StoreCheck = TypedDict("StoreCheck", {"cache": Optional["CacheReport"], "clean": bool, "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "locks": list["RefLock"], "orphans": list["Orphan"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
 
 # What [`Store::check`] found.
-StoreReport = TypedDict("StoreReport", {"cache": Optional["CacheReport"], "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "orphans": list["Orphan"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
+StoreReport = TypedDict("StoreReport", {"cache": Optional["CacheReport"], "corrupt": list["CorruptFile"], "dangling": list["DanglingRef"], "divergent": list["Divergence"], "locks": list["RefLock"], "orphans": list["Orphan"], "records": int, "refs": list["RefHead"], "temp_files": list[str]})
 
 # The stored form of every record: a header, then the caller's typed body.
 StoredRecord = TypedDict("StoredRecord", {"body": Any, "format": str, "kind": str, "previous": Optional["RecordId"], "version": str, "written_at": str})
@@ -446,6 +449,9 @@ Tasks = TypedDict("Tasks", {"done": int, "rule": "TaskRule", "tasks": list["Task
 
 # The part of an output past the bound that was not kept.
 Truncation = TypedDict("Truncation", {"dropped_bytes": int, "head_bytes": int})
+
+# What [`crate::records::Store::unlock`] did.
+Unlocked = TypedDict("Unlocked", {"kept": list["RefLock"], "older_than_seconds": int, "removed": list["RefLock"]})
 
 # The verdict of a validation, with the PASS inventory it was given for
 # (docs/records.md, The validation). Self-contained: a later check or a retry
@@ -668,6 +674,12 @@ class InvalidArgumentError(LedgerError):
     code = "invalid-argument"
 
 
+class BadReportError(LedgerError):
+    """LedgerError of code ``bad-report`` (docs/errors.md)."""
+
+    code = "bad-report"
+
+
 class BadEntryError(LedgerError):
     """LedgerError of code ``bad-entry`` (docs/errors.md)."""
 
@@ -702,6 +714,18 @@ class CorruptRecordError(LedgerError):
     """LedgerError of code ``corrupt-record`` (docs/errors.md)."""
 
     code = "corrupt-record"
+
+
+class RefLockedError(LedgerError):
+    """LedgerError of code ``ref-locked`` (docs/errors.md)."""
+
+    code = "ref-locked"
+
+
+class RefNameConflictError(LedgerError):
+    """LedgerError of code ``ref-name-conflict`` (docs/errors.md)."""
+
+    code = "ref-name-conflict"
 
 
 class BadRefNameError(LedgerError):
@@ -830,12 +854,15 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "prerequisite-failed": PrerequisiteFailedError,
     "gate-not-started": GateNotStartedError,
     "invalid-argument": InvalidArgumentError,
+    "bad-report": BadReportError,
     "bad-entry": BadEntryError,
     "duplicate-entry": DuplicateEntryError,
     "pointer-conflict": PointerConflictError,
     "divergent-heads": DivergentHeadsError,
     "chain-mismatch": ChainMismatchError,
     "corrupt-record": CorruptRecordError,
+    "ref-locked": RefLockedError,
+    "ref-name-conflict": RefNameConflictError,
     "bad-ref-name": BadRefNameError,
     "invalid-gitfile": InvalidGitfileError,
     "git-environment": GitEnvironmentError,
@@ -854,7 +881,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "panic": PanicError,
 }
 
-ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
+ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
 """Every code a LedgerError can carry."""
 
 DEFAULT_CHANGES_ROOT: Final[str] = "openspec/changes"
@@ -866,7 +893,7 @@ DEFAULT_EXCLUSION_REASON: Final[str] = "excluded by the caller"
 DEFAULT_SCHEMA: Final[str] = "spec-driven"
 """The artifact schema OpenSpec uses when nothing names one."""
 
-ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
+ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
 """Every code a LedgerError can carry (the core's, and `panic`)."""
 
 FORMAT_V1: Final[str] = "wealth-ledger-input-v1"
@@ -1110,6 +1137,13 @@ class Workspace:
         no longer listed. Nothing is deleted."""
         return _call(self._path, "decide_orphan", {"choice": choice, "orphan": orphan, "reason": reason})  # type: ignore[no-any-return]
 
+    def store_unlock(self, *, older_than_seconds: Optional[int] = None) -> "Unlocked":
+        """Removes the ref lock files a killed writer left beside the store's Git
+        refs (`store_check` lists them under `locks`): only those at least
+        `older_than_seconds` old (default 600, at least 60), never one a writer
+        may still hold. Returns what was removed and what was kept."""
+        return _call(self._path, "store_unlock", {"older_than_seconds": older_than_seconds})  # type: ignore[no-any-return]
+
     def remote_setup(self, *, remote: Optional[str] = None) -> "RemoteSetup":
         """Adds the fetch refspec that brings a remote's ledger heads beside this
         store's to the repository's configuration
@@ -1229,6 +1263,12 @@ class Workspace:
     def latest_evidence(self, gate: str) -> Optional["LatestEvidence"]:
         """The gate's latest evidence and its record, or null when it never ran."""
         return _call(self._path, "latest_evidence", {"gate": gate})  # type: ignore[no-any-return]
+
+    def limit_reuse(self, gate: str, keep_newest: int, reason: str) -> "RecordId":
+        """Records how far back reuse of the gate's evidence reaches: from now on
+        only its newest `keep_newest` runs are reused (docs/gates.md, Reusing
+        earlier evidence). Nothing is deleted. Returns the policy's record."""
+        return _call(self._path, "limit_reuse", {"gate": gate, "keep_newest": keep_newest, "reason": reason})  # type: ignore[no-any-return]
 
     def gate_output(self, gate: str) -> Optional["Bytes"]:
         """The output the gate's latest run kept (raw bytes, as the command wrote
@@ -1492,6 +1532,7 @@ __all__ = [
     "Provenance",
     "RecordId",
     "RefHead",
+    "RefLock",
     "RemoteSetup",
     "RequirementDigest",
     "Resume",
@@ -1513,6 +1554,7 @@ __all__ = [
     "TaskCount",
     "Tasks",
     "Truncation",
+    "Unlocked",
     "Validation",
     "ValidationCheck",
     "VerdictCheck",
@@ -1550,12 +1592,15 @@ __all__ = [
     "PrerequisiteFailedError",
     "GateNotStartedError",
     "InvalidArgumentError",
+    "BadReportError",
     "BadEntryError",
     "DuplicateEntryError",
     "PointerConflictError",
     "DivergentHeadsError",
     "ChainMismatchError",
     "CorruptRecordError",
+    "RefLockedError",
+    "RefNameConflictError",
     "BadRefNameError",
     "InvalidGitfileError",
     "GitEnvironmentError",

@@ -508,9 +508,34 @@ fn settings_set_replace_the_environment_and_read_back() {
     let set = SigningSettings {
         signing_key: Some("/keys/id_ed25519".into()),
         allowed_signers: None,
+        not_utf8: Vec::new(),
     };
     set_signing_settings(set.clone());
     assert_eq!(signing_settings(), set);
     set_signing_settings(before.clone());
     assert_eq!(signing_settings(), before);
+}
+
+#[test]
+fn a_file_from_the_environment_that_is_not_utf8_is_refused_where_it_is_used() {
+    let settings = SigningSettings {
+        not_utf8: vec![("LEDGER_SIGNING_KEY", "/keys/k\\377".to_owned())],
+        ..SigningSettings::default()
+    };
+    let refused = settings.key_path().unwrap_err();
+    assert_eq!(refused.code(), "non-utf8-value");
+    assert!(
+        refused.to_string().contains("LEDGER_SIGNING_KEY"),
+        "{refused}"
+    );
+    assert_eq!(settings.allowed_signers_path().unwrap(), None);
+    // A key set by the caller replaces the environment's.
+    let set = SigningSettings {
+        signing_key: Some("/keys/id_ed25519".into()),
+        ..settings
+    };
+    assert_eq!(
+        set.key_path().unwrap(),
+        Some(camino::Utf8Path::new("/keys/id_ed25519"))
+    );
 }

@@ -75,6 +75,11 @@ pub struct StoreReport {
     /// one, or two fetched ones), each to resolve by an explicit write.
     #[serde(default)]
     pub divergent: Vec<Divergence>,
+    /// Lock files left beside the store's Git refs (`refs/ledger/**.lock`),
+    /// with their age: each blocks every write of its ref until it is
+    /// removed (docs/sharing.md, Stale ref locks).
+    #[serde(default)]
+    pub locks: Vec<super::RefLock>,
     /// The digest cache, when the store has one. It is disposable: one that
     /// does not check out is discarded by the next expansion and does not make
     /// the store unclean.
@@ -87,13 +92,15 @@ impl StoreReport {
         self.orphans.iter().map(|orphan| orphan.id).collect()
     }
 
-    /// No orphan, temp file, corrupt file or dangling ref.
+    /// No orphan, temp file, corrupt file, dangling ref, divergence or
+    /// leftover ref lock.
     pub fn is_clean(&self) -> bool {
         self.orphans.is_empty()
             && self.temp_files.is_empty()
             && self.corrupt.is_empty()
             && self.dangling.is_empty()
             && self.divergent.is_empty()
+            && self.locks.is_empty()
     }
 }
 
@@ -267,6 +274,7 @@ impl Store {
             }
         }
         report.divergent = self.divergences(refs)?;
+        report.locks = refs.locks()?;
         Ok(())
     }
 

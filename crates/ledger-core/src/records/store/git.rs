@@ -20,9 +20,11 @@ use gix::objs::tree::{Entry, EntryKind};
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::{FullName, Target};
 
+use super::locks::{self, RefLock, Unlocked};
 use super::{RecordId, check_ref_name, verify};
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::git::{Locate, gix_error, open_repository};
+use crate::expand::ledger_dir::unwritable;
 use crate::records::signing::{self, Signature, SigningKey};
 
 #[cfg(test)]
@@ -115,6 +117,117 @@ impl GitRefs {
 
     fn git(&self, what: &str, err: impl Into<gix::Error>) -> Error {
         gix_error(&self.display, what, err.into())
+    }
+
+    /// `unwritable` for an object that could not be written into the
+    /// repository's object database (a full disk, a read-only directory):
+    /// the directory, the operation, and the operating system's answer as
+    /// gix reported it.
+    fn unwritable(&self, operation: &'static str, err: gix::Error) -> Error {
+        let objects = self.repo.objects.store_ref().path().to_path_buf();
+        unwritable(&objects, operation, io_error(&self.display, err))
+    }
+
+    /// Why the edit of the local head `name` (the full ref `full`) failed,
+    /// when it did not fail for its expected value: its lock file exists
+    /// (`ref-locked`), its name conflicts with another ref's
+    /// (`ref-name-conflict`), or the file system refused (`unwritable`,
+    /// naming the ref's file).
+    fn edit_failed(&self, full: &str, name: &str, err: gix::Error) -> Error {
+        let common = self.repo.common_dir();
+        if let Some(locked) = locks::locked(common, full, name) {
+            return locked;
+        }
+        if let Err(conflict) = self.check_name_free(full, name) {
+            return conflict;
+        }
+        unwritable(
+            &common.join(full),
+            "update the ref",
+            io_error(&self.display, err),
+        )
+    }
+
+    /// Refuses (`ref-name-conflict`) the full ref name `full` (of the store
+    /// ref `name`) when a ref exists whose name is a directory of it
+    /// (`…/x` for `…/x/y`) or below it (`…/x/y` for `…/x`): Git keeps
+    /// refs as files, so the two cannot both exist.
+    pub(crate) fn check_name_free(&self, full: &str, name: &str) -> Result<()> {
+        let conflict = |other: String| Error::RefNameConflict {
+            reference: name.to_owned(),
+            other,
+        };
+        let mut end = LEDGER_REFS.len();
+        while let Some(slash) = full[end..].find('/') {
+            let prefix = &full[..end + slash];
+            end += slash + 1;
+            let found = self
+                .repo
+                .try_find_reference(prefix)
+                .map_err(|e| self.git("cannot read the refs", e))?;
+            if found.is_some() {
+                return Err(conflict(prefix.to_owned()));
+            }
+        }
+        if let Some(below) = self.ref_names(&format!("{full}/"))?.into_iter().next() {
+            return Err(conflict(below));
+        }
+        Ok(())
+    }
+
+    /// Refuses the local head `name` before a write: a name that conflicts
+    /// with another ref's (`ref-name-conflict`), a lock file left there
+    /// longer than any writer holds one (`ref-locked`).
+    pub(crate) fn check_writable(&self, name: &str) -> Result<()> {
+        let full = format!("{LOCAL}{name}");
+        self.check_name_free(&full, name)?;
+        match locks::locked(self.repo.common_dir(), &full, name) {
+            Some(Error::RefLocked {
+                abandoned: false, ..
+            })
+            | None => Ok(()),
+            Some(abandoned) => Err(abandoned),
+        }
+    }
+
+    /// Creates the directories of the loose ref `full` below the common
+    /// directory, one at a time and following no symlink. gix creates them
+    /// itself, but gives up past 25 levels (`gix-fs`'s retries), where Git
+    /// and ledger's ref names go deeper. Whatever fails here is left to the
+    /// edit to report.
+    fn make_ref_dirs(&self, full: &str) {
+        let Some((dirs, _)) = full.rsplit_once('/') else {
+            return;
+        };
+        let Ok(mut dir) = crate::nofollow::open_workspace(self.repo.common_dir()) else {
+            return;
+        };
+        for segment in dirs.split('/') {
+            let _ = rustix::fs::mkdirat(&dir, segment, rustix::fs::Mode::from_raw_mode(0o777));
+            match rustix::fs::openat(
+                &dir,
+                segment,
+                crate::nofollow::dir_flags(),
+                rustix::fs::Mode::empty(),
+            ) {
+                Ok(next) => dir = next,
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// The lock files left below `refs/ledger/`, sorted by name.
+    pub(crate) fn locks(&self) -> Result<Vec<RefLock>> {
+        Ok(locks::scan(self.repo.common_dir())?
+            .into_iter()
+            .map(|seen| seen.lock)
+            .collect())
+    }
+
+    /// Removes the lock files below `refs/ledger/` at least `older_than`
+    /// old; the caller holds the store's lock.
+    pub(crate) fn unlock(&self, older_than: std::time::Duration) -> Result<Unlocked> {
+        locks::remove(self.repo.common_dir(), older_than)
     }
 
     /// Every head of the store ref `name`: the local one first, then the
@@ -306,7 +419,7 @@ impl GitRefs {
         let blob = self
             .repo
             .write_blob(bytes)
-            .map_err(|e| self.git("cannot write a record blob", e))?
+            .map_err(|e| self.unwritable("write a record blob into", e))?
             .detach();
         let tree = gix::objs::Tree {
             entries: vec![Entry {
@@ -318,7 +431,7 @@ impl GitRefs {
         let tree = self
             .repo
             .write_object(&tree)
-            .map_err(|e| self.git("cannot write a record tree", e))?
+            .map_err(|e| self.unwritable("write a record tree into", e))?
             .detach();
         self.write_commit(tree, message, parents, key)
     }
@@ -347,7 +460,7 @@ impl GitRefs {
         Ok(self
             .repo
             .write_object(&commit)
-            .map_err(|e| self.git("cannot write a record commit", e))?
+            .map_err(|e| self.unwritable("write a record commit into", e))?
             .detach())
     }
 
@@ -378,9 +491,16 @@ impl GitRefs {
     /// it still names `old` (`None`: it must not exist). `Ok(false)`: it did not.
     pub(crate) fn update(&self, name: &str, old: Option<ObjectId>, new: ObjectId) -> Result<bool> {
         check_ref_name(name)?;
-        let full: FullName = format!("{LOCAL}{name}").try_into().map_err(
-            |e: gix::validate::reference::name::Error| self.corrupt(name, e.to_string()),
-        )?;
+        let full_text = format!("{LOCAL}{name}");
+        self.check_name_free(&full_text, name)?;
+        self.make_ref_dirs(&full_text);
+        let full: FullName =
+            full_text
+                .as_str()
+                .try_into()
+                .map_err(|e: gix::validate::reference::name::Error| {
+                    self.corrupt(name, e.to_string())
+                })?;
         let expected = match old {
             Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
             None => PreviousValue::MustNotExist,
@@ -410,13 +530,14 @@ impl GitRefs {
                 drop(e);
                 Ok(false)
             }
-            Err(e) => Err(self.git(&format!("cannot update {LOCAL}{name}"), e)),
+            Err(e) => Err(self.edit_failed(&full_text, name, e)),
         }
     }
 
     /// Points the ref `full` (below `refs/ledger/`) at `commit`, whatever it
     /// named: for a copy kept beside the local heads, never for a local head.
     pub(crate) fn set(&self, full: &str, commit: ObjectId) -> Result<()> {
+        self.make_ref_dirs(full);
         let name: FullName =
             full.try_into()
                 .map_err(|e: gix::validate::reference::name::Error| {
@@ -439,7 +560,7 @@ impl GitRefs {
         let mut time = gix::date::parse::TimeBuf::default();
         self.repo
             .edit_references_as([edit], Some(actor.to_ref(&mut time)))
-            .map_err(|e| self.git(&format!("cannot update {full}"), e))?;
+            .map_err(|e| self.edit_failed(full, full, e))?;
         Ok(())
     }
 
@@ -699,4 +820,18 @@ pub(crate) fn tips(refs: &GitRefs, heads: Vec<Head>) -> Result<Vec<Head>> {
         tips.push(head.clone());
     }
     Ok(tips)
+}
+
+/// The operating system's answer inside gix's error `err`, with gix's chain
+/// of messages on one line (the kind of the first I/O error in it, else
+/// `Other`).
+fn io_error(display: &str, err: gix::Error) -> std::io::Error {
+    let kind = err
+        .downcast_any_ref::<std::io::Error>()
+        .map_or(std::io::ErrorKind::Other, std::io::Error::kind);
+    let message = match gix_error(display, "gix", err) {
+        Error::Git { message, .. } => message.strip_prefix("gix: ").unwrap_or(&message).to_owned(),
+        other => other.to_string(),
+    };
+    std::io::Error::new(kind, message)
 }

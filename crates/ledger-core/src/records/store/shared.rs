@@ -509,18 +509,13 @@ fn full_name(head: &Head, reference: &str) -> String {
 impl Store {
     /// The signing key of the store's signing settings, loaded (`None`: none is set).
     fn signing_key(&self) -> Result<Option<SigningKey>> {
-        self.signing
-            .signing_key
-            .as_deref()
-            .map(SigningKey::load)
-            .transpose()
+        self.signing.key_path()?.map(SigningKey::load).transpose()
     }
 
     /// The allowed signers of the store's signing settings, loaded (`None`: none given).
     pub(crate) fn allowed_signers(&self) -> Result<Option<AllowedSigners>> {
         self.signing
-            .allowed_signers
-            .as_deref()
+            .allowed_signers_path()?
             .map(AllowedSigners::load)
             .transpose()
     }

@@ -487,6 +487,7 @@ fn signing(key: Option<&Path>, allowed: Option<&Path>) -> crate::records::signin
     crate::records::signing::SigningSettings {
         signing_key: key.map(|k| utf8(k).to_owned()),
         allowed_signers: allowed.map(|a| utf8(a).to_owned()),
+        not_utf8: Vec::new(),
     }
 }
 
