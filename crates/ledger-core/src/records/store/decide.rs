@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{RecordId, Store, StoredRecord};
+use super::{RecordId, RefHead, Store, StoredRecord};
 use crate::error::{Error, Result};
 
 /// The ref whose chain holds every decision about an orphan.
@@ -128,30 +128,35 @@ impl Store {
     }
 
     /// `ids` described: each record's kind, the record it follows, and the
-    /// ref whose chain holds that one.
-    pub(super) fn described_orphans(&self, ids: Vec<RecordId>) -> Result<Vec<Orphan>> {
+    /// ref of `refs` whose chain holds that one. A check lists what it finds:
+    /// a chain or record that cannot be read describes nothing.
+    pub(super) fn described_orphans(&self, ids: Vec<RecordId>, refs: &[RefHead]) -> Vec<Orphan> {
         if ids.is_empty() {
-            return Ok(Vec::new());
+            return Vec::new();
         }
-        let mut chains = Vec::new();
-        for (name, _) in self.refs()? {
-            let history: HashSet<RecordId> = self.history(&name)?.into_iter().collect();
-            chains.push((name, history));
-        }
-        let mut out = Vec::new();
-        for id in ids {
-            let record: StoredRecord<serde::de::IgnoredAny> = self.read_record(&id)?;
-            let reference = record.previous.as_ref().and_then(|previous| {
-                let holds = chains.iter().find(|(_, chain)| chain.contains(previous));
-                holds.map(|(name, _)| name.clone())
-            });
-            out.push(Orphan {
-                id,
-                kind: record.kind,
-                follows: record.previous,
-                reference,
-            });
-        }
-        Ok(out)
+        let chains: Vec<(&str, HashSet<RecordId>)> = refs
+            .iter()
+            .filter(|head| head.remote.is_none())
+            .map(|head| {
+                let chain = self.history(&head.name).unwrap_or_default();
+                (head.name.as_str(), chain.into_iter().collect())
+            })
+            .collect();
+        ids.into_iter()
+            .map(|id| {
+                let record = self.read_record::<serde::de::IgnoredAny>(&id).ok();
+                let follows = record.as_ref().and_then(|r| r.previous);
+                let reference = follows.and_then(|previous| {
+                    let holds = chains.iter().find(|(_, chain)| chain.contains(&previous));
+                    holds.map(|(name, _)| (*name).to_owned())
+                });
+                Orphan {
+                    id,
+                    kind: record.map(|r| r.kind).unwrap_or_default(),
+                    follows,
+                    reference,
+                }
+            })
+            .collect()
     }
 }
