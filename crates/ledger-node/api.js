@@ -754,8 +754,11 @@ class Workspace {
    * Everything a resuming session must know, in one report: for each active
    * change (or the one named) its approvals with causes, its verdict checked
    * now with every gate it relied on, its envelope, its tasks and the work left;
-   * and the store's health. `nothing_to_do` is the one verdict (the CLI's exit
-   * 0; otherwise 1).
+   * every gate `ledger.toml` declares and every verdict the store records,
+   * checked now; and the store's health. `work` lists every item (each naming
+   * its change, if any); `nothing_to_do` is the one verdict (the CLI's exit 0;
+   * otherwise 1). The same options serve every stage: prerequisites that
+   * nothing checked relies on are listed in `notes`, never refused.
    */
   async check(options) {
     return (reply(await native.call(this.#path, 'check', encode('check', options, (o) => ({ ...o,  })))))

@@ -429,6 +429,13 @@ export interface ChangeResume {
    */
   location: ChangeLocation
   /**
+   * The next step now: the envelope's next outcome while the change is
+   * active (or its files are gone); once it is archived, the archive came
+   * after whatever the envelope named, so `finalization` while its
+   * finalization does not check out, else none: the change is done.
+   */
+  next: string | null
+  /**
    * Its state envelope: role, outcome, tasks, checks, blockers, next outcome.
    */
   state: CurrentState
@@ -442,7 +449,7 @@ export interface ChangeResume {
    */
   validation: ValidationCheck | null
   /**
-   * What is left to do, in order; empty: nothing.
+   * What is left to do for this change, in order; empty: nothing.
    */
   work: Array<Work>
 }
@@ -469,7 +476,10 @@ export interface ChangeSummary {
    */
   location: ChangeLocation
   /**
-   * The one next allowed outcome the envelope records.
+   * The one next allowed outcome the envelope records, while the change
+   * is active (or its files are gone). `None` once it is archived: the
+   * archive came after whatever the envelope named, and what is left is
+   * its finalization, which `check` checks.
    */
   nextOutcome: string | null
   /**
@@ -663,6 +673,33 @@ export interface DeclaredGate {
    * The run's time limit in milliseconds (`timeout`, e.g. `"10m"`).
    */
   timeoutMs: number | null
+}
+
+/**
+ * A gate `ledger.toml` declares, as it stands now (`gate check NAME`).
+ */
+export interface DeclaredGateStanding {
+  /**
+   * Its declared prerequisite commands that were not run (the caller did
+   * not allow it and gave no value): each is unverified.
+   */
+  commandsNotRun: Array<string>
+  /**
+   * Whether its latest evidence is fresh against the declaration now.
+   */
+  fresh: boolean
+  /**
+   * The gate.
+   */
+  gate: string
+  /**
+   * Why not (empty when fresh).
+   */
+  reasons: Array<StaleReason>
+  /**
+   * The record of its latest evidence, if any.
+   */
+  record: RecordId | null
 }
 
 /**
@@ -1210,6 +1247,30 @@ export interface MovedFile {
 }
 
 /**
+ * Something the check noticed that is not work: it never changes the
+ * exit code.
+ */
+export interface Note {
+  /**
+   * Its kind.
+   */
+  kind: NoteKind
+  /**
+   * What and why, one line (names quoted).
+   */
+  message: string
+  /**
+   * The gate it is about.
+   */
+  subject: string | null
+}
+
+/**
+ * What kind of note an item is: a stable tag.
+ */
+export type NoteKind = "unused-prerequisites" | "commands-not-run"
+
+/**
  * What the caller observed around the inventory: nothing here is verified by
  * ledger, it is stored so that a reader knows how the set was used.
  */
@@ -1423,7 +1484,15 @@ export interface Resume {
    */
   changes: Array<ChangeResume>
   /**
-   * Whether no change and no store problem lists any work: exit 0.
+   * Each gate `ledger.toml` declares, checked now (none: no such file).
+   */
+  declaredGates: Array<DeclaredGateStanding>
+  /**
+   * What the check did not use or could not observe; never work.
+   */
+  notes: Array<Note>
+  /**
+   * Whether `work` is empty: exit 0.
    */
   nothingToDo: boolean
   /**
@@ -1431,7 +1500,12 @@ export interface Resume {
    */
   store: StoreReport
   /**
-   * Work outside any change (the store's problems).
+   * Each verdict the store records, checked now.
+   */
+  verdicts: Array<VerdictCheck>
+  /**
+   * Every work item, in order: each change's (naming its change), then
+   * the declared gates', the verdicts' and the store's.
    */
   work: Array<Work>
 }
@@ -2226,6 +2300,11 @@ export interface VerdictSummary {
  */
 export interface Work {
   /**
+   * The change it belongs to (`None`: the workspace's — a declared gate,
+   * a verdict, the store).
+   */
+  change: string | null
+  /**
    * Its kind.
    */
   kind: WorkKind
@@ -2234,9 +2313,10 @@ export interface Work {
    */
   message: string
   /**
-   * What it is about, when it is one thing of the change: the artifact
-   * (`approval`, `schema-changed`), the gate (`gate-stale`), the phase
-   * record's path (`phase-record`).
+   * What it is about, when it is one thing: the artifact (`approval`,
+   * `schema-changed`), the gate (`gate-stale`, `declared-gate-stale`),
+   * the phase record's path (`phase-record`), the verdict's name
+   * (`verdict-stale`).
    */
   subject: string | null
 }
@@ -2244,7 +2324,7 @@ export interface Work {
 /**
  * What kind of work an item is: a stable tag callers may filter on.
  */
-export type WorkKind = "approval" | "schema-changed" | "tasks-left" | "blocker" | "not-validated" | "verdict-fail" | "pass-changed" | "gate-stale" | "phase-record" | "archive" | "finalization" | "gone" | "store"
+export type WorkKind = "approval" | "schema-changed" | "tasks-left" | "blocker" | "not-validated" | "verdict-fail" | "pass-changed" | "gate-stale" | "phase-record" | "archive" | "finalization" | "gone" | "declared-gate-stale" | "verdict-stale" | "store"
 
 /**
  * A path relative to the workspace, `/`-separated, without `.`/`..` segments.
@@ -2942,6 +3022,13 @@ export interface RunDeclaredGatesOptions {
 /** The options of `check`. */
 export interface CheckOptions {
   /**
+   * Whether the prerequisite commands `ledger.toml` declares (`env-cmd`)
+   * may be run to observe them: the caller's decision, which no file of
+   * the checkout can make. Default: not run; each stays unverified and a
+   * note says so.
+   */
+  allowEnvCmd?: boolean
+  /**
    * The one change to check; default: every active change, and every
    * change with live recorded state whose files are gone.
    */
@@ -2952,8 +3039,9 @@ export interface CheckOptions {
   changesRoot?: string
   /**
    * Gate name → prerequisite name → how to observe it now (as
-   * `check_validation` takes them); a gate no checked verdict relies on is
-   * refused.
+   * `check_validation` takes them); for a declared gate they replace the
+   * declared ones of the same name. Those of a gate nothing checked relies
+   * on are noted (`notes`), not used.
    */
   gatePrerequisites?: Record<string, Record<string, Observe>>
   /**
@@ -3587,8 +3675,11 @@ export declare class Workspace {
    * Everything a resuming session must know, in one report: for each active
    * change (or the one named) its approvals with causes, its verdict checked
    * now with every gate it relied on, its envelope, its tasks and the work left;
-   * and the store's health. `nothing_to_do` is the one verdict (the CLI's exit
-   * 0; otherwise 1).
+   * every gate `ledger.toml` declares and every verdict the store records,
+   * checked now; and the store's health. `work` lists every item (each naming
+   * its change, if any); `nothing_to_do` is the one verdict (the CLI's exit 0;
+   * otherwise 1). The same options serve every stage: prerequisites that
+   * nothing checked relies on are listed in `notes`, never refused.
    */
   check(options?: CheckOptions): Promise<Resume>
   /**

@@ -8,8 +8,8 @@ use ledger_core::{
     Error,
     approval::ApprovalState,
     lifecycle::{
-        ChangeResume, ChangeSummary, Resume, ResumeRequest, Work, WorkKind, list_changes,
-        resume_check,
+        ChangeResume, ChangeSummary, Note, NoteKind, Resume, ResumeRequest, Work, WorkKind,
+        list_changes, resume_check,
     },
     openspec::ChangeLocation,
     quote::quote,
@@ -33,6 +33,11 @@ pub struct CheckArgs {
     task_rule: Option<TaskRule>,
     #[command(flatten)]
     observe: GateObserveArgs,
+    /// Run the prerequisite commands `ledger.toml` declares (`env-cmd`) to
+    /// observe them [default: not run, each stays unverified: whoever writes
+    /// the checkout chose them].
+    #[arg(long)]
+    allow_env_cmd: bool,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -52,8 +57,9 @@ pub struct ChangesArgs {
 
 pub(crate) const CHECK_EXIT_CODES: &str = "\
 Exit codes:
-  0  nothing to do: no active change, no store problem (a named change:
-     archived and its finalization checks out)
+  0  nothing to do: no active change, every declared gate fresh, every
+     recorded verdict standing, no store problem (a named change: archived
+     and its finalization checks out)
   1  work to do: every item is listed, each with the command that shows it
      (an active change always has some: at the least, to archive it)
   2  error: a blocking condition, bad input or bad usage; stderr says
@@ -77,6 +83,7 @@ pub fn run_check(args: CheckArgs) -> Result<(String, ExitCode), Error> {
     let mut request = request(&args.place, args.task_rule)?;
     request.change = args.change;
     request.gate_prerequisites = args.observe.prerequisites()?;
+    request.allow_env_cmd = args.allow_env_cmd;
     let resume = resume_check(&args.place.store()?, &request)?;
     let text = if args.json {
         json_line(&resume)
@@ -137,6 +144,27 @@ fn resume_text(resume: &Resume) -> String {
     for change in &resume.changes {
         out.push_str(&change_text(change));
     }
+    if !resume.declared_gates.is_empty() {
+        let gates: Vec<String> = (resume.declared_gates.iter())
+            .map(|g| {
+                format!(
+                    "{} {}",
+                    quote(&g.gate),
+                    if g.fresh { "fresh" } else { "stale" }
+                )
+            })
+            .collect();
+        out.push_str(&format!("declared gates: {}\n", gates.join(", ")));
+    }
+    if !resume.verdicts.is_empty() {
+        let verdicts: Vec<String> = (resume.verdicts.iter())
+            .map(|v| {
+                let standing = if v.stands { "stands" } else { "does not stand" };
+                format!("{} {standing}", quote(&v.name))
+            })
+            .collect();
+        out.push_str(&format!("verdicts: {}\n", verdicts.join(", ")));
+    }
     let store = &resume.store;
     out.push_str(&format!(
         "store: {} records, {} pointers, {}\n",
@@ -148,10 +176,13 @@ fn resume_text(resume: &Resume) -> String {
             "problems found"
         }
     ));
-    for work in &resume.work {
+    for work in resume.work.iter().filter(|w| w.change.is_none()) {
         out.push_str(&work_line(work, None));
     }
-    let items = resume.work.len() + resume.changes.iter().map(|c| c.work.len()).sum::<usize>();
+    for note in &resume.notes {
+        out.push_str(&note_line(note));
+    }
+    let items = resume.work.len();
     if resume.nothing_to_do {
         out.push_str("nothing to do\n");
     } else {
@@ -161,6 +192,18 @@ fn resume_text(resume: &Resume) -> String {
         ));
     }
     out
+}
+
+/// `note: <message> (<the flags that act on it>)`.
+fn note_line(note: &Note) -> String {
+    let gate = quote(note.subject.as_deref().unwrap_or("GATE")).into_owned();
+    let hint = match note.kind {
+        NoteKind::UnusedPrerequisites => return format!("note: {}\n", note.message),
+        NoteKind::CommandsNotRun => {
+            format!("--allow-env-cmd, or --gate-env-cmd {gate}:NAME=COMMAND")
+        }
+    };
+    format!("note: {} ({hint})\n", note.message)
 }
 
 fn change_text(c: &ChangeResume) -> String {
@@ -251,10 +294,7 @@ fn change_text(c: &ChangeResume) -> String {
     }
     let blockers = e.blockers.iter().map(|b| quote(b).into_owned()).collect();
     out.push_str(&line("blockers", list(blockers)));
-    out.push_str(&line(
-        "next",
-        or_none(e.next_outcome.as_deref().unwrap_or("")),
-    ));
+    out.push_str(&line("next", or_none(c.next.as_deref().unwrap_or(""))));
     if c.work.is_empty() {
         out.push_str("  nothing to do\n");
     } else {
@@ -283,7 +323,7 @@ fn work_line(work: &Work, change: Option<&ChangeResume>) -> String {
     let indent = if change.is_some() { "    " } else { "  " };
     match change
         .and_then(|c| command(work, c))
-        .or_else(|| (work.kind == WorkKind::Store).then(|| "ledger store check".to_owned()))
+        .or_else(|| workspace_command(work))
     {
         Some(command) => format!("{indent}- {kind}: {} ({command})\n", work.message),
         None => format!("{indent}- {kind}: {}\n", work.message),
@@ -323,6 +363,17 @@ fn command(work: &Work, c: &ChangeResume) -> Option<String> {
         }
         WorkKind::Finalization => format!("ledger finalize check --change {name}"),
         WorkKind::Gone => format!("ledger state retire --change {name} --reason TEXT"),
-        WorkKind::Store => return None,
+        WorkKind::DeclaredGateStale | WorkKind::VerdictStale | WorkKind::Store => return None,
+    })
+}
+
+/// The command that shows (or does) work of the workspace.
+fn workspace_command(work: &Work) -> Option<String> {
+    let subject = || work.subject.as_deref().map(quote);
+    Some(match work.kind {
+        WorkKind::DeclaredGateStale => format!("ledger gate run {}", subject()?),
+        WorkKind::VerdictStale => format!("ledger verdict check --name {}", subject()?),
+        WorkKind::Store => "ledger store check".to_owned(),
+        _ => return None,
     })
 }

@@ -2,6 +2,7 @@
 // call): `ws.check()` is `ledger check --json` and `ws.changes()` is
 // `ledger changes --json`, the same documents camelCased.
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
 import { test } from 'node:test'
 
 import { camel, cli, expectCode, noCli, Sandbox } from './helpers.mjs'
@@ -59,4 +60,62 @@ test('check and changes are the CLI documents', { skip: noCli }, async (t) => {
   )
   assert.deepEqual(listed[0].tasks, { done: 1, total: 2 })
   assert.deepEqual(camel(JSON.parse(cli(['changes', '--json', '--workspace', s.w]).stdout)), listed)
+})
+
+const DELTA = '## ADDED Requirements\n\n### Requirement: Login\nThe system SHALL log users in.\n\n#### Scenario: ok\n- works\n'
+// What `openspec archive` writes for a new capability from DELTA.
+const SYNCED =
+  '# auth Specification\n\n## Purpose\nTBD - created by archiving change add-auth. Update Purpose after archive.\n\n' +
+  '## Requirements\n\n### Requirement: Login\nThe system SHALL log users in.\n\n#### Scenario: ok\n- works\n'
+// The README's kind of gate: a literal and a command prerequisite.
+const DECLARED =
+  '[gates.test]\ncommand = ["cat", "src/login.js"]\nroots = ["src"]\nenv = ["MODE=ci"]\nenv-cmd = { tool = "echo v1" }\n'
+const TOOL = { command: 'echo v1' }
+
+test('one check call, the same options, resumes every stage from proposal to finalization', async (t) => {
+  const s = change(t)
+  s.write(`${DIR}/tasks.md`, '- [ ] 1.1 [core] Login\n- [ ] 1.2 [core] Tokens\n')
+  s.write(`${DIR}/specs/auth/spec.md`, DELTA)
+  s.write('ledger.toml', DECLARED)
+  const ws = s.ws
+  const options = { gatePrerequisites: { unit: { tool: TOOL } }, allowEnvCmd: true }
+  // The one call (async, sync, and the change named): `nothingToDo` each time, never an error.
+  const resume = async (stage, nothingToDo) => {
+    const report = await ws.check(options)
+    assert.equal(report.nothingToDo, nothingToDo, `${stage}: ${JSON.stringify(report.work)}`)
+    assert.equal(ws.checkSync({ ...options, change: 'add-auth' }).nothingToDo, nothingToDo, stage)
+    if (!noCli) {
+      const args = ['check', '--json', '--gate-env-cmd', 'unit:tool=echo v1', '--allow-env-cmd', '--workspace', s.w]
+      const out = cli(args, { ok: [nothingToDo ? 0 : 1] })
+      assert.deepEqual(camel(JSON.parse(out.stdout)).work, report.work, stage)
+    }
+    return report
+  }
+  let report = await resume('proposal', false)
+  assert.deepEqual(
+    report.notes.filter((n) => n.kind === 'unused-prerequisites').map((n) => n.subject),
+    ['unit'],
+  )
+  assert.ok(report.work.some((w) => w.kind === 'declared-gate-stale'))
+  assert.equal(report.work[0].change, 'add-auth')
+  for (const artifact of ['proposal', 'specs', 'design', 'tasks']) ws.approveSync('add-auth', artifact, { source: 'r1' })
+  ws.advanceStateSync('add-auth', { next: 'validation' })
+  await resume('approved', false)
+  s.write(`${DIR}/tasks.md`, '- [x] 1.1 [core] Login\n- [x] 1.2 [core] Tokens\n')
+  await resume('tasks done', false)
+  await ws.runDeclaredGate('test')
+  await ws.runGate('unit', { argv: ['cat', 'src/login.js'], scope: { roots: ['src'] }, prerequisites: { tool: TOOL } })
+  assert.equal((await resume('gates run', false)).declaredGates[0].fresh, true)
+  const gatePrerequisites = { test: { MODE: { literal: 'ci' }, tool: TOOL }, unit: { tool: TOOL } }
+  ws.recordValidationSync('add-auth', { verdict: 'PASS', source: 'r2', roots: ['src'], gates: ['test', 'unit'], gatePrerequisites })
+  report = await resume('validated', false)
+  assert.deepEqual(report.work.map((w) => w.kind), ['archive'])
+  assert.deepEqual(report.notes, [])
+  fs.mkdirSync(`${s.w}/openspec/changes/archive`, { recursive: true })
+  fs.renameSync(`${s.w}/${DIR}`, `${s.w}/openspec/changes/archive/2026-12-01-add-auth`)
+  s.write('openspec/specs/auth/spec.md', SYNCED)
+  assert.equal(ws.finalizeCheckSync('add-auth').clean, true)
+  await resume('finalized', true)
+  assert.equal(ws.checkSync({ change: 'add-auth', allowEnvCmd: true }).changes[0].next, null)
+  assert.equal(ws.changesSync().find((c) => c.change === 'add-auth').nextOutcome, null)
 })

@@ -136,10 +136,10 @@ def test_examples_recover_runs_the_recovery_protocol(workspace: Path) -> None:
         "  role implementation, outcome -",
         "  tasks 0 of 2 done",
         "  blocker: API key",
-        "  next outcome: validation",
-        "  work tasks-left: 2 of 2 tasks left in openspec/changes/add-auth/tasks.md: 1.1, 1.2",
-        "  work blocker: blocked: API key",
-        "  work not-validated: no verdict is recorded: record a validation when the change is done",
+        "  next: validation",
+        "work tasks-left (add-auth): 2 of 2 tasks left in openspec/changes/add-auth/tasks.md: 1.1, 1.2",
+        "work blocker (add-auth): blocked: API key",
+        "work not-validated (add-auth): no verdict is recorded: record a validation when the change is done",
         "work to do",
     ]
     assert ws.current_state(CHANGE)["state"]["next_outcome"] == "validation"

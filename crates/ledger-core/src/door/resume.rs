@@ -17,8 +17,11 @@ use crate::{
 /// Everything a resuming session must know, in one report: for each active
 /// change (or the one named) its approvals with causes, its verdict checked
 /// now with every gate it relied on, its envelope, its tasks and the work left;
-/// and the store's health. `nothing_to_do` is the one verdict (the CLI's exit
-/// 0; otherwise 1).
+/// every gate `ledger.toml` declares and every verdict the store records,
+/// checked now; and the store's health. `work` lists every item (each naming
+/// its change, if any); `nothing_to_do` is the one verdict (the CLI's exit 0;
+/// otherwise 1). The same options serve every stage: prerequisites that
+/// nothing checked relies on are listed in `notes`, never refused.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckOptions {
@@ -37,10 +40,17 @@ pub struct CheckOptions {
     #[serde(default)]
     pub task_rule: Option<TaskRule>,
     /// Gate name → prerequisite name → how to observe it now (as
-    /// `check_validation` takes them); a gate no checked verdict relies on is
-    /// refused.
+    /// `check_validation` takes them); for a declared gate they replace the
+    /// declared ones of the same name. Those of a gate nothing checked relies
+    /// on are noted (`notes`), not used.
     #[serde(default)]
     pub gate_prerequisites: GatePrerequisites,
+    /// Whether the prerequisite commands `ledger.toml` declares (`env-cmd`)
+    /// may be run to observe them: the caller's decision, which no file of
+    /// the checkout can make. Default: not run; each stays unverified and a
+    /// note says so.
+    #[serde(default)]
+    pub allow_env_cmd: bool,
 }
 
 fn check(ws: &Workspace, o: CheckOptions) -> Result<Resume> {
@@ -51,6 +61,7 @@ fn check(ws: &Workspace, o: CheckOptions) -> Result<Resume> {
         task_rule: o.task_rule,
         change: o.change,
         gate_prerequisites: o.gate_prerequisites,
+        allow_env_cmd: o.allow_env_cmd,
     };
     resume_check(ws.store()?, &request)
 }
@@ -159,11 +170,9 @@ mod tests {
         assert_eq!(code(&unknown), "unknown-change", "{unknown}");
         let foreign = json!({"gate_prerequisites": {"lint": {"x": {"literal": "1"}}}});
         let reply = call(&dir, "check", foreign, Case::Snake);
-        assert_eq!(
-            code(&reply),
-            "invalid-argument",
-            "no verdict relies on lint: {reply}"
-        );
+        let note = &reply["ok"]["notes"][0];
+        assert_eq!(note["kind"], "unused-prerequisites", "{reply}");
+        assert_eq!(note["subject"], "lint", "nothing relies on lint: {reply}");
     }
 
     /// The work kinds of the first change `check` reports.

@@ -149,6 +149,16 @@ impl DeclaredGate {
         out
     }
 
+    /// The declared prerequisites a check observes: variables and literals,
+    /// and the declared commands only when `allow_commands` — the caller's
+    /// explicit decision, since whoever writes the checkout chose them.
+    pub fn checked_prerequisites(&self, allow_commands: bool) -> BTreeMap<String, Observe> {
+        match allow_commands {
+            true => self.prerequisites(),
+            false => self.observed_without_commands(),
+        }
+    }
+
     /// The declared prerequisites a check may observe: variables and literals,
     /// never a command read from the file.
     fn observed_without_commands(&self) -> BTreeMap<String, Observe> {
@@ -319,7 +329,18 @@ impl Declarations {
         gate: &DeclaredGate,
         given: &BTreeMap<String, Observe>,
     ) -> Result<GateQuery> {
-        let mut prerequisites = gate.observed_without_commands();
+        self.query_allowing(gate, given, false)
+    }
+
+    /// [`Declarations::query`], the declared commands observed too when
+    /// `allow_commands` (the caller's explicit opt-in, never the file's).
+    pub fn query_allowing(
+        &self,
+        gate: &DeclaredGate,
+        given: &BTreeMap<String, Observe>,
+        allow_commands: bool,
+    ) -> Result<GateQuery> {
+        let mut prerequisites = gate.checked_prerequisites(allow_commands);
         prerequisites.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
         let unobserved: BTreeSet<String> = gate
             .env_cmd

@@ -12,11 +12,12 @@
 pub(crate) mod finalize;
 pub(crate) mod resume;
 pub(crate) mod validation;
+pub(crate) mod work;
+pub(crate) mod workspace_checks;
 
 pub use finalize::{ArchiveMove, Finalization, MovedFile, finalize_check};
 pub use resume::{
-    ChangeResume, ChangeSummary, Resume, ResumeRequest, TaskCount, Work, WorkKind, list_changes,
-    resume_check,
+    ChangeResume, ChangeSummary, Resume, ResumeRequest, TaskCount, list_changes, resume_check,
 };
 pub use validation::{
     COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GatePrerequisites, GateStanding,
@@ -24,3 +25,5 @@ pub use validation::{
     capabilities, check_validation, check_validation_with, pass_scope, record_validation,
     specs_root,
 };
+pub use work::{Note, NoteKind, Work, WorkKind};
+pub use workspace_checks::DeclaredGateStanding;

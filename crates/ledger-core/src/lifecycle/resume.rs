@@ -7,8 +7,14 @@
 //! [`status`] for approvals, [`check_validation_with`] for the PASS and the
 //! gates it relied on, [`finalize_check`] for an archived change,
 //! [`current_state`] for the envelope, [`ChangeSet::tasks_recorded_in`] for
-//! the tasks, [`Store::check`] for the store. This module only gathers them
-//! and names the work they show.
+//! the tasks, [`Store::check`] for the store, and for the workspace the gates
+//! `ledger.toml` declares and the verdicts the store records
+//! (`workspace_checks`). This module only gathers them and names the work
+//! they show.
+//!
+//! The same request serves every stage of a change: what nothing checked at
+//! this stage relies on (a gate's prerequisites before any verdict, or after
+//! the archive) is noted, never refused.
 
 use camino::Utf8PathBuf;
 use serde::Serialize;
@@ -17,13 +23,18 @@ use crate::approval::cascade::{ApprovalState, ApprovalStatus, ArtifactStatus, st
 use crate::approval::change_tasks::ChangeTasks;
 use crate::approval::envelope::Verdict;
 use crate::approval::state::{CurrentState, changes, current_state};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::lifecycle::finalize::{Finalization, finalize_check};
 use crate::lifecycle::validation::{GatePrerequisites, ValidationCheck, check_validation_with};
+use crate::lifecycle::work::{Note, Work, WorkKind};
+use crate::lifecycle::workspace_checks::{
+    DeclaredGateStanding, Observation, declared_gate_work, recorded_verdicts, verdict_work,
+};
 use crate::openspec::change_set::{ChangeLocation, ChangeSet, changes_on_disk};
 use crate::quote::quote;
 use crate::records::store::{RecordId, Store, StoreReport};
 use crate::tasks::rule::TaskRule;
+use crate::verdict::VerdictCheck;
 
 /// Which changes a resume check reads, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,9 +51,15 @@ pub struct ResumeRequest {
     /// every change with live recorded state whose directory is gone).
     pub change: Option<String>,
     /// How to observe each gate's prerequisites now, by gate name, as a
-    /// validation check takes them; a gate no checked verdict relied on is
-    /// refused (`invalid-argument`).
+    /// validation check takes them; for a gate `ledger.toml` declares they
+    /// replace the declared ones of the same name. Prerequisites of a gate
+    /// that nothing checked relies on are noted, not used.
     pub gate_prerequisites: GatePrerequisites,
+    /// Whether the prerequisite commands `ledger.toml` declares (`env-cmd`)
+    /// may be run to observe them. Only the caller can decide this, never a
+    /// file of the checkout (SPEC §15); without it each stays unverified and
+    /// a note says so.
+    pub allow_env_cmd: bool,
 }
 
 impl ResumeRequest {
@@ -56,6 +73,7 @@ impl ResumeRequest {
             task_rule: None,
             change: None,
             gate_prerequisites: GatePrerequisites::new(),
+            allow_env_cmd: false,
         }
     }
 
@@ -67,70 +85,6 @@ impl ResumeRequest {
             self.schema.as_deref(),
         )?
         .with_task_rule(self.task_rule))
-    }
-}
-
-/// What kind of work an item is: a stable tag callers may filter on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum WorkKind {
-    /// An artifact's approval does not stand (unbound, changed, reset, blocked).
-    Approval,
-    /// A binding was made with another schema than the one in use.
-    SchemaChanged,
-    /// The Tasks file has open tasks.
-    TasksLeft,
-    /// The envelope records a blocker.
-    Blocker,
-    /// No verdict is recorded for the change.
-    NotValidated,
-    /// The recorded verdict is a FAIL.
-    VerdictFail,
-    /// The PASS inventory differs from the disk.
-    PassChanged,
-    /// A gate the verdict relied on is stale, or ran again since.
-    GateStale,
-    /// A phase record the PASS excluded is not one regular file.
-    PhaseRecord,
-    /// The PASS stands and nothing else is open: the change is to be archived
-    /// and its finalization checked.
-    Archive,
-    /// An archived change's finalization does not check out.
-    Finalization,
-    /// The change's recorded state is live but its directory is gone.
-    Gone,
-    /// The record store has problems (`store check`).
-    Store,
-}
-
-/// One thing to do, with why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct Work {
-    /// Its kind.
-    pub kind: WorkKind,
-    /// What it is about, when it is one thing of the change: the artifact
-    /// (`approval`, `schema-changed`), the gate (`gate-stale`), the phase
-    /// record's path (`phase-record`).
-    pub subject: Option<String>,
-    /// What to do and why, one line (names and paths quoted).
-    pub message: String,
-}
-
-impl Work {
-    fn new(kind: WorkKind, message: String) -> Work {
-        Work {
-            kind,
-            subject: None,
-            message,
-        }
-    }
-
-    fn about(kind: WorkKind, subject: &str, message: String) -> Work {
-        Work {
-            kind,
-            subject: Some(subject.to_owned()),
-            message,
-        }
     }
 }
 
@@ -151,9 +105,14 @@ pub struct ChangeResume {
     pub finalization: Option<Finalization>,
     /// Its state envelope: role, outcome, tasks, checks, blockers, next outcome.
     pub state: CurrentState,
+    /// The next step now: the envelope's next outcome while the change is
+    /// active (or its files are gone); once it is archived, the archive came
+    /// after whatever the envelope named, so `finalization` while its
+    /// finalization does not check out, else none: the change is done.
+    pub next: Option<String>,
     /// Its tracked Tasks file read now (`None`: the change's directory is gone).
     pub tasks: Option<ChangeTasks>,
-    /// What is left to do, in order; empty: nothing.
+    /// What is left to do for this change, in order; empty: nothing.
     pub work: Vec<Work>,
 }
 
@@ -162,11 +121,18 @@ pub struct ChangeResume {
 pub struct Resume {
     /// Each change checked.
     pub changes: Vec<ChangeResume>,
+    /// Each gate `ledger.toml` declares, checked now (none: no such file).
+    pub declared_gates: Vec<DeclaredGateStanding>,
+    /// Each verdict the store records, checked now.
+    pub verdicts: Vec<VerdictCheck>,
     /// The store's health.
     pub store: StoreReport,
-    /// Work outside any change (the store's problems).
+    /// Every work item, in order: each change's (naming its change), then
+    /// the declared gates', the verdicts' and the store's.
     pub work: Vec<Work>,
-    /// Whether no change and no store problem lists any work: exit 0.
+    /// What the check did not use or could not observe; never work.
+    pub notes: Vec<Note>,
+    /// Whether `work` is empty: exit 0.
     pub nothing_to_do: bool,
 }
 
@@ -179,7 +145,11 @@ pub fn resume_check(store: &Store, request: &ResumeRequest) -> Result<Resume> {
         Some(change) => vec![change.clone()],
         None => default_changes(store, request)?,
     };
-    let mut used_prerequisites = Vec::new();
+    let mut observation = Observation::read(
+        &request.workspace,
+        &request.gate_prerequisites,
+        request.allow_env_cmd,
+    )?;
     let mut checked = Vec::new();
     for name in &names {
         let change = request.open(name)?;
@@ -187,26 +157,14 @@ pub fn resume_check(store: &Store, request: &ResumeRequest) -> Result<Resume> {
         if change.location == ChangeLocation::Missing && state.record.is_none() {
             change.require_present()?;
         }
-        checked.push(change_resume(
-            store,
-            &change,
-            state,
-            &request.gate_prerequisites,
-            &mut used_prerequisites,
-        )?);
+        checked.push(change_resume(store, &change, state, &mut observation)?);
     }
-    if let Some(name) =
-        (request.gate_prerequisites.keys()).find(|g| !used_prerequisites.contains(g))
-    {
-        return Err(Error::InvalidArgument {
-            message: format!(
-                "prerequisites were given for gate {}, which no verdict checked relies on",
-                quote(name)
-            ),
-        });
-    }
+    let declared_gates = observation.declared_gates()?;
+    let verdicts = recorded_verdicts(store)?;
     let report = store.check()?;
-    let mut work = Vec::new();
+    let mut work: Vec<Work> = checked.iter().flat_map(|c| c.work.clone()).collect();
+    work.extend(declared_gates.iter().filter_map(declared_gate_work));
+    work.extend(verdicts.iter().filter_map(verdict_work));
     if !report.is_clean() {
         let locks = match report.locks.len() {
             0 => String::new(),
@@ -220,12 +178,14 @@ pub fn resume_check(store: &Store, request: &ResumeRequest) -> Result<Resume> {
             format!("the record store has problems{locks}: check the store and resolve them"),
         ));
     }
-    let nothing_to_do = work.is_empty() && checked.iter().all(|c| c.work.is_empty());
     Ok(Resume {
         changes: checked,
+        declared_gates,
+        verdicts,
         store: report,
+        nothing_to_do: work.is_empty(),
         work,
-        nothing_to_do,
+        notes: observation.notes(),
     })
 }
 
@@ -255,8 +215,7 @@ fn change_resume(
     store: &Store,
     change: &ChangeSet,
     state: CurrentState,
-    prerequisites: &GatePrerequisites,
-    used: &mut Vec<String>,
+    observation: &mut Observation,
 ) -> Result<ChangeResume> {
     let approvals = status(store, change)?;
     let mut work = Vec::new();
@@ -329,9 +288,8 @@ fn change_resume(
         (ChangeLocation::Active { .. }, Some(recorded)) => {
             let mut own = GatePrerequisites::new();
             for gate in &recorded.gates {
-                if let Some(observe) = prerequisites.get(&gate.gate) {
-                    own.insert(gate.gate.clone(), observe.clone());
-                    used.push(gate.gate.clone());
+                if let Some(observe) = observation.for_pass_gate(&gate.gate) {
+                    own.insert(gate.gate.clone(), observe);
                 }
             }
             let check = check_validation_with(store, change, &own)?;
@@ -370,11 +328,26 @@ fn change_resume(
         location: change.location.clone(),
         approvals,
         validation,
+        next: next_step(&change.location, &state, finalization.as_ref()),
         finalization,
         state,
         tasks,
-        work,
+        work: work.into_iter().map(|w| w.of(&change.change)).collect(),
     })
+}
+
+/// The next step of a change now (see [`ChangeResume::next`]).
+fn next_step(
+    location: &ChangeLocation,
+    state: &CurrentState,
+    finalization: Option<&Finalization>,
+) -> Option<String> {
+    match location {
+        ChangeLocation::Archived { .. } => finalization
+            .filter(|f| !f.clean)
+            .map(|_| "finalization".to_owned()),
+        _ => state.state.next_outcome.clone(),
+    }
 }
 
 /// The work an artifact's approval shows, `None` when it stands (a change
@@ -502,7 +475,10 @@ pub struct ChangeSummary {
     /// The verdict its envelope records, not checked again (`ledger check`
     /// checks it).
     pub verdict: Option<Verdict>,
-    /// The one next allowed outcome the envelope records.
+    /// The one next allowed outcome the envelope records, while the change
+    /// is active (or its files are gone). `None` once it is archived: the
+    /// archive came after whatever the envelope named, and what is left is
+    /// its finalization, which `check` checks.
     pub next_outcome: Option<String>,
 }
 
@@ -543,7 +519,10 @@ pub fn list_changes(store: &Store, request: &ResumeRequest) -> Result<Vec<Change
             artifacts: approvals.artifacts.len(),
             tasks,
             verdict: envelope.validation.as_ref().map(|v| v.verdict),
-            next_outcome: envelope.next_outcome.clone(),
+            next_outcome: match change.location {
+                ChangeLocation::Archived { .. } => None,
+                _ => envelope.next_outcome.clone(),
+            },
         });
     }
     Ok(out)

@@ -139,7 +139,7 @@ ChangeLocationMissing = TypedDict("ChangeLocationMissing", {"state": Literal["mi
 ChangeLocation = Union["ChangeLocationActive", "ChangeLocationArchived", "ChangeLocationMissing"]
 
 # One change as a resuming session finds it.
-ChangeResume = TypedDict("ChangeResume", {"approvals": "ApprovalStatus", "change": str, "finalization": Optional["Finalization"], "location": "ChangeLocation", "state": "CurrentState", "tasks": Optional["ChangeTasks"], "validation": Optional["ValidationCheck"], "work": list["Work"]})
+ChangeResume = TypedDict("ChangeResume", {"approvals": "ApprovalStatus", "change": str, "finalization": Optional["Finalization"], "location": "ChangeLocation", "next": Optional[str], "state": "CurrentState", "tasks": Optional["ChangeTasks"], "validation": Optional["ValidationCheck"], "work": list["Work"]})
 
 # One change of the workspace and its state in brief (`ledger changes`).
 ChangeSummary = TypedDict("ChangeSummary", {"approved": int, "artifacts": int, "change": str, "location": "ChangeLocation", "next_outcome": Optional[str], "retired": bool, "state_record": Optional["RecordId"], "tasks": Optional["TaskCount"], "verdict": Optional["Verdict"]})
@@ -166,6 +166,9 @@ DeclaredExclusion = TypedDict("DeclaredExclusion", {"path": str, "reason": str})
 
 # A gate as `ledger.toml` declares it, validated: its spec builds.
 DeclaredGate = TypedDict("DeclaredGate", {"command": list[str], "cwd": str, "env": list[str], "env_cmd": dict[str, str], "exclude": list["DeclaredExclusion"], "name": str, "needs": list[str], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "timeout_ms": Optional[int]})
+
+# A gate `ledger.toml` declares, as it stands now (`gate check NAME`).
+DeclaredGateStanding = TypedDict("DeclaredGateStanding", {"commands_not_run": list[str], "fresh": bool, "gate": str, "reasons": list["StaleReason"], "record": Optional["RecordId"]})
 
 # One gate of a run of every declared gate (`gate run --all`).
 DeclaredRun = TypedDict("DeclaredRun", {"blocked_by": list[str], "exit_code": Optional[int], "gate": str, "outcome": Optional["RunOutcome"], "status": "DeclaredStatus"})
@@ -267,6 +270,13 @@ LogEntry = TypedDict("LogEntry", {"changes": list["FieldChange"], "record": "Rec
 # One validated file of the change directory and where the archive move put it.
 MovedFile = TypedDict("MovedFile", {"from": "WorkspacePath", "to": "WorkspacePath"})
 
+# Something the check noticed that is not work: it never changes the
+# exit code.
+Note = TypedDict("Note", {"kind": "NoteKind", "message": str, "subject": Optional[str]})
+
+# What kind of note an item is: a stable tag.
+NoteKind = Union[Literal["unused-prerequisites"], Literal["commands-not-run"]]
+
 # What the caller observed around the inventory: nothing here is verified by
 # ledger, it is stored so that a reader knows how the set was used.
 Observed = TypedDict("Observed", {"command": list[str], "meta": dict[str, str], "tools": dict[str, str]}, total=False)
@@ -309,7 +319,7 @@ RemoteSetup = TypedDict("RemoteSetup", {"added": bool, "fetch": str, "push": str
 RequirementDigest = TypedDict("RequirementDigest", {"name": str, "sha256": str})
 
 # Everything a resuming session must know (`ledger check --json`).
-Resume = TypedDict("Resume", {"changes": list["ChangeResume"], "nothing_to_do": bool, "store": "StoreReport", "work": list["Work"]})
+Resume = TypedDict("Resume", {"changes": list["ChangeResume"], "declared_gates": list["DeclaredGateStanding"], "notes": list["Note"], "nothing_to_do": bool, "store": "StoreReport", "verdicts": list["VerdictCheck"], "work": list["Work"]})
 
 # The record that a change's state was retired on purpose (a mistyped name, an
 # abandoned change): its bindings end here, the records before stay.
@@ -477,10 +487,10 @@ VerdictEvent = Union[Literal["recorded"], Literal["downgraded"]]
 VerdictSummary = TypedDict("VerdictSummary", {"downgrade": Optional["Downgrade"], "entries": int, "event": "VerdictEvent", "findings": list[str], "fingerprint": "Fingerprint", "name": str, "record": "RecordId", "reports": list[str], "scope": "Scope", "source": str, "verdict": str, "written_at": str})
 
 # One thing to do, with why.
-Work = TypedDict("Work", {"kind": "WorkKind", "message": str, "subject": Optional[str]})
+Work = TypedDict("Work", {"change": Optional[str], "kind": "WorkKind", "message": str, "subject": Optional[str]})
 
 # What kind of work an item is: a stable tag callers may filter on.
-WorkKind = Union[Literal["approval"], Literal["schema-changed"], Literal["tasks-left"], Literal["blocker"], Literal["not-validated"], Literal["verdict-fail"], Literal["pass-changed"], Literal["gate-stale"], Literal["phase-record"], Literal["archive"], Literal["finalization"], Literal["gone"], Literal["store"]]
+WorkKind = Union[Literal["approval"], Literal["schema-changed"], Literal["tasks-left"], Literal["blocker"], Literal["not-validated"], Literal["verdict-fail"], Literal["pass-changed"], Literal["gate-stale"], Literal["phase-record"], Literal["archive"], Literal["finalization"], Literal["gone"], Literal["declared-gate-stale"], Literal["verdict-stale"], Literal["store"]]
 
 # A path relative to the workspace, `/`-separated, without `.`/`..` segments.
 WorkspacePath = str
@@ -1282,13 +1292,16 @@ class Workspace:
         evidence written before ledger kept a run's output."""
         return _b64decode(_call(self._path, "evidence_output", {"record": record}))
 
-    def check(self, *, change: Optional[str] = None, changes_root: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Resume":
+    def check(self, *, allow_env_cmd: Optional[bool] = None, change: Optional[str] = None, changes_root: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Resume":
         """Everything a resuming session must know, in one report: for each active
         change (or the one named) its approvals with causes, its verdict checked
         now with every gate it relied on, its envelope, its tasks and the work left;
-        and the store's health. `nothing_to_do` is the one verdict (the CLI's exit
-        0; otherwise 1)."""
-        return _call(self._path, "check", {"change": change, "changes_root": changes_root, "gate_prerequisites": gate_prerequisites, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        every gate `ledger.toml` declares and every verdict the store records,
+        checked now; and the store's health. `work` lists every item (each naming
+        its change, if any); `nothing_to_do` is the one verdict (the CLI's exit 0;
+        otherwise 1). The same options serve every stage: prerequisites that
+        nothing checked relies on are listed in `notes`, never refused."""
+        return _call(self._path, "check", {"allow_env_cmd": allow_env_cmd, "change": change, "changes_root": changes_root, "gate_prerequisites": gate_prerequisites, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
     def changes(self, *, changes_root: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> list["ChangeSummary"]:
         """Every change of the workspace — active and archived on disk, and those
@@ -1501,6 +1514,7 @@ __all__ = [
     "DanglingRef",
     "DeclaredExclusion",
     "DeclaredGate",
+    "DeclaredGateStanding",
     "DeclaredRun",
     "DeclaredRuns",
     "DeclaredStatus",
@@ -1524,6 +1538,8 @@ __all__ = [
     "LatestEvidence",
     "LogEntry",
     "MovedFile",
+    "Note",
+    "NoteKind",
     "Observed",
     "Orphan",
     "OrphanDecision",
