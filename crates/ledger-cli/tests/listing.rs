@@ -639,3 +639,41 @@ fn git_ceiling_directories_bound_the_search_for_the_repository() {
     // Without it, the checkout's listing (no ignored file).
     assert!(!ledger_paths(&s, &w.join("src"), &[], &[]).contains(&"src/ignored.log".to_owned()));
 }
+
+/// The walk memo never replays a directory whose `.git` decides whether it
+/// is a nested repository by content it cannot watch (issue 42): `sub/.git`
+/// names a gitdir that does not exist (git lists `sub/f`), warm runs follow
+/// while the tree ages, then the file is rewritten in place to name a real
+/// repository, and the next cached run refuses `sub` as `--no-cache` and git
+/// do, instead of listing `sub/f` again.
+#[test]
+fn a_git_file_rewritten_in_place_is_never_answered_from_the_walk_memo() {
+    let s = Sandbox::new();
+    s.init();
+    s.write("a.txt", b"a");
+    // The checkout's own `.ledger/` (ignored) keeps the digest cache and the memo.
+    s.write(".ledger/.gitignore", b"*\n");
+    s.commit_all();
+    let other = s.dir.path().join("other");
+    s.git(s.dir.path(), &["init", "-q", other.to_str().unwrap()]);
+    s.write("sub/f", b"f");
+    s.write("sub/.git", b"gitdir: /nonexistent/ledger-test\n");
+    for _ in 0..12 {
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        let out = ledger(&s, &s.w(), &["--progress", "fingerprint"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let real = format!("gitdir: {}\n", other.join(".git").display());
+    std::fs::write(s.w().join("sub/.git"), real).unwrap();
+    let uncached = ledger(&s, &s.w(), &["--no-cache", "fingerprint"]);
+    assert_blocked(&uncached, "nested-repository", "sub");
+    assert_blocked(
+        &ledger(&s, &s.w(), &["fingerprint"]),
+        "nested-repository",
+        "sub",
+    );
+}
