@@ -159,6 +159,9 @@ test('records: byte-identical to the CLI, read back strictly, compared like veri
     ws.compareSync(inventory),
     await ws.compare(inventoryOf(fromText)),
     ws.compareSync(inventoryOf(viaRead)),
+    // A record as read from disk is compared as it is (issue 43).
+    await ws.compare(viaRead),
+    ws.compareSync(fromText),
   ]) {
     assert.deepEqual(comparison, expected)
   }

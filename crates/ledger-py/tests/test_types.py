@@ -218,3 +218,25 @@ def test_every_result_is_what_its_generated_type_says(workspace: Path) -> None:
     conforms(ws.stored_record(ws.history(f"changes/{CHANGE}")[0]), ledger.StoredRecord)
     conforms(ledger.read_tasks_bytes(b"- [x] 1.1 a\n- [ ] b\n", rule="openspec-checkbox"), ledger.Tasks)
     conforms(ledger.parse_record(ledger.inventory_record(inv, meta={"k": "v"})), ledger.InventoryRecord)
+
+
+def test_the_readme_s_first_python_block_runs_as_written(tmp_path: Path) -> None:
+    """The README's Python example, run as written (issue 43: its `compare` of
+    a record read from disk raised InvalidArgumentError): the checkout it names
+    is made where it says, with the change it approves."""
+    import subprocess
+    import sys
+
+    from conftest import commit_all, init_repo, make_change, write
+
+    checkout = init_repo(tmp_path / "path" / "to" / "checkout")
+    write(checkout, "src/app.py", "print('hi')\n")
+    write(checkout, "src/generated/out.py", "x = 1\n")
+    make_change(checkout)
+    commit_all(checkout)
+    block = python_blocks(REPO_ROOT / "README.md")[0]
+    out = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("sha256:") and lines[1] == "True", out.stdout
+    assert "('proposal', 'approved')" in lines[2], out.stdout

@@ -13,7 +13,7 @@ use super::{Verb, Workspace};
 use crate::{
     DisplayPath, Error, Result,
     expand::{Entry, Fingerprint, Inventory, Scope},
-    records::Comparison,
+    records::{Comparison, InventoryRecord},
 };
 
 /// The scope as an expansion would cover it: the workspace made absolute, the
@@ -32,15 +32,78 @@ fn resolve_scope(ws: &Workspace, o: ResolveScopeOptions) -> Result<Scope> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompareOptions {
-    /// The inventory, as `inventory`, `change_inventory` or `read_record` gave
-    /// it; its entries must give its fingerprint.
+    /// The inventory, as `inventory` or `change_inventory` gave it, or an
+    /// inventory record as `read_record` or `parse_record` gave it (as read
+    /// from disk); its entries must give its fingerprint.
     #[schemars(schema_with = "super::records::output_of::<Inventory>")]
-    pub inventory: Inventory,
+    pub inventory: InventoryOrRecord,
 }
 
 fn compare(ws: &Workspace, o: CompareOptions) -> Result<Comparison> {
-    let inventory = checked_inventory(o.inventory)?;
-    inventory.relocate(ws.path().to_owned()).compare()
+    let inventory = match o.inventory {
+        InventoryOrRecord::Inventory(inventory) => {
+            checked_inventory(inventory)?.relocate(ws.path().to_owned())
+        }
+        InventoryOrRecord::Record(record) => record.inventory_in(ws.path()),
+    };
+    inventory.compare()
+}
+
+/// What `compare` takes: an inventory, or an inventory record (which holds
+/// one, with its format, version, writer and what its caller observed).
+#[derive(Debug)]
+pub enum InventoryOrRecord {
+    /// As `inventory` gave it.
+    Inventory(Inventory),
+    /// As `read_record` gave it, checked as a record file is.
+    Record(InventoryRecord),
+}
+
+/// Every field of both forms: a door renames the caller's spelling of each
+/// (`walkedRoots`, `writtenBy`) and refuses any other.
+const INVENTORY_OR_RECORD_FIELDS: &[&str] = &[
+    "format",
+    "version",
+    "written_by",
+    "fingerprint",
+    "scope",
+    "walked_roots",
+    "observed",
+    "entries",
+];
+
+impl<'de> Deserialize<'de> for InventoryOrRecord {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = InventoryOrRecord;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an inventory or an inventory record")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut fields = serde_json::Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    fields.insert(key, map.next_value::<serde_json::Value>()?);
+                }
+                // Only a record names its format.
+                if fields.contains_key("format") {
+                    let text = serde_json::Value::Object(fields).to_string();
+                    let record = InventoryRecord::from_json(&text, "inventory")
+                        .map_err(serde::de::Error::custom)?;
+                    return Ok(InventoryOrRecord::Record(record));
+                }
+                serde_json::from_value(serde_json::Value::Object(fields))
+                    .map(InventoryOrRecord::Inventory)
+                    .map_err(serde::de::Error::custom)
+            }
+        }
+        deserializer.deserialize_struct("InventoryOrRecord", INVENTORY_OR_RECORD_FIELDS, Fields)
+    }
 }
 
 /// One entry as the caller gives it: its four parts as text, checked by the
@@ -141,6 +204,33 @@ mod tests {
         std::fs::write(dir.path().join("src/a.txt"), "a\n").unwrap();
         std::fs::write(dir.path().join("src/b.txt"), "b\n").unwrap();
         dir
+    }
+
+    /// The README's example: `ws.compare(ledger.read_record("approved.json"))`,
+    /// an inventory record as read from disk, in both spellings.
+    #[test]
+    fn a_record_as_read_from_disk_compares_too() {
+        let dir = workspace();
+        let ws = Some(dir.path());
+        for case in [Case::Snake, Case::Camel] {
+            let inventory = call(ws, "inventory", json!({"roots": ["src"]}), case)["ok"].clone();
+            let text = call(
+                None,
+                "inventory_record",
+                json!({"inventory": inventory}),
+                case,
+            )["ok"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let record = call(None, "parse_record", json!({"text": text}), case)["ok"].clone();
+            let same = call(ws, "compare", json!({"inventory": record}), case);
+            assert_eq!(same["ok"]["matches"].as_bool(), Some(true), "{same}");
+            let mut forged = record.clone();
+            forged["entries"][0]["digest"] = json!("0".repeat(64));
+            let reply = call(ws, "compare", json!({"inventory": forged}), case);
+            assert!(reply["error"].is_object(), "{reply}");
+        }
     }
 
     #[test]
