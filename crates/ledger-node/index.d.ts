@@ -206,6 +206,54 @@ export interface ApprovalStatus {
 }
 
 /**
+ * What an approval returns: the binding recorded, and the warnings it gave
+ * (a tool shows them with the result; the CLI prints them on stderr).
+ */
+export interface Approved {
+  /**
+   * The artifact, e.g. `design`.
+   */
+  artifact: string
+  /**
+   * The change the artifact belongs to.
+   */
+  change: string
+  /**
+   * The fingerprint of the artifact's approval set when it was approved.
+   */
+  fingerprint: Fingerprint
+  /**
+   * The approved set itself, so that a later status lists which files changed
+   * (absent from bindings written before ledger kept it).
+   */
+  inventory?: Inventory | null
+  /**
+   * When it was observed (RFC 3339, UTC).
+   */
+  observedAt: string
+  /**
+   * The schema whose graph the approval was made with (docs/records.md). A
+   * binding written before ledger recorded it has none and reads as made
+   * with `spec-driven`, of unknown bytes.
+   */
+  schema?: SchemaSource | null
+  /**
+   * Where the decision was observed, e.g. a message id. Free text.
+   */
+  source: string
+  /**
+   * The fingerprints of every upstream artifact at approval time. The
+   * approval stands on them too: when one differs later (even after that
+   * upstream was re-approved), this approval is reset.
+   */
+  upstream: Record<string, Fingerprint>
+  /**
+   * Advice about what was approved; empty when there is none.
+   */
+  warnings: Array<Warning>
+}
+
+/**
  * The archive move of the change directory: every validated file found
  * byte-identical below the archive directory, and gone from where it was.
  */
@@ -2296,6 +2344,21 @@ export interface VerdictSummary {
 }
 
 /**
+ * Advice given with a result that stands: a stable `code` and one line.
+ */
+export interface Warning {
+  /**
+   * The stable code: `task-rule` (a Tasks file holding lines the other
+   * task rule reads as tasks, docs/approvals.md).
+   */
+  code: string
+  /**
+   * What the caller is told.
+   */
+  message: string
+}
+
+/**
  * One thing to do, with why.
  */
 export interface Work {
@@ -3317,11 +3380,11 @@ export declare class Workspace {
    * holding lines the other task rule reads as tasks and the chosen one
    * does not is approved with a warning (docs/approvals.md).
    */
-  approve(change: string, artifact: string, options: ApproveOptions): Promise<Binding>
+  approve(change: string, artifact: string, options: ApproveOptions): Promise<Approved>
   /**
    * `approve`, blocking the JavaScript thread.
    */
-  approveSync(change: string, artifact: string, options: ApproveOptions): Binding
+  approveSync(change: string, artifact: string, options: ApproveOptions): Approved
   /**
    * Retires a change's state (`ledger state retire`): a new record without
    * bindings that says why; the records before it stay. Returns its id.

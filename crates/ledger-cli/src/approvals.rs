@@ -9,7 +9,7 @@ use ledger_core::{
     Error,
     approval::{
         ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, SchemaChange,
-        SchemaChangeReason, approve_with, changes, current_state, recorded_state, retire_from,
+        SchemaChangeReason, approve_advised, changes, current_state, recorded_state, retire_from,
         status,
     },
     openspec::{ChangeLocation, SchemaSource},
@@ -177,7 +177,7 @@ fn run_unlock(args: UnlockArgs) -> Result<(String, ExitCode), Error> {
 pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
     let change = args.change.change_set()?;
     let store = args.change.place.store()?;
-    let binding = approve_with(
+    let approved = approve_advised(
         &store,
         &change,
         &args.artifact,
@@ -186,12 +186,13 @@ pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
         &args.basis.basis()?,
     )?;
     // A likely wrong rule is advice, not a failure: the approval is recorded.
-    for warning in change.task_rule_warnings(&binding) {
-        crate::hints::to_stderr(&format!("warning: {warning}\n"));
+    for warning in &approved.warnings {
+        crate::hints::to_stderr(&format!("warning: {}\n", warning.message));
     }
     if args.json {
-        return Ok((json_line(&binding), ExitCode::SUCCESS));
+        return Ok((json_line(&approved), ExitCode::SUCCESS));
     }
+    let binding = &approved.binding;
     // Every value is the caller's or the workspace's: escaped like any text output.
     let text = format!(
         "approved {} of {} at {} (source: {})\n{}\n",

@@ -379,9 +379,22 @@ fn approving_under_a_rule_that_misses_task_lines_warns() {
     );
     assert!(err.contains("(line 2, 3, 4, 5)"), "{err}");
     assert!(stdout(&out).starts_with("approved tasks of add-auth"));
+    // With --json the result carries the warning, for a tool to show it.
+    let out = approve(&s, "tasks", &["--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warnings = json["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{json}");
+    assert_eq!(warnings[0]["code"], "task-rule");
+    assert!(
+        err.contains(warnings[0]["message"].as_str().unwrap()),
+        "{json}"
+    );
+    assert_eq!(json["artifact"], "tasks");
     // The approval is recorded all the same; under the rule that reads them, no warning.
-    let out = approve(&s, "tasks", &["--task-rule", "openspec-checkbox"]);
+    let out = approve(&s, "tasks", &["--task-rule", "openspec-checkbox", "--json"]);
     assert!(out.stderr.is_empty(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["warnings"], serde_json::json!([]));
     // A file of canonical lines only is read alike by both rules: no warning.
     s.write(
         &format!("{CHANGE}/tasks.md"),

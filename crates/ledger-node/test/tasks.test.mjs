@@ -131,6 +131,8 @@ test('every reader uses the rule the tasks approval recorded; approve warns of m
   assert.equal(warnings[0].code, 'task-rule')
   assert.ok(warnings[0].message.startsWith(`${CHANGE}/tasks.md: 3 line(s) are tasks under openspec-checkbox but not under task-checkbox-v1`), warnings[0].message)
   assert.ok(warnings[0].message.includes('(line 2, 3, 4)'), warnings[0].message)
+  // The result carries it too, for a tool to show it with the result.
+  assert.deepEqual(binding.warnings, [{ code: 'task-rule', message: warnings[0].message }])
   ws.approveSync('add-auth', 'tasks', { source: 'msg', taskRule: 'openspec-checkbox' })
   ws.approveSync('add-auth', 'tasks', { source: 'msg' })
   await tick()

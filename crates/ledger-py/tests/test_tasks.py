@@ -224,10 +224,13 @@ def test_approving_under_a_rule_that_misses_task_lines_warns(tmp_path: Path) -> 
         f"{D}/tasks.md: 3 line(s) are tasks under openspec-checkbox but not under task-checkbox-v1"
     ), message
     assert "(line 2, 3, 4)" in message
+    # The result carries it too, for a tool to show it with the result.
+    assert binding["warnings"] == [{"code": "task-rule", "message": message}]
     # The approval is recorded; under the rule that reads the lines there is no warning.
     assert ws.current_state(CHANGE)["state"]["bindings"][0]["fingerprint"] == binding["fingerprint"]
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ws.approve(CHANGE, "tasks", source="m", task_rule="openspec-checkbox")
+        quiet = ws.approve(CHANGE, "tasks", source="m", task_rule="openspec-checkbox")
+    assert quiet["warnings"] == []

@@ -187,7 +187,7 @@ def test_every_result_is_what_its_generated_type_says(workspace: Path) -> None:
     conforms(inv, ledger.Inventory)
     conforms(ws.resolve_scope(exclude=["x"]), ledger.Scope)
     for artifact in ["proposal", "specs", "design", "tasks"]:
-        conforms(ws.approve(CHANGE, artifact, source="review 1"), ledger.Binding)
+        conforms(ws.approve(CHANGE, artifact, source="review 1"), ledger.Approved)
     (workspace / "src" / "app.py").write_text("print('changed')\n")
     (workspace / f"openspec/changes/{CHANGE}/design.md").write_text("# Design v2\nSee [the flow](diagrams/flow.svg).\n")
     conforms(ws.status(CHANGE), ledger.ApprovalStatus)

@@ -588,6 +588,46 @@ fn computed_alike(
         && before.reading_task_rule(read) == after.reading_task_rule(landed)
 }
 
+/// What an approval returns: the binding recorded, and the warnings it gave
+/// (a tool shows them with the result; the CLI prints them on stderr).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Approved {
+    /// The binding recorded.
+    #[serde(flatten)]
+    pub binding: Binding,
+    /// Advice about what was approved; empty when there is none.
+    pub warnings: Vec<Warning>,
+}
+
+/// Advice given with a result that stands: a stable `code` and one line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Warning {
+    /// The stable code: `task-rule` (a Tasks file holding lines the other
+    /// task rule reads as tasks, docs/approvals.md).
+    pub code: &'static str,
+    /// What the caller is told.
+    pub message: String,
+}
+
+/// [`approve_with`], with the warnings the approval gives.
+pub fn approve_advised(
+    store: &Store,
+    change: &ChangeSet,
+    artifact: &str,
+    source: &str,
+    absence: Absence,
+    basis: &WriteBasis,
+) -> Result<Approved> {
+    let binding = approve_with(store, change, artifact, source, absence, basis)?;
+    let warnings = (change.task_rule_warnings(&binding).iter())
+        .map(|warning| Warning {
+            code: "task-rule",
+            message: warning.to_string(),
+        })
+        .collect();
+    Ok(Approved { binding, warnings })
+}
+
 /// The current fingerprint of every upstream of `artifact`; one that cannot be
 /// fingerprinted refuses the approval.
 fn upstream_fingerprints(

@@ -41,8 +41,9 @@ pub(crate) mod state;
 pub(crate) mod write_basis;
 
 pub use cascade::{
-    Absence, ApprovalState, ApprovalStatus, ArtifactStatus, SchemaChange, SchemaChangeReason,
-    approve, approve_with, evaluate, retire, retire_from, status, with_recorded_schema,
+    Absence, ApprovalState, ApprovalStatus, Approved, ArtifactStatus, SchemaChange,
+    SchemaChangeReason, Warning, approve, approve_advised, approve_with, evaluate, retire,
+    retire_from, status, with_recorded_schema,
 };
 pub use change_tasks::{ChangeTasks, TaskRuleWarning};
 pub use envelope::{Binding, Check, GateUse, Retirement, StateEnvelope, Validation, Verdict};

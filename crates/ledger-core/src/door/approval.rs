@@ -7,7 +7,7 @@ use super::openspec::change_options;
 use super::{Verb, Workspace};
 use crate::{
     Result,
-    approval::{ApprovalStatus, Binding, CurrentState, WriteBasis},
+    approval::{ApprovalStatus, Approved, CurrentState, WriteBasis},
     records::{RecordId, StartedFrom},
 };
 
@@ -50,10 +50,10 @@ change_options! {
     }
 }
 
-fn approve(ws: &Workspace, o: ApproveOptions) -> Result<Binding> {
+fn approve(ws: &Workspace, o: ApproveOptions) -> Result<Approved> {
     let change = o.open(ws)?;
     let basis = write_basis(o.reviewed.as_deref(), o.expected.as_deref())?;
-    let binding = crate::approval::approve_with(
+    let approved = crate::approval::approve_advised(
         ws.store()?,
         &change,
         &o.artifact,
@@ -61,10 +61,11 @@ fn approve(ws: &Workspace, o: ApproveOptions) -> Result<Binding> {
         o.absent.into(),
         &basis,
     )?;
-    for warning in change.task_rule_warnings(&binding) {
-        ws.warn("task-rule", warning.to_string());
+    // Also the host's own warning (Python's `warnings`, Node's `process.emitWarning`).
+    for warning in &approved.warnings {
+        ws.warn(warning.code, warning.message.clone());
     }
-    Ok(binding)
+    Ok(approved)
 }
 
 /// What a write is based on: `reviewed` (a fingerprint) and `expected` (a
@@ -235,6 +236,8 @@ mod tests {
             ),
             "{warning}"
         );
+        // The result carries them too, for a tool to show with it.
+        assert_eq!(&warned["ok"]["warnings"], &warned["warnings"], "{warned}");
         let mut chosen = tasks;
         chosen["taskRule"] = json!("openspec-checkbox");
         let quiet = call(&dir, "approve", chosen, Case::Camel);
@@ -242,6 +245,7 @@ mod tests {
             quiet["ok"].is_object() && quiet.get("warnings").is_none(),
             "{quiet}"
         );
+        assert_eq!(quiet["ok"]["warnings"], json!([]), "{quiet}");
     }
 
     #[test]

@@ -85,6 +85,15 @@ ApprovalState = Union[Literal["approved"], Literal["unbound"], Literal["changed"
 # The approval status of a change.
 ApprovalStatus = TypedDict("ApprovalStatus", {"artifacts": list["ArtifactStatus"], "change": str, "location": "ChangeLocation", "provenance": Optional["Provenance"], "retired": Optional["Retirement"], "schema": Optional["SchemaSource"], "schema_changed": list["SchemaChange"], "state_record": Optional["RecordId"]})
 
+# What an approval returns: the binding recorded, and the warnings it gave
+# (a tool shows them with the result; the CLI prints them on stderr).
+_ApprovedRequired = TypedDict("_ApprovedRequired", {"artifact": str, "change": str, "fingerprint": "Fingerprint", "observed_at": str, "source": str, "upstream": dict[str, "Fingerprint"], "warnings": list["Warning"]})
+_ApprovedOptional = TypedDict("_ApprovedOptional", {"inventory": Optional["Inventory"], "schema": Optional["SchemaSource"]}, total=False)
+
+
+class Approved(_ApprovedRequired, _ApprovedOptional):
+    pass
+
 # The archive move of the change directory: every validated file found
 # byte-identical below the archive directory, and gone from where it was.
 ArchiveMove = TypedDict("ArchiveMove", {"files": list["MovedFile"], "from": str, "to": str})
@@ -485,6 +494,9 @@ VerdictEvent = Union[Literal["recorded"], Literal["downgraded"]]
 # A record of a verdict's chain without its entries: what `log` lists and
 # what `record`, `downgrade` and `check` answer with.
 VerdictSummary = TypedDict("VerdictSummary", {"downgrade": Optional["Downgrade"], "entries": int, "event": "VerdictEvent", "findings": list[str], "fingerprint": "Fingerprint", "name": str, "record": "RecordId", "reports": list[str], "scope": "Scope", "source": str, "verdict": str, "written_at": str})
+
+# Advice given with a result that stands: a stable `code` and one line.
+Warning = TypedDict("Warning", {"code": str, "message": str})
 
 # One thing to do, with why.
 Work = TypedDict("Work", {"change": Optional[str], "kind": "WorkKind", "message": str, "subject": Optional[str]})
@@ -1073,7 +1085,7 @@ class Workspace:
         paths), reset, blocked, archived or gone, with its cause (`ledger status --json`)."""
         return _call(self._path, "status", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def approve(self, change: str, artifact: str, *, absent: Optional[bool] = None, changes_root: Optional[str] = None, expected: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, reviewed: Optional[str] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None) -> "Binding":
+    def approve(self, change: str, artifact: str, *, absent: Optional[bool] = None, changes_root: Optional[str] = None, expected: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, reviewed: Optional[str] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None) -> "Approved":
         """Binds `artifact`'s current fingerprint to the owner's decision observed
         at `source` (a message id, a URL...), and advances the change's state
         pointer. `absent` approves a set none of whose files exist (refused
@@ -1496,6 +1508,7 @@ __all__ = [
     "Verdict",
     "ApprovalState",
     "ApprovalStatus",
+    "Approved",
     "ArchiveMove",
     "Artifact",
     "ArtifactGraph",
@@ -1576,6 +1589,7 @@ __all__ = [
     "VerdictCheck",
     "VerdictEvent",
     "VerdictSummary",
+    "Warning",
     "Work",
     "WorkKind",
     "WorkspacePath",
