@@ -1078,7 +1078,7 @@ export interface GateRun {
   /**
    * The evidence: of this run, or the fresh evidence reused.
    */
-  evidence: Evidence | null
+  evidence: Evidence
   /**
    * What `ledger gate run` exits with: 0 when reused, else the command's
    * exit status, 128 + N when signal N killed it, 124 when its timeout
@@ -1090,9 +1090,10 @@ export interface GateRun {
    */
   freshness: Freshness
   /**
-   * The record of the evidence: recorded by this run, or reused.
+   * The record of the evidence: recorded by this run, or reused (a run
+   * always has one).
    */
-  record: RecordId | null
+  record: RecordId
   /**
    * Whether fresh evidence was reused (the command did not run).
    */
@@ -1580,15 +1581,16 @@ export interface RunOutcome {
   /**
    * The evidence: of this run, or the fresh evidence reused.
    */
-  evidence: Evidence | null
+  evidence: Evidence
   /**
    * The freshness check made before deciding.
    */
   freshness: Freshness
   /**
-   * The record of the evidence: recorded by this run, or reused.
+   * The record of the evidence: recorded by this run, or reused (a run
+   * always has one).
    */
-  record: RecordId | null
+  record: RecordId
   /**
    * Whether fresh evidence was reused (the command did not run).
    */

@@ -710,9 +710,7 @@ fn run_summary(outcome: &RunOutcome) -> String {
             freshness_text(&outcome.freshness).trim_end()
         );
     }
-    let Some(e) = &outcome.evidence else {
-        return String::new();
-    };
+    let e = &outcome.evidence;
     let status = match (e.exit_status, e.signal) {
         (Some(code), _) => format!("exited {code}"),
         (None, Some(signal)) => format!("was killed by signal {signal}"),

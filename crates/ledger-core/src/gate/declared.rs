@@ -520,11 +520,9 @@ pub fn run_declared(
                 (false, _) => DeclaredStatus::Failed,
             };
             // A run that exited 0 yet was stopped or is not reusable did not pass.
-            let status = match &outcome.evidence {
-                Some(e) if status == DeclaredStatus::Passed && !e.passed() => {
-                    DeclaredStatus::Failed
-                }
-                _ => status,
+            let status = match status == DeclaredStatus::Passed && !outcome.evidence.passed() {
+                true => DeclaredStatus::Failed,
+                false => status,
             };
             DeclaredRun {
                 gate: gate.name.clone(),

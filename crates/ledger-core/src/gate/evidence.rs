@@ -1108,7 +1108,7 @@ mod tests {
     fn a_cwd_is_one_directory_however_it_is_written() {
         let (_dir, scope, store) = workspace();
         let ran = run_gate(&store, &spec(&scope, "sub/", &[]).unwrap(), Echo::Off).unwrap();
-        let evidence = ran.evidence.unwrap();
+        let evidence = ran.evidence;
         assert_eq!((evidence.passed(), evidence.result.as_str()), (true, "v1"));
         assert_eq!(evidence.spec.cwd(), "sub");
         for same in ["sub/", "./sub", "sub", "./sub/"] {
@@ -1227,10 +1227,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(spec.observe().unwrap(), [("flags".to_owned(), None)].into());
-        let evidence = run_gate(&store, &spec, Echo::Off)
-            .unwrap()
-            .evidence
-            .unwrap();
+        let evidence = run_gate(&store, &spec, Echo::Off).unwrap().evidence;
         let json = serde_json::to_value(&evidence).unwrap();
         assert_eq!(json["prerequisites"], serde_json::json!({ "flags": null }));
         assert!(check_gate(&store, &spec).unwrap().fresh);
@@ -1263,10 +1260,7 @@ mod tests {
     fn a_value_is_a_json_string_as_every_version_wrote_it() {
         let (_dir, scope, store) = workspace();
         let spec = spec(&scope, "sub", &[("flags", Observe::Literal("-O".into()))]).unwrap();
-        let evidence = run_gate(&store, &spec, Echo::Off)
-            .unwrap()
-            .evidence
-            .unwrap();
+        let evidence = run_gate(&store, &spec, Echo::Off).unwrap().evidence;
         // A string value, as every version wrote it, reads as that value.
         let json = serde_json::to_value(&evidence).unwrap();
         assert_eq!(json["prerequisites"], serde_json::json!({ "flags": "-O" }));

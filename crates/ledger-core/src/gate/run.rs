@@ -30,10 +30,11 @@ pub struct RunOutcome {
     pub reused: bool,
     /// The freshness check made before deciding.
     pub freshness: Freshness,
-    /// The record of the evidence: recorded by this run, or reused.
-    pub record: Option<RecordId>,
+    /// The record of the evidence: recorded by this run, or reused (a run
+    /// always has one).
+    pub record: RecordId,
     /// The evidence: of this run, or the fresh evidence reused.
-    pub evidence: Option<Evidence>,
+    pub evidence: Evidence,
 }
 
 impl RunOutcome {
@@ -43,11 +44,11 @@ impl RunOutcome {
     /// A gate stopped by its timeout reports 124, as `timeout(1)` does,
     /// whatever it exited with once it was sent SIGTERM.
     pub fn exit_code(&self) -> i32 {
-        match &self.evidence {
+        let e = &self.evidence;
+        match e.stopped {
             _ if self.reused => 0,
-            None => 0,
-            Some(e) if matches!(e.stopped, Some(Stopped::Timeout { .. })) => 124,
-            Some(e) => e.exit_status.unwrap_or_else(|| 128 + e.signal.unwrap_or(0)),
+            Some(Stopped::Timeout { .. }) => 124,
+            _ => e.exit_status.unwrap_or_else(|| 128 + e.signal.unwrap_or(0)),
         }
     }
 }
@@ -73,11 +74,16 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
     // as the inputs before the command.
     let before = Inventory::expand(spec.scope())?;
     let freshness = check_gate_against(store, spec, Some(&prerequisites), Some(&before))?;
-    if freshness.fresh {
+    // Fresh evidence always names its record.
+    if let (true, Some(record), Some(evidence)) = (
+        freshness.fresh,
+        freshness.record,
+        freshness.evidence.clone(),
+    ) {
         return Ok(RunOutcome {
             reused: true,
-            record: freshness.record,
-            evidence: freshness.evidence.clone(),
+            record,
+            evidence,
             freshness,
         });
     }
@@ -122,8 +128,8 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
     Ok(RunOutcome {
         reused: false,
         freshness,
-        record: Some(record),
-        evidence: Some(evidence),
+        record,
+        evidence,
     })
 }
 

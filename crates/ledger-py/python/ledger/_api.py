@@ -239,7 +239,7 @@ Fingerprint = str
 Freshness = TypedDict("Freshness", {"evidence": Optional["Evidence"], "fresh": bool, "gate": str, "reasons": list["StaleReason"], "record": Optional["RecordId"]})
 
 # What `run_gate` did, and what `ledger gate run` exits with for it.
-GateRun = TypedDict("GateRun", {"evidence": Optional["Evidence"], "exit_code": int, "freshness": "Freshness", "record": Optional["RecordId"], "reused": bool})
+GateRun = TypedDict("GateRun", {"evidence": "Evidence", "exit_code": int, "freshness": "Freshness", "record": "RecordId", "reused": bool})
 
 # A gate's definition: what it runs, where, on which inputs, and which
 # environment prerequisites its result depends on.
@@ -335,7 +335,7 @@ Resume = TypedDict("Resume", {"changes": list["ChangeResume"], "declared_gates":
 Retirement = TypedDict("Retirement", {"observed_at": str, "reason": str})
 
 # What `run_gate` did.
-RunOutcome = TypedDict("RunOutcome", {"evidence": Optional["Evidence"], "freshness": "Freshness", "record": Optional["RecordId"], "reused": bool})
+RunOutcome = TypedDict("RunOutcome", {"evidence": "Evidence", "freshness": "Freshness", "record": "RecordId", "reused": bool})
 
 # The same schema, but its file's bytes differ from the ones approved with.
 SchemaChangeContentChanged = TypedDict("SchemaChangeContentChanged", {"artifact": str, "reason": Literal["content-changed"], "recorded": Optional["SchemaSource"]})
