@@ -461,13 +461,16 @@ pub enum Error {
     },
     /// A change name found neither among the active changes nor in the archive.
     #[error(
-        "no change \"{}\": neither {active} nor an archived '<date>-{}' under {archive} exists; check the name",
+        "no change \"{}\" in workspace {workspace}: neither {active} nor an archived '<date>-{}' under {archive} exists; check the name and the workspace",
         esc(.change),
         esc(.change)
     )]
     UnknownChange {
         /// The name as given.
         change: String,
+        /// The workspace looked in (a door's `Workspace` names it; a wrong one
+        /// finds no change).
+        workspace: DisplayPath,
         /// Where the active change would be.
         active: DisplayPath,
         /// Where archived changes are.

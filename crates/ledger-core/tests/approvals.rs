@@ -450,6 +450,11 @@ fn an_unknown_change_is_refused_and_nothing_is_recorded() {
     let err = approve(&store, &typo, "proposal", "m", Absence::Approve).unwrap_err();
     assert_eq!(err.code(), "unknown-change");
     assert!(err.to_string().contains("add-atuh"), "{err}");
+    // It says which workspace it looked in: a wrong one finds no change.
+    assert!(
+        err.to_string().contains(&format!("in workspace '{ws}':")),
+        "{err}"
+    );
     assert_eq!(code(status(&store, &typo)), "unknown-change");
     assert!(store.refs().unwrap().is_empty(), "nothing recorded");
     // `archive` holds archived changes; it is no change itself.

@@ -358,6 +358,13 @@ impl ChangeSet {
         }
         Err(Error::UnknownChange {
             change: self.change.clone(),
+            // Absolute, so that a wrong workspace shows (no I/O: as given, joined).
+            workspace: DisplayPath::from_bytes(
+                std::path::absolute(self.workspace.as_std_path())
+                    .unwrap_or_else(|_| self.workspace.clone().into_std_path_buf())
+                    .as_os_str()
+                    .as_encoded_bytes(),
+            ),
             active: DisplayPath::from(self.active_directory().as_str()),
             archive: DisplayPath::from(self.in_changes_root(ARCHIVE_DIR).as_str()),
         })
