@@ -406,7 +406,7 @@ class Workspace {
   }
 
   /**
-   * Decides an orphan record that `store_check` lists (what a write refused
+   * Decides an orphan record that `storeCheck` lists (what a write refused
    * with `pointer-conflict` left): `keep` records its content again on top of
    * its ref's head, `discard` sets it aside; either way the decision is
    * recorded with the reason (on the ref `store/decisions`) and the orphan is
@@ -423,8 +423,8 @@ class Workspace {
 
   /**
    * Removes the ref lock files a killed writer left beside the store's Git
-   * refs (`store_check` lists them under `locks`): only those at least
-   * `older_than_seconds` old (default 600, at least 60), never one a writer
+   * refs (`storeCheck` lists them under `locks`): only those at least
+   * `olderThanSeconds` old (default 600, at least 60), never one a writer
    * may still hold. Returns what was removed and what was kept.
    */
   async storeUnlock(options) {
@@ -491,7 +491,7 @@ class Workspace {
   }
 
   /**
-   * The change's tracked Tasks file read under its rule (`task_rule`, else
+   * The change's tracked Tasks file read under its rule (`taskRule`, else
    * the one the `tasks` approval recorded, else the schema's, else
    * `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`).
    */
@@ -540,7 +540,7 @@ class Workspace {
    * (`ledger validate record`). A PASS is refused with `validation-refused`
    * unless every artifact is approved and every gate named is fresh now,
    * and with `no-delivery` when it names no `roots` or `paths` and gives
-   * no `no_delivery` reason.
+   * no `noDelivery` reason.
    */
   async recordValidation(change, options) {
     return (reply(await native.call(this.#path, 'record_validation', encode('record_validation', options, (o) => ({ ...o, change })))))
@@ -554,7 +554,7 @@ class Workspace {
   /**
    * Whether the recorded PASS still stands: its inventory re-expanded, its
    * gates checked, each one's prerequisites observed as
-   * `gate_prerequisites` says (`ledger validate check --json`).
+   * `gatePrerequisites` says (`ledger validate check --json`).
    */
   async checkValidation(change, options) {
     return (reply(await native.call(this.#path, 'check_validation', encode('check_validation', options, (o) => ({ ...o, change })))))
@@ -582,7 +582,7 @@ class Workspace {
    * A gate: what it runs, where, on which inputs, and which prerequisites its
    * result depends on. Whether its latest evidence can be reused: fresh, or
    * stale with every reason. Runs nothing but the prerequisite commands given
-   * here (`check_recorded_gate` fills a check from the evidence instead).
+   * here (`checkRecordedGate` fills a check from the evidence instead).
    */
   async checkGate(name, options) {
     return (reply(await native.call(this.#path, 'check_gate', encode('check_gate', options, (o) => ({ ...o, name })))))
@@ -610,7 +610,7 @@ class Workspace {
 
   /**
    * Reuses fresh evidence, or runs the command and records evidence whatever
-   * its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
+   * its exit status (`ledger gate run --json`). After `timeoutMs` the gate's
    * process group is sent SIGTERM (SIGKILL shortly after), and the run is
    * recorded as failed and not reusable.
    */
@@ -641,7 +641,7 @@ class Workspace {
   /**
    * Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
    * reuses fresh evidence, or runs its command and records evidence. Its
-   * declared timeout applies unless `timeout_ms` is given.
+   * declared timeout applies unless `timeoutMs` is given.
    */
   async runDeclaredGate(name, options) {
     return (reply(await native.call(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...o, name })))))
@@ -671,7 +671,7 @@ class Workspace {
   /**
    * Whether the evidence of every gate `ledger.toml` declares is fresh
    * (`ledger gate check --all`), in dependency order, each checked as
-   * `check_declared_gate` checks it; nothing runs.
+   * `checkDeclaredGate` checks it; nothing runs.
    */
   async checkDeclaredGates(options) {
     return (reply(await native.call(this.#path, 'check_declared_gates', encode('check_declared_gates', options, (o) => ({ ...o,  })))))
@@ -710,7 +710,7 @@ class Workspace {
 
   /**
    * Records how far back reuse of the gate's evidence reaches: from now on
-   * only its newest `keep_newest` runs are reused (docs/gates.md, Reusing
+   * only its newest `keepNewest` runs are reused (docs/gates.md, Reusing
    * earlier evidence). Nothing is deleted. Returns the policy's record.
    */
   async limitReuse(gate, keepNewest, reason) {
@@ -756,7 +756,7 @@ class Workspace {
    * now with every gate it relied on, its envelope, its tasks and the work left;
    * every gate `ledger.toml` declares and every verdict the store records,
    * checked now; and the store's health. `work` lists every item (each naming
-   * its change, if any); `nothing_to_do` is the one verdict (the CLI's exit 0;
+   * its change, if any); `nothingToDo` is the one verdict (the CLI's exit 0;
    * otherwise 1). The same options serve every stage: prerequisites that
    * nothing checked relies on are listed in `notes`, never refused.
    */
@@ -895,7 +895,7 @@ function parseRecordSync(text, options) {
 
 /**
  * Reads a record file strictly (a regular file, not through a symlink, at
- * most 1 GiB; then as `parse_record`).
+ * most 1 GiB; then as `parseRecord`).
  */
 async function readRecord(path) {
   return (reply(await native.call(null, 'read_record', encode('read_record', undefined, (o) => ({ path })))))
@@ -1028,7 +1028,7 @@ function readTasksSync(path, options) {
 }
 
 /**
- * The tasks of a Tasks file's bytes under `rule` (as `read_tasks`).
+ * The tasks of a Tasks file's bytes under `rule` (as `readTasks`).
  */
 async function readTasksBytes(data, options) {
   return (reply(await native.call(null, 'read_tasks_bytes', encode('read_tasks_bytes', options, (o) => ({ ...o, data: b64encode(data) })))))

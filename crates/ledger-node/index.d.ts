@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 /**
- * Raw bytes inside a result (a task's `text_bytes`): their base64 text, exactly as
+ * Raw bytes inside a result (a task's `textBytes`): their base64 text, exactly as
  * the CLI's `--json` has it, so that a result and the CLI's JSON are one value
  * (decode it to get the bytes). A verb's own bytes option or result is `Bytes`.
  */
@@ -200,7 +200,7 @@ export interface ApprovalStatus {
    */
   schemaChanged: Array<SchemaChange>
   /**
-   * The record the bindings came from (`None`: no state recorded yet).
+   * The record the bindings came from (`null`: no state recorded yet).
    */
   stateRecord: RecordId | null
 }
@@ -328,11 +328,11 @@ export interface ArtifactStatus {
   blocked: string | null
   /**
    * When `changed`: every path that differs from the approved set, by path
-   * (`None` when the binding predates stored inventories).
+   * (`null` when the binding predates stored inventories).
    */
   changes: Array<Change> | null
   /**
-   * Its fingerprint now (`None` when blocked or gone).
+   * Its fingerprint now (`null` when blocked or gone).
    */
   current: Fingerprint | null
   /**
@@ -425,7 +425,7 @@ export interface Change {
    */
   new: Entry
   /**
-   * The entry before (`None` when the path was not in the old set).
+   * The entry before (`null` when the path was not in the old set).
    */
   old: Entry | null
 }
@@ -488,12 +488,12 @@ export interface ChangeResume {
    */
   state: CurrentState
   /**
-   * Its tracked Tasks file read now (`None`: the change's directory is gone).
+   * Its tracked Tasks file read now (`null`: the change's directory is gone).
    */
   tasks: ChangeTasks | null
   /**
    * Its recorded verdict checked now, with every gate it relied on, fresh
-   * or stale and why (`None`: no verdict recorded, or the change is archived).
+   * or stale and why (`null`: no verdict recorded, or the change is archived).
    */
   validation: ValidationCheck | null
   /**
@@ -525,7 +525,7 @@ export interface ChangeSummary {
   location: ChangeLocation
   /**
    * The one next allowed outcome the envelope records, while the change
-   * is active (or its files are gone). `None` once it is archived: the
+   * is active (or its files are gone). `null` once it is archived: the
    * archive came after whatever the envelope named, and what is left is
    * its finalization, which `check` checks.
    */
@@ -535,11 +535,11 @@ export interface ChangeSummary {
    */
   retired: boolean
   /**
-   * The record its state pointer names (`None`: no state recorded).
+   * The record its state pointer names (`null`: no state recorded).
    */
   stateRecord: RecordId | null
   /**
-   * Its Tasks file's progress now (`None`: its directory is gone).
+   * Its Tasks file's progress now (`null`: its directory is gone).
    */
   tasks: TaskCount | null
   /**
@@ -759,7 +759,7 @@ export interface DeclaredRun {
    */
   blockedBy: Array<string>
   /**
-   * What `gate run` would exit with for it (`None` when blocked).
+   * What `gate run` would exit with for it (`null` when blocked).
    */
   exitCode: number | null
   /**
@@ -767,7 +767,7 @@ export interface DeclaredRun {
    */
   gate: string
   /**
-   * The run or the reuse (`None` when blocked).
+   * The run or the reuse (`null` when blocked).
    */
   outcome: RunOutcome | null
   /**
@@ -865,7 +865,7 @@ export interface Evidence {
    */
   durationMs: number
   /**
-   * The exit status; `None` when the command was killed by a signal.
+   * The exit status; `null` when the command was killed by a signal.
    */
   exitStatus: number | null
   /**
@@ -882,12 +882,12 @@ export interface Evidence {
    */
   notReusable: string | null
   /**
-   * The output kept whole up to a bound, stored as an object (`None` in
+   * The output kept whole up to a bound, stored as an object (`null` in
    * records written before it was kept): [`KeptOutput::read`] gives its bytes.
    */
   output?: KeptOutput | null
   /**
-   * The prerequisites' observed values (`None`: an unset environment variable).
+   * The prerequisites' observed values (`null`: an unset environment variable).
    */
   prerequisites: Record<string, string | null>
   /**
@@ -895,7 +895,7 @@ export interface Evidence {
    */
   result: string
   /**
-   * The signal that killed the command, if one did (`None` in records
+   * The signal that killed the command, if one did (`null` in records
    * written before it was recorded).
    */
   signal?: number | null
@@ -954,11 +954,11 @@ export interface ExpectedSync {
   requirements?: Array<RequirementDigest>
   /**
    * `sha256:` and the hex SHA-256 of the bytes OpenSpec's archive leaves
-   * there (`None`: unverified).
+   * there (`null`: unverified).
    */
   sha256?: string | null
   /**
-   * Why the sync cannot be reproduced (`None`: it can).
+   * Why the sync cannot be reproduced (`null`: it can).
    */
   unverified?: string | null
 }
@@ -984,7 +984,7 @@ export interface FieldChange {
 export interface Finalization {
   /**
    * The byte-identical move of the change directory into the archive
-   * (`None`: the change is not archived).
+   * (`null`: the change is not archived).
    */
   archiveMove: ArchiveMove | null
   /**
@@ -1072,7 +1072,7 @@ export interface Freshness {
 }
 
 /**
- * What `run_gate` did, and what `ledger gate run` exits with for it.
+ * What `runGate` did, and what `ledger gate run` exits with for it.
  */
 export interface GateRun {
   /**
@@ -1157,7 +1157,7 @@ export interface GateUse {
    */
   gate: string
   /**
-   * The record of its evidence at validation time (`None`: a FAIL verdict
+   * The record of its evidence at validation time (`null`: a FAIL verdict
    * named a gate that never ran).
    */
   record: RecordId | null
@@ -1343,7 +1343,7 @@ export interface Observed {
  */
 export interface Orphan {
   /**
-   * The record it follows (`None`: it would have started its ref).
+   * The record it follows (`null`: it would have started its ref).
    */
   follows: RecordId | null
   /**
@@ -1356,7 +1356,7 @@ export interface Orphan {
   kind: string
   /**
    * The ref whose chain holds the record it follows: the ref the refused
-   * write was for (`None`: no ref's chain holds it).
+   * write was for (`null`: no ref's chain holds it).
    */
   reference: string | null
 }
@@ -1382,7 +1382,7 @@ export interface OrphanDecision {
    */
   reason: string
   /**
-   * The ref it was for (`None`: none is known).
+   * The ref it was for (`null`: none is known).
    */
   reference: string | null
 }
@@ -1430,7 +1430,7 @@ export interface Provenance {
    */
   record: RecordId
   /**
-   * The remote whose fetched head names it (`None`: the local head does).
+   * The remote whose fetched head names it (`null`: the local head does).
    */
   remote: string | null
   /**
@@ -1462,7 +1462,7 @@ export interface RefHead {
    */
   name: string
   /**
-   * The remote it was fetched from (`None`: this store's own head).
+   * The remote it was fetched from (`null`: this store's own head).
    */
   remote?: string | null
 }
@@ -1575,7 +1575,7 @@ export interface Retirement {
 }
 
 /**
- * What `run_gate` did.
+ * What `runGate` did.
  */
 export interface RunOutcome {
   /**
@@ -1609,7 +1609,7 @@ export type SchemaChange =
   artifact: string
   reason: "content-changed"
   /**
-   * The schema the binding recorded (`None`: written before ledger recorded
+   * The schema the binding recorded (`null`: written before ledger recorded
    * schemas; it reads as `spec-driven`).
    */
   recorded: SchemaSource | null
@@ -1621,7 +1621,7 @@ export type SchemaChange =
   artifact: string
   reason: "other-schema"
   /**
-   * The schema the binding recorded (`None`: written before ledger recorded
+   * The schema the binding recorded (`null`: written before ledger recorded
    * schemas; it reads as `spec-driven`).
    */
   recorded: SchemaSource | null
@@ -1637,7 +1637,7 @@ export type SchemaChange =
   declared: string
   reason: "redeclared"
   /**
-   * The schema the binding recorded (`None`: written before ledger recorded
+   * The schema the binding recorded (`null`: written before ledger recorded
    * schemas; it reads as `spec-driven`).
    */
   recorded: SchemaSource | null
@@ -1651,17 +1651,17 @@ export type SchemaChange =
  */
 export interface SchemaSource {
   /**
-   * The name it was resolved by (`spec-driven`, `rapid`); `None` for a path.
+   * The name it was resolved by (`spec-driven`, `rapid`); `null` for a path.
    */
   name?: string | null
   /**
    * The file it was read from: workspace-relative for a project schema, as
-   * the caller gave it for a path; `None` for a built-in schema.
+   * the caller gave it for a path; `null` for a built-in schema.
    */
   path?: string | null
   /**
    * `sha256:` and the hex SHA-256 of the schema's bytes (the fingerprint
-   * notation, checked when read); `None` for a graph built in code.
+   * notation, checked when read); `null` for a graph built in code.
    */
   sha256?: Fingerprint | null
 }
@@ -1695,11 +1695,11 @@ export interface Scope {
 export interface SigningSettings {
   /**
    * The allowed-signers file (ssh-keygen(1), ALLOWED SIGNERS) that says
-   * whose signatures are trusted; `None`: nobody's.
+   * whose signatures are trusted; `null`: nobody's.
    */
   allowedSigners: string | null
   /**
-   * The OpenSSH private key records are signed with; `None`: unsigned.
+   * The OpenSSH private key records are signed with; `null`: unsigned.
    */
   signingKey: string | null
 }
@@ -1766,7 +1766,7 @@ export type StaleReason = {
   now?: string | null
   reason: "prerequisite-changed"
   /**
-   * The recorded value: `None` when the evidence has no such
+   * The recorded value: `null` when the evidence has no such
    * prerequisite, `Some(None)` when the variable was unset.
    */
   recorded?: string | null
@@ -1777,12 +1777,12 @@ export type StaleReason = {
   name: string
   reason: "prerequisite-unverified"
   /**
-   * The recorded value (`None`: the variable was unset).
+   * The recorded value (`null`: the variable was unset).
    */
   recorded: string | null
 } | {
   /**
-   * Its exit status (`None`: killed by a signal).
+   * Its exit status (`null`: killed by a signal).
    */
   exitStatus: number | null
   reason: "failed"
@@ -1834,7 +1834,7 @@ export interface StateEnvelope {
    */
   outcome: string
   /**
-   * Set when the change's state was retired (`None` for a live change).
+   * Set when the change's state was retired (`null` for a live change).
    */
   retired?: Retirement | null
   /**
@@ -1875,7 +1875,7 @@ export type Stopped = {
 }
 
 /**
- * What `store_check` finds, and whether the store is clean.
+ * What `storeCheck` finds, and whether the store is clean.
  */
 export interface StoreCheck {
   /**
@@ -2000,7 +2000,7 @@ export interface StoredRecord {
    */
   kind: string
   /**
-   * The record this one follows on its ref (`None` for the first).
+   * The record this one follows on its ref (`null` for the first).
    */
   previous: RecordId | null
   /**
@@ -2054,7 +2054,7 @@ export interface Task {
    * whitespace skipped, cut at the first `\r`, U+2028 or U+2029, trimmed;
    * bytes that are not UTF-8 read as U+FFFD (one per maximal invalid
    * subpart, as Node decodes), so that the text and its id are what
-   * OpenSpec sees. Exact whenever `text_bytes` is null.
+   * OpenSpec sees. Exact whenever `textBytes` is null.
    */
   text: string
   /**
@@ -2185,7 +2185,7 @@ export interface Validation {
   source: string
   /**
    * What the spec sync must leave in each touched baseline
-   * (docs/lifecycle.md, The spec sync). `None`: recorded by a ledger that
+   * (docs/lifecycle.md, The spec sync). `null`: recorded by a ledger that
    * did not keep it; finalization then calls every sync unverified.
    */
   specSync?: Array<ExpectedSync> | null
@@ -2250,15 +2250,15 @@ export interface ValidationCheck {
 }
 
 /**
- * The answer of [`check_verdict`].
+ * The answer of [`checkVerdict`].
  */
 export interface VerdictCheck {
   /**
-   * Its state compared with the disk now, path by path (`None`: never recorded).
+   * Its state compared with the disk now, path by path (`null`: never recorded).
    */
   comparison: Comparison | null
   /**
-   * The latest record of the verdict (`None`: never recorded).
+   * The latest record of the verdict (`null`: never recorded).
    */
   latest: VerdictSummary | null
   /**
@@ -2272,14 +2272,14 @@ export interface VerdictCheck {
   /**
    * Whether the latest verdict is still bound to the state on disk: no
    * path of its scope changed since it was recorded (or downgraded), and
-   * it is proven here (`unproven` is `None`). Whatever the verdict says
+   * it is proven here (`unproven` is `null`). Whatever the verdict says
    * (`PASS`, `FAIL`) is in `latest`.
    */
   stands: boolean
   /**
    * Why the latest record cannot stand as proof on this machine although
    * its state may be unchanged: it was fetched from elsewhere and no
-   * allowed signer signed it, or the ref moved while it was read. `None`:
+   * allowed signer signed it, or the ref moved while it was read. `null`:
    * this store wrote it, or an allowed signer signed it.
    */
   unproven: string | null
@@ -2296,7 +2296,7 @@ export type VerdictEvent = "recorded" | "downgraded"
  */
 export interface VerdictSummary {
   /**
-   * What a downgrade lowered (`None` for an audit).
+   * What a downgrade lowered (`null` for an audit).
    */
   downgrade: Downgrade | null
   /**
@@ -2365,7 +2365,7 @@ export interface Warning {
  */
 export interface Work {
   /**
-   * The change it belongs to (`None`: the workspace's — a declared gate,
+   * The change it belongs to (`null`: the workspace's — a declared gate,
    * a verdict, the store).
    */
   change: string | null
@@ -2471,7 +2471,7 @@ export interface StatusOptions {
    */
   changesRoot?: string
   /**
-   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
    */
   graph?: ArtifactGraph | null
@@ -2507,7 +2507,7 @@ export interface ApproveOptions {
    */
   expected?: string | null
   /**
-   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
    */
   graph?: ArtifactGraph | null
@@ -2630,7 +2630,7 @@ export interface ChangeGraphOptions {
    */
   changesRoot?: string
   /**
-   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
    */
   graph?: ArtifactGraph | null
@@ -2656,7 +2656,7 @@ export interface ChangeScopeOptions {
    */
   changesRoot?: string
   /**
-   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
    */
   graph?: ArtifactGraph | null
@@ -2682,7 +2682,7 @@ export interface ChangeInventoryOptions {
    */
   changesRoot?: string
   /**
-   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
    */
   graph?: ArtifactGraph | null
@@ -2708,7 +2708,7 @@ export interface ChangeTasksOptions {
    */
   changesRoot?: string
   /**
-   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
    */
   graph?: ArtifactGraph | null
@@ -2781,7 +2781,7 @@ export interface AdvanceStateOptions {
   /**
    * Completed task ids. Where the change has its Tasks file, the file
    * is the record: ids that agree with it change nothing, and ids it
-   * contradicts are `invalid-argument` unless `tasks_reason` is given
+   * contradicts are `invalid-argument` unless `tasksReason` is given
    * (then `completed` and `remaining` replace the file's lists).
    */
   completed?: Array<string> | null
@@ -2790,7 +2790,7 @@ export interface AdvanceStateOptions {
    */
   expected?: string | null
   /**
-   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
    */
   graph?: ArtifactGraph | null
@@ -2847,15 +2847,15 @@ export interface RecordValidationOptions {
   expected?: string | null
   /**
    * How to observe each gate's prerequisites now: gate name →
-   * prerequisite name → how (as `check_recorded_gate` takes them).
+   * prerequisite name → how (as `checkRecordedGate` takes them).
    */
   gatePrerequisites?: Record<string, Record<string, Observe>>
   /**
-   * Gates the verdict relies on, fresh as `check_recorded_gate` finds them.
+   * Gates the verdict relies on, fresh as `checkRecordedGate` finds them.
    */
   gates?: Array<string>
   /**
-   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
    */
   graph?: ArtifactGraph | null
@@ -2924,7 +2924,7 @@ export interface CheckValidationOptions {
    */
   gatePrerequisites?: Record<string, Record<string, Observe>>
   /**
-   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
    */
   graph?: ArtifactGraph | null
@@ -2954,7 +2954,7 @@ export interface FinalizeCheckOptions {
    */
   expect?: Array<string>
   /**
-   * An artifact graph to use instead of a schema (as `artifact_graph`
+   * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
    */
   graph?: ArtifactGraph | null
@@ -3104,7 +3104,7 @@ export interface CheckOptions {
   changesRoot?: string
   /**
    * Gate name → prerequisite name → how to observe it now (as
-   * `check_validation` takes them); for a declared gate they replace the
+   * `checkValidation` takes them); for a declared gate they replace the
    * declared ones of the same name. Those of a gate nothing checked relies
    * on are noted (`notes`), not used.
    */
@@ -3317,7 +3317,7 @@ export declare const ERROR_CODES: readonly string[]
 export declare const FORMAT_V1: 'wealth-ledger-input-v1'
 
 /**
- * The most reader threads `set_threads` accepts.
+ * The most reader threads `setThreads` accepts.
  */
 export declare const MAX_THREADS: number
 
@@ -3488,7 +3488,7 @@ export declare class Workspace {
    */
   resolveSync(reference: string, keep: string): RecordId
   /**
-   * Decides an orphan record that `store_check` lists (what a write refused
+   * Decides an orphan record that `storeCheck` lists (what a write refused
    * with `pointer-conflict` left): `keep` records its content again on top of
    * its ref's head, `discard` sets it aside; either way the decision is
    * recorded with the reason (on the ref `store/decisions`) and the orphan is
@@ -3501,8 +3501,8 @@ export declare class Workspace {
   decideOrphanSync(orphan: string, choice: OrphanChoice, reason: string): OrphanDecision
   /**
    * Removes the ref lock files a killed writer left beside the store's Git
-   * refs (`store_check` lists them under `locks`): only those at least
-   * `older_than_seconds` old (default 600, at least 60), never one a writer
+   * refs (`storeCheck` lists them under `locks`): only those at least
+   * `olderThanSeconds` old (default 600, at least 60), never one a writer
    * may still hold. Returns what was removed and what was kept.
    */
   storeUnlock(options?: StoreUnlockOptions): Promise<Unlocked>
@@ -3549,7 +3549,7 @@ export declare class Workspace {
    */
   changeInventorySync(change: string, artifact: string, options?: ChangeInventoryOptions): Inventory
   /**
-   * The change's tracked Tasks file read under its rule (`task_rule`, else
+   * The change's tracked Tasks file read under its rule (`taskRule`, else
    * the one the `tasks` approval recorded, else the schema's, else
    * `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`).
    */
@@ -3586,7 +3586,7 @@ export declare class Workspace {
    * (`ledger validate record`). A PASS is refused with `validation-refused`
    * unless every artifact is approved and every gate named is fresh now,
    * and with `no-delivery` when it names no `roots` or `paths` and gives
-   * no `no_delivery` reason.
+   * no `noDelivery` reason.
    */
   recordValidation(change: string, options: RecordValidationOptions): Promise<CurrentState>
   /**
@@ -3596,7 +3596,7 @@ export declare class Workspace {
   /**
    * Whether the recorded PASS still stands: its inventory re-expanded, its
    * gates checked, each one's prerequisites observed as
-   * `gate_prerequisites` says (`ledger validate check --json`).
+   * `gatePrerequisites` says (`ledger validate check --json`).
    */
   checkValidation(change: string, options?: CheckValidationOptions): Promise<ValidationCheck>
   /**
@@ -3616,7 +3616,7 @@ export declare class Workspace {
    * A gate: what it runs, where, on which inputs, and which prerequisites its
    * result depends on. Whether its latest evidence can be reused: fresh, or
    * stale with every reason. Runs nothing but the prerequisite commands given
-   * here (`check_recorded_gate` fills a check from the evidence instead).
+   * here (`checkRecordedGate` fills a check from the evidence instead).
    */
   checkGate(name: string, options: CheckGateOptions): Promise<Freshness>
   /**
@@ -3636,7 +3636,7 @@ export declare class Workspace {
   checkRecordedGateSync(name: string, options?: CheckRecordedGateOptions): Freshness
   /**
    * Reuses fresh evidence, or runs the command and records evidence whatever
-   * its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
+   * its exit status (`ledger gate run --json`). After `timeoutMs` the gate's
    * process group is sent SIGTERM (SIGKILL shortly after), and the run is
    * recorded as failed and not reusable.
    */
@@ -3659,7 +3659,7 @@ export declare class Workspace {
   /**
    * Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
    * reuses fresh evidence, or runs its command and records evidence. Its
-   * declared timeout applies unless `timeout_ms` is given.
+   * declared timeout applies unless `timeoutMs` is given.
    */
   runDeclaredGate(name: string, options?: RunDeclaredGateOptions): Promise<GateRun>
   /**
@@ -3681,7 +3681,7 @@ export declare class Workspace {
   /**
    * Whether the evidence of every gate `ledger.toml` declares is fresh
    * (`ledger gate check --all`), in dependency order, each checked as
-   * `check_declared_gate` checks it; nothing runs.
+   * `checkDeclaredGate` checks it; nothing runs.
    */
   checkDeclaredGates(options?: CheckDeclaredGatesOptions): Promise<Array<Freshness>>
   /**
@@ -3708,7 +3708,7 @@ export declare class Workspace {
   latestEvidenceSync(gate: string): LatestEvidence | null
   /**
    * Records how far back reuse of the gate's evidence reaches: from now on
-   * only its newest `keep_newest` runs are reused (docs/gates.md, Reusing
+   * only its newest `keepNewest` runs are reused (docs/gates.md, Reusing
    * earlier evidence). Nothing is deleted. Returns the policy's record.
    */
   limitReuse(gate: string, keepNewest: number, reason: string): Promise<RecordId>
@@ -3742,7 +3742,7 @@ export declare class Workspace {
    * now with every gate it relied on, its envelope, its tasks and the work left;
    * every gate `ledger.toml` declares and every verdict the store records,
    * checked now; and the store's health. `work` lists every item (each naming
-   * its change, if any); `nothing_to_do` is the one verdict (the CLI's exit 0;
+   * its change, if any); `nothingToDo` is the one verdict (the CLI's exit 0;
    * otherwise 1). The same options serve every stage: prerequisites that
    * nothing checked relies on are listed in `notes`, never refused.
    */
@@ -3842,7 +3842,7 @@ export declare function parseRecord(text: string, options?: ParseRecordOptions):
 export declare function parseRecordSync(text: string, options?: ParseRecordOptions): InventoryRecord
 /**
  * Reads a record file strictly (a regular file, not through a symlink, at
- * most 1 GiB; then as `parse_record`).
+ * most 1 GiB; then as `parseRecord`).
  */
 export declare function readRecord(path: string): Promise<InventoryRecord>
 /**
@@ -3935,7 +3935,7 @@ export declare function readTasks(path: string, options?: ReadTasksOptions): Pro
  */
 export declare function readTasksSync(path: string, options?: ReadTasksOptions): Tasks
 /**
- * The tasks of a Tasks file's bytes under `rule` (as `read_tasks`).
+ * The tasks of a Tasks file's bytes under `rule` (as `readTasks`).
  */
 export declare function readTasksBytes(data: Bytes, options?: ReadTasksBytesOptions): Promise<Tasks>
 /**

@@ -1051,7 +1051,11 @@ fn py_comment(out: &mut String, doc: Option<&str>) {
 }
 
 fn ts_doc(out: &mut String, doc: Option<&str>, indent: &str) {
-    let Some(doc) = doc.map(prose).filter(|d| !d.is_empty()) else {
+    let Some(doc) = doc
+        .map(prose)
+        .map(|d| js_terms(&d))
+        .filter(|d| !d.is_empty())
+    else {
         return;
     };
     writeln!(out, "{indent}/**").unwrap();
@@ -1059,6 +1063,32 @@ fn ts_doc(out: &mut String, doc: Option<&str>, indent: &str) {
         writeln!(out, "{}", format!("{indent} * {line}").trim_end()).unwrap();
     }
     writeln!(out, "{indent} */").unwrap();
+}
+
+/// A doc comment in JavaScript's terms: in each code span, `None` is
+/// `null` and a snake_case name (a field or a verb) is camelCase, as the
+/// JavaScript door spells them. Other spans (codes, paths, constants) stay.
+fn js_terms(doc: &str) -> String {
+    let snake = |span: &str| {
+        span.contains('_')
+            && span.starts_with(|c: char| c.is_ascii_lowercase())
+            && span
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    };
+    let mut out = String::new();
+    for (at, part) in doc.split('`').enumerate() {
+        if at > 0 {
+            out.push('`');
+        }
+        match part {
+            _ if at % 2 == 0 => out.push_str(part),
+            "None" => out.push_str("null"),
+            span if snake(span) => out.push_str(&ledger_core::door::camel(span)),
+            span => out.push_str(span),
+        }
+    }
+    out
 }
 
 /// `non-utf8-path` / `run_gate` → `NonUtf8Path` / `RunGate`.
