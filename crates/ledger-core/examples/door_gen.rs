@@ -336,9 +336,16 @@ impl<'a> Model<'a> {
                         )
                     }
                     // Sequence for items a result passed back may be (invariant `list`
-                    // would refuse it), `list` for text: a bare `str` is a Sequence too.
+                    // would refuse it). Text items: a list or a tuple, not Sequence,
+                    // because a bare `str` is a Sequence of `str` too and mypy would
+                    // let an argv of one string through (the run time takes any
+                    // sequence but a str).
                     (_, Value::Object(_)) if self.input.get() && self.is_object(&s["items"]) => {
                         format!("Sequence[{}]", self.py_type(&s["items"]))
+                    }
+                    (_, Value::Object(_)) if self.input.get() => {
+                        let item = self.py_type(&s["items"]);
+                        format!("Union[list[{item}], tuple[{item}, ...]]")
                     }
                     (_, Value::Object(_)) => format!("list[{}]", self.py_type(&s["items"])),
                     _ => "list[Any]".into(),
@@ -1118,6 +1125,7 @@ module as JSON (``_ledger.call``), with the GIL released.
 from __future__ import annotations
 
 import base64 as _base64
+import collections.abc as _abc
 import json as _json
 import os as _os
 import warnings as _warnings
@@ -1234,10 +1242,13 @@ def _escaped(c: str) -> str:
 
 
 def _unsendable(value: Any) -> Any:
-    # Paths given as os.PathLike cross as their text; sets and tuples as lists.
+    # Paths given as os.PathLike cross as their text; sets, tuples and any
+    # other sequence as lists (a str is no list of paths: the core refuses it).
     if isinstance(value, _os.PathLike):
         return _os.fspath(value)
-    if isinstance(value, (set, frozenset, tuple)):
+    if isinstance(value, (set, frozenset, tuple)) or (
+        isinstance(value, _abc.Sequence) and not isinstance(value, (str, bytes))
+    ):
         return list(value)
     raise TypeError(f"{type(value).__name__} is not a JSON value")
 

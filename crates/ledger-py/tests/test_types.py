@@ -116,6 +116,9 @@ def test_a_str_argv_is_a_runtime_error_and_a_list_is_not(tmp_path: Path) -> None
         with pytest.raises(ledger.InvalidArgumentError, match="argv|command|roots"):
             eval(call, names)
         eval(call.replace('"cargo test"', '["cargo", "test"]'), names)
+        # A tuple type-checks too, and any other sequence crosses at run time.
+        eval(call.replace('"cargo test"', '("cargo", "test")'), names)
+        eval(call.replace('"cargo test"', 'collections.deque(["cargo", "test"])'), {**names, "collections": __import__("collections")})
 
 
 # A task rule is one of two names: typed as a Literal, a misspelt rule is a mypy

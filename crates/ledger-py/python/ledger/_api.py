@@ -10,6 +10,7 @@ module as JSON (``_ledger.call``), with the GIL released.
 from __future__ import annotations
 
 import base64 as _base64
+import collections.abc as _abc
 import json as _json
 import os as _os
 import warnings as _warnings
@@ -24,7 +25,7 @@ Base64 = str
 
 # One artifact of a graph.
 _ArtifactInputRequired = TypedDict("_ArtifactInputRequired", {"generates": str, "id": str})
-_ArtifactInputOptional = TypedDict("_ArtifactInputOptional", {"requires": list[str]}, total=False)
+_ArtifactInputOptional = TypedDict("_ArtifactInputOptional", {"requires": Union[list[str], tuple[str, ...]]}, total=False)
 
 
 class ArtifactInput(_ArtifactInputRequired, _ArtifactInputOptional):
@@ -68,7 +69,7 @@ OrphanChoice = Union[Literal["keep"], Literal["discard"]]
 # A scope of the workspace: which files an inventory covers (docs/format.md
 # §2; the CLI's scope flags). Lists that name no root, path or Tasks file
 # declare the whole workspace.
-ScopeOptions = TypedDict("ScopeOptions", {"exclude": Sequence["Exclude"], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "task_rule": Optional["TaskRule"], "tasks": list[str]}, total=False)
+ScopeOptions = TypedDict("ScopeOptions", {"exclude": Sequence["Exclude"], "paths": Union[list[str], tuple[str, ...]], "purpose": str, "repos": Union[list[str], tuple[str, ...]], "roots": Union[list[str], tuple[str, ...]], "task_rule": Optional["TaskRule"], "tasks": Union[list[str], tuple[str, ...]]}, total=False)
 
 # How a Tasks file is normalized before hashing (docs/format.md §4).
 TaskRule = Literal["task-checkbox-v1", "openspec-checkbox"]
@@ -1027,10 +1028,13 @@ def _escaped(c: str) -> str:
 
 
 def _unsendable(value: Any) -> Any:
-    # Paths given as os.PathLike cross as their text; sets and tuples as lists.
+    # Paths given as os.PathLike cross as their text; sets, tuples and any
+    # other sequence as lists (a str is no list of paths: the core refuses it).
     if isinstance(value, _os.PathLike):
         return _os.fspath(value)
-    if isinstance(value, (set, frozenset, tuple)):
+    if isinstance(value, (set, frozenset, tuple)) or (
+        isinstance(value, _abc.Sequence) and not isinstance(value, (str, bytes))
+    ):
         return list(value)
     raise TypeError(f"{type(value).__name__} is not a JSON value")
 
@@ -1071,11 +1075,11 @@ class Workspace:
     def __hash__(self) -> int:
         return hash(self._path)
 
-    def fingerprint(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Fingerprint":
+    def fingerprint(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Fingerprint":
         """The v1 fingerprint of the scope's inventory (`ledger fingerprint`)."""
         return _call(self._path, "fingerprint", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
 
-    def inventory(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Inventory":
+    def inventory(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Inventory":
         """Lists, reads and fingerprints the scope's files (`ledger inventory --json`):
         the scope as resolved, the roots walked outside Git, every entry."""
         return _call(self._path, "inventory", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
@@ -1106,7 +1110,7 @@ class Workspace:
         a change that exists; `unknown-change` when neither is there."""
         return _call(self._path, "current_state", {"change": change})  # type: ignore[no-any-return]
 
-    def resolve_scope(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[list[str]] = None, purpose: Optional[str] = None, repos: Optional[list[str]] = None, roots: Optional[list[str]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[list[str]] = None) -> "Scope":
+    def resolve_scope(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Scope":
         """The scope as an expansion would cover it: the workspace made absolute, the
         default repository filled in, the store exclusion present."""
         return _call(self._path, "resolve_scope", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
@@ -1194,7 +1198,7 @@ class Workspace:
         `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`)."""
         return _call(self._path, "change_tasks", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def advance_state(self, change: str, *, areas: Optional[list[str]] = None, blockers: Optional[list[str]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[list[str]] = None, expected: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[list[str]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None, tasks_reason: Optional[str] = None) -> "CurrentState":
+    def advance_state(self, change: str, *, areas: Optional[Union[list[str], tuple[str, ...]]] = None, blockers: Optional[Union[list[str], tuple[str, ...]]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[Union[list[str], tuple[str, ...]]] = None, expected: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[Union[list[str], tuple[str, ...]]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None, tasks_reason: Optional[str] = None) -> "CurrentState":
         """Advances the change's state envelope (the handoff, `ledger state set`):
         only the fields given change; the task ids are read from the tracked
         Tasks file unless `completed` or `remaining` is given. A new record
@@ -1209,7 +1213,7 @@ class Workspace:
         recorded and no such change exists."""
         return _call(self._path, "state_log", {"change": change})  # type: ignore[no-any-return]
 
-    def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[list[str]] = None, expected: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, gates: Optional[list[str]] = None, graph: Optional["ArtifactGraph"] = None, instructions: Optional[list[str]] = None, no_delivery: Optional[str] = None, paths: Optional[list[str]] = None, phase_records: Optional[list[str]] = None, repos: Optional[list[str]] = None, reviewed: Optional[str] = None, roots: Optional[list[str]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "Verdict") -> "CurrentState":
+    def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[Union[list[str], tuple[str, ...]]] = None, expected: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, gates: Optional[Union[list[str], tuple[str, ...]]] = None, graph: Optional["ArtifactGraph"] = None, instructions: Optional[Union[list[str], tuple[str, ...]]] = None, no_delivery: Optional[str] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, phase_records: Optional[Union[list[str], tuple[str, ...]]] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, reviewed: Optional[str] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "Verdict") -> "CurrentState":
         """Records a verdict with its PASS inventory in the change's envelope
         (`ledger validate record`). A PASS is refused with `validation-refused`
         unless every artifact is approved and every gate named is fresh now,
@@ -1223,26 +1227,26 @@ class Workspace:
         `gate_prerequisites` says (`ledger validate check --json`)."""
         return _call(self._path, "check_validation", {"change": change, "changes_root": changes_root, "gate_prerequisites": gate_prerequisites, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def finalize_check(self, change: str, *, changes_root: Optional[str] = None, expect: Optional[list[str]] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Finalization":
+    def finalize_check(self, change: str, *, changes_root: Optional[str] = None, expect: Optional[Union[list[str], tuple[str, ...]]] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Finalization":
         """Every difference from the PASS after the terminal mutations, by class
         (`ledger finalize check --json`)."""
         return _call(self._path, "finalize_check", {"change": change, "changes_root": changes_root, "expect": expect, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def check_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
+    def check_gate(self, name: str, *, argv: Union[list[str], tuple[str, ...]], cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
         """A gate: what it runs, where, on which inputs, and which prerequisites its
         result depends on. Whether its latest evidence can be reused: fresh, or
         stale with every reason. Runs nothing but the prerequisite commands given
         here (`check_recorded_gate` fills a check from the evidence instead)."""
         return _call(self._path, "check_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
 
-    def check_recorded_gate(self, name: str, *, argv: Optional[list[str]] = None, cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
+    def check_recorded_gate(self, name: str, *, argv: Optional[Union[list[str], tuple[str, ...]]] = None, cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
         """What `ledger gate check` answers: whether the gate's latest evidence is
         fresh for the parts of its spec given now, the others taken from the
         evidence. Nothing read from the store is run: only the prerequisite
         commands given here."""
         return _call(self._path, "check_recorded_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
 
-    def run_gate(self, name: str, *, argv: list[str], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional["TimeoutMs"] = None) -> "GateRun":
+    def run_gate(self, name: str, *, argv: Union[list[str], tuple[str, ...]], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional["TimeoutMs"] = None) -> "GateRun":
         """Reuses fresh evidence, or runs the command and records evidence whatever
         its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
         process group is sent SIGTERM (SIGKILL shortly after), and the run is
@@ -1322,7 +1326,7 @@ class Workspace:
         outcome (`ledger changes --json`)."""
         return _call(self._path, "changes", {"changes_root": changes_root, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def verdict_record(self, name: str, *, expected: Optional[str] = None, findings: Optional[list[str]] = None, reports: Optional[list[str]] = None, scope: Optional["ScopeOptions"] = None, source: str, verdict: str) -> "VerdictSummary":
+    def verdict_record(self, name: str, *, expected: Optional[str] = None, findings: Optional[Union[list[str], tuple[str, ...]]] = None, reports: Optional[Union[list[str], tuple[str, ...]]] = None, scope: Optional["ScopeOptions"] = None, source: str, verdict: str) -> "VerdictSummary":
         """Records an audit's verdict bound to the fingerprint of its scope now (a
         first audit or a re-audit), with compare-and-swap against the verdict's
         head as read; each report is excluded from the scope with the reason
@@ -1377,7 +1381,7 @@ def read_record(path: str) -> "InventoryRecord":
     return _call(None, "read_record", {"path": path})  # type: ignore[no-any-return]
 
 
-def inventory_record(inventory: "Inventory", *, command: Optional[list[str]] = None, meta: Optional[Mapping[str, str]] = None, tools: Optional[Mapping[str, str]] = None) -> str:
+def inventory_record(inventory: "Inventory", *, command: Optional[Union[list[str], tuple[str, ...]]] = None, meta: Optional[Mapping[str, str]] = None, tools: Optional[Mapping[str, str]] = None) -> str:
     """The inventory record of `inventory` (pretty JSON ending with a newline),
     exactly as `ledger inventory` writes it, with what the caller observed."""
     return _call(None, "inventory_record", {"command": command, "inventory": inventory, "meta": meta, "tools": tools})  # type: ignore[no-any-return]

@@ -15,6 +15,8 @@ fp: str = ws.fingerprint(roots=["src"], exclude=["src/gen", {"path": "vendor", "
 inv: ledger.Inventory = ws.inventory(paths=["a.txt"], tasks=["tasks.md"], task_rule="openspec-checkbox")
 kinds: list[str] = [e["kind"] for e in inv["entries"]]
 scope: ledger.Scope = ws.resolve_scope(roots=["src"])
+# A tuple is a list of paths too.
+also: str = ws.fingerprint(roots=("src", "docs"))
 comparison: ledger.Comparison = ws.compare(inv)
 changed: list[str] = [c["new"]["path"] for c in comparison["changes"] if c["change"] == "added"]
 old: Optional[ledger.Entry] = comparison["changes"][0]["old"]
