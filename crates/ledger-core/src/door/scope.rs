@@ -59,6 +59,53 @@ pub enum InventoryOrRecord {
     Record(InventoryRecord),
 }
 
+/// The parts of an inventory or a record, as read.
+#[derive(Default)]
+struct Parts {
+    format: Option<String>,
+    version: Option<String>,
+    written_by: Option<String>,
+    fingerprint: Option<Fingerprint>,
+    scope: Option<Scope>,
+    walked_roots: Option<Vec<String>>,
+    observed: Option<crate::records::Observed>,
+    entries: Option<Vec<Entry>>,
+}
+
+impl Parts {
+    /// A record when a format is named (checked as a record file is), else
+    /// an inventory.
+    fn into_either(self) -> std::result::Result<InventoryOrRecord, String> {
+        let missing = |field: &str| format!("missing field `{field}`");
+        let fingerprint = self.fingerprint.ok_or_else(|| missing("fingerprint"))?;
+        let scope = self.scope.ok_or_else(|| missing("scope"))?;
+        let entries = self.entries.ok_or_else(|| missing("entries"))?;
+        let walked_roots = self.walked_roots.unwrap_or_default();
+        let Some(format) = self.format else {
+            return Ok(InventoryOrRecord::Inventory(Inventory {
+                scope,
+                walked_roots,
+                entries,
+                fingerprint,
+            }));
+        };
+        let record = InventoryRecord {
+            format,
+            version: self.version.ok_or_else(|| missing("version"))?,
+            written_by: self.written_by.ok_or_else(|| missing("written_by"))?,
+            fingerprint,
+            scope,
+            walked_roots,
+            observed: self.observed.unwrap_or_default(),
+            entries,
+        };
+        // Checked as a record read from a file is.
+        InventoryRecord::from_json(&record.to_json(), "inventory")
+            .map(InventoryOrRecord::Record)
+            .map_err(|e| e.to_string())
+    }
+}
+
 /// Every field of both forms: a door renames the caller's spelling of each
 /// (`walkedRoots`, `writtenBy`) and refuses any other.
 const INVENTORY_OR_RECORD_FIELDS: &[&str] = &[
@@ -86,20 +133,28 @@ impl<'de> Deserialize<'de> for InventoryOrRecord {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let mut fields = serde_json::Map::new();
+                // Each part read as its own type, so that a door renames the
+                // fields inside it too (`taskRules` of a scope).
+                let mut parts = Parts::default();
                 while let Some(key) = map.next_key::<String>()? {
-                    fields.insert(key, map.next_value::<serde_json::Value>()?);
+                    match key.as_str() {
+                        "format" => parts.format = Some(map.next_value()?),
+                        "version" => parts.version = Some(map.next_value()?),
+                        "written_by" => parts.written_by = Some(map.next_value()?),
+                        "fingerprint" => parts.fingerprint = Some(map.next_value()?),
+                        "scope" => parts.scope = Some(map.next_value()?),
+                        "walked_roots" => parts.walked_roots = Some(map.next_value()?),
+                        "observed" => parts.observed = Some(map.next_value()?),
+                        "entries" => parts.entries = Some(map.next_value()?),
+                        other => {
+                            return Err(serde::de::Error::unknown_field(
+                                other,
+                                INVENTORY_OR_RECORD_FIELDS,
+                            ));
+                        }
+                    }
                 }
-                // Only a record names its format.
-                if fields.contains_key("format") {
-                    let text = serde_json::Value::Object(fields).to_string();
-                    let record = InventoryRecord::from_json(&text, "inventory")
-                        .map_err(serde::de::Error::custom)?;
-                    return Ok(InventoryOrRecord::Record(record));
-                }
-                serde_json::from_value(serde_json::Value::Object(fields))
-                    .map(InventoryOrRecord::Inventory)
-                    .map_err(serde::de::Error::custom)
+                parts.into_either().map_err(serde::de::Error::custom)
             }
         }
         deserializer.deserialize_struct("InventoryOrRecord", INVENTORY_OR_RECORD_FIELDS, Fields)
