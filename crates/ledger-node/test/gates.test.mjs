@@ -341,9 +341,9 @@ test('an AbortSignal cancels runGate: nothing runs when aborted before, the proc
 
   // The signal is the wrapper's: it is never sent to the core as an option,
   // and only an AbortSignal is one.
-  const ran = await ws.runGate('quick', { argv: ['true'], signal: new AbortController().signal })
+  const ran = await ws.runGate('quick', { argv: ['true'], scope: { roots: ['src'] }, signal: new AbortController().signal })
   assert.equal(ran.exitCode, 0)
-  await expectCode(assert, () => ws.runGate('quick', { argv: ['true'], signal: {} }), 'invalid-argument', 'AbortSignal', { pathProperty: false })
+  await expectCode(assert, () => ws.runGate('quick', { argv: ['true'], scope: { roots: ['src'] }, signal: {} }), 'invalid-argument', 'AbortSignal', { pathProperty: false })
 })
 
 test('an AbortSignal cancels runDeclaredGates: no gate starts after the one it stopped', async (t) => {
