@@ -89,6 +89,52 @@ function reply(text) {
   return parsed.ok
 }
 
+/** The options without `signal`, which is the wrapper's, not an option of the core's. */
+function withoutSignal(options) {
+  const { signal: _signal, ...rest } = options
+  return rest
+}
+
+/** `signal` if it is an AbortSignal (or absent), else a LedgerError. */
+function checkSignal(verb, signal) {
+  if (signal !== undefined && signal !== null && !(signal instanceof AbortSignal)) {
+    throw new LedgerError(`invalid arguments: \`signal\` of \`${verb}\` must be an AbortSignal`, 'invalid-argument', null)
+  }
+  return signal ?? null
+}
+
+/**
+ * A call that runs a gate, cancelled when `signal` aborts: the native side
+ * holds a cancellation token (a flag in the core, registered under a number),
+ * and the signal's abort event cancels it. An already aborted signal cancels
+ * it before the call starts, so the core runs nothing and answers `cancelled`.
+ */
+async function callCancellable(workspace, verb, text, signal) {
+  if (checkSignal(verb, signal) === null) return native.call(workspace, verb, text)
+  const token = native.cancelToken()
+  const abort = () => native.cancel(token)
+  if (signal.aborted) abort()
+  else signal.addEventListener('abort', abort, { once: true })
+  try {
+    return await native.call(workspace, verb, text, token)
+  } finally {
+    signal.removeEventListener('abort', abort)
+    native.releaseCancel(token)
+  }
+}
+
+/** `callCancellable` on this thread: only an already aborted signal can be seen. */
+function callCancellableSync(workspace, verb, text, signal) {
+  if (checkSignal(verb, signal) === null) return native.callSync(workspace, verb, text)
+  const token = native.cancelToken()
+  try {
+    if (signal.aborted) native.cancel(token)
+    return native.callSync(workspace, verb, text, token)
+  } finally {
+    native.releaseCancel(token)
+  }
+}
+
 function b64encode(data) {
   return data == null ? data : Buffer.from(data).toString('base64')
 }
@@ -132,6 +178,7 @@ const ErrorCode = Object.freeze({
   MissingSource: 'missing-source',
   PrerequisiteFailed: 'prerequisite-failed',
   GateNotStarted: 'gate-not-started',
+  Cancelled: 'cancelled',
   InvalidArgument: 'invalid-argument',
   BadReport: 'bad-report',
   BadEntry: 'bad-entry',
@@ -170,7 +217,7 @@ const DEFAULT_EXCLUSION_REASON = "excluded by the caller"
 const DEFAULT_SCHEMA = "spec-driven"
 
 /** Every code a LedgerError can carry (the core's, and `panic`). */
-const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","invalid-argument","bad-report","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","ref-locked","ref-name-conflict","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
+const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","cancelled","invalid-argument","bad-report","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","ref-locked","ref-name-conflict","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
 
 /** The prefix of the v1 fingerprint stream (docs/format.md). */
 const FORMAT_V1 = "wealth-ledger-input-v1"
@@ -612,15 +659,18 @@ class Workspace {
    * Reuses fresh evidence, or runs the command and records evidence whatever
    * its exit status (`ledger gate run --json`). After `timeoutMs` the gate's
    * process group is sent SIGTERM (SIGKILL shortly after), and the run is
-   * recorded as failed and not reusable.
+   * recorded as failed and not reusable. A cancelled call (Python's `cancel`,
+   * Node's `signal`) fails with `cancelled`: before the command starts,
+   * nothing runs; during the run, its process group is stopped and the run
+   * recorded as not reusable.
    */
   async runGate(name, options) {
-    return (reply(await native.call(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...o, name })))))
+    return (reply(await callCancellable(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal)))
   }
 
-  /** `runGate`, blocking the JavaScript thread. */
+  /** `runGate`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked. */
   runGateSync(name, options) {
-    return (reply(native.callSync(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...o, name })))))
+    return (reply(callCancellableSync(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal)))
   }
 
   /**
@@ -641,15 +691,16 @@ class Workspace {
   /**
    * Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
    * reuses fresh evidence, or runs its command and records evidence. Its
-   * declared timeout applies unless `timeoutMs` is given.
+   * declared timeout applies unless `timeoutMs` is given. Cancelled, it
+   * fails with `cancelled` as `runGate` does.
    */
   async runDeclaredGate(name, options) {
-    return (reply(await native.call(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...o, name })))))
+    return (reply(await callCancellable(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal)))
   }
 
-  /** `runDeclaredGate`, blocking the JavaScript thread. */
+  /** `runDeclaredGate`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked. */
   runDeclaredGateSync(name, options) {
-    return (reply(native.callSync(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...o, name })))))
+    return (reply(callCancellableSync(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal)))
   }
 
   /**
@@ -685,15 +736,16 @@ class Workspace {
   /**
    * Runs every gate `ledger.toml` declares in dependency order (`ledger gate
    * run --all`): fresh ones are reused, the others run, one whose needs did not
-   * pass is blocked (not run).
+   * pass is blocked (not run). Cancelled, it fails with `cancelled`: the gate
+   * running is stopped and recorded as not reusable, and no later gate starts.
    */
   async runDeclaredGates(options) {
-    return (reply(await native.call(this.#path, 'run_declared_gates', encode('run_declared_gates', options, (o) => ({ ...o,  })))))
+    return (reply(await callCancellable(this.#path, 'run_declared_gates', encode('run_declared_gates', options, (o) => ({ ...withoutSignal(o),  })), options?.signal)))
   }
 
-  /** `runDeclaredGates`, blocking the JavaScript thread. */
+  /** `runDeclaredGates`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked. */
   runDeclaredGatesSync(options) {
-    return (reply(native.callSync(this.#path, 'run_declared_gates', encode('run_declared_gates', options, (o) => ({ ...o,  })))))
+    return (reply(callCancellableSync(this.#path, 'run_declared_gates', encode('run_declared_gates', options, (o) => ({ ...withoutSignal(o),  })), options?.signal)))
   }
 
   /**

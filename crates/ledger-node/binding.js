@@ -837,4 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.call = nativeBinding.call
 module.exports.callSync = nativeBinding.callSync
+module.exports.cancel = nativeBinding.cancel
+module.exports.cancelToken = nativeBinding.cancelToken
 module.exports.description = nativeBinding.description
+module.exports.releaseCancel = nativeBinding.releaseCancel

@@ -3042,6 +3042,13 @@ export interface RunGateOptions {
    * Stop the gate after so many milliseconds (a positive number).
    */
   timeoutMs?: TimeoutMs | null
+  /**
+   * Cancels the call when it aborts (the async method only): aborted before
+   * the call, nothing runs; aborted while the gate runs, its process group is
+   * stopped and the run recorded as failed and not reusable. Either way the
+   * Promise rejects with a `LedgerError` of code `cancelled`.
+   */
+  signal?: AbortSignal
 }
 
 /** The options of `runDeclaredGate`. */
@@ -3054,6 +3061,13 @@ export interface RunDeclaredGateOptions {
    * Stop the gate after so many milliseconds (instead of its declared timeout).
    */
   timeoutMs?: TimeoutMs | null
+  /**
+   * Cancels the call when it aborts (the async method only): aborted before
+   * the call, nothing runs; aborted while the gate runs, its process group is
+   * stopped and the run recorded as failed and not reusable. Either way the
+   * Promise rejects with a `LedgerError` of code `cancelled`.
+   */
+  signal?: AbortSignal
 }
 
 /** The options of `checkDeclaredGate`. */
@@ -3082,6 +3096,13 @@ export interface RunDeclaredGatesOptions {
    * Stop each gate after so many milliseconds (instead of its declared timeout).
    */
   timeoutMs?: TimeoutMs | null
+  /**
+   * Cancels the call when it aborts (the async method only): aborted before
+   * the call, nothing runs; aborted while the gate runs, its process group is
+   * stopped and the run recorded as failed and not reusable. Either way the
+   * Promise rejects with a `LedgerError` of code `cancelled`.
+   */
+  signal?: AbortSignal
 }
 
 /** The options of `check`. */
@@ -3224,7 +3245,7 @@ export interface VerdictDowngradeOptions {
 }
 
 /** Every code a LedgerError can carry. */
-export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'invalid-argument' | 'bad-report' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'ref-locked' | 'ref-name-conflict' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
+export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'cancelled' | 'invalid-argument' | 'bad-report' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'ref-locked' | 'ref-name-conflict' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
 
 /** Every code a LedgerError can carry, by name. */
 export declare const ErrorCode: {
@@ -3256,6 +3277,7 @@ export declare const ErrorCode: {
   readonly MissingSource: 'missing-source'
   readonly PrerequisiteFailed: 'prerequisite-failed'
   readonly GateNotStarted: 'gate-not-started'
+  readonly Cancelled: 'cancelled'
   readonly InvalidArgument: 'invalid-argument'
   readonly BadReport: 'bad-report'
   readonly BadEntry: 'bad-entry'
@@ -3638,11 +3660,14 @@ export declare class Workspace {
    * Reuses fresh evidence, or runs the command and records evidence whatever
    * its exit status (`ledger gate run --json`). After `timeoutMs` the gate's
    * process group is sent SIGTERM (SIGKILL shortly after), and the run is
-   * recorded as failed and not reusable.
+   * recorded as failed and not reusable. A cancelled call (Python's `cancel`,
+   * Node's `signal`) fails with `cancelled`: before the command starts,
+   * nothing runs; during the run, its process group is stopped and the run
+   * recorded as not reusable.
    */
   runGate(name: string, options: RunGateOptions): Promise<GateRun>
   /**
-   * `runGate`, blocking the JavaScript thread.
+   * `runGate`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked.
    */
   runGateSync(name: string, options: RunGateOptions): GateRun
   /**
@@ -3659,11 +3684,12 @@ export declare class Workspace {
   /**
    * Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
    * reuses fresh evidence, or runs its command and records evidence. Its
-   * declared timeout applies unless `timeoutMs` is given.
+   * declared timeout applies unless `timeoutMs` is given. Cancelled, it
+   * fails with `cancelled` as `runGate` does.
    */
   runDeclaredGate(name: string, options?: RunDeclaredGateOptions): Promise<GateRun>
   /**
-   * `runDeclaredGate`, blocking the JavaScript thread.
+   * `runDeclaredGate`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked.
    */
   runDeclaredGateSync(name: string, options?: RunDeclaredGateOptions): GateRun
   /**
@@ -3691,11 +3717,12 @@ export declare class Workspace {
   /**
    * Runs every gate `ledger.toml` declares in dependency order (`ledger gate
    * run --all`): fresh ones are reused, the others run, one whose needs did not
-   * pass is blocked (not run).
+   * pass is blocked (not run). Cancelled, it fails with `cancelled`: the gate
+   * running is stopped and recorded as not reusable, and no later gate starts.
    */
   runDeclaredGates(options?: RunDeclaredGatesOptions): Promise<DeclaredRuns>
   /**
-   * `runDeclaredGates`, blocking the JavaScript thread.
+   * `runDeclaredGates`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked.
    */
   runDeclaredGatesSync(options?: RunDeclaredGatesOptions): DeclaredRuns
   /**

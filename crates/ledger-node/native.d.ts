@@ -16,11 +16,24 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * `LedgerError`. The call runs on a thread of its own, not on the libuv
  * pool: a gate's command may run for minutes, and holding a pool thread that
  * long would stall every other asynchronous call (and Node's own fs work).
+ * `cancel`: a token of `cancelToken` that stops the call's gate.
  */
-export declare function call(workspace: string | undefined | null, verb: string, optionsJson: string): Promise<string>
+export declare function call(workspace: string | undefined | null, verb: string, optionsJson: string, cancel?: number | undefined | null): Promise<string>
 
 /** `call`, on the JavaScript thread. */
-export declare function callSync(workspace: string | undefined | null, verb: string, optionsJson: string): string
+export declare function callSync(workspace: string | undefined | null, verb: string, optionsJson: string, cancel?: number | undefined | null): string
+
+/**
+ * Cancels the token `id` (from the abort event of the caller's signal):
+ * `false` when no such token is registered.
+ */
+export declare function cancel(id: number): boolean
+
+/** A new cancellation token, not cancelled: its number. */
+export declare function cancelToken(): number
 
 /** `ledger_core::door::description()` as JSON text. */
 export declare function description(): string
+
+/** Lets the token `id` go, once the call that held it has settled. */
+export declare function releaseCancel(id: number): void

@@ -85,6 +85,9 @@ struct Verb<'a> {
     name: &'a str,
     doc: &'a str,
     workspace: bool,
+    /// Whether it takes a cancellation token: Python's `cancel=`, Node's
+    /// `signal` option.
+    cancellable: bool,
     positional: Vec<&'a str>,
     /// The options struct's fields: (serde name, schema, required).
     fields: Vec<(&'a str, &'a Value, bool)>,
@@ -199,6 +202,7 @@ impl<'a> Model<'a> {
                 name: verb["name"].as_str().unwrap(),
                 doc: verb["doc"].as_str().unwrap_or(""),
                 workspace: verb["workspace"].as_bool().unwrap(),
+                cancellable: verb["cancellable"].as_bool().unwrap_or(false),
                 positional: verb["positional"]
                     .as_array()
                     .unwrap()
@@ -518,6 +522,7 @@ impl<'a> Model<'a> {
         }
         let mut exports: Vec<String> = vec![
             "Workspace".into(),
+            "Cancel".into(),
             "LedgerError".into(),
             "ErrorCode".into(),
             BASE64.into(),
@@ -551,7 +556,7 @@ impl<'a> Model<'a> {
             .iter()
             .filter(|(n, _, _)| !verb.positional.contains(n))
             .collect();
-        if !keywords.is_empty() {
+        if !keywords.is_empty() || verb.cancellable {
             params.push("*".into());
         }
         for (name, schema, required) in &keywords {
@@ -566,6 +571,9 @@ impl<'a> Model<'a> {
                 };
                 params.push(format!("{name}: {t} = None"));
             }
+        }
+        if verb.cancellable {
+            params.push("cancel: Optional[Cancel] = None".into());
         }
         self.input.set(false);
         let output = self.py_type(verb.output);
@@ -591,8 +599,9 @@ impl<'a> Model<'a> {
             })
             .collect();
         let workspace = if method { "self._path" } else { "None" };
+        let cancel = if verb.cancellable { ", cancel" } else { "" };
         let call = format!(
-            "_call({workspace}, \"{}\", {{{}}})",
+            "_call({workspace}, \"{}\", {{{}}}{cancel})",
             verb.name,
             entries.join(", ")
         );
@@ -735,7 +744,7 @@ impl<'a> Model<'a> {
                 .iter()
                 .filter(|(n, _, _)| !verb.positional.contains(n))
                 .collect();
-            if rest.is_empty() {
+            if rest.is_empty() && !verb.cancellable {
                 continue;
             }
             writeln!(
@@ -755,6 +764,9 @@ impl<'a> Model<'a> {
                     self.ts_type(schema)
                 )
                 .unwrap();
+            }
+            if verb.cancellable {
+                out.push_str(TS_SIGNAL);
             }
             out.push_str("}\n\n");
         }
@@ -820,7 +832,7 @@ impl<'a> Model<'a> {
             .iter()
             .filter(|(n, _, _)| !verb.positional.contains(n))
             .collect();
-        if !rest.is_empty() {
+        if !rest.is_empty() || verb.cancellable {
             let q = if rest.iter().any(|(_, _, r)| *r) {
                 ""
             } else {
@@ -839,11 +851,12 @@ impl<'a> Model<'a> {
         );
         ts_doc(out, Some(verb.doc), indent);
         writeln!(out, "{indent}{prefix}{name}({params}): Promise<{output}>").unwrap();
-        ts_doc(
-            out,
-            Some(&format!("`{name}`, blocking the JavaScript thread.")),
-            indent,
-        );
+        let sync_doc = if verb.cancellable {
+            format!("`{name}`, blocking the JavaScript thread. {SYNC_SIGNAL}")
+        } else {
+            format!("`{name}`, blocking the JavaScript thread.")
+        };
+        ts_doc(out, Some(&sync_doc), indent);
         writeln!(out, "{indent}{prefix}{name}Sync({params}): {output}").unwrap();
     }
 
@@ -897,10 +910,11 @@ impl<'a> Model<'a> {
             .iter()
             .map(|p| ledger_core::door::camel(p))
             .collect();
-        let has_rest = verb
-            .fields
-            .iter()
-            .any(|(n, _, _)| !verb.positional.contains(n));
+        let has_rest = verb.cancellable
+            || verb
+                .fields
+                .iter()
+                .any(|(n, _, _)| !verb.positional.contains(n));
         if has_rest {
             params.push("options".into());
         }
@@ -924,7 +938,12 @@ impl<'a> Model<'a> {
             })
             .map(|(n, _, _)| ledger_core::door::camel(n))
             .collect();
-        let spread = if has_rest { "...o, " } else { "" };
+        // The signal is the wrapper's, not an option of the core's.
+        let spread = match (has_rest, verb.cancellable) {
+            (true, true) => "...withoutSignal(o), ",
+            (true, false) => "...o, ",
+            (false, _) => "",
+        };
         let given = if has_rest { "options" } else { "undefined" };
         let mut options = format!("({{ {spread}{} }})", assigned.join(", "));
         if !bytes_options.is_empty() {
@@ -946,16 +965,30 @@ impl<'a> Model<'a> {
             )
         };
         let params = params.join(", ");
+        let sync_doc = if verb.cancellable {
+            format!("`{name}`, blocking the JavaScript thread. {SYNC_SIGNAL}")
+        } else {
+            format!("`{name}`, blocking the JavaScript thread.")
+        };
+        let (call, call_sync, signal) = if verb.cancellable {
+            (
+                "callCancellable",
+                "callCancellableSync",
+                ", options?.signal",
+            )
+        } else {
+            ("native.call", "native.callSync", "")
+        };
         ts_doc(out, Some(verb.doc), indent);
         writeln!(
             out,
-            "{indent}{head_async}({params}) {{\n{indent}  return {decode}(reply(await native.call({workspace}, '{v}', encode('{v}', {given}, (o) => {options}))))\n{indent}}}\n",
+            "{indent}{head_async}({params}) {{\n{indent}  return {decode}(reply(await {call}({workspace}, '{v}', encode('{v}', {given}, (o) => {options}){signal})))\n{indent}}}\n",
             v = verb.name
         )
         .unwrap();
         writeln!(
             out,
-            "{indent}/** `{name}`, blocking the JavaScript thread. */\n{indent}{head_sync}({params}) {{\n{indent}  return {decode}(reply(native.callSync({workspace}, '{v}', encode('{v}', {given}, (o) => {options}))))\n{indent}}}\n",
+            "{indent}/** {sync_doc} */\n{indent}{head_sync}({params}) {{\n{indent}  return {decode}(reply({call_sync}({workspace}, '{v}', encode('{v}', {given}, (o) => {options}){signal})))\n{indent}}}\n",
             v = verb.name
         )
         .unwrap();
@@ -1157,8 +1190,48 @@ def _raise(error: dict[str, Any]) -> None:
     raise _ERRORS.get(code, LedgerError)(error["message"], code, error.get("path"))
 
 
-def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
+class Cancel:
+    """A cancellation token for the verbs that run a gate (``run_gate``,
+    ``run_declared_gate``, ``run_declared_gates``): pass it as ``cancel=``, and
+    call :meth:`cancel` from any thread. Cancelled before the call, nothing
+    runs; cancelled while the gate runs, its process group is stopped and the
+    run recorded as failed and not reusable. Either way the call raises
+    :class:`CancelledError`. A token stays cancelled once it is, and may be
+    given to several calls (one ``cancel()`` stops them all)."""
+
+    __slots__ = ("_id",)
+
+    def __init__(self) -> None:
+        self._id: int = _ledger.cancel_token()
+
+    def cancel(self) -> None:
+        """Cancels every call given this token, now and later; from any thread."""
+        _ledger.cancel(self._id)
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return _ledger.is_cancelled(self._id)
+
+    def __repr__(self) -> str:
+        return f"Cancel(cancelled={self.cancelled})"
+
+    def __del__(self) -> None:
+        # A call that holds the token keeps its flag until it returns; at
+        # interpreter exit the module may be gone already.
+        try:
+            _ledger.release_cancel(self._id)
+        except Exception:
+            pass
+
+
+def _call(workspace: Optional[str], verb: str, options: dict[str, Any], cancel: Optional[Cancel] = None) -> Any:
     """Runs ``verb``: an argument left at ``None`` is not sent (the core's default)."""
+    if cancel is not None and not isinstance(cancel, Cancel):
+        raise InvalidArgumentError(
+            f"invalid arguments: `cancel` of `{verb}` must be a ledger.Cancel, not {type(cancel).__name__}",
+            "invalid-argument",
+        )
     sent = {key: value for key, value in options.items() if value is not None}
     if workspace is not None:
         _refuse_non_utf8_path(workspace)
@@ -1173,7 +1246,7 @@ def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
         text.encode("utf-8")
     except UnicodeEncodeError:
         _refuse_non_utf8(verb, sent, "")
-    reply = _json.loads(_ledger.call(workspace, verb, text))
+    reply = _json.loads(_ledger.call(workspace, verb, text, None if cancel is None else cancel._id))
     if "error" in reply:
         _raise(reply["error"])
     for warning in reply.get("warnings", ()):
@@ -1293,6 +1366,19 @@ class Workspace:
 
 "#;
 
+/// The `signal` option of a verb that runs a gate, in `index.d.ts`.
+const TS_SIGNAL: &str = "  /**
+   * Cancels the call when it aborts (the async method only): aborted before
+   * the call, nothing runs; aborted while the gate runs, its process group is
+   * stopped and the run recorded as failed and not reusable. Either way the
+   * Promise rejects with a `LedgerError` of code `cancelled`.
+   */
+  signal?: AbortSignal
+";
+
+/// What the `*Sync` twin of a verb that runs a gate does with `signal`.
+const SYNC_SIGNAL: &str = "An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked.";
+
 const TS_ERROR: &str = r#"/** Every error ledger throws or rejects with: `code` is the stable code, `path` the path concerned. */
 export declare class LedgerError extends Error {
   constructor(message: string, code: ErrorCodeValue, path?: string | null)
@@ -1390,6 +1476,52 @@ function reply(text) {
     process.emitWarning(warning.message, { type: 'LedgerWarning', code: warning.code })
   }
   return parsed.ok
+}
+
+/** The options without `signal`, which is the wrapper's, not an option of the core's. */
+function withoutSignal(options) {
+  const { signal: _signal, ...rest } = options
+  return rest
+}
+
+/** `signal` if it is an AbortSignal (or absent), else a LedgerError. */
+function checkSignal(verb, signal) {
+  if (signal !== undefined && signal !== null && !(signal instanceof AbortSignal)) {
+    throw new LedgerError(`invalid arguments: \`signal\` of \`${verb}\` must be an AbortSignal`, 'invalid-argument', null)
+  }
+  return signal ?? null
+}
+
+/**
+ * A call that runs a gate, cancelled when `signal` aborts: the native side
+ * holds a cancellation token (a flag in the core, registered under a number),
+ * and the signal's abort event cancels it. An already aborted signal cancels
+ * it before the call starts, so the core runs nothing and answers `cancelled`.
+ */
+async function callCancellable(workspace, verb, text, signal) {
+  if (checkSignal(verb, signal) === null) return native.call(workspace, verb, text)
+  const token = native.cancelToken()
+  const abort = () => native.cancel(token)
+  if (signal.aborted) abort()
+  else signal.addEventListener('abort', abort, { once: true })
+  try {
+    return await native.call(workspace, verb, text, token)
+  } finally {
+    signal.removeEventListener('abort', abort)
+    native.releaseCancel(token)
+  }
+}
+
+/** `callCancellable` on this thread: only an already aborted signal can be seen. */
+function callCancellableSync(workspace, verb, text, signal) {
+  if (checkSignal(verb, signal) === null) return native.callSync(workspace, verb, text)
+  const token = native.cancelToken()
+  try {
+    if (signal.aborted) native.cancel(token)
+    return native.callSync(workspace, verb, text, token)
+  } finally {
+    native.releaseCancel(token)
+  }
 }
 
 function b64encode(data) {

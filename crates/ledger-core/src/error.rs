@@ -319,6 +319,20 @@ pub enum Error {
         #[source]
         source: Option<io::Error>,
     },
+    /// The caller cancelled a gate run (a door's cancellation token, Node's
+    /// `AbortSignal`): before its command started, nothing ran; during the
+    /// run, its process group was stopped and the run recorded as failed and
+    /// not reusable (`record`, stopped by `interrupt`).
+    #[error("gate {gate:?} was cancelled by the caller: {}", match record {
+        Some(record) => format!("its process group was stopped and the run recorded as not reusable (evidence {record})"),
+        None => "its command did not run".to_owned(),
+    })]
+    Cancelled {
+        /// The gate.
+        gate: String,
+        /// The evidence recorded of the stopped run; `None` when nothing ran.
+        record: Option<String>,
+    },
     /// Arguments that do not fit together or are incomplete.
     #[error("invalid arguments: {message}")]
     InvalidArgument {
@@ -656,6 +670,7 @@ impl Error {
             | Error::MissingSource { .. }
             | Error::PrerequisiteFailed { .. }
             | Error::GateNotStarted { .. }
+            | Error::Cancelled { .. }
             | Error::InvalidArgument { .. }
             | Error::GitEnvironment { .. }
             | Error::UpstreamBlocked { .. }
@@ -684,7 +699,7 @@ mod tests {
             path: DisplayPath::from("x"),
         };
         assert_eq!(e.code(), "non-utf8-path");
-        assert_eq!(Error::CODES.len(), 53);
+        assert_eq!(Error::CODES.len(), 54);
         assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
         let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
         assert_eq!(unique.len(), Error::CODES.len());

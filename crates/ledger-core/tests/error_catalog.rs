@@ -353,6 +353,22 @@ fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
     run_gate(&Store::open(utf8(dir.path())).unwrap(), &spec, Echo::Off).unwrap_err()
 }
 
+/// A gate whose caller has cancelled it before it starts: nothing runs.
+fn cancelled() -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let argv = vec!["touch".to_owned(), marker.to_str().unwrap().to_owned()];
+    let spec = GateSpec::new("g", argv, ".", walk(&dir), Default::default()).unwrap();
+    let options = RunOptions {
+        interrupt: Some(std::sync::Arc::new(|| true)),
+        ..RunOptions::default()
+    };
+    let error =
+        run_gate_with(&Store::open(utf8(dir.path())).unwrap(), &spec, &options).unwrap_err();
+    assert!(!marker.exists(), "a cancelled gate's command ran");
+    error
+}
+
 fn entries(list: &[(&str, &str, &str, &str)]) -> Error {
     let parsed: Result<Vec<Entry>> = list
         .iter()
@@ -561,6 +577,7 @@ fn every_code_is_provoked_by_a_real_input() {
             gate(&["/nonexistent/gate-command"], None),
         ),
         ("non-utf8-value", gate(&["true"], Some(r"printf 'v\377'"))),
+        ("cancelled", cancelled()),
         (
             "bad-entry",
             entries(&[("a", "file", "120000", &"0".repeat(64))]),

@@ -294,6 +294,9 @@ test('gates refuse: prerequisites, commands, names', async (t) => {
   await both(...gate('checkGate', failing), 'prerequisite-failed', 'tool', { pathProperty: false })
   const absent = spec({ argv: ['/nonexistent/tool'] })
   await both(...gate('runGate', absent), 'gate-not-started', '/nonexistent/tool', { pathProperty: false })
+  // An aborted signal: nothing runs (gates.test.mjs aborts one that runs).
+  const aborted = spec({ signal: AbortSignal.abort() })
+  await both(...gate('runGate', aborted), 'cancelled', 'test', { pathProperty: false })
   const twoWays = spec({ prerequisites: { tool: { literal: '1', command: 'echo 1' } } })
   await both(...gate('checkGate', twoWays), 'invalid-argument', 'tool', { pathProperty: false })
   await both(...gate('runGate', spec(), '../x'), 'bad-ref-name', '../x', { pathProperty: false })

@@ -290,3 +290,88 @@ test('a gate whose inputs would be normalized is refused', async (t) => {
   const spec = { argv: ['true'], scope: { roots: ['src'], tasks: ['src/tasks.md'] } }
   await expectCode(assert, () => ws.runGate('tasks', spec), 'invalid-argument', 'raw bytes', { pathProperty: false })
 })
+
+/** Whether process `pid` has ended (a zombie not reaped yet has ended too). */
+function goneOrZombie(pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(')').pop().trim().startsWith('Z')
+  } catch {
+    return true
+  }
+}
+
+/** Resolves once `file` exists (the gate wrote it), polling; rejects after a minute. */
+async function appears(file) {
+  const deadline = performance.now() + 60_000
+  while (!fs.existsSync(file)) {
+    if (performance.now() > deadline) throw new Error(`${file} never appeared`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+test('an AbortSignal cancels runGate: nothing runs when aborted before, the process group is stopped when aborted during', async (t) => {
+  const { s, ws } = setup(t)
+  const marker = path.join(s.dir, 'sleeper-pid')
+  const counter = path.join(s.dir, 'slow-runs')
+  // The marker holds the pid of a process in the gate's process group, written
+  // whole (renamed into place) once the gate has started.
+  const script = `echo run >> '${counter}'; sleep 30 & echo $! > '${marker}.tmp'; mv '${marker}.tmp' '${marker}'; wait`
+  const spec = { argv: ['sh', '-c', script], scope: { roots: ['src'] } }
+
+  // Aborted before the call: nothing runs, nothing is recorded, in both twins.
+  await expectCode(assert, () => ws.runGate('slow', { ...spec, signal: AbortSignal.abort() }), 'cancelled', 'slow', { pathProperty: false })
+  assert.throws(() => ws.runGateSync('slow', { ...spec, signal: AbortSignal.abort() }), (e) => e.code === 'cancelled')
+  assert.equal(fs.existsSync(counter), false, 'an aborted call ran the command')
+  assert.equal(await ws.latestEvidence('slow'), null)
+
+  // Aborted once the command has started.
+  const controller = new AbortController()
+  const started = performance.now()
+  const running = ws.runGate('slow', { ...spec, echo: 'off', signal: controller.signal })
+  await appears(marker)
+  controller.abort()
+  const stopped = await expectCode(assert, () => running, 'cancelled', 'slow', { pathProperty: false })
+  assert.ok(performance.now() - started < 25_000, 'the gate was not stopped')
+  assert.equal(fs.readFileSync(counter, 'utf8'), 'run\n')
+  assert.ok(goneOrZombie(fs.readFileSync(marker, 'utf8').trim()), "the gate's process group outlived the abort")
+  const latest = await ws.latestEvidence('slow')
+  assert.deepEqual(latest.evidence.stopped, { by: 'interrupt' })
+  assert.ok(stopped.message.includes(latest.record), stopped.message)
+  assert.equal((await ws.checkGate('slow', spec)).fresh, false)
+
+  // The signal is the wrapper's: it is never sent to the core as an option,
+  // and only an AbortSignal is one.
+  const ran = await ws.runGate('quick', { argv: ['true'], scope: { roots: ['src'] }, signal: new AbortController().signal })
+  assert.equal(ran.exitCode, 0)
+  await expectCode(assert, () => ws.runGate('quick', { argv: ['true'], scope: { roots: ['src'] }, signal: {} }), 'invalid-argument', 'AbortSignal', { pathProperty: false })
+})
+
+test('an AbortSignal cancels runDeclaredGates: no gate starts after the one it stopped', async (t) => {
+  const { s, ws } = setup(t)
+  const marker = path.join(s.dir, 'started')
+  const runs = path.join(s.dir, 'declared-runs')
+  // By name, a-slow comes first; b-after needs nothing, so only the abort
+  // keeps it from starting.
+  s.write(
+    'ledger.toml',
+    `[gates.a-slow]
+command = ["sh", "-c", "echo slow >> '${runs}'; touch '${marker}'; sleep 30"]
+roots = ["src"]
+
+[gates.b-after]
+command = ["sh", "-c", "echo after >> '${runs}'"]
+roots = ["src"]
+`,
+  )
+  await expectCode(assert, () => ws.runDeclaredGates({ signal: AbortSignal.abort() }), 'cancelled', 'a-slow', { pathProperty: false })
+  await expectCode(assert, () => ws.runDeclaredGate('b-after', { signal: AbortSignal.abort() }), 'cancelled', 'b-after', { pathProperty: false })
+  assert.equal(fs.existsSync(runs), false, 'an aborted call ran a declared gate')
+
+  const controller = new AbortController()
+  const running = ws.runDeclaredGates({ echo: 'off', signal: controller.signal })
+  await appears(marker)
+  controller.abort()
+  await expectCode(assert, () => running, 'cancelled', 'a-slow', { pathProperty: false })
+  assert.equal(fs.readFileSync(runs, 'utf8'), 'slow\n', 'a gate started after the abort')
+  assert.equal((await ws.checkDeclaredGate('a-slow')).fresh, false)
+})

@@ -79,6 +79,10 @@ export async function everything(workspace: string): Promise<void> {
   const freshness: Freshness = await ws.checkGate('test', spec)
   const reasons: string[] = freshness.reasons.map((r) => r.reason)
   const outcome = await ws.runGate('test', { ...spec, echo: 'stderr' })
+  const controller = new AbortController()
+  const all = await ws.runDeclaredGates({ echo: 'off', signal: controller.signal })
+  const one = ws.runDeclaredGateSync('lint', { signal: AbortSignal.timeout(60_000) })
+  const cancelled: ledger.ErrorCodeValue = ledger.ErrorCode.Cancelled
   const latest = await ws.latestEvidence('test')
   const output: Buffer | null | undefined = await ws.gateOutput('test')
   const codes: string[] = Object.values(ledger.ErrorCode)
@@ -90,7 +94,7 @@ export async function everything(workspace: string): Promise<void> {
   }
   console.log(fp, fpSync, kinds, scope, walked, change, old, unchanged, resolved, v1, normalized, clean, output)
   console.log(blocked, binding, state, design, graph, report, head, history, refs, reasons, outcome, latest, codes)
-  console.log(openspec, tasks, ids, ruleOf, progress, remaining)
+  console.log(openspec, tasks, ids, ruleOf, progress, remaining, all, one, cancelled)
 }
 
 import type { Finalization, LogEntry, ValidationCheck } from '../index.js'

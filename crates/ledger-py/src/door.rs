@@ -14,18 +14,21 @@ use pyo3::prelude::*;
 /// with the GIL released. Returns `{"ok": ...}` or `{"error": {...}}` as JSON
 /// text — never raises for a ledger error. Called from the main thread, a
 /// Ctrl-C stops a running gate (its evidence is recorded), and the
-/// `KeyboardInterrupt` is then raised here.
+/// `KeyboardInterrupt` is then raised here. `cancel`: a token of
+/// `cancel_token` (`ledger.Cancel`) that stops the call's gate from any thread.
 #[pyfunction]
-#[pyo3(signature = (workspace, verb, options_json))]
+#[pyo3(signature = (workspace, verb, options_json, cancel=None))]
 pub fn call(
     py: Python<'_>,
     workspace: Option<String>,
     verb: String,
     options_json: String,
+    cancel: Option<u64>,
 ) -> PyResult<String> {
     let pending = Arc::new(Mutex::new(None));
     let hooks = Hooks {
         interrupt: on_main_thread(py)?.then(|| keyboard_interrupt(&pending)),
+        cancel,
     };
     let reply = py.detach(move || {
         door::respond(
@@ -42,6 +45,32 @@ pub fn call(
         return Err(interrupt);
     }
     Ok(reply)
+}
+
+/// A new cancellation token (`ledger_core::door::cancel`), not cancelled: its
+/// number. `ledger.Cancel` holds one.
+#[pyfunction]
+pub fn cancel_token() -> u64 {
+    door::cancel::new_token()
+}
+
+/// Cancels the token `id`, from any thread (no GIL needed: it sets a flag):
+/// `false` when no such token is registered.
+#[pyfunction]
+pub fn cancel(id: u64) -> bool {
+    door::cancel::cancel(id)
+}
+
+/// Whether the token `id` was cancelled.
+#[pyfunction]
+pub fn is_cancelled(id: u64) -> bool {
+    door::cancel::is_cancelled(id)
+}
+
+/// Lets the token `id` go (`ledger.Cancel`'s finalizer).
+#[pyfunction]
+pub fn release_cancel(id: u64) {
+    door::cancel::release(id);
 }
 
 /// `ledger_core::door::description()` as JSON text: every verb, its option

@@ -26,7 +26,7 @@ mod ledger_module {
     use pyo3::prelude::*;
 
     #[pymodule_export]
-    use crate::door::{call, description};
+    use crate::door::{call, cancel, cancel_token, description, is_cancelled, release_cancel};
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {

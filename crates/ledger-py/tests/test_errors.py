@@ -296,6 +296,14 @@ def gate_not_started(tmp: Path) -> object:
     return ledger.Workspace(tmp).run_gate("t", argv=[str(tmp / "no-such-command")])
 
 
+def cancelled(tmp: Path) -> object:
+    # A token cancelled before the call: nothing runs (test_gates.py cancels
+    # one that runs, from another thread).
+    token = ledger.Cancel()
+    token.cancel()
+    return ledger.Workspace(tmp).run_gate("t", argv=["true"], cancel=token)
+
+
 def non_utf8_value(tmp: Path) -> object:
     return ledger.observe({"tool": {"command": "printf 'v\\377'"}})
 
@@ -540,6 +548,7 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "too-large": [too_large],
     "prerequisite-failed": [prerequisite_failed],
     "gate-not-started": [gate_not_started],
+    "cancelled": [cancelled],
     "invalid-argument": [invalid_argument, unknown_task_rule],
     "non-utf8-value": [non_utf8_value, non_utf8_literal],
     "bad-entry": [bad_entry],

@@ -337,6 +337,113 @@ def test_ctrl_c_stops_the_gate_records_it_and_is_raised(workspace: Path, tmp_pat
     assert not Path(f"/proc/{gate}").exists() or "Z" in Path(f"/proc/{gate}/stat").read_text().split(")")[-1][:3]
 
 
+def gone_or_zombie(pid: str) -> bool:
+    """Whether process `pid` has ended (a zombie not reaped yet has ended too)."""
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().split(")")[-1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_cancel_token_stops_a_running_gate_from_another_thread(workspace: Path, tmp_path: Path) -> None:
+    import threading
+    import time
+
+    ws = ledger.Workspace(workspace)
+    marker, counter = tmp_path / "sleeper-pid", tmp_path / "runs"
+    # The marker holds the pid of a process in the gate's process group, written
+    # whole (renamed into place) once the gate has started.
+    script = f"echo run >> '{counter}'; sleep 30 & echo $! > '{marker}.tmp'; mv '{marker}.tmp' '{marker}'; wait"
+    spec = spec_for(["sh", "-c", script])
+
+    # A token cancelled before the call: nothing runs, nothing is recorded.
+    token = ledger.Cancel()
+    token.cancel()
+    assert token.cancelled
+    with pytest.raises(ledger.CancelledError) as refused:
+        ws.run_gate("slow", **spec, cancel=token)
+    assert refused.value.code == "cancelled" and isinstance(refused.value, ledger.LedgerError)
+    assert not counter.exists(), "a cancelled call ran the command"
+    assert ws.latest_evidence("slow") is None
+
+    # Cancelled from another thread once the command has started.
+    token = ledger.Cancel()
+    assert not token.cancelled
+
+    def cancel_when_started() -> None:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        token.cancel()
+
+    canceller = threading.Thread(target=cancel_when_started)
+    canceller.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(ledger.CancelledError) as stopped:
+            ws.run_gate("slow", **spec, cancel=token)
+    finally:
+        canceller.join()
+    assert time.monotonic() - start < 25, "the gate was not stopped"
+    assert counter.read_text() == "run\n"
+    assert gone_or_zombie(marker.read_text().strip()), "the gate's process group outlived the cancel"
+    latest = ws.latest_evidence("slow")
+    assert latest is not None and latest["record"] in str(stopped.value)
+    assert latest["evidence"].get("stopped") == {"by": "interrupt"} and not passed(latest["evidence"])
+    assert not ws.check_gate("slow", **spec)["fresh"]
+
+    # Only a ledger.Cancel is a token.
+    with pytest.raises(ledger.InvalidArgumentError):
+        ws.run_gate("slow", **spec, cancel=True)  # type: ignore[arg-type]
+
+
+def test_a_cancel_token_stops_a_run_of_every_declared_gate(workspace: Path, tmp_path: Path) -> None:
+    import threading
+    import time
+
+    ws = ledger.Workspace(workspace)
+    marker, runs = tmp_path / "started", tmp_path / "runs"
+    # By name, a-slow comes first; b-after needs nothing, so only the cancel
+    # keeps it from starting.
+    write(
+        workspace,
+        "ledger.toml",
+        f"""[gates.a-slow]
+command = ["sh", "-c", "echo slow >> '{runs}'; touch '{marker}'; sleep 30"]
+roots = ["src"]
+
+[gates.b-after]
+command = ["sh", "-c", "echo after >> '{runs}'"]
+roots = ["src"]
+""",
+    )
+    token = ledger.Cancel()
+    token.cancel()
+    for run in (lambda: ws.run_declared_gates(cancel=token), lambda: ws.run_declared_gate("a-slow", cancel=token)):
+        with pytest.raises(ledger.CancelledError):
+            run()
+    assert not runs.exists(), "a cancelled call ran a declared gate"
+
+    token = ledger.Cancel()
+
+    def cancel_when_started() -> None:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        token.cancel()
+
+    canceller = threading.Thread(target=cancel_when_started)
+    canceller.start()
+    try:
+        with pytest.raises(ledger.CancelledError):
+            ws.run_declared_gates(cancel=token)
+    finally:
+        canceller.join()
+    assert runs.read_text() == "slow\n", "a gate started after the cancel"
+    assert not ws.check_declared_gate("a-slow")["fresh"]
+
+
 def test_a_failing_run_keeps_its_whole_output(workspace: Path) -> None:
     ws = ledger.Workspace(workspace)
     script = "exec >&2; i=0; while [ $i -lt 200 ]; do echo line $i; i=$((i+1)); done; printf 'raw \\377\\n'; exit 3"

@@ -51,7 +51,9 @@ def test_every_described_verb_is_a_method_or_function_with_its_options(verb: dic
     positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     keywords = {p.name for p in parameters if p.kind == p.KEYWORD_ONLY}
     assert positional == verb["positional"]
-    assert set(positional) | keywords == set(options_of(verb).get("properties", {}))
+    # A verb that runs a gate also takes the caller's cancellation token.
+    token = {"cancel"} if verb["cancellable"] else set()
+    assert set(positional) | keywords == set(options_of(verb).get("properties", {})) | token
     # Its doc is the core's (the options type's doc comment).
     assert function.__doc__ and verb["doc"].split("\n")[0].strip() in function.__doc__
 

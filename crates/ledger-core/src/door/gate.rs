@@ -112,7 +112,10 @@ fn check_recorded_gate(ws: &Workspace, o: CheckRecordedGateOptions) -> Result<Fr
 /// Reuses fresh evidence, or runs the command and records evidence whatever
 /// its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
 /// process group is sent SIGTERM (SIGKILL shortly after), and the run is
-/// recorded as failed and not reusable.
+/// recorded as failed and not reusable. A cancelled call (Python's `cancel`,
+/// Node's `signal`) fails with `cancelled`: before the command starts,
+/// nothing runs; during the run, its process group is stopped and the run
+/// recorded as not reusable.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunGateOptions {
@@ -204,6 +207,7 @@ impl JsonSchema for TimeoutMs {
 }
 
 fn run_gate(ws: &Workspace, o: RunGateOptions) -> Result<GateRun> {
+    ws.refuse_if_cancelled(&o.name)?;
     let spec = spec(ws, &o.name, o.argv, &o.cwd, &o.scope, o.prerequisites)?;
     let options = RunOptions {
         echo: o.echo,
@@ -250,7 +254,8 @@ fn door_run_options(ws: &Workspace, echo: Echo, timeout: Option<TimeoutMs>) -> R
 
 /// Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
 /// reuses fresh evidence, or runs its command and records evidence. Its
-/// declared timeout applies unless `timeout_ms` is given.
+/// declared timeout applies unless `timeout_ms` is given. Cancelled, it
+/// fails with `cancelled` as `run_gate` does.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunDeclaredGateOptions {
@@ -267,6 +272,7 @@ pub struct RunDeclaredGateOptions {
 fn run_declared_gate(ws: &Workspace, o: RunDeclaredGateOptions) -> Result<GateRun> {
     let declarations = declarations(ws)?;
     let gate = declarations.gate(&o.name)?;
+    ws.refuse_if_cancelled(&gate.name)?;
     let spec = declarations.spec(gate)?;
     let mut options = door_run_options(ws, o.echo, o.timeout_ms);
     options.timeout = options.timeout.or_else(|| gate.timeout());
@@ -313,7 +319,8 @@ fn check_declared_gates(ws: &Workspace, o: CheckDeclaredGatesOptions) -> Result<
 
 /// Runs every gate `ledger.toml` declares in dependency order (`ledger gate
 /// run --all`): fresh ones are reused, the others run, one whose needs did not
-/// pass is blocked (not run).
+/// pass is blocked (not run). Cancelled, it fails with `cancelled`: the gate
+/// running is stopped and recorded as not reusable, and no later gate starts.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunDeclaredGatesOptions {
@@ -327,6 +334,9 @@ pub struct RunDeclaredGatesOptions {
 
 fn run_declared_gates(ws: &Workspace, o: RunDeclaredGatesOptions) -> Result<DeclaredRuns> {
     let declarations = declarations(ws)?;
+    if let Some(first) = declarations.gates().first() {
+        ws.refuse_if_cancelled(&first.name)?;
+    }
     let options = door_run_options(ws, o.echo, o.timeout_ms);
     crate::gate::run_declared(ws.store()?, &declarations, &options, &mut |_| {})
 }
@@ -415,12 +425,12 @@ pub(super) fn verbs() -> Vec<Verb> {
     vec![
         Verb::method("check_gate", &["name"], check_gate),
         Verb::method("check_recorded_gate", &["name"], check_recorded_gate),
-        Verb::method("run_gate", &["name"], run_gate),
+        Verb::method("run_gate", &["name"], run_gate).cancellable(),
         Verb::method("declared_gates", &[], declared_gates),
-        Verb::method("run_declared_gate", &["name"], run_declared_gate),
+        Verb::method("run_declared_gate", &["name"], run_declared_gate).cancellable(),
         Verb::method("check_declared_gate", &["name"], check_declared_gate),
         Verb::method("check_declared_gates", &[], check_declared_gates),
-        Verb::method("run_declared_gates", &[], run_declared_gates),
+        Verb::method("run_declared_gates", &[], run_declared_gates).cancellable(),
         Verb::method("latest_evidence", &["gate"], latest_evidence),
         Verb::method(
             "limit_reuse",
@@ -489,6 +499,76 @@ mod tests {
         assert_eq!(ran["ok"]["exit_code"], 124, "stopped by its timeout: {ran}");
         let stopped = &ran["ok"]["evidence"]["stopped"];
         assert_eq!(stopped, &json!({"by": "timeout", "after_ms": 200}));
+    }
+
+    /// `run_gate` in `dir` with the cancellation token `token`, as a door calls it.
+    fn run_with_token(dir: &tempfile::TempDir, gate: &Value, token: u64) -> Value {
+        let hooks = Hooks {
+            cancel: Some(token),
+            ..Hooks::default()
+        };
+        let ws = dir.path().to_str().unwrap();
+        let reply = respond(Some(ws), "run_gate", &gate.to_string(), Case::Camel, &hooks);
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    #[test]
+    fn a_cancelled_token_runs_nothing_and_one_cancelled_during_the_run_stops_it() {
+        use crate::door::cancel;
+        let dir = workspace();
+        let marker = dir.path().join("started");
+        let script = format!("echo x >> '{}'; sleep 30", marker.to_str().unwrap());
+        let gate =
+            json!({"name": "slow", "argv": ["sh", "-c", script], "scope": {"roots": ["src"]}});
+
+        // Cancelled before the call: nothing runs, nothing is recorded.
+        let token = cancel::new_token();
+        assert!(cancel::cancel(token));
+        let reply = run_with_token(&dir, &gate, token);
+        cancel::release(token);
+        assert_eq!(code(&reply), "cancelled", "{reply}");
+        assert!(!marker.exists(), "the command ran");
+        let latest = call(
+            &dir,
+            "latest_evidence",
+            json!({"gate": "slow"}),
+            Case::Camel,
+        );
+        assert_eq!(latest["ok"], Value::Null, "{latest}");
+
+        // Cancelled from another thread once the command has started.
+        let token = cancel::new_token();
+        let canceller = {
+            let marker = marker.clone();
+            std::thread::spawn(move || {
+                while !marker.exists() {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                cancel::cancel(token)
+            })
+        };
+        let started = std::time::Instant::now();
+        let reply = run_with_token(&dir, &gate, token);
+        assert!(canceller.join().unwrap());
+        cancel::release(token);
+        assert_eq!(code(&reply), "cancelled", "{reply}");
+        assert!(started.elapsed() < Duration::from_secs(20), "not stopped");
+        let latest = call(
+            &dir,
+            "latest_evidence",
+            json!({"gate": "slow"}),
+            Case::Camel,
+        );
+        let evidence = &latest["ok"]["evidence"];
+        assert_eq!(evidence["stopped"], json!({"by": "interrupt"}), "{latest}");
+        let record = latest["ok"]["record"].as_str().unwrap();
+        assert!(reply["error"]["message"].as_str().unwrap().contains(record));
+        let check = call(&dir, "check_gate", gate.clone(), Case::Camel);
+        assert_eq!(check["ok"]["fresh"], false, "{check}");
+
+        // A token released (or never made) is refused, naming it.
+        let reply = run_with_token(&dir, &gate, token);
+        assert_eq!(code(&reply), "invalid-argument", "{reply}");
     }
 
     #[test]

@@ -36,7 +36,8 @@
 //! ```
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use schemars::generate::SchemaSettings;
@@ -53,6 +54,7 @@ use crate::{
     records::Store,
 };
 
+pub mod cancel;
 mod case;
 mod schema;
 
@@ -85,6 +87,10 @@ pub struct Hooks {
     /// Asked while a gate runs: `true` stops it (Python's Ctrl-C on the main
     /// thread); `None` when the host has no such signal.
     pub interrupt: Option<Interrupt>,
+    /// The caller's cancellation token ([`cancel::new_token`]), if it gave
+    /// one: cancelled, it stops the call's gate as `interrupt` does, and the
+    /// call fails with `cancelled`.
+    pub cancel: Option<u64>,
 }
 
 /// A workspace named once, with its store: every verb that concerns a
@@ -94,6 +100,13 @@ pub struct Workspace {
     path: Utf8PathBuf,
     store: std::sync::OnceLock<Store>,
     hooks: Hooks,
+    /// The flag of the call's cancellation token, if it has one.
+    cancel: Option<Arc<AtomicBool>>,
+    /// Set once the host's interrupt or the token said stop: from then on the
+    /// call stops every gate it would run (a run of every declared gate
+    /// starts none after the one that was stopped), although Python's signal
+    /// check answers a Ctrl-C only once.
+    stopped: Arc<AtomicBool>,
     warnings: Mutex<Vec<Warning>>,
 }
 
@@ -116,8 +129,17 @@ impl Workspace {
             store: std::sync::OnceLock::new(),
             path,
             hooks,
+            cancel: None,
+            stopped: Arc::new(AtomicBool::new(false)),
             warnings: Mutex::new(Vec::new()),
         }
+    }
+
+    /// This workspace for a call given the cancellation token `id`
+    /// (`invalid-argument` when no such token is registered).
+    fn with_cancel(mut self, id: Option<u64>) -> Result<Workspace> {
+        self.cancel = id.map(cancel::token_of_call).transpose()?;
+        Ok(self)
     }
 
     /// The workspace directory as the caller named it.
@@ -163,9 +185,44 @@ impl Workspace {
         });
     }
 
-    /// The host's interrupt check, for a verb that runs a long command.
+    /// The host's interrupt check joined with the call's cancellation token,
+    /// for a verb that runs a long command; `None` when the call has neither.
+    /// Once it has said stop, it says so for the rest of the call.
     pub fn interrupt(&self) -> Option<Interrupt> {
-        self.hooks.interrupt.clone()
+        let host = self.hooks.interrupt.clone();
+        let token = self.cancel.clone();
+        if host.is_none() && token.is_none() {
+            return None;
+        }
+        let stopped = Arc::clone(&self.stopped);
+        Some(Arc::new(move || {
+            if stopped.load(Ordering::SeqCst) {
+                return true;
+            }
+            let asked = token.as_ref().is_some_and(|t| t.load(Ordering::SeqCst))
+                || host.as_ref().is_some_and(|asks| asks());
+            if asked {
+                stopped.store(true, Ordering::SeqCst);
+            }
+            asked
+        }))
+    }
+
+    /// `cancelled` when the call's token was cancelled already, for a verb
+    /// about to run `gate`: asked before anything runs (a prerequisite
+    /// command included), so that an aborted call does nothing at all.
+    pub fn refuse_if_cancelled(&self, gate: &str) -> Result<()> {
+        match self
+            .cancel
+            .as_ref()
+            .is_some_and(|t| t.load(Ordering::SeqCst))
+        {
+            true => Err(Error::Cancelled {
+                gate: gate.to_owned(),
+                record: None,
+            }),
+            false => Ok(()),
+        }
     }
 }
 
@@ -181,6 +238,7 @@ pub struct Verb {
     name: &'static str,
     positional: &'static [&'static str],
     method: bool,
+    cancellable: bool,
     options: fn(&mut SchemaGenerator) -> Schema,
     output: fn(&mut SchemaGenerator) -> Schema,
     run: Run,
@@ -208,6 +266,7 @@ impl Verb {
             name,
             positional,
             method: true,
+            cancellable: false,
             options: schema_of::<O>,
             output: schema_of::<T>,
             run: Box::new(move |workspace, options, case| {
@@ -237,12 +296,23 @@ impl Verb {
             name,
             positional,
             method: false,
+            cancellable: false,
             options: schema_of::<O>,
             output: schema_of::<T>,
             run: Box::new(move |_, options, case| {
                 let options = case::from_value(options, case, case.field(name))?;
                 serialize(&verb(options)?, case)
             }),
+        }
+    }
+
+    /// This verb, taking a cancellation token: it runs a gate's command, and
+    /// the doors give it Python's `cancel=` and Node's `signal` option
+    /// ([`cancel`]).
+    pub fn cancellable(self) -> Verb {
+        Verb {
+            cancellable: true,
+            ..self
         }
     }
 
@@ -330,7 +400,9 @@ pub fn call(
             message: format!("unknown verb `{}`", crate::quote::escape(verb.as_bytes())),
         })?;
     let options = case::parse_options(options_json, case.field(entry.name))?;
-    let workspace = workspace.map(|path| Workspace::new(path, hooks.clone()));
+    let workspace = workspace
+        .map(|path| Workspace::new(path, hooks.clone()).with_cancel(hooks.cancel))
+        .transpose()?;
     let json = (entry.run)(workspace.as_ref(), options, case)?;
     let warnings = workspace
         .map(|ws| ws.warnings.into_inner().unwrap_or_else(|p| p.into_inner()))
@@ -381,8 +453,8 @@ fn failure(code: &str, message: &str, path: Option<&str>) -> String {
     json!({ "error": { "code": code, "message": message, "path": path } }).to_string()
 }
 
-/// Every verb (name, doc, whether it is a workspace's, positional fields,
-/// options and output schemas) and every error code, as JSON: what the
+/// Every verb (name, doc, whether it is a workspace's, whether it takes a
+/// cancellation token, positional fields, options and output schemas) and every error code, as JSON: what the
 /// generator reads. Option schemas describe what is read (defaults, required
 /// fields), output schemas what is written; their definitions are under
 /// `/options` and `/outputs`, where their `$ref`s point.
@@ -409,6 +481,7 @@ pub fn description() -> Value {
                 "name": verb.name,
                 "doc": doc,
                 "workspace": verb.method,
+                "cancellable": verb.cancellable,
                 "positional": verb.positional,
                 "options": options_schema,
                 "output": output_schema,

@@ -56,7 +56,11 @@ impl std::str::FromStr for Echo {
 }
 
 /// Asked about once every few milliseconds while a gate runs: `true` stops
-/// it as a timeout does (e.g. Python's Ctrl-C, seen by the binding).
+/// it as a timeout does (e.g. Python's Ctrl-C, seen by the binding, or a
+/// door's cancellation token). Asked once before the command starts, too:
+/// `true` then starts nothing (`cancelled`). A stopped run is recorded as
+/// failed and not reusable, and the run then fails with `cancelled`, naming
+/// that record.
 pub type Interrupt = Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// How a gate run is supervised, besides where its output goes.
@@ -80,7 +84,8 @@ pub struct RunOptions {
     /// `ledger` command; a library host (Python, Node) keeps its own handlers.
     pub forward_signals: bool,
     /// Stop the gate when this says so (see [`Interrupt`]); the run is
-    /// recorded as failed and not reusable, like a timeout.
+    /// recorded as failed and not reusable, like a timeout, and then fails
+    /// with `cancelled`.
     pub interrupt: Option<Interrupt>,
 }
 
@@ -162,6 +167,15 @@ pub(crate) fn execute(
             path: DisplayPath::from_bytes(dir.as_os_str().as_bytes()),
             operation: "run the gate in",
             source: std::io::ErrorKind::NotFound.into(),
+        });
+    }
+    // Asked once more just before the spawn: a caller who cancelled while the
+    // inputs were fingerprinted (or, in a run of every declared gate, during
+    // an earlier gate) gets no command started at all.
+    if options.interrupt.as_ref().is_some_and(|asks| asks()) {
+        return Err(Error::Cancelled {
+            gate: gate.to_owned(),
+            record: None,
         });
     }
     // Registered before the spawn: a signal in between would otherwise kill

@@ -125,6 +125,15 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
         not_reusable,
     };
     let record = record_evidence(store, &evidence)?;
+    // The caller asked for the stop: the evidence is kept (a stopped run is
+    // never a pass, and what it printed may help), and the call fails, so
+    // that no door reports a run its caller abandoned as a result.
+    if evidence.stopped == Some(Stopped::Interrupt) {
+        return Err(Error::Cancelled {
+            gate: spec.name().to_owned(),
+            record: Some(record.to_string()),
+        });
+    }
     Ok(RunOutcome {
         reused: false,
         freshness,

@@ -691,6 +691,12 @@ class GateNotStartedError(LedgerError):
     code = "gate-not-started"
 
 
+class CancelledError(LedgerError):
+    """LedgerError of code ``cancelled`` (docs/errors.md)."""
+
+    code = "cancelled"
+
+
 class InvalidArgumentError(LedgerError):
     """LedgerError of code ``invalid-argument`` (docs/errors.md)."""
 
@@ -876,6 +882,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "missing-source": MissingSourceError,
     "prerequisite-failed": PrerequisiteFailedError,
     "gate-not-started": GateNotStartedError,
+    "cancelled": CancelledError,
     "invalid-argument": InvalidArgumentError,
     "bad-report": BadReportError,
     "bad-entry": BadEntryError,
@@ -904,7 +911,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "panic": PanicError,
 }
 
-ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
+ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "cancelled", "invalid-argument", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
 """Every code a LedgerError can carry."""
 
 DEFAULT_CHANGES_ROOT: Final[str] = "openspec/changes"
@@ -916,7 +923,7 @@ DEFAULT_EXCLUSION_REASON: Final[str] = "excluded by the caller"
 DEFAULT_SCHEMA: Final[str] = "spec-driven"
 """The artifact schema OpenSpec uses when nothing names one."""
 
-ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "invalid-argument", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
+ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "cancelled", "invalid-argument", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
 """Every code a LedgerError can carry (the core's, and `panic`)."""
 
 FORMAT_V1: Final[str] = "wealth-ledger-input-v1"
@@ -943,8 +950,48 @@ def _raise(error: dict[str, Any]) -> None:
     raise _ERRORS.get(code, LedgerError)(error["message"], code, error.get("path"))
 
 
-def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
+class Cancel:
+    """A cancellation token for the verbs that run a gate (``run_gate``,
+    ``run_declared_gate``, ``run_declared_gates``): pass it as ``cancel=``, and
+    call :meth:`cancel` from any thread. Cancelled before the call, nothing
+    runs; cancelled while the gate runs, its process group is stopped and the
+    run recorded as failed and not reusable. Either way the call raises
+    :class:`CancelledError`. A token stays cancelled once it is, and may be
+    given to several calls (one ``cancel()`` stops them all)."""
+
+    __slots__ = ("_id",)
+
+    def __init__(self) -> None:
+        self._id: int = _ledger.cancel_token()
+
+    def cancel(self) -> None:
+        """Cancels every call given this token, now and later; from any thread."""
+        _ledger.cancel(self._id)
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return _ledger.is_cancelled(self._id)
+
+    def __repr__(self) -> str:
+        return f"Cancel(cancelled={self.cancelled})"
+
+    def __del__(self) -> None:
+        # A call that holds the token keeps its flag until it returns; at
+        # interpreter exit the module may be gone already.
+        try:
+            _ledger.release_cancel(self._id)
+        except Exception:
+            pass
+
+
+def _call(workspace: Optional[str], verb: str, options: dict[str, Any], cancel: Optional[Cancel] = None) -> Any:
     """Runs ``verb``: an argument left at ``None`` is not sent (the core's default)."""
+    if cancel is not None and not isinstance(cancel, Cancel):
+        raise InvalidArgumentError(
+            f"invalid arguments: `cancel` of `{verb}` must be a ledger.Cancel, not {type(cancel).__name__}",
+            "invalid-argument",
+        )
     sent = {key: value for key, value in options.items() if value is not None}
     if workspace is not None:
         _refuse_non_utf8_path(workspace)
@@ -959,7 +1006,7 @@ def _call(workspace: Optional[str], verb: str, options: dict[str, Any]) -> Any:
         text.encode("utf-8")
     except UnicodeEncodeError:
         _refuse_non_utf8(verb, sent, "")
-    reply = _json.loads(_ledger.call(workspace, verb, text))
+    reply = _json.loads(_ledger.call(workspace, verb, text, None if cancel is None else cancel._id))
     if "error" in reply:
         _raise(reply["error"])
     for warning in reply.get("warnings", ()):
@@ -1246,12 +1293,15 @@ class Workspace:
         commands given here."""
         return _call(self._path, "check_recorded_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
 
-    def run_gate(self, name: str, *, argv: Union[list[str], tuple[str, ...]], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional["TimeoutMs"] = None) -> "GateRun":
+    def run_gate(self, name: str, *, argv: Union[list[str], tuple[str, ...]], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "GateRun":
         """Reuses fresh evidence, or runs the command and records evidence whatever
         its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
         process group is sent SIGTERM (SIGKILL shortly after), and the run is
-        recorded as failed and not reusable."""
-        return _call(self._path, "run_gate", {"argv": argv, "cwd": cwd, "echo": echo, "name": name, "prerequisites": prerequisites, "scope": scope, "timeout_ms": timeout_ms})  # type: ignore[no-any-return]
+        recorded as failed and not reusable. A cancelled call (Python's `cancel`,
+        Node's `signal`) fails with `cancelled`: before the command starts,
+        nothing runs; during the run, its process group is stopped and the run
+        recorded as not reusable."""
+        return _call(self._path, "run_gate", {"argv": argv, "cwd": cwd, "echo": echo, "name": name, "prerequisites": prerequisites, "scope": scope, "timeout_ms": timeout_ms}, cancel)  # type: ignore[no-any-return]
 
     def declared_gates(self) -> list["DeclaredGate"]:
         """The gates the workspace's `ledger.toml` declares (docs/gates.md, Declared
@@ -1260,11 +1310,12 @@ class Workspace:
         that is not valid."""
         return _call(self._path, "declared_gates", {})  # type: ignore[no-any-return]
 
-    def run_declared_gate(self, name: str, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None) -> "GateRun":
+    def run_declared_gate(self, name: str, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "GateRun":
         """Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
         reuses fresh evidence, or runs its command and records evidence. Its
-        declared timeout applies unless `timeout_ms` is given."""
-        return _call(self._path, "run_declared_gate", {"echo": echo, "name": name, "timeout_ms": timeout_ms})  # type: ignore[no-any-return]
+        declared timeout applies unless `timeout_ms` is given. Cancelled, it
+        fails with `cancelled` as `run_gate` does."""
+        return _call(self._path, "run_declared_gate", {"echo": echo, "name": name, "timeout_ms": timeout_ms}, cancel)  # type: ignore[no-any-return]
 
     def check_declared_gate(self, name: str, *, prerequisites: Optional[Mapping[str, "Observe"]] = None) -> "Freshness":
         """Whether the evidence of a gate `ledger.toml` declares is fresh for its
@@ -1280,11 +1331,12 @@ class Workspace:
         `check_declared_gate` checks it; nothing runs."""
         return _call(self._path, "check_declared_gates", {"prerequisites": prerequisites})  # type: ignore[no-any-return]
 
-    def run_declared_gates(self, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None) -> "DeclaredRuns":
+    def run_declared_gates(self, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "DeclaredRuns":
         """Runs every gate `ledger.toml` declares in dependency order (`ledger gate
         run --all`): fresh ones are reused, the others run, one whose needs did not
-        pass is blocked (not run)."""
-        return _call(self._path, "run_declared_gates", {"echo": echo, "timeout_ms": timeout_ms})  # type: ignore[no-any-return]
+        pass is blocked (not run). Cancelled, it fails with `cancelled`: the gate
+        running is stopped and recorded as not reusable, and no later gate starts."""
+        return _call(self._path, "run_declared_gates", {"echo": echo, "timeout_ms": timeout_ms}, cancel)  # type: ignore[no-any-return]
 
     def latest_evidence(self, gate: str) -> Optional["LatestEvidence"]:
         """The gate's latest evidence and its record, or null when it never ran."""
@@ -1485,6 +1537,7 @@ def set_signing(*, allowed_signers: Optional[str] = None, signing_key: Optional[
 
 __all__ = [
     "Workspace",
+    "Cancel",
     "LedgerError",
     "ErrorCode",
     "Base64",
@@ -1625,6 +1678,7 @@ __all__ = [
     "MissingSourceError",
     "PrerequisiteFailedError",
     "GateNotStartedError",
+    "CancelledError",
     "InvalidArgumentError",
     "BadReportError",
     "BadEntryError",

@@ -58,6 +58,12 @@ run: ledger.GateRun = ws.run_gate(
     timeout_ms=60_000,
 )
 exit_code: int = run["exit_code"]
+token = ledger.Cancel()  # token.cancel() from another thread stops the gate
+try:
+    declared: ledger.DeclaredRuns = ws.run_declared_gates(echo="stderr", cancel=token)
+    one: ledger.GateRun = ws.run_declared_gate("lint", cancel=token)
+except ledger.CancelledError as e:
+    stopped: bool = token.cancelled and e.code == "cancelled"
 fresh: bool = ws.check_gate("test", argv=["make", "test"], cwd="src")["fresh"]
 recorded: ledger.Freshness = ws.check_recorded_gate("test", argv=["make", "test"])
 latest: Optional[ledger.LatestEvidence] = ws.latest_evidence("test")
