@@ -243,3 +243,17 @@ test("an agent's parallel tool calls all land: Promise.all of four approvals and
     assert.equal(report.clean, true, JSON.stringify(report.orphans))
   }
 })
+
+test('a conflict is decided and gone from the checks', async (t) => {
+  const s = openspecCheckout(t)
+  const ws = s.ws
+  await ws.approve('add-auth', 'proposal', { source: 'msg 1' })
+  await assert.rejects(ws.approve('add-auth', 'design', { source: 'msg 2', expected: 'none' }), { code: 'pointer-conflict' })
+  const [orphan] = (await ws.storeCheck()).orphans
+  assert.equal(orphan.kind, 'state')
+  assert.ok((await ws.check()).work.some((w) => w.kind === 'store'))
+  const decision = await ws.decideOrphan(orphan.id, 'discard', 'approved again on the new head')
+  assert.equal(decision.choice, 'discard')
+  assert.equal((await ws.storeCheck()).clean, true)
+  assert.ok((await ws.check()).work.every((w) => w.kind !== 'store'))
+})

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { camel, cli, expectCode, ledgerBin, noCli, packageDir, run, sampleCheckout, sha256hex } from './helpers.mjs'
+import { camel, cli, expectCode, ledgerBin, noCli, packageDir, run, sampleCheckout, sha256hex, Workspace } from './helpers.mjs'
 
 function setup(t) {
   const s = sampleCheckout(t)
@@ -374,4 +374,22 @@ roots = ["src"]
   await expectCode(assert, () => running, 'cancelled', 'a-slow', { pathProperty: false })
   assert.equal(fs.readFileSync(runs, 'utf8'), 'slow\n', 'a gate started after the abort')
   assert.equal((await ws.checkDeclaredGate('a-slow')).fresh, false)
+})
+
+test("two worktrees alternating one gate each reuse their earlier run: once per fingerprint", async (t) => {
+  const { s, spec, runs } = setup(t)
+  const fixerDir = path.join(s.dir, 'fixer')
+  s.git('worktree', 'add', '-q', fixerDir)
+  fs.writeFileSync(path.join(fixerDir, 'src', 'lib.rs'), '// fixed\n')
+  const main = s.ws
+  const fixer = new Workspace(fixerDir)
+  const base = runs()
+  for (let round = 0; round < 3; round++) {
+    for (const ws of [main, fixer]) assert.equal((await ws.runGate('test', spec)).exitCode, 0)
+    assert.equal(runs() - base, 2, `round ${round}: once per fingerprint`)
+    assert.equal((await main.checkGate('test', spec)).fresh, true)
+    assert.equal((await fixer.checkGate('test', spec)).fresh, true)
+  }
+  await main.limitReuse('test', 1, 'only the newest run')
+  assert.equal((await main.checkGate('test', spec)).fresh, false)
 })

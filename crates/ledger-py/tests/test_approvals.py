@@ -256,3 +256,20 @@ def test_parallel_approvals_from_threads_all_land(workspace: Path) -> None:
         assert errors == []
         assert all_approved(ws.status(CHANGE))
         assert ws.store_check()["clean"]
+
+
+def test_a_conflict_is_decided_and_gone_from_the_checks(workspace: Path) -> None:
+    """A write whose basis really changed is refused and stays visible as an
+    orphan; a recorded decision clears it from store_check and check."""
+    ws = ledger.Workspace(workspace)
+    ws.approve(CHANGE, "proposal", source="msg 1")
+    with pytest.raises(ledger.LedgerError) as info:
+        ws.approve(CHANGE, "design", source="msg 2", expected="none")
+    assert info.value.code == "pointer-conflict"
+    [orphan] = ws.store_check()["orphans"]
+    assert orphan["kind"] == "state" and orphan["follows"] is None
+    assert any(w["kind"] == "store" for w in ws.check()["work"])
+    decision = ws.decide_orphan(orphan["id"], "discard", "approved again on the new head")
+    assert decision["choice"] == "discard" and decision["kept_as"] is None
+    assert ws.store_check()["clean"]
+    assert all(w["kind"] != "store" for w in ws.check()["work"])

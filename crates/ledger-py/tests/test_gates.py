@@ -492,3 +492,26 @@ def test_a_gate_s_inputs_are_never_normalized(workspace: Path) -> None:
     ws = ledger.Workspace(workspace)
     with pytest.raises(ledger.InvalidArgumentError, match="raw bytes"):
         ws.check_gate("test", argv=["true"], scope={"roots": ["src"], "tasks": ["src/tasks.md"]})
+
+
+def test_worktrees_alternating_one_gate_each_reuse_their_earlier_run(workspace: Path, tmp_path: Path) -> None:
+    """A main checkout and a fixer's worktree alternate one gate on two
+    fingerprints: the command runs once per fingerprint (a side-effect
+    counter), and each finds its own earlier run fresh though the newest
+    run is the other's (docs/gates.md, Reusing earlier evidence)."""
+    from conftest import git
+
+    fixer = tmp_path / "fixer"
+    git(workspace, "worktree", "add", "-q", str(fixer))
+    (fixer / "src" / "app.py").write_text("print('fixed')\n")
+    counter = tmp_path / "runs"
+    spec = {"argv": ["sh", "-c", f"echo run >> '{counter}'"], "scope": {"roots": ["src"]}}
+    main, other = ledger.Workspace(workspace), ledger.Workspace(fixer)
+    for _ in range(3):
+        for ws in (main, other):
+            assert ws.run_gate("test", **spec)["exit_code"] == 0
+        assert counter.read_text().count("run") == 2
+        assert main.check_gate("test", **spec)["fresh"] and other.check_gate("test", **spec)["fresh"]
+    # How far back reuse reaches is a recorded policy.
+    main.limit_reuse("test", 1, "only the newest run")
+    assert not main.check_gate("test", **spec)["fresh"]
