@@ -45,7 +45,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::scope::{Scope, ScopeLists};
-use crate::gate::evidence::{Freshness, GateQuery, GateSpec, Observe, check_gate_query};
+use crate::gate::check::check_gate_query;
+use crate::gate::evidence::{Freshness, GateQuery, GateSpec, Observe};
 use crate::gate::process::RunOptions;
 use crate::gate::run::{RunOutcome, run_gate_with};
 use crate::own_file::read_in_workspace;

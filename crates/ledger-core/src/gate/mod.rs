@@ -31,6 +31,7 @@
 //! # }
 //! ```
 
+pub(crate) mod check;
 pub(crate) mod declared;
 pub(crate) mod evidence;
 pub(crate) mod output;
@@ -39,14 +40,14 @@ pub(crate) mod reuse;
 pub(crate) mod run;
 pub(crate) mod stored_output;
 
+pub use check::{check_gate, check_gate_observed, check_gate_query};
 pub use declared::{
     DECLARATIONS_FILE, Declarations, DeclaredExclusion, DeclaredGate, DeclaredRun, DeclaredRuns,
     DeclaredStatus, check_declared, run_declared,
 };
 pub use evidence::{
     EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence, Observations, Observe,
-    StaleReason, Stopped, check_gate, check_gate_observed, check_gate_query, gate_ref,
-    latest_evidence, record_evidence,
+    StaleReason, Stopped, gate_ref, latest_evidence, record_evidence,
 };
 pub use output::{KeptOutput, OUTPUT_HEAD_BYTES, OUTPUT_LIMIT, OUTPUT_TAIL_BYTES, Truncation};
 pub use process::{Echo, Interrupt, KILL_GRACE, RunOptions, wrapper_exit_code};

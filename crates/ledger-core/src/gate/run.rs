@@ -9,9 +9,8 @@ use serde::Serialize;
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::inventory::Inventory;
-use crate::gate::evidence::{
-    Evidence, Freshness, GateSpec, Stopped, check_gate_against, record_evidence,
-};
+use crate::gate::check::check_gate_against;
+use crate::gate::evidence::{Evidence, Freshness, GateSpec, Stopped, record_evidence};
 use crate::gate::output::KeptOutput;
 use crate::gate::process::{Echo, PIPE_GRACE, RunOptions, execute};
 use crate::quote::quote;

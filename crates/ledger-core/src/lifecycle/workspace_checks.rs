@@ -12,8 +12,9 @@ use camino::Utf8Path;
 use serde::Serialize;
 
 use crate::error::Result;
+use crate::gate::check::check_gate_query;
 use crate::gate::declared::{DECLARATIONS_FILE, Declarations};
-use crate::gate::evidence::{Observe, StaleReason, check_gate_query};
+use crate::gate::evidence::{Observe, StaleReason};
 use crate::lifecycle::validation::GatePrerequisites;
 use crate::lifecycle::work::{Note, NoteKind, Work, WorkKind};
 use crate::quote::quote;
