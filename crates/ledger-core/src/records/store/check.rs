@@ -223,7 +223,10 @@ impl Store {
             .into_keys()
             .filter(|id| !reachable.contains(id) && !decided.contains(id))
             .collect();
-        report.orphans = self.described_orphans(orphans, &report.refs);
+        let own = (report.refs.iter())
+            .filter(|head| head.remote.is_none())
+            .map(|head| head.name.as_str());
+        report.orphans = self.described_orphans(orphans, own);
         corrupt.sort_by(|a, b| a.file.cmp(&b.file));
         report.corrupt = corrupt;
         Ok(report)

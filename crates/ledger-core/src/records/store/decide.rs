@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{RecordId, RefHead, Store, StoredRecord};
+use super::{RecordId, Store, StoredRecord};
 use crate::error::{Error, Result};
 
 /// The ref whose chain holds every decision about an orphan.
@@ -128,18 +128,21 @@ impl Store {
     }
 
     /// `ids` described: each record's kind, the record it follows, and the
-    /// ref of `refs` whose chain holds that one. A check lists what it finds:
-    /// a chain or record that cannot be read describes nothing.
-    pub(super) fn described_orphans(&self, ids: Vec<RecordId>, refs: &[RefHead]) -> Vec<Orphan> {
+    /// ref of `refs` (this store's own) whose chain holds that one. A check
+    /// lists what it finds: a chain or record that cannot be read describes
+    /// nothing.
+    pub(super) fn described_orphans<'r>(
+        &self,
+        ids: Vec<RecordId>,
+        refs: impl Iterator<Item = &'r str>,
+    ) -> Vec<Orphan> {
         if ids.is_empty() {
             return Vec::new();
         }
         let chains: Vec<(&str, HashSet<RecordId>)> = refs
-            .iter()
-            .filter(|head| head.remote.is_none())
-            .map(|head| {
-                let chain = self.history(&head.name).unwrap_or_default();
-                (head.name.as_str(), chain.into_iter().collect())
+            .map(|name| {
+                let chain = self.history(name).unwrap_or_default();
+                (name, chain.into_iter().collect())
             })
             .collect();
         ids.into_iter()
