@@ -2837,9 +2837,11 @@ export interface RecordValidationOptions {
    */
   changesRoot?: string
   /**
-   * Paths or directories left out of the delivery roots.
+   * Paths or directories left out of the delivery roots: each a path
+   * (the default reason is recorded) or `{path, reason}`, as every
+   * scope's `exclude` takes them.
    */
-  exclude?: Array<string>
+  exclude?: Array<Exclude>
   /**
    * The state record the write started from (`none`: no state):
    * `pointer-conflict` when another writer advanced it.

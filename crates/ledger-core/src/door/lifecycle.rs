@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::approval::{started_from, write_basis};
 use super::openspec::change_options;
-use super::{Verb, Workspace};
+use super::{Exclude, Verb, Workspace};
 use crate::{
     Result,
     approval::{Check, CurrentState, LogEntry, StatePatch, TaskIds, Verdict},
@@ -139,9 +139,11 @@ change_options! {
         /// Delivery paths.
         #[serde(default)]
         pub paths: Vec<String>,
-        /// Paths or directories left out of the delivery roots.
+        /// Paths or directories left out of the delivery roots: each a path
+        /// (the default reason is recorded) or `{path, reason}`, as every
+        /// scope's `exclude` takes them.
         #[serde(default)]
-        pub exclude: Vec<String>,
+        pub exclude: Vec<Exclude>,
         /// Local unversioned instruction files.
         #[serde(default)]
         pub instructions: Vec<String>,
@@ -176,7 +178,9 @@ fn record_validation(ws: &Workspace, o: RecordValidationOptions) -> Result<Curre
     request.repositories = o.repos;
     request.roots = o.roots;
     request.paths = o.paths;
-    request.exclusions = o.exclude.into_iter().map(|p| (p, None)).collect();
+    request.exclusions = (o.exclude.into_iter())
+        .map(|e| (e.path, e.reason))
+        .collect();
     request.instructions = o.instructions;
     request.phase_records = o.phase_records;
     request.no_delivery = o.no_delivery;
