@@ -555,7 +555,7 @@ class Workspace {
    * Advances the change's state envelope (the handoff, `ledger state set`):
    * only the fields given change; the task ids are read from the tracked
    * Tasks file unless `completed` or `remaining` is given. A new record
-   * after `expected` (the record the caller started from, `none` when it
+   * after `expected` (the record the caller started from, `no-record` when it
    * read no state; default: the head as read now): `pointer-conflict` when
    * another writer advanced it.
    */

@@ -90,6 +90,11 @@ export type Exclude = string | {
 }
 
 /**
+ * The record a write started from: its id, or `no-record` when the writer read that nothing is recorded.
+ */
+export type Expected = RecordId | "no-record"
+
+/**
  * How a prerequisite's value is observed.
  */
 export type Observe = {
@@ -104,6 +109,11 @@ export type Observe = {
  * What is done with an orphan.
  */
 export type OrphanChoice = "keep" | "discard"
+
+/**
+ * A record's id in the store: 64 lowercase hex digits.
+ */
+export type RecordId = string
 
 /**
  * A scope of the workspace: which files an inventory covers (docs/format.md
@@ -154,9 +164,11 @@ export type TaskRule = "task-checkbox-v1" | "openspec-checkbox"
 export type TimeoutMs = number
 
 /**
- * A validation's verdict (docs/lifecycle.md, Validation).
+ * A validation's verdict (docs/lifecycle.md, Validation): `PASS` or `FAIL`.
+ * Not an audit's verdict (docs/verdicts.md), which is a word of the
+ * auditor's (`PASS_WITH_NOTES`, `BLOCKED`, …) and is a plain string.
  */
-export type Verdict = "PASS" | "FAIL"
+export type ValidationVerdict = "PASS" | "FAIL"
 
 /**
  * The state of one artifact's approval.
@@ -546,7 +558,7 @@ export interface ChangeSummary {
    * The verdict its envelope records, not checked again (`ledger check`
    * checks it).
    */
-  verdict: Verdict | null
+  verdict: ValidationVerdict | null
 }
 
 /**
@@ -1445,11 +1457,6 @@ export interface Provenance {
 }
 
 /**
- * A record's id in the store: 64 lowercase hex digits.
- */
-export type RecordId = string
-
-/**
  * A ref and the record it names.
  */
 export interface RefHead {
@@ -2202,7 +2209,7 @@ export interface Validation {
   /**
    * The verdict.
    */
-  verdict: Verdict
+  verdict: ValidationVerdict
 }
 
 /**
@@ -2246,7 +2253,7 @@ export interface ValidationCheck {
   /**
    * The recorded verdict.
    */
-  verdict: Verdict
+  verdict: ValidationVerdict
 }
 
 /**
@@ -2501,11 +2508,11 @@ export interface ApproveOptions {
    */
   changesRoot?: string
   /**
-   * The state record the write started from (`none`: no state was
-   * recorded): `pointer-conflict` when another writer advanced it.
+   * The state record the write started from (`no-record`: no
+   * state was recorded): `pointer-conflict` when another writer advanced it.
    * Default: the head as read now.
    */
-  expected?: string | null
+  expected?: Expected | null
   /**
    * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
@@ -2538,11 +2545,11 @@ export interface ApproveOptions {
 /** The options of `retire`. */
 export interface RetireOptions {
   /**
-   * The state record the caller started from (`none`: no state):
+   * The state record the caller started from (`no-record`: no state):
    * `pointer-conflict` when another writer advanced it. Default: the head
    * as read now.
    */
-  expected?: string | null
+  expected?: Expected | null
   /**
    * Why the change is retired.
    */
@@ -2786,9 +2793,9 @@ export interface AdvanceStateOptions {
    */
   completed?: Array<string> | null
   /**
-   * The state record the write started from (`none`: no state).
+   * The state record the write started from (`no-record`: no state).
    */
-  expected?: string | null
+  expected?: Expected | null
   /**
    * An artifact graph to use instead of a schema (as `artifactGraph`
    * returns it). Not together with `schema`.
@@ -2843,10 +2850,10 @@ export interface RecordValidationOptions {
    */
   exclude?: Array<Exclude>
   /**
-   * The state record the write started from (`none`: no state):
+   * The state record the write started from (`no-record`: no state):
    * `pointer-conflict` when another writer advanced it.
    */
-  expected?: string | null
+  expected?: Expected | null
   /**
    * How to observe each gate's prerequisites now: gate name →
    * prerequisite name → how (as `checkRecordedGate` takes them).
@@ -2911,7 +2918,7 @@ export interface RecordValidationOptions {
   /**
    * `PASS` or `FAIL`.
    */
-  verdict: Verdict
+  verdict: ValidationVerdict
 }
 
 /** The options of `checkValidation`. */
@@ -3199,11 +3206,11 @@ export interface SetSigningOptions {
 /** The options of `verdictRecord`. */
 export interface VerdictRecordOptions {
   /**
-   * The verdict's record this audit started from (`none`: none was
-   * recorded): `pointer-conflict` when another writer advanced the chain.
+   * The verdict's record this audit started from (`no-record`: none
+   * was recorded): `pointer-conflict` when another writer advanced the chain.
    * Default: the head as read now.
    */
-  expected?: string | null
+  expected?: Expected | null
   /**
    * The audit's findings, in order.
    */
@@ -3231,11 +3238,11 @@ export interface VerdictRecordOptions {
 /** The options of `verdictDowngrade`. */
 export interface VerdictDowngradeOptions {
   /**
-   * The record the caller read as the verdict's head (`none`: none):
+   * The record the caller read as the verdict's head (`no-record`: none):
    * `pointer-conflict` when another writer advanced the chain. Default:
    * the head as read now.
    */
-  expected?: string | null
+  expected?: Expected | null
   /**
    * Why, as observed (e.g. the fix made after the verdict).
    */
@@ -3586,7 +3593,7 @@ export declare class Workspace {
    * Advances the change's state envelope (the handoff, `ledger state set`):
    * only the fields given change; the task ids are read from the tracked
    * Tasks file unless `completed` or `remaining` is given. A new record
-   * after `expected` (the record the caller started from, `none` when it
+   * after `expected` (the record the caller started from, `no-record` when it
    * read no state; default: the head as read now): `pointer-conflict` when
    * another writer advanced it.
    */

@@ -299,7 +299,7 @@ fn status_table(status: &ApprovalStatus) -> String {
         status
             .state_record
             .as_ref()
-            .map_or_else(|| "none".to_owned(), |r| r.to_string())
+            .map_or_else(|| "no-record".to_owned(), |r| r.to_string())
     );
     if let Some(line) = status.provenance.as_ref().and_then(provenance_line) {
         out.push_str(&line);

@@ -117,10 +117,10 @@ impl BasisArgs {
 // The state record a write started from.
 #[derive(Args)]
 pub struct ExpectArgs {
-    /// The state record this write started from (`none`: no state was
+    /// The state record this write started from (`no-record`: no state was
     /// recorded); refused with pointer-conflict when the pointer names another
     /// [default: the head as read now].
-    #[arg(long, value_name = "RECORD|none")]
+    #[arg(long, value_name = "RECORD|no-record")]
     expect: Option<String>,
 }
 

@@ -11,8 +11,8 @@ use clap::{Args, Subcommand};
 use ledger_core::{
     Error,
     approval::{
-        Check, CurrentState, LogEntry, StateEnvelope, StatePatch, TaskIds, Verdict, advance_state,
-        recorded_state_log,
+        Check, CurrentState, LogEntry, StateEnvelope, StatePatch, TaskIds, ValidationVerdict,
+        advance_state, recorded_state_log,
     },
     lifecycle::{
         Finalization, GatePrerequisites, PhaseRecordStanding, ValidationCheck, ValidationRequest,
@@ -116,7 +116,7 @@ pub struct RecordArgs {
     change: ChangeArgs,
     /// PASS or FAIL.
     #[arg(long, value_name = "PASS|FAIL", value_parser = verdict)]
-    verdict: Verdict,
+    verdict: ValidationVerdict,
     /// Where the verdict was observed (a review id, a message).
     #[arg(long, value_name = "TEXT")]
     source: String,
@@ -244,7 +244,7 @@ fn check(text: &str) -> Result<Check, String> {
     }
 }
 
-fn verdict(text: &str) -> Result<Verdict, String> {
+fn verdict(text: &str) -> Result<ValidationVerdict, String> {
     text.parse().map_err(|e: Error| e.to_string())
 }
 
@@ -361,7 +361,7 @@ pub fn state_text(current: &CurrentState) -> String {
     let e = &current.state;
     let record = current
         .record
-        .map_or_else(|| "none".to_owned(), |r| r.to_string());
+        .map_or_else(|| "no-record".to_owned(), |r| r.to_string());
     let mut out = format!("change {} (state record: {record})\n", quote(&e.change));
     let line = |label: &str, value: &str| format!("  {label:<15} {value}\n");
     let or_none = |t: &str| {

@@ -1,13 +1,10 @@
 //! The `ledger` command: fingerprints, inventory records and verification,
 //! approvals, gates and the change lifecycle.
 
-// The process starts at the C `main` below, not at std's runtime start (see
-// `entry`); the test harness brings its own.
-#![cfg_attr(not(test), no_main)]
-
 mod approvals;
 mod change_args;
-mod entry;
+#[cfg(test)]
+mod doc_examples;
 mod exit_codes;
 mod gates;
 mod hints;
@@ -218,20 +215,11 @@ fn key_value(text: &str) -> Result<(String, String), String> {
     }
 }
 
-/// Where the process starts, as a C program does (see [`entry`]).
-#[cfg(not(test))]
-#[allow(unsafe_code)]
-#[unsafe(no_mangle)]
-extern "C" fn main(
-    _argc: std::ffi::c_int,
-    _argv: *const *const std::ffi::c_char,
-) -> std::ffi::c_int {
-    entry::run(ledger_main)
-}
-
-/// The command, from its arguments to its exit status.
-#[cfg_attr(test, allow(dead_code))]
-fn ledger_main() -> ExitCode {
+/// The command, from its arguments to its exit status. std's start does the
+/// rest, on every platform alike: standard streams opened on /dev/null when
+/// closed, `SIGPIPE` ignored (a closed pipe is a write error the CLI
+/// answers), 101 on a panic.
+fn main() -> ExitCode {
     let cli = match parse::cli(std::env::args_os().collect()) {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
@@ -450,7 +438,7 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
 /// ends the output there and changes nothing else: the status stays the
 /// answer's, 1 as 1 and 0 as 0, which a `set -o pipefail` script or a gate
 /// reads (issue 42). The process does not die of `SIGPIPE` on the way:
-/// the entry ignores it, whatever was inherited, so the write fails instead.
+/// std's start ignores it, whatever was inherited, so the write fails instead.
 /// Any other failure to write is an error. The flush makes a failure of the
 /// last bytes (after the last newline) this write's, not the exit's, which
 /// cannot report it.

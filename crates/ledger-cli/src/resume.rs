@@ -218,7 +218,7 @@ fn change_text(c: &ChangeResume) -> String {
     let record = c
         .state
         .record
-        .map_or_else(|| "none".to_owned(), |r| r.to_string());
+        .map_or_else(|| "no-record".to_owned(), |r| r.to_string());
     let mut out = format!(
         "change {} ({place}; state record: {record})\n",
         quote(&c.change)

@@ -79,10 +79,10 @@ pub struct RecordArgs {
     /// (repeatable): excluded from it, with a reason.
     #[arg(long = "report", value_name = "PATH")]
     reports: Vec<String>,
-    /// The verdict's record this write started from (`none`: none was
+    /// The verdict's record this write started from (`no-record`: none was
     /// recorded); refused with pointer-conflict when another writer advanced
     /// the chain [default: the head as read now].
-    #[arg(long, value_name = "RECORD|none")]
+    #[arg(long, value_name = "RECORD|no-record")]
     expect: Option<String>,
     #[command(flatten)]
     scope: ScopeArgs,
@@ -114,10 +114,10 @@ pub struct DowngradeArgs {
     /// Why, as observed (e.g. the fix made after the verdict).
     #[arg(long, value_name = "TEXT")]
     reason: String,
-    /// The verdict's record this write started from (`none`: none was
+    /// The verdict's record this write started from (`no-record`: none was
     /// recorded); refused with pointer-conflict when another writer advanced
     /// the chain [default: the head as read now].
-    #[arg(long, value_name = "RECORD|none")]
+    #[arg(long, value_name = "RECORD|no-record")]
     expect: Option<String>,
     #[command(flatten)]
     place: WorkspaceArg,

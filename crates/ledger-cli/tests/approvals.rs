@@ -61,7 +61,7 @@ fn approve_then_status_then_cascade() {
     let out = ledger(&s, &["status", "--change", "add-auth"]);
     assert_eq!(out.status.code(), Some(1));
     let table = String::from_utf8(out.stdout).unwrap();
-    assert!(table.contains("state record: none"), "{table}");
+    assert!(table.contains("state record: no-record"), "{table}");
     assert!(table.contains("proposal   unbound"), "{table}");
     for a in ["proposal", "specs", "design", "tasks"] {
         let out = approve(&s, a);
@@ -616,7 +616,7 @@ fn a_conflict_is_decided_and_gone_from_the_checks() {
         "--source",
         "msg 8",
         "--expect",
-        "none",
+        "no-record",
     ];
     let refused = ledger(&s, &args);
     assert_eq!(refused.status.code(), Some(2));
@@ -684,4 +684,32 @@ fn a_project_schema_key_without_a_value_is_a_bad_configuration() {
         let out = ledger(&s, &["status", "--change", "add-auth"]);
         assert_blocked(&out, "bad-openspec-config", "openspec/config.yaml");
     }
+}
+
+/// "Nothing is recorded" is `--expect no-record`; `--expect none`, which in
+/// the bindings reads as the option left out, is refused and nothing is
+/// written.
+#[test]
+fn expect_none_is_refused_with_what_to_write() {
+    let s = openspec_checkout();
+    let args = [
+        "approve",
+        "--change",
+        "add-auth",
+        "--artifact",
+        "proposal",
+        "--source",
+        "m",
+        "--expect",
+        "none",
+    ];
+    let refused = ledger(&s, &args);
+    assert_eq!(refused.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.starts_with("error[invalid-argument]: "), "{said}");
+    assert!(said.contains("no-record"), "{said}");
+    assert_eq!(ledger(&s, &["store", "check"]).status.code(), Some(0));
+    let mut args = args;
+    args[8] = "no-record";
+    assert!(ledger(&s, &args).status.success());
 }

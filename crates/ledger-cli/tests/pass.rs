@@ -376,7 +376,7 @@ fn approve_records_nothing_when_what_was_reviewed_moved() {
     ));
     let mut args = vec!["approve"];
     args.extend(set);
-    args.extend(["--reviewed", &now, "--expect", "none"]);
+    args.extend(["--reviewed", &now, "--expect", "no-record"]);
     stdout(&ledger(&s, &args));
     let first = head(&s).unwrap();
     let out = ledger(&s, &args);

@@ -111,7 +111,9 @@ fn a_fresh_change_is_work_listed_item_by_item_with_its_command() {
     assert_eq!(out.status.code(), Some(1), "work to do: {}", text(&out));
     let shown = text(&out);
     assert!(
-        shown.contains("change add-auth (active in openspec/changes/add-auth; state record: none)"),
+        shown.contains(
+            "change add-auth (active in openspec/changes/add-auth; state record: no-record)"
+        ),
         "{shown}"
     );
     assert!(

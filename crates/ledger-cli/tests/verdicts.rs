@@ -398,7 +398,7 @@ fn a_scope_that_holds_no_file_is_refused() {
 fn a_write_that_names_what_it_read_is_refused_once_another_landed() {
     let s = Sandbox::new();
     s.write("a.txt", b"a\n");
-    let first = record(&s, "v", "FAIL", &["--expect", "none"]);
+    let first = record(&s, "v", "FAIL", &["--expect", "no-record"]);
     let blind = ledger(
         &s,
         &[
@@ -413,7 +413,7 @@ fn a_write_that_names_what_it_read_is_refused_once_another_landed() {
             "--workspace",
             ".",
             "--expect",
-            "none",
+            "no-record",
         ],
     );
     assert_eq!(blind.status.code(), Some(2));

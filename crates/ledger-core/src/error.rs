@@ -401,7 +401,7 @@ pub enum Error {
         record: String,
         /// The record's own `previous` (`none` for a first record).
         follows: String,
-        /// The record the caller expected the ref to name (`none`: no ref).
+        /// The record the caller expected the ref to name (`no-record`: no ref).
         expected: String,
     },
     /// A store file (record or ref) whose content is not what the store wrote.

@@ -287,7 +287,7 @@ fn absent_artifact() -> Error {
 /// A PASS while no artifact of the change is approved.
 fn validation_refused() -> Error {
     let (dir, set) = change_dir("");
-    let mut request = ValidationRequest::new(Verdict::Pass, "review 7");
+    let mut request = ValidationRequest::new(ValidationVerdict::Pass, "review 7");
     request.no_delivery = Some("a planning-only change".to_owned());
     record_validation(&Store::open(utf8(dir.path())).unwrap(), &set, &request).unwrap_err()
 }
@@ -295,7 +295,7 @@ fn validation_refused() -> Error {
 /// A PASS naming no delivery root or path, and not declaring there is none.
 fn no_delivery() -> Error {
     let (dir, set) = change_dir("");
-    let request = ValidationRequest::new(Verdict::Pass, "review 7");
+    let request = ValidationRequest::new(ValidationVerdict::Pass, "review 7");
     record_validation(&Store::open(utf8(dir.path())).unwrap(), &set, &request).unwrap_err()
 }
 

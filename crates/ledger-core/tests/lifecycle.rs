@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use ledger_core::{
-    approval::{Absence, Check, StatePatch, TaskIds, Verdict, advance_state, approve, state_log},
+    approval::{
+        Absence, Check, StatePatch, TaskIds, ValidationVerdict, advance_state, approve, state_log,
+    },
     expand::{Inventory, Scope},
     gate::{Echo, GateSpec, run_gate},
     lifecycle::{
@@ -98,7 +100,7 @@ impl Repo {
     }
 
     fn request(&self) -> ValidationRequest {
-        let mut request = ValidationRequest::new(Verdict::Pass, "review 2");
+        let mut request = ValidationRequest::new(ValidationVerdict::Pass, "review 2");
         request.roots.push("src".to_owned());
         request.gate(utf8(self.path()), "test");
         request
@@ -258,7 +260,7 @@ fn a_pass_needs_standing_approvals_and_fresh_gates() {
     let (record, envelope) =
         record_validation(&repo.store(), &repo.change(), &repo.request()).unwrap();
     let validation = envelope.validation.as_ref().unwrap();
-    assert_eq!(validation.verdict, Verdict::Pass);
+    assert_eq!(validation.verdict, ValidationVerdict::Pass);
     assert_eq!(validation.capabilities, ["api/tokens", "auth"]);
     assert_eq!(validation.gates[0].gate, "test");
     assert!(validation.gates[0].record.is_some());
@@ -322,7 +324,7 @@ fn a_pass_needs_standing_approvals_and_fresh_gates() {
     // A FAIL is recorded without the preconditions, and is never finalized.
     repo.write(&format!("{DIR}/proposal.md"), "# Why not\n");
     let mut fail = repo.request();
-    fail.verdict = Verdict::Fail;
+    fail.verdict = ValidationVerdict::Fail;
     record_validation(&repo.store(), &repo.change(), &fail).unwrap();
     assert!(
         !check_validation(&repo.store(), &repo.change())
@@ -670,7 +672,7 @@ fn a_pass_names_its_delivery_or_records_why_there_is_none() {
     assert!(check.stands, "{check:?}");
     assert_eq!(check.no_delivery.as_deref(), Some("a planning-only change"));
     // A FAIL is a finding: it needs no delivery inputs.
-    let mut fail = ValidationRequest::new(Verdict::Fail, "review 3");
+    let mut fail = ValidationRequest::new(ValidationVerdict::Fail, "review 3");
     fail.gate(utf8(repo.path()), "test");
     record_validation(&repo.store(), &repo.change(), &fail).unwrap();
 }
@@ -904,7 +906,7 @@ fn a_gate_with_prerequisites_backs_a_pass_when_they_are_observed_now() {
         )])
     };
     let with = |prerequisites: &ledger_core::lifecycle::GatePrerequisites| {
-        let mut request = ValidationRequest::new(Verdict::Pass, "review 2");
+        let mut request = ValidationRequest::new(ValidationVerdict::Pass, "review 2");
         request.roots.push("src".to_owned());
         request
             .gates_observing(utf8(repo.path()), &["test".to_owned()], prerequisites)

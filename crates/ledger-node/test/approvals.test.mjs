@@ -244,11 +244,24 @@ test("an agent's parallel tool calls all land: Promise.all of four approvals and
   }
 })
 
+test("nothing recorded is 'no-record', and 'none' is refused", async (t) => {
+  const ws = openspecCheckout(t).ws
+  await assert.rejects(ws.approve('add-auth', 'proposal', { source: 'msg 1', expected: 'none' }), (e) => {
+    assert.equal(e.code, 'invalid-argument')
+    assert.match(e.message, /no-record/)
+    return true
+  })
+  assert.ok((await ws.storeCheck()).clean)
+  assert.equal((await ws.currentState('add-auth')).record, null)
+  await ws.approve('add-auth', 'proposal', { source: 'msg 1', expected: 'no-record' })
+  await ws.approve('add-auth', 'design', { source: 'msg 2', expected: undefined })
+})
+
 test('a conflict is decided and gone from the checks', async (t) => {
   const s = openspecCheckout(t)
   const ws = s.ws
   await ws.approve('add-auth', 'proposal', { source: 'msg 1' })
-  await assert.rejects(ws.approve('add-auth', 'design', { source: 'msg 2', expected: 'none' }), { code: 'pointer-conflict' })
+  await assert.rejects(ws.approve('add-auth', 'design', { source: 'msg 2', expected: 'no-record' }), { code: 'pointer-conflict' })
   const [orphan] = (await ws.storeCheck()).orphans
   assert.equal(orphan.kind, 'state')
   assert.ok((await ws.check()).work.some((w) => w.kind === 'store'))

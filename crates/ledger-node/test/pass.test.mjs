@@ -119,16 +119,16 @@ test('writes record nothing when what was reviewed moved or another writer came 
   const ws = s.ws
   const reviewed = ws.fingerprintSync({ paths: [`${DIR}/proposal.md`] })
   s.write(`${DIR}/proposal.md`, '# Why\nEdited after the review.\n')
-  await assert.rejects(ws.approve('add-auth', 'proposal', { source: 'r', reviewed, expected: 'none' }), (e) => {
+  await assert.rejects(ws.approve('add-auth', 'proposal', { source: 'r', reviewed, expected: 'no-record' }), (e) => {
     assert.equal(e.code, 'fingerprint-moved')
     assert.ok(e.message.includes(`${DIR}/proposal.md`) && e.message.includes(reviewed), e.message)
     return true
   })
   assert.equal(head(ws), null)
   const now = ws.fingerprintSync({ paths: [`${DIR}/proposal.md`] })
-  ws.approveSync('add-auth', 'proposal', { source: 'r', reviewed: now, expected: 'none' })
+  ws.approveSync('add-auth', 'proposal', { source: 'r', reviewed: now, expected: 'no-record' })
   const first = head(ws)
-  assert.throws(() => ws.approveSync('add-auth', 'proposal', { source: 'r', reviewed: now, expected: 'none' }), {
+  assert.throws(() => ws.approveSync('add-auth', 'proposal', { source: 'r', reviewed: now, expected: 'no-record' }), {
     code: 'pointer-conflict',
   })
   const second = ws.advanceStateSync('add-auth', { role: 'implementation', expected: first }).record

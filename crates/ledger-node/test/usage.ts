@@ -103,7 +103,7 @@ import type { Finalization, LogEntry, ValidationCheck } from '../index.js'
 export async function lifecycle(workspace: string): Promise<void> {
   const ws = new Workspace(workspace)
   const { record, state } = await ws.advanceState('add-auth', { role: 'implementation', next: 'validation' })
-  const again = ws.advanceStateSync('add-auth', { checks: [{ name: 'npm test', result: 'PASS' }], expected: record ?? 'none' })
+  const again = ws.advanceStateSync('add-auth', { checks: [{ name: 'npm test', result: 'PASS' }], expected: record ?? 'no-record' })
   const log: LogEntry[] = await ws.stateLog('add-auth')
   const pass = await ws.recordValidation('add-auth', { verdict: 'PASS', source: 'review 2', roots: ['src'], gates: ['test'] })
   const check: ValidationCheck = await ws.checkValidation('add-auth')

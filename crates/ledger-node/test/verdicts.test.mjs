@@ -78,9 +78,9 @@ test('the door and the CLI give the same documents', { skip: noCli }, async (t) 
 
 test('writes name the record they started from', async (t) => {
   const ws = audited(t).ws
-  const first = await ws.verdictRecord('plan-8', { verdict: 'FAIL', source: 'audit-1', expected: 'none' })
+  const first = await ws.verdictRecord('plan-8', { verdict: 'FAIL', source: 'audit-1', expected: 'no-record' })
   assert.equal((await ws.verdictCheck('plan-8')).unproven, null)
-  await expectCode(assert, () => ws.verdictRecord('plan-8', { verdict: 'PASS', source: 'audit-2', expected: 'none' }), 'pointer-conflict')
+  await expectCode(assert, () => ws.verdictRecord('plan-8', { verdict: 'PASS', source: 'audit-2', expected: 'no-record' }), 'pointer-conflict')
   const second = await ws.verdictRecord('plan-8', { verdict: 'PASS', source: 'audit-2', expected: first.record })
   await expectCode(assert, () => ws.verdictDowngrade('plan-8', { to: 'FAIL', reason: 'fixed', expected: first.record }), 'pointer-conflict')
   const lowered = await ws.verdictDowngrade('plan-8', { to: 'FAIL', reason: 'fixed', expected: second.record })

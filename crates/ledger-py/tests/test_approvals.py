@@ -258,13 +258,25 @@ def test_parallel_approvals_from_threads_all_land(workspace: Path) -> None:
         assert ws.store_check()["clean"]
 
 
+def test_nothing_recorded_is_no_record_and_none_is_refused(workspace: Path) -> None:
+    """`expected=None` is the head as read now, `"no-record"` that nothing was
+    recorded; `"none"`, which reads as the first, is refused before any write."""
+    ws = ledger.Workspace(workspace)
+    with pytest.raises(ledger.LedgerError) as info:
+        ws.approve(CHANGE, "proposal", source="msg 1", expected="none")  # type: ignore[arg-type]
+    assert info.value.code == "invalid-argument" and "no-record" in str(info.value)
+    assert ws.store_check()["clean"] and ws.current_state(CHANGE)["record"] is None
+    ws.approve(CHANGE, "proposal", source="msg 1", expected="no-record")
+    ws.approve(CHANGE, "design", source="msg 2", expected=None)
+
+
 def test_a_conflict_is_decided_and_gone_from_the_checks(workspace: Path) -> None:
     """A write whose basis really changed is refused and stays visible as an
     orphan; a recorded decision clears it from store_check and check."""
     ws = ledger.Workspace(workspace)
     ws.approve(CHANGE, "proposal", source="msg 1")
     with pytest.raises(ledger.LedgerError) as info:
-        ws.approve(CHANGE, "design", source="msg 2", expected="none")
+        ws.approve(CHANGE, "design", source="msg 2", expected="no-record")
     assert info.value.code == "pointer-conflict"
     [orphan] = ws.store_check()["orphans"]
     assert orphan["kind"] == "state" and orphan["follows"] is None

@@ -354,7 +354,7 @@ def pointer_conflict(tmp: Path) -> object:
     ws = ledger.Workspace(tmp)
     ws.approve(CHANGE, "proposal", source="msg 1")
     try:
-        return ws.approve(CHANGE, "specs", source="msg 2", expected="none")
+        return ws.approve(CHANGE, "specs", source="msg 2", expected="no-record")
     finally:
         assert len(ws.store_check()["orphans"]) == 1
 

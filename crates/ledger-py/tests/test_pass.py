@@ -118,15 +118,15 @@ def test_writes_record_nothing_when_what_was_reviewed_moved_or_another_writer_ca
     reviewed = ws.fingerprint(paths=[f"{DIR}/proposal.md"])
     write(workspace, f"{DIR}/proposal.md", "# Why\nEdited after the review.\n")
     with pytest.raises(ledger.FingerprintMovedError, match=f"{DIR}/proposal.md") as info:
-        ws.approve(CHANGE, "proposal", source="r", reviewed=reviewed, expected="none")
+        ws.approve(CHANGE, "proposal", source="r", reviewed=reviewed, expected="no-record")
     assert info.value.code == "fingerprint-moved" and reviewed in str(info.value)
     assert head(ws) is None
     now = ws.fingerprint(paths=[f"{DIR}/proposal.md"])
-    ws.approve(CHANGE, "proposal", source="r", reviewed=now, expected="none")
+    ws.approve(CHANGE, "proposal", source="r", reviewed=now, expected="no-record")
     first = head(ws)
     assert first is not None
     with pytest.raises(ledger.PointerConflictError):
-        ws.approve(CHANGE, "proposal", source="r", reviewed=now, expected="none")
+        ws.approve(CHANGE, "proposal", source="r", reviewed=now, expected="no-record")
     second = ws.advance_state(CHANGE, role="implementation", expected=first)["record"]
     # Every write verb, started from the first record: another writer came first.
     with pytest.raises(ledger.PointerConflictError):

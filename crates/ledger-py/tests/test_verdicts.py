@@ -95,10 +95,10 @@ def test_the_door_and_the_cli_give_the_same_documents(tmp_path: Path, cli: Cli) 
 def test_writes_name_the_record_they_started_from(tmp_path: Path) -> None:
     w = audited(tmp_path)
     ws = ledger.Workspace(w)
-    first = ws.verdict_record("plan-8", verdict="FAIL", source="audit-1", expected="none")
+    first = ws.verdict_record("plan-8", verdict="FAIL", source="audit-1", expected="no-record")
     assert ws.verdict_check("plan-8")["unproven"] is None
     with pytest.raises(ledger.LedgerError) as blind:
-        ws.verdict_record("plan-8", verdict="PASS", source="audit-2", expected="none")
+        ws.verdict_record("plan-8", verdict="PASS", source="audit-2", expected="no-record")
     assert blind.value.code == "pointer-conflict"
     second = ws.verdict_record("plan-8", verdict="PASS", source="audit-2", expected=first["record"])
     with pytest.raises(ledger.LedgerError) as stale:

@@ -70,9 +70,11 @@ pub struct Check {
     pub result: String,
 }
 
-/// A validation's verdict (docs/lifecycle.md, Validation).
+/// A validation's verdict (docs/lifecycle.md, Validation): `PASS` or `FAIL`.
+/// Not an audit's verdict (docs/verdicts.md), which is a word of the
+/// auditor's (`PASS_WITH_NOTES`, `BLOCKED`, …) and is a plain string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub enum Verdict {
+pub enum ValidationVerdict {
     /// The change passed: its inventory is what finalization is checked against.
     #[serde(rename = "PASS")]
     Pass,
@@ -81,24 +83,24 @@ pub enum Verdict {
     Fail,
 }
 
-impl Verdict {
+impl ValidationVerdict {
     /// `PASS` or `FAIL`, as serialized.
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Pass => "PASS",
-            Verdict::Fail => "FAIL",
+            ValidationVerdict::Pass => "PASS",
+            ValidationVerdict::Fail => "FAIL",
         }
     }
 }
 
-impl std::str::FromStr for Verdict {
+impl std::str::FromStr for ValidationVerdict {
     type Err = crate::error::Error;
 
     /// Exactly `PASS` or `FAIL`.
     fn from_str(text: &str) -> crate::error::Result<Self> {
         match text {
-            "PASS" => Ok(Verdict::Pass),
-            "FAIL" => Ok(Verdict::Fail),
+            "PASS" => Ok(ValidationVerdict::Pass),
+            "FAIL" => Ok(ValidationVerdict::Fail),
             _ => Err(crate::error::Error::InvalidArgument {
                 message: format!(
                     "verdict {:?}: a verdict is PASS or FAIL",
@@ -125,7 +127,7 @@ pub struct GateUse {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Validation {
     /// The verdict.
-    pub verdict: Verdict,
+    pub verdict: ValidationVerdict,
     /// The fingerprint of the validated inventory.
     pub fingerprint: Fingerprint,
     /// The validated inventory, so that a later step can compare without the

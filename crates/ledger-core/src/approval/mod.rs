@@ -46,7 +46,9 @@ pub use cascade::{
     retire_from, status, with_recorded_schema,
 };
 pub use change_tasks::{ChangeTasks, TaskRuleWarning};
-pub use envelope::{Binding, Check, GateUse, Retirement, StateEnvelope, Validation, Verdict};
+pub use envelope::{
+    Binding, Check, GateUse, Retirement, StateEnvelope, Validation, ValidationVerdict,
+};
 pub use handoff::{
     FieldChange, LogEntry, StatePatch, TaskIds, advance_state, differences, recorded_state_log,
     state_log,

@@ -44,7 +44,7 @@ pub(crate) fn state_from(
         return Err(Error::InvalidArgument {
             message: format!(
                 "record {} holds the state of change {}, not of {}",
-                base.map_or_else(|| "none".to_owned(), |b| b.to_string()),
+                base.map_or_else(|| StartedFrom::NO_RECORD.to_owned(), |b| b.to_string()),
                 quote(&envelope.change),
                 quote(change)
             ),

@@ -42,9 +42,10 @@ change_options! {
         /// changed paths, when the set has another one now.
         #[serde(default)]
         pub reviewed: Option<String>,
-        /// The state record the write started from (`none`: no state was
-        /// recorded): `pointer-conflict` when another writer advanced it.
+        /// The state record the write started from (`no-record`: no
+        /// state was recorded): `pointer-conflict` when another writer advanced it.
         /// Default: the head as read now.
+        #[schemars(with = "Option<crate::records::StartedFrom>")]
         #[serde(default)]
         pub expected: Option<String>,
     }
@@ -69,7 +70,7 @@ fn approve(ws: &Workspace, o: ApproveOptions) -> Result<Approved> {
 }
 
 /// What a write is based on: `reviewed` (a fingerprint) and `expected` (a
-/// record id or `none`), parsed by the core (`bad-fingerprint`, `bad-record-id`).
+/// record id or `no-record`), parsed by the core (`bad-fingerprint`, `bad-record-id`).
 pub(super) fn write_basis(reviewed: Option<&str>, expected: Option<&str>) -> Result<WriteBasis> {
     Ok(WriteBasis {
         reviewed: reviewed.map(str::parse).transpose()?,
@@ -77,7 +78,7 @@ pub(super) fn write_basis(reviewed: Option<&str>, expected: Option<&str>) -> Res
     })
 }
 
-/// `expected`: a record id, or `none` for no recorded state.
+/// `expected`: a record id, or `no-record` for no recorded state.
 pub(super) fn started_from(expected: Option<&str>) -> Result<Option<StartedFrom>> {
     expected.map(str::parse).transpose()
 }
@@ -91,9 +92,10 @@ pub struct RetireOptions {
     pub change: String,
     /// Why the change is retired.
     pub reason: String,
-    /// The state record the caller started from (`none`: no state):
+    /// The state record the caller started from (`no-record`: no state):
     /// `pointer-conflict` when another writer advanced it. Default: the head
     /// as read now.
+    #[schemars(with = "Option<crate::records::StartedFrom>")]
     #[serde(default)]
     pub expected: Option<String>,
 }
@@ -182,8 +184,7 @@ mod tests {
         );
         assert_eq!(status["ok"]["stateRecord"], record);
         // Started from no state, while there is one now: nothing is recorded.
-        let stale =
-            json!({"change": "add-auth", "artifact": "design", "source": "m", "expected": "none"});
+        let stale = json!({"change": "add-auth", "artifact": "design", "source": "m", "expected": "no-record"});
         let refused = call(&dir, "approve", stale, snake);
         assert_eq!(refused["error"]["code"], "pointer-conflict", "{refused}");
         let after = call(&dir, "current_state", json!({"change": "add-auth"}), snake);

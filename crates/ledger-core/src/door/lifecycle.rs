@@ -13,7 +13,7 @@ use super::openspec::change_options;
 use super::{Exclude, Verb, Workspace};
 use crate::{
     Result,
-    approval::{Check, CurrentState, LogEntry, StatePatch, TaskIds, Verdict},
+    approval::{Check, CurrentState, LogEntry, StatePatch, TaskIds, ValidationVerdict},
     gate::Observe,
     lifecycle::{Finalization, GatePrerequisites, ValidationCheck, ValidationRequest},
 };
@@ -22,7 +22,7 @@ change_options! {
     /// Advances the change's state envelope (the handoff, `ledger state set`):
     /// only the fields given change; the task ids are read from the tracked
     /// Tasks file unless `completed` or `remaining` is given. A new record
-    /// after `expected` (the record the caller started from, `none` when it
+    /// after `expected` (the record the caller started from, `no-record` when it
     /// read no state; default: the head as read now): `pointer-conflict` when
     /// another writer advanced it.
     pub struct AdvanceStateOptions {
@@ -60,7 +60,8 @@ change_options! {
         /// `task-ids`).
         #[serde(default)]
         pub tasks_reason: Option<String>,
-        /// The state record the write started from (`none`: no state).
+        /// The state record the write started from (`no-record`: no state).
+        #[schemars(with = "Option<crate::records::StartedFrom>")]
         #[serde(default)]
         pub expected: Option<String>,
     }
@@ -127,7 +128,7 @@ change_options! {
     /// no `no_delivery` reason.
     pub struct RecordValidationOptions {
         /// `PASS` or `FAIL`.
-        pub verdict: Verdict,
+        pub verdict: ValidationVerdict,
         /// Where the verdict was observed (a message id, a URL...).
         pub source: String,
         /// Git repositories at or below the workspace.
@@ -165,8 +166,9 @@ change_options! {
         /// the set has another one now.
         #[serde(default)]
         pub reviewed: Option<String>,
-        /// The state record the write started from (`none`: no state):
+        /// The state record the write started from (`no-record`: no state):
         /// `pointer-conflict` when another writer advanced it.
+        #[schemars(with = "Option<crate::records::StartedFrom>")]
         #[serde(default)]
         pub expected: Option<String>,
     }

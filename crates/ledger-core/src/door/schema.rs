@@ -11,7 +11,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use crate::{
     WorkspacePath,
     expand::{Entry, Fingerprint},
-    records::RecordId,
+    records::{RecordId, StartedFrom},
     tasks::TaskRule,
 };
 
@@ -46,6 +46,23 @@ impl JsonSchema for RecordId {
             "A record's id in the store: 64 lowercase hex digits.",
             Some("^[0-9a-f]{64}$"),
         )
+    }
+}
+
+/// `expected` of a write: a record id or the literal `no-record`, so that a
+/// type checker tells "nothing is recorded" from an option left out.
+impl JsonSchema for StartedFrom {
+    fn schema_name() -> Cow<'static, str> {
+        "Expected".into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "The record a write started from: its id, or `no-record` when the writer read that nothing is recorded.",
+            "anyOf": [
+                generator.subschema_for::<RecordId>(),
+                { "type": "string", "const": StartedFrom::NO_RECORD },
+            ],
+        })
     }
 }
 

@@ -37,9 +37,10 @@ pub struct VerdictRecordOptions {
     /// invalidate the verdict.
     #[serde(default)]
     pub reports: Vec<String>,
-    /// The verdict's record this audit started from (`none`: none was
-    /// recorded): `pointer-conflict` when another writer advanced the chain.
+    /// The verdict's record this audit started from (`no-record`: none
+    /// was recorded): `pointer-conflict` when another writer advanced the chain.
     /// Default: the head as read now.
+    #[schemars(with = "Option<crate::records::StartedFrom>")]
     #[serde(default)]
     pub expected: Option<String>,
 }
@@ -85,9 +86,10 @@ pub struct VerdictDowngradeOptions {
     pub to: String,
     /// Why, as observed (e.g. the fix made after the verdict).
     pub reason: String,
-    /// The record the caller read as the verdict's head (`none`: none):
+    /// The record the caller read as the verdict's head (`no-record`: none):
     /// `pointer-conflict` when another writer advanced the chain. Default:
     /// the head as read now.
+    #[schemars(with = "Option<crate::records::StartedFrom>")]
     #[serde(default)]
     pub expected: Option<String>,
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::approval::envelope::{Validation, Verdict};
+use crate::approval::envelope::{Validation, ValidationVerdict};
 use crate::error::{Error, Result};
 use crate::expand::entry::{Content, Entry};
 use crate::expand::fingerprint::{Fingerprint, fingerprint_sorted};
@@ -99,7 +99,7 @@ pub fn finalize_check(
         change: change.change.clone(),
         reason: reason.to_owned(),
     };
-    if validation.verdict != Verdict::Pass {
+    if validation.verdict != ValidationVerdict::Pass {
         return Err(refused(
             "its last verdict is FAIL; finalization needs a recorded validation PASS",
         ));

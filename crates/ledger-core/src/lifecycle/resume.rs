@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::approval::cascade::{ApprovalState, ApprovalStatus, ArtifactStatus, status};
 use crate::approval::change_tasks::ChangeTasks;
-use crate::approval::envelope::Verdict;
+use crate::approval::envelope::ValidationVerdict;
 use crate::approval::state::{CurrentState, changes, current_state};
 use crate::error::Result;
 use crate::lifecycle::finalize::{Finalization, finalize_check};
@@ -296,7 +296,9 @@ fn change_resume(
             work.extend(validation_work(&check));
             validation = Some(check);
         }
-        (ChangeLocation::Archived { .. }, Some(recorded)) if recorded.verdict == Verdict::Pass => {
+        (ChangeLocation::Archived { .. }, Some(recorded))
+            if recorded.verdict == ValidationVerdict::Pass =>
+        {
             let checked = finalize_check(store, change, &[])?;
             if !checked.clean {
                 work.push(Work::new(
@@ -395,7 +397,7 @@ fn approval_work(row: &ArtifactStatus) -> Option<String> {
 /// gate, each phase record that is not one file.
 fn validation_work(check: &ValidationCheck) -> Vec<Work> {
     let mut work = Vec::new();
-    if check.verdict == Verdict::Fail {
+    if check.verdict == ValidationVerdict::Fail {
         work.push(Work::new(
             WorkKind::VerdictFail,
             "the recorded verdict is FAIL: address its findings and record a new verdict"
@@ -474,7 +476,7 @@ pub struct ChangeSummary {
     pub tasks: Option<TaskCount>,
     /// The verdict its envelope records, not checked again (`ledger check`
     /// checks it).
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<ValidationVerdict>,
     /// The one next allowed outcome the envelope records, while the change
     /// is active (or its files are gone). `None` once it is archived: the
     /// archive came after whatever the envelope named, and what is left is

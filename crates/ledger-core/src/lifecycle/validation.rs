@@ -9,7 +9,7 @@ use camino::Utf8Path;
 use serde::Serialize;
 
 use crate::approval::cascade::status;
-use crate::approval::envelope::{GateUse, StateEnvelope, Validation, Verdict};
+use crate::approval::envelope::{GateUse, StateEnvelope, Validation, ValidationVerdict};
 use crate::approval::handoff::now;
 use crate::approval::state::{commit_state, recorded_state};
 use crate::approval::write_basis::{WriteBasis, check_reviewed, state_from};
@@ -43,7 +43,7 @@ pub const PHASE_RECORD_REASON: &str =
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidationRequest {
     /// The verdict.
-    pub verdict: Verdict,
+    pub verdict: ValidationVerdict,
     /// Where the verdict was observed (a review id, a message). Not empty.
     pub source: String,
     /// Git repositories at or below the workspace (default: the one holding it).
@@ -108,7 +108,7 @@ fn check_gate_names<'a>(
 impl ValidationRequest {
     /// A request for `verdict` observed at `source`, with no delivery inputs
     /// and no gates yet.
-    pub fn new(verdict: Verdict, source: &str) -> Self {
+    pub fn new(verdict: ValidationVerdict, source: &str) -> Self {
         ValidationRequest {
             verdict,
             source: source.to_owned(),
@@ -553,9 +553,11 @@ fn check_delivery(change: &ChangeSet, request: &ValidationRequest) -> Result<()>
                 quote(&change.change)
             ),
         }),
-        None if !names_delivery && request.verdict == Verdict::Pass => Err(Error::NoDelivery {
-            change: change.change.clone(),
-        }),
+        None if !names_delivery && request.verdict == ValidationVerdict::Pass => {
+            Err(Error::NoDelivery {
+                change: change.change.clone(),
+            })
+        }
         _ => Ok(()),
     }
 }
@@ -584,7 +586,7 @@ pub fn record_validation(
     let (head, mut envelope) =
         state_from(store, &change.change, request.basis.started_from.as_ref())?;
     let gates = match request.verdict {
-        Verdict::Pass => {
+        ValidationVerdict::Pass => {
             let (gates, reasons) = pass_preconditions(store, change, &request.gates)?;
             if !reasons.is_empty() {
                 return Err(Error::ValidationRefused {
@@ -594,7 +596,7 @@ pub fn record_validation(
             }
             gates
         }
-        Verdict::Fail => latest_records(&request.gates)?,
+        ValidationVerdict::Fail => latest_records(&request.gates)?,
     };
     let inventory = Inventory::expand(&scope)?;
     check_reviewed(
@@ -611,7 +613,7 @@ pub fn record_validation(
     )?;
     // An artifact edited between the check above and the expansion would be in
     // the PASS unapproved: the approvals must still stand after it.
-    if request.verdict == Verdict::Pass {
+    if request.verdict == ValidationVerdict::Pass {
         let reasons = unapproved(store, change)?;
         if !reasons.is_empty() {
             return Err(Error::ValidationRefused {
@@ -684,7 +686,7 @@ pub struct ValidationCheck {
     /// The state record holding the validation.
     pub record: RecordId,
     /// The recorded verdict.
-    pub verdict: Verdict,
+    pub verdict: ValidationVerdict,
     /// The fingerprint it was given for.
     pub fingerprint: Fingerprint,
     /// The PASS inventory re-expanded now, path by path.
@@ -794,7 +796,7 @@ pub fn check_validation_with(
         .iter()
         .map(|path| PhaseRecordStanding::observe(&workspace, path))
         .collect::<Result<Vec<_>>>()?;
-    let stands = validation.verdict == Verdict::Pass
+    let stands = validation.verdict == ValidationVerdict::Pass
         && comparison.matches
         && gates.iter().all(|g| g.fresh && !g.rerun)
         && phase_records.iter().all(PhaseRecordStanding::stands);

@@ -766,7 +766,10 @@ impl Store {
 pub const REBASES: usize = 16;
 
 fn or_none(id: Option<&RecordId>) -> String {
-    id.map_or_else(|| "none".to_owned(), RecordId::to_string)
+    id.map_or_else(
+        || crate::records::StartedFrom::NO_RECORD.to_owned(),
+        RecordId::to_string,
+    )
 }
 
 /// The file name of a record.

@@ -50,6 +50,9 @@ Exclude2 = TypedDict("Exclude2", {"path": str, "reason": str})
 # A path or directory left out: its text alone (the default reason is recorded), or with the reason a reviewer reads.
 Exclude = Union[str, "Exclude2"]
 
+# The record a write started from: its id, or `no-record` when the writer read that nothing is recorded.
+Expected = Union["RecordId", Literal["no-record"]]
+
 # A value given by the caller (`--env NAME=VALUE`).
 Observe1 = TypedDict("Observe1", {"literal": str})
 
@@ -66,6 +69,9 @@ Observe = Union["Observe1", "Observe2", "Observe3"]
 # What is done with an orphan.
 OrphanChoice = Union[Literal["keep"], Literal["discard"]]
 
+# A record's id in the store: 64 lowercase hex digits.
+RecordId = str
+
 # A scope of the workspace: which files an inventory covers (docs/format.md
 # §2; the CLI's scope flags). Lists that name no root, path or Tasks file
 # declare the whole workspace.
@@ -77,8 +83,10 @@ TaskRule = Literal["task-checkbox-v1", "openspec-checkbox"]
 # A positive number of milliseconds.
 TimeoutMs = float
 
-# A validation's verdict (docs/lifecycle.md, Validation).
-Verdict = Union[Literal["PASS"], Literal["FAIL"]]
+# A validation's verdict (docs/lifecycle.md, Validation): `PASS` or `FAIL`.
+# Not an audit's verdict (docs/verdicts.md), which is a word of the
+# auditor's (`PASS_WITH_NOTES`, `BLOCKED`, …) and is a plain string.
+ValidationVerdict = Union[Literal["PASS"], Literal["FAIL"]]
 
 # The state of one artifact's approval.
 ApprovalState = Union[Literal["approved"], Literal["unbound"], Literal["changed"], Literal["reset"], Literal["blocked"], Literal["archived"], Literal["gone"], Literal["skipped"]]
@@ -152,7 +160,7 @@ ChangeLocation = Union["ChangeLocationActive", "ChangeLocationArchived", "Change
 ChangeResume = TypedDict("ChangeResume", {"approvals": "ApprovalStatus", "change": str, "finalization": Optional["Finalization"], "location": "ChangeLocation", "next": Optional[str], "state": "CurrentState", "tasks": Optional["ChangeTasks"], "validation": Optional["ValidationCheck"], "work": list["Work"]})
 
 # One change of the workspace and its state in brief (`ledger changes`).
-ChangeSummary = TypedDict("ChangeSummary", {"approved": int, "artifacts": int, "change": str, "location": "ChangeLocation", "next_outcome": Optional[str], "retired": bool, "state_record": Optional["RecordId"], "tasks": Optional["TaskCount"], "verdict": Optional["Verdict"]})
+ChangeSummary = TypedDict("ChangeSummary", {"approved": int, "artifacts": int, "change": str, "location": "ChangeLocation", "next_outcome": Optional[str], "retired": bool, "state_record": Optional["RecordId"], "tasks": Optional["TaskCount"], "verdict": Optional["ValidationVerdict"]})
 
 # A change's tracked Tasks file and its tasks (`ledger tasks --json`).
 ChangeTasks = TypedDict("ChangeTasks", {"change": str, "done": int, "exists": bool, "path": "WorkspacePath", "rule": "TaskRule", "tasks": list["Task"], "total": int})
@@ -306,9 +314,6 @@ PhaseRecordStanding = TypedDict("PhaseRecordStanding", {"inside": list["Workspac
 
 # Where the record a ref names came from, and who signed it.
 Provenance = TypedDict("Provenance", {"key": Optional[str], "local": bool, "record": "RecordId", "remote": Optional[str], "signature_problem": Optional[str], "signer": Optional[str]})
-
-# A record's id in the store: 64 lowercase hex digits.
-RecordId = str
 
 # A ref and the record it names.
 _RefHeadRequired = TypedDict("_RefHeadRequired", {"id": "RecordId", "name": str})
@@ -476,7 +481,7 @@ Unlocked = TypedDict("Unlocked", {"kept": list["RefLock"], "older_than_seconds":
 # The verdict of a validation, with the PASS inventory it was given for
 # (docs/records.md, The validation). Self-contained: a later check or a retry
 # of finalization needs no older record.
-_ValidationRequired = TypedDict("_ValidationRequired", {"capabilities": list[str], "directory": str, "fingerprint": "Fingerprint", "gates": list["GateUse"], "inventory": "Inventory", "observed_at": str, "source": str, "specs_root": str, "verdict": "Verdict"})
+_ValidationRequired = TypedDict("_ValidationRequired", {"capabilities": list[str], "directory": str, "fingerprint": "Fingerprint", "gates": list["GateUse"], "inventory": "Inventory", "observed_at": str, "source": str, "specs_root": str, "verdict": "ValidationVerdict"})
 _ValidationOptional = TypedDict("_ValidationOptional", {"archives": list[str], "no_delivery": Optional[str], "spec_sync": Optional[list["ExpectedSync"]], "specs_baseline": Optional["Inventory"]}, total=False)
 
 
@@ -484,7 +489,7 @@ class Validation(_ValidationRequired, _ValidationOptional):
     pass
 
 # Whether a recorded validation still stands (`ledger validate check`).
-ValidationCheck = TypedDict("ValidationCheck", {"change": str, "comparison": "Comparison", "fingerprint": "Fingerprint", "gates": list["GateStanding"], "no_delivery": Optional[str], "phase_records": list["PhaseRecordStanding"], "record": "RecordId", "stands": bool, "verdict": "Verdict"})
+ValidationCheck = TypedDict("ValidationCheck", {"change": str, "comparison": "Comparison", "fingerprint": "Fingerprint", "gates": list["GateStanding"], "no_delivery": Optional[str], "phase_records": list["PhaseRecordStanding"], "record": "RecordId", "stands": bool, "verdict": "ValidationVerdict"})
 
 # The answer of [`check_verdict`].
 VerdictCheck = TypedDict("VerdictCheck", {"comparison": Optional["Comparison"], "latest": Optional["VerdictSummary"], "name": str, "provenance": Optional["Provenance"], "stands": bool, "unproven": Optional[str]})
@@ -1136,7 +1141,7 @@ class Workspace:
         paths), reset, blocked, archived or gone, with its cause (`ledger status --json`)."""
         return _call(self._path, "status", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def approve(self, change: str, artifact: str, *, absent: Optional[bool] = None, changes_root: Optional[str] = None, expected: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, reviewed: Optional[str] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None) -> "Approved":
+    def approve(self, change: str, artifact: str, *, absent: Optional[bool] = None, changes_root: Optional[str] = None, expected: Optional["Expected"] = None, graph: Optional["ArtifactGraph"] = None, reviewed: Optional[str] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None) -> "Approved":
         """Binds `artifact`'s current fingerprint to the owner's decision observed
         at `source` (a message id, a URL...), and advances the change's state
         pointer. `absent` approves a set none of whose files exist (refused
@@ -1146,7 +1151,7 @@ class Workspace:
         does not is approved with a warning (docs/approvals.md)."""
         return _call(self._path, "approve", {"absent": absent, "artifact": artifact, "change": change, "changes_root": changes_root, "expected": expected, "graph": graph, "reviewed": reviewed, "schema": schema, "source": source, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def retire(self, change: str, *, expected: Optional[str] = None, reason: str) -> "RecordId":
+    def retire(self, change: str, *, expected: Optional["Expected"] = None, reason: str) -> "RecordId":
         """Retires a change's state (`ledger state retire`): a new record without
         bindings that says why; the records before it stay. Returns its id."""
         return _call(self._path, "retire", {"change": change, "expected": expected, "reason": reason})  # type: ignore[no-any-return]
@@ -1245,11 +1250,11 @@ class Workspace:
         `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`)."""
         return _call(self._path, "change_tasks", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def advance_state(self, change: str, *, areas: Optional[Union[list[str], tuple[str, ...]]] = None, blockers: Optional[Union[list[str], tuple[str, ...]]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[Union[list[str], tuple[str, ...]]] = None, expected: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[Union[list[str], tuple[str, ...]]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None, tasks_reason: Optional[str] = None) -> "CurrentState":
+    def advance_state(self, change: str, *, areas: Optional[Union[list[str], tuple[str, ...]]] = None, blockers: Optional[Union[list[str], tuple[str, ...]]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[Union[list[str], tuple[str, ...]]] = None, expected: Optional["Expected"] = None, graph: Optional["ArtifactGraph"] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[Union[list[str], tuple[str, ...]]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None, tasks_reason: Optional[str] = None) -> "CurrentState":
         """Advances the change's state envelope (the handoff, `ledger state set`):
         only the fields given change; the task ids are read from the tracked
         Tasks file unless `completed` or `remaining` is given. A new record
-        after `expected` (the record the caller started from, `none` when it
+        after `expected` (the record the caller started from, `no-record` when it
         read no state; default: the head as read now): `pointer-conflict` when
         another writer advanced it."""
         return _call(self._path, "advance_state", {"areas": areas, "blockers": blockers, "change": change, "changes_root": changes_root, "checks": checks, "clear_blockers": clear_blockers, "completed": completed, "expected": expected, "graph": graph, "next": next, "outcome": outcome, "remaining": remaining, "role": role, "schema": schema, "task_rule": task_rule, "tasks_reason": tasks_reason})  # type: ignore[no-any-return]
@@ -1260,7 +1265,7 @@ class Workspace:
         recorded and no such change exists."""
         return _call(self._path, "state_log", {"change": change})  # type: ignore[no-any-return]
 
-    def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[Sequence["Exclude"]] = None, expected: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, gates: Optional[Union[list[str], tuple[str, ...]]] = None, graph: Optional["ArtifactGraph"] = None, instructions: Optional[Union[list[str], tuple[str, ...]]] = None, no_delivery: Optional[str] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, phase_records: Optional[Union[list[str], tuple[str, ...]]] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, reviewed: Optional[str] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "Verdict") -> "CurrentState":
+    def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[Sequence["Exclude"]] = None, expected: Optional["Expected"] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, gates: Optional[Union[list[str], tuple[str, ...]]] = None, graph: Optional["ArtifactGraph"] = None, instructions: Optional[Union[list[str], tuple[str, ...]]] = None, no_delivery: Optional[str] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, phase_records: Optional[Union[list[str], tuple[str, ...]]] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, reviewed: Optional[str] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "ValidationVerdict") -> "CurrentState":
         """Records a verdict with its PASS inventory in the change's envelope
         (`ledger validate record`). A PASS is refused with `validation-refused`
         unless every artifact is approved and every gate named is fresh now,
@@ -1378,7 +1383,7 @@ class Workspace:
         outcome (`ledger changes --json`)."""
         return _call(self._path, "changes", {"changes_root": changes_root, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
 
-    def verdict_record(self, name: str, *, expected: Optional[str] = None, findings: Optional[Union[list[str], tuple[str, ...]]] = None, reports: Optional[Union[list[str], tuple[str, ...]]] = None, scope: Optional["ScopeOptions"] = None, source: str, verdict: str) -> "VerdictSummary":
+    def verdict_record(self, name: str, *, expected: Optional["Expected"] = None, findings: Optional[Union[list[str], tuple[str, ...]]] = None, reports: Optional[Union[list[str], tuple[str, ...]]] = None, scope: Optional["ScopeOptions"] = None, source: str, verdict: str) -> "VerdictSummary":
         """Records an audit's verdict bound to the fingerprint of its scope now (a
         first audit or a re-audit), with compare-and-swap against the verdict's
         head as read; each report is excluded from the scope with the reason
@@ -1391,7 +1396,7 @@ class Workspace:
         never recorded)."""
         return _call(self._path, "verdict_check", {"name": name})  # type: ignore[no-any-return]
 
-    def verdict_downgrade(self, name: str, *, expected: Optional[str] = None, reason: str, to: str) -> "VerdictSummary":
+    def verdict_downgrade(self, name: str, *, expected: Optional["Expected"] = None, reason: str, to: str) -> "VerdictSummary":
         """Lowers the latest verdict explicitly, bound to the state of its scope now
         (never to `PASS`, never to the verdict it has)."""
         return _call(self._path, "verdict_downgrade", {"expected": expected, "name": name, "reason": reason, "to": to})  # type: ignore[no-any-return]
@@ -1557,12 +1562,14 @@ __all__ = [
     "Echo",
     "EntryParts",
     "Exclude",
+    "Expected",
     "Observe",
     "OrphanChoice",
+    "RecordId",
     "ScopeOptions",
     "TaskRule",
     "TimeoutMs",
-    "Verdict",
+    "ValidationVerdict",
     "ApprovalState",
     "ApprovalStatus",
     "Approved",
@@ -1616,7 +1623,6 @@ __all__ = [
     "PhaseRecordKind",
     "PhaseRecordStanding",
     "Provenance",
-    "RecordId",
     "RefHead",
     "RefLock",
     "RemoteSetup",

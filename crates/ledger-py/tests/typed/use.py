@@ -28,7 +28,7 @@ canonical: str = ledger.parse_fingerprint(fp)
 
 status: ledger.ApprovalStatus = ws.status("add-auth", schema="rapid", task_rule="openspec-checkbox")
 states: list[str] = [a["state"] for a in status["artifacts"]]
-binding: ledger.Binding = ws.approve("add-auth", "proposal", source="msg 1", reviewed=fp, expected="none")
+binding: ledger.Binding = ws.approve("add-auth", "proposal", source="msg 1", reviewed=fp, expected="no-record")
 current: ledger.CurrentState = ws.current_state("add-auth")
 head: Optional[str] = current["record"]
 envelope: ledger.StateEnvelope = current["state"]
