@@ -4,7 +4,7 @@
 
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy rust-test openspec-test python-test node-test install-test fmt
+.PHONY: test fmt-check clippy rust-test openspec-test python-test node-test install-test fmt dist
 
 test: fmt-check clippy rust-test openspec-test python-test node-test install-test
 
@@ -47,3 +47,9 @@ install-test:
 
 fmt:
 	$(CARGO) fmt --all
+
+# Every release artifact for every target (docs/platforms.md) into dist/:
+# the CLI archives, the wheels, the npm packages, cross-compiled here with
+# zig. Not part of `make test`.
+dist:
+	.ci/dist.sh

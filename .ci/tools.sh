@@ -1,6 +1,7 @@
 # Sourced (`. .ci/tools.sh`) by the scripts that build or check the release
 # artifacts: crates/ledger-node/ci.sh (the addon), tests/install/wheel.sh (the
-# wheel) and tests/install/npm.sh. Sets TOOLS and defines `zig_release`.
+# wheel), tests/install/npm.sh and .ci/dist.sh (`make dist`). Sets TOOLS and
+# RELEASE_TARGETS, and defines `zig_for` and `zig_release`.
 #
 # TOOLS is a venv inside cargo's target directory (made again when missing or
 # broken) with the pinned tools of the release builds:
@@ -20,34 +21,65 @@ TOOLS="$("${CARGO:-cargo}" metadata --format-version 1 --no-deps --locked \
 "$TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check \
   'maturin==1.16.0' 'auditwheel==6.8.2' 'cargo-zigbuild==0.24.0' 'ziglang==0.17.1'
 
-# The linker of the release builds, one path for both: cargo fingerprints the
-# linker's path, and the wrappers that maturin and cargo-zigbuild write for
-# themselves differ (each names its own executable), so with those the wheel
-# and the addon would each compile every shared dependency again (measured:
-# 211 crates, four minutes). cargo-zigbuild and maturin keep a linker that is
-# already set. The arguments are cargo-zigbuild's own for this target.
-mkdir -p "$TOOLS/zig"
-for _tool in cc c++; do
-  _wrapper="$TOOLS/zig/$_tool-x86_64-linux-gnu.2.17"
-  _text="#!/bin/sh
-export CARGO_ZIGBUILD_PYTHON_PATH='$TOOLS/bin/python3'
-exec '$TOOLS/bin/cargo-zigbuild' zig $_tool -- -g -fno-sanitize=all -target x86_64-linux-gnu.2.17 \"\$@\""
-  [ "$(cat "$_wrapper" 2>/dev/null)" = "$_text" ] || { printf '%s\n' "$_text" >"$_wrapper"; chmod 755 "$_wrapper"; }
-done
-unset _tools_root _tool _wrapper _text
+# The release targets (docs/platforms.md): Rust's triple, and zig's target
+# for it (the oldest glibc or macOS each build is linked for).
+RELEASE_TARGETS="x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-unknown-linux-musl aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin"
+zig_target() {
+  case "$1" in
+    x86_64-unknown-linux-gnu) echo x86_64-linux-gnu.2.17 ;;
+    aarch64-unknown-linux-gnu) echo aarch64-linux-gnu.2.17 ;;
+    x86_64-unknown-linux-musl) echo x86_64-linux-musl ;;
+    aarch64-unknown-linux-musl) echo aarch64-linux-musl ;;
+    x86_64-apple-darwin) echo x86_64-macos.10.12 ;;
+    aarch64-apple-darwin) echo aarch64-macos.11.0 ;;
+    *) echo "tools.sh: no zig target for $1" >&2; return 1 ;;
+  esac
+}
 
-# zig_release CMD...: runs CMD (a `napi build -x` or `maturin build --zig` of
-# the x86_64-unknown-linux-gnu target) with the tools on PATH (napi runs
-# `cargo zigbuild`, which finds zig through the venv's python) and zig's cc as
-# the target's linker and C compiler. Only the release builds get this
-# environment: a linker set for the host's own triple would make every dev
-# build of the test suites start over.
-zig_release() {
-  PATH="$TOOLS/bin:$PATH" \
+# The linker of the release builds of a target, one path for all three
+# artifacts: cargo fingerprints the linker's path, and the wrappers that
+# maturin and cargo-zigbuild write for themselves differ (each names its own
+# executable), so with those the CLI, the wheel and the addon would each
+# compile every shared dependency again (measured: 211 crates, four minutes).
+# cargo-zigbuild and maturin keep a linker that is already set. The arguments
+# are cargo-zigbuild's own for the target.
+zig_wrappers() {
+  local zig tool wrapper text
+  zig="$(zig_target "$1")" || return 1
+  mkdir -p "$TOOLS/zig"
+  for tool in cc c++; do
+    wrapper="$TOOLS/zig/$tool-$zig"
+    text="#!/bin/sh
+export CARGO_ZIGBUILD_PYTHON_PATH='$TOOLS/bin/python3'
+exec '$TOOLS/bin/cargo-zigbuild' zig $tool -- -g -fno-sanitize=all -target $zig \"\$@\""
+    [ "$(cat "$wrapper" 2>/dev/null)" = "$text" ] || { printf '%s\n' "$text" >"$wrapper"; chmod 755 "$wrapper"; }
+  done
+}
+
+# zig_for TARGET CMD...: runs CMD (a `cargo build --target TARGET`, a
+# `napi build -x` or a `maturin build --zig` of TARGET) with the tools on PATH
+# (napi runs `cargo zigbuild`, which finds zig through the venv's python) and
+# zig's cc as TARGET's linker and C compiler. Only the release builds get
+# this environment: a linker set for the host's own triple would make every
+# dev build of the test suites start over.
+zig_for() {
+  local target="$1" zig upper lower
+  shift
+  zig_wrappers "$target" || return 1
+  zig="$(zig_target "$target")"
+  upper="$(printf '%s' "$target" | tr 'a-z-' 'A-Z_')"
+  lower="$(printf '%s' "$target" | tr '-' '_')"
+  env PATH="$TOOLS/bin:$PATH" \
     CARGO_ZIGBUILD_PYTHON_PATH="$TOOLS/bin/python3" \
     CARGO_ZIGBUILD_CACHE_DIR="$TOOLS/cache" \
-    CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER="$TOOLS/zig/cc-x86_64-linux-gnu.2.17" \
-    CC_x86_64_unknown_linux_gnu="$TOOLS/zig/cc-x86_64-linux-gnu.2.17" \
-    CXX_x86_64_unknown_linux_gnu="$TOOLS/zig/c++-x86_64-linux-gnu.2.17" \
+    "CARGO_TARGET_${upper}_LINKER=$TOOLS/zig/cc-$zig" \
+    "CC_${lower}=$TOOLS/zig/cc-$zig" \
+    "CXX_${lower}=$TOOLS/zig/c++-$zig" \
     "$@"
+}
+
+# zig_release CMD...: zig_for the x86_64 glibc target, what the test suites'
+# release artifacts are built for.
+zig_release() {
+  zig_for x86_64-unknown-linux-gnu "$@"
 }

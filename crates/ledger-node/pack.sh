@@ -8,7 +8,10 @@
 #
 # Usage: pack.sh OUT_DIR [ADDON_DIR]
 #   ADDON_DIR holds ledger.<platform>.node built as published, without the test
-#   hooks (default: this directory, where `npm run build` puts it).
+#   hooks (default: this directory, where `npm run build` puts it). A platform
+#   package is packed for each addon found there (the test suite builds the
+#   host's only; `make dist` builds all six and checks they are all packed);
+#   the main package names every platform as an optional dependency.
 # Needs `npm ci` done here (the napi CLI) and git (napi pre-publish reads it).
 set -euo pipefail
 
@@ -24,11 +27,17 @@ trap 'rm -rf "$stage"' EXIT
 cp -L "$here"/{package.json,index.js,api.js,binding.js,index.d.ts,README.md,prepack.js,LICENSE-MIT,LICENSE-APACHE} "$stage/"
 cp -rL "$here/npm" "$stage/npm"
 mkdir "$stage/artifacts"
+built=()
 for platform_dir in "$stage"/npm/*/; do
   node_file="$(node -p "require('$platform_dir/package.json').main")"
-  cp "$addons/$node_file" "$stage/artifacts/" ||
-    { echo "pack.sh: no $node_file in $addons: build it (npm run build)" >&2; exit 1; }
+  if [ -f "$addons/$node_file" ]; then
+    cp "$addons/$node_file" "$stage/artifacts/"
+    built+=("$platform_dir")
+  else
+    echo "pack.sh: no $node_file in $addons: its platform package is not packed"
+  fi
 done
+[ "${#built[@]}" -gt 0 ] || { echo "pack.sh: no addon in $addons: build one (npm run build)" >&2; exit 1; }
 
 "$napi" artifacts --cwd "$stage" --output-dir artifacts
 # pre-publish reads the git log for its GitHub release, which --no-gh-release
@@ -36,7 +45,7 @@ done
 git -C "$stage" init -q
 "$napi" pre-publish --cwd "$stage" -t npm --skip-optional-publish --no-gh-release
 
-for platform_dir in "$stage"/npm/*/; do
+for platform_dir in "${built[@]}"; do
   (cd "$platform_dir" && npm pack --silent --pack-destination "$out")
 done
 (cd "$stage" && npm pack --silent --pack-destination "$out")

@@ -55,7 +55,10 @@ assert.deepEqual(list(platform), ['LICENSE-APACHE', 'LICENSE-MIT', 'README.md', 
 const m = manifest(main)
 const p = manifest(platform)
 assert.equal(m.private, undefined, 'the main package is publishable')
-assert.deepEqual(m.optionalDependencies, { [p.name]: m.version })
+// Every platform of docs/platforms.md, at this version; npm installs the one
+// whose os, cpu and libc match (here: the tarball given beside the main one).
+const platforms = ['linux-x64-gnu', 'linux-arm64-gnu', 'linux-x64-musl', 'linux-arm64-musl', 'darwin-x64', 'darwin-arm64']
+assert.deepEqual(m.optionalDependencies, Object.fromEntries(platforms.map((n) => [`${m.name}-${n}`, m.version])))
 assert.equal(p.version, m.version)
 assert.deepEqual([p.os, p.cpu, p.libc], [['linux'], ['x64'], ['glibc']])
 assert.equal(m.license, 'MIT OR Apache-2.0')
@@ -96,7 +99,7 @@ expect_error() { # WANT...: requiring the package fails, under Node and Bun, say
   done
 }
 echo 'not an ELF file' >"$app/node_modules/ledger-fingerprint-linux-x64-gnu/ledger.linux-x64-gnu.node"
-expect_error "ledger-fingerprint-linux-x64-gnu is installed but its addon cannot be loaded"
+expect_error "ledger-fingerprint-linux-x64-gnu is installed but its addon cannot be loaded on linux-x64-gnu (it needs glibc 2.17 or newer)"
 rm -rf "$app/node_modules/ledger-fingerprint-linux-x64-gnu"
 expect_error "ledger-fingerprint-linux-x64-gnu@$version is not installed" \
   "npm install ledger-fingerprint-linux-x64-gnu@$version"
