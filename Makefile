@@ -4,9 +4,9 @@
 
 CARGO ?= cargo
 
-.PHONY: test fmt-check clippy rust-test openspec-test python-test node-test install-test fmt dist
+.PHONY: test fmt-check clippy rust-test openspec-test python-test node-test install-test platform-test platforms-full fmt dist
 
-test: fmt-check clippy rust-test openspec-test python-test node-test install-test
+test: fmt-check clippy rust-test openspec-test python-test node-test install-test platform-test
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -44,6 +44,19 @@ install-test:
 	tests/install/crate.sh
 	tests/install/wheel.sh
 	tests/install/npm.sh
+
+# The platforms this machine cannot run, checked as far as it can
+# (docs/platforms.md): the CI workflow that runs them linted, and the core
+# and CLI clippy-clean for macOS (arm64, x86_64).
+platform-test:
+	tests/platforms/check.sh
+
+# Everything this machine can run of the other platforms (docs/platforms.md):
+# the CLI's test suite with the static musl CLI, the core's and CLI's tests
+# under qemu-user for aarch64. Longer than make test's budget allows; run
+# before a release.
+platforms-full:
+	tests/platforms/full.sh
 
 fmt:
 	$(CARGO) fmt --all
