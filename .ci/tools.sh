@@ -49,7 +49,11 @@ zig_wrappers() {
   mkdir -p "$TOOLS/zig"
   for tool in cc c++; do
     wrapper="$TOOLS/zig/$tool-$zig"
+    # rustc links a static musl executable with `-static-pie`, which zig's
+    # linker takes as plain `-static` unless `-pie` comes too: without it the
+    # CLI would lose its address-space randomization on musl.
     text="#!/bin/sh
+case \" \$* \" in *' -static-pie '*) set -- \"\$@\" -pie ;; esac
 export CARGO_ZIGBUILD_PYTHON_PATH='$TOOLS/bin/python3'
 exec '$TOOLS/bin/cargo-zigbuild' zig $tool -- -g -fno-sanitize=all -target $zig \"\$@\""
     [ "$(cat "$wrapper" 2>/dev/null)" = "$text" ] || { printf '%s\n' "$text" >"$wrapper"; chmod 755 "$wrapper"; }
