@@ -165,7 +165,7 @@ fn creating_a_ref_that_exists_is_a_conflict() {
         .unwrap_err();
     assert_eq!(err.code(), "pointer-conflict");
     assert!(
-        err.to_string().contains("started from record none"),
+        err.to_string().contains("started from record no-record"),
         "{err}"
     );
     assert_eq!(store.head("gates/test").unwrap(), Some(first));
