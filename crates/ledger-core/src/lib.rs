@@ -52,6 +52,7 @@ mod js_space;
 mod nofollow;
 mod own_file;
 mod path;
+mod platform;
 pub mod quote;
 
 // The wings, from the bottom up (one per line, so that the order is kept):

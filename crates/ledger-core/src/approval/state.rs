@@ -1,7 +1,7 @@
 //! A change's state in the store: one chain of [`StateEnvelope`] records under
 //! the ref `changes/<change>`, the head of which is the change's current state.
 
-use std::os::unix::ffi::OsStrExt as _;
+use crate::platform::OsStrBytes as _;
 
 use serde::Serialize;
 

@@ -3,7 +3,7 @@
 //! bounded and without following a symlink, and it cannot move the workspace
 //! above the caller's.
 
-use std::os::unix::ffi::OsStrExt;
+use crate::platform::OsStrBytes;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(e.code(), "outside-workspace", "{e}");
         // A symlink is not followed, and a FIFO is not waited for.
         let link = checkout.join("link.json");
-        std::os::unix::fs::symlink(checkout.join("ci/scope.json"), &link).unwrap();
+        crate::platform::symlink(checkout.join("ci/scope.json"), &link).unwrap();
         assert_eq!(Scope::read(&link).unwrap_err().code(), "unreadable");
     }
 }

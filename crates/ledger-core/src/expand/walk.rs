@@ -2,7 +2,7 @@
 //! file and symlink, symlinks not followed, no ignore rules. Special files are
 //! listed too, so that reading refuses them.
 
-use std::os::unix::ffi::OsStrExt;
+use crate::platform::OsStrBytes;
 use std::path::Path;
 
 use walkdir::WalkDir;

@@ -1,8 +1,8 @@
 //! Gate evidence and its reuse (docs/gates.md): a gate that ran on exactly these
 //! inputs, with these prerequisites, and passed, need not run again.
 
+use crate::platform::OsStrBytes;
 use std::collections::{BTreeMap, BTreeSet};
-use std::os::unix::ffi::OsStrExt;
 use std::process::Command;
 
 use std::borrow::Cow;

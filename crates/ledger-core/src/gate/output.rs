@@ -8,7 +8,7 @@
 //! stored once in the store's `objects/`, named by their SHA-256; the evidence
 //! holds that digest ([`KeptOutput`]).
 
-use std::os::unix::ffi::OsStrExt;
+use crate::platform::OsStrBytes;
 
 use serde::{Deserialize, Serialize};
 

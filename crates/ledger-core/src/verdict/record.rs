@@ -1,7 +1,7 @@
 //! A verdict as the store keeps it: the audit's outcome, its source and
 //! findings, and the inventory of the state it was given on.
 
-use std::os::unix::ffi::OsStrExt;
+use crate::platform::OsStrBytes;
 
 use serde::{Deserialize, Serialize};
 

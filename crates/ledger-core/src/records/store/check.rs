@@ -1,11 +1,11 @@
 //! The store's integrity check: what an interrupted or conflicting write left
 //! behind stays visible (docs/approvals.md, The record store).
 
+use crate::platform::OsStrBytes;
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 
-use rustix::fs::FileType;
+use crate::platform::FileType;
 use serde::{Deserialize, Serialize};
 
 use super::decide::Orphan;
@@ -438,7 +438,7 @@ fn collect_refs(dir: &StoreDir, prefix: &str, found: &mut Vec<ScannedRef>) -> Re
             continue;
         };
         let text = file_name.to_str().filter(|_| check_ref_name(&name).is_ok());
-        let is_dir = FileType::from_raw_mode(stat.st_mode) == FileType::Directory;
+        let is_dir = stat.file_type() == FileType::Directory;
         let head = match text {
             Some(text) if is_dir => match dir.sub(text, Missing::Absent) {
                 Ok(Some(sub)) => {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use sha2::{Digest as _, Sha256};
 
-use std::os::unix::ffi::OsStrExt;
+use crate::platform::OsStrBytes;
 
 use super::Store;
 use super::check::{CorruptFile, listed};
