@@ -1404,12 +1404,16 @@ mod tests {
     /// digest be recorded; the store's own (this test's) is asked once.
     #[test]
     fn only_file_systems_whose_writeback_protects_pages_record() {
-        assert_eq!(Writeback::of_magic(0xEF53), Writeback::Protects);
-        assert_eq!(Writeback::of_magic(0x5846_5342), Writeback::Protects);
-        assert_eq!(Writeback::of_magic(0x9123_683E), Writeback::Protects);
-        // tmpfs, overlayfs, NFS, FUSE.
-        for magic in [0x0102_1994, 0x794C_7630, 0x6969, 0x6573_5546] {
-            assert_eq!(Writeback::of_magic(magic), Writeback::Unknown);
+        let protects = [FsKind::Ext4, FsKind::Xfs, FsKind::Btrfs];
+        for kind in protects {
+            let expected = match platform::PROVES_WRITEBACK {
+                true => Writeback::Protects,
+                false => Writeback::Unknown,
+            };
+            assert_eq!(Writeback::of(kind), expected);
+        }
+        for kind in [FsKind::Tmpfs, FsKind::Ramfs, FsKind::Other] {
+            assert_eq!(Writeback::of(kind), Writeback::Unknown);
         }
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), b"one").unwrap();

@@ -41,16 +41,17 @@ pub(super) fn force_writeback(file: &File) -> std::io::Result<()> {
 
 /// The `statfs` magic number names the file system.
 pub(super) fn fs_kind(fd: BorrowedFd<'_>) -> FsKind {
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+    rustix::fs::fstatfs(fd).map_or(FsKind::Other, |fs| kind_of_magic(fs.f_type as u64))
+}
+
+/// The file system of the `statfs` magic number `magic`.
+fn kind_of_magic(magic: u64) -> FsKind {
     const EXT4: u64 = 0xEF53;
     const XFS: u64 = 0x5846_5342;
     const BTRFS: u64 = 0x9123_683E;
     const TMPFS: u64 = 0x0102_1994;
     const RAMFS: u64 = 0x8584_58f6;
-    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
-    let magic = match rustix::fs::fstatfs(fd) {
-        Ok(fs) => fs.f_type as u64,
-        Err(_) => return FsKind::Other,
-    };
     match magic {
         EXT4 => FsKind::Ext4,
         XFS => FsKind::Xfs,
@@ -86,4 +87,26 @@ pub(super) fn lowest_thread_priority() -> bool {
 pub(super) fn open_for_looking(dir: &Path) -> rustix::io::Result<Handle> {
     let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
     rustix::fs::open(dir, flags, Mode::empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ext4, XFS and Btrfs are the ones whose writeback protects mapped
+    /// pages; tmpfs and ramfs live in memory; overlayfs, NFS and FUSE are
+    /// nothing ledger assumes anything of.
+    #[test]
+    fn magic_numbers_name_the_file_systems() {
+        assert!(kind_of_magic(0xEF53).writeback_protects());
+        assert!(kind_of_magic(0x5846_5342).writeback_protects());
+        assert!(kind_of_magic(0x9123_683E).writeback_protects());
+        assert!(kind_of_magic(0x0102_1994).in_memory());
+        assert!(kind_of_magic(0x0102_1994).directory_times_move());
+        assert!(!kind_of_magic(0x0102_1994).writeback_protects());
+        for magic in [0x794C_7630, 0x6969, 0x6573_5546] {
+            assert_eq!(kind_of_magic(magic), FsKind::Other);
+            assert!(!kind_of_magic(magic).directory_times_move());
+        }
+    }
 }
