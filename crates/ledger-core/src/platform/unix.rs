@@ -255,16 +255,15 @@ impl ProcessGroup {
     }
 }
 
-/// Creates a FIFO at `path` (tests: a special file that must never hang a read).
+/// Creates a FIFO at `path` (tests: a special file that must never hang a
+/// read), with the `mkfifo` every Unix has: rustix has no `mknodat` on macOS.
 #[cfg(test)]
-pub(crate) fn make_fifo(path: &Path) -> Result<()> {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        Mode::from_raw_mode(0o644),
-        0,
-    )
+pub(crate) fn make_fifo(path: &Path) -> std::io::Result<()> {
+    let status = Command::new("mkfifo").arg(path).status()?;
+    match status.success() {
+        true => Ok(()),
+        false => Err(std::io::Error::other(format!("mkfifo {path:?}: {status}"))),
+    }
 }
 
 /// Makes the symlink `link` pointing to `target` (tests' fixtures).
