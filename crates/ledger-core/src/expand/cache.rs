@@ -18,7 +18,7 @@
 //! page that is dirty and writable takes any number of writes without one. So a
 //! digest is recorded only for a file on a file system whose writeback
 //! write-protects the mapped pages it cleans ([`Writeback`]: ext2/3/4, XFS,
-//! Btrfs), and only after [`force_writeback`] has written back every page of it
+//! Btrfs), and only after [`platform::force_writeback`] has written back every page of it
 //! that was dirty when the read began: from then on, any write to the file
 //! faults and moves its times first. Files on other file systems (tmpfs, whose
 //! mapped pages stay writable for as long as they are mapped; overlayfs and
@@ -513,7 +513,7 @@ impl<'a> DigestCache<'a> {
     /// Prepares the opened regular file `file` in the version `stat` for a read
     /// whose digest is to be recorded, before the read: `true` when its file
     /// system is one whose writeback write-protects what it cleans and every
-    /// page dirty now was written back ([`force_writeback`]), so that any later
+    /// page dirty now was written back ([`platform::force_writeback`]), so that any later
     /// write, through a shared mapping too, moves the file's times. `false`:
     /// the digest must not be recorded.
     pub(crate) fn settle(&self, file: &File, stat: &Stat) -> bool {
