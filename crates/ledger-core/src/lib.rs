@@ -19,7 +19,7 @@
 //! path concerned), [`WorkspacePath`], [`quote`], [`Bytes`] (raw bytes as base64 in JSON),
 //! and the platform layer (every operating-system call; where a platform cannot
 //! prove a guarantee, the slow, safe answer: docs/architecture.md, The platform
-//! room). The common path is in
+//! layer). The common path is in
 //! [`prelude`]. Each wing's page has a working example of its capability.
 //!
 //! ```

@@ -1,4 +1,4 @@
-//! One platform layer (docs/architecture.md, The platform room): every
+//! One platform layer (docs/architecture.md, The platform layer): every
 //! operating-system call of the core that is not plain std lives in
 //! `src/platform/`. Read from the sources, so that a `libc::`, `rustix::` or
 //! `std::os::` anywhere else fails here, not on the first build for macOS or
