@@ -1,6 +1,5 @@
 //! Expansion: a scope becomes an inventory of entries and its fingerprint (what blocks it: docs/errors.md, Expansion).
 
-use crate::platform::OsStrBytes;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -19,6 +18,7 @@ use crate::expand::scope::{STORE_DIR, Scope};
 use crate::expand::threads;
 use crate::expand::walk::{walk_root, walk_root_into};
 use crate::path::{WorkspacePath, is_within};
+use crate::platform::OsStrBytes;
 
 /// The expanded set: entries in ascending path order and their fingerprint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

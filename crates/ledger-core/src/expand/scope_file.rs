@@ -3,13 +3,12 @@
 //! bounded and without following a symlink, and it cannot move the workspace
 //! above the caller's.
 
-use crate::platform::OsStrBytes;
-
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::scope::Scope;
 use crate::own_file::{DOCUMENT_LIMIT, read_file};
+use crate::platform::OsStrBytes;
 
 impl Scope {
     /// Reads the scope file `path`. A relative `workspace` is relative to the

@@ -60,10 +60,11 @@ use std::sync::{Mutex, PoisonError};
 use sha2::{Digest as _, Sha256};
 
 use super::ledger_dir::{StoreDir, TempFile};
-use crate::platform::{self, FileType, Handle, Stat};
 
 /// The memo's file in the store.
 pub(crate) const WALK_MEMO: &str = "walk-memo";
+
+use crate::platform::{self, FileType, Handle, Stat};
 
 const MAGIC: &[u8; 8] = b"LDGWMv2\n";
 

@@ -1,7 +1,6 @@
 //! Gate evidence and its reuse (docs/gates.md): a gate that ran on exactly these
 //! inputs, with these prerequisites, and passed, need not run again.
 
-use crate::platform::OsStrBytes;
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
@@ -16,6 +15,7 @@ use crate::expand::inventory::Inventory;
 use crate::expand::scope::{Scope, ScopeLists};
 use crate::gate::output::KeptOutput;
 use crate::path::normalize_root;
+use crate::platform::OsStrBytes;
 use crate::quote::quote;
 use crate::records::compare::Comparison;
 use crate::records::record::store_workspace;

@@ -9,12 +9,12 @@
 //! expanded again (check, downgrade), since a report can become a directory
 //! after the verdict. A report not written yet excludes nothing and is fine.
 
-use crate::platform::{self, Errno, FileType};
 use camino::Utf8Path;
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::nofollow::{self, DirProblem};
 use crate::path::WorkspacePath;
+use crate::platform::{self, Errno, FileType};
 
 /// Refuses (`bad-report`) the report `report` of the workspace `workspace`
 /// unless it is a regular file or does not exist; no symlink is followed,

@@ -2,12 +2,13 @@
 //! CLI being the oracle. Every case builds real repositories in temporary directories.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use crate::platform::OsStrBytes;
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+
+use crate::platform::OsStrBytes;
 
 use ledger_testkit::Git;
 use tempfile::TempDir;

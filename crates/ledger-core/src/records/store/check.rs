@@ -1,11 +1,9 @@
 //! The store's integrity check: what an interrupted or conflicting write left
 //! behind stays visible (docs/approvals.md, The record store).
 
-use crate::platform::OsStrBytes;
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::OsStr;
 
-use crate::platform::FileType;
 use serde::{Deserialize, Serialize};
 
 use super::decide::Orphan;
@@ -19,6 +17,7 @@ use crate::expand::ledger_dir::{
     GITIGNORE, Kind, Missing, RECORD_LIMIT, REF_LIMIT, StoreDir, TMP, expect, shown,
 };
 use crate::expand::trust;
+use crate::platform::{FileType, OsStrBytes};
 
 /// A ref and the record it names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
