@@ -16,7 +16,10 @@
 //! | [`door`] | the top floor: every verb of the Python and JavaScript doors described once (options and output), one dispatch, the description their typed wrappers are generated from |
 //!
 //! Below them the ground floor: [`Error`] (a stable [`Error::code`] and the
-//! path concerned), [`WorkspacePath`], [`quote`], [`Bytes`] (raw bytes as base64 in JSON). The common path is in
+//! path concerned), [`WorkspacePath`], [`quote`], [`Bytes`] (raw bytes as base64 in JSON),
+//! and the platform layer (every operating-system call; where a platform cannot
+//! prove a guarantee, the slow, safe answer: docs/architecture.md, The platform
+//! layer). The common path is in
 //! [`prelude`]. Each wing's page has a working example of its capability.
 //!
 //! ```
@@ -52,6 +55,7 @@ mod js_space;
 mod nofollow;
 mod own_file;
 mod path;
+mod platform;
 pub mod quote;
 
 // The wings, from the bottom up (one per line, so that the order is kept):

@@ -8,27 +8,19 @@
 //! of leading outside.
 
 use std::io;
-use std::os::fd::OwnedFd;
 use std::path::Path;
-
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::path::WorkspacePath;
+use crate::platform::{self, Errno, FileType, Follow, Handle};
 
 /// Opens the workspace directory itself (it was canonicalized: following is fine).
-pub(crate) fn open_workspace(workspace: &Path) -> Result<OwnedFd> {
-    rustix::fs::open(workspace, dir_flags() & !OFlags::NOFOLLOW, Mode::empty()).map_err(|e| {
-        Error::Unreadable {
-            path: DisplayPath::from_bytes(workspace.as_os_str().as_encoded_bytes()),
-            operation: "open workspace",
-            source: e.into(),
-        }
+pub(crate) fn open_workspace(workspace: &Path) -> Result<Handle> {
+    platform::open_dir(workspace, Follow::Yes).map_err(|e| Error::Unreadable {
+        path: DisplayPath::from_bytes(workspace.as_os_str().as_encoded_bytes()),
+        operation: "open workspace",
+        source: e.into(),
     })
-}
-
-pub(crate) fn dir_flags() -> OFlags {
-    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
 }
 
 /// Why the files of a directory cannot be read.
@@ -59,21 +51,21 @@ impl DirProblem {
 /// time without following symlinks. `Ok(None)`: it does not exist (or a
 /// component is a regular file), so every path below it is missing.
 pub(crate) fn open_dir(
-    root: &OwnedFd,
+    root: &Handle,
     dir: &str,
-) -> std::result::Result<Option<OwnedFd>, DirProblem> {
-    let mut current: Option<OwnedFd> = None;
+) -> std::result::Result<Option<Handle>, DirProblem> {
+    let mut current: Option<Handle> = None;
     let mut end = 0;
     for component in dir.split('/').filter(|c| !c.is_empty()) {
         end += component.len() + usize::from(end > 0);
         let parent = current.as_ref().unwrap_or(root);
-        match rustix::fs::openat(parent, component, dir_flags(), Mode::empty()) {
+        match platform::open_dir_at(parent, component) {
             Ok(fd) => current = Some(fd),
-            Err(rustix::io::Errno::NOENT) => return Ok(None),
-            Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => {
-                let stat = rustix::fs::statat(parent, component, AtFlags::SYMLINK_NOFOLLOW);
+            Err(Errno::NOENT) => return Ok(None),
+            Err(Errno::LOOP | Errno::NOTDIR) => {
+                let stat = platform::stat_at(parent, component);
                 return match stat {
-                    Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Symlink => {
+                    Ok(st) if st.file_type() == FileType::Symlink => {
                         Err(DirProblem::Symlink(dir[..end].to_owned()))
                     }
                     _ => Ok(None),
@@ -84,7 +76,7 @@ pub(crate) fn open_dir(
     }
     match current {
         Some(fd) => Ok(Some(fd)),
-        None => rustix::io::dup(root)
+        None => platform::duplicate(root)
             .map(Some)
             .map_err(|e| DirProblem::Unreadable(".".to_owned(), e.into())),
     }

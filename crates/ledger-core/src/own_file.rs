@@ -6,14 +6,12 @@
 
 use std::fs::File;
 use std::io::Read;
-use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
-
-use rustix::fs::{FileType, Mode, OFlags};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::nofollow::{describe, open_dir, open_workspace};
 use crate::path::WorkspacePath;
+use crate::platform::{self, Access, AsHandle, BorrowedHandle, Errno, FileType, Follow};
 
 /// The most ledger reads of a Markdown document or a schema.
 pub(crate) const DOCUMENT_LIMIT: u64 = 16 * 1024 * 1024;
@@ -52,12 +50,8 @@ pub(crate) fn read_file(path: &Path, what: &'static str, limit: u64) -> Result<V
         operation: "read (the path names no file)",
         source: std::io::ErrorKind::InvalidInput.into(),
     })?;
-    let dir = rustix::fs::open(
-        dir,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| unreadable(&shown, "open the directory of", e))?;
+    let dir = platform::open_dir(dir, Follow::Yes)
+        .map_err(|e| unreadable(&shown, "open the directory of", e))?;
     read_at(dir.as_fd(), name, &shown, what, limit)?.ok_or_else(|| Error::Unreadable {
         path: DisplayPath::from(shown.as_ref()),
         operation: "read",
@@ -67,29 +61,28 @@ pub(crate) fn read_file(path: &Path, what: &'static str, limit: u64) -> Result<V
 
 /// Opens `name` in `dir` (shown as `shown`) and reads it whole, bounded.
 fn read_at(
-    dir: BorrowedFd<'_>,
-    name: impl rustix::path::Arg,
+    dir: BorrowedHandle<'_>,
+    name: impl AsRef<Path>,
     shown: &str,
     what: &'static str,
     limit: u64,
 ) -> Result<Option<Vec<u8>>> {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer. It changes
-    // nothing for the regular files that are read.
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = match rustix::fs::openat(dir, name, flags, Mode::empty()) {
+    // Never following it, and a FIFO's open does not wait for a writer
+    // (`Access` says how).
+    let fd = match platform::open_file_at(dir, name, Access::Read) {
         Ok(fd) => fd,
-        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => return Ok(None),
-        Err(rustix::io::Errno::LOOP) => {
+        Err(Errno::NOENT | Errno::NOTDIR) => return Ok(None),
+        Err(Errno::LOOP) => {
             return Err(unreadable(
                 shown,
                 "read (it is a symlink, and ledger follows none)",
-                rustix::io::Errno::LOOP,
+                Errno::LOOP,
             ));
         }
         Err(e) => return Err(unreadable(shown, "open", e)),
     };
-    let stat = rustix::fs::fstat(&fd).map_err(|e| unreadable(shown, "stat", e))?;
-    let file_type = FileType::from_raw_mode(stat.st_mode);
+    let stat = platform::fstat(&fd).map_err(|e| unreadable(shown, "stat", e))?;
+    let file_type = stat.file_type();
     if file_type != FileType::RegularFile {
         return Err(Error::SpecialFile {
             path: DisplayPath::from(shown),
@@ -120,7 +113,7 @@ fn read_at(
     Ok(Some(bytes))
 }
 
-fn unreadable(shown: &str, operation: &'static str, e: rustix::io::Errno) -> Error {
+fn unreadable(shown: &str, operation: &'static str, e: Errno) -> Error {
     Error::Unreadable {
         path: DisplayPath::from(shown),
         operation,
@@ -147,17 +140,10 @@ mod tests {
         assert_eq!(read("doc.md").unwrap().unwrap(), b"# Doc\n");
         assert_eq!(read("none.md").unwrap(), None);
         // A FIFO neither hangs nor is read.
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            d.join("fifo"),
-            FileType::Fifo,
-            Mode::from_raw_mode(0o644),
-            0,
-        )
-        .unwrap();
+        platform::make_fifo(&d.join("fifo")).unwrap();
         assert_eq!(code(read("fifo")), "special-file");
         // A symlink is not followed, to a device or anywhere else.
-        std::os::unix::fs::symlink("/dev/zero", d.join("zero.md")).unwrap();
+        platform::symlink("/dev/zero", d.join("zero.md")).unwrap();
         assert_eq!(code(read("zero.md")), "unreadable");
         assert_eq!(
             code(read_file(&d.join("zero.md"), "record", 10)),
@@ -170,7 +156,7 @@ mod tests {
         // Nor is a symlinked parent.
         std::fs::create_dir(d.join("real")).unwrap();
         std::fs::write(d.join("real/doc.md"), "x").unwrap();
-        std::os::unix::fs::symlink("real", d.join("link")).unwrap();
+        platform::symlink("real", d.join("link")).unwrap();
         assert_eq!(code(read("link/doc.md")), "symlinked-parent");
         // Past the bound: refused, not truncated.
         std::fs::write(d.join("big.md"), [b'x'; 11]).unwrap();

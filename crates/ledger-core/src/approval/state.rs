@@ -1,13 +1,12 @@
 //! A change's state in the store: one chain of [`StateEnvelope`] records under
 //! the ref `changes/<change>`, the head of which is the change's current state.
 
-use std::os::unix::ffi::OsStrExt as _;
-
 use serde::Serialize;
 
 use crate::approval::envelope::StateEnvelope;
 use crate::error::{DisplayPath, Error, Result};
 use crate::openspec::change_set::ChangeSet;
+use crate::platform::OsStrBytes as _;
 use crate::records::record::store_workspace;
 use crate::records::store::{RecordId, Store};
 

@@ -221,7 +221,7 @@ fn worktree_root(o: WorktreeRootOptions) -> Result<Option<String>> {
         return Ok(None);
     };
     root.into_os_string().into_string().map(Some).map_err(|p| {
-        let bytes = std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str());
+        let bytes = crate::platform::OsStrBytes::as_bytes(p.as_os_str());
         Error::NonUtf8Path {
             path: DisplayPath::from_bytes(bytes),
         }

@@ -145,7 +145,7 @@ mod tests {
         assert_eq!(read["ok"]["rule"], "openspec-checkbox", "{read}");
         assert_eq!(read["ok"]["tasks"][0]["line"], 2);
         let link = dir.path().join("link.md");
-        std::os::unix::fs::symlink(&file, &link).unwrap();
+        crate::platform::symlink(&file, &link).unwrap();
         let through = free("read_tasks", json!({"path": link.to_str().unwrap()}));
         assert_eq!(through["error"]["code"], "unreadable", "{through}");
         let directory = free("read_tasks", json!({"path": dir.path().to_str().unwrap()}));

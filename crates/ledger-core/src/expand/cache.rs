@@ -18,7 +18,7 @@
 //! page that is dirty and writable takes any number of writes without one. So a
 //! digest is recorded only for a file on a file system whose writeback
 //! write-protects the mapped pages it cleans ([`Writeback`]: ext2/3/4, XFS,
-//! Btrfs), and only after [`force_writeback`] has written back every page of it
+//! Btrfs), and only after [`platform::force_writeback`] has written back every page of it
 //! that was dirty when the read began: from then on, any write to the file
 //! faults and moves its times first. Files on other file systems (tmpfs, whose
 //! mapped pages stay writable for as long as they are mapped; overlayfs and
@@ -53,14 +53,11 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-#[cfg(target_os = "linux")]
-use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use rustix::fs::{FileType, Stat};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
@@ -72,6 +69,7 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::expand::entry::Digest;
 use crate::path::WorkspacePath;
+use crate::platform::{self, FileType, FsKind, Stat};
 
 /// The cache's file in the store.
 pub(crate) const CACHE: &str = "digest-cache";
@@ -298,7 +296,7 @@ impl UnreadCache {
         let root = StoreDir::open_root(store, Missing::Absent).ok()??;
         let stat = root.stat(CACHE, &root.join(CACHE)).ok().flatten();
         let size = stat
-            .filter(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile)
+            .filter(|st| st.file_type() == FileType::RegularFile)
             .map(|st| u64::try_from(st.st_size).unwrap_or(u64::MAX));
         Some(UnreadCache { root, size })
     }
@@ -515,11 +513,12 @@ impl<'a> DigestCache<'a> {
     /// Prepares the opened regular file `file` in the version `stat` for a read
     /// whose digest is to be recorded, before the read: `true` when its file
     /// system is one whose writeback write-protects what it cleans and every
-    /// page dirty now was written back ([`force_writeback`]), so that any later
+    /// page dirty now was written back ([`platform::force_writeback`]), so that any later
     /// write, through a shared mapping too, moves the file's times. `false`:
     /// the digest must not be recorded.
     pub(crate) fn settle(&self, file: &File, stat: &Stat) -> bool {
-        self.writeback(file, stat.st_dev) == Writeback::Protects && force_writeback(file).is_ok()
+        self.writeback(file, stat.st_dev) == Writeback::Protects
+            && platform::force_writeback(file).is_ok()
     }
 
     /// What writeback does on the device `device` (the one `file` is on),
@@ -532,9 +531,7 @@ impl<'a> DigestCache<'a> {
         if let Some((_, known)) = devices.iter().find(|(d, _)| *d == device) {
             return *known;
         }
-        let found = rustix::fs::fstatfs(file).map_or(Writeback::Unknown, |fs| {
-            Writeback::of_magic(fs.f_type as u64)
-        });
+        let found = Writeback::of(platform::fs_kind(file));
         devices.push((device, found));
         found
     }
@@ -664,61 +661,27 @@ impl<'a> DigestCache<'a> {
 /// decides whether a digest of one of its files may be recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Writeback {
-    /// ext2/3/4, XFS, Btrfs: a write fault on a clean page calls the file
-    /// system's `page_mkwrite`, which moves the file's times
-    /// (`file_update_time`) before the page becomes writable, and writing a
-    /// dirty page back write-protects it in every mapping first
-    /// (`folio_clear_dirty_for_io` → `folio_mkclean`). Both through the file's
-    /// own page cache, which `sync_file_range` reaches.
+    /// A write fault on a clean page moves the file's times before the page
+    /// becomes writable, and writing a dirty page back write-protects it in
+    /// every mapping first ([`FsKind::writeback_protects`]: ext4, XFS, Btrfs
+    /// on Linux, where [`platform::force_writeback`] reaches the page cache).
     Protects,
-    /// Any other: tmpfs and ramfs have no writeback (a mapped page stays
-    /// writable, and writes through it never move a time); overlayfs keeps the
-    /// pages in another file system's inode, out of `sync_file_range`'s reach;
-    /// on NFS, SMB, FUSE and the like another machine or process sets the times.
+    /// Any other, and every file system of a platform that cannot prove it
+    /// ([`platform::PROVES_WRITEBACK`]): tmpfs and ramfs have no writeback,
+    /// overlayfs keeps the pages in another file system's inode, and on NFS,
+    /// SMB, FUSE and the like another machine or process sets the times. The
+    /// file is re-read every time.
     Unknown,
 }
 
 impl Writeback {
-    const EXT4_SUPER_MAGIC: u64 = 0xEF53;
-    const XFS_SUPER_MAGIC: u64 = 0x5846_5342;
-    const BTRFS_SUPER_MAGIC: u64 = 0x9123_683E;
-
-    /// The file system of the `statfs` type `magic`.
-    fn of_magic(magic: u64) -> Writeback {
-        match magic {
-            Self::EXT4_SUPER_MAGIC | Self::XFS_SUPER_MAGIC | Self::BTRFS_SUPER_MAGIC => {
-                Writeback::Protects
-            }
-            _ => Writeback::Unknown,
+    /// What writeback does on the file system `kind`.
+    fn of(kind: FsKind) -> Writeback {
+        match kind.writeback_protects() {
+            true => Writeback::Protects,
+            false => Writeback::Unknown,
         }
     }
-}
-
-/// Writes back every page of `file` that is dirty now and waits until it is
-/// written: `sync_file_range(WAIT_BEFORE | WRITE | WAIT_AFTER)`, which is
-/// `WB_SYNC_ALL` writeback — no page is skipped for being under writeback
-/// already — without `fsync`'s journal commit and device cache flush. A file
-/// with no dirty page costs a look at its page cache's dirty tag (about a
-/// microsecond); one with dirty pages, their write to the device.
-#[cfg(target_os = "linux")]
-fn force_writeback(file: &File) -> std::io::Result<()> {
-    let flags = libc::SYNC_FILE_RANGE_WAIT_BEFORE
-        | libc::SYNC_FILE_RANGE_WRITE
-        | libc::SYNC_FILE_RANGE_WAIT_AFTER;
-    // SAFETY: a system call on a descriptor `file` keeps open, with integer
-    // arguments only: no memory is passed or retained. (rustix has no wrapper.)
-    #[allow(unsafe_code)]
-    let done = unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, flags) };
-    match done {
-        0 => Ok(()),
-        _ => Err(std::io::Error::last_os_error()),
-    }
-}
-
-/// Elsewhere the kernel's rules above are not known to hold: nothing is recorded.
-#[cfg(not(target_os = "linux"))]
-fn force_writeback(_: &File) -> std::io::Result<()> {
-    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 /// Where the entries of each key prefix start: the keys are truncated SHA-256
@@ -1056,15 +1019,13 @@ fn times(stat: &Stat) -> Option<(i128, i128)> {
             .contains(&nanos)
             .then(|| i128::from(secs) * 1_000_000_000 + nanos)
     };
-    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
     let (mtime_nsec, ctime_nsec) = (
-        i128::from(stat.st_mtime_nsec as i64),
-        i128::from(stat.st_ctime_nsec as i64),
+        i128::from(stat.st_mtime_nsec),
+        i128::from(stat.st_ctime_nsec),
     );
-    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
     Some((
-        ns(stat.st_mtime as i64, mtime_nsec)?,
-        ns(stat.st_ctime as i64, ctime_nsec)?,
+        ns(stat.st_mtime, mtime_nsec)?,
+        ns(stat.st_ctime, ctime_nsec)?,
     ))
 }
 
@@ -1152,7 +1113,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), b"one").unwrap();
         let cache_dir = writable_store(dir.path());
-        let stat = rustix::fs::stat(dir.path().join("f")).unwrap();
+        let stat = platform::stat(dir.path().join("f")).unwrap();
         let path = WorkspacePath::new("f").unwrap();
         let changed = latest_change(&stat);
         let digest = Digest([7; 32]);
@@ -1181,9 +1142,8 @@ mod tests {
         assert_eq!(cache.state[0].load(Ordering::Relaxed), EVICT);
 
         // Nothing new read but an entry found racy: written, without it.
-        use std::os::unix::fs::MetadataExt;
         let file = dir.path().join(".ledger").join(CACHE);
-        let inode = || std::fs::metadata(&file).unwrap().ino();
+        let inode = || platform::stat(&file).unwrap().st_ino;
         let before = inode();
         cache.save();
         assert_ne!(inode(), before);
@@ -1214,7 +1174,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), b"one").unwrap();
         let cache_dir = writable_store(dir.path());
-        let stat = rustix::fs::stat(dir.path().join("f")).unwrap();
+        let stat = platform::stat(dir.path().join("f")).unwrap();
         let path = WorkspacePath::new("f").unwrap();
         let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
         let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
@@ -1241,7 +1201,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache_dir = writable_store(dir.path());
         let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
-        let mut stat = rustix::fs::stat(dir.path()).unwrap();
+        let mut stat = platform::stat(dir.path()).unwrap();
         stat.st_mtime_nsec = 5;
         stat.st_ctime_nsec = 7;
         cache.fine_device = Some(stat.st_dev);
@@ -1322,7 +1282,7 @@ mod tests {
 
     /// A status whose times lie long before any reference time.
     fn long_ago() -> Stat {
-        let mut stat = rustix::fs::stat("/").unwrap();
+        let mut stat = platform::stat("/").unwrap();
         (stat.st_mtime, stat.st_ctime) = (1_000, 1_000);
         stat
     }
@@ -1341,13 +1301,12 @@ mod tests {
     /// rewritten whole with them merged in. Every digest is found either way.
     #[test]
     fn a_few_new_digests_are_appended_and_many_rewrite_the_file() {
-        use std::os::unix::fs::MetadataExt;
         let dir = tempfile::tempdir().unwrap();
         let cache_dir = writable_store(dir.path());
         let file = dir.path().join(".ledger").join(CACHE);
         let inode_and_size = || {
             let meta = std::fs::metadata(&file).unwrap();
-            (meta.ino(), meta.len() as usize)
+            (platform::stat(&file).unwrap().st_ino, meta.len() as usize)
         };
         let loaded = || DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
         record_and_save(&cache_dir, 0..80);
@@ -1445,20 +1404,24 @@ mod tests {
     /// digest be recorded; the store's own (this test's) is asked once.
     #[test]
     fn only_file_systems_whose_writeback_protects_pages_record() {
-        assert_eq!(Writeback::of_magic(0xEF53), Writeback::Protects);
-        assert_eq!(Writeback::of_magic(0x5846_5342), Writeback::Protects);
-        assert_eq!(Writeback::of_magic(0x9123_683E), Writeback::Protects);
-        // tmpfs, overlayfs, NFS, FUSE.
-        for magic in [0x0102_1994, 0x794C_7630, 0x6969, 0x6573_5546] {
-            assert_eq!(Writeback::of_magic(magic), Writeback::Unknown);
+        let protects = [FsKind::Ext4, FsKind::Xfs, FsKind::Btrfs];
+        for kind in protects {
+            let expected = match platform::PROVES_WRITEBACK {
+                true => Writeback::Protects,
+                false => Writeback::Unknown,
+            };
+            assert_eq!(Writeback::of(kind), expected);
+        }
+        for kind in [FsKind::Tmpfs, FsKind::Ramfs, FsKind::Other] {
+            assert_eq!(Writeback::of(kind), Writeback::Unknown);
         }
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), b"one").unwrap();
         let cache_dir = writable_store(dir.path());
         let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
         let file = File::open(dir.path().join("f")).unwrap();
-        let stat = rustix::fs::fstat(&file).unwrap();
-        let kind = Writeback::of_magic(rustix::fs::fstatfs(&file).unwrap().f_type as u64);
+        let stat = platform::fstat(&file).unwrap();
+        let kind = Writeback::of(platform::fs_kind(&file));
         assert_eq!(cache.settle(&file, &stat), kind == Writeback::Protects);
         assert_eq!(*cache.devices.lock().unwrap(), [(stat.st_dev, kind)]);
     }

@@ -28,7 +28,6 @@
 //! * git warns about an unreadable directory or ignore file and lists less; refused.
 
 use std::cell::RefCell;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -41,6 +40,7 @@ use gix::objs::FindExt;
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::cache::DigestCache;
 use crate::expand::walk_memo::{self, Location, Recorder, WalkKey, WalkMemos};
+use crate::platform::{self, Handle, OsStrBytes, Stat};
 use crate::quote::one_line;
 
 /// How a candidate path appears in `git ls-files --cached --others --exclude-standard -z`.
@@ -104,7 +104,7 @@ pub(crate) struct Listing {
     /// The excludes file the walk reads (`/dev/null` for none).
     excludes_file: PathBuf,
     /// The index file's status, taken before it was read (`None`: no index).
-    index_stat: Option<rustix::fs::Stat>,
+    index_stat: Option<Stat>,
 }
 
 impl Listing {
@@ -140,7 +140,7 @@ impl Listing {
             prefix_slash.push(b'/');
         }
         // Before the read: a walk memo keyed by it vouches for no later index.
-        let index_stat = rustix::fs::lstat(index_path(&repo)).ok();
+        let index_stat = platform::lstat(index_path(&repo)).ok();
         let index = load_index(&repo, display)?;
         Ok(Listing {
             repo,
@@ -219,7 +219,7 @@ impl Listing {
         let mut memo = cache
             .zip(patterns.as_ref())
             .and_then(|(cache, patterns)| self.memo_of(within, patterns, cache));
-        let settled = |stat: &rustix::fs::Stat| cache.is_some_and(|c| c.may_record(stat));
+        let settled = |stat: &Stat| cache.is_some_and(|c| c.may_record(stat));
         let mut collect = CollectUntracked {
             prefix_slash: &self.prefix_slash,
             exclusions: &within.exclusions,
@@ -271,7 +271,7 @@ impl Listing {
 struct MemoOfWalk<'c> {
     memos: &'c WalkMemos,
     started: i128,
-    worktree: std::os::fd::OwnedFd,
+    worktree: Handle,
     location: Location,
     key: WalkKey,
 }
@@ -325,7 +325,7 @@ impl Listing {
     fn recorder<'r>(
         &self,
         memo: &'r MemoOfWalk<'_>,
-        settled: &'r dyn Fn(&rustix::fs::Stat) -> bool,
+        settled: &'r dyn Fn(&Stat) -> bool,
     ) -> Option<Recorder<'r>> {
         let mut recorder = Recorder::new(&memo.worktree, memo.location, memo.started, settled)?;
         // The listed directory itself is watched by the walk's own first
@@ -838,7 +838,7 @@ fn find_upward(dir: &Path, display: &str) -> Result<Option<PathBuf>> {
         return Ok(Some(dir.to_path_buf())); // opening it reports why
     };
     let highest = ceiling_height(&start);
-    let device = |path: &Path| std::fs::metadata(path).ok().map(|m| m.dev());
+    let device = |path: &Path| std::fs::metadata(path).ok().map(|m| platform::device(&m));
     let start_device = device(&start);
     let cross_fs = env_is_true("GIT_DISCOVERY_ACROSS_FILESYSTEM");
     for (height, ancestor) in start.ancestors().enumerate() {
@@ -1464,7 +1464,7 @@ fn find_unreadable_gitignore(dir: &Path) -> Option<PathBuf> {
 
 /// Raw `/`-separated bytes as a path.
 fn bytes_to_path(bytes: &[u8]) -> &Path {
-    Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes))
+    Path::new(<std::ffi::OsStr as OsStrBytes>::from_bytes(bytes))
 }
 
 /// `path` (in the worktree `workdir`) as shown relative to the listed directory, whose

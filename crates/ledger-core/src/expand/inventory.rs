@@ -1,6 +1,5 @@
 //! Expansion: a scope becomes an inventory of entries and its fingerprint (what blocks it: docs/errors.md, Expansion).
 
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -19,6 +18,7 @@ use crate::expand::scope::{STORE_DIR, Scope};
 use crate::expand::threads;
 use crate::expand::walk::{walk_root, walk_root_into};
 use crate::path::{WorkspacePath, is_within};
+use crate::platform::OsStrBytes;
 
 /// The expanded set: entries in ascending path order and their fingerprint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -209,7 +209,7 @@ impl Scope {
             });
         }
         scope.workspace = Utf8PathBuf::from_path_buf(absolute).map_err(|p| Error::NonUtf8Path {
-            path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
+            path: DisplayPath::from_bytes(crate::platform::OsStrBytes::as_bytes(p.as_os_str())),
         })?;
         let worktree = match scope.repositories.is_empty() {
             true => git::Worktree::open(scope.workspace.as_std_path())?,
@@ -538,7 +538,7 @@ fn repository_candidates(
 pub fn default_workspace(dir: &Path) -> Result<Utf8PathBuf> {
     let dir = worktree_root(dir)?.unwrap_or_else(|| dir.to_path_buf());
     Utf8PathBuf::from_path_buf(dir).map_err(|p| Error::NonUtf8Path {
-        path: DisplayPath::from_bytes(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())),
+        path: DisplayPath::from_bytes(crate::platform::OsStrBytes::as_bytes(p.as_os_str())),
     })
 }
 

@@ -8,20 +8,15 @@
 //! other users.
 
 use std::ffi::OsStr;
-use std::fs::{DirBuilder, File};
+use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
-use rustix::io::Errno;
-
 use crate::error::{DisplayPath, Error, Result};
-use crate::nofollow::{describe, dir_flags};
+use crate::nofollow::describe;
 pub(crate) use crate::own_file::RECORD_LIMIT;
+use crate::platform::{self, Access, Errno, FileType, Follow, Handle, OsStrBytes, Stat};
 
 /// Files being written; anything left here was interrupted.
 pub(crate) const TMP: &str = "tmp";
@@ -88,7 +83,7 @@ impl Kind {
 /// another user owns: ledger never follows it, never reads it, never writes
 /// through it.
 pub(crate) fn expect(path: &Path, stat: &Stat, kind: Kind) -> Result<()> {
-    let found = FileType::from_raw_mode(stat.st_mode);
+    let found = stat.file_type();
     if found != kind.file_type() {
         let why = if found == FileType::Symlink {
             "ledger follows no symlink in its store"
@@ -102,7 +97,7 @@ pub(crate) fn expect(path: &Path, stat: &Stat, kind: Kind) -> Result<()> {
         );
         return Err(untrusted(path, reason));
     }
-    let me = rustix::process::geteuid().as_raw();
+    let me = platform::current_uid();
     if stat.st_uid != me {
         let reason = format!(
             "it is owned by uid {}, not by this user (uid {me}); a store another user wrote is not trusted",
@@ -127,7 +122,7 @@ pub(crate) enum Missing {
 
 /// An open directory of the store, with its path for messages.
 pub(crate) struct StoreDir {
-    fd: OwnedFd,
+    fd: Handle,
     path: PathBuf,
 }
 
@@ -144,7 +139,7 @@ impl StoreDir {
         };
         let Some(name) = root.file_name() else {
             // `/` or `..`: no name to refuse as a symlink; the caller chose it.
-            let fd = rustix::fs::open(root, dir_flags() & !OFlags::NOFOLLOW, Mode::empty())
+            let fd = platform::open_dir(root, Follow::Yes)
                 .map_err(|e| unreadable(root, "open store", e.into()))?;
             return StoreDir::checked(fd, root.to_path_buf()).map(Some);
         };
@@ -161,14 +156,11 @@ impl StoreDir {
 
     /// The workspace directory, created (with its ancestors) only for a write.
     fn open_workspace(path: &Path, missing: Missing) -> Result<StoreDir> {
-        let open = || rustix::fs::open(path, dir_flags() & !OFlags::NOFOLLOW, Mode::empty());
+        let open = || platform::open_dir(path, Follow::Yes);
         let fd = match (open(), missing) {
             (Ok(fd), _) => fd,
             (Err(Errno::NOENT), Missing::Create) => {
-                DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o755)
-                    .create(path)
+                platform::create_dir_all(path, 0o755)
                     .map_err(|e| unwritable(path, "create directory", e))?;
                 open().map_err(|e| unwritable(path, "open the directory of the store", e.into()))?
             }
@@ -188,8 +180,8 @@ impl StoreDir {
     }
 
     /// An opened directory, once it is known to be this user's.
-    fn checked(fd: OwnedFd, path: PathBuf) -> Result<StoreDir> {
-        let stat = rustix::fs::fstat(&fd).map_err(|e| unreadable(&path, "stat", e.into()))?;
+    fn checked(fd: Handle, path: PathBuf) -> Result<StoreDir> {
+        let stat = platform::fstat(&fd).map_err(|e| unreadable(&path, "stat", e.into()))?;
         expect(&path, &stat, Kind::Directory)?;
         Ok(StoreDir { fd, path })
     }
@@ -223,9 +215,9 @@ impl StoreDir {
 
     /// Creates the directory `name` unless it exists, syncing this directory
     /// so that the new entry survives a crash.
-    fn make_dir<P: rustix::path::Arg + AsRef<OsStr>>(&self, name: P) -> Result<()> {
+    fn make_dir<P: AsRef<Path>>(&self, name: P) -> Result<()> {
         let path = self.join(name.as_ref());
-        match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
+        match platform::make_dir_at(&self.fd, name, 0o755) {
             Ok(()) => self.sync(),
             // Exists, perhaps made by another writer: opening it checks what it is.
             Err(Errno::EXIST) => Ok(()),
@@ -233,20 +225,20 @@ impl StoreDir {
         }
     }
 
-    fn open_sub<P: rustix::path::Arg + Copy>(
+    fn open_sub<P: AsRef<Path> + Copy>(
         &self,
         name: P,
         path: PathBuf,
         missing: Missing,
     ) -> Result<Option<StoreDir>> {
-        match rustix::fs::openat(&self.fd, name, dir_flags(), Mode::empty()) {
+        match platform::open_dir_at(&self.fd, name) {
             Ok(fd) => StoreDir::checked(fd, path).map(Some),
             Err(Errno::NOENT) => Ok(None),
             Err(Errno::LOOP | Errno::NOTDIR) => {
                 let Some(stat) = self.stat(name, &path)? else {
                     return Ok(None);
                 };
-                let regular = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
+                let regular = stat.file_type() == FileType::RegularFile;
                 match missing {
                     Missing::AbsentOrFile if regular => Ok(None),
                     // A ref where a directory of refs belongs: refused as ever.
@@ -263,8 +255,8 @@ impl StoreDir {
     }
 
     /// `lstat` of the entry `name` (`None`: it does not exist).
-    pub(crate) fn stat(&self, name: impl rustix::path::Arg, path: &Path) -> Result<Option<Stat>> {
-        match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+    pub(crate) fn stat(&self, name: impl AsRef<Path>, path: &Path) -> Result<Option<Stat>> {
+        match platform::stat_at(&self.fd, name) {
             Ok(stat) => Ok(Some(stat)),
             Err(Errno::NOENT) => Ok(None),
             Err(e) => Err(unreadable(path, "stat", e.into())),
@@ -274,20 +266,19 @@ impl StoreDir {
     /// Opens the regular file `name` without following a symlink: checked by
     /// `lstat` before the open (a FIFO or device is never opened) and by `fstat`
     /// after it (the entry may have been swapped in between).
-    fn open_file(&self, name: &str, flags: OFlags) -> Result<Option<File>> {
+    fn open_file(&self, name: &str, access: Access) -> Result<Option<File>> {
         let path = self.join(name);
         let Some(before) = self.stat(name, &path)? else {
             return Ok(None);
         };
         expect(&path, &before, Kind::File)?;
-        // O_NONBLOCK: should a FIFO have been swapped in, the open does not wait.
-        let flags = flags | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let fd = match rustix::fs::openat(&self.fd, name, flags, Mode::empty()) {
+        // Should a FIFO have been swapped in, the open does not wait (`Access`).
+        let fd = match platform::open_file_at(&self.fd, name, access) {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
             Err(e) => return Err(unreadable(&path, "open", e.into())),
         };
-        let after = rustix::fs::fstat(&fd).map_err(|e| unreadable(&path, "stat", e.into()))?;
+        let after = platform::fstat(&fd).map_err(|e| unreadable(&path, "stat", e.into()))?;
         expect(&path, &after, Kind::File)?;
         Ok(Some(File::from(fd)))
     }
@@ -300,7 +291,7 @@ impl StoreDir {
         what: &'static str,
         limit: u64,
     ) -> Result<Option<Vec<u8>>> {
-        let Some(file) = self.open_file(name, OFlags::RDONLY)? else {
+        let Some(file) = self.open_file(name, Access::Read)? else {
             return Ok(None);
         };
         crate::expand::read::note_if_uncached(&file);
@@ -332,10 +323,10 @@ impl StoreDir {
     /// has another name too: a hard link planted in the store could name a file
     /// outside it, which ledger never writes.
     pub(crate) fn append(&self, name: &str, bytes: &[u8]) -> Result<bool> {
-        let Some(mut file) = self.open_file(name, OFlags::WRONLY | OFlags::APPEND)? else {
+        let Some(mut file) = self.open_file(name, Access::Append)? else {
             return Ok(false);
         };
-        let links = rustix::fs::fstat(&file)
+        let links = platform::fstat(&file)
             .map_err(|e| unreadable(&self.join(name), "stat", e.into()))?
             .st_nlink;
         if links != 1 {
@@ -354,19 +345,14 @@ impl StoreDir {
         if let Some(stat) = self.stat(name, &path)? {
             expect(&path, &stat, Kind::File)?;
         }
-        let flags = OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK;
-        let fd = rustix::fs::openat(
-            &self.fd,
-            name,
-            flags | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o644),
-        )
-        .map_err(|e| match e {
-            // Swapped in since the stat: still never followed.
-            Errno::LOOP => unwritable(&path, "open (a symlink, never followed)", e.into()),
-            e => unwritable(&path, "open", e.into()),
-        })?;
-        let stat = rustix::fs::fstat(&fd).map_err(|e| unreadable(&path, "stat", e.into()))?;
+        let fd = platform::open_file_at(&self.fd, name, Access::ReadWriteCreate(0o644)).map_err(
+            |e| match e {
+                // Swapped in since the stat: still never followed.
+                Errno::LOOP => unwritable(&path, "open (a symlink, never followed)", e.into()),
+                e => unwritable(&path, "open", e.into()),
+            },
+        )?;
+        let stat = platform::fstat(&fd).map_err(|e| unreadable(&path, "stat", e.into()))?;
         expect(&path, &stat, Kind::File)?;
         Ok(File::from(fd))
     }
@@ -374,13 +360,7 @@ impl StoreDir {
     /// Creates the new file `name` (`None`: the name is taken). `O_EXCL` never
     /// follows a symlink, not even a dangling one.
     fn create_new(&self, name: &str) -> Result<Option<File>> {
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
-        match rustix::fs::openat(
-            &self.fd,
-            name,
-            flags | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o644),
-        ) {
+        match platform::open_file_at(&self.fd, name, Access::CreateNew(0o644)) {
             Ok(fd) => Ok(Some(File::from(fd))),
             Err(Errno::EXIST) => Ok(None),
             Err(e) => Err(unwritable(&self.join(name), "create", e.into())),
@@ -404,51 +384,36 @@ impl StoreDir {
     /// `AlreadyExists` when `to` exists: a link never replaces anything, and
     /// neither name is followed if it is a symlink.
     pub(crate) fn link(&self, from: &str, dir: &StoreDir, to: &str) -> io::Result<()> {
-        rustix::fs::linkat(&self.fd, from, &dir.fd, to, AtFlags::empty()).map_err(io::Error::from)
+        platform::link_at(&self.fd, from, &dir.fd, to).map_err(io::Error::from)
     }
 
     /// Renames `from` in this directory over `to` in `dir`, atomically. A
     /// symlink at `to` is replaced, never followed.
     pub(crate) fn rename(&self, from: &str, dir: &StoreDir, to: &str) -> io::Result<()> {
-        rustix::fs::renameat(&self.fd, from, &dir.fd, to).map_err(io::Error::from)
+        platform::rename_at(&self.fd, from, &dir.fd, to).map_err(io::Error::from)
     }
 
     /// Syncs the directory, making the names created in it (link, rename)
     /// durable: fsync of a file covers its bytes, not the entry that names it.
     pub(crate) fn sync(&self) -> Result<()> {
-        rustix::fs::fsync(&self.fd).map_err(|e| unwritable(&self.path, "sync directory", e.into()))
+        platform::sync(&self.fd).map_err(|e| unwritable(&self.path, "sync directory", e.into()))
     }
 
     /// The file system's clock: sets the directory's modification time to now
     /// and reads back its change time (which a network file system takes from
     /// the server's clock, not ours).
     pub(crate) fn now(&self) -> io::Result<Stat> {
-        let omit = rustix::fs::Timespec {
-            tv_sec: 0,
-            tv_nsec: rustix::fs::UTIME_OMIT,
-        };
-        let now = rustix::fs::Timespec {
-            tv_sec: 0,
-            tv_nsec: rustix::fs::UTIME_NOW,
-        };
-        let times = rustix::fs::Timestamps {
-            last_access: omit,
-            last_modification: now,
-        };
-        rustix::fs::futimens(&self.fd, &times)?;
-        Ok(rustix::fs::fstat(&self.fd)?)
+        Ok(platform::touch_now(&self.fd)?)
     }
 
     /// The names in the directory (not `.` and `..`), sorted.
     pub(crate) fn names(&self) -> Result<Vec<Box<OsStr>>> {
-        let read = |e: Errno| unreadable(&self.path, "read directory", e.into());
-        let mut names = Vec::new();
-        for entry in rustix::fs::Dir::read_from(&self.fd).map_err(read)? {
-            let name = entry.map_err(read)?.file_name().to_bytes().to_vec();
-            if name != b"." && name != b".." {
-                names.push(OsStr::from_bytes(&name).into());
-            }
-        }
+        let names = platform::read_dir_names(&self.fd)
+            .map_err(|e| unreadable(&self.path, "read directory", e.into()))?;
+        let mut names: Vec<Box<OsStr>> = names
+            .iter()
+            .map(|name| platform::os_str_from_bytes(name).into())
+            .collect();
         names.sort();
         Ok(names)
     }
@@ -525,7 +490,7 @@ impl Drop for TempFile<'_> {
     fn drop(&mut self) {
         if self.owned {
             // Best effort: a failure leaves a leftover that `check` reports.
-            let _ = rustix::fs::unlinkat(&self.dir.fd, self.name.as_str(), AtFlags::empty());
+            let _ = platform::unlink_at(&self.dir.fd, self.name.as_str());
         }
     }
 }

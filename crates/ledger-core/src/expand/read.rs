@@ -12,12 +12,10 @@
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read, Seek};
-use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
 use sha2::{Digest as _, Sha256};
 
 use crate::error::{DisplayPath, Error, Result};
@@ -26,6 +24,7 @@ use crate::expand::entry::{Content, Digest, Entry};
 use crate::expand::progress;
 use crate::nofollow::{DirProblem, describe, open_dir, open_workspace};
 use crate::path::WorkspacePath;
+use crate::platform::{self, Access, CachedRead, Errno, FileType, Handle, Stat};
 use crate::tasks::normalize::{HashOutput, TasksNormalizer};
 use crate::tasks::rule::TaskRule;
 
@@ -102,7 +101,7 @@ pub(crate) type Outcome = std::result::Result<Content, Box<Error>>;
 
 /// Reads `path` in its directory, as [`open_dir`] opened it.
 fn read_in(
-    dir: &std::result::Result<Option<OwnedFd>, DirProblem>,
+    dir: &std::result::Result<Option<Handle>, DirProblem>,
     path: &WorkspacePath,
     rule: Option<TaskRule>,
     cache: Option<&DigestCache<'_>>,
@@ -121,7 +120,7 @@ fn read_in(
 /// `after_chunk` runs after each chunk is hashed; it exists so that tests can
 /// change the file mid-read deterministically (production passes a no-op).
 pub(crate) fn read_at(
-    dir: &OwnedFd,
+    dir: &Handle,
     path: &WorkspacePath,
     rule: Option<TaskRule>,
     cache: Option<&DigestCache<'_>>,
@@ -149,26 +148,26 @@ pub(crate) enum Looked {
 /// Looks at `path` in its opened directory without following a symlink: a
 /// regular file's status, or the content of anything else. A special file
 /// (FIFO, socket, device, directory) is refused, never opened.
-pub(crate) fn look_at(dir: &OwnedFd, path: &WorkspacePath) -> Result<Looked> {
+pub(crate) fn look_at(dir: &Handle, path: &WorkspacePath) -> Result<Looked> {
     let name = path.file_name();
-    let unreadable = |operation, e: rustix::io::Errno| Error::Unreadable {
+    let unreadable = |operation, e: Errno| Error::Unreadable {
         path: DisplayPath::from(path.as_str()),
         operation,
         source: e.into(),
     };
-    let seen = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+    let seen = match platform::stat_at(dir, name) {
         Ok(st) => st,
-        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => {
+        Err(Errno::NOENT | Errno::NOTDIR) => {
             return Ok(Looked::Done(Content::Missing));
         }
         Err(e) => return Err(unreadable("stat", e)),
     };
-    match FileType::from_raw_mode(seen.st_mode) {
+    match seen.file_type() {
         FileType::RegularFile => Ok(Looked::Regular(seen)),
         FileType::Symlink => {
-            let target = rustix::fs::readlinkat(dir, name, Vec::new())
-                .map_err(|e| unreadable("read link", e))?;
-            let digest = Sha256::digest(target.as_bytes());
+            let target =
+                platform::read_link_at(dir, name).map_err(|e| unreadable("read link", e))?;
+            let digest = Sha256::digest(&target);
             Ok(Looked::Done(Content::Symlink {
                 digest: Digest(digest.into()),
             }))
@@ -184,7 +183,7 @@ pub(crate) fn look_at(dir: &OwnedFd, path: &WorkspacePath) -> Result<Looked> {
 /// cache's `lookup` when it knows this version, else read (and then recorded
 /// in the cache).
 pub(crate) fn read_regular(
-    dir: &OwnedFd,
+    dir: &Handle,
     path: &WorkspacePath,
     seen: &Stat,
     rule: Option<TaskRule>,
@@ -221,7 +220,7 @@ pub(crate) fn read_regular(
 /// `settle` runs on the opened file before the read; what it answered is
 /// returned with the content.
 fn hash_regular_file(
-    dir: &OwnedFd,
+    dir: &Handle,
     name: &str,
     path: &WorkspacePath,
     seen: &Stat,
@@ -236,22 +235,21 @@ fn hash_regular_file(
         operation,
         source,
     };
-    // O_NOFOLLOW: if the path became a symlink since the stat, fail (ELOOP)
-    // rather than hash what it points to. O_NONBLOCK: if it became a FIFO,
-    // do not hang in open.
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = match rustix::fs::openat(dir, name, flags, Mode::empty()) {
+    // Never followed: if the path became a symlink since the stat, fail (ELOOP)
+    // rather than hash what it points to. If it became a FIFO, the open does
+    // not hang (`Access`).
+    let fd = match platform::open_file_at(dir, name, Access::Read) {
         Ok(fd) => fd,
-        Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => {
+        Err(Errno::LOOP | Errno::NOENT | Errno::NOTDIR) => {
             return Err(changed());
         }
         Err(e) => return Err(unreadable("open", e.into())),
     };
     let mut file = File::from(fd);
-    if u64::try_from(seen.st_size).unwrap_or(0) > SEQUENTIAL_FROM {
+    if platform::ADVISES_READ_AHEAD && u64::try_from(seen.st_size).unwrap_or(0) > SEQUENTIAL_FROM {
         // A hint only (a failure changes nothing): read from a cold disk, a large
         // file gets the kernel's larger readahead window.
-        let _ = rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::Sequential);
+        platform::advise_sequential(&file);
     }
     let settled = settle(&file);
     let started = SystemTime::now();
@@ -313,7 +311,7 @@ fn hash_checked(
     let digest = hash_stream(file, size, seen.st_dev, rule, after_chunk)
         .map_err(|e| PassFailure::Io("read", e))?
         .ok_or(PassFailure::Changed)?;
-    let after = rustix::fs::fstat(&*file).map_err(|e| PassFailure::Io("stat", e.into()))?;
+    let after = platform::fstat(&*file).map_err(|e| PassFailure::Io("stat", e.into()))?;
     if !same_version(seen, &after) {
         return Err(PassFailure::Changed);
     }
@@ -363,7 +361,7 @@ fn hash_stream(
 /// cold store (after a reboot, or with the caches dropped) calls the helpers
 /// before the tree's `stat`s, which wait on the disk as reads do, begin.
 pub(crate) fn note_if_uncached(file: &File) {
-    if let Ok(stat) = rustix::fs::fstat(file) {
+    if let Ok(stat) = platform::fstat(file) {
         read_without_waiting(file, &mut [0u8; 1], 0, stat.st_dev);
     }
 }
@@ -378,45 +376,30 @@ fn read_without_waiting(file: &File, buffer: &mut [u8], offset: u64, device: u64
     if DISK_WAITED.load(Ordering::Relaxed) || MEMORY_DEVICE.load(Ordering::Relaxed) == device {
         return None;
     }
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::io::{Errno, ReadWriteFlags};
-        let slices = &mut [io::IoSliceMut::new(buffer)];
-        match rustix::io::preadv2(file, slices, offset, ReadWriteFlags::NOWAIT) {
-            // A kernel may answer 0 instead of EAGAIN: the ordinary read decides.
-            Ok(0) => None,
-            Ok(n) => Some(n),
-            Err(Errno::AGAIN) => {
-                DISK_WAITED.store(true, Ordering::Relaxed);
-                None
-            }
-            Err(Errno::OPNOTSUPP | Errno::INVAL | Errno::NOSYS) if in_memory(file) => {
-                MEMORY_DEVICE.store(device, Ordering::Relaxed);
-                None
-            }
-            Err(Errno::OPNOTSUPP | Errno::INVAL | Errno::NOSYS) => {
-                DISK_WAITED.store(true, Ordering::Relaxed);
-                None
-            }
-            // Whatever it is, the ordinary read meets it too and reports it.
-            Err(_) => None,
+    // A platform that cannot read only the cache never tells: its reads are
+    // ordinary ones, and no helper is started on its account.
+    if !platform::READS_WITHOUT_WAITING {
+        return None;
+    }
+    match platform::read_cached(file, buffer, offset) {
+        // A kernel may answer 0 instead of EAGAIN: the ordinary read decides.
+        CachedRead::Read(0) => None,
+        CachedRead::Read(n) => Some(n),
+        CachedRead::WouldWait => {
+            DISK_WAITED.store(true, Ordering::Relaxed);
+            None
         }
+        CachedRead::Unsupported if platform::fs_kind(file).in_memory() => {
+            MEMORY_DEVICE.store(device, Ordering::Relaxed);
+            None
+        }
+        CachedRead::Unsupported => {
+            DISK_WAITED.store(true, Ordering::Relaxed);
+            None
+        }
+        // Whatever it is, the ordinary read meets it too and reports it.
+        CachedRead::Failed => None,
     }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = (file, buffer, offset, device);
-        None
-    }
-}
-
-/// Whether `file` is on a file system kept in memory (tmpfs, ramfs), whose
-/// reads never wait on a device.
-#[cfg(target_os = "linux")]
-fn in_memory(file: &File) -> bool {
-    const TMPFS_MAGIC: u64 = 0x0102_1994;
-    const RAMFS_MAGIC: u64 = 0x8584_58f6;
-    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
-    rustix::fs::fstatfs(file).is_ok_and(|fs| matches!(fs.f_type as u64, TMPFS_MAGIC | RAMFS_MAGIC))
 }
 
 /// The first read of a file: what the page cache holds, until the process has
@@ -468,7 +451,7 @@ const RECENT: Duration = Duration::from_secs(1);
 
 /// Whether the file's content or metadata changed within [`RECENT`] of `started`.
 fn modified_recently(stat: &Stat, started: SystemTime) -> bool {
-    let time = |secs: i64, nanos: u64| {
+    let time = |secs: i64, nanos: i64| {
         Duration::new(
             u64::try_from(secs).unwrap_or(0),
             u32::try_from(nanos).unwrap_or(0),
@@ -493,9 +476,9 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use crate::expand::read_queue::read_contents;
+    use crate::platform::symlink;
     use std::collections::BTreeMap;
     use std::fs::OpenOptions;
-    use std::os::unix::fs::{PermissionsExt, symlink};
     use std::sync::atomic::{AtomicBool, Ordering};
 
     fn wp(s: &str) -> WorkspacePath {
@@ -535,7 +518,7 @@ mod tests {
         let d = dir.path();
         std::fs::write(d.join("a.txt"), b"hello\n").unwrap();
         std::fs::write(d.join("run.sh"), b"#!/bin/sh\n").unwrap();
-        std::fs::set_permissions(d.join("run.sh"), std::fs::Permissions::from_mode(0o744)).unwrap();
+        platform::set_mode(d.join("run.sh"), 0o744).unwrap();
         symlink("a.txt", d.join("link")).unwrap();
         symlink("nowhere", d.join("dangling")).unwrap();
         assert_eq!(
@@ -665,10 +648,9 @@ mod tests {
     /// one step, and the times it changes (fine-grained once queried) tell.
     #[test]
     fn an_in_place_writer_is_caught() {
-        use std::os::unix::fs::FileExt;
         race(&[b'a'; 4096], &[b'b'; 4096], |path, data| {
             let f = OpenOptions::new().write(true).open(path).unwrap();
-            f.write_all_at(data, 0).unwrap();
+            platform::write_at(&f, data, 0).unwrap();
         });
     }
 
@@ -737,7 +719,7 @@ mod tests {
         let err = read_content(dir.path(), &wp("sub"), false).unwrap_err();
         assert_eq!(err.code(), "special-file");
         assert!(err.to_string().contains("'sub' is a directory"), "{err}");
-        let socket = std::os::unix::net::UnixListener::bind(dir.path().join("sock")).unwrap();
+        let socket = platform::bind_socket(dir.path().join("sock")).unwrap();
         let err = read_content(dir.path(), &wp("sock"), false).unwrap_err();
         assert_eq!(
             (err.code(), err.to_string().contains("socket")),
@@ -761,7 +743,7 @@ mod tests {
         let full = dir.path().join("hot");
         std::fs::write(&full, vec![b'a'; 3 * CHUNK]).unwrap();
         let root = open_workspace(dir.path()).unwrap();
-        let seen = rustix::fs::statat(&root, "hot", AtFlags::SYMLINK_NOFOLLOW).unwrap();
+        let seen = platform::stat_at(&root, "hot").unwrap();
         let mut mutate = Some(mutate);
         let settle = |_: &File| false;
         hash_regular_file(&root, "hot", &wp("hot"), &seen, None, settle, || {
@@ -795,7 +777,7 @@ mod tests {
             f.set_modified(std::time::SystemTime::UNIX_EPOCH).unwrap();
         };
         let chmod = |p: &Path| {
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+            platform::set_mode(p, 0o755).unwrap();
         };
         for (name, mutate) in [
             ("grow", &grow as &dyn Fn(&Path)),

@@ -12,7 +12,6 @@
 //! at the process's priority (see [`Reader`]).
 
 use std::collections::{BTreeMap, BinaryHeap};
-use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -23,7 +22,7 @@ use crate::expand::entry::{Content, Entry};
 use crate::expand::read::{Looked, Outcome, look_at, read_at, read_regular};
 use crate::nofollow::{open_dir, open_workspace};
 use crate::path::WorkspacePath;
-use rustix::fs::Stat;
+use crate::platform::{Handle, Stat};
 
 use crate::expand::cache::{DigestCache, Lookup};
 use crate::expand::progress;
@@ -93,7 +92,7 @@ pub(crate) enum Origin {
 
 /// The read queue of one expansion; see the module documentation.
 pub(crate) struct ReadQueue<'a> {
-    root: OwnedFd,
+    root: Handle,
     tasks: &'a BTreeMap<&'a WorkspacePath, TaskRule>,
     cache: Option<&'a DigestCache<'a>>,
     pending: Mutex<Pending>,

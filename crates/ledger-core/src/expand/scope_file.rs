@@ -3,13 +3,12 @@
 //! bounded and without following a symlink, and it cannot move the workspace
 //! above the caller's.
 
-use std::os::unix::ffi::OsStrExt;
-
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::scope::Scope;
 use crate::own_file::{DOCUMENT_LIMIT, read_file};
+use crate::platform::OsStrBytes;
 
 impl Scope {
     /// Reads the scope file `path`. A relative `workspace` is relative to the
@@ -114,7 +113,7 @@ mod tests {
         assert_eq!(e.code(), "outside-workspace", "{e}");
         // A symlink is not followed, and a FIFO is not waited for.
         let link = checkout.join("link.json");
-        std::os::unix::fs::symlink(checkout.join("ci/scope.json"), &link).unwrap();
+        crate::platform::symlink(checkout.join("ci/scope.json"), &link).unwrap();
         assert_eq!(Scope::read(&link).unwrap_err().code(), "unreadable");
     }
 }

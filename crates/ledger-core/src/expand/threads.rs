@@ -243,7 +243,7 @@ thread_local! {
 /// Makes the calling thread the last to get a core (nice 19). Raising one's own
 /// nice value needs no privilege; should it fail, the thread runs as it is.
 pub(crate) fn lowest_priority() {
-    if rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19).is_ok() {
+    if crate::platform::LOWERS_THREAD_PRIORITY && crate::platform::lowest_thread_priority() {
         AT_LOWEST_PRIORITY.set(true);
     }
 }

@@ -2,7 +2,6 @@
 //! file and symlink, symlinks not followed, no ignore rules. Special files are
 //! listed too, so that reading refuses them.
 
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use walkdir::WalkDir;
@@ -11,6 +10,7 @@ use crate::error::{DisplayPath, Error, Result};
 use crate::expand::git;
 use crate::expand::scope::Scope;
 use crate::path::WorkspacePath;
+use crate::platform::OsStrBytes;
 
 /// Lists the files and symlinks below `root` (a normalized root: `.` or a path).
 ///

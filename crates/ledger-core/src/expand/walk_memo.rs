@@ -54,17 +54,17 @@
 //! everything before. A file that does not check out is discarded, never an
 //! error; writing it never fails an expansion.
 
-use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
 use sha2::{Digest as _, Sha256};
 
 use super::ledger_dir::{StoreDir, TempFile};
 
 /// The memo's file in the store.
 pub(crate) const WALK_MEMO: &str = "walk-memo";
+
+use crate::platform::{self, FileType, Handle, Stat};
 
 const MAGIC: &[u8; 8] = b"LDGWMv2\n";
 
@@ -107,9 +107,9 @@ pub(crate) fn status_id(stat: &Stat) -> [u8; 16] {
     hash.update(stat.st_size.to_le_bytes());
     hash.update(stat.st_mode.to_le_bytes());
     hash.update(stat.st_mtime.to_le_bytes());
-    hash.update((stat.st_mtime_nsec as i64).to_le_bytes());
+    hash.update(stat.st_mtime_nsec.to_le_bytes());
     hash.update(stat.st_ctime.to_le_bytes());
-    hash.update((stat.st_ctime_nsec as i64).to_le_bytes());
+    hash.update(stat.st_ctime_nsec.to_le_bytes());
     let mut id = [0u8; 16];
     id.copy_from_slice(&hash.finalize()[..16]);
     id
@@ -137,14 +137,14 @@ impl Look {
     }
 
     /// The status of `path`, `None` when it does not exist or cannot be looked at.
-    fn stat(self, worktree: &OwnedFd, path: &[u8]) -> Option<Stat> {
-        let path = Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path));
+    fn stat(self, worktree: &Handle, path: &[u8]) -> Option<Stat> {
+        let path = platform::path_from_bytes(path);
         match self {
             // The worktree itself is `.`: `statat` refuses an empty name.
-            Look::InWorktree if path.as_os_str().is_empty() => rustix::fs::fstat(worktree).ok(),
-            Look::InWorktree => rustix::fs::statat(worktree, path, AtFlags::SYMLINK_NOFOLLOW).ok(),
-            Look::Absolute => rustix::fs::lstat(path).ok(),
-            Look::AbsoluteFollowed => rustix::fs::stat(path).ok(),
+            Look::InWorktree if path.as_os_str().is_empty() => platform::fstat(worktree).ok(),
+            Look::InWorktree => platform::stat_at(worktree, path).ok(),
+            Look::Absolute => platform::lstat(path).ok(),
+            Look::AbsoluteFollowed => platform::stat(path).ok(),
         }
     }
 }
@@ -272,7 +272,7 @@ impl<'m> Stored<'m> {
 
     /// Whether every status the memo watched is still the one it kept, in the
     /// worktree opened as `worktree`.
-    pub(crate) fn unchanged(self, worktree: &OwnedFd) -> bool {
+    pub(crate) fn unchanged(self, worktree: &Handle) -> bool {
         self.0.watched.iter().all(|watched| {
             let now = watched.look.stat(worktree, &watched.path);
             now.as_ref().map_or([0; 16], status_id) == watched.id
@@ -283,7 +283,7 @@ impl<'m> Stored<'m> {
 /// The statuses a walk depends on, taken as it goes: each before what it
 /// stands for is read.
 pub(crate) struct Recorder<'a> {
-    worktree: &'a OwnedFd,
+    worktree: &'a Handle,
     location: Location,
     /// The device of the worktree: a directory elsewhere (a mount point inside
     /// it) is on a file system whose times the memo does not vouch for.
@@ -311,22 +311,25 @@ impl<'a> Recorder<'a> {
     /// worktree is on a file system whose directory times are not known to
     /// move with every change of their entries.
     pub(crate) fn new(
-        worktree: &'a OwnedFd,
+        worktree: &'a Handle,
         location: Location,
         reference: i128,
         settled: &'a dyn Fn(&Stat) -> bool,
     ) -> Option<Recorder<'a>> {
-        let stat = rustix::fs::fstat(worktree).ok()?;
-        let fs = rustix::fs::fstatfs(worktree).ok()?;
-        local_file_system(fs.f_type as u64).then_some(Recorder {
-            worktree,
-            location,
-            device: stat.st_dev,
-            settled,
-            reference,
-            items: Vec::new(),
-            spoiled: false,
-        })
+        let stat = platform::fstat(worktree).ok()?;
+        // Where the platform cannot prove it, no file system qualifies: the
+        // untracked files are walked every time, never remembered.
+        platform::fs_kind(worktree)
+            .directory_times_move()
+            .then_some(Recorder {
+                worktree,
+                location,
+                device: stat.st_dev,
+                settled,
+                reference,
+                items: Vec::new(),
+                spoiled: false,
+            })
     }
 
     /// Watches the directory `dir` (relative to the worktree, `/`-separated,
@@ -416,7 +419,7 @@ impl<'a> Recorder<'a> {
         if !(self.settled)(&stat) || on_device && stat.st_dev != self.device {
             self.spoiled = true;
         }
-        Some(FileType::from_raw_mode(stat.st_mode))
+        Some(stat.file_type())
     }
 
     fn into_watched(self) -> Option<Recorded> {
@@ -426,18 +429,6 @@ impl<'a> Recorder<'a> {
             items: self.items,
         })
     }
-}
-
-/// Whether the file system of the `statfs` type `magic` moves a directory's
-/// times on every change of its entries, as seen by this machine: the local
-/// ones (ext2/3/4, XFS, Btrfs, tmpfs). A network or FUSE file system may be
-/// changed by another machine or process with times it sets itself.
-fn local_file_system(magic: u64) -> bool {
-    const EXT4: u64 = 0xEF53;
-    const XFS: u64 = 0x5846_5342;
-    const BTRFS: u64 = 0x9123_683E;
-    const TMPFS: u64 = 0x0102_1994;
-    matches!(magic, EXT4 | XFS | BTRFS | TMPFS)
 }
 
 /// `dir/name`, or `name` for the worktree.
@@ -452,10 +443,8 @@ fn joined(dir: &[u8], name: &[u8]) -> Vec<u8> {
 
 /// Opens the worktree `dir` for [`Recorder`] and [`WalkMemos::recall`]:
 /// every watched path is looked at relative to it.
-pub(crate) fn open_worktree(dir: &Path) -> Option<OwnedFd> {
-    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    // An `O_PATH` descriptor serves `fstat`, `fstatfs` and `statat` alike.
-    rustix::fs::open(dir, flags, Mode::empty()).ok()
+pub(crate) fn open_worktree(dir: &Path) -> Option<Handle> {
+    platform::open_for_looking(dir).ok()
 }
 
 fn encode(memos: &[Memo]) -> Vec<u8> {
@@ -632,7 +621,7 @@ mod tests {
     #[test]
     fn a_status_identity_covers_every_field() {
         let dir = tempfile::tempdir().unwrap();
-        let stat = rustix::fs::stat(dir.path()).unwrap();
+        let stat = platform::stat(dir.path()).unwrap();
         let base = status_id(&stat);
         let changes: [fn(&mut Stat); 6] = [
             |s| s.st_dev += 1,

@@ -729,7 +729,7 @@ timeout = "1m 30s"
             "[gates.t]\ncommand = [\"true\"]\n",
         )
         .unwrap();
-        std::os::unix::fs::symlink("real.toml", dir.path().join(DECLARATIONS_FILE)).unwrap();
+        crate::platform::symlink("real.toml", dir.path().join(DECLARATIONS_FILE)).unwrap();
         let err = Declarations::read(&ws).unwrap_err();
         assert_eq!(err.code(), "unreadable", "{err}");
         assert!(err.to_string().contains("ledger.toml"), "{err}");

@@ -2,7 +2,6 @@
 //! inputs, with these prerequisites, and passed, need not run again.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::os::unix::ffi::OsStrExt;
 use std::process::Command;
 
 use std::borrow::Cow;
@@ -16,6 +15,7 @@ use crate::expand::inventory::Inventory;
 use crate::expand::scope::{Scope, ScopeLists};
 use crate::gate::output::KeptOutput;
 use crate::path::normalize_root;
+use crate::platform::OsStrBytes;
 use crate::quote::quote;
 use crate::records::compare::Comparison;
 use crate::records::record::store_workspace;

@@ -8,12 +8,11 @@
 //! stored once in the store's `objects/`, named by their SHA-256; the evidence
 //! holds that digest ([`KeptOutput`]).
 
-use std::os::unix::ffi::OsStrExt;
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::entry::Digest;
+use crate::platform::OsStrBytes;
 use crate::records::store::Store;
 
 /// At most this many bytes of a run's output are kept.

@@ -6,21 +6,19 @@
 //! signals, Python's binding interrupts on Ctrl-C, every door echoes.
 
 use std::io::{Read, Write};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGKILL, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::gate::evidence::Stopped;
 use crate::gate::output::OutputKeeper;
+use crate::platform::{self, OsStrBytes, ProcessGroup};
 use crate::quote::quote;
 
 /// Where a gate command's output goes, besides the evidence's result.
@@ -188,8 +186,7 @@ pub(crate) fn execute(
     };
     // Always a group of its own: what the command leaves in it when it ends
     // is stopped, which would otherwise reach the caller's own group.
-    let mut child = Command::new(program)
-        .process_group(0)
+    let mut child = platform::in_own_process_group(&mut Command::new(program))
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::inherit())
@@ -338,10 +335,10 @@ fn supervise(
     options: &RunOptions,
     pumps: &Pumps,
 ) -> std::io::Result<Supervised> {
-    let group = Pid::from_child(child);
+    let group = ProcessGroup::of(child);
     let started = Instant::now();
     let mut run = Supervised {
-        status: ExitStatus::from_raw(0),
+        status: platform::exit_status(0),
         stopped: None,
         open_pipes: pumps.count,
         left_in_group: false,
@@ -411,8 +408,12 @@ fn supervise(
 /// SIGKILL after [`KILL_GRACE`]. Returns whether ledger is done with the
 /// group: it is empty, or it was sent SIGKILL (whatever stays in it then is
 /// a zombie that its new parent has not reaped yet).
-fn stop_leftovers(group: Pid, terminated_at: &mut Option<Instant>, left: &mut bool) -> bool {
-    if rustix::process::test_kill_process_group(group).is_err() {
+fn stop_leftovers(
+    group: ProcessGroup,
+    terminated_at: &mut Option<Instant>,
+    left: &mut bool,
+) -> bool {
+    if !group.alive() {
         return true;
     }
     match *terminated_at {
@@ -443,10 +444,8 @@ fn stop_reason(options: &RunOptions, elapsed: Duration) -> Option<Stopped> {
 
 /// Sends `signal` to the process group `group`. A group that is gone already
 /// (ESRCH) needs no signal; nothing else can fail for our own child's group.
-fn signal_group(group: Pid, signal: i32) {
-    if let Some(signal) = Signal::from_named_raw(signal) {
-        let _ = rustix::process::kill_process_group(group, signal);
-    }
+fn signal_group(group: ProcessGroup, signal: i32) {
+    group.signal(signal);
 }
 
 /// `SIGTERM` for 15, and so on.

@@ -1,7 +1,6 @@
 //! Running a gate: reuse fresh evidence, or run the command with its output
 //! streamed through, and record evidence whatever the exit status.
 
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
@@ -113,7 +112,7 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
         spec: spec.with_scope(before.scope.clone()),
         prerequisites,
         exit_status: ran.status.code(),
-        signal: ran.status.signal(),
+        signal: crate::platform::exit_signal(&ran.status),
         stopped: ran.stopped,
         started_at,
         duration_ms,

@@ -276,7 +276,7 @@ mod tests {
         // A symlinked schema directory is not followed (OpenSpec follows it).
         std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
         std::fs::write(dir.path().join("elsewhere/schema.yaml"), text).unwrap();
-        std::os::unix::fs::symlink(
+        crate::platform::symlink(
             "../../elsewhere",
             dir.path().join("openspec/schemas/linked"),
         )

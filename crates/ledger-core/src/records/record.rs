@@ -229,7 +229,6 @@ impl InventoryRecord {
     /// file gets the mode any new file gets (`0o644` less the umask).
     pub fn write(&self, path: &Utf8Path) -> Result<()> {
         use std::io::Write as _;
-        use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
         let failed = |operation: &'static str, source: std::io::Error| Error::Unwritable {
             path: DisplayPath::from(path.as_str()),
             operation,
@@ -245,7 +244,7 @@ impl InventoryRecord {
             Ok(meta) if !meta.is_file() => {
                 return Err(refused("replace (it is not a regular file)"));
             }
-            Ok(meta) if meta.nlink() > 1 => {
+            Ok(meta) if crate::platform::link_count(&meta) > 1 => {
                 return Err(refused(
                     "replace (it has other hard links, which a new record would part from)",
                 ));
@@ -263,11 +262,7 @@ impl InventoryRecord {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let temp = dir.join(format!(".{name}.{}-{nanos}.tmp", std::process::id()));
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o644)
-            .open(&temp)
+        let mut file = crate::platform::create_new(&temp, 0o644)
             .map_err(|e| failed("create a temporary file for", e))?;
         let written = file
             .write_all(self.to_json().as_bytes())

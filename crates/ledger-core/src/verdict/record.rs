@@ -1,14 +1,13 @@
 //! A verdict as the store keeps it: the audit's outcome, its source and
 //! findings, and the inventory of the state it was given on.
 
-use std::os::unix::ffi::OsStrExt;
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::fingerprint::Fingerprint;
 use crate::expand::inventory::Inventory;
 use crate::expand::scope::Scope;
+use crate::platform::OsStrBytes;
 use crate::records::store::{RecordId, Store, check_ref_name};
 
 /// The kind of record holding an [`AuditVerdict`].

@@ -10,11 +10,11 @@
 //! after the verdict. A report not written yet excludes nothing and is fine.
 
 use camino::Utf8Path;
-use rustix::fs::{AtFlags, FileType};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::nofollow::{self, DirProblem};
 use crate::path::WorkspacePath;
+use crate::platform::{self, Errno, FileType};
 
 /// Refuses (`bad-report`) the report `report` of the workspace `workspace`
 /// unless it is a regular file or does not exist; no symlink is followed,
@@ -36,12 +36,12 @@ pub(crate) fn check_report(workspace: &Utf8Path, report: &WorkspacePath) -> Resu
         }
         Err(problem) => return Err(problem.for_file(report)),
     };
-    match rustix::fs::statat(&dir, report.file_name(), AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(stat) => match FileType::from_raw_mode(stat.st_mode) {
+    match platform::stat_at(&dir, report.file_name()) {
+        Ok(stat) => match stat.file_type() {
             FileType::RegularFile => Ok(()),
             other => Err(refused(format!("a {}", nofollow::describe(other)))),
         },
-        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => Ok(()),
+        Err(Errno::NOENT | Errno::NOTDIR) => Ok(()),
         Err(e) => Err(Error::Unreadable {
             path: DisplayPath::from(report.as_str()),
             operation: "stat",

@@ -4,10 +4,11 @@
 
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+
+use crate::platform::OsStrBytes;
 
 use ledger_testkit::Git;
 use tempfile::TempDir;
@@ -945,7 +946,7 @@ fn listing_from_a_subdirectory_is_relative_to_it() {
     // Through a symlink to the subdirectory.
     let link_holder = TempDir::new().unwrap();
     let link = link_holder.path().join("link");
-    std::os::unix::fs::symlink(r.join("sub"), &link).unwrap();
+    crate::platform::symlink(r.join("sub"), &link).unwrap();
     let via_link = list(&link, Locate::Discover, "link").unwrap().unwrap();
     assert_eq!(via_link, assert_parity(&r.join("sub")));
 }
@@ -1099,7 +1100,7 @@ fn odd_names_are_raw_bytes() {
 
 #[test]
 fn symlinks_are_listed_as_paths() {
-    use std::os::unix::fs::symlink;
+    use crate::platform::symlink;
     let repo = new_repo();
     let r = repo.path();
     write(r, b"target.txt", "t");

@@ -254,7 +254,7 @@ fn keys_ledger_cannot_sign_with_are_bad_signing_keys() {
     // The key's own name is not followed, as every file ledger reads.
     let good = keygen(dir.path(), "good", "ed25519", "");
     let link = dir.path().join("link");
-    std::os::unix::fs::symlink(&good, &link).unwrap();
+    crate::platform::symlink(&good, &link).unwrap();
     assert_eq!(load_key(&link).unwrap_err().code(), "unreadable");
 }
 

@@ -3,9 +3,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 
-use rustix::fs::FileType;
 use serde::{Deserialize, Serialize};
 
 use super::decide::Orphan;
@@ -19,6 +17,7 @@ use crate::expand::ledger_dir::{
     GITIGNORE, Kind, Missing, RECORD_LIMIT, REF_LIMIT, StoreDir, TMP, expect, shown,
 };
 use crate::expand::trust;
+use crate::platform::{FileType, OsStrBytes};
 
 /// A ref and the record it names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -438,7 +437,7 @@ fn collect_refs(dir: &StoreDir, prefix: &str, found: &mut Vec<ScannedRef>) -> Re
             continue;
         };
         let text = file_name.to_str().filter(|_| check_ref_name(&name).is_ok());
-        let is_dir = FileType::from_raw_mode(stat.st_mode) == FileType::Directory;
+        let is_dir = stat.file_type() == FileType::Directory;
         let head = match text {
             Some(text) if is_dir => match dir.sub(text, Missing::Absent) {
                 Ok(Some(sub)) => {

@@ -203,13 +203,8 @@ impl GitRefs {
             return;
         };
         for segment in dirs.split('/') {
-            let _ = rustix::fs::mkdirat(&dir, segment, rustix::fs::Mode::from_raw_mode(0o777));
-            match rustix::fs::openat(
-                &dir,
-                segment,
-                crate::nofollow::dir_flags(),
-                rustix::fs::Mode::empty(),
-            ) {
+            let _ = crate::platform::make_dir_at(&dir, segment, 0o777);
+            match crate::platform::open_dir_at(&dir, segment) {
                 Ok(next) => dir = next,
                 Err(_) => return,
             }

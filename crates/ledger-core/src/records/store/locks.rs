@@ -16,17 +16,15 @@
 //! the Git refs can be left locked.
 
 use std::ffi::OsStr;
-use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use rustix::fs::{AtFlags, FileType, Mode};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::ledger_dir::unreadable;
 use crate::nofollow;
+use crate::platform::{self, Errno, FileType, Handle, OsStrBytes, Stat};
 
 /// The age past which a ref's lock file is taken as abandoned: far beyond
 /// the milliseconds any writer holds one.
@@ -94,7 +92,7 @@ pub(super) fn scan(common: &Path) -> Result<Vec<Seen>> {
 
 /// The directory `dir` below `root`, opened without following a symlink;
 /// `None` when it does not exist.
-fn open(common: &Path, root: &OwnedFd, dir: &str) -> Result<Option<OwnedFd>> {
+fn open(common: &Path, root: &Handle, dir: &str) -> Result<Option<Handle>> {
     match nofollow::open_dir(root, dir) {
         Ok(fd) => Ok(fd),
         Err(problem) => {
@@ -113,29 +111,17 @@ fn open(common: &Path, root: &OwnedFd, dir: &str) -> Result<Option<OwnedFd>> {
     }
 }
 
-fn collect(common: &Path, dir: &OwnedFd, prefix: &str, found: &mut Vec<Seen>) -> Result<()> {
-    let read = |e: rustix::io::Errno| unreadable(&common.join(prefix), "read directory", e.into());
-    let mut names = Vec::new();
-    for entry in rustix::fs::Dir::read_from(dir).map_err(read)? {
-        let name = entry.map_err(read)?.file_name().to_bytes().to_vec();
-        if name != b"." && name != b".." {
-            names.push(name);
-        }
-    }
+fn collect(common: &Path, dir: &Handle, prefix: &str, found: &mut Vec<Seen>) -> Result<()> {
+    let names = platform::read_dir_names(dir)
+        .map_err(|e| unreadable(&common.join(prefix), "read directory", e.into()))?;
     for name in names {
         let shown_name = format!("{prefix}/{}", DisplayPath::from_bytes(&name).0);
-        let Ok(stat) = rustix::fs::statat(dir, OsStr::from_bytes(&name), AtFlags::SYMLINK_NOFOLLOW)
-        else {
+        let Ok(stat) = platform::stat_at(dir, OsStr::from_bytes(&name)) else {
             continue;
         };
-        match FileType::from_raw_mode(stat.st_mode) {
+        match stat.file_type() {
             FileType::Directory => {
-                let Ok(sub) = rustix::fs::openat(
-                    dir,
-                    OsStr::from_bytes(&name),
-                    nofollow::dir_flags(),
-                    Mode::empty(),
-                ) else {
+                let Ok(sub) = platform::open_dir_at(dir, OsStr::from_bytes(&name)) else {
                     continue;
                 };
                 collect(common, &sub, &shown_name, found)?;
@@ -155,17 +141,12 @@ fn collect(common: &Path, dir: &OwnedFd, prefix: &str, found: &mut Vec<Seen>) ->
 }
 
 /// A file's device, inode and modification time.
-fn identity(stat: &rustix::fs::Stat) -> (u64, u64, i64, i64) {
-    (
-        stat.st_dev,
-        stat.st_ino,
-        stat.st_mtime,
-        i64::try_from(stat.st_mtime_nsec).unwrap_or(0),
-    )
+fn identity(stat: &Stat) -> (u64, u64, i64, i64) {
+    (stat.st_dev, stat.st_ino, stat.st_mtime, stat.st_mtime_nsec)
 }
 
 /// The lock file `file` as listed, its age from `stat`'s modification time.
-fn ref_lock(file: String, stat: &rustix::fs::Stat) -> RefLock {
+fn ref_lock(file: String, stat: &Stat) -> RefLock {
     let age_seconds = age(stat).as_secs();
     RefLock {
         file,
@@ -175,7 +156,7 @@ fn ref_lock(file: String, stat: &rustix::fs::Stat) -> RefLock {
 }
 
 /// How long ago `stat`'s file was last modified (zero for a time ahead of the clock).
-fn age(stat: &rustix::fs::Stat) -> Duration {
+fn age(stat: &Stat) -> Duration {
     let modified = u64::try_from(stat.st_mtime)
         .map(|s| SystemTime::UNIX_EPOCH + Duration::from_secs(s))
         .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -209,7 +190,7 @@ pub(super) fn remove(common: &Path, older_than: Duration) -> Result<Unlocked> {
 
 /// Removes the lock file `seen` if it is at least `older_than` old and still
 /// the very file that was seen; `false`: it was kept.
-fn remove_one(common: &Path, root: &OwnedFd, seen: &Seen, older_than: Duration) -> Result<bool> {
+fn remove_one(common: &Path, root: &Handle, seen: &Seen, older_than: Duration) -> Result<bool> {
     if seen.lock.age_seconds < older_than.as_secs() {
         return Ok(false);
     }
@@ -217,17 +198,17 @@ fn remove_one(common: &Path, root: &OwnedFd, seen: &Seen, older_than: Duration) 
         return Ok(false);
     };
     let name = OsStr::from_bytes(&seen.name);
-    let still = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW).ok();
+    let still = platform::stat_at(&dir, name).ok();
     let same = still.as_ref().is_some_and(|stat| {
         identity(stat) == seen.identity
-            && FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile
+            && stat.file_type() == FileType::RegularFile
             && age(stat) >= older_than
     });
     if !same {
         return Ok(false);
     }
-    match rustix::fs::unlinkat(&dir, name, AtFlags::empty()) {
-        Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(true),
+    match platform::unlink_at(&dir, name) {
+        Ok(()) | Err(Errno::NOENT) => Ok(true),
         Err(e) => Err(Error::Unwritable {
             path: shown(&common.join(&seen.dir).join(name)),
             operation: "remove the lock file",
@@ -240,8 +221,8 @@ fn remove_one(common: &Path, root: &OwnedFd, seen: &Seen, older_than: Duration) 
 /// `reference`) of the common directory `common` has a lock file now.
 pub(super) fn locked(common: &Path, full: &str, reference: &str) -> Option<Error> {
     let lock = common.join(format!("{full}{LOCK_SUFFIX}"));
-    let stat = rustix::fs::lstat(&lock).ok()?;
-    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+    let stat = platform::lstat(&lock).ok()?;
+    if stat.file_type() != FileType::RegularFile {
         return None;
     }
     let age = age(&stat);
@@ -322,7 +303,7 @@ mod tests {
         lock(&elsewhere, "x.lock", Duration::from_secs(7200));
         let common = dir.path().join("git");
         std::fs::create_dir_all(common.join("refs")).unwrap();
-        std::os::unix::fs::symlink(elsewhere.join("refs/ledger"), common.join("refs/ledger"))
+        crate::platform::symlink(elsewhere.join("refs/ledger"), common.join("refs/ledger"))
             .unwrap();
         let refused = remove(&common, ABANDONED_AFTER).unwrap_err();
         assert_eq!(refused.code(), "untrusted-store");

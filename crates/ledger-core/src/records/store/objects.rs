@@ -7,13 +7,12 @@ use std::path::PathBuf;
 
 use sha2::{Digest as _, Sha256};
 
-use std::os::unix::ffi::OsStrExt;
-
 use super::Store;
 use super::check::{CorruptFile, listed};
 use crate::error::{Error, Result};
 use crate::expand::entry::Digest;
 use crate::expand::ledger_dir::{Missing, StoreDir, TMP, TempFile, shown, unreadable, unwritable};
+use crate::platform::OsStrBytes;
 
 /// The store's directory of objects.
 pub(super) const OBJECTS: &str = "objects";

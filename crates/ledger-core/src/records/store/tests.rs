@@ -1,7 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 
 use ledger_testkit::utf8;
 use serde_json::{Value, json};
@@ -307,7 +306,7 @@ fn files_are_never_group_or_world_writable() {
         store.records_dir(),
         store.refs_dir().join("changes"),
     ] {
-        let mode = fs::metadata(&path).unwrap().permissions().mode();
+        let mode = crate::platform::mode(&fs::metadata(&path).unwrap());
         assert_eq!(mode & 0o022, 0, "{path:?} {mode:o}");
         assert_ne!(mode & 0o400, 0, "{path:?} {mode:o}");
     }

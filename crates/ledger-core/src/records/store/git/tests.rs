@@ -544,7 +544,7 @@ fn the_store_in_the_git_directory_gets_the_trust_checks_of_a_ledger_directory() 
     let repo = checkout(dir.path());
     let elsewhere = dir.path().join("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
-    std::os::unix::fs::symlink(&elsewhere, repo.join(".git/ledger")).unwrap();
+    crate::platform::symlink(&elsewhere, repo.join(".git/ledger")).unwrap();
     let store = open(&repo);
     let err = store
         .commit("gates/test", "evidence", None, &1)
@@ -563,9 +563,9 @@ fn the_store_in_the_git_directory_gets_the_trust_checks_of_a_ledger_directory() 
     std::fs::remove_file(repo.join(".git/ledger")).unwrap();
     let id = store.commit("gates/test", "evidence", None, &1).unwrap();
     // A records directory another user owns is not this user's store.
-    if rustix::process::geteuid().is_root() {
+    if crate::platform::is_root() {
         let records = repo.join(".git/ledger/records");
-        std::os::unix::fs::chown(&records, Some(65534), Some(65534)).unwrap();
+        crate::platform::chown(&records, 65534).unwrap();
         let err = store.read_record::<serde_json::Value>(&id).unwrap_err();
         assert_eq!(err.code(), "untrusted-store", "{err}");
     }
