@@ -115,6 +115,25 @@ done
 wheels=("$OUT"/*.whl)
 [ "${#wheels[@]}" -eq "${#targets[@]}" ] || { echo "dist: ${#wheels[@]} wheels for ${#targets[@]} targets" >&2; missing=1; }
 [ "$missing" -eq 0 ]
+
+step "the macOS artifacts' Mach-O headers: architecture and minimum macOS"
+for target in "${targets[@]}"; do
+  case "$target" in
+    x86_64-apple-darwin) arch=x86_64 macos=10.12 platform=darwin-x64 ;;
+    aarch64-apple-darwin) arch=arm64 macos=11.0 platform=darwin-arm64 ;;
+    *) continue ;;
+  esac
+  check="$stage/macho-$target"
+  mkdir -p "$check"
+  tar -C "$check" -xzf "$OUT/ledger-$version-$target.tar.gz"
+  python3 "$ROOT/tests/platforms/macho.py" "$check/ledger-$version-$target/ledger" "$arch" "$macos"
+  python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("ledger/_ledger.abi3.so"))' \
+    "$(ls "$OUT"/ledger_fingerprint-*macosx*"$arch".whl)" >"$check/_ledger.abi3.so"
+  python3 "$ROOT/tests/platforms/macho.py" "$check/_ledger.abi3.so" "$arch" "$macos"
+  tar -C "$check" -xzf "$OUT/ledger-fingerprint-$platform-$version.tgz"
+  python3 "$ROOT/tests/platforms/macho.py" "$check/package/ledger.$platform.node" "$arch" "$macos"
+done
+
 (cd "$OUT" && sha256sum -- * >SHA256SUMS)
 ls -l "$OUT"
 step "done"

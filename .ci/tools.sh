@@ -71,6 +71,10 @@ zig_for() {
   shift
   zig_wrappers "$target" || return 1
   zig="$(zig_target "$target")"
+  # rustc, maturin (the wheel's tag) and zig agree on the oldest macOS.
+  case "$zig" in
+    *-macos.*) set -- env MACOSX_DEPLOYMENT_TARGET="${zig##*-macos.}" "$@" ;;
+  esac
   upper="$(printf '%s' "$target" | tr 'a-z-' 'A-Z_')"
   lower="$(printf '%s' "$target" | tr '-' '_')"
   env PATH="$TOOLS/bin:$PATH" \
