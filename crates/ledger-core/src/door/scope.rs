@@ -46,6 +46,9 @@ fn compare(ws: &Workspace, o: CompareOptions) -> Result<Comparison> {
         }
         InventoryOrRecord::Record(record) => record.inventory_in(ws.path()),
     };
+    // Re-expanded with this workspace's settings, not those it was made with.
+    let mut inventory = inventory;
+    inventory.scope = inventory.scope.with_settings(ws.settings().clone());
     inventory.compare()
 }
 
