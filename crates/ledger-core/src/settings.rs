@@ -40,9 +40,10 @@ pub const ALLOWED_ENV: &str = "LEDGER_ALLOWED_SIGNERS";
 /// bound by the disk and the cores long before).
 pub const MAX_THREADS: usize = 1024;
 
-/// The settings of one workspace (see the module documentation). Neither
-/// the thread count nor the digest cache changes an answer, only how it is
-/// computed.
+/// The settings of one workspace: its thread count, its digest cache and
+/// its signing files, read from the environment once, at a front door.
+/// Neither the thread count nor the digest cache changes an answer, only
+/// how it is computed.
 #[derive(Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
