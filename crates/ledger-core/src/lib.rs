@@ -91,7 +91,8 @@ pub use bytes::Bytes;
 pub use error::{DisplayPath, Error, GitSource, Result};
 pub use path::WorkspacePath;
 pub use settings::{
-    ALLOWED_ENV, KEY_ENV, MAX_THREADS, NO_CACHE_ENV, ProgressSink, Settings, THREADS_ENV,
+    ALLOWED_ENV, KEY_ENV, MAX_THREADS, NO_CACHE_ENV, NonUtf8Env, ProgressSink, Settings,
+    THREADS_ENV,
 };
 
 /// The common path in one import: declare a scope, expand it, keep and

@@ -63,11 +63,11 @@ pub struct Settings {
     #[schemars(with = "Option<String>")]
     pub allowed_signers: Option<Utf8PathBuf>,
     /// The environment variables read for a file left unset above whose
-    /// value is not UTF-8, with that value escaped: such a file is refused
-    /// when it is used, never taken as unset.
+    /// value is not UTF-8: such a file is refused when it is used, never
+    /// taken as unset.
     #[serde(skip)]
     #[schemars(skip)]
-    pub(crate) not_utf8: Vec<(&'static str, String)>,
+    pub not_utf8: NonUtf8Env,
     /// Where expansions say they ended (a progress line clears itself
     /// there); `None`: nobody listens.
     #[serde(skip)]
@@ -83,11 +83,16 @@ impl Default for Settings {
             digest_cache: true,
             signing_key: None,
             allowed_signers: None,
-            not_utf8: Vec::new(),
+            not_utf8: NonUtf8Env::default(),
             progress: None,
         }
     }
 }
+
+/// Environment variables that named a file by a path that is not UTF-8,
+/// each with its value escaped (only [`Settings::from_env`] finds any).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NonUtf8Env(Vec<(&'static str, String)>);
 
 impl fmt::Debug for Settings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -135,7 +140,7 @@ impl Settings {
             digest_cache: !is_set(var(NO_CACHE_ENV).as_deref()),
             signing_key: env_path(KEY_ENV, var(KEY_ENV), &mut not_utf8),
             allowed_signers: env_path(ALLOWED_ENV, var(ALLOWED_ENV), &mut not_utf8),
-            not_utf8,
+            not_utf8: NonUtf8Env(not_utf8),
             progress: None,
         };
         Ok(settings)
@@ -176,7 +181,7 @@ impl Settings {
     /// The unset signing files whose variable named a path that is not
     /// UTF-8, with the escaped value (refused when used).
     pub(crate) fn not_utf8(&self) -> &[(&'static str, String)] {
-        &self.not_utf8
+        &self.not_utf8.0
     }
 }
 
