@@ -283,6 +283,7 @@ impl GateArgs {
             command,
             prerequisites: observes.then(|| self.prerequisites()).transpose()?,
             unobserved: Default::default(),
+            settings: crate::settings::current(),
         })
     }
 

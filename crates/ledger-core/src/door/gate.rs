@@ -105,6 +105,7 @@ fn check_recorded_gate(ws: &Workspace, o: CheckRecordedGateOptions) -> Result<Fr
         command,
         prerequisites: o.prerequisites,
         unobserved: Default::default(),
+        settings: ws.settings().clone(),
     };
     crate::gate::check_gate_query(&query)
 }

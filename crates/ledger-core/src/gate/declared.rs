@@ -365,6 +365,7 @@ impl Declarations {
             command: Some((gate.command.clone(), gate.cwd.clone())),
             prerequisites: Some(prerequisites),
             unobserved,
+            settings: self.settings.clone(),
         })
     }
 }
