@@ -39,8 +39,9 @@ pub fn read(
     progress: Option<ProgressSink>,
 ) -> Result<Settings, Error> {
     let threads_given = flags.threads.is_some();
-    let mut settings =
-        Settings::from_vars(|name| (!(threads_given && name == THREADS_ENV)).then(|| env(name))?)?;
+    let mut settings = Settings::from_vars(|name| {
+        (!(threads_given && name == THREADS_ENV)).then(|| env(name))?
+    })?;
     if let Some(count) = flags.threads {
         settings.threads = count;
     }
@@ -89,7 +90,10 @@ mod tests {
             "LEDGER_SIGNING_KEY" => Some(OsString::from("/env/key")),
             _ => None,
         };
-        assert!(read(flags(), env, None).is_err(), "a bad variable is refused");
+        assert!(
+            read(flags(), env, None).is_err(),
+            "a bad variable is refused"
+        );
         let given = Flags {
             threads: Some(2),
             no_cache: true,

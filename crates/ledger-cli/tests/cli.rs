@@ -454,11 +454,20 @@ fn the_settings_are_read_once_before_the_verb() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("LEDGER_THREADS='many' is not a thread count"), "{err}");
-    let flag = run(&[("LEDGER_THREADS", "many")], &["--threads", "2", "store", "check"]);
+    assert!(
+        err.contains("LEDGER_THREADS='many' is not a thread count"),
+        "{err}"
+    );
+    let flag = run(
+        &[("LEDGER_THREADS", "many")],
+        &["--threads", "2", "store", "check"],
+    );
     assert_eq!(flag.status.code(), plain.status.code());
     assert_eq!(flag.stdout, plain.stdout);
-    let out = run(&[("LEDGER_NO_CACHE", "1")], &["--threads", "2000", "store", "check"]);
+    let out = run(
+        &[("LEDGER_NO_CACHE", "1")],
+        &["--threads", "2000", "store", "check"],
+    );
     assert_eq!(out.status.code(), Some(2), "a bad flag is refused as early");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("threads: 2000"), "{err}");

@@ -570,7 +570,11 @@ impl<'a> Model<'a> {
         self.input.set(true);
         let params = self.py_keywords(verb).join(", ");
         self.input.set(false);
-        let args: Vec<String> = verb.fields.iter().map(|(n, _, _)| format!("{n}={n}")).collect();
+        let args: Vec<String> = verb
+            .fields
+            .iter()
+            .map(|(n, _, _)| format!("{n}={n}"))
+            .collect();
         PY_WORKSPACE
             .replace("{params}", &params)
             .replace("{args}", &args.join(", "))
@@ -904,9 +908,7 @@ impl<'a> Model<'a> {
             };
             writeln!(out, "/** {doc} */\nconst {name} = {literal}\n").unwrap();
         }
-        out.push_str(
-            JS_WORKSPACE,
-        );
+        out.push_str(JS_WORKSPACE);
         for verb in self.verbs.iter().filter(|v| v.workspace) {
             self.js_function(&mut out, verb, true);
         }

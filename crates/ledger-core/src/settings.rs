@@ -279,8 +279,10 @@ mod tests {
     use std::ffi::OsString;
 
     fn from(vars: &[(&str, &str)]) -> Result<Settings> {
-        let vars: HashMap<String, OsString> =
-            vars.iter().map(|(k, v)| ((*k).to_owned(), OsString::from(v))).collect();
+        let vars: HashMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
         Settings::from_vars(|name| vars.get(name).cloned())
     }
 
@@ -335,7 +337,13 @@ mod tests {
             signing_key: Some(Utf8PathBuf::new()),
             ..Settings::default()
         };
-        assert!(empty.check().unwrap_err().to_string().contains("signing_key"));
+        assert!(
+            empty
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("signing_key")
+        );
     }
 
     #[test]

@@ -64,7 +64,10 @@ fn large_files_are_read_whatever_the_pool() {
         .filter(|e| e.path.as_str().contains("/large"));
     assert_eq!(larges.count(), 9);
     for threads in [0, 3] {
-        assert_eq!(Inventory::expand(&with_threads(&scope, threads)).unwrap(), one);
+        assert_eq!(
+            Inventory::expand(&with_threads(&scope, threads)).unwrap(),
+            one
+        );
     }
 }
 

@@ -45,5 +45,9 @@ fn counts_grow_with_an_expansion_and_its_sink_hears_when_it_ends() {
     assert_eq!(active_in_hook.load(Ordering::SeqCst), 0);
     // A workspace without the sink is not heard by it.
     Inventory::expand(&scope).unwrap();
-    assert_eq!(idle.load(Ordering::SeqCst), 1, "another workspace's expansion");
+    assert_eq!(
+        idle.load(Ordering::SeqCst),
+        1,
+        "another workspace's expansion"
+    );
 }

@@ -65,7 +65,11 @@ fn two_workspaces_in_one_process_keep_their_own_settings() {
     // Side by side and at once: the uncached workspace is made and used
     // after the cached one, and from another thread while it runs.
     let answers = std::thread::scope(|s| {
-        let a = s.spawn(|| (0..4).map(|_| call(cached_dir.path(), &cached, "fingerprint")).last());
+        let a = s.spawn(|| {
+            (0..4)
+                .map(|_| call(cached_dir.path(), &cached, "fingerprint"))
+                .last()
+        });
         let b = s.spawn(|| {
             (0..4)
                 .map(|_| call(uncached_dir.path(), &uncached, "fingerprint"))
@@ -76,7 +80,10 @@ fn two_workspaces_in_one_process_keep_their_own_settings() {
     // The same files give the same fingerprint, whatever the settings.
     assert_eq!(answers.0, answers.1);
     let cache = |dir: &tempfile::TempDir| dir.path().join(".ledger/digest-cache").exists();
-    assert!(!cache(&uncached_dir), "the cache is off in that workspace only");
+    assert!(
+        !cache(&uncached_dir),
+        "the cache is off in that workspace only"
+    );
     // Where writeback is proven (Linux), the cached workspace kept its cache
     // on although the other turned its own off.
     if cfg!(target_os = "linux") {

@@ -61,7 +61,9 @@ fn workspace_settings(o: WorkspaceSettingsOptions) -> Result<Settings> {
         settings.digest_cache = on;
     }
     settings = with_file(settings, o.signing_key, |s, f| s.signing_key = Some(f));
-    settings = with_file(settings, o.allowed_signers, |s, f| s.allowed_signers = Some(f));
+    settings = with_file(settings, o.allowed_signers, |s, f| {
+        s.allowed_signers = Some(f)
+    });
     settings.check()?;
     // A file the environment names by a path that is not UTF-8 is refused
     // now, not shown as unset (it would be refused when used).
@@ -117,7 +119,8 @@ mod tests {
 
     #[test]
     fn a_setting_given_is_taken_and_a_bad_one_refused_by_name() {
-        let given = json!({"threads": 2, "digestCache": false, "signingKey": "k", "environment": false});
+        let given =
+            json!({"threads": 2, "digestCache": false, "signingKey": "k", "environment": false});
         let reply = free("workspace_settings", given);
         assert_eq!(
             reply["ok"],
@@ -158,6 +161,11 @@ mod tests {
         assert!(call(r#"{"threads": 1, "digest_cache": false}"#)["ok"].is_string());
         let reply = call(r#"{"threads": 100000}"#);
         assert_eq!(reply["error"]["code"], "invalid-argument", "{reply}");
-        assert!(reply["error"]["message"].as_str().unwrap().contains("threads"));
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("threads")
+        );
     }
 }

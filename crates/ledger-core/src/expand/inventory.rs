@@ -119,15 +119,15 @@ impl Inventory {
         // What no piece read: paths given by name, a comparison's previous ones.
         let unread = difference(&listing, read.paths());
         let never = AtomicBool::new(false);
-        let contents =
-            read_contents(
+        let contents = read_contents(
             workspace,
             &unread,
             &tasks,
             cache.as_ref(),
             settings.threads,
             &never,
-        )?.unwrap_or_default();
+        )?
+        .unwrap_or_default();
         let capacity = read.len() + unread.len();
         let unread: Vec<_> = unread.into_iter().zip(contents).collect();
         // Writing the cache (megabytes for a large tree) takes another thread

@@ -47,6 +47,7 @@ pub(crate) mod trust;
 pub(crate) mod walk;
 pub(crate) mod walk_memo;
 
+pub use crate::settings::{MAX_THREADS, NO_CACHE_ENV, THREADS_ENV};
 pub use cache::CacheReport;
 pub use entry::{Content, Digest, Entry};
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
@@ -55,5 +56,4 @@ pub use progress::{Progress, progress};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
 };
-pub use crate::settings::{MAX_THREADS, NO_CACHE_ENV, THREADS_ENV};
 pub use threads::{READS_IN_FLIGHT, pool_threads};

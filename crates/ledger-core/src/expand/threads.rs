@@ -210,6 +210,9 @@ mod tests {
         assert_eq!(pool(0).unwrap().current_num_threads(), cores());
         let err = pool(MAX_THREADS + 1).unwrap_err();
         assert_eq!(err.code(), "invalid-argument");
-        assert!(disk_helpers(2).is_none(), "an explicit count gets no helpers");
+        assert!(
+            disk_helpers(2).is_none(),
+            "an explicit count gets no helpers"
+        );
     }
 }

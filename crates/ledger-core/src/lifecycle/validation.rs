@@ -204,8 +204,8 @@ pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Sco
         });
     }
     let directory = change.directory();
-    let mut scope = Scope::new(change.workspace.clone())
-        .with_settings(change.workspace_settings().clone());
+    let mut scope =
+        Scope::new(change.workspace.clone()).with_settings(change.workspace_settings().clone());
     scope.purpose = format!("validation PASS of change {}", change.change);
     for repository in &request.repositories {
         scope.add_repository(repository)?;
@@ -631,8 +631,8 @@ pub fn record_validation(
         }
     }
     let specs = specs_root(change);
-    let mut baseline = Scope::new(change.workspace.clone())
-        .with_settings(change.workspace_settings().clone());
+    let mut baseline =
+        Scope::new(change.workspace.clone()).with_settings(change.workspace_settings().clone());
     baseline.repositories.clone_from(&scope.repositories);
     baseline.add_root(&specs)?;
     baseline.purpose = format!(

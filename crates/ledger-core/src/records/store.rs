@@ -78,8 +78,8 @@ use crate::expand::ledger_dir::{
 };
 use crate::expand::trust;
 use crate::records::signing::SigningSettings;
-use crate::settings::Settings;
 pub use crate::records::started_from::StartedFrom;
+use crate::settings::Settings;
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
 pub use decide::{DECISIONS, Orphan, OrphanChoice, OrphanDecision};
 use git::GitRefs;
