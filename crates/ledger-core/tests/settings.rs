@@ -53,6 +53,15 @@ fn call(dir: &Path, settings: &Value, verb: &str) -> Value {
     reply["ok"].clone()
 }
 
+/// The last of a few fingerprints of `dir` with `settings`.
+fn fingerprints(dir: &Path, settings: &Value) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..4 {
+        last = call(dir, settings, "fingerprint");
+    }
+    last
+}
+
 #[test]
 fn two_workspaces_in_one_process_keep_their_own_settings() {
     let (cached_dir, uncached_dir) = (workspace(), workspace());
@@ -65,16 +74,8 @@ fn two_workspaces_in_one_process_keep_their_own_settings() {
     // Side by side and at once: the uncached workspace is made and used
     // after the cached one, and from another thread while it runs.
     let answers = std::thread::scope(|s| {
-        let a = s.spawn(|| {
-            (0..4)
-                .map(|_| call(cached_dir.path(), &cached, "fingerprint"))
-                .last()
-        });
-        let b = s.spawn(|| {
-            (0..4)
-                .map(|_| call(uncached_dir.path(), &uncached, "fingerprint"))
-                .last()
-        });
+        let a = s.spawn(|| fingerprints(cached_dir.path(), &cached));
+        let b = s.spawn(|| fingerprints(uncached_dir.path(), &uncached));
         (a.join().unwrap(), b.join().unwrap())
     });
     // The same files give the same fingerprint, whatever the settings.
