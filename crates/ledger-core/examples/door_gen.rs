@@ -1541,6 +1541,11 @@ function encode(verb, options, build) {
     const why = String(err.message).split('\n')[0]
     throw new LedgerError(`invalid arguments: options of \`${verb}\` cannot be sent: ${why}`, 'invalid-argument', null)
   }
+  // JSON sends NaN and Infinity as null, which means left out: refused instead.
+  const odd = nonFinite(built, '')
+  if (odd !== null) {
+    throw new LedgerError(`invalid arguments: option \`${odd}\` of \`${verb}\` is not a finite number`, 'invalid-argument', null)
+  }
   const bad = illFormed(built, '')
   if (bad !== null) {
     throw new LedgerError(
@@ -1550,6 +1555,17 @@ function encode(verb, options, build) {
     )
   }
   return text
+}
+
+/** The path of the first number in `value` that is not finite, or null. */
+function nonFinite(value, path) {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return null
+  for (const [key, item] of Object.entries(value)) {
+    const bad = nonFinite(item, path ? `${path}.${key}` : key)
+    if (bad !== null) return bad
+  }
+  return null
 }
 
 /** The first string (value or key) in `value` that is not well-formed UTF-16, with its path. */
