@@ -256,7 +256,7 @@ const TASK_RULES = Object.freeze(["task-checkbox-v1","openspec-checkbox"])
 /** A workspace named once, with its settings: every verb of ledger that concerns it, as a method. */
 class Workspace {
   #path
-  #settings
+  // The settings as JSON, made once: every method passes them unchanged.
   #settingsJson
 
   constructor(path = '.', settings = undefined) {
@@ -264,8 +264,7 @@ class Workspace {
       throw new LedgerError(`the workspace must be a path (a string), not ${typeof path}`, 'invalid-argument', null)
     }
     this.#path = path
-    this.#settings = workspaceSettingsSync(settings)
-    this.#settingsJson = JSON.stringify(this.#settings)
+    this.#settingsJson = JSON.stringify(workspaceSettingsSync(settings))
   }
 
   /** The workspace directory as given. */

@@ -1431,7 +1431,7 @@ const SETTINGS_VERB: &str = "workspace_settings";
 const JS_WORKSPACE: &str = "/** A workspace named once, with its settings: every verb of ledger that concerns it, as a method. */
 class Workspace {
   #path
-  #settings
+  // The settings as JSON, made once: every method passes them unchanged.
   #settingsJson
 
   constructor(path = '.', settings = undefined) {
@@ -1439,8 +1439,7 @@ class Workspace {
       throw new LedgerError(`the workspace must be a path (a string), not ${typeof path}`, 'invalid-argument', null)
     }
     this.#path = path
-    this.#settings = workspaceSettingsSync(settings)
-    this.#settingsJson = JSON.stringify(this.#settings)
+    this.#settingsJson = JSON.stringify(workspaceSettingsSync(settings))
   }
 
   /** The workspace directory as given. */
