@@ -403,7 +403,9 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
                 Some(dir) => dir,
                 None => scope_args::default_workspace()?,
             };
-            let record = InventoryRecord::read(&args.record)?.inventory_in(&workspace);
+            let record = InventoryRecord::read(&args.record)?
+                .inventory_in(&workspace)
+                .with_settings(settings::current());
             let comparison = record.compare()?;
             let text = if args.json {
                 json_line(&comparison)

@@ -717,7 +717,9 @@ pub(crate) fn freshness_of(
     if same_scope {
         let comparison = match current {
             Some(current) => evidence.inventory.compare_with(current)?,
-            None => evidence.inventory.compare()?,
+            None => (evidence.inventory.clone())
+                .with_settings(spec.scope().settings().clone())
+                .compare()?,
         };
         if !comparison.matches {
             reasons.push(StaleReason::InputsChanged {

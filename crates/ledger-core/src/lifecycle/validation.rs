@@ -782,7 +782,8 @@ pub fn check_validation_with(
         prerequisites,
         validation.gates.iter().map(|g| g.gate.as_str()),
     )?;
-    let comparison = validation.inventory.compare()?;
+    let recorded = (validation.inventory.clone()).with_settings(store.settings().clone());
+    let comparison = recorded.compare()?;
     let workspace = validation.inventory.scope.workspace.clone();
     let mut gates = Vec::new();
     for used in &validation.gates {
