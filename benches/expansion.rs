@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ledger_core::expand::{Inventory, Scope, set_digest_cache};
+use ledger_core::Settings;
+use ledger_core::expand::{Inventory, Scope};
 use ledger_testkit::Git;
 
 fn git(dir: &Path, args: &[&str]) {
@@ -75,7 +76,10 @@ fn unchanged(c: &mut Criterion) {
         scope.add_root(".").unwrap();
         group.throughput(Throughput::Elements(files as u64));
         for (name, cached) in [("cache", true), ("no_cache", false)] {
-            set_digest_cache(cached);
+            let scope = scope.clone().with_settings(Settings {
+                digest_cache: cached,
+                ..Settings::default()
+            });
             // The first expansion fills the cache; criterion's warm-up runs
             // it again until every file is old enough to be trusted.
             Inventory::expand(&scope).unwrap();
@@ -83,7 +87,6 @@ fn unchanged(c: &mut Criterion) {
                 b.iter(|| Inventory::expand(scope).unwrap())
             });
         }
-        set_digest_cache(true);
     }
     group.finish();
 }

@@ -46,6 +46,11 @@ function encode(verb, options, build) {
     const why = String(err.message).split('\n')[0]
     throw new LedgerError(`invalid arguments: options of \`${verb}\` cannot be sent: ${why}`, 'invalid-argument', null)
   }
+  // JSON sends NaN and Infinity as null, which means left out: refused instead.
+  const odd = nonFinite(built, '')
+  if (odd !== null) {
+    throw new LedgerError(`invalid arguments: option \`${odd}\` of \`${verb}\` is not a finite number`, 'invalid-argument', null)
+  }
   const bad = illFormed(built, '')
   if (bad !== null) {
     throw new LedgerError(
@@ -55,6 +60,17 @@ function encode(verb, options, build) {
     )
   }
   return text
+}
+
+/** The path of the first number in `value` that is not finite, or null. */
+function nonFinite(value, path) {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return null
+  for (const [key, item] of Object.entries(value)) {
+    const bad = nonFinite(item, path ? `${path}.${key}` : key)
+    if (bad !== null) return bad
+  }
+  return null
 }
 
 /** The first string (value or key) in `value` that is not well-formed UTF-16, with its path. */
@@ -109,14 +125,14 @@ function checkSignal(verb, signal) {
  * and the signal's abort event cancels it. An already aborted signal cancels
  * it before the call starts, so the core runs nothing and answers `cancelled`.
  */
-async function callCancellable(workspace, verb, text, signal) {
-  if (checkSignal(verb, signal) === null) return native.call(workspace, verb, text)
+async function callCancellable(workspace, verb, text, signal, settings) {
+  if (checkSignal(verb, signal) === null) return native.call(workspace, verb, text, null, settings)
   const token = native.cancelToken()
   const abort = () => native.cancel(token)
   if (signal.aborted) abort()
   else signal.addEventListener('abort', abort, { once: true })
   try {
-    return await native.call(workspace, verb, text, token)
+    return await native.call(workspace, verb, text, token, settings)
   } finally {
     signal.removeEventListener('abort', abort)
     native.releaseCancel(token)
@@ -124,12 +140,12 @@ async function callCancellable(workspace, verb, text, signal) {
 }
 
 /** `callCancellable` on this thread: only an already aborted signal can be seen. */
-function callCancellableSync(workspace, verb, text, signal) {
-  if (checkSignal(verb, signal) === null) return native.callSync(workspace, verb, text)
+function callCancellableSync(workspace, verb, text, signal, settings) {
+  if (checkSignal(verb, signal) === null) return native.callSync(workspace, verb, text, null, settings)
   const token = native.cancelToken()
   try {
     if (signal.aborted) native.cancel(token)
-    return native.callSync(workspace, verb, text, token)
+    return native.callSync(workspace, verb, text, token, settings)
   } finally {
     native.releaseCancel(token)
   }
@@ -222,7 +238,7 @@ const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","sp
 /** The prefix of the v1 fingerprint stream (docs/format.md). */
 const FORMAT_V1 = "wealth-ledger-input-v1"
 
-/** The most reader threads `set_threads` accepts. */
+/** The most reader threads a workspace's `threads` setting accepts. */
 const MAX_THREADS = 1024
 
 /** The `format` of an inventory record. */
@@ -237,31 +253,39 @@ const STORE_DIR = ".ledger"
 /** The names of the task rules, in order (docs/format.md §4). */
 const TASK_RULES = Object.freeze(["task-checkbox-v1","openspec-checkbox"])
 
-/** A workspace named once: every verb of ledger that concerns it, as a method. */
+/** A workspace named once, with its settings: every verb of ledger that concerns it, as a method. */
 class Workspace {
   #path
+  // The settings as JSON, made once: every method passes them unchanged.
+  #settingsJson
 
-  constructor(path = '.') {
+  constructor(path = '.', settings = undefined) {
     if (typeof path !== 'string') {
       throw new LedgerError(`the workspace must be a path (a string), not ${typeof path}`, 'invalid-argument', null)
     }
     this.#path = path
+    this.#settingsJson = JSON.stringify(workspaceSettingsSync(settings))
   }
 
   /** The workspace directory as given. */
   get path() {
     return this.#path
   }
+
+  /** The workspace's settings, as they were made (a copy). */
+  settings() {
+    return JSON.parse(this.#settingsJson)
+  }
   /**
    * The v1 fingerprint of the scope's inventory (`ledger fingerprint`).
    */
   async fingerprint(options) {
-    return (reply(await native.call(this.#path, 'fingerprint', encode('fingerprint', options, (o) => ({ ...o,  })))))
+    return (reply(await native.call(this.#path, 'fingerprint', encode('fingerprint', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /** `fingerprint`, blocking the JavaScript thread. */
   fingerprintSync(options) {
-    return (reply(native.callSync(this.#path, 'fingerprint', encode('fingerprint', options, (o) => ({ ...o,  })))))
+    return (reply(native.callSync(this.#path, 'fingerprint', encode('fingerprint', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /**
@@ -269,12 +293,12 @@ class Workspace {
    * the scope as resolved, the roots walked outside Git, every entry.
    */
   async inventory(options) {
-    return (reply(await native.call(this.#path, 'inventory', encode('inventory', options, (o) => ({ ...o,  })))))
+    return (reply(await native.call(this.#path, 'inventory', encode('inventory', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /** `inventory`, blocking the JavaScript thread. */
   inventorySync(options) {
-    return (reply(native.callSync(this.#path, 'inventory', encode('inventory', options, (o) => ({ ...o,  })))))
+    return (reply(native.callSync(this.#path, 'inventory', encode('inventory', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /**
@@ -282,12 +306,12 @@ class Workspace {
    * paths), reset, blocked, archived or gone, with its cause (`ledger status --json`).
    */
   async status(change, options) {
-    return (reply(await native.call(this.#path, 'status', encode('status', options, (o) => ({ ...o, change })))))
+    return (reply(await native.call(this.#path, 'status', encode('status', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /** `status`, blocking the JavaScript thread. */
   statusSync(change, options) {
-    return (reply(native.callSync(this.#path, 'status', encode('status', options, (o) => ({ ...o, change })))))
+    return (reply(native.callSync(this.#path, 'status', encode('status', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -300,12 +324,12 @@ class Workspace {
    * does not is approved with a warning (docs/approvals.md).
    */
   async approve(change, artifact, options) {
-    return (reply(await native.call(this.#path, 'approve', encode('approve', options, (o) => ({ ...o, artifact, change })))))
+    return (reply(await native.call(this.#path, 'approve', encode('approve', options, (o) => ({ ...o, artifact, change })), null, this.#settingsJson)))
   }
 
   /** `approve`, blocking the JavaScript thread. */
   approveSync(change, artifact, options) {
-    return (reply(native.callSync(this.#path, 'approve', encode('approve', options, (o) => ({ ...o, artifact, change })))))
+    return (reply(native.callSync(this.#path, 'approve', encode('approve', options, (o) => ({ ...o, artifact, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -313,12 +337,12 @@ class Workspace {
    * bindings that says why; the records before it stay. Returns its id.
    */
   async retire(change, options) {
-    return (reply(await native.call(this.#path, 'retire', encode('retire', options, (o) => ({ ...o, change })))))
+    return (reply(await native.call(this.#path, 'retire', encode('retire', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /** `retire`, blocking the JavaScript thread. */
   retireSync(change, options) {
-    return (reply(native.callSync(this.#path, 'retire', encode('retire', options, (o) => ({ ...o, change })))))
+    return (reply(native.callSync(this.#path, 'retire', encode('retire', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -327,12 +351,12 @@ class Workspace {
    * a change that exists; `unknown-change` when neither is there.
    */
   async currentState(change) {
-    return (reply(await native.call(this.#path, 'current_state', encode('current_state', undefined, (o) => ({ change })))))
+    return (reply(await native.call(this.#path, 'current_state', encode('current_state', undefined, (o) => ({ change })), null, this.#settingsJson)))
   }
 
   /** `currentState`, blocking the JavaScript thread. */
   currentStateSync(change) {
-    return (reply(native.callSync(this.#path, 'current_state', encode('current_state', undefined, (o) => ({ change })))))
+    return (reply(native.callSync(this.#path, 'current_state', encode('current_state', undefined, (o) => ({ change })), null, this.#settingsJson)))
   }
 
   /**
@@ -340,12 +364,12 @@ class Workspace {
    * default repository filled in, the store exclusion present.
    */
   async resolveScope(options) {
-    return (reply(await native.call(this.#path, 'resolve_scope', encode('resolve_scope', options, (o) => ({ ...o,  })))))
+    return (reply(await native.call(this.#path, 'resolve_scope', encode('resolve_scope', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /** `resolveScope`, blocking the JavaScript thread. */
   resolveScopeSync(options) {
-    return (reply(native.callSync(this.#path, 'resolve_scope', encode('resolve_scope', options, (o) => ({ ...o,  })))))
+    return (reply(native.callSync(this.#path, 'resolve_scope', encode('resolve_scope', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /**
@@ -354,12 +378,12 @@ class Workspace {
    * what changed, path by path.
    */
   async compare(inventory) {
-    return (reply(await native.call(this.#path, 'compare', encode('compare', undefined, (o) => ({ inventory })))))
+    return (reply(await native.call(this.#path, 'compare', encode('compare', undefined, (o) => ({ inventory })), null, this.#settingsJson)))
   }
 
   /** `compare`, blocking the JavaScript thread. */
   compareSync(inventory) {
-    return (reply(native.callSync(this.#path, 'compare', encode('compare', undefined, (o) => ({ inventory })))))
+    return (reply(native.callSync(this.#path, 'compare', encode('compare', undefined, (o) => ({ inventory })), null, this.#settingsJson)))
   }
 
   /**
@@ -368,60 +392,60 @@ class Workspace {
    * absent store is empty and clean.
    */
   async storeCheck() {
-    return (reply(await native.call(this.#path, 'store_check', encode('store_check', undefined, (o) => ({  })))))
+    return (reply(await native.call(this.#path, 'store_check', encode('store_check', undefined, (o) => ({  })), null, this.#settingsJson)))
   }
 
   /** `storeCheck`, blocking the JavaScript thread. */
   storeCheckSync() {
-    return (reply(native.callSync(this.#path, 'store_check', encode('store_check', undefined, (o) => ({  })))))
+    return (reply(native.callSync(this.#path, 'store_check', encode('store_check', undefined, (o) => ({  })), null, this.#settingsJson)))
   }
 
   /**
    * The record a ref names, or null.
    */
   async head(reference) {
-    return (reply(await native.call(this.#path, 'head', encode('head', undefined, (o) => ({ reference })))))
+    return (reply(await native.call(this.#path, 'head', encode('head', undefined, (o) => ({ reference })), null, this.#settingsJson)))
   }
 
   /** `head`, blocking the JavaScript thread. */
   headSync(reference) {
-    return (reply(native.callSync(this.#path, 'head', encode('head', undefined, (o) => ({ reference })))))
+    return (reply(native.callSync(this.#path, 'head', encode('head', undefined, (o) => ({ reference })), null, this.#settingsJson)))
   }
 
   /**
    * The records on a ref, newest first.
    */
   async history(reference) {
-    return (reply(await native.call(this.#path, 'history', encode('history', undefined, (o) => ({ reference })))))
+    return (reply(await native.call(this.#path, 'history', encode('history', undefined, (o) => ({ reference })), null, this.#settingsJson)))
   }
 
   /** `history`, blocking the JavaScript thread. */
   historySync(reference) {
-    return (reply(native.callSync(this.#path, 'history', encode('history', undefined, (o) => ({ reference })))))
+    return (reply(native.callSync(this.#path, 'history', encode('history', undefined, (o) => ({ reference })), null, this.#settingsJson)))
   }
 
   /**
    * Every ref and the record it names, sorted by name.
    */
   async refs() {
-    return (reply(await native.call(this.#path, 'refs', encode('refs', undefined, (o) => ({  })))))
+    return (reply(await native.call(this.#path, 'refs', encode('refs', undefined, (o) => ({  })), null, this.#settingsJson)))
   }
 
   /** `refs`, blocking the JavaScript thread. */
   refsSync() {
-    return (reply(native.callSync(this.#path, 'refs', encode('refs', undefined, (o) => ({  })))))
+    return (reply(native.callSync(this.#path, 'refs', encode('refs', undefined, (o) => ({  })), null, this.#settingsJson)))
   }
 
   /**
    * A record (its header and its body as stored), checked against its id.
    */
   async storedRecord(id) {
-    return (reply(await native.call(this.#path, 'stored_record', encode('stored_record', undefined, (o) => ({ id })))))
+    return (reply(await native.call(this.#path, 'stored_record', encode('stored_record', undefined, (o) => ({ id })), null, this.#settingsJson)))
   }
 
   /** `storedRecord`, blocking the JavaScript thread. */
   storedRecordSync(id) {
-    return (reply(native.callSync(this.#path, 'stored_record', encode('stored_record', undefined, (o) => ({ id })))))
+    return (reply(native.callSync(this.#path, 'stored_record', encode('stored_record', undefined, (o) => ({ id })), null, this.#settingsJson)))
   }
 
   /**
@@ -430,12 +454,12 @@ class Workspace {
    * the signing settings; null when the ref has no head.
    */
   async provenance(reference) {
-    return (reply(await native.call(this.#path, 'provenance', encode('provenance', undefined, (o) => ({ reference })))))
+    return (reply(await native.call(this.#path, 'provenance', encode('provenance', undefined, (o) => ({ reference })), null, this.#settingsJson)))
   }
 
   /** `provenance`, blocking the JavaScript thread. */
   provenanceSync(reference) {
-    return (reply(native.callSync(this.#path, 'provenance', encode('provenance', undefined, (o) => ({ reference })))))
+    return (reply(native.callSync(this.#path, 'provenance', encode('provenance', undefined, (o) => ({ reference })), null, this.#settingsJson)))
   }
 
   /**
@@ -444,12 +468,12 @@ class Workspace {
    * next push fast-forwards. Returns the kept record.
    */
   async resolve(reference, keep) {
-    return (reply(await native.call(this.#path, 'resolve', encode('resolve', undefined, (o) => ({ keep, reference })))))
+    return (reply(await native.call(this.#path, 'resolve', encode('resolve', undefined, (o) => ({ keep, reference })), null, this.#settingsJson)))
   }
 
   /** `resolve`, blocking the JavaScript thread. */
   resolveSync(reference, keep) {
-    return (reply(native.callSync(this.#path, 'resolve', encode('resolve', undefined, (o) => ({ keep, reference })))))
+    return (reply(native.callSync(this.#path, 'resolve', encode('resolve', undefined, (o) => ({ keep, reference })), null, this.#settingsJson)))
   }
 
   /**
@@ -460,12 +484,12 @@ class Workspace {
    * no longer listed. Nothing is deleted.
    */
   async decideOrphan(orphan, choice, reason) {
-    return (reply(await native.call(this.#path, 'decide_orphan', encode('decide_orphan', undefined, (o) => ({ choice, orphan, reason })))))
+    return (reply(await native.call(this.#path, 'decide_orphan', encode('decide_orphan', undefined, (o) => ({ choice, orphan, reason })), null, this.#settingsJson)))
   }
 
   /** `decideOrphan`, blocking the JavaScript thread. */
   decideOrphanSync(orphan, choice, reason) {
-    return (reply(native.callSync(this.#path, 'decide_orphan', encode('decide_orphan', undefined, (o) => ({ choice, orphan, reason })))))
+    return (reply(native.callSync(this.#path, 'decide_orphan', encode('decide_orphan', undefined, (o) => ({ choice, orphan, reason })), null, this.#settingsJson)))
   }
 
   /**
@@ -475,12 +499,12 @@ class Workspace {
    * may still hold. Returns what was removed and what was kept.
    */
   async storeUnlock(options) {
-    return (reply(await native.call(this.#path, 'store_unlock', encode('store_unlock', options, (o) => ({ ...o,  })))))
+    return (reply(await native.call(this.#path, 'store_unlock', encode('store_unlock', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /** `storeUnlock`, blocking the JavaScript thread. */
   storeUnlockSync(options) {
-    return (reply(native.callSync(this.#path, 'store_unlock', encode('store_unlock', options, (o) => ({ ...o,  })))))
+    return (reply(native.callSync(this.#path, 'store_unlock', encode('store_unlock', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /**
@@ -490,12 +514,12 @@ class Workspace {
    * there, and gives the push refspec.
    */
   async remoteSetup(options) {
-    return (reply(await native.call(this.#path, 'remote_setup', encode('remote_setup', options, (o) => ({ ...o,  })))))
+    return (reply(await native.call(this.#path, 'remote_setup', encode('remote_setup', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /** `remoteSetup`, blocking the JavaScript thread. */
   remoteSetupSync(options) {
-    return (reply(native.callSync(this.#path, 'remote_setup', encode('remote_setup', options, (o) => ({ ...o,  })))))
+    return (reply(native.callSync(this.#path, 'remote_setup', encode('remote_setup', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /**
@@ -503,12 +527,12 @@ class Workspace {
    * and in topological order).
    */
   async changeGraph(change, options) {
-    return (reply(await native.call(this.#path, 'change_graph', encode('change_graph', options, (o) => ({ ...o, change })))))
+    return (reply(await native.call(this.#path, 'change_graph', encode('change_graph', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /** `changeGraph`, blocking the JavaScript thread. */
   changeGraphSync(change, options) {
-    return (reply(native.callSync(this.#path, 'change_graph', encode('change_graph', options, (o) => ({ ...o, change })))))
+    return (reply(native.callSync(this.#path, 'change_graph', encode('change_graph', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -516,12 +540,12 @@ class Workspace {
    * (for `design`: `design.md` and the materials it links).
    */
   async changeScope(change, artifact, options) {
-    return (reply(await native.call(this.#path, 'change_scope', encode('change_scope', options, (o) => ({ ...o, artifact, change })))))
+    return (reply(await native.call(this.#path, 'change_scope', encode('change_scope', options, (o) => ({ ...o, artifact, change })), null, this.#settingsJson)))
   }
 
   /** `changeScope`, blocking the JavaScript thread. */
   changeScopeSync(change, artifact, options) {
-    return (reply(native.callSync(this.#path, 'change_scope', encode('change_scope', options, (o) => ({ ...o, artifact, change })))))
+    return (reply(native.callSync(this.#path, 'change_scope', encode('change_scope', options, (o) => ({ ...o, artifact, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -529,12 +553,12 @@ class Workspace {
    * `design.md` and the materials it links).
    */
   async changeInventory(change, artifact, options) {
-    return (reply(await native.call(this.#path, 'change_inventory', encode('change_inventory', options, (o) => ({ ...o, artifact, change })))))
+    return (reply(await native.call(this.#path, 'change_inventory', encode('change_inventory', options, (o) => ({ ...o, artifact, change })), null, this.#settingsJson)))
   }
 
   /** `changeInventory`, blocking the JavaScript thread. */
   changeInventorySync(change, artifact, options) {
-    return (reply(native.callSync(this.#path, 'change_inventory', encode('change_inventory', options, (o) => ({ ...o, artifact, change })))))
+    return (reply(native.callSync(this.#path, 'change_inventory', encode('change_inventory', options, (o) => ({ ...o, artifact, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -543,12 +567,12 @@ class Workspace {
    * `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`).
    */
   async changeTasks(change, options) {
-    return (reply(await native.call(this.#path, 'change_tasks', encode('change_tasks', options, (o) => ({ ...o, change })))))
+    return (reply(await native.call(this.#path, 'change_tasks', encode('change_tasks', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /** `changeTasks`, blocking the JavaScript thread. */
   changeTasksSync(change, options) {
-    return (reply(native.callSync(this.#path, 'change_tasks', encode('change_tasks', options, (o) => ({ ...o, change })))))
+    return (reply(native.callSync(this.#path, 'change_tasks', encode('change_tasks', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -560,12 +584,12 @@ class Workspace {
    * another writer advanced it.
    */
   async advanceState(change, options) {
-    return (reply(await native.call(this.#path, 'advance_state', encode('advance_state', options, (o) => ({ ...o, change })))))
+    return (reply(await native.call(this.#path, 'advance_state', encode('advance_state', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /** `advanceState`, blocking the JavaScript thread. */
   advanceStateSync(change, options) {
-    return (reply(native.callSync(this.#path, 'advance_state', encode('advance_state', options, (o) => ({ ...o, change })))))
+    return (reply(native.callSync(this.#path, 'advance_state', encode('advance_state', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -574,12 +598,12 @@ class Workspace {
    * recorded and no such change exists.
    */
   async stateLog(change) {
-    return (reply(await native.call(this.#path, 'state_log', encode('state_log', undefined, (o) => ({ change })))))
+    return (reply(await native.call(this.#path, 'state_log', encode('state_log', undefined, (o) => ({ change })), null, this.#settingsJson)))
   }
 
   /** `stateLog`, blocking the JavaScript thread. */
   stateLogSync(change) {
-    return (reply(native.callSync(this.#path, 'state_log', encode('state_log', undefined, (o) => ({ change })))))
+    return (reply(native.callSync(this.#path, 'state_log', encode('state_log', undefined, (o) => ({ change })), null, this.#settingsJson)))
   }
 
   /**
@@ -590,12 +614,12 @@ class Workspace {
    * no `noDelivery` reason.
    */
   async recordValidation(change, options) {
-    return (reply(await native.call(this.#path, 'record_validation', encode('record_validation', options, (o) => ({ ...o, change })))))
+    return (reply(await native.call(this.#path, 'record_validation', encode('record_validation', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /** `recordValidation`, blocking the JavaScript thread. */
   recordValidationSync(change, options) {
-    return (reply(native.callSync(this.#path, 'record_validation', encode('record_validation', options, (o) => ({ ...o, change })))))
+    return (reply(native.callSync(this.#path, 'record_validation', encode('record_validation', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -604,12 +628,12 @@ class Workspace {
    * `gatePrerequisites` says (`ledger validate check --json`).
    */
   async checkValidation(change, options) {
-    return (reply(await native.call(this.#path, 'check_validation', encode('check_validation', options, (o) => ({ ...o, change })))))
+    return (reply(await native.call(this.#path, 'check_validation', encode('check_validation', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /** `checkValidation`, blocking the JavaScript thread. */
   checkValidationSync(change, options) {
-    return (reply(native.callSync(this.#path, 'check_validation', encode('check_validation', options, (o) => ({ ...o, change })))))
+    return (reply(native.callSync(this.#path, 'check_validation', encode('check_validation', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -617,12 +641,12 @@ class Workspace {
    * (`ledger finalize check --json`).
    */
   async finalizeCheck(change, options) {
-    return (reply(await native.call(this.#path, 'finalize_check', encode('finalize_check', options, (o) => ({ ...o, change })))))
+    return (reply(await native.call(this.#path, 'finalize_check', encode('finalize_check', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /** `finalizeCheck`, blocking the JavaScript thread. */
   finalizeCheckSync(change, options) {
-    return (reply(native.callSync(this.#path, 'finalize_check', encode('finalize_check', options, (o) => ({ ...o, change })))))
+    return (reply(native.callSync(this.#path, 'finalize_check', encode('finalize_check', options, (o) => ({ ...o, change })), null, this.#settingsJson)))
   }
 
   /**
@@ -632,12 +656,12 @@ class Workspace {
    * here (`checkRecordedGate` fills a check from the evidence instead).
    */
   async checkGate(name, options) {
-    return (reply(await native.call(this.#path, 'check_gate', encode('check_gate', options, (o) => ({ ...o, name })))))
+    return (reply(await native.call(this.#path, 'check_gate', encode('check_gate', options, (o) => ({ ...o, name })), null, this.#settingsJson)))
   }
 
   /** `checkGate`, blocking the JavaScript thread. */
   checkGateSync(name, options) {
-    return (reply(native.callSync(this.#path, 'check_gate', encode('check_gate', options, (o) => ({ ...o, name })))))
+    return (reply(native.callSync(this.#path, 'check_gate', encode('check_gate', options, (o) => ({ ...o, name })), null, this.#settingsJson)))
   }
 
   /**
@@ -647,12 +671,12 @@ class Workspace {
    * commands given here.
    */
   async checkRecordedGate(name, options) {
-    return (reply(await native.call(this.#path, 'check_recorded_gate', encode('check_recorded_gate', options, (o) => ({ ...o, name })))))
+    return (reply(await native.call(this.#path, 'check_recorded_gate', encode('check_recorded_gate', options, (o) => ({ ...o, name })), null, this.#settingsJson)))
   }
 
   /** `checkRecordedGate`, blocking the JavaScript thread. */
   checkRecordedGateSync(name, options) {
-    return (reply(native.callSync(this.#path, 'check_recorded_gate', encode('check_recorded_gate', options, (o) => ({ ...o, name })))))
+    return (reply(native.callSync(this.#path, 'check_recorded_gate', encode('check_recorded_gate', options, (o) => ({ ...o, name })), null, this.#settingsJson)))
   }
 
   /**
@@ -665,12 +689,12 @@ class Workspace {
    * recorded as not reusable.
    */
   async runGate(name, options) {
-    return (reply(await callCancellable(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal)))
+    return (reply(await callCancellable(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal, this.#settingsJson)))
   }
 
   /** `runGate`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked. */
   runGateSync(name, options) {
-    return (reply(callCancellableSync(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal)))
+    return (reply(callCancellableSync(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal, this.#settingsJson)))
   }
 
   /**
@@ -680,12 +704,12 @@ class Workspace {
    * that is not valid.
    */
   async declaredGates() {
-    return (reply(await native.call(this.#path, 'declared_gates', encode('declared_gates', undefined, (o) => ({  })))))
+    return (reply(await native.call(this.#path, 'declared_gates', encode('declared_gates', undefined, (o) => ({  })), null, this.#settingsJson)))
   }
 
   /** `declaredGates`, blocking the JavaScript thread. */
   declaredGatesSync() {
-    return (reply(native.callSync(this.#path, 'declared_gates', encode('declared_gates', undefined, (o) => ({  })))))
+    return (reply(native.callSync(this.#path, 'declared_gates', encode('declared_gates', undefined, (o) => ({  })), null, this.#settingsJson)))
   }
 
   /**
@@ -695,12 +719,12 @@ class Workspace {
    * fails with `cancelled` as `runGate` does.
    */
   async runDeclaredGate(name, options) {
-    return (reply(await callCancellable(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal)))
+    return (reply(await callCancellable(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal, this.#settingsJson)))
   }
 
   /** `runDeclaredGate`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked. */
   runDeclaredGateSync(name, options) {
-    return (reply(callCancellableSync(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal)))
+    return (reply(callCancellableSync(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal, this.#settingsJson)))
   }
 
   /**
@@ -711,12 +735,12 @@ class Workspace {
    * replace declared ones by name).
    */
   async checkDeclaredGate(name, options) {
-    return (reply(await native.call(this.#path, 'check_declared_gate', encode('check_declared_gate', options, (o) => ({ ...o, name })))))
+    return (reply(await native.call(this.#path, 'check_declared_gate', encode('check_declared_gate', options, (o) => ({ ...o, name })), null, this.#settingsJson)))
   }
 
   /** `checkDeclaredGate`, blocking the JavaScript thread. */
   checkDeclaredGateSync(name, options) {
-    return (reply(native.callSync(this.#path, 'check_declared_gate', encode('check_declared_gate', options, (o) => ({ ...o, name })))))
+    return (reply(native.callSync(this.#path, 'check_declared_gate', encode('check_declared_gate', options, (o) => ({ ...o, name })), null, this.#settingsJson)))
   }
 
   /**
@@ -725,12 +749,12 @@ class Workspace {
    * `checkDeclaredGate` checks it; nothing runs.
    */
   async checkDeclaredGates(options) {
-    return (reply(await native.call(this.#path, 'check_declared_gates', encode('check_declared_gates', options, (o) => ({ ...o,  })))))
+    return (reply(await native.call(this.#path, 'check_declared_gates', encode('check_declared_gates', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /** `checkDeclaredGates`, blocking the JavaScript thread. */
   checkDeclaredGatesSync(options) {
-    return (reply(native.callSync(this.#path, 'check_declared_gates', encode('check_declared_gates', options, (o) => ({ ...o,  })))))
+    return (reply(native.callSync(this.#path, 'check_declared_gates', encode('check_declared_gates', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /**
@@ -740,24 +764,24 @@ class Workspace {
    * running is stopped and recorded as not reusable, and no later gate starts.
    */
   async runDeclaredGates(options) {
-    return (reply(await callCancellable(this.#path, 'run_declared_gates', encode('run_declared_gates', options, (o) => ({ ...withoutSignal(o),  })), options?.signal)))
+    return (reply(await callCancellable(this.#path, 'run_declared_gates', encode('run_declared_gates', options, (o) => ({ ...withoutSignal(o),  })), options?.signal, this.#settingsJson)))
   }
 
   /** `runDeclaredGates`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked. */
   runDeclaredGatesSync(options) {
-    return (reply(callCancellableSync(this.#path, 'run_declared_gates', encode('run_declared_gates', options, (o) => ({ ...withoutSignal(o),  })), options?.signal)))
+    return (reply(callCancellableSync(this.#path, 'run_declared_gates', encode('run_declared_gates', options, (o) => ({ ...withoutSignal(o),  })), options?.signal, this.#settingsJson)))
   }
 
   /**
    * The gate's latest evidence and its record, or null when it never ran.
    */
   async latestEvidence(gate) {
-    return (reply(await native.call(this.#path, 'latest_evidence', encode('latest_evidence', undefined, (o) => ({ gate })))))
+    return (reply(await native.call(this.#path, 'latest_evidence', encode('latest_evidence', undefined, (o) => ({ gate })), null, this.#settingsJson)))
   }
 
   /** `latestEvidence`, blocking the JavaScript thread. */
   latestEvidenceSync(gate) {
-    return (reply(native.callSync(this.#path, 'latest_evidence', encode('latest_evidence', undefined, (o) => ({ gate })))))
+    return (reply(native.callSync(this.#path, 'latest_evidence', encode('latest_evidence', undefined, (o) => ({ gate })), null, this.#settingsJson)))
   }
 
   /**
@@ -766,12 +790,12 @@ class Workspace {
    * earlier evidence). Nothing is deleted. Returns the policy's record.
    */
   async limitReuse(gate, keepNewest, reason) {
-    return (reply(await native.call(this.#path, 'limit_reuse', encode('limit_reuse', undefined, (o) => ({ gate, keepNewest, reason })))))
+    return (reply(await native.call(this.#path, 'limit_reuse', encode('limit_reuse', undefined, (o) => ({ gate, keepNewest, reason })), null, this.#settingsJson)))
   }
 
   /** `limitReuse`, blocking the JavaScript thread. */
   limitReuseSync(gate, keepNewest, reason) {
-    return (reply(native.callSync(this.#path, 'limit_reuse', encode('limit_reuse', undefined, (o) => ({ gate, keepNewest, reason })))))
+    return (reply(native.callSync(this.#path, 'limit_reuse', encode('limit_reuse', undefined, (o) => ({ gate, keepNewest, reason })), null, this.#settingsJson)))
   }
 
   /**
@@ -781,12 +805,12 @@ class Workspace {
    * `output.truncated` says how many bytes were dropped between them.
    */
   async gateOutput(gate) {
-    return b64decode(reply(await native.call(this.#path, 'gate_output', encode('gate_output', undefined, (o) => ({ gate })))))
+    return b64decode(reply(await native.call(this.#path, 'gate_output', encode('gate_output', undefined, (o) => ({ gate })), null, this.#settingsJson)))
   }
 
   /** `gateOutput`, blocking the JavaScript thread. */
   gateOutputSync(gate) {
-    return b64decode(reply(native.callSync(this.#path, 'gate_output', encode('gate_output', undefined, (o) => ({ gate })))))
+    return b64decode(reply(native.callSync(this.#path, 'gate_output', encode('gate_output', undefined, (o) => ({ gate })), null, this.#settingsJson)))
   }
 
   /**
@@ -794,12 +818,12 @@ class Workspace {
    * evidence written before ledger kept a run's output.
    */
   async evidenceOutput(record) {
-    return b64decode(reply(await native.call(this.#path, 'evidence_output', encode('evidence_output', undefined, (o) => ({ record })))))
+    return b64decode(reply(await native.call(this.#path, 'evidence_output', encode('evidence_output', undefined, (o) => ({ record })), null, this.#settingsJson)))
   }
 
   /** `evidenceOutput`, blocking the JavaScript thread. */
   evidenceOutputSync(record) {
-    return b64decode(reply(native.callSync(this.#path, 'evidence_output', encode('evidence_output', undefined, (o) => ({ record })))))
+    return b64decode(reply(native.callSync(this.#path, 'evidence_output', encode('evidence_output', undefined, (o) => ({ record })), null, this.#settingsJson)))
   }
 
   /**
@@ -813,12 +837,12 @@ class Workspace {
    * nothing checked relies on are listed in `notes`, never refused.
    */
   async check(options) {
-    return (reply(await native.call(this.#path, 'check', encode('check', options, (o) => ({ ...o,  })))))
+    return (reply(await native.call(this.#path, 'check', encode('check', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /** `check`, blocking the JavaScript thread. */
   checkSync(options) {
-    return (reply(native.callSync(this.#path, 'check', encode('check', options, (o) => ({ ...o,  })))))
+    return (reply(native.callSync(this.#path, 'check', encode('check', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /**
@@ -828,12 +852,12 @@ class Workspace {
    * outcome (`ledger changes --json`).
    */
   async changes(options) {
-    return (reply(await native.call(this.#path, 'changes', encode('changes', options, (o) => ({ ...o,  })))))
+    return (reply(await native.call(this.#path, 'changes', encode('changes', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /** `changes`, blocking the JavaScript thread. */
   changesSync(options) {
-    return (reply(native.callSync(this.#path, 'changes', encode('changes', options, (o) => ({ ...o,  })))))
+    return (reply(native.callSync(this.#path, 'changes', encode('changes', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /**
@@ -843,12 +867,12 @@ class Workspace {
    * "the verdict's own report".
    */
   async verdictRecord(name, options) {
-    return (reply(await native.call(this.#path, 'verdict_record', encode('verdict_record', options, (o) => ({ ...o, name })))))
+    return (reply(await native.call(this.#path, 'verdict_record', encode('verdict_record', options, (o) => ({ ...o, name })), null, this.#settingsJson)))
   }
 
   /** `verdictRecord`, blocking the JavaScript thread. */
   verdictRecordSync(name, options) {
-    return (reply(native.callSync(this.#path, 'verdict_record', encode('verdict_record', options, (o) => ({ ...o, name })))))
+    return (reply(native.callSync(this.#path, 'verdict_record', encode('verdict_record', options, (o) => ({ ...o, name })), null, this.#settingsJson)))
   }
 
   /**
@@ -857,12 +881,12 @@ class Workspace {
    * never recorded).
    */
   async verdictCheck(name) {
-    return (reply(await native.call(this.#path, 'verdict_check', encode('verdict_check', undefined, (o) => ({ name })))))
+    return (reply(await native.call(this.#path, 'verdict_check', encode('verdict_check', undefined, (o) => ({ name })), null, this.#settingsJson)))
   }
 
   /** `verdictCheck`, blocking the JavaScript thread. */
   verdictCheckSync(name) {
-    return (reply(native.callSync(this.#path, 'verdict_check', encode('verdict_check', undefined, (o) => ({ name })))))
+    return (reply(native.callSync(this.#path, 'verdict_check', encode('verdict_check', undefined, (o) => ({ name })), null, this.#settingsJson)))
   }
 
   /**
@@ -870,24 +894,24 @@ class Workspace {
    * (never to `PASS`, never to the verdict it has).
    */
   async verdictDowngrade(name, options) {
-    return (reply(await native.call(this.#path, 'verdict_downgrade', encode('verdict_downgrade', options, (o) => ({ ...o, name })))))
+    return (reply(await native.call(this.#path, 'verdict_downgrade', encode('verdict_downgrade', options, (o) => ({ ...o, name })), null, this.#settingsJson)))
   }
 
   /** `verdictDowngrade`, blocking the JavaScript thread. */
   verdictDowngradeSync(name, options) {
-    return (reply(native.callSync(this.#path, 'verdict_downgrade', encode('verdict_downgrade', options, (o) => ({ ...o, name })))))
+    return (reply(native.callSync(this.#path, 'verdict_downgrade', encode('verdict_downgrade', options, (o) => ({ ...o, name })), null, this.#settingsJson)))
   }
 
   /**
    * Every record of the verdict, newest first (empty: never recorded).
    */
   async verdictLog(name) {
-    return (reply(await native.call(this.#path, 'verdict_log', encode('verdict_log', undefined, (o) => ({ name })))))
+    return (reply(await native.call(this.#path, 'verdict_log', encode('verdict_log', undefined, (o) => ({ name })), null, this.#settingsJson)))
   }
 
   /** `verdictLog`, blocking the JavaScript thread. */
   verdictLogSync(name) {
-    return (reply(native.callSync(this.#path, 'verdict_log', encode('verdict_log', undefined, (o) => ({ name })))))
+    return (reply(native.callSync(this.#path, 'verdict_log', encode('verdict_log', undefined, (o) => ({ name })), null, this.#settingsJson)))
   }
 
 }
@@ -1092,85 +1116,20 @@ function readTasksBytesSync(data, options) {
 }
 
 /**
- * The number of threads calls run with now.
+ * The settings of a new workspace: each option given is taken as it is;
+ * each left out (or null) comes from the environment, read now
+ * (`LEDGER_THREADS`, `LEDGER_NO_CACHE`, `LEDGER_SIGNING_KEY`,
+ * `LEDGER_ALLOWED_SIGNERS`), or from the defaults when `environment` is
+ * false. A bad setting is `invalid-argument`, naming it.
  */
-async function threads() {
-  return (reply(await native.call(null, 'threads', encode('threads', undefined, (o) => ({  })))))
+async function workspaceSettings(options) {
+  return (reply(await native.call(null, 'workspace_settings', encode('workspace_settings', options, (o) => ({ ...o,  })))))
 }
 
-/** `threads`, blocking the JavaScript thread. */
-function threadsSync() {
-  return (reply(native.callSync(null, 'threads', encode('threads', undefined, (o) => ({  })))))
-}
-
-/**
- * Sets the number of threads every later call uses (`0`: one per core;
- * without a call, the `LEDGER_THREADS` environment variable decides, else
- * one per core). Above the core's limit (`MAX_THREADS`): `invalid-argument`.
- */
-async function setThreads(count) {
-  return (reply(await native.call(null, 'set_threads', encode('set_threads', undefined, (o) => ({ count })))))
-}
-
-/** `setThreads`, blocking the JavaScript thread. */
-function setThreadsSync(count) {
-  return (reply(native.callSync(null, 'set_threads', encode('set_threads', undefined, (o) => ({ count })))))
-}
-
-/**
- * Whether calls use the digest cache now.
- */
-async function digestCacheEnabled() {
-  return (reply(await native.call(null, 'digest_cache_enabled', encode('digest_cache_enabled', undefined, (o) => ({  })))))
-}
-
-/** `digestCacheEnabled`, blocking the JavaScript thread. */
-function digestCacheEnabledSync() {
-  return (reply(native.callSync(null, 'digest_cache_enabled', encode('digest_cache_enabled', undefined, (o) => ({  })))))
-}
-
-/**
- * Turns the digest cache in `.ledger/` on or off for every later call in
- * this process (off: every file is read). Without a call, the
- * `LEDGER_NO_CACHE` environment variable decides; the cache is on by
- * default. The answer never depends on it.
- */
-async function setDigestCache(enabled) {
-  return (reply(await native.call(null, 'set_digest_cache', encode('set_digest_cache', undefined, (o) => ({ enabled })))))
-}
-
-/** `setDigestCache`, blocking the JavaScript thread. */
-function setDigestCacheSync(enabled) {
-  return (reply(native.callSync(null, 'set_digest_cache', encode('set_digest_cache', undefined, (o) => ({ enabled })))))
-}
-
-/**
- * The signing settings now: the key records are signed with and the
- * allowed-signers file, each absent when unset.
- */
-async function signing() {
-  return (reply(await native.call(null, 'signing', encode('signing', undefined, (o) => ({  })))))
-}
-
-/** `signing`, blocking the JavaScript thread. */
-function signingSync() {
-  return (reply(native.callSync(null, 'signing', encode('signing', undefined, (o) => ({  })))))
-}
-
-/**
- * Sets the signing settings of every later call in this process; an
- * option left out (or null) is unset. Without a call, the
- * `LEDGER_SIGNING_KEY` and `LEDGER_ALLOWED_SIGNERS` environment variables
- * decide. The files are read when used, not now.
- */
-async function setSigning(options) {
-  return (reply(await native.call(null, 'set_signing', encode('set_signing', options, (o) => ({ ...o,  })))))
-}
-
-/** `setSigning`, blocking the JavaScript thread. */
-function setSigningSync(options) {
-  return (reply(native.callSync(null, 'set_signing', encode('set_signing', options, (o) => ({ ...o,  })))))
+/** `workspaceSettings`, blocking the JavaScript thread. */
+function workspaceSettingsSync(options) {
+  return (reply(native.callSync(null, 'workspace_settings', encode('workspace_settings', options, (o) => ({ ...o,  })))))
 }
 
 
-module.exports = { Workspace, LedgerError, ErrorCode, DEFAULT_CHANGES_ROOT, DEFAULT_EXCLUSION_REASON, DEFAULT_SCHEMA, ERROR_CODES, FORMAT_V1, MAX_THREADS, RECORD_FORMAT, RECORD_VERSION, STORE_DIR, TASK_RULES, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, threads, threadsSync, setThreads, setThreadsSync, digestCacheEnabled, digestCacheEnabledSync, setDigestCache, setDigestCacheSync, signing, signingSync, setSigning, setSigningSync }
+module.exports = { Workspace, LedgerError, ErrorCode, DEFAULT_CHANGES_ROOT, DEFAULT_EXCLUSION_REASON, DEFAULT_SCHEMA, ERROR_CODES, FORMAT_V1, MAX_THREADS, RECORD_FORMAT, RECORD_VERSION, STORE_DIR, TASK_RULES, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, workspaceSettings, workspaceSettingsSync }

@@ -1696,19 +1696,33 @@ export interface Scope {
 }
 
 /**
- * Which key signs and which signers are allowed, for every later call in
- * this process that signs or checks.
+ * The settings of one workspace: its thread count, its digest cache and
+ * its signing files, read from the environment once, at a front door.
+ * Neither the thread count nor the digest cache changes an answer, only
+ * how it is computed.
  */
-export interface SigningSettings {
+export interface Settings {
   /**
-   * The allowed-signers file (ssh-keygen(1), ALLOWED SIGNERS) that says
-   * whose signatures are trusted; `null`: nobody's.
+   * The allowed-signers file (ssh-keygen's format, as git's
+   * `gpg.ssh.allowedSignersFile`) saying whose signatures are trusted;
+   * null: nobody's.
    */
   allowedSigners: string | null
   /**
-   * The OpenSSH private key records are signed with; `null`: unsigned.
+   * Whether the digest cache in `.ledger/` is used (off: every file is
+   * read; the answer never depends on it).
+   */
+  digestCache: boolean
+  /**
+   * The OpenSSH private key file (not encrypted) records are signed
+   * with; null: unsigned.
    */
   signingKey: string | null
+  /**
+   * How many threads read and hash files (`0`: one per core, with
+   * helpers when reads wait on the disk; at most `MAX_THREADS`).
+   */
+  threads: number
 }
 
 /**
@@ -3190,17 +3204,32 @@ export interface ReadTasksBytesOptions {
   rule?: TaskRule
 }
 
-/** The options of `setSigning`. */
-export interface SetSigningOptions {
+/** The options of `workspaceSettings`. */
+export interface WorkspaceSettingsOptions {
   /**
    * The allowed-signers file (ssh-keygen's format, as git's
    * `gpg.ssh.allowedSignersFile`) saying whose signatures are trusted.
    */
   allowedSigners?: string | null
   /**
+   * Use the digest cache in `.ledger/` (off: every file is read).
+   */
+  digestCache?: boolean | null
+  /**
+   * Read the `LEDGER_*` environment variables for the settings left out
+   * (default true); false: the defaults (one thread per core, the cache
+   * on, nothing signed or trusted).
+   */
+  environment?: boolean
+  /**
    * The OpenSSH private key file (not encrypted) records are signed with.
    */
   signingKey?: string | null
+  /**
+   * How many threads read and hash files (0: one per core; at most
+   * `MAX_THREADS`).
+   */
+  threads?: number | null
 }
 
 /** The options of `verdictRecord`. */
@@ -3348,7 +3377,7 @@ export declare const ERROR_CODES: readonly string[]
 export declare const FORMAT_V1: 'wealth-ledger-input-v1'
 
 /**
- * The most reader threads `setThreads` accepts.
+ * The most reader threads a workspace's `threads` setting accepts.
  */
 export declare const MAX_THREADS: number
 
@@ -3372,12 +3401,20 @@ export declare const STORE_DIR: '.ledger'
  */
 export declare const TASK_RULES: readonly string[]
 
-/** A workspace named once: every verb of ledger that concerns it, as a method. */
+/** A workspace named once, with its settings: every verb of ledger that concerns it, as a method. Two workspaces never share settings. */
 export declare class Workspace {
-  /** The workspace at `path` (default `.`, the current directory at each call). */
-  constructor(path?: string)
+  /**
+   * The workspace at `path` (default `.`, the current directory at each call).
+   * Each setting given is taken as it is; each left out comes from the
+   * `LEDGER_*` environment variables, read now and never again
+   * (`environment: false`: the defaults). A bad setting throws a
+   * `LedgerError` of code `invalid-argument`, naming it.
+   */
+  constructor(path?: string, settings?: WorkspaceSettingsOptions)
   /** The workspace directory as given. */
   readonly path: string
+  /** The workspace's settings, as they were made (a copy). */
+  settings(): Settings
   /**
    * The v1 fingerprint of the scope's inventory (`ledger fingerprint`).
    */
@@ -3979,59 +4016,14 @@ export declare function readTasksBytes(data: Bytes, options?: ReadTasksBytesOpti
  */
 export declare function readTasksBytesSync(data: Bytes, options?: ReadTasksBytesOptions): Tasks
 /**
- * The number of threads calls run with now.
+ * The settings of a new workspace: each option given is taken as it is;
+ * each left out (or null) comes from the environment, read now
+ * (`LEDGER_THREADS`, `LEDGER_NO_CACHE`, `LEDGER_SIGNING_KEY`,
+ * `LEDGER_ALLOWED_SIGNERS`), or from the defaults when `environment` is
+ * false. A bad setting is `invalid-argument`, naming it.
  */
-export declare function threads(): Promise<number>
+export declare function workspaceSettings(options?: WorkspaceSettingsOptions): Promise<Settings>
 /**
- * `threads`, blocking the JavaScript thread.
+ * `workspaceSettings`, blocking the JavaScript thread.
  */
-export declare function threadsSync(): number
-/**
- * Sets the number of threads every later call uses (`0`: one per core;
- * without a call, the `LEDGER_THREADS` environment variable decides, else
- * one per core). Above the core's limit (`MAX_THREADS`): `invalid-argument`.
- */
-export declare function setThreads(count: number): Promise<null>
-/**
- * `setThreads`, blocking the JavaScript thread.
- */
-export declare function setThreadsSync(count: number): null
-/**
- * Whether calls use the digest cache now.
- */
-export declare function digestCacheEnabled(): Promise<boolean>
-/**
- * `digestCacheEnabled`, blocking the JavaScript thread.
- */
-export declare function digestCacheEnabledSync(): boolean
-/**
- * Turns the digest cache in `.ledger/` on or off for every later call in
- * this process (off: every file is read). Without a call, the
- * `LEDGER_NO_CACHE` environment variable decides; the cache is on by
- * default. The answer never depends on it.
- */
-export declare function setDigestCache(enabled: boolean): Promise<null>
-/**
- * `setDigestCache`, blocking the JavaScript thread.
- */
-export declare function setDigestCacheSync(enabled: boolean): null
-/**
- * The signing settings now: the key records are signed with and the
- * allowed-signers file, each absent when unset.
- */
-export declare function signing(): Promise<SigningSettings>
-/**
- * `signing`, blocking the JavaScript thread.
- */
-export declare function signingSync(): SigningSettings
-/**
- * Sets the signing settings of every later call in this process; an
- * option left out (or null) is unset. Without a call, the
- * `LEDGER_SIGNING_KEY` and `LEDGER_ALLOWED_SIGNERS` environment variables
- * decide. The files are read when used, not now.
- */
-export declare function setSigning(options?: SetSigningOptions): Promise<null>
-/**
- * `setSigning`, blocking the JavaScript thread.
- */
-export declare function setSigningSync(options?: SetSigningOptions): null
+export declare function workspaceSettingsSync(options?: WorkspaceSettingsOptions): Settings

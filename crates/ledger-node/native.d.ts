@@ -17,11 +17,12 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * pool: a gate's command may run for minutes, and holding a pool thread that
  * long would stall every other asynchronous call (and Node's own fs work).
  * `cancel`: a token of `cancelToken` that stops the call's gate.
+ * `settingsJson`: the workspace's settings (`null`: the defaults).
  */
-export declare function call(workspace: string | undefined | null, verb: string, optionsJson: string, cancel?: number | undefined | null): Promise<string>
+export declare function call(workspace: string | undefined | null, verb: string, optionsJson: string, cancel?: number | undefined | null, settingsJson?: string | undefined | null): Promise<string>
 
 /** `call`, on the JavaScript thread. */
-export declare function callSync(workspace: string | undefined | null, verb: string, optionsJson: string, cancel?: number | undefined | null): string
+export declare function callSync(workspace: string | undefined | null, verb: string, optionsJson: string, cancel?: number | undefined | null, settingsJson?: string | undefined | null): string
 
 /**
  * Cancels the token `id` (from the abort event of the caller's signal):

@@ -60,16 +60,18 @@ impl PlaceArgs {
     /// The change `name` of this place, read as every change is (its schema
     /// as --schema, `.openspec.yaml` or `config.yaml` say).
     pub(crate) fn change_set(&self, name: &str) -> Result<ChangeSet, Error> {
-        ChangeSet::open(
+        Ok(ChangeSet::open(
             self.workspace()?,
             name,
             &self.changes_root,
             self.schema.as_deref(),
-        )
+        )?
+        .with_settings(crate::settings::current()))
     }
 
+    /// The store of this place, with the run's settings.
     pub(crate) fn store(&self) -> Result<Store, Error> {
-        Store::open(&self.workspace()?)
+        Ok(Store::open(&self.workspace()?)?.with_settings(crate::settings::current()))
     }
 
     pub(crate) fn changes_root(&self) -> &str {
@@ -89,7 +91,9 @@ impl ChangeArgs {
             &self.place.changes_root,
             self.place.schema.as_deref(),
         )?;
-        Ok(change.with_task_rule(self.task_rule))
+        Ok(change
+            .with_task_rule(self.task_rule)
+            .with_settings(crate::settings::current()))
     }
 }
 

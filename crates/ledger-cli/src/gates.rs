@@ -204,7 +204,9 @@ impl GateArgs {
     /// gate; with `required`, a gate it does not declare is too.
     fn declared(&self, required: bool) -> Result<Option<Declared>, Error> {
         let name = self.name()?;
-        let Some(declarations) = Declarations::read(&self.scope.workspace()?)? else {
+        let Some(declarations) = Declarations::read(&self.scope.workspace()?)?
+            .map(|d| d.with_settings(crate::settings::current()))
+        else {
             return Ok(None);
         };
         let gate = match declarations.gate(name) {
@@ -281,6 +283,7 @@ impl GateArgs {
             command,
             prerequisites: observes.then(|| self.prerequisites()).transpose()?,
             unobserved: Default::default(),
+            settings: crate::settings::current(),
         })
     }
 
@@ -394,7 +397,7 @@ fn prune(args: &PruneArgs) -> Result<(String, ExitCode), Error> {
         Some(dir) => dir.clone(),
         None => default_workspace()?,
     };
-    let store = Store::of_scope(&Scope::new(workspace))?;
+    let store = Store::of_scope(&Scope::new(workspace).with_settings(crate::settings::current()))?;
     let record =
         ledger_core::gate::limit_reuse(&store, &args.name, args.keep_newest, &args.because)?;
     let text = format!(
@@ -412,7 +415,7 @@ pub fn show(args: &ShowArgs) -> Result<GateOutput, Error> {
         Some(dir) => dir.clone(),
         None => default_workspace()?,
     };
-    let store = Store::of_scope(&Scope::new(workspace))?;
+    let store = Store::of_scope(&Scope::new(workspace).with_settings(crate::settings::current()))?;
     gate_output(&store, &args.name)?.ok_or_else(|| Error::InvalidArgument {
         message: format!(
             "gate {} has no evidence: it never ran here",
@@ -537,8 +540,9 @@ fn run_all(args: &RunArgs, options: &RunOptions) -> Result<(String, ExitCode), E
         ));
     }
     let workspace = args.gate.scope.workspace()?;
-    let declarations = Declarations::read_required(&workspace)?;
-    let store = Store::open(&workspace)?;
+    let declarations =
+        Declarations::read_required(&workspace)?.with_settings(crate::settings::current());
+    let store = Store::open(&workspace)?.with_settings(crate::settings::current());
     let json = args.gate.json;
     let mut failure = None;
     let runs = run_declared(&store, &declarations, options, &mut |run| {
@@ -679,7 +683,8 @@ fn check_all(args: &GateArgs) -> Result<(String, ExitCode), Error> {
             "--all checks the gates as ledger.toml declares them: give no scope flags",
         ));
     }
-    let declarations = Declarations::read_required(&args.scope.workspace()?)?;
+    let declarations = Declarations::read_required(&args.scope.workspace()?)?
+        .with_settings(crate::settings::current());
     let checked = check_declared(&declarations, &args.prerequisites()?)?;
     let stale: Vec<String> = checked
         .iter()

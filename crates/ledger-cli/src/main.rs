@@ -14,6 +14,7 @@ mod progress;
 mod report;
 mod resume;
 mod scope_args;
+mod settings;
 mod sharing;
 mod shell;
 mod tasks;
@@ -322,18 +323,15 @@ impl From<io::Error> for Failure {
 }
 
 fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failure> {
-    if let Some(count) = cli.threads {
-        ledger_core::expand::set_threads(count)?;
-    }
-    if cli.signing_key.is_some() || cli.allowed_signers.is_some() {
-        let mut settings = ledger_core::records::signing::signing_settings();
-        settings.signing_key = cli.signing_key.or(settings.signing_key);
-        settings.allowed_signers = cli.allowed_signers.or(settings.allowed_signers);
-        ledger_core::records::signing::set_signing_settings(settings);
-    }
-    if cli.no_cache {
-        ledger_core::expand::set_digest_cache(false);
-    }
+    // The environment and the flags, read once into the run's one value.
+    let flags = settings::Flags {
+        threads: cli.threads,
+        no_cache: cli.no_cache,
+        signing_key: cli.signing_key,
+        allowed_signers: cli.allowed_signers,
+    };
+    let sink = reporter.as_ref().map(progress::Reporter::sink);
+    settings::keep(settings::read(flags, |name| std::env::var_os(name), sink)?);
     // Every output is built completely before anything is printed, so that on
     // an error stdout stays empty.
     let (text, code) = match cli.command {
@@ -405,7 +403,9 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
                 Some(dir) => dir,
                 None => scope_args::default_workspace()?,
             };
-            let record = InventoryRecord::read(&args.record)?.inventory_in(&workspace);
+            let record = InventoryRecord::read(&args.record)?
+                .inventory_in(&workspace)
+                .with_settings(settings::current());
             let comparison = record.compare()?;
             let text = if args.json {
                 json_line(&comparison)

@@ -7,8 +7,9 @@
 //!
 //! The counts come from the core ([`ledger_core::expand::progress`]); a
 //! thread of this module samples them ten times a second. The line is
-//! cleared when the last expansion ends, by the core's idle hook on the
-//! expanding thread before the expansion returns, and the thread is stopped
+//! cleared when the last expansion ends, by the progress sink this run's
+//! settings carry ([`Reporter::sink`]), on the expanding thread before the
+//! expansion returns, and the thread is stopped
 //! and joined before the result is printed: the line never lands beside a
 //! gate's output, a result or an error.
 
@@ -18,7 +19,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use ledger_core::expand::{Progress, on_idle, progress};
+use ledger_core::ProgressSink;
+use ledger_core::expand::{Progress, progress};
 
 /// How long an expansion runs before the line appears on its own.
 const DELAY: Duration = Duration::from_secs(1);
@@ -55,6 +57,8 @@ impl Show {
 pub struct Reporter {
     stop: Sender<()>,
     thread: Option<JoinHandle<()>>,
+    /// Hears when the last expansion ends: the line is cleared there.
+    sink: ProgressSink,
 }
 
 impl Reporter {
@@ -67,7 +71,7 @@ impl Reporter {
         let terminal = std::io::stderr().is_terminal();
         let line = Arc::new(Mutex::new(Line::new(show, terminal)));
         let idle = Arc::clone(&line);
-        on_idle(Box::new(move || lock(&idle).idle()));
+        let sink = ProgressSink::new(move || lock(&idle).idle());
         let thread = std::thread::spawn(move || {
             // Until told to stop (or the reporter is gone). Sampled under
             // the lock: the idle hook cannot clear between the sample and
@@ -80,7 +84,13 @@ impl Reporter {
         Some(Reporter {
             stop,
             thread: Some(thread),
+            sink,
         })
+    }
+
+    /// The sink the run's settings carry, so that expansions clear the line.
+    pub fn sink(&self) -> ProgressSink {
+        self.sink.clone()
     }
 }
 

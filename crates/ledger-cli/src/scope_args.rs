@@ -86,7 +86,7 @@ impl ScopeArgs {
         })
     }
 
-    /// The scope these flags declare.
+    /// The scope these flags declare, with the run's settings.
     pub fn to_scope(&self) -> Result<Scope, Error> {
         let workspace = match &self.workspace {
             Some(dir) => dir.clone(),
@@ -100,7 +100,8 @@ impl ScopeArgs {
             tasks: self.tasks.clone(),
             purpose: self.purpose.clone().unwrap_or_default(),
         };
-        Scope::from_lists_with(workspace, &lists, self.task_rule.unwrap_or_default())
+        let scope = Scope::from_lists_with(workspace, &lists, self.task_rule.unwrap_or_default())?;
+        Ok(scope.with_settings(crate::settings::current()))
     }
 }
 

@@ -137,8 +137,8 @@ pub struct WorkspaceArg {
 impl WorkspaceArg {
     fn store(&self) -> Result<Store, Error> {
         match &self.workspace {
-            Some(dir) => Store::open(dir),
-            None => Store::open(&default_workspace()?),
+            Some(dir) => Store::open(dir).map(with_settings),
+            None => Store::open(&default_workspace()?).map(with_settings),
         }
     }
 }
@@ -266,4 +266,9 @@ fn log_text(s: &VerdictSummary) -> String {
         out.push_str(&format!("  report {}\n", quote(report)));
     }
     out
+}
+
+/// A store with the run's settings.
+fn with_settings(store: Store) -> Store {
+    store.with_settings(crate::settings::current())
 }

@@ -435,6 +435,44 @@ fn the_index_named_by_git_index_file_is_listed() {
     assert_eq!(git_listing, "b\n");
 }
 
+/// The settings are read once, in `main`, before the verb runs (issue 44):
+/// a malformed `LEDGER_THREADS` is refused even by a verb that reads no file
+/// of the workspace, and `--threads` replaces the variable, which is then not
+/// read at all.
+#[test]
+fn the_settings_are_read_once_before_the_verb() {
+    let s = sample_checkout();
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger"));
+        s.env(&mut cmd);
+        (cmd.current_dir(s.w()).envs(env.iter().copied()).args(args))
+            .output()
+            .unwrap()
+    };
+    let plain = run(&[], &["store", "check"]);
+    let out = run(&[("LEDGER_THREADS", "many")], &["store", "check"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("LEDGER_THREADS='many' is not a thread count"),
+        "{err}"
+    );
+    let flag = run(
+        &[("LEDGER_THREADS", "many")],
+        &["--threads", "2", "store", "check"],
+    );
+    assert_eq!(flag.status.code(), plain.status.code());
+    assert_eq!(flag.stdout, plain.stdout);
+    let out = run(
+        &[("LEDGER_NO_CACHE", "1")],
+        &["--threads", "2000", "store", "check"],
+    );
+    assert_eq!(out.status.code(), Some(2), "a bad flag is refused as early");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("threads: 2000"), "{err}");
+}
+
 #[test]
 fn the_thread_count_changes_nothing_but_a_bad_one_is_refused() {
     let s = sample_checkout();

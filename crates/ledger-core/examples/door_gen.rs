@@ -512,7 +512,7 @@ impl<'a> Model<'a> {
         }
         out.push_str(PY_CALL);
         // Workspace.
-        out.push_str(PY_WORKSPACE);
+        out.push_str(&self.py_workspace());
         for verb in self.verbs.iter().filter(|v| v.workspace) {
             self.py_function(&mut out, verb, "    ", true);
         }
@@ -544,6 +544,48 @@ impl<'a> Model<'a> {
         out
     }
 
+    /// The keyword parameters of `verb` in Python: every field that is not
+    /// positional, `None` by default unless required.
+    fn py_keywords(&self, verb: &Verb) -> Vec<String> {
+        let keywords = verb
+            .fields
+            .iter()
+            .filter(|(n, _, _)| !verb.positional.contains(n));
+        keywords
+            .map(|(name, schema, required)| {
+                let t = self.py_type(schema);
+                match (*required, t.starts_with("Optional[")) {
+                    (true, _) => format!("{name}: {t}"),
+                    (false, true) => format!("{name}: {t} = None"),
+                    (false, false) => format!("{name}: Optional[{t}] = None"),
+                }
+            })
+            .collect()
+    }
+
+    /// The Python `Workspace` class head: its constructor takes the settings
+    /// of the verb `workspace_settings` as keywords, and asks it for them.
+    fn py_workspace(&self) -> String {
+        let verb = self.settings_verb();
+        self.input.set(true);
+        let params = self.py_keywords(verb).join(", ");
+        self.input.set(false);
+        let args: Vec<String> = verb
+            .fields
+            .iter()
+            .map(|(n, _, _)| format!("{n}={n}"))
+            .collect();
+        PY_WORKSPACE
+            .replace("{params}", &params)
+            .replace("{args}", &args.join(", "))
+    }
+
+    /// The verb a binding's `Workspace` gets its settings from.
+    fn settings_verb(&self) -> &Verb<'_> {
+        let found = self.verbs.iter().find(|v| v.name == SETTINGS_VERB);
+        found.expect("the door describes the verb workspace_settings")
+    }
+
     fn py_function(&self, out: &mut String, verb: &Verb, indent: &str, method: bool) {
         self.input.set(true);
         let mut params: Vec<String> = if method { vec!["self".into()] } else { vec![] };
@@ -551,27 +593,11 @@ impl<'a> Model<'a> {
             let (_, schema, _) = verb.fields.iter().find(|(n, _, _)| n == p).unwrap();
             params.push(format!("{p}: {}", self.py_type(schema)));
         }
-        let keywords: Vec<_> = verb
-            .fields
-            .iter()
-            .filter(|(n, _, _)| !verb.positional.contains(n))
-            .collect();
+        let keywords = self.py_keywords(verb);
         if !keywords.is_empty() || verb.cancellable {
             params.push("*".into());
         }
-        for (name, schema, required) in &keywords {
-            if *required {
-                params.push(format!("{name}: {}", self.py_type(schema)));
-            } else {
-                let t = self.py_type(schema);
-                let t = if t.starts_with("Optional[") {
-                    t
-                } else {
-                    format!("Optional[{t}]")
-                };
-                params.push(format!("{name}: {t} = None"));
-            }
-        }
+        params.extend(keywords);
         if verb.cancellable {
             params.push("cancel: Optional[Cancel] = None".into());
         }
@@ -599,7 +625,12 @@ impl<'a> Model<'a> {
             })
             .collect();
         let workspace = if method { "self._path" } else { "None" };
-        let cancel = if verb.cancellable { ", cancel" } else { "" };
+        let cancel = match (verb.cancellable, method) {
+            (true, true) => ", cancel, settings=self._settings_json",
+            (true, false) => ", cancel",
+            (false, true) => ", settings=self._settings_json",
+            (false, false) => "",
+        };
         let call = format!(
             "_call({workspace}, \"{}\", {{{}}}{cancel})",
             verb.name,
@@ -793,7 +824,7 @@ impl<'a> Model<'a> {
             writeln!(out, "export declare const {name}: {t}\n").unwrap();
         }
         out.push_str(
-            "/** A workspace named once: every verb of ledger that concerns it, as a method. */\nexport declare class Workspace {\n  /** The workspace at `path` (default `.`, the current directory at each call). */\n  constructor(path?: string)\n  /** The workspace directory as given. */\n  readonly path: string\n",
+            &TS_WORKSPACE.replace("{options}", &self.ts_options_name(self.settings_verb())),
         );
         for verb in self.verbs.iter().filter(|v| v.workspace) {
             self.ts_function(&mut out, verb, "  ", "");
@@ -877,9 +908,7 @@ impl<'a> Model<'a> {
             };
             writeln!(out, "/** {doc} */\nconst {name} = {literal}\n").unwrap();
         }
-        out.push_str(
-            "/** A workspace named once: every verb of ledger that concerns it, as a method. */\nclass Workspace {\n  #path\n\n  constructor(path = '.') {\n    if (typeof path !== 'string') {\n      throw new LedgerError(`the workspace must be a path (a string), not ${typeof path}`, 'invalid-argument', null)\n    }\n    this.#path = path\n  }\n\n  /** The workspace directory as given. */\n  get path() {\n    return this.#path\n  }\n",
-        );
+        out.push_str(JS_WORKSPACE);
         for verb in self.verbs.iter().filter(|v| v.workspace) {
             self.js_function(&mut out, verb, true);
         }
@@ -950,6 +979,12 @@ impl<'a> Model<'a> {
             options = format!("withBytes({options}, {:?})", bytes_options);
         }
         let workspace = if method { "this.#path" } else { "null" };
+        // A method passes its workspace's settings; a free verb has none.
+        let settings = match (method, verb.cancellable) {
+            (true, true) => ", this.#settingsJson",
+            (true, false) => ", null, this.#settingsJson",
+            (false, _) => "",
+        };
         let decode = if self.is_bytes(verb.output) || self.is_optional_bytes(verb.output) {
             "b64decode"
         } else {
@@ -982,13 +1017,13 @@ impl<'a> Model<'a> {
         ts_doc(out, Some(verb.doc), indent);
         writeln!(
             out,
-            "{indent}{head_async}({params}) {{\n{indent}  return {decode}(reply(await {call}({workspace}, '{v}', encode('{v}', {given}, (o) => {options}){signal})))\n{indent}}}\n",
+            "{indent}{head_async}({params}) {{\n{indent}  return {decode}(reply(await {call}({workspace}, '{v}', encode('{v}', {given}, (o) => {options}){signal}{settings})))\n{indent}}}\n",
             v = verb.name
         )
         .unwrap();
         writeln!(
             out,
-            "{indent}/** {sync_doc} */\n{indent}{head_sync}({params}) {{\n{indent}  return {decode}(reply({call_sync}({workspace}, '{v}', encode('{v}', {given}, (o) => {options}){signal})))\n{indent}}}\n",
+            "{indent}/** {sync_doc} */\n{indent}{head_sync}({params}) {{\n{indent}  return {decode}(reply({call_sync}({workspace}, '{v}', encode('{v}', {given}, (o) => {options}){signal}{settings})))\n{indent}}}\n",
             v = verb.name
         )
         .unwrap();
@@ -1225,8 +1260,15 @@ class Cancel:
             pass
 
 
-def _call(workspace: Optional[str], verb: str, options: dict[str, Any], cancel: Optional[Cancel] = None) -> Any:
-    """Runs ``verb``: an argument left at ``None`` is not sent (the core's default)."""
+def _call(
+    workspace: Optional[str],
+    verb: str,
+    options: dict[str, Any],
+    cancel: Optional[Cancel] = None,
+    settings: Optional[str] = None,
+) -> Any:
+    """Runs ``verb``: an argument left at ``None`` is not sent (the core's default).
+    ``settings``: the workspace's settings as JSON (``None``: the defaults)."""
     if cancel is not None and not isinstance(cancel, Cancel):
         raise InvalidArgumentError(
             f"invalid arguments: `cancel` of `{verb}` must be a ledger.Cancel, not {type(cancel).__name__}",
@@ -1246,7 +1288,8 @@ def _call(workspace: Optional[str], verb: str, options: dict[str, Any], cancel: 
         text.encode("utf-8")
     except UnicodeEncodeError:
         _refuse_non_utf8(verb, sent, "")
-    reply = _json.loads(_ledger.call(workspace, verb, text, None if cancel is None else cancel._id))
+    token = None if cancel is None else cancel._id
+    reply = _json.loads(_ledger.call(workspace, verb, text, token, settings))
     if "error" in reply:
         _raise(reply["error"])
     for warning in reply.get("warnings", ()):
@@ -1341,30 +1384,92 @@ def _b64decode_optional(text: Any) -> Optional[bytes]:
 
 const PY_WORKSPACE: &str = r#"
 class Workspace:
-    """A workspace named once: every verb of ledger that concerns it, as a
-    method. A relative path is resolved at each call, against the current
-    directory then."""
+    """A workspace named once, with its settings: every verb of ledger that
+    concerns it, as a method. A relative path is resolved at each call,
+    against the current directory then. Two workspaces never share settings."""
 
-    __slots__ = ("_path",)
+    __slots__ = ("_path", "_settings", "_settings_json")
 
-    def __init__(self, path: Union[str, "_os.PathLike[str]"] = ".") -> None:
+    def __init__(self, path: Union[str, "_os.PathLike[str]"] = ".", *, {params}) -> None:
+        """The workspace at ``path``. Each setting given is taken as it is; each
+        left out comes from the ``LEDGER_*`` environment variables, read now and
+        never again (``environment=False``: the defaults). A bad setting raises
+        ``InvalidArgumentError``, naming it."""
         self._path: str = _os.fspath(path)
+        self._settings: Settings = workspace_settings({args})
+        self._settings_json: str = _json.dumps(self._settings)
 
     @property
     def path(self) -> str:
         """The workspace directory as given."""
         return self._path
 
+    def settings(self) -> Settings:
+        """The workspace's settings, as they were made (a copy)."""
+        return _json.loads(self._settings_json)  # type: ignore[no-any-return]
+
     def __repr__(self) -> str:
         return f"Workspace({self._path!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Workspace) and other._path == self._path
+        return (
+            isinstance(other, Workspace)
+            and other._path == self._path
+            and other._settings == self._settings
+        )
 
     def __hash__(self) -> int:
         return hash(self._path)
 
 "#;
+
+/// The verb a binding's `Workspace` asks for its settings when it is made.
+const SETTINGS_VERB: &str = "workspace_settings";
+
+/// The JavaScript `Workspace` class head: the constructor asks
+/// `workspaceSettingsSync` for its settings once, and every method passes them.
+const JS_WORKSPACE: &str = "/** A workspace named once, with its settings: every verb of ledger that concerns it, as a method. */
+class Workspace {
+  #path
+  // The settings as JSON, made once: every method passes them unchanged.
+  #settingsJson
+
+  constructor(path = '.', settings = undefined) {
+    if (typeof path !== 'string') {
+      throw new LedgerError(`the workspace must be a path (a string), not ${typeof path}`, 'invalid-argument', null)
+    }
+    this.#path = path
+    this.#settingsJson = JSON.stringify(workspaceSettingsSync(settings))
+  }
+
+  /** The workspace directory as given. */
+  get path() {
+    return this.#path
+  }
+
+  /** The workspace's settings, as they were made (a copy). */
+  settings() {
+    return JSON.parse(this.#settingsJson)
+  }
+";
+
+/// The TypeScript `Workspace` class head; `{options}` is the options type of
+/// `workspaceSettings`.
+const TS_WORKSPACE: &str = "/** A workspace named once, with its settings: every verb of ledger that concerns it, as a method. Two workspaces never share settings. */
+export declare class Workspace {
+  /**
+   * The workspace at `path` (default `.`, the current directory at each call).
+   * Each setting given is taken as it is; each left out comes from the
+   * `LEDGER_*` environment variables, read now and never again
+   * (`environment: false`: the defaults). A bad setting throws a
+   * `LedgerError` of code `invalid-argument`, naming it.
+   */
+  constructor(path?: string, settings?: {options})
+  /** The workspace directory as given. */
+  readonly path: string
+  /** The workspace's settings, as they were made (a copy). */
+  settings(): Settings
+";
 
 /// The `signal` option of a verb that runs a gate, in `index.d.ts`.
 const TS_SIGNAL: &str = "  /**
@@ -1435,6 +1540,11 @@ function encode(verb, options, build) {
     const why = String(err.message).split('\n')[0]
     throw new LedgerError(`invalid arguments: options of \`${verb}\` cannot be sent: ${why}`, 'invalid-argument', null)
   }
+  // JSON sends NaN and Infinity as null, which means left out: refused instead.
+  const odd = nonFinite(built, '')
+  if (odd !== null) {
+    throw new LedgerError(`invalid arguments: option \`${odd}\` of \`${verb}\` is not a finite number`, 'invalid-argument', null)
+  }
   const bad = illFormed(built, '')
   if (bad !== null) {
     throw new LedgerError(
@@ -1444,6 +1554,17 @@ function encode(verb, options, build) {
     )
   }
   return text
+}
+
+/** The path of the first number in `value` that is not finite, or null. */
+function nonFinite(value, path) {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return null
+  for (const [key, item] of Object.entries(value)) {
+    const bad = nonFinite(item, path ? `${path}.${key}` : key)
+    if (bad !== null) return bad
+  }
+  return null
 }
 
 /** The first string (value or key) in `value` that is not well-formed UTF-16, with its path. */
@@ -1498,14 +1619,14 @@ function checkSignal(verb, signal) {
  * and the signal's abort event cancels it. An already aborted signal cancels
  * it before the call starts, so the core runs nothing and answers `cancelled`.
  */
-async function callCancellable(workspace, verb, text, signal) {
-  if (checkSignal(verb, signal) === null) return native.call(workspace, verb, text)
+async function callCancellable(workspace, verb, text, signal, settings) {
+  if (checkSignal(verb, signal) === null) return native.call(workspace, verb, text, null, settings)
   const token = native.cancelToken()
   const abort = () => native.cancel(token)
   if (signal.aborted) abort()
   else signal.addEventListener('abort', abort, { once: true })
   try {
-    return await native.call(workspace, verb, text, token)
+    return await native.call(workspace, verb, text, token, settings)
   } finally {
     signal.removeEventListener('abort', abort)
     native.releaseCancel(token)
@@ -1513,12 +1634,12 @@ async function callCancellable(workspace, verb, text, signal) {
 }
 
 /** `callCancellable` on this thread: only an already aborted signal can be seen. */
-function callCancellableSync(workspace, verb, text, signal) {
-  if (checkSignal(verb, signal) === null) return native.callSync(workspace, verb, text)
+function callCancellableSync(workspace, verb, text, signal, settings) {
+  if (checkSignal(verb, signal) === null) return native.callSync(workspace, verb, text, null, settings)
   const token = native.cancelToken()
   try {
     if (signal.aborted) native.cancel(token)
-    return native.callSync(workspace, verb, text, token)
+    return native.callSync(workspace, verb, text, token, settings)
   } finally {
     native.releaseCancel(token)
   }

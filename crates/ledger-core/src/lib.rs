@@ -57,6 +57,7 @@ mod own_file;
 mod path;
 mod platform;
 pub mod quote;
+mod settings;
 
 // The wings, from the bottom up (one per line, so that the order is kept):
 // a wing uses only the wings below it (docs/architecture.md).
@@ -89,6 +90,10 @@ pub mod fuzzing;
 pub use bytes::Bytes;
 pub use error::{DisplayPath, Error, GitSource, Result};
 pub use path::WorkspacePath;
+pub use settings::{
+    ALLOWED_ENV, KEY_ENV, MAX_THREADS, NO_CACHE_ENV, NonUtf8Env, ProgressSink, Settings,
+    THREADS_ENV,
+};
 
 /// The common path in one import: declare a scope, expand it, keep and
 /// compare the record; approve a change's artifacts and ask their status;

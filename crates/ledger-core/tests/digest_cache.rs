@@ -11,15 +11,15 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use ledger_core::{
-    expand::{Content, Entry, Inventory, Scope, set_digest_cache},
+    expand::{Content, Entry, Inventory, Scope},
     records::Store,
 };
 use ledger_testkit::{Git, SharedWriter, is_tmpfs, utf8, writeback_tempdir};
 use proptest::prelude::*;
 use sha2::{Digest as _, Sha256};
 
-/// The switch is process-wide: the tests that turn it off run one at a time
-/// with every other test here.
+/// The tests that look at the cache file run one at a time (the cache is
+/// off only in the scopes that say so: a setting, not a switch of the process).
 static SWITCH: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -154,9 +154,7 @@ fn an_unchanged_file_is_answered_from_the_cache() {
     assert_eq!(changed.len(), 1, "exactly the forged entry differs");
     assert!(matches!(changed[0], Content::File { digest, .. } if digest.0 == [0xAB; 32]));
     // Without the cache, every file is read.
-    set_digest_cache(false);
-    let uncached = Inventory::expand(&scope_of(dir.path()));
-    set_digest_cache(true);
+    let uncached = Inventory::expand(&uncached_scope(&scope_of(dir.path())));
     assert_eq!(uncached.unwrap(), first);
 }
 
@@ -336,9 +334,7 @@ fn a_store_the_cache_cannot_be_written_to_still_answers() {
 /// The expansion with the cache and the one without it.
 fn cached_and_uncached(dir: &Path) -> (Inventory, Inventory) {
     let cached = Inventory::expand(&scope_of(dir)).unwrap();
-    set_digest_cache(false);
-    let uncached = Inventory::expand(&scope_of(dir));
-    set_digest_cache(true);
+    let uncached = Inventory::expand(&uncached_scope(&scope_of(dir)));
     (cached, uncached.unwrap())
 }
 
@@ -575,4 +571,12 @@ proptest! {
             prop_assert!(cached == uncached, "differ: {:?}", differing(&cached, &uncached));
         }
     }
+}
+
+/// `scope` expanded without the digest cache (a setting of its own).
+fn uncached_scope(scope: &Scope) -> Scope {
+    scope.clone().with_settings(ledger_core::Settings {
+        digest_cache: false,
+        ..ledger_core::Settings::default()
+    })
 }

@@ -56,7 +56,10 @@ fn reads_that_wait_on_the_disk_get_helpers_and_the_same_answer() {
     }
     let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
     scope.add_root("tree").unwrap();
-    ledger_core::expand::set_digest_cache(false);
+    let scope = scope.with_settings(ledger_core::Settings {
+        digest_cache: false,
+        ..ledger_core::Settings::default()
+    });
 
     let warm = Inventory::expand(&scope).unwrap();
     assert_eq!(warm.entries.len(), files.len());

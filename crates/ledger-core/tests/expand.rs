@@ -30,7 +30,7 @@ fn scope_of(dir: &tempfile::TempDir) -> Scope {
 fn result_does_not_depend_on_thread_count() {
     let dir = tree(600);
     let scope = scope_of(&dir);
-    let expand_with = |threads: usize| in_pool(threads, || Inventory::expand(&scope).unwrap());
+    let expand_with = |threads: usize| Inventory::expand(&with_threads(&scope, threads)).unwrap();
     let one = expand_with(1);
     assert_eq!(one.entries.len(), 600);
     for threads in [2, 3, 8] {
@@ -57,14 +57,17 @@ fn large_files_are_read_whatever_the_pool() {
     }
     let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
     scope.add_root(".").unwrap();
-    let one = in_pool(1, || Inventory::expand(&scope).unwrap());
+    let one = Inventory::expand(&with_threads(&scope, 1)).unwrap();
     let larges = one
         .entries
         .iter()
         .filter(|e| e.path.as_str().contains("/large"));
     assert_eq!(larges.count(), 9);
     for threads in [0, 3] {
-        assert_eq!(in_pool(threads, || Inventory::expand(&scope).unwrap()), one);
+        assert_eq!(
+            Inventory::expand(&with_threads(&scope, threads)).unwrap(),
+            one
+        );
     }
 }
 
@@ -80,7 +83,7 @@ fn the_reported_error_is_the_first_in_path_order_whatever_the_threads() {
     }
     let scope = scope_of(&dir);
     for threads in [1, 2, 8] {
-        let err = in_pool(threads, || Inventory::expand(&scope).unwrap_err());
+        let err = Inventory::expand(&with_threads(&scope, threads)).unwrap_err();
         assert_eq!(err.code(), "special-file");
         assert_eq!(err.path(), Some("d1/aa.fifo"), "{threads} threads");
     }
@@ -263,18 +266,13 @@ fn repository(files: usize) -> tempfile::TempDir {
     dir
 }
 
-/// Runs `op` with ledger's pool set to `threads`. The setting is process-wide, so
-/// the tests that set it take turns.
-fn in_pool<T>(threads: usize, op: impl FnOnce() -> T) -> T {
-    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _turn = TURN
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    ledger_core::expand::set_threads(threads).unwrap();
-    if threads > 0 {
-        assert_eq!(ledger_core::expand::threads(), threads);
-    }
-    op()
+/// `scope` expanded by `threads` threads: a setting of the scope's own, so
+/// tests with different counts run side by side.
+fn with_threads(scope: &Scope, threads: usize) -> Scope {
+    scope.clone().with_settings(ledger_core::Settings {
+        threads,
+        ..ledger_core::Settings::default()
+    })
 }
 
 #[test]
@@ -282,7 +280,7 @@ fn in_a_repository_tracked_and_untracked_files_are_read_once_whatever_the_thread
     let dir = repository(600);
     let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
     scope.add_root(".").unwrap();
-    let one = in_pool(1, || Inventory::expand(&scope).unwrap());
+    let one = Inventory::expand(&with_threads(&scope, 1)).unwrap();
     // 600 files and .gitignore; the ignored file is not listed.
     assert_eq!(one.entries.len(), 601);
     assert!(one.entries.windows(2).all(|w| w[0].path < w[1].path));
@@ -291,7 +289,7 @@ fn in_a_repository_tracked_and_untracked_files_are_read_once_whatever_the_thread
     }
     for threads in [2, 3, 8] {
         assert_eq!(
-            in_pool(threads, || Inventory::expand(&scope).unwrap()),
+            Inventory::expand(&with_threads(&scope, threads)).unwrap(),
             one,
             "{threads} threads"
         );
@@ -327,7 +325,7 @@ fn in_a_repository_a_listing_error_comes_before_any_reading_error() {
     let mut scope = Scope::new(Utf8Path::from_path(dir.path()).unwrap());
     scope.add_root(".").unwrap();
     for threads in [1, 2, 8] {
-        let err = in_pool(threads, || Inventory::expand(&scope).unwrap_err());
+        let err = Inventory::expand(&with_threads(&scope, threads)).unwrap_err();
         assert_eq!(err.code(), "nested-repository", "{threads} threads");
         assert_eq!(err.path(), Some("zz"));
     }
@@ -377,7 +375,7 @@ fn large_files_among_small_ones_are_each_read_once_and_right() {
     }
     let scope = scope_of(&dir);
     for threads in [1, 2, 8] {
-        let inventory = in_pool(threads, || Inventory::expand(&scope).unwrap());
+        let inventory = Inventory::expand(&with_threads(&scope, threads)).unwrap();
         let paths: Vec<&str> = inventory.entries.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(
             paths,

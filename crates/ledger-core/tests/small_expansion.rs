@@ -10,7 +10,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use ledger_core::expand::{Inventory, Scope, set_digest_cache};
+use ledger_core::Settings;
+use ledger_core::expand::{Inventory, Scope};
 use ledger_testkit::{Git, cached, drop_pages, utf8, write_below, writeback_tempdir};
 
 /// Set in a child process to the workspace it expands.
@@ -99,7 +100,10 @@ fn a_small_expansion_starts_no_thread() {
 /// threads this process started meanwhile and the fingerprint (or the error's code).
 fn child(workspace: &Path) {
     let before = threads();
-    let answer = match Inventory::expand(&scope(workspace)) {
+    // The child is a front door: it reads the environment once, here.
+    let expanded = Settings::from_env()
+        .and_then(|settings| Inventory::expand(&scope(workspace).with_settings(settings)));
+    let answer = match expanded {
         Ok(inventory) => inventory.fingerprint.to_string(),
         Err(e) => format!("error {}", e.code()),
     };
@@ -148,8 +152,10 @@ fn expand_in_child(root: &Path, env: &[(&str, &str)]) -> (usize, String) {
 
 /// The fingerprint without the cache, in this process.
 fn uncached(root: &Path) -> String {
-    set_digest_cache(false);
-    let inventory = Inventory::expand(&scope(root));
-    set_digest_cache(true);
+    let off = Settings {
+        digest_cache: false,
+        ..Settings::default()
+    };
+    let inventory = Inventory::expand(&scope(root).with_settings(off));
     inventory.unwrap().fingerprint.to_string()
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ledger_core::expand::{Inventory, Scope, progress, set_digest_cache};
+use ledger_core::expand::{Inventory, Scope, progress};
 use ledger_testkit::{Git, utf8, write_below, writeback_tempdir};
 use proptest::prelude::*;
 
@@ -96,9 +96,7 @@ fn expand_compared(scope: &Scope) -> (Result<Inventory, String>, bool) {
     let before = replays();
     let cached = Inventory::expand(scope).map_err(|e| e.to_string());
     let replayed = replays() > before;
-    set_digest_cache(false);
-    let uncached = Inventory::expand(scope).map_err(|e| e.to_string());
-    set_digest_cache(true);
+    let uncached = Inventory::expand(&uncached_scope(scope)).map_err(|e| e.to_string());
     let fingerprint = |answer: &Result<Inventory, String>| {
         answer.as_ref().map(|i| i.fingerprint).map_err(Clone::clone)
     };
@@ -410,4 +408,12 @@ proptest! {
         }
         expand_checked(root);
     }
+}
+
+/// `scope` expanded without the digest cache (a setting of its own).
+fn uncached_scope(scope: &Scope) -> Scope {
+    scope.clone().with_settings(ledger_core::Settings {
+        digest_cache: false,
+        ..ledger_core::Settings::default()
+    })
 }

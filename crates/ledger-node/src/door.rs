@@ -21,6 +21,9 @@ use napi_derive::napi;
 /// One call: a verb, its workspace and its options.
 pub struct Respond {
     workspace: Option<String>,
+    /// The workspace's settings as JSON (what `workspaceSettings` returned
+    /// when the `Workspace` was made); `None`: the defaults.
+    settings_json: Option<String>,
     verb: String,
     options_json: String,
     cancel: Option<i64>,
@@ -36,8 +39,9 @@ impl Respond {
             ..Hooks::default()
         };
         let workspace = self.workspace.as_deref();
-        door::respond(
+        door::respond_with(
             workspace,
+            self.settings_json.as_deref(),
             &self.verb,
             &self.options_json,
             Case::Camel,
@@ -53,6 +57,7 @@ impl Respond {
 /// pool: a gate's command may run for minutes, and holding a pool thread that
 /// long would stall every other asynchronous call (and Node's own fs work).
 /// `cancel`: a token of `cancelToken` that stops the call's gate.
+/// `settingsJson`: the workspace's settings (`null`: the defaults).
 #[napi(ts_return_type = "Promise<string>")]
 pub fn call<'env>(
     env: &'env Env,
@@ -60,10 +65,12 @@ pub fn call<'env>(
     verb: String,
     options_json: String,
     cancel: Option<i64>,
+    settings_json: Option<String>,
 ) -> napi::Result<Object<'env>> {
     let (deferred, promise) = env.create_deferred()?;
     let respond = Respond {
         workspace,
+        settings_json,
         verb,
         options_json,
         cancel,
@@ -87,9 +94,11 @@ pub fn call_sync(
     verb: String,
     options_json: String,
     cancel: Option<i64>,
+    settings_json: Option<String>,
 ) -> String {
     Respond {
         workspace,
+        settings_json,
         verb,
         options_json,
         cancel,

@@ -31,7 +31,7 @@ test('every verb of the description is a Workspace method or a free function, ea
   for (const name of ['fingerprint', 'inventory', 'status', 'approve', 'runGate', 'checkGate', 'recordValidation']) {
     assert.ok(methods.some((v) => v.js === name), `Workspace#${name}`)
   }
-  for (const name of ['fingerprintEntries', 'normalizeTasks', 'readTasks', 'parseRecord', 'artifactGraph', 'setThreads']) {
+  for (const name of ['fingerprintEntries', 'normalizeTasks', 'readTasks', 'parseRecord', 'artifactGraph', 'workspaceSettings']) {
     assert.ok(free.some((v) => v.js === name), `free function ${name}`)
   }
   // No old handle class is left.
@@ -89,7 +89,7 @@ test('a wrong type is invalid-argument naming the key', async (t) => {
     [() => ws.runGate('t', { argv: 'true' }), 'argv'],
     [() => ws.runGate('t', { argv: ['true'], timeoutMs: 'soon' }), 'timeoutMs'],
     [() => ws.status(42), 'change'],
-    [() => ledger.setThreads('2'), 'count'],
+    [() => ledger.workspaceSettings({ threads: '2' }), 'threads'],
     [() => ledger.fingerprintEntries([{ path: 'a', kind: 'file', mode: 100644, digest: '0'.repeat(64) }]), 'mode'],
   ]
   for (const [call, key] of cases) {

@@ -382,21 +382,17 @@ test('a shared store refuses: heads that went apart, bad keys, bad allowed signe
     pathProperty: false,
   })
   s.git('update-ref', '-d', 'refs/ledger/remotes/origin/changes/add-auth')
-  const before = ledger.signingSync()
-  try {
-    const key = `${s.dir}/key`
-    fs.writeFileSync(key, 'not a key\n')
-    ledger.setSigningSync({ signingKey: key })
-    const approve = (sync) => () => (sync ? ws.approveSync : ws.approve).call(ws, 'add-auth', 'proposal', { source: 'm' })
-    await both(approve(false), approve(true), 'bad-signing-key', 'key')
-    const allowed = `${s.dir}/allowed`
-    fs.writeFileSync(allowed, 'alice@example.com\n')
-    ledger.setSigningSync({ allowedSigners: allowed })
-    const seen = (sync) => () => (sync ? ws.provenanceSync : ws.provenance).call(ws, 'changes/add-auth')
-    await both(seen(false), seen(true), 'bad-allowed-signers', 'allowed')
-  } finally {
-    ledger.setSigningSync({ signingKey: before.signingKey ?? null, allowedSigners: before.allowedSigners ?? null })
-  }
+  // Signing settings are the workspace's: each case gets a workspace of its own.
+  const key = `${s.dir}/key`
+  fs.writeFileSync(key, 'not a key\n')
+  const signer = new Workspace(s.w, { signingKey: key, environment: false })
+  const approve = (sync) => () => (sync ? signer.approveSync : signer.approve).call(signer, 'add-auth', 'proposal', { source: 'm' })
+  await both(approve(false), approve(true), 'bad-signing-key', 'key')
+  const allowed = `${s.dir}/allowed`
+  fs.writeFileSync(allowed, 'alice@example.com\n')
+  const judge = new Workspace(s.w, { allowedSigners: allowed, environment: false })
+  const seen = (sync) => () => (sync ? judge.provenanceSync : judge.provenance).call(judge, 'changes/add-auth')
+  await both(seen(false), seen(true), 'bad-allowed-signers', 'allowed')
 })
 
 test('the Git store: a stale ref lock, a ref name beside another, and unlocking', async (t) => {

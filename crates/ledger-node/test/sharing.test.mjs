@@ -6,12 +6,12 @@
 // divergence they resolve without losing a record. The CLI's version of the
 // same scenarios is crates/ledger-cli/tests/sharing.rs.
 //
-// The signing settings are process-wide: every test restores them (afterEach),
-// and the file leaves them as it found them (after).
+// The signing settings are each workspace's: a team's workspaces are made
+// with the settings `team.sign` gave last.
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { after, afterEach, before, test } from 'node:test'
+import { after, before, test } from 'node:test'
 
 import { expectCode, ledger, run, Sandbox, Workspace } from './helpers.mjs'
 
@@ -24,21 +24,16 @@ const FETCH = '+refs/ledger/heads/*:refs/ledger/remotes/origin/*'
 const PUSH = 'refs/ledger/heads/*:refs/ledger/heads/*'
 const UNSET = { signingKey: null, allowedSigners: null }
 
-let saved
+// No signing settings from the environment: a workspace made here has only
+// those its test gives it.
 const savedEnv = {}
 before(() => {
   for (const name of ['LEDGER_SIGNING_KEY', 'LEDGER_ALLOWED_SIGNERS', 'COUNTER']) {
     savedEnv[name] = process.env[name]
     delete process.env[name]
   }
-  saved = ledger.signingSync()
-})
-afterEach(() => {
-  ledger.setSigningSync({})
 })
 after(() => {
-  ledger.setSigningSync(saved)
-  assert.deepEqual(ledger.signingSync(), saved)
   for (const [name, value] of Object.entries(savedEnv)) {
     if (value === undefined) delete process.env[name]
     else process.env[name] = value
@@ -57,7 +52,13 @@ class Team {
     this.s.commitAll()
     this.git(this.root, 'clone', '-q', '--bare', 'w', 'remote.git')
     this.clones = {}
-    ledger.setSigningSync({})
+    // The signing settings of the workspaces made from now on (`sign`).
+    this.signing = {}
+  }
+
+  /** The signing settings of every workspace made from now on. */
+  sign(settings = {}) {
+    this.signing = { ...UNSET, ...settings }
   }
 
   static async make(t) {
@@ -72,7 +73,7 @@ class Team {
   }
 
   ws(name) {
-    return new Workspace(this.at(name))
+    return new Workspace(this.at(name), this.signing)
   }
 
   git(dir, ...args) {
@@ -165,8 +166,9 @@ test('remoteSetup adds the fetch refspec once and refuses an unknown remote', as
 
 test('a fresh clone reuses signed evidence and keeps approvals with their provenance', async (t) => {
   const team = await Team.make(t)
-  await ledger.setSigning({ signingKey: team.keyPath('alice') })
-  assert.deepEqual(await ledger.signing(), { signingKey: team.keyPath('alice'), allowedSigners: null })
+  team.sign({ signingKey: team.keyPath('alice') })
+  const made = team.ws('alice').settings()
+  assert.deepEqual([made.signingKey, made.allowedSigners], [team.keyPath('alice'), null])
   const ran = team.gateRun('alice')
   assert.equal(ran.exitCode, 0)
   assert.equal(ran.reused, false)
@@ -180,8 +182,8 @@ test('a fresh clone reuses signed evidence and keeps approvals with their proven
   assert.ok(team.push('alice'))
 
   // CI: a fresh clone at another path, trusting alice's key.
-  await ledger.setSigning({ allowedSigners: team.allowed('alice') })
-  const ci = await team.cloneAs('ci')
+  team.sign({ allowedSigners: team.allowed('alice') })
+  let ci = await team.cloneAs('ci')
   assert.equal(await ci.provenance('gates/test'), null, 'nothing fetched yet')
   team.fetch('ci')
   const check = await team.gateCheck('ci')
@@ -210,8 +212,9 @@ test('a fresh clone reuses signed evidence and keeps approvals with their proven
   assert.equal(status.provenance.record, status.stateRecord)
 
   // Nobody trusted: the same evidence is untrusted, and would run.
-  await ledger.setSigning({})
-  assert.deepEqual(ledger.signingSync(), UNSET)
+  team.sign()
+  ci = team.ws('ci')
+  assert.deepEqual([ci.settings().signingKey, ci.settings().allowedSigners], [null, null])
   const untrusted = await team.gateCheck('ci')
   assert.equal(untrusted.fresh, false)
   assert.deepEqual(reasons(untrusted), ['untrusted-evidence'])
@@ -228,10 +231,10 @@ test('a fresh clone reuses signed evidence and keeps approvals with their proven
 
 test('evidence signed by another key is untrusted and the gate runs', async (t) => {
   const team = await Team.make(t)
-  await ledger.setSigning({ signingKey: team.keyPath('mallory') })
+  team.sign({ signingKey: team.keyPath('mallory') })
   assert.equal(team.gateRun('alice').exitCode, 0)
   assert.ok(team.push('alice'))
-  await ledger.setSigning({ allowedSigners: team.allowed('alice') })
+  team.sign({ allowedSigners: team.allowed('alice') })
   await team.cloneAs('ci')
   team.fetch('ci')
   const check = await team.gateCheck('ci')
@@ -252,12 +255,12 @@ test('evidence signed by another key is untrusted and the gate runs', async (t) 
 
 test('a verdict from elsewhere stands only when an allowed signer signed it', async (t) => {
   const team = await Team.make(t)
-  await ledger.setSigning({ signingKey: team.keyPath('mallory') })
+  team.sign({ signingKey: team.keyPath('mallory') })
   await team.ws('alice').verdictRecord('by-mallory', { verdict: 'PASS', source: 'review 1', scope: { roots: ['src'] } })
-  await ledger.setSigning({ signingKey: team.keyPath('alice') })
+  team.sign({ signingKey: team.keyPath('alice') })
   await team.ws('alice').verdictRecord('by-alice', { verdict: 'PASS', source: 'review 2', scope: { roots: ['src'] } })
   assert.ok(team.push('alice'))
-  await ledger.setSigning({ allowedSigners: team.allowed('alice') })
+  team.sign({ allowedSigners: team.allowed('alice') })
   await team.cloneAs('ci')
   team.fetch('ci')
   const untrusted = await team.ws('ci').verdictCheck('by-mallory')
@@ -312,21 +315,40 @@ test('two clones that advanced one change see a divergence and lose nothing', as
   assert.throws(() => alice.resolveSync(REF, keep), (e) => e instanceof ledger.LedgerError && e.code === 'invalid-argument')
 })
 
-test('the signing settings are what was set; an empty file name is refused', async (t) => {
+test('signing settings are the workspace\'s; an empty file name is refused', async (t) => {
   const team = new Team(t)
   team.key('alice')
-  assert.deepEqual(await ledger.signing(), UNSET)
   const both = { signingKey: team.keyPath('alice'), allowedSigners: team.allowed('alice') }
-  assert.equal(await ledger.setSigning(both), null)
-  assert.deepEqual(await ledger.signing(), both)
+  const ws = new Workspace(team.root, both)
+  assert.equal(ws.settings().signingKey, both.signingKey)
+  assert.equal(ws.settings().allowedSigners, both.allowedSigners)
   for (const options of [{ signingKey: '' }, { allowedSigners: '' }]) {
-    await expectCode(assert, () => ledger.setSigning(options), 'invalid-argument', undefined)
-    assert.throws(() => ledger.setSigningSync(options), (e) => e instanceof ledger.LedgerError && e.code === 'invalid-argument')
+    assert.throws(() => new Workspace(team.root, options), (e) => e instanceof ledger.LedgerError && e.code === 'invalid-argument')
   }
-  // A refused call changes nothing.
-  assert.deepEqual(ledger.signingSync(), both)
-  ledger.setSigningSync({ allowedSigners: team.allowed('alice'), signingKey: null })
-  assert.deepEqual(ledger.signingSync(), { signingKey: null, allowedSigners: team.allowed('alice') })
-  ledger.setSigningSync()
-  assert.deepEqual(ledger.signingSync(), UNSET)
+  // Another workspace of the same directory has its own settings.
+  const other = new Workspace(team.root, { allowedSigners: team.allowed('alice') })
+  assert.equal(other.settings().signingKey, null)
+  assert.equal(ws.settings().signingKey, both.signingKey)
+})
+
+test('two workspaces with different signers judge the same evidence each their way', async (t) => {
+  // Issue 44: in one process, at once, a workspace that trusts alice and one
+  // that trusts nobody; neither sees the other's settings.
+  const team = await Team.make(t)
+  team.sign({ signingKey: team.keyPath('alice') })
+  assert.equal(team.gateRun('alice').exitCode, 0)
+  assert.ok(team.push('alice'))
+  team.sign()
+  await team.cloneAs('ci')
+  team.fetch('ci')
+  const trusting = new Workspace(team.at('ci'), { allowedSigners: team.allowed('alice') })
+  const doubting = new Workspace(team.at('ci'))
+  process.env.COUNTER = team.counter('ci')
+  const [trusted, doubted] = await Promise.all([
+    trusting.checkGate('test', { argv: ARGV }),
+    doubting.checkGate('test', { argv: ARGV }),
+  ])
+  assert.equal(trusted.fresh, true, JSON.stringify(trusted))
+  assert.deepEqual(reasons(doubted), ['untrusted-evidence'])
+  assert.equal(trusting.checkGateSync('test', { argv: ARGV }).fresh, true, 'the other workspace\'s settings leaked')
 })

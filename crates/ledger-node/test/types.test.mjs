@@ -1,12 +1,14 @@
 // What test/types.ts lets TypeScript code do works at run time, and what it
 // refuses fails at run time too: `new Workspace(path)`, the three echoes,
-// `exitCode`, the process-wide threads and digest cache.
+// `exitCode`, each workspace's threads and digest cache.
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
 import { test } from 'node:test'
 
 // Named imports, as a TypeScript or ESM user writes them: each must be a
 // named export of index.js that Node's CommonJS interop finds.
-import { ErrorCode, LedgerError, Workspace, normalizeTasks, setThreads } from '../index.js'
+import { ErrorCode, LedgerError, Workspace, normalizeTasks, workspaceSettings } from '../index.js'
 import { expectCode, ledger, Sandbox } from './helpers.mjs'
 
 test('the named ESM exports are the package’s own', () => {
@@ -14,7 +16,7 @@ test('the named ESM exports are the package’s own', () => {
   assert.equal(LedgerError, ledger.LedgerError)
   assert.equal(ErrorCode, ledger.ErrorCode)
   assert.equal(normalizeTasks, ledger.normalizeTasks)
-  assert.equal(setThreads, ledger.setThreads)
+  assert.equal(workspaceSettings, ledger.workspaceSettings)
 })
 
 test('new Workspace(path) refuses what the types refuse, through the Promise', async (t) => {
@@ -85,20 +87,16 @@ test('a record read from its text is the inventory it was written from', async (
   assert.equal(e.path, 'bad.json')
 })
 
-test('setDigestCache turns the cache off and on, never changing the answer', (t) => {
+test('a workspace without the digest cache answers the same', (t) => {
   const s = new Sandbox(t)
   for (let i = 0; i < 20; i++) s.write(`d${i % 3}/f${i}.txt`, `${i}\n`)
   s.write('.ledger/.gitignore', '*\n')
   const ws = s.ws
-  assert.equal(ledger.digestCacheEnabledSync(), true)
+  assert.equal(ws.settings().digestCache, true)
   const answer = ws.fingerprintSync()
-  try {
-    ledger.setDigestCacheSync(false)
-    assert.equal(ledger.digestCacheEnabledSync(), false)
-    assert.equal(ws.fingerprintSync(), answer)
-  } finally {
-    ledger.setDigestCacheSync(true)
-  }
+  const off = new Workspace(s.w, { digestCache: false })
+  assert.equal(off.settings().digestCache, false)
+  assert.equal(off.fingerprintSync(), answer)
   assert.equal(ws.fingerprintSync(), answer)
   const report = ws.storeCheckSync()
   assert.ok(report.cache === null || report.cache.intact, JSON.stringify(report.cache))
@@ -110,14 +108,7 @@ test('every file changed twice leaves one version of each in the digest cache', 
   for (const name of names) s.write(name, `${name}\n`)
   s.write('.ledger/.gitignore', '*\n')
   const ws = s.ws
-  const uncached = () => {
-    try {
-      ledger.setDigestCacheSync(false)
-      return ws.fingerprintSync()
-    } finally {
-      ledger.setDigestCacheSync(true)
-    }
-  }
+  const uncached = () => new Workspace(s.w, { digestCache: false }).fingerprintSync()
   // Old enough for the cache to record them (it skips files changed within 2 s).
   const settle = () => new Promise((resolve) => setTimeout(resolve, 2200))
   const cache = () => ws.storeCheckSync().cache
@@ -132,24 +123,56 @@ test('every file changed twice leaves one version of each in the digest cache', 
   }
 })
 
-test('setThreads changes how many threads read, never the answer', async (t) => {
+test('a workspace\'s thread count changes how many threads read, never the answer', async (t) => {
   const s = new Sandbox(t)
   for (let i = 0; i < 50; i++) s.write(`d${i % 5}/f${i}.txt`, `${i}\n`)
-  const ws = s.ws
-  const answer = ws.fingerprintSync()
+  const answer = s.ws.fingerprintSync()
+  for (const threads of [1, 3]) {
+    const ws = new Workspace(s.w, { threads })
+    assert.equal(ws.settings().threads, threads)
+    assert.equal(ws.fingerprintSync(), answer)
+    assert.equal(await ws.fingerprint(), answer)
+  }
+  for (const bad of [-1, 1.5, Number.NaN, 1e9, '2']) {
+    assert.throws(() => new Workspace(s.w, { threads: bad }), (e) => e.code === 'invalid-argument', String(bad))
+    await assert.rejects(workspaceSettings({ threads: bad }), (e) => e.code === 'invalid-argument', String(bad))
+  }
+})
+
+test('two workspaces in one process keep their own settings', async (t) => {
+  // Issue 44: made one after the other and used at once, each keeps its own.
+  const dirs = [new Sandbox(t), new Sandbox(t)]
+  for (const s of dirs) {
+    for (let i = 0; i < 20; i++) s.write(`f${i}.txt`, `${i}\n`)
+    s.write('.ledger/.gitignore', '*\n')
+  }
+  const cached = new Workspace(dirs[0].w, { threads: 1, digestCache: true, environment: false })
+  const uncached = new Workspace(dirs[1].w, { threads: 3, digestCache: false, signingKey: '/k', environment: false })
+  assert.deepEqual(cached.settings(), { threads: 1, digestCache: true, signingKey: null, allowedSigners: null })
+  assert.deepEqual(uncached.settings(), { threads: 3, digestCache: false, signingKey: '/k', allowedSigners: null })
+  // Old enough for the cache to record them (it skips files changed within 2 s).
+  await new Promise((resolve) => setTimeout(resolve, 2200))
+  const [a, b] = await Promise.all([cached.fingerprint(), uncached.fingerprint()])
+  assert.equal(a, b)
+  const has = (s) => fs.existsSync(path.join(s.w, '.ledger', 'digest-cache'))
+  assert.equal(has(dirs[1]), false, 'off in that workspace only')
+  if (process.platform === 'linux') assert.equal(has(dirs[0]), true, 'the other workspace\'s setting leaked')
+})
+
+test('a workspace reads the environment once, when it is made', (t) => {
+  const s = new Sandbox(t)
+  const saved = process.env.LEDGER_THREADS
   try {
-    for (const count of [1, 3]) {
-      ledger.setThreadsSync(count)
-      assert.equal(ledger.threadsSync(), count)
-      assert.equal(await ledger.threads(), count)
-      assert.equal(ws.fingerprintSync(), answer)
-    }
-    for (const bad of [-1, 1.5, Number.NaN, 1e9, '2']) {
-      assert.throws(() => ledger.setThreadsSync(bad), (e) => e.code === 'invalid-argument', String(bad))
-      await assert.rejects(setThreads(bad), (e) => e.code === 'invalid-argument', String(bad))
-    }
-    assert.equal(ledger.threadsSync(), 3, 'a refused count changes nothing')
+    process.env.LEDGER_THREADS = '2'
+    const made = new Workspace(s.w)
+    process.env.LEDGER_THREADS = '5'
+    assert.equal(made.settings().threads, 2, 'read when it was made, never again')
+    assert.equal(new Workspace(s.w).settings().threads, 5)
+    assert.equal(new Workspace(s.w, { threads: 1 }).settings().threads, 1, 'given wins')
+    process.env.LEDGER_THREADS = 'many'
+    assert.throws(() => new Workspace(s.w), (e) => e.code === 'invalid-argument' && /LEDGER_THREADS/.test(e.message))
   } finally {
-    ledger.setThreadsSync(0)
+    if (saved === undefined) delete process.env.LEDGER_THREADS
+    else process.env.LEDGER_THREADS = saved
   }
 })

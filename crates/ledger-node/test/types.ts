@@ -85,8 +85,8 @@ export async function errors(ws: Workspace): Promise<string | undefined> {
 export async function free(): Promise<number> {
   const normalized: Buffer = await ledger.normalizeTasks(Buffer.from('- [x] 1.1 [core] Done\n'))
   const tasks = ledger.readTasksBytesSync(normalized, { rule: 'openspec-checkbox' })
-  ledger.setThreads(2)
+  const ws = new ledger.Workspace('.', { threads: 2, digestCache: false })
   // @ts-expect-error a count is a number
-  ledger.setThreads('2')
-  return tasks.total + ledger.threadsSync()
+  new ledger.Workspace('.', { threads: '2' })
+  return tasks.total + ws.settings().threads
 }

@@ -16,14 +16,17 @@ use pyo3::prelude::*;
 /// Ctrl-C stops a running gate (its evidence is recorded), and the
 /// `KeyboardInterrupt` is then raised here. `cancel`: a token of
 /// `cancel_token` (`ledger.Cancel`) that stops the call's gate from any thread.
+/// `settings_json`: the workspace's settings, as `workspace_settings` returned
+/// them when the `Workspace` was made (`None`: the defaults).
 #[pyfunction]
-#[pyo3(signature = (workspace, verb, options_json, cancel=None))]
+#[pyo3(signature = (workspace, verb, options_json, cancel=None, settings_json=None))]
 pub fn call(
     py: Python<'_>,
     workspace: Option<String>,
     verb: String,
     options_json: String,
     cancel: Option<u64>,
+    settings_json: Option<String>,
 ) -> PyResult<String> {
     let pending = Arc::new(Mutex::new(None));
     let hooks = Hooks {
@@ -31,8 +34,9 @@ pub fn call(
         cancel,
     };
     let reply = py.detach(move || {
-        door::respond(
+        door::respond_with(
             workspace.as_deref(),
+            settings_json.as_deref(),
             &verb,
             &options_json,
             Case::Snake,

@@ -57,11 +57,7 @@ def git(cwd: Path, *args: str) -> str:
 def uncached(w: Path) -> str:
     """The workspace's fingerprint without the digest cache (so without the walk
     memo either): every file read."""
-    try:
-        ledger.set_digest_cache(False)
-        return ledger.Workspace(w).fingerprint()
-    finally:
-        ledger.set_digest_cache(True)
+    return ledger.Workspace(w, digest_cache=False).fingerprint()
 
 
 def write(root: Path, rel: str, content: bytes | str = "x\n", mode: int | None = None) -> Path:

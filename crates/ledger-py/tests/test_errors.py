@@ -485,14 +485,9 @@ def divergent_heads(tmp: Path) -> object:
     return ws.status(CHANGE)
 
 
-def with_signing(signing_key: str | None, allowed_signers: str | None, call: Callable[[], object]) -> object:
-    """`call` under these process-wide signing settings, restored afterwards."""
-    before = ledger.signing()
-    ledger.set_signing(signing_key=signing_key, allowed_signers=allowed_signers)
-    try:
-        return call()
-    finally:
-        ledger.set_signing(signing_key=before.get("signing_key"), allowed_signers=before.get("allowed_signers"))
+def signed(tmp: Path, signing_key: str | None, allowed_signers: str | None) -> ledger.Workspace:
+    """The workspace `tmp` with these signing settings (its own, nobody else's)."""
+    return ledger.Workspace(tmp, signing_key=signing_key, allowed_signers=allowed_signers, environment=False)
 
 
 def bad_signing_key(tmp: Path) -> object:
@@ -500,7 +495,7 @@ def bad_signing_key(tmp: Path) -> object:
     init_repo(tmp)
     make_change(tmp)
     key = write(tmp.parent / f"{tmp.name}-keys", "key", "not a key\n")
-    return with_signing(str(key), None, lambda: ledger.Workspace(tmp).approve(CHANGE, "proposal", source="m"))
+    return signed(tmp, str(key), None).approve(CHANGE, "proposal", source="m")
 
 
 def bad_allowed_signers(tmp: Path) -> object:
@@ -510,7 +505,7 @@ def bad_allowed_signers(tmp: Path) -> object:
     ws = ledger.Workspace(tmp)
     ws.approve(CHANGE, "proposal", source="m")
     allowed = write(tmp.parent / f"{tmp.name}-keys", "allowed", "alice@example.com\n")
-    return with_signing(None, str(allowed), lambda: ws.provenance(f"changes/{CHANGE}"))
+    return signed(tmp, None, str(allowed)).provenance(f"changes/{CHANGE}")
 
 
 TRIGGERS: dict[str, list[Trigger]] = {
@@ -667,7 +662,7 @@ def test_wrong_argument_types_are_refused_naming_the_argument(tmp_path: Path) ->
         ledger.Workspace(42)  # type: ignore[arg-type]
     with pytest.raises(ledger.InvalidArgumentError, match="roots"):
         ledger.Workspace(tmp_path).fingerprint(roots=[3])  # type: ignore[list-item]
-    with pytest.raises(ledger.InvalidArgumentError, match="count"):
-        ledger.set_threads("two")  # type: ignore[arg-type]
+    with pytest.raises(ledger.InvalidArgumentError, match="threads"):
+        ledger.Workspace(tmp_path, threads="two")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         ledger.normalize_tasks("text, not bytes")  # type: ignore[arg-type]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -273,22 +275,54 @@ def test_results_are_plain_dicts_of_their_typed_dict(repo: Path) -> None:
 
 
 def test_the_thread_count_changes_nothing_but_a_bad_one_is_refused(repo: Path) -> None:
-    ws = ledger.Workspace(repo)
-    answer = ws.fingerprint()
-    try:
-        for count in (1, 3):
-            ledger.set_threads(count)
-            assert ledger.threads() == count
-            assert ws.fingerprint() == answer
-        with pytest.raises(ledger.InvalidArgumentError) as caught:
-            ledger.set_threads(ledger.MAX_THREADS + 1)
-        assert caught.value.code == "invalid-argument"
-        assert ledger.threads() == 3, "a refused count changes nothing"
-        with pytest.raises(ledger.InvalidArgumentError, match="count"):
-            ledger.set_threads(-1)
-    finally:
-        ledger.set_threads(0)
-    assert ledger.threads() == (os.cpu_count() or 1)
+    answer = ledger.Workspace(repo).fingerprint()
+    for count in (1, 3):
+        ws = ledger.Workspace(repo, threads=count)
+        assert ws.settings()["threads"] == count
+        assert ws.fingerprint() == answer
+    with pytest.raises(ledger.InvalidArgumentError, match="threads") as caught:
+        ledger.Workspace(repo, threads=ledger.MAX_THREADS + 1)
+    assert caught.value.code == "invalid-argument"
+    with pytest.raises(ledger.InvalidArgumentError, match="threads"):
+        ledger.Workspace(repo, threads=-1)
+    assert ledger.Workspace(repo, threads=0, environment=False).settings()["threads"] == 0
+
+
+def test_two_workspaces_in_one_process_keep_their_own_settings(tmp_path: Path) -> None:
+    # Issue 44: settings belong to a workspace. Made one after the other and
+    # used at once from two threads, each keeps its own.
+    dirs = [tmp_path / "cached", tmp_path / "uncached"]
+    for w in dirs:
+        for i in range(20):
+            write(w, f"f{i}.txt", f"{i}\n")
+        (w / ".ledger").mkdir()
+    cached = ledger.Workspace(dirs[0], threads=1, digest_cache=True, environment=False)
+    uncached_ws = ledger.Workspace(dirs[1], threads=3, digest_cache=False, signing_key="/k", environment=False)
+    assert cached.settings() == {"threads": 1, "digest_cache": True, "signing_key": None, "allowed_signers": None}
+    assert uncached_ws.settings() == {"threads": 3, "digest_cache": False, "signing_key": "/k", "allowed_signers": None}
+    assert cached != ledger.Workspace(dirs[0], threads=2, environment=False)
+    # Old enough for the cache to record them (it skips files changed within 2 s).
+    time.sleep(2.2)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        answers = list(pool.map(lambda ws: [ws.fingerprint() for _ in range(4)][-1], [cached, uncached_ws]))
+    assert answers[0] == answers[1]
+    assert not (dirs[1] / ".ledger" / "digest-cache").exists(), "off in that workspace only"
+    if sys.platform.startswith("linux"):
+        assert (dirs[0] / ".ledger" / "digest-cache").exists(), "the other workspace's setting leaked"
+
+
+def test_a_workspace_reads_the_environment_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEDGER_THREADS", "2")
+    monkeypatch.setenv("LEDGER_NO_CACHE", "1")
+    made = ledger.Workspace(tmp_path)
+    monkeypatch.setenv("LEDGER_THREADS", "5")
+    assert made.settings()["threads"] == 2, "read when it was made, never again"
+    assert made.settings()["digest_cache"] is False
+    assert ledger.Workspace(tmp_path).settings()["threads"] == 5
+    assert ledger.Workspace(tmp_path, threads=1).settings()["threads"] == 1, "given wins"
+    monkeypatch.setenv("LEDGER_THREADS", "many")
+    with pytest.raises(ledger.InvalidArgumentError, match="LEDGER_THREADS"):
+        ledger.Workspace(tmp_path)
 
 
 def test_every_file_changed_twice_leaves_one_version_of_each_in_the_cache(tmp_path: Path) -> None:
@@ -300,11 +334,7 @@ def test_every_file_changed_twice_leaves_one_version_of_each_in_the_cache(tmp_pa
     write(w, ".ledger/.gitignore", "*\n")
 
     def uncached() -> str:
-        try:
-            ledger.set_digest_cache(False)
-            return ws.fingerprint()
-        finally:
-            ledger.set_digest_cache(True)
+        return ledger.Workspace(w, digest_cache=False).fingerprint()
 
     # Old enough for the cache to record them (it skips files changed within 2 s).
     time.sleep(2.2)
@@ -324,14 +354,11 @@ def test_the_digest_cache_can_be_turned_off_and_never_changes_the_answer(repo: P
     ws = ledger.Workspace(repo)
     (repo / ".ledger").mkdir()
     (repo / ".ledger" / ".gitignore").write_text("*\n")
-    assert ledger.digest_cache_enabled()
+    assert ws.settings()["digest_cache"]
     answer = ws.fingerprint()
-    try:
-        ledger.set_digest_cache(False)
-        assert not ledger.digest_cache_enabled()
-        assert ws.fingerprint() == answer
-    finally:
-        ledger.set_digest_cache(True)
+    off = ledger.Workspace(repo, digest_cache=False)
+    assert not off.settings()["digest_cache"]
+    assert off.fingerprint() == answer
     assert ws.fingerprint() == answer
     cache = ws.store_check()["cache"]
     assert cache is None or cache["intact"], cache

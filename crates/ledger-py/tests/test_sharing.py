@@ -30,18 +30,12 @@ PUSH = "refs/ledger/heads/*:refs/ledger/heads/*"
 
 
 @pytest.fixture(autouse=True)
-def signing_restored(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The process-wide signing settings as they were before the test, whatever
-    it did; no signing settings from the environment meanwhile."""
+def no_signing_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No signing settings from the environment: a workspace made here has
+    only those its test gives it."""
     monkeypatch.delenv("LEDGER_SIGNING_KEY", raising=False)
     monkeypatch.delenv("LEDGER_ALLOWED_SIGNERS", raising=False)
-    saved = ledger.signing()
-    try:
-        ledger.set_signing()
-        yield
-    finally:
-        ledger.set_signing(signing_key=saved["signing_key"], allowed_signers=saved["allowed_signers"])
-    assert ledger.signing() == saved
+    yield
 
 
 class Team:
@@ -51,6 +45,8 @@ class Team:
     def __init__(self, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.root = root
         self.monkeypatch = monkeypatch
+        # The signing settings of the workspaces made from now on (`sign`).
+        self.signing: dict[str, Optional[str]] = {}
         seed = init_repo(root / "w")
         write(seed, "src/input.txt", "checked input\n")
         write(seed, f"openspec/changes/{CHANGE}/proposal.md", "# Why\n")
@@ -65,7 +61,12 @@ class Team:
         return self.root / name
 
     def ws(self, name: str) -> ledger.Workspace:
-        return ledger.Workspace(self.at(name))
+        """`name`'s workspace, with the signing settings `sign` gave last."""
+        return ledger.Workspace(self.at(name), **self.signing)  # type: ignore[arg-type]
+
+    def sign(self, signing_key: Optional[str] = None, allowed_signers: Optional[str] = None) -> None:
+        """The signing settings of every workspace made from now on."""
+        self.signing = {"signing_key": signing_key, "allowed_signers": allowed_signers}
 
     def clone_as(self, name: str) -> ledger.Workspace:
         """A fresh clone of the remote, its ledger remote set up (added the
@@ -155,8 +156,9 @@ def test_remote_setup_adds_the_refspec_once_and_refuses_an_unknown_remote(team: 
 
 
 def test_a_fresh_clone_reuses_signed_evidence_and_keeps_approvals(team: Team) -> None:
-    ledger.set_signing(signing_key=team.key_path("alice"))
-    assert ledger.signing() == {"signing_key": team.key_path("alice"), "allowed_signers": None}
+    team.sign(signing_key=team.key_path("alice"))
+    settings = team.ws("alice").settings()
+    assert (settings["signing_key"], settings["allowed_signers"]) == (team.key_path("alice"), None)
     ran = team.gate_run("alice")
     assert ran["exit_code"] == 0 and not ran["reused"], ran
     assert team.runs("alice") == 1
@@ -168,7 +170,7 @@ def test_a_fresh_clone_reuses_signed_evidence_and_keeps_approvals(team: Team) ->
     assert team.push("alice")
 
     # CI: a fresh clone at another path, trusting alice's key.
-    ledger.set_signing(allowed_signers=team.allowed("alice"))
+    team.sign(allowed_signers=team.allowed("alice"))
     ci = team.clone_as("ci")
     assert ci.provenance("gates/test") is None, "nothing fetched yet"
     team.fetch("ci")
@@ -198,8 +200,9 @@ def test_a_fresh_clone_reuses_signed_evidence_and_keeps_approvals(team: Team) ->
     assert provenance["record"] == status["state_record"]
 
     # Nobody trusted: the same evidence is untrusted, and would run.
-    ledger.set_signing()
-    assert ledger.signing() == {"signing_key": None, "allowed_signers": None}
+    team.sign()
+    ci = team.ws("ci")
+    assert (ci.settings()["signing_key"], ci.settings()["allowed_signers"]) == (None, None)
     untrusted = team.gate_check("ci")
     assert not untrusted["fresh"], untrusted
     assert reasons(untrusted) == ["untrusted-evidence"], untrusted
@@ -215,10 +218,10 @@ def test_a_fresh_clone_reuses_signed_evidence_and_keeps_approvals(team: Team) ->
 
 
 def test_evidence_signed_by_another_key_is_untrusted_and_the_gate_runs(team: Team) -> None:
-    ledger.set_signing(signing_key=team.key_path("mallory"))
+    team.sign(signing_key=team.key_path("mallory"))
     assert team.gate_run("alice")["exit_code"] == 0
     assert team.push("alice")
-    ledger.set_signing(allowed_signers=team.allowed("alice"))
+    team.sign(allowed_signers=team.allowed("alice"))
     team.clone_as("ci")
     team.fetch("ci")
     check = team.gate_check("ci")
@@ -279,27 +282,44 @@ def test_two_clones_that_advanced_one_change_see_a_divergence_and_lose_nothing(t
     assert code_of(e) == "invalid-argument", e.value
 
 
-def test_signing_settings_are_what_was_set_and_refuse_an_empty_name(team: Team) -> None:
-    assert ledger.signing() == {"signing_key": None, "allowed_signers": None}
-    ledger.set_signing(signing_key=team.key_path("alice"), allowed_signers=team.allowed("alice"))
-    assert ledger.signing() == {"signing_key": team.key_path("alice"), "allowed_signers": team.allowed("alice")}
+def test_signing_settings_are_the_workspace_s_and_refuse_an_empty_name(team: Team) -> None:
+    both = ledger.Workspace(team.at("alice"), signing_key=team.key_path("alice"), allowed_signers=team.allowed("alice"))
+    assert both.settings()["signing_key"] == team.key_path("alice")
+    assert both.settings()["allowed_signers"] == team.allowed("alice")
     for options in ({"signing_key": ""}, {"allowed_signers": ""}):
         with pytest.raises(ledger.LedgerError) as e:
-            ledger.set_signing(**options)
+            ledger.Workspace(team.at("alice"), **options)  # type: ignore[arg-type]
         assert code_of(e) == "invalid-argument", (options, e.value)
-    # A refused call changes nothing.
-    assert ledger.signing() == {"signing_key": team.key_path("alice"), "allowed_signers": team.allowed("alice")}
-    ledger.set_signing(allowed_signers=team.allowed("alice"))
-    assert ledger.signing() == {"signing_key": None, "allowed_signers": team.allowed("alice")}
+    # Another workspace of the same checkout has its own settings.
+    other = ledger.Workspace(team.at("alice"), allowed_signers=team.allowed("alice"))
+    assert other.settings()["signing_key"] is None
+    assert both.settings()["signing_key"] == team.key_path("alice")
+
+
+def test_two_workspaces_with_different_signers_judge_the_same_evidence_each_their_way(team: Team) -> None:
+    # Issue 44: in one process, at once, a workspace that trusts alice and one
+    # that trusts nobody; neither sees the other's settings.
+    team.sign(signing_key=team.key_path("alice"))
+    assert team.gate_run("alice")["exit_code"] == 0
+    assert team.push("alice")
+    team.sign()
+    team.clone_as("ci")
+    team.fetch("ci")
+    trusting = ledger.Workspace(team.at("ci"), allowed_signers=team.allowed("alice"))
+    doubting = ledger.Workspace(team.at("ci"))
+    team.monkeypatch.setenv("COUNTER", str(team.counter("ci")))
+    assert trusting.check_gate("test", argv=ARGV)["fresh"]
+    assert reasons(doubting.check_gate("test", argv=ARGV)) == ["untrusted-evidence"]
+    assert trusting.check_gate("test", argv=ARGV)["fresh"], "the other workspace's settings leaked"
 
 
 def test_a_verdict_from_elsewhere_stands_only_when_an_allowed_signer_signed_it(team: Team) -> None:
-    ledger.set_signing(signing_key=team.key_path("mallory"))
+    team.sign(signing_key=team.key_path("mallory"))
     team.ws("alice").verdict_record("by-mallory", verdict="PASS", source="review 1", scope={"roots": ["src"]})
-    ledger.set_signing(signing_key=team.key_path("alice"))
+    team.sign(signing_key=team.key_path("alice"))
     team.ws("alice").verdict_record("by-alice", verdict="PASS", source="review 2", scope={"roots": ["src"]})
     assert team.push("alice")
-    ledger.set_signing(allowed_signers=team.allowed("alice"))
+    team.sign(allowed_signers=team.allowed("alice"))
     team.clone_as("ci")
     team.fetch("ci")
     ci = team.ws("ci")

@@ -40,7 +40,9 @@ impl ChangeSet {
     /// found neither active nor archived is `unknown-change`; a tracked glob
     /// is not read (`invalid-argument`).
     pub fn tasks(&self) -> Result<ChangeTasks> {
-        self.tasks_in(&Store::open(&self.workspace)?)
+        self.tasks_in(
+            &Store::open(&self.workspace)?.with_settings(self.workspace_settings().clone()),
+        )
     }
 
     /// [`ChangeSet::tasks`], with the change's state recorded in `store`.

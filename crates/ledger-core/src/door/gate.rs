@@ -105,6 +105,7 @@ fn check_recorded_gate(ws: &Workspace, o: CheckRecordedGateOptions) -> Result<Fr
         command,
         prerequisites: o.prerequisites,
         unobserved: Default::default(),
+        settings: ws.settings().clone(),
     };
     crate::gate::check_gate_query(&query)
 }
@@ -238,7 +239,7 @@ fn declared_gates(ws: &Workspace, _: DeclaredGatesOptions) -> Result<Vec<Declare
 
 /// The workspace's declarations, which must exist.
 fn declarations(ws: &Workspace) -> Result<Declarations> {
-    Declarations::read_required(ws.path())
+    Ok(Declarations::read_required(ws.path())?.with_settings(ws.settings().clone()))
 }
 
 /// The supervision of a door's run: its echo, its timeout (else the gate's

@@ -47,7 +47,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::{
-    Error, Result,
+    Error, Result, Settings,
     expand::Scope,
     gate::Interrupt,
     openspec::{ChangeSet, DEFAULT_CHANGES_ROOT},
@@ -98,6 +98,8 @@ pub struct Hooks {
 /// and a change cannot come from two places.
 pub struct Workspace {
     path: Utf8PathBuf,
+    /// Its settings: every scope, store and change it opens carries them.
+    settings: Settings,
     store: std::sync::OnceLock<Store>,
     hooks: Hooks,
     /// The flag of the call's cancellation token, if it has one.
@@ -127,12 +129,26 @@ impl Workspace {
         let path = path.into();
         Workspace {
             store: std::sync::OnceLock::new(),
+            settings: Settings::default(),
             path,
             hooks,
             cancel: None,
             stopped: Arc::new(AtomicBool::new(false)),
             warnings: Mutex::new(Vec::new()),
         }
+    }
+
+    /// This workspace with `settings` (checked: `invalid-argument` names a
+    /// bad one) instead of the default ones.
+    pub fn with_settings(mut self, settings: Settings) -> Result<Workspace> {
+        settings.check()?;
+        self.settings = settings;
+        Ok(self)
+    }
+
+    /// The workspace's settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// This workspace for a call given the cancellation token `id`
@@ -152,13 +168,15 @@ impl Workspace {
         if let Some(store) = self.store.get() {
             return Ok(store);
         }
-        let store = Store::open(&self.path)?;
+        let store = Store::open(&self.path)?.with_settings(self.settings.clone());
         Ok(self.store.get_or_init(|| store))
     }
 
-    /// The scope `options` declare in this workspace.
+    /// The scope `options` declare in this workspace, with its settings.
     pub fn scope(&self, options: &ScopeOptions) -> Result<Scope> {
-        options.to_scope(&self.path)
+        Ok(options
+            .to_scope(&self.path)?
+            .with_settings(self.settings.clone()))
     }
 
     /// The change `name` of this workspace, under `changes_root` (default
@@ -171,7 +189,8 @@ impl Workspace {
         schema: Option<&str>,
     ) -> Result<ChangeSet> {
         let root = changes_root.unwrap_or(DEFAULT_CHANGES_ROOT);
-        ChangeSet::open(self.path.clone(), name, root, schema)
+        Ok(ChangeSet::open(self.path.clone(), name, root, schema)?
+            .with_settings(self.settings.clone()))
     }
 
     /// Passes a warning to the caller (Python's `warnings`, Node's
@@ -387,9 +406,24 @@ pub struct Reply {
 }
 
 /// Runs `verb` with `options_json` (a JSON object, field names in `case`) on
-/// `workspace` (`None` for a free verb) and returns its output as JSON.
+/// `workspace` (`None` for a free verb) and returns its output as JSON. The
+/// workspace has the default settings: [`call_with`] gives others.
 pub fn call(
     workspace: Option<&Utf8Path>,
+    verb: &str,
+    options_json: &str,
+    case: Case,
+    hooks: &Hooks,
+) -> Result<Reply> {
+    call_with(workspace, None, verb, options_json, case, hooks)
+}
+
+/// [`call`] on a workspace of `settings_json`: its [`Settings`] as JSON (as
+/// the verb `workspace_settings` returns them, field names in `case`), the
+/// default ones when `None`. A bad setting is `invalid-argument`, naming it.
+pub fn call_with(
+    workspace: Option<&Utf8Path>,
+    settings_json: Option<&str>,
     verb: &str,
     options_json: &str,
     case: Case,
@@ -400,8 +434,16 @@ pub fn call(
             message: format!("unknown verb `{}`", crate::quote::escape(verb.as_bytes())),
         })?;
     let options = case::parse_options(options_json, case.field(entry.name))?;
+    let settings = settings_json
+        .map(|json| settings::parse(json, case))
+        .transpose()?
+        .unwrap_or_default();
     let workspace = workspace
-        .map(|path| Workspace::new(path, hooks.clone()).with_cancel(hooks.cancel))
+        .map(|path| {
+            Workspace::new(path, hooks.clone())
+                .with_settings(settings)?
+                .with_cancel(hooks.cancel)
+        })
         .transpose()?;
     let json = (entry.run)(workspace.as_ref(), options, case)?;
     let warnings = workspace
@@ -421,9 +463,23 @@ pub fn respond(
     case: Case,
     hooks: &Hooks,
 ) -> String {
+    respond_with(workspace, None, verb, options_json, case, hooks)
+}
+
+/// [`respond`] on a workspace of `settings_json` ([`call_with`]): what the
+/// native side of each binding calls, with the settings its `Workspace` holds.
+pub fn respond_with(
+    workspace: Option<&str>,
+    settings_json: Option<&str>,
+    verb: &str,
+    options_json: &str,
+    case: Case,
+    hooks: &Hooks,
+) -> String {
     let result = catch_unwind(AssertUnwindSafe(|| {
-        call(
+        call_with(
             workspace.map(Utf8Path::new),
+            settings_json,
             verb,
             options_json,
             case,
@@ -512,7 +568,7 @@ fn constants(errors: &[&str]) -> Value {
         "DEFAULT_SCHEMA": constant(json!(crate::openspec::DEFAULT_SCHEMA), "The artifact schema OpenSpec uses when nothing names one."),
         "ERROR_CODES": constant(json!(errors), "Every code a LedgerError can carry (the core's, and `panic`)."),
         "FORMAT_V1": constant(json!(crate::expand::FORMAT_V1), "The prefix of the v1 fingerprint stream (docs/format.md)."),
-        "MAX_THREADS": constant(json!(crate::expand::MAX_THREADS), "The most reader threads `set_threads` accepts."),
+        "MAX_THREADS": constant(json!(crate::expand::MAX_THREADS), "The most reader threads a workspace's `threads` setting accepts."),
         "RECORD_FORMAT": constant(json!(crate::records::RECORD_FORMAT), "The `format` of an inventory record."),
         "RECORD_VERSION": constant(json!(crate::records::RECORD_VERSION), "The `version` of the inventory records this version writes."),
         "STORE_DIR": constant(json!(crate::expand::STORE_DIR), "The record store's directory in a workspace (always excluded from scopes)."),

@@ -46,7 +46,8 @@ fn compare(ws: &Workspace, o: CompareOptions) -> Result<Comparison> {
         }
         InventoryOrRecord::Record(record) => record.inventory_in(ws.path()),
     };
-    inventory.compare()
+    // Re-expanded with this workspace's settings: a record keeps none.
+    inventory.with_settings(ws.settings().clone()).compare()
 }
 
 /// What `compare` takes: an inventory, or an inventory record (which holds

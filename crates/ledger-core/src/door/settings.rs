@@ -1,124 +1,102 @@
-//! Process-wide settings every later call uses: the thread count, the digest
-//! cache (neither changes an answer, only how it is computed), and
-//! the signing settings (which key signs, whose signatures are trusted).
+//! A workspace's settings at the door: the thread count, the digest cache
+//! (neither changes an answer, only how it is computed) and the signing
+//! files (which key signs, whose signatures are trusted). A binding's
+//! `Workspace` asks [`workspace_settings`] once, when it is made (the
+//! environment read then, the caller's choices over it), keeps the answer,
+//! and passes it with every call ([`super::call_with`]). Nothing is
+//! process-wide: two workspaces in one process keep their own.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use camino::Utf8PathBuf;
 
-use super::Verb;
-use crate::records::signing::{SigningSettings, set_signing_settings, signing_settings};
-use crate::{Error, Result};
+use super::{Case, Verb};
+use crate::{Result, Settings};
 
-/// The number of threads calls run with now.
+/// The settings of a new workspace: each option given is taken as it is;
+/// each left out (or null) comes from the environment, read now
+/// (`LEDGER_THREADS`, `LEDGER_NO_CACHE`, `LEDGER_SIGNING_KEY`,
+/// `LEDGER_ALLOWED_SIGNERS`), or from the defaults when `environment` is
+/// false. A bad setting is `invalid-argument`, naming it.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ThreadsOptions {}
-
-fn threads(_: ThreadsOptions) -> Result<usize> {
-    Ok(crate::expand::threads())
-}
-
-/// Sets the number of threads every later call uses (`0`: one per core;
-/// without a call, the `LEDGER_THREADS` environment variable decides, else
-/// one per core). Above the core's limit (`MAX_THREADS`): `invalid-argument`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SetThreadsOptions {
-    /// How many threads (a whole number, 0 to `MAX_THREADS`).
-    pub count: usize,
-}
-
-fn set_threads(o: SetThreadsOptions) -> Result<()> {
-    crate::expand::set_threads(o.count)
-}
-
-/// Whether calls use the digest cache now.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DigestCacheEnabledOptions {}
-
-fn digest_cache_enabled(_: DigestCacheEnabledOptions) -> Result<bool> {
-    Ok(crate::expand::digest_cache_enabled())
-}
-
-/// Turns the digest cache in `.ledger/` on or off for every later call in
-/// this process (off: every file is read). Without a call, the
-/// `LEDGER_NO_CACHE` environment variable decides; the cache is on by
-/// default. The answer never depends on it.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SetDigestCacheOptions {
-    /// Use the cache.
-    pub enabled: bool,
-}
-
-fn set_digest_cache(o: SetDigestCacheOptions) -> Result<()> {
-    crate::expand::set_digest_cache(o.enabled);
-    Ok(())
-}
-
-/// The signing settings now: the key records are signed with and the
-/// allowed-signers file, each absent when unset.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SigningOptions {}
-
-fn signing(_: SigningOptions) -> Result<SigningSettings> {
-    let settings = signing_settings();
-    // A file the environment names by a path that is not UTF-8 is refused,
-    // not shown as unset.
-    settings.key_path()?;
-    settings.allowed_signers_path()?;
-    Ok(settings)
-}
-
-/// Sets the signing settings of every later call in this process; an
-/// option left out (or null) is unset. Without a call, the
-/// `LEDGER_SIGNING_KEY` and `LEDGER_ALLOWED_SIGNERS` environment variables
-/// decide. The files are read when used, not now.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SetSigningOptions {
+pub struct WorkspaceSettingsOptions {
+    /// How many threads read and hash files (0: one per core; at most
+    /// `MAX_THREADS`).
+    #[serde(default)]
+    pub threads: Option<usize>,
+    /// Use the digest cache in `.ledger/` (off: every file is read).
+    #[serde(default)]
+    pub digest_cache: Option<bool>,
     /// The OpenSSH private key file (not encrypted) records are signed with.
     #[serde(default)]
-    pub signing_key: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub signing_key: Option<Utf8PathBuf>,
     /// The allowed-signers file (ssh-keygen's format, as git's
     /// `gpg.ssh.allowedSignersFile`) saying whose signatures are trusted.
     #[serde(default)]
-    pub allowed_signers: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub allowed_signers: Option<Utf8PathBuf>,
+    /// Read the `LEDGER_*` environment variables for the settings left out
+    /// (default true); false: the defaults (one thread per core, the cache
+    /// on, nothing signed or trusted).
+    #[serde(default = "yes")]
+    pub environment: bool,
 }
 
-fn set_signing(o: SetSigningOptions) -> Result<()> {
-    set_signing_settings(SigningSettings {
-        signing_key: file_option("signing_key", o.signing_key)?,
-        allowed_signers: file_option("allowed_signers", o.allowed_signers)?,
-        not_utf8: Vec::new(),
-    });
-    Ok(())
+fn yes() -> bool {
+    true
 }
 
-/// A file option: an empty name is refused (unset is null, not "").
-fn file_option(name: &str, value: Option<String>) -> Result<Option<Utf8PathBuf>> {
-    match value {
-        Some(v) if v.is_empty() => Err(Error::InvalidArgument {
-            message: format!("{name} is empty: name a file, or leave it out to unset it"),
-        }),
-        v => Ok(v.map(Utf8PathBuf::from)),
+fn workspace_settings(o: WorkspaceSettingsOptions) -> Result<Settings> {
+    let mut settings = match o.environment {
+        true => Settings::from_env()?,
+        false => Settings::default(),
+    };
+    if let Some(threads) = o.threads {
+        settings.threads = threads;
     }
+    if let Some(on) = o.digest_cache {
+        settings.digest_cache = on;
+    }
+    settings = with_file(settings, o.signing_key, |s, f| s.signing_key = Some(f));
+    settings = with_file(settings, o.allowed_signers, |s, f| {
+        s.allowed_signers = Some(f)
+    });
+    settings.check()?;
+    // A file the environment names by a path that is not UTF-8 is refused
+    // now, not shown as unset (it would be refused when used).
+    let signing = crate::records::signing::SigningSettings::of(&settings);
+    signing.key_path()?;
+    signing.allowed_signers_path()?;
+    Ok(settings)
+}
+
+/// `settings` with `file` set by `set`, when one is given.
+fn with_file(
+    mut settings: Settings,
+    file: Option<Utf8PathBuf>,
+    set: impl FnOnce(&mut Settings, Utf8PathBuf),
+) -> Settings {
+    if let Some(file) = file {
+        set(&mut settings, file);
+    }
+    settings
+}
+
+/// The settings a door passes with a call, as JSON (field names in `case`):
+/// `invalid-argument`, naming the setting, when one is malformed.
+pub(super) fn parse(json: &str, case: Case) -> Result<Settings> {
+    let value = super::case::parse_options(json, "the workspace's settings")?;
+    let settings: Settings = super::case::from_value(value, case, "settings")?;
+    settings.check()?;
+    Ok(settings)
 }
 
 /// Every verb of this file, for the registry in door/mod.rs.
 pub(super) fn verbs() -> Vec<Verb> {
-    vec![
-        Verb::free("threads", &[], threads),
-        Verb::free("set_threads", &["count"], set_threads),
-        Verb::free("digest_cache_enabled", &[], digest_cache_enabled),
-        Verb::free("set_digest_cache", &["enabled"], set_digest_cache),
-        Verb::free("signing", &[], signing),
-        Verb::free("set_signing", &[], set_signing),
-    ]
+    vec![Verb::free("workspace_settings", &[], workspace_settings)]
 }
 
 #[cfg(test)]
@@ -126,7 +104,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use serde_json::{Value, json};
 
-    use crate::door::{Case, Hooks, respond};
+    use crate::door::{Case, Hooks, respond, respond_with};
 
     fn free(verb: &str, options: Value) -> Value {
         let reply = respond(
@@ -139,45 +117,55 @@ mod tests {
         serde_json::from_str(&reply).unwrap()
     }
 
-    // Only refusals here: the settings are process-wide, and other tests run
-    // in this process at the same time.
     #[test]
-    fn a_thread_count_is_a_whole_number_up_to_the_limit() {
-        for bad in [
-            json!(-1),
-            json!(1.5),
-            json!("4"),
-            json!(crate::expand::MAX_THREADS + 1),
-        ] {
-            let reply = free("set_threads", json!({ "count": bad }));
-            assert_eq!(reply["error"]["code"], "invalid-argument", "{bad}: {reply}");
-        }
-        assert!(free("threads", json!({}))["ok"].as_u64().unwrap() >= 1);
-        let reply = free("set_digest_cache", json!({"enabled": "no"}));
-        assert_eq!(reply["error"]["code"], "invalid-argument");
-        assert!(free("digest_cache_enabled", json!({}))["ok"].is_boolean());
-        let reply = free("threads", json!({"count": 2}));
+    fn a_setting_given_is_taken_and_a_bad_one_refused_by_name() {
+        let given =
+            json!({"threads": 2, "digestCache": false, "signingKey": "k", "environment": false});
+        let reply = free("workspace_settings", given);
         assert_eq!(
-            reply["error"]["code"], "invalid-argument",
-            "threads takes no option"
+            reply["ok"],
+            json!({"threads": 2, "digestCache": false, "signingKey": "k", "allowedSigners": null}),
+            "{reply}"
         );
+        for (bad, named) in [
+            (json!({"threads": -1}), "threads"),
+            (json!({"threads": "4"}), "threads"),
+            (json!({"threads": crate::MAX_THREADS + 1}), "threads"),
+            (json!({"digestCache": "no"}), "digestCache"),
+            (json!({"signingKey": ""}), "signing_key"),
+            (json!({"allowedSigners": ["a"]}), "allowedSigners"),
+            (json!({"trusted": "f"}), "trusted"),
+        ] {
+            let reply = free("workspace_settings", bad.clone());
+            assert_eq!(reply["error"]["code"], "invalid-argument", "{bad}: {reply}");
+            let message = reply["error"]["message"].as_str().unwrap();
+            assert!(message.contains(named), "{bad}: {message}");
+        }
     }
 
     #[test]
-    fn signing_settings_are_file_names_or_unset() {
-        for bad in [
-            json!({"signing_key": ""}),
-            json!({"allowed_signers": ""}),
-            json!({"signing_key": 3}),
-            json!({"allowed_signers": ["a"]}),
-            json!({"signingKey": "k", "trusted": "f"}),
-        ] {
-            let reply = free("set_signing", bad.clone());
-            assert_eq!(reply["error"]["code"], "invalid-argument", "{bad}: {reply}");
-        }
-        let reply = free("signing", json!({"signing_key": "k"}));
+    fn settings_passed_with_a_call_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().to_str().unwrap();
+        let call = |settings: &str| -> Value {
+            let reply = respond_with(
+                Some(ws),
+                Some(settings),
+                "fingerprint",
+                "{}",
+                Case::Snake,
+                &Hooks::default(),
+            );
+            serde_json::from_str(&reply).unwrap()
+        };
+        assert!(call(r#"{"threads": 1, "digest_cache": false}"#)["ok"].is_string());
+        let reply = call(r#"{"threads": 100000}"#);
         assert_eq!(reply["error"]["code"], "invalid-argument", "{reply}");
-        let now = free("signing", json!({}));
-        assert!(now["ok"].is_object(), "{now}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("threads")
+        );
     }
 }

@@ -62,7 +62,6 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
 use super::ledger_dir::{Kind, Missing, StoreDir, TMP, TempFile, expect};
-use super::switch::Switch;
 use super::trust;
 use super::walk_memo::WalkMemos;
 use crate::error::Error;
@@ -73,10 +72,6 @@ use crate::platform::{self, FileType, FsKind, Stat};
 
 /// The cache's file in the store.
 pub(crate) const CACHE: &str = "digest-cache";
-
-/// The environment variable that turns the cache off when set to anything but
-/// empty or `0` (unless [`set_digest_cache`] was called).
-pub const NO_CACHE_ENV: &str = "LEDGER_NO_CACHE";
 
 const MAGIC: &[u8; 8] = b"LDGDCv3\n";
 const HEADER: usize = MAGIC.len() + 8 + 8;
@@ -116,21 +111,6 @@ pub(crate) const FINE_GRANULARITY_NS: i128 = 100_000_000;
 const MAX_AGE: u8 = 8;
 
 type Key = [u8; KEY];
-
-/// What [`set_digest_cache`] chose, else [`NO_CACHE_ENV`]: on unless it is set.
-static SWITCH: Switch = Switch::new(NO_CACHE_ENV, false);
-
-/// Turns the digest cache on or off for every later expansion in this process
-/// (the CLI's `--no-cache`). Without a call, [`NO_CACHE_ENV`] decides; the cache
-/// is on by default.
-pub fn set_digest_cache(enabled: bool) {
-    SWITCH.set(enabled);
-}
-
-/// Whether expansions use the digest cache now.
-pub fn digest_cache_enabled() -> bool {
-    SWITCH.on()
-}
 
 /// What `store check` reports of the cache.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -288,9 +268,10 @@ pub(crate) struct UnreadCache {
 
 impl UnreadCache {
     /// Finds the cache file of the store directory `store` (`<workspace>/.ledger`),
-    /// when the cache is on and the store exists (it is never created).
-    pub(crate) fn find(store: &Path) -> Option<UnreadCache> {
-        if !digest_cache_enabled() {
+    /// when the cache is on (`enabled`, the workspace's setting) and the store
+    /// exists (it is never created).
+    pub(crate) fn find(store: &Path, enabled: bool) -> Option<UnreadCache> {
+        if !enabled {
             return None;
         }
         let root = StoreDir::open_root(store, Missing::Absent).ok()??;

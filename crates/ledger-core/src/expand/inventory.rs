@@ -48,17 +48,18 @@ impl Inventory {
         scope: &Scope,
         previous: impl IntoIterator<Item = &'a WorkspacePath>,
     ) -> Result<Inventory> {
-        let _under_way = progress::UnderWay::start();
+        let settings = scope.settings();
+        let _under_way = progress::UnderWay::start(settings.progress.as_ref());
         let (scope, worktree) = scope.resolve_opening()?;
         let previous: Vec<WorkspacePath> = previous.into_iter().cloned().collect();
         let workspace = scope.workspace.as_std_path();
         let store = scope.workspace.join(STORE_DIR);
-        let unread_cache = UnreadCache::find(store.as_std_path());
+        let unread_cache = UnreadCache::find(store.as_std_path(), settings.digest_cache);
         // What the store's cache holds says what the previous expansion read:
         // when that was one piece of work or less, this expansion starts on its
         // own thread, and the pool reads only if the listing queues more.
         let small = unread_cache.as_ref().is_some_and(|c| c.holds_at_most(RUN));
-        let pool = threads::pool_if(!small)?;
+        let pool = threads::pool_if(settings.threads, !small)?;
         let mut cache_file = None;
         let repositories = threads::alongside(
             pool.as_deref(),
@@ -74,7 +75,7 @@ impl Inventory {
             .zip(entries)
             .map(|(dir, entries)| DigestCache::start(dir, entries));
         let tasks = scope.tasks_files();
-        let queue = match ReadQueue::new(workspace, &tasks, cache.as_ref()) {
+        let queue = match ReadQueue::new(workspace, &tasks, cache.as_ref(), settings.threads) {
             Ok(queue) => queue,
             // The errors keep their order: listing first, then reading.
             Err(e) => {
@@ -118,8 +119,15 @@ impl Inventory {
         // What no piece read: paths given by name, a comparison's previous ones.
         let unread = difference(&listing, read.paths());
         let never = AtomicBool::new(false);
-        let contents =
-            read_contents(workspace, &unread, &tasks, cache.as_ref(), &never)?.unwrap_or_default();
+        let contents = read_contents(
+            workspace,
+            &unread,
+            &tasks,
+            cache.as_ref(),
+            settings.threads,
+            &never,
+        )?
+        .unwrap_or_default();
         let capacity = read.len() + unread.len();
         let unread: Vec<_> = unread.into_iter().zip(contents).collect();
         // Writing the cache (megabytes for a large tree) takes another thread

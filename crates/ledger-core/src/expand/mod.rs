@@ -42,18 +42,18 @@ pub(crate) mod read;
 pub(crate) mod read_queue;
 pub(crate) mod scope;
 pub(crate) mod scope_file;
-pub(crate) mod switch;
 pub(crate) mod threads;
 pub(crate) mod trust;
 pub(crate) mod walk;
 pub(crate) mod walk_memo;
 
-pub use cache::{CacheReport, NO_CACHE_ENV, digest_cache_enabled, set_digest_cache};
+pub use crate::settings::{MAX_THREADS, NO_CACHE_ENV, THREADS_ENV};
+pub use cache::CacheReport;
 pub use entry::{Content, Digest, Entry};
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
 pub use inventory::{Inventory, default_workspace, opened_once, worktree_root};
-pub use progress::{Progress, on_idle, progress};
+pub use progress::{Progress, progress};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
 };
-pub use threads::{MAX_THREADS, READS_IN_FLIGHT, THREADS_ENV, pool_threads, set_threads, threads};
+pub use threads::{READS_IN_FLIGHT, pool_threads};

@@ -3,6 +3,8 @@
 //! worktree walks replayed from their memo, and how many expansions are under
 //! way. A front door samples it to show a
 //! progress line on long work (the CLI on a terminal); nothing here prints.
+//! When an expansion ends, it tells the progress sink of its workspace's
+//! settings ([`crate::ProgressSink`]), not a hook of the process.
 //!
 //! The counts are process-wide totals since the process started, kept with
 //! relaxed atomics (one addition per batch of listed paths, per piece read
@@ -10,7 +12,6 @@
 //! the difference of two samples. Two expansions running at once add into
 //! the same totals, which is what a line about "the work now" wants.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 static LISTED: AtomicU64 = AtomicU64::new(0);
@@ -18,15 +19,6 @@ static ANSWERED: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
 static WALKS_REPLAYED: AtomicU64 = AtomicU64::new(0);
 static ACTIVE: AtomicUsize = AtomicUsize::new(0);
-static ON_IDLE: OnceLock<Box<dyn Fn() + Send + Sync>> = OnceLock::new();
-
-/// Calls `hook` each time the last expansion under way ends, on the thread
-/// that ran it, before that expansion returns: a front door that draws a
-/// progress line clears it there, so that nothing the caller prints next
-/// lands beside it. One hook per process: `false` when one was set already.
-pub fn on_idle(hook: Box<dyn Fn() + Send + Sync>) -> bool {
-    ON_IDLE.set(hook).is_ok()
-}
 
 /// A sample of the expansions' progress ([`progress`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -79,22 +71,25 @@ pub(crate) fn hashed(bytes: usize) {
     BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
 }
 
-/// Counts an expansion as under way while it lives.
-pub(crate) struct UnderWay(());
+/// Counts an expansion as under way while it lives, in the process's count
+/// and in its settings' progress sink (which hears when its last one ends).
+pub(crate) struct UnderWay(Option<crate::ProgressSink>);
 
 impl UnderWay {
-    pub(crate) fn start() -> UnderWay {
+    pub(crate) fn start(sink: Option<&crate::ProgressSink>) -> UnderWay {
         ACTIVE.fetch_add(1, Ordering::Relaxed);
-        UnderWay(())
+        if let Some(sink) = sink {
+            sink.start();
+        }
+        UnderWay(sink.cloned())
     }
 }
 
 impl Drop for UnderWay {
     fn drop(&mut self) {
-        if ACTIVE.fetch_sub(1, Ordering::Relaxed) == 1
-            && let Some(hook) = ON_IDLE.get()
-        {
-            hook();
+        ACTIVE.fetch_sub(1, Ordering::Relaxed);
+        if let Some(sink) = &self.0 {
+            sink.end();
         }
     }
 }

@@ -491,14 +491,14 @@ mod tests {
         std::fs::write(dir.path().join("f"), "x").unwrap();
         let paths = [wp("f"), wp("g")];
         let go = AtomicBool::new(false);
-        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), None, &go)
+        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), None, 0, &go)
             .unwrap()
             .unwrap();
         assert!(matches!(read[0], Ok(Content::File { .. })));
         assert!(matches!(read[1], Ok(Content::Missing)));
         let stop = AtomicBool::new(true);
         assert!(
-            read_contents(dir.path(), &paths, &BTreeMap::new(), None, &stop)
+            read_contents(dir.path(), &paths, &BTreeMap::new(), None, 0, &stop)
                 .unwrap()
                 .is_none()
         );
@@ -581,7 +581,7 @@ mod tests {
         );
         let never = AtomicBool::new(false);
         let paths = [wp("link/sub/f"), wp("real/sub/f")];
-        let read = read_contents(d, &paths, &BTreeMap::new(), None, &never)
+        let read = read_contents(d, &paths, &BTreeMap::new(), None, 0, &never)
             .unwrap()
             .unwrap();
         assert_eq!(read[0].as_ref().unwrap_err().code(), "symlinked-parent");

@@ -101,6 +101,8 @@ pub(crate) struct ReadQueue<'a> {
     stopped: AtomicBool,
     /// Whether the disk helpers were called to this queue.
     helped: AtomicBool,
+    /// The workspace's thread count (`Settings::threads`): which pool reads.
+    threads: usize,
 }
 
 #[derive(Default)]
@@ -187,8 +189,10 @@ impl<'a> ReadQueue<'a> {
         workspace: &Path,
         tasks: &'a BTreeMap<&'a WorkspacePath, TaskRule>,
         cache: Option<&'a DigestCache<'a>>,
+        threads: usize,
     ) -> Result<Self> {
         Ok(ReadQueue {
+            threads,
             root: open_workspace(workspace)?,
             tasks,
             cache,
@@ -274,7 +278,7 @@ impl<'a> ReadQueue<'a> {
             let pending = self.pending();
             pending.pieces.len() + pending.large.len()
         };
-        match threads::pool_if(waiting > 1)? {
+        match threads::pool_if(self.threads, waiting > 1)? {
             Some(pool) => pool.in_place_scope(|readers| {
                 readers.spawn_broadcast(|_, _| self.serve(Reader::Pool));
                 self.serve(Reader::Caller);
@@ -330,7 +334,7 @@ impl<'a> ReadQueue<'a> {
         if !self.helpers_wanted() || self.helped.swap(true, Ordering::Relaxed) {
             return;
         }
-        let Some(helpers) = threads::disk_helpers() else {
+        let Some(helpers) = threads::disk_helpers(self.threads) else {
             return;
         };
         helpers.in_place_scope(|scope| {
@@ -646,7 +650,8 @@ impl Drop for Feed<'_, '_> {
     }
 }
 
-/// Reads every path in parallel on the pool. One outcome per path, in the
+/// Reads every path in parallel on the pool of `threads` (the workspace's
+/// count). One outcome per path, in the
 /// input order; `None` when `stop` was raised before every path was read (the
 /// caller has failed for another reason and no longer needs them).
 pub(crate) fn read_contents(
@@ -654,12 +659,13 @@ pub(crate) fn read_contents(
     paths: &[WorkspacePath],
     tasks: &BTreeMap<&WorkspacePath, TaskRule>,
     cache: Option<&DigestCache<'_>>,
+    threads: usize,
     stop: &AtomicBool,
 ) -> Result<Option<Vec<Outcome>>> {
     if paths.is_empty() {
         return Ok(Some(Vec::new()));
     }
-    let queue = ReadQueue::new(workspace, tasks, cache)?;
+    let queue = ReadQueue::new(workspace, tasks, cache, threads)?;
     if stop.load(Ordering::Relaxed) {
         queue.stop();
     }
@@ -780,7 +786,7 @@ mod tests {
     fn a_handed_back_rest_stays_in_the_run() {
         let dir = tempfile::tempdir().unwrap();
         let tasks = BTreeMap::new();
-        let queue = ReadQueue::new(dir.path(), &tasks, None).unwrap();
+        let queue = ReadQueue::new(dir.path(), &tasks, None, 0).unwrap();
         let piece = |paths: &[&str], number| Piece {
             bytes: 1,
             number,
@@ -806,7 +812,7 @@ mod tests {
     fn pieces_hold_one_directory_and_the_largest_go_first() {
         let dir = tempfile::tempdir().unwrap();
         let tasks = BTreeMap::new();
-        let queue = ReadQueue::new(dir.path(), &tasks, None).unwrap();
+        let queue = ReadQueue::new(dir.path(), &tasks, None, 0).unwrap();
         let sized = |p: &str, size: u64| (wp(p), Some(size));
         queue.add(
             [
@@ -853,7 +859,7 @@ mod tests {
         std::fs::write(dir.path().join("c"), b"also small").unwrap();
         let paths = [wp("a"), wp("b"), wp("c"), wp("d")];
         let never = AtomicBool::new(false);
-        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), None, &never)
+        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), None, 0, &never)
             .unwrap()
             .unwrap();
         let digest = |bytes: &[u8]| crate::expand::entry::Digest(Sha256::digest(bytes).into());
@@ -886,7 +892,7 @@ mod tests {
         std::fs::write(dir.path().join("b/big"), &big).unwrap();
         std::fs::write(dir.path().join("c/unknown"), &big).unwrap();
         let tasks = BTreeMap::new();
-        let queue = ReadQueue::new(dir.path(), &tasks, None).unwrap();
+        let queue = ReadQueue::new(dir.path(), &tasks, None, 0).unwrap();
         queue.add(
             [
                 (wp("a/small"), Some(5)),
@@ -943,7 +949,7 @@ mod tests {
         std::fs::write(dir.path().join("b"), b"b").unwrap();
         let paths = [wp("b"), wp("a"), wp("b")];
         let never = AtomicBool::new(false);
-        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), None, &never)
+        let read = read_contents(dir.path(), &paths, &BTreeMap::new(), None, 0, &never)
             .unwrap()
             .unwrap();
         assert_eq!(read.len(), 3);

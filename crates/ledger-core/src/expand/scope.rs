@@ -78,7 +78,26 @@ pub struct Scope {
     tasks: Vec<(WorkspacePath, TaskRule)>,
     /// What the set is for, e.g. "approval: tasks of change X".
     pub(crate) purpose: String,
+    /// The settings of the workspace it is expanded for: which pool reads,
+    /// whether the digest cache answers, who hears that it ended.
+    #[schemars(skip)]
+    settings: Carried,
 }
+
+/// The settings a scope carries. They are not part of what the scope
+/// declares (they never change an answer, and a record does not keep them),
+/// so any two are equal: a scope read back from a record equals the one it
+/// was written from.
+#[derive(Debug, Clone, Default)]
+struct Carried(crate::settings::Settings);
+
+impl PartialEq for Carried {
+    fn eq(&self, _: &Carried) -> bool {
+        true
+    }
+}
+
+impl Eq for Carried {}
 
 /// A scope as JSON declares it: a missing `roots` key takes the declaration
 /// default (`.` when no paths are given either); `"roots": []` is no root.
@@ -159,6 +178,7 @@ impl TryFrom<ScopeJson> for Scope {
             exclusions: json.exclusions,
             tasks,
             purpose: json.purpose,
+            settings: Carried::default(),
         })
     }
 }
@@ -261,6 +281,7 @@ impl Scope {
             exclusions: Vec::new(),
             tasks: Vec::new(),
             purpose: String::new(),
+            settings: Carried::default(),
         };
         scope.ensure_store_excluded();
         scope
@@ -340,6 +361,20 @@ impl Scope {
             purpose: purpose.into(),
             ..self
         }
+    }
+
+    /// The scope, expanded with `settings` (its workspace's).
+    pub fn with_settings(self, settings: crate::settings::Settings) -> Scope {
+        Scope {
+            settings: Carried(settings),
+            ..self
+        }
+    }
+
+    /// The settings it is expanded with ([`Scope::with_settings`]; the
+    /// default ones unless given).
+    pub fn settings(&self) -> &crate::settings::Settings {
+        &self.settings.0
     }
 
     /// The same selection in `workspace` (every path is relative to it).

@@ -2,10 +2,8 @@
 //!
 //! Every expansion runs on ledger's own thread pool, never on rayon's global one,
 //! so a host program's own rayon work neither slows ledger down nor is slowed by
-//! it. The pool's size is, in order: what [`set_threads`] last set, else the
-//! `LEDGER_THREADS` environment variable (read when the pool is first needed),
-//! else one thread per available core. `0` means "one per core" wherever a count
-//! is given.
+//! it. The pool's size is the workspace's [`Settings::threads`]: `0` means
+//! "one per core" wherever a count is given.
 //!
 //! With that default, reads that wait on the disk get helpers: each thread
 //! reads and hashes, so on a cold disk as many reads wait on the device at once
@@ -29,32 +27,28 @@
 //! core was busy would be finished by it alone, at the end). An explicit count
 //! is exactly that many threads, all at the process's priority, and no helpers.
 //!
+//! The count is a setting of the workspace ([`Settings::threads`]): each call
+//! reads with the pool of its own count. The pools themselves are a resource
+//! of the process, built on first use and kept, one per count, so that two
+//! workspaces with different counts each get theirs and a later call with the
+//! same count starts no thread.
+//!
 //! ```
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! ledger_core::expand::set_threads(1)?;
-//! assert_eq!(ledger_core::expand::threads(), 1);
-//! ledger_core::expand::set_threads(0)?; // back to one per core
-//! assert_eq!(ledger_core::expand::threads(), std::thread::available_parallelism()?.get());
-//! # Ok(())
-//! # }
+//! use ledger_core::{Settings, expand::pool_threads};
+//! let one = Settings { threads: 1, ..Settings::default() };
+//! assert_eq!(pool_threads(&one), 1);
 //! ```
 
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
+use crate::settings::{MAX_THREADS, Settings, cores};
 
-/// The environment variable that sizes the pool when [`set_threads`] was not called.
-pub const THREADS_ENV: &str = "LEDGER_THREADS";
-
-/// The pool and the count it was asked for (0 resolved to one per core), built
-/// on first use; replaced by [`set_threads`]. Work already running keeps the pool
-/// it started on.
-static POOL: RwLock<Option<(usize, Arc<rayon::ThreadPool>)>> = RwLock::new(None);
-
-/// Whether the pool is the default one (so that reads waiting on the disk get
-/// [`disk_helpers`]); set with the pool.
-static DEFAULT_POOL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+/// The pools built so far, by the count asked for (`0`: the default one).
+/// A pool is a resource, not a setting: which one a call uses comes from its
+/// settings, and a pool once built is kept for the rest of the process.
+static POOLS: Mutex<Option<HashMap<usize, Arc<rayon::ThreadPool>>>> = Mutex::new(None);
 
 /// The helpers, once started: `None` inside when the cores alone make
 /// [`READS_IN_FLIGHT`].
@@ -66,30 +60,13 @@ static HELPERS: std::sync::OnceLock<Option<Arc<rayon::ThreadPool>>> = std::sync:
 /// 2-core VM).
 pub const READS_IN_FLIGHT: usize = 16;
 
-/// The most threads ledger starts: more would only cost memory (reading is bound
-/// by the disk and the cores long before).
-pub const MAX_THREADS: usize = 1024;
-
-/// Sets the number of threads every later call uses (`0`: one per core).
-///
-/// Refused with `invalid-argument` above [`MAX_THREADS`] or when the threads cannot
-/// be started.
-pub fn set_threads(count: usize) -> Result<()> {
-    let pool = build(count)?;
-    *POOL.write().unwrap_or_else(PoisonError::into_inner) = Some(pool);
-    Ok(())
-}
-
-/// The most threads that read at once: [`threads`], or at least
-/// [`READS_IN_FLIGHT`] with the default count (the pool's threads and the
-/// helpers started when reads wait on the disk).
-pub fn pool_threads() -> usize {
-    match pool() {
-        Ok(pool) if DEFAULT_POOL.load(Ordering::Relaxed) => {
-            pool.current_num_threads().max(READS_IN_FLIGHT)
-        }
-        Ok(pool) => pool.current_num_threads(),
-        Err(_) => default_count().max(READS_IN_FLIGHT),
+/// The most threads that read at once with `settings`: their count, or at
+/// least [`READS_IN_FLIGHT`] with the default count (the pool's threads and
+/// the helpers started when reads wait on the disk).
+pub fn pool_threads(settings: &Settings) -> usize {
+    match settings.threads {
+        0 => cores().max(READS_IN_FLIGHT),
+        n => n,
     }
 }
 
@@ -97,14 +74,12 @@ pub fn pool_threads() -> usize {
 /// default count, enough to make [`READS_IN_FLIGHT`] with the pool's (at the
 /// lowest priority), started on the first call; `None` with an explicit count,
 /// or when the cores alone make that many.
-pub(crate) fn disk_helpers() -> Option<Arc<rayon::ThreadPool>> {
-    if !DEFAULT_POOL.load(Ordering::Relaxed) {
+pub(crate) fn disk_helpers(count: usize) -> Option<Arc<rayon::ThreadPool>> {
+    if count != 0 {
         return None;
     }
     let helpers = HELPERS.get_or_init(|| {
-        let count = READS_IN_FLIGHT
-            .checked_sub(default_count())
-            .filter(|n| *n > 0)?;
+        let count = READS_IN_FLIGHT.checked_sub(cores()).filter(|n| *n > 0)?;
         rayon::ThreadPoolBuilder::new()
             .num_threads(count)
             .thread_name(|i| format!("ledger-disk-{i}"))
@@ -116,54 +91,29 @@ pub(crate) fn disk_helpers() -> Option<Arc<rayon::ThreadPool>> {
     helpers.clone()
 }
 
-/// The number of threads calls run with now (building the pool if needed).
-///
-/// When `LEDGER_THREADS` is malformed, the pool cannot be built and every
-/// expansion reports why; this answer is then the count of one per core.
-pub fn threads() -> usize {
-    if let Some((count, _)) = POOL.read().unwrap_or_else(PoisonError::into_inner).as_ref() {
-        return *count;
-    }
-    match pool() {
-        Ok(_) => threads(),
-        Err(_) => default_count(),
-    }
-}
-
-/// The current pool (built from `LEDGER_THREADS` the first time): every parallel
-/// read runs on it.
-pub(crate) fn pool() -> Result<Arc<rayon::ThreadPool>> {
-    if let Some((_, pool)) = POOL.read().unwrap_or_else(PoisonError::into_inner).as_ref() {
+/// The pool of `count` threads (`0`: the default one), built on first use.
+pub(crate) fn pool(count: usize) -> Result<Arc<rayon::ThreadPool>> {
+    check_count(count)?;
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    let pools = pools.get_or_insert_with(HashMap::new);
+    if let Some(pool) = pools.get(&count) {
         return Ok(Arc::clone(pool));
     }
-    let mut slot = POOL.write().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, pool)) = slot.as_ref() {
-        return Ok(Arc::clone(pool));
-    }
-    let (count, pool) = build(count_from_env(std::env::var_os(THREADS_ENV).as_deref())?)?;
-    *slot = Some((count, Arc::clone(&pool)));
+    let pool = build(count)?;
+    pools.insert(count, Arc::clone(&pool));
     Ok(pool)
 }
 
-/// The pool for work that more than one thread can share; `None` for work that
-/// one thread does soonest alone (the pool is then neither started nor woken:
-/// starting it and handing work to it and back cost a one-file fingerprint 0.6
-/// ms of its 4, docs/performance.md, The fixed cost of a run). A malformed
-/// `LEDGER_THREADS` is refused either way.
-pub(crate) fn pool_if(shared: bool) -> Result<Option<Arc<rayon::ThreadPool>>> {
+/// The pool of `count` threads for work that more than one thread can share;
+/// `None` for work that one thread does soonest alone (the pool is then
+/// neither started nor woken: starting it and handing work to it and back
+/// cost a one-file fingerprint 0.6 ms of its 4, docs/performance.md, The
+/// fixed cost of a run). A count above [`MAX_THREADS`] is refused either way.
+pub(crate) fn pool_if(count: usize, shared: bool) -> Result<Option<Arc<rayon::ThreadPool>>> {
     if shared {
-        return pool().map(Some);
+        return pool(count).map(Some);
     }
-    let set = POOL
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .is_some();
-    if !set {
-        let count = count_from_env(std::env::var_os(THREADS_ENV).as_deref())?;
-        check_count(count)?;
-        // As `build` would: an explicit count gets no disk helpers.
-        DEFAULT_POOL.store(count == 0, Ordering::Relaxed);
-    }
+    check_count(count)?;
     Ok(None)
 }
 
@@ -186,32 +136,15 @@ pub(crate) fn alongside<R>(
     }
 }
 
-/// The count `LEDGER_THREADS` asks for: unset or empty is `0` (one per core); anything
-/// but a decimal number is refused, naming the variable.
-fn count_from_env(value: Option<&std::ffi::OsStr>) -> Result<usize> {
-    let Some(value) = value.filter(|v| !v.is_empty()) else {
-        return Ok(0);
-    };
-    value
-        .to_str()
-        .and_then(|text| text.trim().parse().ok())
-        .ok_or_else(|| Error::InvalidArgument {
-            message: format!(
-                "{THREADS_ENV}='{}' is not a thread count (a whole number, 0 for one per core)",
-                crate::quote::escape(value.as_encoded_bytes())
-            ),
-        })
-}
-
-/// The count asked for (0 resolved) and its pool.
-fn build(count: usize) -> Result<(usize, Arc<rayon::ThreadPool>)> {
+/// The pool of `count` threads (`0`: one per core, one of them at the
+/// process's priority).
+fn build(count: usize) -> Result<Arc<rayon::ThreadPool>> {
     check_count(count)?;
     // With the default count, one core is left to the thread that lists (an
     // expansion lists on its own thread, then reads with the pool).
-    let default = count == 0;
     let (count, normal) = match count {
         0 => {
-            let cores = default_count();
+            let cores = cores();
             (cores, cores.saturating_sub(1).max(1))
         }
         n => (n, n),
@@ -226,10 +159,7 @@ fn build(count: usize) -> Result<(usize, Arc<rayon::ThreadPool>)> {
             }
         })
         .build()
-        .map(|pool| {
-            DEFAULT_POOL.store(default, Ordering::Relaxed);
-            (count, Arc::new(pool))
-        })
+        .map(Arc::new)
         .map_err(|err| Error::InvalidArgument {
             message: format!("cannot start {size} threads: {err}"),
         })
@@ -259,52 +189,30 @@ pub(crate) fn at_lowest_priority() -> bool {
 fn check_count(count: usize) -> Result<()> {
     if count > MAX_THREADS {
         return Err(Error::InvalidArgument {
-            message: format!("{count} threads is more than ledger starts ({MAX_THREADS})"),
+            message: format!("threads: {count} is more than ledger starts ({MAX_THREADS})"),
         });
     }
     Ok(())
-}
-
-fn default_count() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use std::ffi::OsStr;
 
     #[test]
-    fn the_environment_count_is_a_whole_number_or_refused() {
-        assert_eq!(count_from_env(None).unwrap(), 0);
-        assert_eq!(count_from_env(Some(OsStr::new(""))).unwrap(), 0);
-        assert_eq!(count_from_env(Some(OsStr::new("3"))).unwrap(), 3);
-        assert_eq!(count_from_env(Some(OsStr::new(" 2\n"))).unwrap(), 2);
-        for bad in ["-1", "two", "1.5"] {
-            let err = count_from_env(Some(OsStr::new(bad))).unwrap_err();
-            assert_eq!(err.code(), "invalid-argument");
-            assert!(err.to_string().contains("LEDGER_THREADS="), "{err}");
-        }
-    }
-
-    #[test]
-    fn work_runs_on_the_pool_set() {
-        // The only test in this crate's unit tests that sets the pool.
-        set_threads(2).unwrap();
-        assert_eq!(threads(), 2);
-        let inside = pool().unwrap().install(rayon::current_num_threads);
-        assert_eq!(inside, 2);
-        assert_eq!(pool_threads(), 2);
-        set_threads(0).unwrap();
-        assert_eq!(threads(), default_count());
-        assert_eq!(pool_threads(), default_count().max(READS_IN_FLIGHT));
-        let err = set_threads(MAX_THREADS + 1).unwrap_err();
+    fn each_count_has_its_own_pool() {
+        let two = pool(2).unwrap();
+        let three = pool(3).unwrap();
+        assert_eq!(two.install(rayon::current_num_threads), 2);
+        assert_eq!(three.install(rayon::current_num_threads), 3);
+        assert!(Arc::ptr_eq(&two, &pool(2).unwrap()), "a pool is built once");
+        assert_eq!(pool(0).unwrap().current_num_threads(), cores());
+        let err = pool(MAX_THREADS + 1).unwrap_err();
         assert_eq!(err.code(), "invalid-argument");
-        assert_eq!(
-            threads(),
-            default_count(),
-            "a refused count changes nothing"
+        assert!(
+            disk_helpers(2).is_none(),
+            "an explicit count gets no helpers"
         );
     }
 }

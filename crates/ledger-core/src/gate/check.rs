@@ -95,6 +95,7 @@ pub fn check_gate_query(query: &GateQuery) -> Result<Freshness> {
         }
         None => Store::open(&workspace)?,
     };
+    let store = store.with_settings(query.settings.clone());
     let latest = latest_evidence(&store, &query.name)?;
     let recorded = latest.as_ref().map(|(_, evidence)| &evidence.spec);
     let Some(spec) = query.spec(recorded, &workspace)? else {

@@ -182,9 +182,17 @@ pub struct Declarations {
     pub file: String,
     /// Every declared gate, each after the gates it needs (ties by name).
     gates: Vec<DeclaredGate>,
+    /// The settings of the workspace: every gate's scope carries them
+    /// ([`Declarations::with_settings`]).
+    settings: crate::Settings,
 }
 
 impl Declarations {
+    /// The same gates, in a workspace of `settings`: their scopes carry them.
+    pub fn with_settings(self, settings: crate::Settings) -> Declarations {
+        Declarations { settings, ..self }
+    }
+
     /// [`Declarations::read`] for a caller that needs gates declared (`gate
     /// run --all`, `gate check --all`): no `ledger.toml` is `invalid-argument`.
     pub fn read_required(workspace: &Utf8Path) -> Result<Declarations> {
@@ -242,6 +250,7 @@ impl Declarations {
             workspace: workspace.to_owned(),
             file: DECLARATIONS_FILE.to_owned(),
             gates: in_dependency_order(gates)?,
+            settings: crate::Settings::default(),
         };
         // Every spec must build now, so that a bad declaration is refused
         // whichever gate is asked for.
@@ -307,7 +316,7 @@ impl Declarations {
             tasks: Vec::new(),
             purpose: gate.purpose.clone(),
         };
-        Scope::from_lists(self.workspace.clone(), &lists)
+        Ok(Scope::from_lists(self.workspace.clone(), &lists)?.with_settings(self.settings.clone()))
     }
 
     /// The full spec `gate run NAME` runs: every part as declared.
@@ -356,6 +365,7 @@ impl Declarations {
             command: Some((gate.command.clone(), gate.cwd.clone())),
             prerequisites: Some(prerequisites),
             unobserved,
+            settings: self.settings.clone(),
         })
     }
 }

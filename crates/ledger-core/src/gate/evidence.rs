@@ -717,7 +717,9 @@ pub(crate) fn freshness_of(
     if same_scope {
         let comparison = match current {
             Some(current) => evidence.inventory.compare_with(current)?,
-            None => evidence.inventory.compare()?,
+            None => (evidence.inventory.clone())
+                .with_settings(spec.scope().settings().clone())
+                .compare()?,
         };
         if !comparison.matches {
             reasons.push(StaleReason::InputsChanged {
@@ -758,6 +760,9 @@ pub struct GateQuery {
     /// declared command, which a check never runs): each recorded one is
     /// `prerequisite-unverified`, one the evidence lacks `prerequisite-changed`.
     pub unobserved: BTreeSet<String>,
+    /// The settings of the caller's workspace: the store it reads trusts
+    /// their allowed signers, and a scope it expands carries them.
+    pub settings: crate::Settings,
 }
 
 impl GateQuery {
@@ -780,6 +785,7 @@ impl GateQuery {
             (None, Some(spec)) => spec.scope.clone().in_workspace(workspace.clone()),
             (None, None) => Scope::from_lists(workspace.clone(), &ScopeLists::default())?,
         };
+        let scope = scope.with_settings(self.settings.clone());
         // Only what the caller passes now: a recorded prerequisite (which may
         // be a command) is compared, never copied into a spec that could run it.
         let prerequisites = self.prerequisites.clone().unwrap_or_default();

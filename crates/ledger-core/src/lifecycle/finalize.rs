@@ -118,6 +118,7 @@ pub fn finalize_check(
     for copy in &copies {
         scope.add_root(copy)?;
     }
+    let scope = scope.with_settings(store.settings().clone());
     let now = Inventory::expand_with(&scope, baseline.entries.iter().map(|e| &e.path))?;
     let mut classes = Classes::default();
     let handled = match &archived {

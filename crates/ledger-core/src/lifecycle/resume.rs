@@ -77,14 +77,16 @@ impl ResumeRequest {
         }
     }
 
-    fn open(&self, change: &str) -> Result<ChangeSet> {
+    /// The change `change`, with the settings of `store`'s workspace.
+    fn open(&self, change: &str, store: &Store) -> Result<ChangeSet> {
         Ok(ChangeSet::open(
             self.workspace.clone(),
             change,
             &self.changes_root,
             self.schema.as_deref(),
         )?
-        .with_task_rule(self.task_rule))
+        .with_task_rule(self.task_rule)
+        .with_settings(store.settings().clone()))
     }
 }
 
@@ -147,12 +149,13 @@ pub fn resume_check(store: &Store, request: &ResumeRequest) -> Result<Resume> {
     };
     let mut observation = Observation::read(
         &request.workspace,
+        store.settings(),
         &request.gate_prerequisites,
         request.allow_env_cmd,
     )?;
     let mut checked = Vec::new();
     for name in &names {
-        let change = request.open(name)?;
+        let change = request.open(name, store)?;
         let state = CurrentState::from(current_state(store, name)?);
         if change.location == ChangeLocation::Missing && state.record.is_none() {
             change.require_present()?;
@@ -201,7 +204,7 @@ fn default_changes(store: &Store, request: &ResumeRequest) -> Result<Vec<String>
         if names.contains(&recorded) {
             continue;
         }
-        let change = request.open(&recorded)?;
+        let change = request.open(&recorded, store)?;
         let live = current_state(store, &recorded)?.1.retired.is_none();
         if live && change.location == ChangeLocation::Missing {
             names.push(recorded);
@@ -497,7 +500,7 @@ pub fn list_changes(store: &Store, request: &ResumeRequest) -> Result<Vec<Change
     found.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out = Vec::new();
     for (name, _) in found {
-        let change = request.open(&name)?;
+        let change = request.open(&name, store)?;
         let (record, envelope) = current_state(store, &name)?;
         let approvals = status(store, &change)?;
         let tasks = match change.location {

@@ -204,7 +204,8 @@ pub fn pass_scope(change: &ChangeSet, request: &ValidationRequest) -> Result<Sco
         });
     }
     let directory = change.directory();
-    let mut scope = Scope::new(change.workspace.clone());
+    let mut scope =
+        Scope::new(change.workspace.clone()).with_settings(change.workspace_settings().clone());
     scope.purpose = format!("validation PASS of change {}", change.change);
     for repository in &request.repositories {
         scope.add_repository(repository)?;
@@ -476,7 +477,13 @@ fn pass_preconditions(
     let mut reasons = unapproved(store, change)?;
     let mut used = Vec::new();
     for query in gates {
-        let freshness = check_gate_query(query)?;
+        // Checked with the settings of the store's workspace (its allowed
+        // signers), whoever built the query.
+        let query = GateQuery {
+            settings: store.settings().clone(),
+            ..query.clone()
+        };
+        let freshness = check_gate_query(&query)?;
         if !freshness.fresh {
             let why: Vec<String> = freshness
                 .reasons
@@ -521,11 +528,12 @@ fn unapproved(store: &Store, change: &ChangeSet) -> Result<Vec<String>> {
 }
 
 /// The gates' latest evidence records, whatever their freshness (a FAIL).
-fn latest_records(gates: &[GateQuery]) -> Result<Vec<GateUse>> {
+fn latest_records(of: &Store, gates: &[GateQuery]) -> Result<Vec<GateUse>> {
     gates
         .iter()
         .map(|query| {
-            let store = Store::open(&Scope::new(query.workspace.clone()).resolve()?.workspace)?;
+            let workspace = Scope::new(query.workspace.clone()).resolve()?.workspace;
+            let store = Store::open(&workspace)?.with_settings(of.settings().clone());
             let latest = crate::gate::evidence::latest_evidence(&store, &query.name)?;
             Ok(GateUse {
                 gate: query.name.clone(),
@@ -596,7 +604,7 @@ pub fn record_validation(
             }
             gates
         }
-        ValidationVerdict::Fail => latest_records(&request.gates)?,
+        ValidationVerdict::Fail => latest_records(store, &request.gates)?,
     };
     let inventory = Inventory::expand(&scope)?;
     check_reviewed(
@@ -623,7 +631,8 @@ pub fn record_validation(
         }
     }
     let specs = specs_root(change);
-    let mut baseline = Scope::new(change.workspace.clone());
+    let mut baseline =
+        Scope::new(change.workspace.clone()).with_settings(change.workspace_settings().clone());
     baseline.repositories.clone_from(&scope.repositories);
     baseline.add_root(&specs)?;
     baseline.purpose = format!(
@@ -773,7 +782,8 @@ pub fn check_validation_with(
         prerequisites,
         validation.gates.iter().map(|g| g.gate.as_str()),
     )?;
-    let comparison = validation.inventory.compare()?;
+    let recorded = (validation.inventory.clone()).with_settings(store.settings().clone());
+    let comparison = recorded.compare()?;
     let workspace = validation.inventory.scope.workspace.clone();
     let mut gates = Vec::new();
     for used in &validation.gates {
@@ -781,6 +791,7 @@ pub fn check_validation_with(
             name: used.gate.clone(),
             workspace: workspace.clone(),
             prerequisites: prerequisites.get(&used.gate).cloned(),
+            settings: store.settings().clone(),
             ..GateQuery::default()
         })?;
         gates.push(GateStanding {

@@ -53,11 +53,13 @@ impl<'a> Observation<'a> {
     /// `bad-gate-declaration`, as for every gate verb).
     pub(crate) fn read(
         workspace: &Utf8Path,
+        settings: &crate::Settings,
         given: &'a GatePrerequisites,
         allow_commands: bool,
     ) -> Result<Self> {
+        let declarations = Declarations::read(workspace)?;
         Ok(Observation {
-            declarations: Declarations::read(workspace)?,
+            declarations: declarations.map(|d| d.with_settings(settings.clone())),
             given,
             allow_commands,
             used: BTreeSet::new(),

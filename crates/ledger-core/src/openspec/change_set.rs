@@ -138,6 +138,9 @@ pub struct ChangeSet {
     /// `None` leaves it to the graph's schema, then to the default
     /// ([`ChangeSet::task_rule`]). Given once, with [`ChangeSet::with_task_rule`].
     chosen_task_rule: Option<TaskRule>,
+    /// The settings of the workspace it is opened in: its scopes and store
+    /// carry them ([`ChangeSet::with_settings`]).
+    workspace_settings: crate::Settings,
 }
 
 impl ChangeSet {
@@ -229,6 +232,20 @@ impl ChangeSet {
             chosen_task_rule: rule,
             ..self
         }
+    }
+
+    /// The change, in a workspace of `settings`: every scope it builds and
+    /// the store it opens carry them.
+    pub fn with_settings(self, settings: crate::Settings) -> Self {
+        ChangeSet {
+            workspace_settings: settings,
+            ..self
+        }
+    }
+
+    /// The settings of the workspace it is opened in.
+    pub fn workspace_settings(&self) -> &crate::Settings {
+        &self.workspace_settings
     }
 
     /// The rule the caller chose for the tracked Tasks file, if any.
@@ -324,6 +341,7 @@ impl ChangeSet {
             project: ProjectConfig::default(),
             schema_choice: SchemaChoice::Given,
             chosen_task_rule: None,
+            workspace_settings: crate::Settings::default(),
         };
         set.location = set.locate()?;
         set.project = ProjectConfig::read(&set.workspace, &set.openspec_dir())?;
@@ -461,7 +479,8 @@ impl ChangeSet {
     pub fn scope_with(&self, artifact: &str, rule: TaskRule) -> Result<Scope> {
         self.require_present()?;
         let artifact = self.graph.artifact(artifact)?;
-        let mut scope = Scope::new(self.workspace.clone());
+        let mut scope =
+            Scope::new(self.workspace.clone()).with_settings(self.workspace_settings.clone());
         scope.purpose = format!("approval: {} of change {}", artifact.id, self.change);
         let tracked = self.graph.tracked().is_some_and(|t| t.id == artifact.id);
         for path in self.generated(artifact)? {

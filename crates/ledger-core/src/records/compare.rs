@@ -187,6 +187,13 @@ impl Inventory {
         self
     }
 
+    /// This inventory, re-expanded (by [`Inventory::compare`]) with
+    /// `settings`, its workspace's: a record keeps no settings.
+    pub fn with_settings(mut self, settings: crate::Settings) -> Inventory {
+        self.scope = self.scope.with_settings(settings);
+        self
+    }
+
     /// Re-expands this inventory's scope plus every path it held (a vanished
     /// file stays in the set as `missing`, a new file enters).
     pub fn reexpand(&self) -> Result<Inventory> {

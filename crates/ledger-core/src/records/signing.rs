@@ -48,7 +48,6 @@
 //! # }
 //! ```
 
-use std::sync::RwLock;
 use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -61,6 +60,7 @@ use zeroize::Zeroizing;
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::own_file;
+use crate::settings::{ALLOWED_ENV as ALLOWED_VARIABLE, KEY_ENV as KEY_VARIABLE, Settings};
 
 /// The SSHSIG namespace git signs commits in (`ssh-keygen -Y sign -n git`).
 pub const NAMESPACE: &str = "git";
@@ -328,8 +328,8 @@ pub(crate) fn commit_signature(
 mod allowed;
 pub use allowed::AllowedSigners;
 
-/// Which key signs and which signers are allowed, for every later call in
-/// this process that signs or checks.
+/// Which key signs and which signers are allowed: the signing part of a
+/// workspace's [`Settings`], as a store holds it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct SigningSettings {
     /// The OpenSSH private key records are signed with; `None`: unsigned.
@@ -348,12 +348,16 @@ pub struct SigningSettings {
     pub(crate) not_utf8: Vec<(&'static str, String)>,
 }
 
-/// `LEDGER_SIGNING_KEY`: the signing key, when no call set one.
-const KEY_VARIABLE: &str = "LEDGER_SIGNING_KEY";
-/// `LEDGER_ALLOWED_SIGNERS`: the allowed-signers file, when no call set one.
-const ALLOWED_VARIABLE: &str = "LEDGER_ALLOWED_SIGNERS";
-
 impl SigningSettings {
+    /// The signing part of `settings`.
+    pub fn of(settings: &Settings) -> SigningSettings {
+        SigningSettings {
+            signing_key: settings.signing_key.clone(),
+            allowed_signers: settings.allowed_signers.clone(),
+            not_utf8: settings.not_utf8().to_vec(),
+        }
+    }
+
     /// The signing key's file (`None`: records are unsigned).
     /// `non-utf8-value`: it is unset here and `LEDGER_SIGNING_KEY` names a
     /// path that is not UTF-8.
@@ -378,46 +382,6 @@ impl SigningSettings {
                 value: value.clone(),
             }),
             None => Ok(None),
-        }
-    }
-}
-
-/// The settings a call set, or `None` before any: the environment decides.
-static SETTINGS: RwLock<Option<SigningSettings>> = RwLock::new(None);
-
-/// The signing settings now: those of the last [`set_signing_settings`], or
-/// else `LEDGER_SIGNING_KEY` and `LEDGER_ALLOWED_SIGNERS` from the
-/// environment (unset or empty: none; not UTF-8: refused when used, see
-/// [`SigningSettings::key_path`]).
-pub fn signing_settings() -> SigningSettings {
-    // A poisoned lock still holds a whole value: a writer only assigns it.
-    let set = SETTINGS.read().unwrap_or_else(|e| e.into_inner());
-    set.clone().unwrap_or_else(|| {
-        let mut not_utf8 = Vec::new();
-        SigningSettings {
-            signing_key: env_path(KEY_VARIABLE, &mut not_utf8),
-            allowed_signers: env_path(ALLOWED_VARIABLE, &mut not_utf8),
-            not_utf8,
-        }
-    })
-}
-
-/// Replaces the signing settings of every later call in this process (the
-/// environment is no longer read).
-pub fn set_signing_settings(settings: SigningSettings) {
-    *SETTINGS.write().unwrap_or_else(|e| e.into_inner()) = Some(settings);
-}
-
-/// A path from the environment; empty means unset, as for `LEDGER_THREADS`.
-/// A value that is not UTF-8 is kept, escaped, in `not_utf8`.
-fn env_path(name: &'static str, not_utf8: &mut Vec<(&'static str, String)>) -> Option<Utf8PathBuf> {
-    let value = std::env::var_os(name).filter(|v| !v.is_empty())?;
-    match value.into_string() {
-        Ok(text) => Some(Utf8PathBuf::from(text)),
-        Err(raw) => {
-            let escaped = crate::quote::escape(raw.as_encoded_bytes()).into_owned();
-            not_utf8.push((name, escaped));
-            None
         }
     }
 }

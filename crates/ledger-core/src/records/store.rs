@@ -77,8 +77,9 @@ use crate::expand::ledger_dir::{
     Missing, RECORD_LIMIT, REF_LIMIT, StoreDir, TMP, TempFile, shown, unreadable, unwritable,
 };
 use crate::expand::trust;
-use crate::records::signing::{SigningSettings, signing_settings};
+use crate::records::signing::SigningSettings;
 pub use crate::records::started_from::StartedFrom;
+use crate::settings::Settings;
 pub use check::{CorruptFile, DanglingRef, RefHead, StoreReport};
 pub use decide::{DECISIONS, Orphan, OrphanChoice, OrphanDecision};
 use git::GitRefs;
@@ -190,6 +191,10 @@ pub struct Store {
     root: Utf8PathBuf,
     git: Option<GitPlace>,
     signing: SigningSettings,
+    /// The settings of the workspace it was opened for ([`Store::with_settings`]):
+    /// its signing part is `signing`, and scopes the upper wings build for
+    /// this workspace are expanded with them.
+    settings: Settings,
 }
 
 /// Where a store in a Git checkout keeps what is not in the repository.
@@ -258,7 +263,8 @@ impl Store {
                 workspace: workspace.to_owned(),
                 legacy,
             }),
-            signing: signing_settings(),
+            signing: SigningSettings::default(),
+            settings: Settings::default(),
         })
     }
 
@@ -266,7 +272,22 @@ impl Store {
     /// absolute, symlinks resolved): where a gate over that scope keeps its
     /// evidence.
     pub fn of_scope(scope: &Scope) -> Result<Store> {
-        Store::open(&scope.resolve()?.workspace)
+        Ok(Store::open(&scope.resolve()?.workspace)?.with_settings(scope.settings().clone()))
+    }
+
+    /// The same store, for a workspace of `settings`: it signs with and
+    /// trusts what they say, and [`Store::settings`] gives them to the scopes
+    /// built for it. A store opened without them signs nothing and trusts
+    /// nobody.
+    pub fn with_settings(mut self, settings: Settings) -> Store {
+        self.signing = SigningSettings::of(&settings);
+        self.settings = settings;
+        self
+    }
+
+    /// The settings of the workspace it was opened for.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// The store in an explicit directory (never a Git store).
@@ -274,12 +295,13 @@ impl Store {
         Store {
             root: root.into(),
             git: None,
-            signing: signing_settings(),
+            signing: SigningSettings::default(),
+            settings: Settings::default(),
         }
     }
 
     /// The same store, signing with and trusting what `signing` says instead
-    /// of the process's signing settings (taken when it was opened).
+    /// of its settings' signing part.
     pub fn with_signing(mut self, signing: SigningSettings) -> Store {
         self.signing = signing;
         self

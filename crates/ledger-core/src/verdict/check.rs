@@ -54,7 +54,8 @@ pub fn check_verdict(store: &Store, name: &str) -> Result<VerdictCheck> {
         latest.verdict.inventory.scope.workspace(),
         &latest.verdict.reports,
     )?;
-    let comparison = latest.verdict.inventory.compare()?;
+    let recorded = (latest.verdict.inventory.clone()).with_settings(store.settings().clone());
+    let comparison = recorded.compare()?;
     let seen = store.provenance(&verdict_ref(name))?;
     // Judged by the rule gate evidence follows: a record from elsewhere
     // counts only when an allowed signer signed it.

@@ -158,7 +158,8 @@ pub fn downgrade_verdict(store: &Store, request: &DowngradeRequest) -> Result<Ve
         });
     }
     check_reports(from.inventory.scope.workspace(), &from.reports)?;
-    let inventory = Inventory::expand(&from.inventory.scope)?;
+    let scope = (from.inventory.scope.clone()).with_settings(store.settings().clone());
+    let inventory = Inventory::expand(&scope)?;
     let verdict = AuditVerdict {
         event: VerdictEvent::Downgraded,
         verdict: request.to.clone(),

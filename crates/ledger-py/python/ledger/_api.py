@@ -380,9 +380,11 @@ _ScopeOptional = TypedDict("_ScopeOptional", {"task_rules": dict[str, "TaskRule"
 class Scope(_ScopeRequired, _ScopeOptional):
     pass
 
-# Which key signs and which signers are allowed, for every later call in
-# this process that signs or checks.
-SigningSettings = TypedDict("SigningSettings", {"allowed_signers": Optional[str], "signing_key": Optional[str]})
+# The settings of one workspace: its thread count, its digest cache and
+# its signing files, read from the environment once, at a front door.
+# Neither the thread count nor the digest cache changes an answer, only
+# how it is computed.
+Settings = TypedDict("Settings", {"allowed_signers": Optional[str], "digest_cache": bool, "signing_key": Optional[str], "threads": int})
 
 # A touched baseline whose content is not what the approved deltas make of
 # the validated baseline: a new change, naming the requirement headers.
@@ -935,7 +937,7 @@ FORMAT_V1: Final[str] = "wealth-ledger-input-v1"
 """The prefix of the v1 fingerprint stream (docs/format.md)."""
 
 MAX_THREADS: Final[int] = 1024
-"""The most reader threads `set_threads` accepts."""
+"""The most reader threads a workspace's `threads` setting accepts."""
 
 RECORD_FORMAT: Final[str] = "ledger-inventory"
 """The `format` of an inventory record."""
@@ -990,8 +992,15 @@ class Cancel:
             pass
 
 
-def _call(workspace: Optional[str], verb: str, options: dict[str, Any], cancel: Optional[Cancel] = None) -> Any:
-    """Runs ``verb``: an argument left at ``None`` is not sent (the core's default)."""
+def _call(
+    workspace: Optional[str],
+    verb: str,
+    options: dict[str, Any],
+    cancel: Optional[Cancel] = None,
+    settings: Optional[str] = None,
+) -> Any:
+    """Runs ``verb``: an argument left at ``None`` is not sent (the core's default).
+    ``settings``: the workspace's settings as JSON (``None``: the defaults)."""
     if cancel is not None and not isinstance(cancel, Cancel):
         raise InvalidArgumentError(
             f"invalid arguments: `cancel` of `{verb}` must be a ledger.Cancel, not {type(cancel).__name__}",
@@ -1011,7 +1020,8 @@ def _call(workspace: Optional[str], verb: str, options: dict[str, Any], cancel: 
         text.encode("utf-8")
     except UnicodeEncodeError:
         _refuse_non_utf8(verb, sent, "")
-    reply = _json.loads(_ledger.call(workspace, verb, text, None if cancel is None else cancel._id))
+    token = None if cancel is None else cancel._id
+    reply = _json.loads(_ledger.call(workspace, verb, text, token, settings))
     if "error" in reply:
         _raise(reply["error"])
     for warning in reply.get("warnings", ()):
@@ -1104,42 +1114,56 @@ def _b64decode_optional(text: Any) -> Optional[bytes]:
 
 
 class Workspace:
-    """A workspace named once: every verb of ledger that concerns it, as a
-    method. A relative path is resolved at each call, against the current
-    directory then."""
+    """A workspace named once, with its settings: every verb of ledger that
+    concerns it, as a method. A relative path is resolved at each call,
+    against the current directory then. Two workspaces never share settings."""
 
-    __slots__ = ("_path",)
+    __slots__ = ("_path", "_settings", "_settings_json")
 
-    def __init__(self, path: Union[str, "_os.PathLike[str]"] = ".") -> None:
+    def __init__(self, path: Union[str, "_os.PathLike[str]"] = ".", *, allowed_signers: Optional[str] = None, digest_cache: Optional[bool] = None, environment: Optional[bool] = None, signing_key: Optional[str] = None, threads: Optional[int] = None) -> None:
+        """The workspace at ``path``. Each setting given is taken as it is; each
+        left out comes from the ``LEDGER_*`` environment variables, read now and
+        never again (``environment=False``: the defaults). A bad setting raises
+        ``InvalidArgumentError``, naming it."""
         self._path: str = _os.fspath(path)
+        self._settings: Settings = workspace_settings(allowed_signers=allowed_signers, digest_cache=digest_cache, environment=environment, signing_key=signing_key, threads=threads)
+        self._settings_json: str = _json.dumps(self._settings)
 
     @property
     def path(self) -> str:
         """The workspace directory as given."""
         return self._path
 
+    def settings(self) -> Settings:
+        """The workspace's settings, as they were made (a copy)."""
+        return _json.loads(self._settings_json)  # type: ignore[no-any-return]
+
     def __repr__(self) -> str:
         return f"Workspace({self._path!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Workspace) and other._path == self._path
+        return (
+            isinstance(other, Workspace)
+            and other._path == self._path
+            and other._settings == self._settings
+        )
 
     def __hash__(self) -> int:
         return hash(self._path)
 
     def fingerprint(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Fingerprint":
         """The v1 fingerprint of the scope's inventory (`ledger fingerprint`)."""
-        return _call(self._path, "fingerprint", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
+        return _call(self._path, "fingerprint", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def inventory(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Inventory":
         """Lists, reads and fingerprints the scope's files (`ledger inventory --json`):
         the scope as resolved, the roots walked outside Git, every entry."""
-        return _call(self._path, "inventory", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
+        return _call(self._path, "inventory", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def status(self, change: str, *, changes_root: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ApprovalStatus":
         """Each artifact's approval: approved, unbound, changed (with the changed
         paths), reset, blocked, archived or gone, with its cause (`ledger status --json`)."""
-        return _call(self._path, "status", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "status", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def approve(self, change: str, artifact: str, *, absent: Optional[bool] = None, changes_root: Optional[str] = None, expected: Optional["Expected"] = None, graph: Optional["ArtifactGraph"] = None, reviewed: Optional[str] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None) -> "Approved":
         """Binds `artifact`'s current fingerprint to the owner's decision observed
@@ -1149,63 +1173,63 @@ class Workspace:
         record the write started from; a mismatch records nothing. A Tasks file
         holding lines the other task rule reads as tasks and the chosen one
         does not is approved with a warning (docs/approvals.md)."""
-        return _call(self._path, "approve", {"absent": absent, "artifact": artifact, "change": change, "changes_root": changes_root, "expected": expected, "graph": graph, "reviewed": reviewed, "schema": schema, "source": source, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "approve", {"absent": absent, "artifact": artifact, "change": change, "changes_root": changes_root, "expected": expected, "graph": graph, "reviewed": reviewed, "schema": schema, "source": source, "task_rule": task_rule}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def retire(self, change: str, *, expected: Optional["Expected"] = None, reason: str) -> "RecordId":
         """Retires a change's state (`ledger state retire`): a new record without
         bindings that says why; the records before it stay. Returns its id."""
-        return _call(self._path, "retire", {"change": change, "expected": expected, "reason": reason})  # type: ignore[no-any-return]
+        return _call(self._path, "retire", {"change": change, "expected": expected, "reason": reason}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def current_state(self, change: str) -> "CurrentState":
         """The state envelope a change's pointer names, and its record (`ledger state
         show`); `record` is null and the envelope empty when none is recorded for
         a change that exists; `unknown-change` when neither is there."""
-        return _call(self._path, "current_state", {"change": change})  # type: ignore[no-any-return]
+        return _call(self._path, "current_state", {"change": change}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def resolve_scope(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Scope":
         """The scope as an expansion would cover it: the workspace made absolute, the
         default repository filled in, the store exclusion present."""
-        return _call(self._path, "resolve_scope", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks})  # type: ignore[no-any-return]
+        return _call(self._path, "resolve_scope", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def compare(self, inventory: "Inventory") -> "Comparison":
         """Re-expands an inventory's scope plus every path it held, in this
         workspace (a moved checkout: its paths are relative to it), and reports
         what changed, path by path."""
-        return _call(self._path, "compare", {"inventory": inventory})  # type: ignore[no-any-return]
+        return _call(self._path, "compare", {"inventory": inventory}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def store_check(self) -> "StoreCheck":
         """Orphan records, leftover temp files, corrupt files and dangling refs of
         the store (`ledger store check --json`), and whether it is clean; an
         absent store is empty and clean."""
-        return _call(self._path, "store_check", {})  # type: ignore[no-any-return]
+        return _call(self._path, "store_check", {}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def head(self, reference: str) -> Optional["RecordId"]:
         """The record a ref names, or null."""
-        return _call(self._path, "head", {"reference": reference})  # type: ignore[no-any-return]
+        return _call(self._path, "head", {"reference": reference}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def history(self, reference: str) -> list["RecordId"]:
         """The records on a ref, newest first."""
-        return _call(self._path, "history", {"reference": reference})  # type: ignore[no-any-return]
+        return _call(self._path, "history", {"reference": reference}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def refs(self) -> list["RefHead"]:
         """Every ref and the record it names, sorted by name."""
-        return _call(self._path, "refs", {})  # type: ignore[no-any-return]
+        return _call(self._path, "refs", {}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def stored_record(self, id: str) -> "StoredRecord":
         """A record (its header and its body as stored), checked against its id."""
-        return _call(self._path, "stored_record", {"id": id})  # type: ignore[no-any-return]
+        return _call(self._path, "stored_record", {"id": id}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def provenance(self, reference: str) -> Optional["Provenance"]:
         """Where the record a ref names came from (this store, or a remote's
         fetched head) and who signed it, judged against the allowed signers of
         the signing settings; null when the ref has no head."""
-        return _call(self._path, "provenance", {"reference": reference})  # type: ignore[no-any-return]
+        return _call(self._path, "provenance", {"reference": reference}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def resolve(self, reference: str, keep: str) -> "RecordId":
         """Ends a divergence (`divergent-heads`) by keeping the head that names
         `keep`: a write with every head as a parent, so nothing is lost and the
         next push fast-forwards. Returns the kept record."""
-        return _call(self._path, "resolve", {"keep": keep, "reference": reference})  # type: ignore[no-any-return]
+        return _call(self._path, "resolve", {"keep": keep, "reference": reference}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def decide_orphan(self, orphan: str, choice: "OrphanChoice", reason: str) -> "OrphanDecision":
         """Decides an orphan record that `store_check` lists (what a write refused
@@ -1213,42 +1237,42 @@ class Workspace:
         its ref's head, `discard` sets it aside; either way the decision is
         recorded with the reason (on the ref `store/decisions`) and the orphan is
         no longer listed. Nothing is deleted."""
-        return _call(self._path, "decide_orphan", {"choice": choice, "orphan": orphan, "reason": reason})  # type: ignore[no-any-return]
+        return _call(self._path, "decide_orphan", {"choice": choice, "orphan": orphan, "reason": reason}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def store_unlock(self, *, older_than_seconds: Optional[int] = None) -> "Unlocked":
         """Removes the ref lock files a killed writer left beside the store's Git
         refs (`store_check` lists them under `locks`): only those at least
         `older_than_seconds` old (default 600, at least 60), never one a writer
         may still hold. Returns what was removed and what was kept."""
-        return _call(self._path, "store_unlock", {"older_than_seconds": older_than_seconds})  # type: ignore[no-any-return]
+        return _call(self._path, "store_unlock", {"older_than_seconds": older_than_seconds}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def remote_setup(self, *, remote: Optional[str] = None) -> "RemoteSetup":
         """Adds the fetch refspec that brings a remote's ledger heads beside this
         store's to the repository's configuration
         (`+refs/ledger/heads/*:refs/ledger/remotes/<remote>/*`), unless it is
         there, and gives the push refspec."""
-        return _call(self._path, "remote_setup", {"remote": remote})  # type: ignore[no-any-return]
+        return _call(self._path, "remote_setup", {"remote": remote}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def change_graph(self, change: str, *, changes_root: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ArtifactGraph":
         """The artifact graph the change is evaluated with (its schema's, checked
         and in topological order)."""
-        return _call(self._path, "change_graph", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "change_graph", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def change_scope(self, change: str, artifact: str, *, changes_root: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Scope":
         """The scope of one artifact's approval set, as an expansion would cover it
         (for `design`: `design.md` and the materials it links)."""
-        return _call(self._path, "change_scope", {"artifact": artifact, "change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "change_scope", {"artifact": artifact, "change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def change_inventory(self, change: str, artifact: str, *, changes_root: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Inventory":
         """The approval set of one artifact of the change, expanded (for `design`:
         `design.md` and the materials it links)."""
-        return _call(self._path, "change_inventory", {"artifact": artifact, "change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "change_inventory", {"artifact": artifact, "change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def change_tasks(self, change: str, *, changes_root: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ChangeTasks":
         """The change's tracked Tasks file read under its rule (`task_rule`, else
         the one the `tasks` approval recorded, else the schema's, else
         `task-checkbox-v1`); a missing file has no tasks (`ledger tasks --json`)."""
-        return _call(self._path, "change_tasks", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "change_tasks", {"change": change, "changes_root": changes_root, "graph": graph, "schema": schema, "task_rule": task_rule}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def advance_state(self, change: str, *, areas: Optional[Union[list[str], tuple[str, ...]]] = None, blockers: Optional[Union[list[str], tuple[str, ...]]] = None, changes_root: Optional[str] = None, checks: Optional[Sequence["Check"]] = None, clear_blockers: Optional[bool] = None, completed: Optional[Union[list[str], tuple[str, ...]]] = None, expected: Optional["Expected"] = None, graph: Optional["ArtifactGraph"] = None, next: Optional[str] = None, outcome: Optional[str] = None, remaining: Optional[Union[list[str], tuple[str, ...]]] = None, role: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None, tasks_reason: Optional[str] = None) -> "CurrentState":
         """Advances the change's state envelope (the handoff, `ledger state set`):
@@ -1257,13 +1281,13 @@ class Workspace:
         after `expected` (the record the caller started from, `no-record` when it
         read no state; default: the head as read now): `pointer-conflict` when
         another writer advanced it."""
-        return _call(self._path, "advance_state", {"areas": areas, "blockers": blockers, "change": change, "changes_root": changes_root, "checks": checks, "clear_blockers": clear_blockers, "completed": completed, "expected": expected, "graph": graph, "next": next, "outcome": outcome, "remaining": remaining, "role": role, "schema": schema, "task_rule": task_rule, "tasks_reason": tasks_reason})  # type: ignore[no-any-return]
+        return _call(self._path, "advance_state", {"areas": areas, "blockers": blockers, "change": change, "changes_root": changes_root, "checks": checks, "clear_blockers": clear_blockers, "completed": completed, "expected": expected, "graph": graph, "next": next, "outcome": outcome, "remaining": remaining, "role": role, "schema": schema, "task_rule": task_rule, "tasks_reason": tasks_reason}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def state_log(self, change: str) -> list["LogEntry"]:
         """The change's chain of state records, newest first, each with what it
         changed (`ledger state log --json`); `unknown-change` when nothing is
         recorded and no such change exists."""
-        return _call(self._path, "state_log", {"change": change})  # type: ignore[no-any-return]
+        return _call(self._path, "state_log", {"change": change}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def record_validation(self, change: str, *, changes_root: Optional[str] = None, exclude: Optional[Sequence["Exclude"]] = None, expected: Optional["Expected"] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, gates: Optional[Union[list[str], tuple[str, ...]]] = None, graph: Optional["ArtifactGraph"] = None, instructions: Optional[Union[list[str], tuple[str, ...]]] = None, no_delivery: Optional[str] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, phase_records: Optional[Union[list[str], tuple[str, ...]]] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, reviewed: Optional[str] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, schema: Optional[str] = None, source: str, task_rule: Optional["TaskRule"] = None, verdict: "ValidationVerdict") -> "CurrentState":
         """Records a verdict with its PASS inventory in the change's envelope
@@ -1271,32 +1295,32 @@ class Workspace:
         unless every artifact is approved and every gate named is fresh now,
         and with `no-delivery` when it names no `roots` or `paths` and gives
         no `no_delivery` reason."""
-        return _call(self._path, "record_validation", {"change": change, "changes_root": changes_root, "exclude": exclude, "expected": expected, "gate_prerequisites": gate_prerequisites, "gates": gates, "graph": graph, "instructions": instructions, "no_delivery": no_delivery, "paths": paths, "phase_records": phase_records, "repos": repos, "reviewed": reviewed, "roots": roots, "schema": schema, "source": source, "task_rule": task_rule, "verdict": verdict})  # type: ignore[no-any-return]
+        return _call(self._path, "record_validation", {"change": change, "changes_root": changes_root, "exclude": exclude, "expected": expected, "gate_prerequisites": gate_prerequisites, "gates": gates, "graph": graph, "instructions": instructions, "no_delivery": no_delivery, "paths": paths, "phase_records": phase_records, "repos": repos, "reviewed": reviewed, "roots": roots, "schema": schema, "source": source, "task_rule": task_rule, "verdict": verdict}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def check_validation(self, change: str, *, changes_root: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ValidationCheck":
         """Whether the recorded PASS still stands: its inventory re-expanded, its
         gates checked, each one's prerequisites observed as
         `gate_prerequisites` says (`ledger validate check --json`)."""
-        return _call(self._path, "check_validation", {"change": change, "changes_root": changes_root, "gate_prerequisites": gate_prerequisites, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "check_validation", {"change": change, "changes_root": changes_root, "gate_prerequisites": gate_prerequisites, "graph": graph, "schema": schema, "task_rule": task_rule}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def finalize_check(self, change: str, *, changes_root: Optional[str] = None, expect: Optional[Union[list[str], tuple[str, ...]]] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Finalization":
         """Every difference from the PASS after the terminal mutations, by class
         (`ledger finalize check --json`)."""
-        return _call(self._path, "finalize_check", {"change": change, "changes_root": changes_root, "expect": expect, "graph": graph, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "finalize_check", {"change": change, "changes_root": changes_root, "expect": expect, "graph": graph, "schema": schema, "task_rule": task_rule}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def check_gate(self, name: str, *, argv: Union[list[str], tuple[str, ...]], cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
         """A gate: what it runs, where, on which inputs, and which prerequisites its
         result depends on. Whether its latest evidence can be reused: fresh, or
         stale with every reason. Runs nothing but the prerequisite commands given
         here (`check_recorded_gate` fills a check from the evidence instead)."""
-        return _call(self._path, "check_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
+        return _call(self._path, "check_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def check_recorded_gate(self, name: str, *, argv: Optional[Union[list[str], tuple[str, ...]]] = None, cwd: Optional[str] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None) -> "Freshness":
         """What `ledger gate check` answers: whether the gate's latest evidence is
         fresh for the parts of its spec given now, the others taken from the
         evidence. Nothing read from the store is run: only the prerequisite
         commands given here."""
-        return _call(self._path, "check_recorded_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope})  # type: ignore[no-any-return]
+        return _call(self._path, "check_recorded_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def run_gate(self, name: str, *, argv: Union[list[str], tuple[str, ...]], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "GateRun":
         """Reuses fresh evidence, or runs the command and records evidence whatever
@@ -1306,21 +1330,21 @@ class Workspace:
         Node's `signal`) fails with `cancelled`: before the command starts,
         nothing runs; during the run, its process group is stopped and the run
         recorded as not reusable."""
-        return _call(self._path, "run_gate", {"argv": argv, "cwd": cwd, "echo": echo, "name": name, "prerequisites": prerequisites, "scope": scope, "timeout_ms": timeout_ms}, cancel)  # type: ignore[no-any-return]
+        return _call(self._path, "run_gate", {"argv": argv, "cwd": cwd, "echo": echo, "name": name, "prerequisites": prerequisites, "scope": scope, "timeout_ms": timeout_ms}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def declared_gates(self) -> list["DeclaredGate"]:
         """The gates the workspace's `ledger.toml` declares (docs/gates.md, Declared
         gates), each after the gates it needs; empty when there is no such file.
         Reading runs nothing: `bad-gate-declaration` or `gate-cycle` for a file
         that is not valid."""
-        return _call(self._path, "declared_gates", {})  # type: ignore[no-any-return]
+        return _call(self._path, "declared_gates", {}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def run_declared_gate(self, name: str, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "GateRun":
         """Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
         reuses fresh evidence, or runs its command and records evidence. Its
         declared timeout applies unless `timeout_ms` is given. Cancelled, it
         fails with `cancelled` as `run_gate` does."""
-        return _call(self._path, "run_declared_gate", {"echo": echo, "name": name, "timeout_ms": timeout_ms}, cancel)  # type: ignore[no-any-return]
+        return _call(self._path, "run_declared_gate", {"echo": echo, "name": name, "timeout_ms": timeout_ms}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def check_declared_gate(self, name: str, *, prerequisites: Optional[Mapping[str, "Observe"]] = None) -> "Freshness":
         """Whether the evidence of a gate `ledger.toml` declares is fresh for its
@@ -1328,42 +1352,42 @@ class Workspace:
         `env` variables and literals are observed, a declared `env-cmd` is
         `prerequisite-unverified` unless `prerequisites` gives it (those given
         replace declared ones by name)."""
-        return _call(self._path, "check_declared_gate", {"name": name, "prerequisites": prerequisites})  # type: ignore[no-any-return]
+        return _call(self._path, "check_declared_gate", {"name": name, "prerequisites": prerequisites}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def check_declared_gates(self, *, prerequisites: Optional[Mapping[str, "Observe"]] = None) -> list["Freshness"]:
         """Whether the evidence of every gate `ledger.toml` declares is fresh
         (`ledger gate check --all`), in dependency order, each checked as
         `check_declared_gate` checks it; nothing runs."""
-        return _call(self._path, "check_declared_gates", {"prerequisites": prerequisites})  # type: ignore[no-any-return]
+        return _call(self._path, "check_declared_gates", {"prerequisites": prerequisites}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def run_declared_gates(self, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "DeclaredRuns":
         """Runs every gate `ledger.toml` declares in dependency order (`ledger gate
         run --all`): fresh ones are reused, the others run, one whose needs did not
         pass is blocked (not run). Cancelled, it fails with `cancelled`: the gate
         running is stopped and recorded as not reusable, and no later gate starts."""
-        return _call(self._path, "run_declared_gates", {"echo": echo, "timeout_ms": timeout_ms}, cancel)  # type: ignore[no-any-return]
+        return _call(self._path, "run_declared_gates", {"echo": echo, "timeout_ms": timeout_ms}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def latest_evidence(self, gate: str) -> Optional["LatestEvidence"]:
         """The gate's latest evidence and its record, or null when it never ran."""
-        return _call(self._path, "latest_evidence", {"gate": gate})  # type: ignore[no-any-return]
+        return _call(self._path, "latest_evidence", {"gate": gate}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def limit_reuse(self, gate: str, keep_newest: int, reason: str) -> "RecordId":
         """Records how far back reuse of the gate's evidence reaches: from now on
         only its newest `keep_newest` runs are reused (docs/gates.md, Reusing
         earlier evidence). Nothing is deleted. Returns the policy's record."""
-        return _call(self._path, "limit_reuse", {"gate": gate, "keep_newest": keep_newest, "reason": reason})  # type: ignore[no-any-return]
+        return _call(self._path, "limit_reuse", {"gate": gate, "keep_newest": keep_newest, "reason": reason}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def gate_output(self, gate: str) -> Optional["Bytes"]:
         """The output the gate's latest run kept (raw bytes, as the command wrote
         them; what `ledger gate show` prints), or null when it never ran. An output
         past the bound was kept as its start and its end: the evidence's
         `output.truncated` says how many bytes were dropped between them."""
-        return _b64decode_optional(_call(self._path, "gate_output", {"gate": gate}))
+        return _b64decode_optional(_call(self._path, "gate_output", {"gate": gate}, settings=self._settings_json))
 
     def evidence_output(self, record: str) -> "Bytes":
         """The output one evidence record kept (raw bytes); `invalid-argument` for
         evidence written before ledger kept a run's output."""
-        return _b64decode(_call(self._path, "evidence_output", {"record": record}))
+        return _b64decode(_call(self._path, "evidence_output", {"record": record}, settings=self._settings_json))
 
     def check(self, *, allow_env_cmd: Optional[bool] = None, change: Optional[str] = None, changes_root: Optional[str] = None, gate_prerequisites: Optional[Mapping[str, Mapping[str, "Observe"]]] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "Resume":
         """Everything a resuming session must know, in one report: for each active
@@ -1374,36 +1398,36 @@ class Workspace:
         its change, if any); `nothing_to_do` is the one verdict (the CLI's exit 0;
         otherwise 1). The same options serve every stage: prerequisites that
         nothing checked relies on are listed in `notes`, never refused."""
-        return _call(self._path, "check", {"allow_env_cmd": allow_env_cmd, "change": change, "changes_root": changes_root, "gate_prerequisites": gate_prerequisites, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "check", {"allow_env_cmd": allow_env_cmd, "change": change, "changes_root": changes_root, "gate_prerequisites": gate_prerequisites, "schema": schema, "task_rule": task_rule}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def changes(self, *, changes_root: Optional[str] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> list["ChangeSummary"]:
         """Every change of the workspace — active and archived on disk, and those
         with recorded state whose files are gone — each in brief: where it is,
         how many approvals stand, its tasks, its recorded verdict, its next
         outcome (`ledger changes --json`)."""
-        return _call(self._path, "changes", {"changes_root": changes_root, "schema": schema, "task_rule": task_rule})  # type: ignore[no-any-return]
+        return _call(self._path, "changes", {"changes_root": changes_root, "schema": schema, "task_rule": task_rule}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def verdict_record(self, name: str, *, expected: Optional["Expected"] = None, findings: Optional[Union[list[str], tuple[str, ...]]] = None, reports: Optional[Union[list[str], tuple[str, ...]]] = None, scope: Optional["ScopeOptions"] = None, source: str, verdict: str) -> "VerdictSummary":
         """Records an audit's verdict bound to the fingerprint of its scope now (a
         first audit or a re-audit), with compare-and-swap against the verdict's
         head as read; each report is excluded from the scope with the reason
         "the verdict's own report"."""
-        return _call(self._path, "verdict_record", {"expected": expected, "findings": findings, "name": name, "reports": reports, "scope": scope, "source": source, "verdict": verdict})  # type: ignore[no-any-return]
+        return _call(self._path, "verdict_record", {"expected": expected, "findings": findings, "name": name, "reports": reports, "scope": scope, "source": source, "verdict": verdict}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def verdict_check(self, name: str) -> "VerdictCheck":
         """Whether the verdict still stands: its state re-expanded in the workspace
         and compared path by path (`stands` false, with no `latest`, for a verdict
         never recorded)."""
-        return _call(self._path, "verdict_check", {"name": name})  # type: ignore[no-any-return]
+        return _call(self._path, "verdict_check", {"name": name}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def verdict_downgrade(self, name: str, *, expected: Optional["Expected"] = None, reason: str, to: str) -> "VerdictSummary":
         """Lowers the latest verdict explicitly, bound to the state of its scope now
         (never to `PASS`, never to the verdict it has)."""
-        return _call(self._path, "verdict_downgrade", {"expected": expected, "name": name, "reason": reason, "to": to})  # type: ignore[no-any-return]
+        return _call(self._path, "verdict_downgrade", {"expected": expected, "name": name, "reason": reason, "to": to}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def verdict_log(self, name: str) -> list["VerdictSummary"]:
         """Every record of the verdict, newest first (empty: never recorded)."""
-        return _call(self._path, "verdict_log", {"name": name})  # type: ignore[no-any-return]
+        return _call(self._path, "verdict_log", {"name": name}, settings=self._settings_json)  # type: ignore[no-any-return]
 
 
 def fingerprint_entries(entries: Sequence[Union["Entry", "EntryParts"]]) -> "Fingerprint":
@@ -1501,43 +1525,13 @@ def read_tasks_bytes(data: "Bytes", *, rule: Optional["TaskRule"] = None) -> "Ta
     return _call(None, "read_tasks_bytes", {"data": _b64encode(data), "rule": rule})  # type: ignore[no-any-return]
 
 
-def threads() -> int:
-    """The number of threads calls run with now."""
-    return _call(None, "threads", {})  # type: ignore[no-any-return]
-
-
-def set_threads(count: int) -> None:
-    """Sets the number of threads every later call uses (`0`: one per core;
-    without a call, the `LEDGER_THREADS` environment variable decides, else
-    one per core). Above the core's limit (`MAX_THREADS`): `invalid-argument`."""
-    return _call(None, "set_threads", {"count": count})  # type: ignore[no-any-return]
-
-
-def digest_cache_enabled() -> bool:
-    """Whether calls use the digest cache now."""
-    return _call(None, "digest_cache_enabled", {})  # type: ignore[no-any-return]
-
-
-def set_digest_cache(enabled: bool) -> None:
-    """Turns the digest cache in `.ledger/` on or off for every later call in
-    this process (off: every file is read). Without a call, the
-    `LEDGER_NO_CACHE` environment variable decides; the cache is on by
-    default. The answer never depends on it."""
-    return _call(None, "set_digest_cache", {"enabled": enabled})  # type: ignore[no-any-return]
-
-
-def signing() -> "SigningSettings":
-    """The signing settings now: the key records are signed with and the
-    allowed-signers file, each absent when unset."""
-    return _call(None, "signing", {})  # type: ignore[no-any-return]
-
-
-def set_signing(*, allowed_signers: Optional[str] = None, signing_key: Optional[str] = None) -> None:
-    """Sets the signing settings of every later call in this process; an
-    option left out (or null) is unset. Without a call, the
-    `LEDGER_SIGNING_KEY` and `LEDGER_ALLOWED_SIGNERS` environment variables
-    decide. The files are read when used, not now."""
-    return _call(None, "set_signing", {"allowed_signers": allowed_signers, "signing_key": signing_key})  # type: ignore[no-any-return]
+def workspace_settings(*, allowed_signers: Optional[str] = None, digest_cache: Optional[bool] = None, environment: Optional[bool] = None, signing_key: Optional[str] = None, threads: Optional[int] = None) -> "Settings":
+    """The settings of a new workspace: each option given is taken as it is;
+    each left out (or null) comes from the environment, read now
+    (`LEDGER_THREADS`, `LEDGER_NO_CACHE`, `LEDGER_SIGNING_KEY`,
+    `LEDGER_ALLOWED_SIGNERS`), or from the defaults when `environment` is
+    false. A bad setting is `invalid-argument`, naming it."""
+    return _call(None, "workspace_settings", {"allowed_signers": allowed_signers, "digest_cache": digest_cache, "environment": environment, "signing_key": signing_key, "threads": threads})  # type: ignore[no-any-return]
 
 
 __all__ = [
@@ -1633,7 +1627,7 @@ __all__ = [
     "SchemaChange",
     "SchemaSource",
     "Scope",
-    "SigningSettings",
+    "Settings",
     "SpecMismatch",
     "StaleReason",
     "StateEnvelope",
@@ -1726,10 +1720,5 @@ __all__ = [
     "normalize_tasks",
     "read_tasks",
     "read_tasks_bytes",
-    "threads",
-    "set_threads",
-    "digest_cache_enabled",
-    "set_digest_cache",
-    "signing",
-    "set_signing",
+    "workspace_settings",
 ]

@@ -7,9 +7,16 @@ only a ``KeyboardInterrupt`` that stopped a gate is raised here."""
 
 from typing import Optional
 
-def call(workspace: Optional[str], verb: str, options_json: str, cancel: Optional[int] = None) -> str:
+def call(
+    workspace: Optional[str],
+    verb: str,
+    options_json: str,
+    cancel: Optional[int] = None,
+    settings_json: Optional[str] = None,
+) -> str:
     """Runs ``verb`` with ``options_json`` in ``workspace`` (``None``: a free verb);
-    ``cancel``: a token of ``cancel_token`` that stops the call's gate."""
+    ``cancel``: a token of ``cancel_token`` that stops the call's gate;
+    ``settings_json``: the workspace's settings (``None``: the defaults)."""
 
 def cancel_token() -> int:
     """A new cancellation token, not cancelled: its number."""

@@ -74,8 +74,8 @@ tasks: ledger.Tasks = ledger.read_tasks("tasks.md", rule="openspec-checkbox")
 ids: list[Optional[str]] = [t["id"] for t in ledger.read_tasks_bytes(b"- [x] 1.1 a\n")["tasks"]]
 payload: bytes = ledger.normalize_tasks(b"- [x] 1.1 a\n", rule="openspec-checkbox")
 root: Optional[str] = ledger.worktree_root(".")
-ledger.set_threads(2)
-count: int = ledger.threads()
+settings: ledger.Settings = ledger.Workspace(".", threads=2, digest_cache=False).settings()
+count: int = settings["threads"]
 report: ledger.StoreCheck = ws.store_check()
 refs: list[str] = [ref["name"] for ref in ws.refs()]
 audit: ledger.VerdictSummary = ws.verdict_record("pr-1", verdict="PASS", source="s", scope={"roots": ["src"]}, findings=["f"], reports=["reports/s.md"])

@@ -503,17 +503,14 @@ fn a_commit_git_signs_is_signed_by_its_principal() {
 }
 
 #[test]
-fn settings_set_replace_the_environment_and_read_back() {
-    let before = signing_settings();
-    let set = SigningSettings {
+fn the_signing_part_of_settings_is_theirs() {
+    let settings = crate::Settings {
         signing_key: Some("/keys/id_ed25519".into()),
-        allowed_signers: None,
-        not_utf8: Vec::new(),
+        ..crate::Settings::default()
     };
-    set_signing_settings(set.clone());
-    assert_eq!(signing_settings(), set);
-    set_signing_settings(before.clone());
-    assert_eq!(signing_settings(), before);
+    let signing = SigningSettings::of(&settings);
+    assert_eq!(signing.signing_key, settings.signing_key);
+    assert_eq!(signing.allowed_signers, None);
 }
 
 #[test]

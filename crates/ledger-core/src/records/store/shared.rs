@@ -419,7 +419,7 @@ impl Store {
         let Some(place) = &self.git else {
             return Ok(());
         };
-        let legacy = Store::at(place.legacy.clone());
+        let legacy = Store::at(place.legacy.clone()).with_settings(self.settings.clone());
         let root = self.create_dir()?;
         let _lock = lock(&root)?;
         if !self.needs_migration()? {
