@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs the npm release the napi-rs way: the main package (ledger-fingerprint)
 # and one platform package per target (npm/<platform>/, made by
-# `napi create-npm-dirs`). `napi artifacts` copies the addon into its platform
+# `napi create-npm-dirs`). Each addon found is copied into its platform
 # package, `napi pre-publish` adds the platform packages to the main package's
 # optionalDependencies, `npm pack` makes the tarballs. All of it on a staged
 # copy, so the repository's files stay as they are.
@@ -26,12 +26,13 @@ trap 'rm -rf "$stage"' EXIT
 # -L: the license files are links to the repository's.
 cp -L "$here"/{package.json,index.js,api.js,binding.js,index.d.ts,README.md,prepack.js,LICENSE-MIT,LICENSE-APACHE} "$stage/"
 cp -rL "$here/npm" "$stage/npm"
-mkdir "$stage/artifacts"
 built=()
 for platform_dir in "$stage"/npm/*/; do
   node_file="$(node -p "require('$platform_dir/package.json').main")"
   if [ -f "$addons/$node_file" ]; then
-    cp "$addons/$node_file" "$stage/artifacts/"
+    # What `napi artifacts` does, for the addons there are: it refuses to
+    # pack when any configured target's addon is missing.
+    cp "$addons/$node_file" "$platform_dir"
     built+=("$platform_dir")
   else
     echo "pack.sh: no $node_file in $addons: its platform package is not packed"
@@ -39,7 +40,6 @@ for platform_dir in "$stage"/npm/*/; do
 done
 [ "${#built[@]}" -gt 0 ] || { echo "pack.sh: no addon in $addons: build one (npm run build)" >&2; exit 1; }
 
-"$napi" artifacts --cwd "$stage" --output-dir artifacts
 # pre-publish reads the git log for its GitHub release, which --no-gh-release
 # turns off; it still wants a repository.
 git -C "$stage" init -q
