@@ -31,13 +31,15 @@ function platformName() {
 }
 
 /** What the addon built for `platform` needs of the system (docs/platforms.md). */
-const NEEDS = {
-  'linux-x64-gnu': 'glibc 2.17 or newer',
-  'linux-arm64-gnu': 'glibc 2.17 or newer',
-  'linux-x64-musl': 'musl libc',
-  'linux-arm64-musl': 'musl libc',
-  'darwin-x64': 'macOS 10.12 or newer',
-  'darwin-arm64': 'macOS 11 or newer',
+function needs(platform) {
+  return {
+    'linux-x64-gnu': 'glibc 2.17 or newer',
+    'linux-arm64-gnu': 'glibc 2.17 or newer',
+    'linux-x64-musl': 'musl libc',
+    'linux-arm64-musl': 'musl libc',
+    'darwin-x64': 'macOS 10.12 or newer',
+    'darwin-arm64': 'macOS 11 or newer',
+  }[platform] || 'its platform'
 }
 
 /** The error thrown when binding.js found no addon that loads, with `cause` the loader's. */
@@ -52,7 +54,7 @@ function missingBinding(cause) {
   let message
   if (isInstalled(name)) {
     message =
-      `${name} is installed but its addon cannot be loaded on ${platform} (it needs ${NEEDS[platform] || 'its platform'}): ` +
+      `${name} is installed but its addon cannot be loaded on ${platform} (it needs ${needs(platform)}): ` +
       `${loadError(name)}; reinstall it with \`npm install ${name}@${pkg.version}\`, or ${build}`
   } else if (prebuilt.includes(name)) {
     message =

@@ -2,9 +2,9 @@
 # Packs the npm release the napi-rs way: the main package (ledger-fingerprint)
 # and one platform package per target (npm/<platform>/, made by
 # `napi create-npm-dirs`). Each addon found is copied into its platform
-# package, `napi pre-publish` adds the platform packages to the main package's
-# optionalDependencies, `npm pack` makes the tarballs. All of it on a staged
-# copy, so the repository's files stay as they are.
+# package, every platform package becomes an optional dependency of the main
+# one, `npm pack` makes the tarballs. All of it on a staged copy, so the
+# repository's files stay as they are.
 #
 # Usage: pack.sh OUT_DIR [ADDON_DIR]
 #   ADDON_DIR holds ledger.<platform>.node built as published, without the test
@@ -12,14 +12,11 @@
 #   package is packed for each addon found there (the test suite builds the
 #   host's only; `make dist` builds all six and checks they are all packed);
 #   the main package names every platform as an optional dependency.
-# Needs `npm ci` done here (the napi CLI) and git (napi pre-publish reads it).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="$(mkdir -p "$1" && cd "$1" && pwd)"
 addons="$(cd "${2:-$here}" && pwd)"
-napi="$here/node_modules/.bin/napi"
-test -x "$napi" || { echo "pack.sh: $napi is missing: run npm ci in $here" >&2; exit 1; }
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -40,10 +37,20 @@ for platform_dir in "$stage"/npm/*/; do
 done
 [ "${#built[@]}" -gt 0 ] || { echo "pack.sh: no addon in $addons: build one (npm run build)" >&2; exit 1; }
 
-# pre-publish reads the git log for its GitHub release, which --no-gh-release
-# turns off; it still wants a repository.
-git -C "$stage" init -q
-"$napi" pre-publish --cwd "$stage" -t npm --skip-optional-publish --no-gh-release
+# What `napi pre-publish --skip-optional-publish` does, which also refuses a
+# platform package without its addon: every platform package, at the main
+# package's version, becomes an optional dependency of the main package.
+node -e '
+  const fs = require("node:fs"), path = require("node:path")
+  const [stage] = process.argv.slice(1)
+  const file = path.join(stage, "package.json")
+  const main = JSON.parse(fs.readFileSync(file, "utf8"))
+  main.optionalDependencies = {}
+  for (const dir of fs.readdirSync(path.join(stage, "npm")).sort()) {
+    const platform = JSON.parse(fs.readFileSync(path.join(stage, "npm", dir, "package.json"), "utf8"))
+    main.optionalDependencies[platform.name] = main.version
+  }
+  fs.writeFileSync(file, JSON.stringify(main, null, 2) + "\n")' "$stage"
 
 for platform_dir in "${built[@]}"; do
   (cd "$platform_dir" && npm pack --silent --pack-destination "$out")
