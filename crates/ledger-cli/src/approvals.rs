@@ -1,6 +1,7 @@
 //! The approval verbs: `approve`, `status`, `state show`, `state retire`,
 //! `store check` (`state set` and `state log` are in `lifecycle.rs`).
 
+use ledger_core::Settings;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -139,7 +140,7 @@ pub struct UnlockArgs {
 
 /// `ledger store unlock`: exit 0 when no lock is left, 1 when some are kept
 /// (too young to be taken as abandoned).
-fn run_unlock(args: UnlockArgs) -> Result<(String, ExitCode), Error> {
+fn run_unlock(args: UnlockArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
     let older_than = match args.older_than.as_deref() {
         None => None,
         Some(text) => {
@@ -150,7 +151,7 @@ fn run_unlock(args: UnlockArgs) -> Result<(String, ExitCode), Error> {
             )
         }
     };
-    let unlocked = args.place.store()?.unlock(older_than)?;
+    let unlocked = args.place.store(settings)?.unlock(older_than)?;
     let code = ExitCode::from(if unlocked.kept.is_empty() { 0 } else { 1 });
     if args.json {
         return Ok((json_line(&unlocked), code));
@@ -174,9 +175,9 @@ fn run_unlock(args: UnlockArgs) -> Result<(String, ExitCode), Error> {
     Ok((out, code))
 }
 
-pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
-    let change = args.change.change_set()?;
-    let store = args.change.place.store()?;
+pub fn run_approve(args: ApproveArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
+    let change = args.change.change_set(settings)?;
+    let store = args.change.place.store(settings)?;
     let approved = approve_advised(
         &store,
         &change,
@@ -205,9 +206,9 @@ pub fn run_approve(args: ApproveArgs) -> Result<(String, ExitCode), Error> {
     Ok((text, ExitCode::SUCCESS))
 }
 
-pub fn run_status(args: StatusArgs) -> Result<(String, ExitCode), Error> {
-    let change = args.change.change_set()?;
-    let status = status(&args.change.place.store()?, &change)?;
+pub fn run_status(args: StatusArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
+    let change = args.change.change_set(settings)?;
+    let status = status(&args.change.place.store(settings)?, &change)?;
     let text = if args.json {
         json_line(&status)
     } else {
@@ -217,15 +218,15 @@ pub fn run_status(args: StatusArgs) -> Result<(String, ExitCode), Error> {
     Ok((text, ExitCode::from(code)))
 }
 
-pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
+pub fn run_state(command: StateCommand, settings: &Settings) -> Result<(String, ExitCode), Error> {
     let (change, place, json) = match command {
         StateCommand::Show {
             change,
             place,
             json,
         } => (change, place, json),
-        StateCommand::Set(args) => return crate::lifecycle::run_set(*args),
-        StateCommand::Log(args) => return crate::lifecycle::run_log(args),
+        StateCommand::Set(args) => return crate::lifecycle::run_set(*args, settings),
+        StateCommand::Log(args) => return crate::lifecycle::run_log(args, settings),
         StateCommand::Retire {
             change,
             reason,
@@ -234,7 +235,7 @@ pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
             json,
         } => {
             let from = expect.started_from()?;
-            let record = retire_from(&place.store()?, &change, &reason, from.as_ref())?;
+            let record = retire_from(&place.store(settings)?, &change, &reason, from.as_ref())?;
             let text = match json {
                 true => json_line(
                     &serde_json::json!({ "change": change, "record": record, "reason": reason }),
@@ -248,7 +249,7 @@ pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
             return Ok((text, ExitCode::SUCCESS));
         }
     };
-    let store = place.store()?;
+    let store = place.store(settings)?;
     let names_given = change.is_some();
     let names: Vec<String> = match change {
         Some(c) => vec![c],
@@ -258,7 +259,9 @@ pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
         // A name the caller typed: unknown-change when it names nothing.
         true => names
             .iter()
-            .map(|c| recorded_state(&store, &place.change_set(c)?).map(CurrentState::from))
+            .map(|c| {
+                recorded_state(&store, &place.change_set(c, settings)?).map(CurrentState::from)
+            })
             .collect::<Result<Vec<_>, Error>>()?,
         false => names
             .iter()
@@ -273,15 +276,15 @@ pub fn run_state(command: StateCommand) -> Result<(String, ExitCode), Error> {
     Ok((text, ExitCode::SUCCESS))
 }
 
-pub fn run_store(command: StoreCommand) -> Result<(String, ExitCode), Error> {
+pub fn run_store(command: StoreCommand, settings: &Settings) -> Result<(String, ExitCode), Error> {
     let (place, json) = match command {
         StoreCommand::Check { place, json } => (place, json),
-        StoreCommand::Resolve(args) => return crate::sharing::run_resolve(args),
-        StoreCommand::Decide(args) => return crate::sharing::run_decide(args),
-        StoreCommand::Provenance(args) => return crate::sharing::run_provenance(args),
-        StoreCommand::Unlock(args) => return run_unlock(args),
+        StoreCommand::Resolve(args) => return crate::sharing::run_resolve(args, settings),
+        StoreCommand::Decide(args) => return crate::sharing::run_decide(args, settings),
+        StoreCommand::Provenance(args) => return crate::sharing::run_provenance(args, settings),
+        StoreCommand::Unlock(args) => return run_unlock(args, settings),
     };
-    let report = place.store()?.check()?;
+    let report = place.store(settings)?.check()?;
     let text = if json {
         json_line(&report)
     } else {

@@ -5,7 +5,7 @@
 use camino::Utf8PathBuf;
 use clap::Args;
 use ledger_core::{
-    Error,
+    Error, Settings,
     approval::WriteBasis,
     expand::Fingerprint,
     openspec::{ChangeSet, DEFAULT_CHANGES_ROOT},
@@ -59,19 +59,19 @@ impl PlaceArgs {
 
     /// The change `name` of this place, read as every change is (its schema
     /// as --schema, `.openspec.yaml` or `config.yaml` say).
-    pub(crate) fn change_set(&self, name: &str) -> Result<ChangeSet, Error> {
+    pub(crate) fn change_set(&self, name: &str, settings: &Settings) -> Result<ChangeSet, Error> {
         Ok(ChangeSet::open(
             self.workspace()?,
             name,
             &self.changes_root,
             self.schema.as_deref(),
         )?
-        .with_settings(crate::settings::current()))
+        .with_settings(settings.clone()))
     }
 
     /// The store of this place, with the run's settings.
-    pub(crate) fn store(&self) -> Result<Store, Error> {
-        Ok(Store::open(&self.workspace()?)?.with_settings(crate::settings::current()))
+    pub(crate) fn store(&self, settings: &Settings) -> Result<Store, Error> {
+        Ok(Store::open(&self.workspace()?)?.with_settings(settings.clone()))
     }
 
     pub(crate) fn changes_root(&self) -> &str {
@@ -84,7 +84,7 @@ impl PlaceArgs {
 }
 
 impl ChangeArgs {
-    pub(crate) fn change_set(&self) -> Result<ChangeSet, Error> {
+    pub(crate) fn change_set(&self, settings: &Settings) -> Result<ChangeSet, Error> {
         let change = ChangeSet::open(
             self.place.workspace()?,
             &self.change,
@@ -93,7 +93,7 @@ impl ChangeArgs {
         )?;
         Ok(change
             .with_task_rule(self.task_rule)
-            .with_settings(crate::settings::current()))
+            .with_settings(settings.clone()))
     }
 }
 

@@ -1,9 +1,9 @@
 //! The gate verbs: `gate run` (reuse fresh evidence or run and record) and
 //! `gate check` (fresh or stale, with every reason).
 
+use ledger_core::{OsStrBytes, Settings};
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -202,10 +202,10 @@ impl GateArgs {
     /// The declaration of the gate in the workspace's `ledger.toml`, if it
     /// declares it. A `ledger.toml` that is not valid is refused whatever the
     /// gate; with `required`, a gate it does not declare is too.
-    fn declared(&self, required: bool) -> Result<Option<Declared>, Error> {
+    fn declared(&self, required: bool, settings: &Settings) -> Result<Option<Declared>, Error> {
         let name = self.name()?;
         let Some(declarations) = Declarations::read(&self.scope.workspace()?)?
-            .map(|d| d.with_settings(crate::settings::current()))
+            .map(|d| d.with_settings(settings.clone()))
         else {
             return Ok(None);
         };
@@ -220,12 +220,12 @@ impl GateArgs {
     /// The full gate spec `gate run` runs: every part from the command line,
     /// or, for a declared gate, what the command line leaves out from its
     /// declaration.
-    fn spec(&self, declared: Option<&Declared>) -> Result<GateSpec, Error> {
+    fn spec(&self, declared: Option<&Declared>, settings: &Settings) -> Result<GateSpec, Error> {
         let name = self.name()?;
-        let scope = match (self.scope(declared.is_some())?, declared) {
+        let scope = match (self.scope(declared.is_some(), settings)?, declared) {
             (Some(scope), _) => scope,
             (None, Some((declarations, gate))) => declarations.scope(gate)?,
-            (None, None) => self.scope.to_scope()?,
+            (None, None) => self.scope.to_scope(settings)?,
         };
         let (argv, cwd) = match declared {
             Some((_, gate)) if self.command.is_empty() => (gate.command.clone(), gate.cwd.clone()),
@@ -242,10 +242,10 @@ impl GateArgs {
     /// What `gate check` asks: the parts given on the command line; the core
     /// takes the rest from the evidence, and runs none of it. A declared gate
     /// is asked about as declared, flags overriding.
-    fn query(&self) -> Result<GateQuery, Error> {
-        if let Some((declarations, gate)) = self.declared(false)? {
+    fn query(&self, settings: &Settings) -> Result<GateQuery, Error> {
+        if let Some((declarations, gate)) = self.declared(false, settings)? {
             let mut query = declarations.query(&gate, &self.prerequisites()?)?;
-            if let Some(scope) = self.scope(true)? {
+            if let Some(scope) = self.scope(true, settings)? {
                 query.scope = Some(scope);
             }
             if !self.command.is_empty() {
@@ -258,7 +258,7 @@ impl GateArgs {
             }
             return Ok(query);
         }
-        let scope = self.scope(false)?;
+        let scope = self.scope(false, settings)?;
         // The caller's workspace: the one of the scope flags, else the default
         // (a scope file lies at or below it).
         let workspace = match (&self.scope_file, &scope) {
@@ -283,14 +283,14 @@ impl GateArgs {
             command,
             prerequisites: observes.then(|| self.prerequisites()).transpose()?,
             unobserved: Default::default(),
-            settings: crate::settings::current(),
+            settings: settings.clone(),
         })
     }
 
     /// The scope the flags give: `None` when none is given (`gate check`
     /// then takes the recorded one). A scope file's workspace must be the
     /// caller's workspace or lie below it.
-    fn scope(&self, declared: bool) -> Result<Option<Scope>, Error> {
+    fn scope(&self, declared: bool, settings: &Settings) -> Result<Option<Scope>, Error> {
         if let Some(file) = &self.scope_file {
             if !self.scope.is_empty() {
                 return Err(usage(
@@ -308,7 +308,7 @@ impl GateArgs {
         };
         match given {
             false => Ok(None),
-            true => self.scope.to_scope().map(Some),
+            true => self.scope.to_scope(settings).map(Some),
         }
     }
 
@@ -381,23 +381,23 @@ fn current_dir_in(workspace: &Utf8Path) -> Result<String, Error> {
     }
 }
 
-pub fn run(command: GateCommand) -> Result<(String, ExitCode), Error> {
+pub fn run(command: GateCommand, settings: &Settings) -> Result<(String, ExitCode), Error> {
     match command {
-        GateCommand::Run(args) => gate_run(&args),
-        GateCommand::Check(args) => gate_check(&args),
+        GateCommand::Run(args) => gate_run(&args, settings),
+        GateCommand::Check(args) => gate_check(&args, settings),
         // Printed by `show`, bytes rather than text; main routes it there.
         GateCommand::Show(_) => Ok((String::new(), ExitCode::SUCCESS)),
-        GateCommand::Prune(args) => prune(&args),
+        GateCommand::Prune(args) => prune(&args, settings),
     }
 }
 
 /// `gate prune`: records the reuse policy.
-fn prune(args: &PruneArgs) -> Result<(String, ExitCode), Error> {
+fn prune(args: &PruneArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
     let workspace = match &args.workspace {
         Some(dir) => dir.clone(),
         None => default_workspace()?,
     };
-    let store = Store::of_scope(&Scope::new(workspace).with_settings(crate::settings::current()))?;
+    let store = Store::of_scope(&Scope::new(workspace).with_settings(settings.clone()))?;
     let record =
         ledger_core::gate::limit_reuse(&store, &args.name, args.keep_newest, &args.because)?;
     let text = format!(
@@ -410,12 +410,12 @@ fn prune(args: &PruneArgs) -> Result<(String, ExitCode), Error> {
 
 /// `gate show`: the kept output of the gate's latest run, read whole before
 /// anything is printed (an error leaves stdout empty).
-pub fn show(args: &ShowArgs) -> Result<GateOutput, Error> {
+pub fn show(args: &ShowArgs, settings: &Settings) -> Result<GateOutput, Error> {
     let workspace = match &args.workspace {
         Some(dir) => dir.clone(),
         None => default_workspace()?,
     };
-    let store = Store::of_scope(&Scope::new(workspace).with_settings(crate::settings::current()))?;
+    let store = Store::of_scope(&Scope::new(workspace).with_settings(settings.clone()))?;
     gate_output(&store, &args.name)?.ok_or_else(|| Error::InvalidArgument {
         message: format!(
             "gate {} has no evidence: it never ran here",
@@ -465,8 +465,8 @@ fn write_output(output: &GateOutput, to_stdout: bool) -> std::io::Result<()> {
 
 /// `gate run`: exits with the command's status; ledger's own failures are
 /// reported here, with the wrapper convention's 125/126/127.
-fn gate_run(args: &RunArgs) -> Result<(String, ExitCode), Error> {
-    match run_supervised(args) {
+fn gate_run(args: &RunArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
+    match run_supervised(args, settings) {
         Ok(done) => Ok(done),
         Err(e) => {
             crate::hints::print_error(&e);
@@ -475,7 +475,7 @@ fn gate_run(args: &RunArgs) -> Result<(String, ExitCode), Error> {
     }
 }
 
-fn run_supervised(args: &RunArgs) -> Result<(String, ExitCode), Error> {
+fn run_supervised(args: &RunArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
     let gate = &args.gate;
     let mut options = RunOptions {
         echo: if gate.json {
@@ -488,15 +488,15 @@ fn run_supervised(args: &RunArgs) -> Result<(String, ExitCode), Error> {
         interrupt: None,
     };
     if args.all {
-        return run_all(args, &options);
+        return run_all(args, &options, settings);
     }
-    let declared = gate.declared(gate.command.is_empty())?;
+    let declared = gate.declared(gate.command.is_empty(), settings)?;
     if gate.command.is_empty() && declared.is_none() {
         return Err(usage(
             "gate run needs the command after `--`, or a gate declared in ledger.toml",
         ));
     }
-    let spec = gate.spec(declared.as_ref())?;
+    let spec = gate.spec(declared.as_ref(), settings)?;
     if options.timeout.is_none() {
         options.timeout = declared.as_ref().and_then(|(_, g)| g.timeout());
     }
@@ -533,16 +533,19 @@ fn replay(store: &Store, outcome: &RunOutcome, json: bool) -> Result<(), Error> 
 
 /// `gate run --all`: every declared gate in dependency order, each said
 /// as it is settled (ran, reused, or not run for a need that did not pass).
-fn run_all(args: &RunArgs, options: &RunOptions) -> Result<(String, ExitCode), Error> {
+fn run_all(
+    args: &RunArgs,
+    options: &RunOptions,
+    settings: &Settings,
+) -> Result<(String, ExitCode), Error> {
     if args.gate.scope.selects() {
         return Err(usage(
             "--all runs the gates as ledger.toml declares them: give no scope flags",
         ));
     }
     let workspace = args.gate.scope.workspace()?;
-    let declarations =
-        Declarations::read_required(&workspace)?.with_settings(crate::settings::current());
-    let store = Store::open(&workspace)?.with_settings(crate::settings::current());
+    let declarations = Declarations::read_required(&workspace)?.with_settings(settings.clone());
+    let store = Store::open(&workspace)?.with_settings(settings.clone());
     let json = args.gate.json;
     let mut failure = None;
     let runs = run_declared(&store, &declarations, options, &mut |run| {
@@ -660,12 +663,12 @@ fn is_gate_run(args: impl Iterator<Item = OsString>) -> bool {
     words == ["gate", "run"]
 }
 
-fn gate_check(args: &CheckArgs) -> Result<(String, ExitCode), Error> {
+fn gate_check(args: &CheckArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
     if args.all {
-        return check_all(&args.gate);
+        return check_all(&args.gate, settings);
     }
     let args = &args.gate;
-    let freshness = check_gate_query(&args.query()?)?;
+    let freshness = check_gate_query(&args.query(settings)?)?;
     let code = ExitCode::from(if freshness.fresh { 0 } else { 1 });
     let text = if args.json {
         json_line(&freshness)
@@ -677,14 +680,14 @@ fn gate_check(args: &CheckArgs) -> Result<(String, ExitCode), Error> {
 
 /// `gate check --all`: every declared gate's freshness, then one line of
 /// which are stale.
-fn check_all(args: &GateArgs) -> Result<(String, ExitCode), Error> {
+fn check_all(args: &GateArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
     if args.scope.selects() {
         return Err(usage(
             "--all checks the gates as ledger.toml declares them: give no scope flags",
         ));
     }
-    let declarations = Declarations::read_required(&args.scope.workspace()?)?
-        .with_settings(crate::settings::current());
+    let declarations =
+        Declarations::read_required(&args.scope.workspace()?)?.with_settings(settings.clone());
     let checked = check_declared(&declarations, &args.prerequisites()?)?;
     let stale: Vec<String> = checked
         .iter()

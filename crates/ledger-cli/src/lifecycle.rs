@@ -2,9 +2,9 @@
 //! `validate record`, `validate check` and `finalize check`. Each converts its
 //! flags, calls the core and renders the answer.
 
+use ledger_core::{OsStrBytes, Settings};
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -248,8 +248,8 @@ fn verdict(text: &str) -> Result<ValidationVerdict, String> {
     text.parse().map_err(|e: Error| e.to_string())
 }
 
-pub fn run_set(args: SetArgs) -> Result<(String, ExitCode), Error> {
-    let change = args.change.change_set()?;
+pub fn run_set(args: SetArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
+    let change = args.change.change_set(settings)?;
     let tasks = if args.completed.is_empty() && args.remaining.is_empty() {
         TaskIds::FromTasksFile
     } else {
@@ -270,7 +270,7 @@ pub fn run_set(args: SetArgs) -> Result<(String, ExitCode), Error> {
         tasks,
     };
     let expected = args.expect.started_from()?;
-    let store = args.change.place.store()?;
+    let store = args.change.place.store(settings)?;
     let (record, state) = advance_state(&store, &change, &patch, expected.as_ref())?;
     Ok((written(record, state, args.json), ExitCode::SUCCESS))
 }
@@ -288,9 +288,9 @@ fn written(record: RecordId, state: StateEnvelope, json: bool) -> String {
     }
 }
 
-pub fn run_log(args: LogArgs) -> Result<(String, ExitCode), Error> {
-    let change = args.place.change_set(&args.change)?;
-    let log = recorded_state_log(&args.place.store()?, &change)?;
+pub fn run_log(args: LogArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
+    let change = args.place.change_set(&args.change, settings)?;
+    let log = recorded_state_log(&args.place.store(settings)?, &change)?;
     let text = if args.json {
         json_line(&log)
     } else {
@@ -310,10 +310,13 @@ fn log_text(entry: &LogEntry) -> String {
     out
 }
 
-pub fn run_validate(command: ValidateCommand) -> Result<(String, ExitCode), Error> {
+pub fn run_validate(
+    command: ValidateCommand,
+    settings: &Settings,
+) -> Result<(String, ExitCode), Error> {
     match command {
         ValidateCommand::Record(args) => {
-            let change = args.change.change_set()?;
+            let change = args.change.change_set(settings)?;
             let workspace = args.change.place.workspace()?;
             let mut request = ValidationRequest::new(args.verdict, &args.source);
             request.repositories = args.repos;
@@ -325,15 +328,18 @@ pub fn run_validate(command: ValidateCommand) -> Result<(String, ExitCode), Erro
             request.no_delivery = args.no_delivery;
             request.basis = args.basis.basis()?;
             request.gates_observing(&workspace, &args.gates, &args.observe.prerequisites()?)?;
-            let store = args.change.place.store()?;
+            let store = args.change.place.store(settings)?;
             let (record, state) = record_validation(&store, &change, &request)?;
             Ok((written(record, state, args.json), ExitCode::SUCCESS))
         }
         ValidateCommand::Check(args) => {
-            let change = args.change.change_set()?;
+            let change = args.change.change_set(settings)?;
             let prerequisites = args.observe.prerequisites()?;
-            let check =
-                check_validation_with(&args.change.place.store()?, &change, &prerequisites)?;
+            let check = check_validation_with(
+                &args.change.place.store(settings)?,
+                &change,
+                &prerequisites,
+            )?;
             let text = if args.json {
                 json_line(&check)
             } else {
@@ -344,10 +350,13 @@ pub fn run_validate(command: ValidateCommand) -> Result<(String, ExitCode), Erro
     }
 }
 
-pub fn run_finalize(command: FinalizeCommand) -> Result<(String, ExitCode), Error> {
+pub fn run_finalize(
+    command: FinalizeCommand,
+    settings: &Settings,
+) -> Result<(String, ExitCode), Error> {
     let FinalizeCommand::Check(args) = command;
-    let change = args.change.change_set()?;
-    let done = finalize_check(&args.change.place.store()?, &change, &args.expect)?;
+    let change = args.change.change_set(settings)?;
+    let done = finalize_check(&args.change.place.store(settings)?, &change, &args.expect)?;
     let text = if args.json {
         json_line(&done)
     } else {

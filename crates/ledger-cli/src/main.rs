@@ -331,7 +331,8 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
         allowed_signers: cli.allowed_signers,
     };
     let sink = reporter.as_ref().map(progress::Reporter::sink);
-    settings::keep(settings::read(flags, |name| std::env::var_os(name), sink)?);
+    let run_settings = settings::read(flags, |name| std::env::var_os(name), sink)?;
+    let settings = &run_settings;
     // Every output is built completely before anything is printed, so that on
     // an error stdout stays empty.
     let (text, code) = match cli.command {
@@ -347,12 +348,12 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             return answer(&shell::man_page()?, ExitCode::SUCCESS);
         }
         Command::Gate(gates::GateCommand::Show(args)) => {
-            let output = gates::show(&args)?;
+            let output = gates::show(&args, settings)?;
             gates::print_output(&output, true)?;
             return Ok(ExitCode::SUCCESS);
         }
         Command::Fingerprint(args) => {
-            let inventory = args.scope.expand(|_| Ok(()))?;
+            let inventory = args.scope.expand(settings, |_| Ok(()))?;
             let text = if args.json {
                 json_line(&serde_json::json!({
                     "fingerprint": inventory.fingerprint,
@@ -366,7 +367,7 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             (text, ExitCode::SUCCESS)
         }
         Command::Entries(args) => {
-            let inventory = args.expand.scope.expand(|_| Ok(()))?;
+            let inventory = args.expand.scope.expand(settings, |_| Ok(()))?;
             let text = if args.expand.json {
                 json_line(&inventory)
             } else if args.nul {
@@ -381,7 +382,7 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             (text, ExitCode::SUCCESS)
         }
         Command::Inventory(args) => {
-            let inventory = args.scope.expand(|scope| match &args.out {
+            let inventory = args.scope.expand(settings, |scope| match &args.out {
                 Some(file) => scope.exclude_own_record(file),
                 None => Ok(()),
             })?;
@@ -405,7 +406,7 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             };
             let record = InventoryRecord::read(&args.record)?
                 .inventory_in(&workspace)
-                .with_settings(settings::current());
+                .with_settings(settings.clone());
             let comparison = record.compare()?;
             let text = if args.json {
                 json_line(&comparison)
@@ -415,18 +416,18 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             let code = if comparison.matches { 0 } else { 1 };
             (text, ExitCode::from(code))
         }
-        Command::Approve(args) => approvals::run_approve(args)?,
-        Command::Status(args) => approvals::run_status(args)?,
-        Command::State(command) => approvals::run_state(command)?,
-        Command::Validate(command) => lifecycle::run_validate(command)?,
-        Command::Finalize(command) => lifecycle::run_finalize(command)?,
-        Command::Store(command) => approvals::run_store(command)?,
-        Command::Remote(command) => sharing::run_remote(command)?,
-        Command::Gate(command) => gates::run(command)?,
-        Command::Tasks(args) => tasks::run_tasks(args)?,
-        Command::Check(args) => resume::run_check(args)?,
-        Command::Changes(args) => resume::run_changes(args)?,
-        Command::Verdict(command) => verdicts::run(command)?,
+        Command::Approve(args) => approvals::run_approve(args, settings)?,
+        Command::Status(args) => approvals::run_status(args, settings)?,
+        Command::State(command) => approvals::run_state(command, settings)?,
+        Command::Validate(command) => lifecycle::run_validate(command, settings)?,
+        Command::Finalize(command) => lifecycle::run_finalize(command, settings)?,
+        Command::Store(command) => approvals::run_store(command, settings)?,
+        Command::Remote(command) => sharing::run_remote(command, settings)?,
+        Command::Gate(command) => gates::run(command, settings)?,
+        Command::Tasks(args) => tasks::run_tasks(args, settings)?,
+        Command::Check(args) => resume::run_check(args, settings)?,
+        Command::Changes(args) => resume::run_changes(args, settings)?,
+        Command::Verdict(command) => verdicts::run(command, settings)?,
     };
     drop(reporter);
     answer(text.as_bytes(), code)

@@ -1,6 +1,7 @@
 //! The resuming verbs: `check` (everything a resuming session must know, one
 //! exit code) and `changes` (every change in brief, like `openspec list`).
 
+use ledger_core::Settings;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -79,12 +80,12 @@ fn request(place: &PlaceArgs, task_rule: Option<TaskRule>) -> Result<ResumeReque
     Ok(request)
 }
 
-pub fn run_check(args: CheckArgs) -> Result<(String, ExitCode), Error> {
+pub fn run_check(args: CheckArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
     let mut request = request(&args.place, args.task_rule)?;
     request.change = args.change;
     request.gate_prerequisites = args.observe.prerequisites()?;
     request.allow_env_cmd = args.allow_env_cmd;
-    let resume = resume_check(&args.place.store()?, &request)?;
+    let resume = resume_check(&args.place.store(settings)?, &request)?;
     let text = if args.json {
         json_line(&resume)
     } else {
@@ -94,9 +95,9 @@ pub fn run_check(args: CheckArgs) -> Result<(String, ExitCode), Error> {
     Ok((text, ExitCode::from(code)))
 }
 
-pub fn run_changes(args: ChangesArgs) -> Result<(String, ExitCode), Error> {
+pub fn run_changes(args: ChangesArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
     let request = request(&args.place, args.task_rule)?;
-    let changes = list_changes(&args.place.store()?, &request)?;
+    let changes = list_changes(&args.place.store(settings)?, &request)?;
     let text = if args.json {
         json_line(&changes)
     } else if changes.is_empty() {

@@ -3,7 +3,7 @@
 use camino::Utf8PathBuf;
 use clap::Args;
 use ledger_core::{
-    Error,
+    Error, Settings,
     expand::{Inventory, Scope, ScopeLists},
     tasks::TaskRule,
 };
@@ -77,17 +77,18 @@ impl ScopeArgs {
     /// found in the repository the expansion lists).
     pub fn expand(
         &self,
+        settings: &Settings,
         adjust: impl FnOnce(&mut Scope) -> Result<(), Error>,
     ) -> Result<Inventory, Error> {
         ledger_core::expand::opened_once(|| {
-            let mut scope = self.to_scope()?;
+            let mut scope = self.to_scope(settings)?;
             adjust(&mut scope)?;
             Inventory::expand(&scope)
         })
     }
 
     /// The scope these flags declare, with the run's settings.
-    pub fn to_scope(&self) -> Result<Scope, Error> {
+    pub fn to_scope(&self, settings: &Settings) -> Result<Scope, Error> {
         let workspace = match &self.workspace {
             Some(dir) => dir.clone(),
             None => default_workspace()?,
@@ -101,7 +102,7 @@ impl ScopeArgs {
             purpose: self.purpose.clone().unwrap_or_default(),
         };
         let scope = Scope::from_lists_with(workspace, &lists, self.task_rule.unwrap_or_default())?;
-        Ok(scope.with_settings(crate::settings::current()))
+        Ok(scope.with_settings(settings.clone()))
     }
 }
 

@@ -1,22 +1,16 @@
 //! The settings of this run: the `LEDGER_*` environment variables and the
 //! global flags (`--threads`, `--no-cache`, `--signing-key`,
 //! `--allowed-signers`), merged once in `main` into one
-//! [`ledger_core::Settings`]. Every scope, store and change this run opens
-//! carries that value; the core keeps no setting of its own.
-//!
-//! The value is kept here, set once and never changed, because a run of the
-//! CLI is one workspace with one set of settings, and every verb module
-//! reaches it through [`current`] instead of each signature growing a
-//! parameter that always holds the same thing.
+//! [`ledger_core::Settings`]. `main` passes that value to the verb it runs,
+//! and every scope, store and change the verb opens carries it: neither the
+//! core nor this binary keeps a setting in a global, so a verb that serves
+//! many calls in one process (`ledger mcp`) is handed its settings the same
+//! way.
 
 use std::ffi::OsString;
-use std::sync::OnceLock;
 
 use camino::Utf8PathBuf;
 use ledger_core::{Error, ProgressSink, Settings, THREADS_ENV};
-
-/// The run's settings, set once by [`keep`].
-static RUN: OnceLock<Settings> = OnceLock::new();
 
 /// The global flags that are settings.
 pub struct Flags {
@@ -57,16 +51,6 @@ pub fn read(
     settings.progress = progress;
     settings.check()?;
     Ok(settings)
-}
-
-/// Keeps `settings` as the run's (the first call only: `main` makes one).
-pub fn keep(settings: Settings) {
-    let _ = RUN.set(settings);
-}
-
-/// The run's settings (the defaults before [`keep`]).
-pub fn current() -> Settings {
-    RUN.get().cloned().unwrap_or_default()
 }
 
 #[cfg(test)]

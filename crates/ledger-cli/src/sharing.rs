@@ -1,6 +1,7 @@
 //! Evidence that travels (docs/sharing.md): `ledger remote setup` and
 //! `ledger store resolve`; the signing flags are global (main.rs).
 
+use ledger_core::Settings;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -89,8 +90,11 @@ pub struct ProvenanceArgs {
 }
 
 /// Exit 0 when the ref has a head, 1 when it has none.
-pub fn run_provenance(args: ProvenanceArgs) -> Result<(String, ExitCode), Error> {
-    let seen = args.place.store()?.provenance(&args.reference)?;
+pub fn run_provenance(
+    args: ProvenanceArgs,
+    settings: &Settings,
+) -> Result<(String, ExitCode), Error> {
+    let seen = args.place.store(settings)?.provenance(&args.reference)?;
     let code = ExitCode::from(if seen.is_some() { 0 } else { 1 });
     if args.json {
         return Ok((json_line(&seen), code));
@@ -128,9 +132,12 @@ pub(crate) fn described(p: &Provenance) -> (String, String) {
     (origin, signature)
 }
 
-pub fn run_remote(command: RemoteCommand) -> Result<(String, ExitCode), Error> {
+pub fn run_remote(
+    command: RemoteCommand,
+    settings: &Settings,
+) -> Result<(String, ExitCode), Error> {
     let RemoteCommand::Setup(args) = command;
-    let setup = args.place.store()?.remote_setup(&args.remote)?;
+    let setup = args.place.store(settings)?.remote_setup(&args.remote)?;
     let text = if args.json {
         json_line(&setup)
     } else {
@@ -150,7 +157,7 @@ pub fn run_remote(command: RemoteCommand) -> Result<(String, ExitCode), Error> {
     Ok((text, ExitCode::SUCCESS))
 }
 
-pub fn run_decide(args: DecideArgs) -> Result<(String, ExitCode), Error> {
+pub fn run_decide(args: DecideArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
     let orphan: RecordId = args.orphan.parse()?;
     let choice = match args.keep {
         true => OrphanChoice::Keep,
@@ -158,7 +165,7 @@ pub fn run_decide(args: DecideArgs) -> Result<(String, ExitCode), Error> {
     };
     let decision = args
         .place
-        .store()?
+        .store(settings)?
         .decide_orphan(&orphan, choice, &args.because)?;
     let text = match (args.json, decision.kept_as) {
         (true, _) => json_line(&decision),
@@ -168,9 +175,12 @@ pub fn run_decide(args: DecideArgs) -> Result<(String, ExitCode), Error> {
     Ok((text, ExitCode::SUCCESS))
 }
 
-pub fn run_resolve(args: ResolveArgs) -> Result<(String, ExitCode), Error> {
+pub fn run_resolve(args: ResolveArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
     let keep: RecordId = args.keep.parse()?;
-    let kept = args.place.store()?.resolve(&args.reference, &keep)?;
+    let kept = args
+        .place
+        .store(settings)?
+        .resolve(&args.reference, &keep)?;
     let text = if args.json {
         json_line(&serde_json::json!({ "reference": args.reference, "head": kept }))
     } else {

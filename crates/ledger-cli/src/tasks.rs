@@ -1,6 +1,7 @@
 //! The Tasks verbs: `tasks` (a change's tasks, ids and progress) and
 //! `normalize` (the bytes a Tasks file is hashed as).
 
+use ledger_core::Settings;
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -31,9 +32,9 @@ pub struct NormalizeArgs {
     task_rule: TaskRule,
 }
 
-pub fn run_tasks(args: TasksArgs) -> Result<(String, ExitCode), Error> {
-    let store = args.change.place.store()?;
-    let tasks = args.change.change_set()?.tasks_in(&store)?;
+pub fn run_tasks(args: TasksArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
+    let store = args.change.place.store(settings)?;
+    let tasks = args.change.change_set(settings)?.tasks_in(&store)?;
     let text = if args.json {
         json_line(&tasks)
     } else {

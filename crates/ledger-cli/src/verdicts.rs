@@ -1,6 +1,7 @@
 //! The verdict verbs (docs/verdicts.md): `verdict record`, `verdict check`,
 //! `verdict downgrade`, `verdict log`.
 
+use ledger_core::Settings;
 use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
@@ -135,18 +136,19 @@ pub struct WorkspaceArg {
 }
 
 impl WorkspaceArg {
-    fn store(&self) -> Result<Store, Error> {
+    fn store(&self, settings: &Settings) -> Result<Store, Error> {
         match &self.workspace {
-            Some(dir) => Store::open(dir).map(with_settings),
-            None => Store::open(&default_workspace()?).map(with_settings),
+            Some(dir) => Store::open(dir),
+            None => Store::open(&default_workspace()?),
         }
+        .map(|store| store.with_settings(settings.clone()))
     }
 }
 
-pub fn run(command: VerdictCommand) -> Result<(String, ExitCode), Error> {
+pub fn run(command: VerdictCommand, settings: &Settings) -> Result<(String, ExitCode), Error> {
     match command {
         VerdictCommand::Record(args) => {
-            let scope = args.scope.to_scope()?;
+            let scope = args.scope.to_scope(settings)?;
             let store = Store::of_scope(&scope)?;
             let request = VerdictRequest {
                 findings: args.findings,
@@ -158,7 +160,7 @@ pub fn run(command: VerdictCommand) -> Result<(String, ExitCode), Error> {
             Ok((written(&summary, args.json), ExitCode::SUCCESS))
         }
         VerdictCommand::Check(args) => {
-            let check = check_verdict(&args.place.store()?, &args.name)?;
+            let check = check_verdict(&args.place.store(settings)?, &args.name)?;
             let code = ExitCode::from(if check.stands { 0 } else { 1 });
             let text = match args.json {
                 true => json_line(&check),
@@ -173,11 +175,11 @@ pub fn run(command: VerdictCommand) -> Result<(String, ExitCode), Error> {
                 reason: args.reason,
                 expected: args.expect.as_deref().map(str::parse).transpose()?,
             };
-            let summary = downgrade_verdict(&args.place.store()?, &request)?;
+            let summary = downgrade_verdict(&args.place.store(settings)?, &request)?;
             Ok((written(&summary, args.json), ExitCode::SUCCESS))
         }
         VerdictCommand::Log(args) => {
-            let log = verdict_log(&args.place.store()?, &args.name)?;
+            let log = verdict_log(&args.place.store(settings)?, &args.name)?;
             let text = match args.json {
                 true => json_line(&log),
                 false if log.is_empty() => format!("{}: no verdict recorded\n", quote(&args.name)),
@@ -266,9 +268,4 @@ fn log_text(s: &VerdictSummary) -> String {
         out.push_str(&format!("  report {}\n", quote(report)));
     }
     out
-}
-
-/// A store with the run's settings.
-fn with_settings(store: Store) -> Store {
-    store.with_settings(crate::settings::current())
 }

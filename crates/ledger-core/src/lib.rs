@@ -90,6 +90,7 @@ pub mod fuzzing;
 pub use bytes::Bytes;
 pub use error::{DisplayPath, Error, GitSource, Result};
 pub use path::WorkspacePath;
+pub use platform::{OsStrBytes, probe};
 pub use settings::{
     ALLOWED_ENV, KEY_ENV, MAX_THREADS, NO_CACHE_ENV, NonUtf8Env, ProgressSink, Settings,
     THREADS_ENV,

@@ -1,9 +1,12 @@
 //! One platform layer (docs/architecture.md, The platform layer): every
-//! operating-system call of the core that is not plain std lives in
-//! `src/platform/`. Read from the sources, so that a `libc::`, `rustix::` or
-//! `std::os::` anywhere else fails here, not on the first build for macOS or
-//! Windows. Unit tests inside `src/` are held to it too: they build their
-//! fixtures through the platform's test helpers.
+//! operating-system call of the workspace's code that is not plain std lives
+//! in ledger-core's `src/platform/`. Read from the sources of every crate (the
+//! core, the CLI, both bindings and the test kit), so that a `libc::`,
+//! `rustix::` or `std::os::` anywhere else fails here, not on the first build
+//! for macOS or Windows. Unit tests inside `src/` are held to it too: they
+//! build their fixtures through the platform's test helpers. The integration
+//! tests under `tests/` are oracles that make symlinks, FIFOs and modes the
+//! way a user's shell does; they are outside the wall.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -46,16 +49,26 @@ fn uses(text: &str) -> Vec<(usize, &'static str)> {
 
 #[test]
 fn only_the_platform_layer_names_the_operating_system() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let platform = src.join("platform");
+    let core = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let crates = core.parent().expect("the crates folder");
+    let platform = core.join("src/platform");
     let mut files = Vec::new();
-    sources(&src, &mut files);
+    for member in [
+        "ledger-core",
+        "ledger-cli",
+        "ledger-py",
+        "ledger-node",
+        "ledger-testkit",
+    ] {
+        sources(&crates.join(member).join("src"), &mut files);
+    }
+    assert!(files.len() > 100, "the crates' sources are found");
     let mut offences = Vec::new();
     for file in files.iter().filter(|f| !f.starts_with(&platform)) {
         let text = fs::read_to_string(file).expect("read source");
         for (line, name) in uses(&text) {
-            let shown = file.strip_prefix(&src).unwrap_or(file).display();
-            offences.push(format!("src/{shown}:{line} names `{name}`"));
+            let shown = file.strip_prefix(crates).unwrap_or(file).display();
+            offences.push(format!("crates/{shown}:{line} names `{name}`"));
         }
     }
     assert!(

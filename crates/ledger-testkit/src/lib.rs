@@ -37,10 +37,9 @@ pub fn writeback_tempdir() -> tempfile::TempDir {
         .unwrap_or_else(|e| fail(&format!("cannot make a directory in {parent:?}: {e}")))
 }
 
-/// Whether `dir` is on a tmpfs.
+/// Whether `dir` is on a file system in memory (a tmpfs).
 pub fn is_tmpfs(dir: &Path) -> bool {
-    const TMPFS_MAGIC: u64 = 0x0102_1994;
-    rustix::fs::statfs(dir).is_ok_and(|fs| fs.f_type as u64 == TMPFS_MAGIC)
+    ledger_core::probe::in_memory(dir)
 }
 
 /// Writes `text` to the file `path` below `root`, making its directories.
@@ -61,11 +60,9 @@ pub fn write_below(root: &Path, path: &str, text: &str) {
 pub fn drop_pages(path: &Path) {
     let dropped = File::open(path).and_then(|file| {
         file.sync_all()?;
-        // Only Linux has `posix_fadvise` in rustix; elsewhere the pages stay
-        // and [`cached`] says so.
-        #[cfg(target_os = "linux")]
-        rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed)?;
-        Ok(())
+        // Linux lets go of them; elsewhere the pages stay and [`cached`]
+        // says so.
+        ledger_core::probe::drop_pages(&file)
     });
     if let Err(e) = dropped {
         fail(&format!("cannot drop the pages of {path:?}: {e}"));
@@ -79,23 +76,7 @@ pub fn cached(path: &Path) -> bool {
     let Ok(file) = File::open(path) else {
         return false;
     };
-    not_waiting(&file)
-}
-
-/// Whether a read of `file`'s start would not wait on the disk.
-#[cfg(target_os = "linux")]
-fn not_waiting(file: &File) -> bool {
-    let mut buffer = [0u8; 16];
-    let slices = &mut [std::io::IoSliceMut::new(&mut buffer)];
-    let read = rustix::io::preadv2(file, slices, 0, rustix::io::ReadWriteFlags::NOWAIT);
-    read != Err(rustix::io::Errno::AGAIN)
-}
-
-/// Without `RWF_NOWAIT` nothing can be told: taken as cached, so that a test
-/// of a cold read skips rather than asserting what it cannot set up.
-#[cfg(not(target_os = "linux"))]
-fn not_waiting(_: &File) -> bool {
-    true
+    ledger_core::probe::cached(&file)
 }
 
 /// Fails the test with `message`.

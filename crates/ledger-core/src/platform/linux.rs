@@ -78,6 +78,16 @@ pub(super) fn advise_sequential(file: &File) {
     let _ = rustix::fs::fadvise(file, 0, None, rustix::fs::Advice::Sequential);
 }
 
+/// `posix_fadvise(POSIX_FADV_DONTNEED)`: the clean pages are dropped.
+pub(super) fn drop_pages(file: &File) -> std::io::Result<()> {
+    Ok(rustix::fs::fadvise(
+        file,
+        0,
+        None,
+        rustix::fs::Advice::DontNeed,
+    )?)
+}
+
 /// Nice 19 for this thread alone: Linux's nice value is per thread.
 pub(super) fn lowest_thread_priority() -> bool {
     rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19).is_ok()

@@ -39,6 +39,11 @@ pub(super) fn read_cached(_: &File, _: &mut [u8], _: u64) -> CachedRead {
 /// Nothing to advise.
 pub(super) fn advise_sequential(_: &File) {}
 
+/// The pages stay: nothing here drops them.
+pub(super) fn drop_pages(_: &File) -> std::io::Result<()> {
+    Ok(())
+}
+
 /// The thread runs as it is.
 pub(super) fn lowest_thread_priority() -> bool {
     false

@@ -67,7 +67,7 @@ pub(crate) const LOWERS_THREAD_PRIORITY: bool = imp::LOWERS_THREAD_PRIORITY;
 /// The exact bytes of an OS string, and the OS string of bytes: Unix names
 /// are bytes, so both ways are exact there (Windows will use the encoded
 /// bytes, which round-trip too). Paths are hashed and compared as these bytes.
-pub(crate) trait OsStrBytes {
+pub trait OsStrBytes {
     /// The bytes of the string.
     fn as_bytes(&self) -> &[u8];
     /// The string of `bytes`.
@@ -241,4 +241,32 @@ pub(crate) fn lowest_thread_priority() -> bool {
 /// `fstatfs`, `statat`): Linux opens it `O_PATH`, which needs no read right.
 pub(crate) fn open_for_looking(dir: &Path) -> Result<Handle> {
     imp::open_for_looking(dir)
+}
+
+/// Probes of the file system and the page cache for the tests that set up a
+/// cold read or a writeback the digest cache must prove (`ledger-testkit`
+/// calls them, so that no test crate names the operating system either).
+pub mod probe {
+    use std::fs::File;
+    use std::path::Path;
+
+    /// Whether the directory `dir` is on a file system that lives in memory
+    /// (tmpfs, ramfs); `false` when it cannot be told.
+    pub fn in_memory(dir: &Path) -> bool {
+        super::open_for_looking(dir).is_ok_and(|handle| super::fs_kind(&handle).in_memory())
+    }
+
+    /// Asks the kernel to let go of the cached pages of `file` (Linux:
+    /// `POSIX_FADV_DONTNEED`); elsewhere the pages stay and [`cached`] says so.
+    pub fn drop_pages(file: &File) -> std::io::Result<()> {
+        super::imp::drop_pages(file)
+    }
+
+    /// Whether a read of the start of `file` finds it in the page cache;
+    /// `true` where the platform cannot tell (a test of a cold read then
+    /// skips rather than asserting what it cannot set up).
+    pub fn cached(file: &File) -> bool {
+        let mut buffer = [0u8; 16];
+        super::read_cached(file, &mut buffer, 0) != super::CachedRead::WouldWait
+    }
 }
