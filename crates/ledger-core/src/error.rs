@@ -339,6 +339,16 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A tool that writes records or runs a command, or an argument that
+    /// would run one, asked of a server started read-only (`ledger mcp
+    /// --read-only`): nothing was written and nothing ran.
+    #[error(
+        "{what} is refused: this server is read-only (it writes no record and runs no command)"
+    )]
+    ReadOnly {
+        /// What was asked.
+        what: String,
+    },
     /// A verdict's report that is not one regular file: a directory (every
     /// file in it would leave the state the verdict judges), a symlink, FIFO,
     /// socket or device, or a path below a symlink.
@@ -672,6 +682,7 @@ impl Error {
             | Error::GateNotStarted { .. }
             | Error::Cancelled { .. }
             | Error::InvalidArgument { .. }
+            | Error::ReadOnly { .. }
             | Error::GitEnvironment { .. }
             | Error::UpstreamBlocked { .. }
             | Error::AbsentArtifact { .. }
@@ -699,7 +710,7 @@ mod tests {
             path: DisplayPath::from("x"),
         };
         assert_eq!(e.code(), "non-utf8-path");
-        assert_eq!(Error::CODES.len(), 54);
+        assert_eq!(Error::CODES.len(), 55);
         assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
         let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
         assert_eq!(unique.len(), Error::CODES.len());

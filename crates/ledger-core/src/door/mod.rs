@@ -54,6 +54,7 @@ use crate::{
     records::Store,
 };
 
+pub mod agent;
 pub mod cancel;
 mod case;
 mod schema;
