@@ -196,6 +196,7 @@ const ErrorCode = Object.freeze({
   GateNotStarted: 'gate-not-started',
   Cancelled: 'cancelled',
   InvalidArgument: 'invalid-argument',
+  ReadOnly: 'read-only',
   BadReport: 'bad-report',
   BadEntry: 'bad-entry',
   DuplicateEntry: 'duplicate-entry',
@@ -233,7 +234,7 @@ const DEFAULT_EXCLUSION_REASON = "excluded by the caller"
 const DEFAULT_SCHEMA = "spec-driven"
 
 /** Every code a LedgerError can carry (the core's, and `panic`). */
-const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","cancelled","invalid-argument","bad-report","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","ref-locked","ref-name-conflict","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
+const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","cancelled","invalid-argument","read-only","bad-report","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","ref-locked","ref-name-conflict","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
 
 /** The prefix of the v1 fingerprint stream (docs/format.md). */
 const FORMAT_V1 = "wealth-ledger-input-v1"

@@ -3283,7 +3283,7 @@ export interface VerdictDowngradeOptions {
 }
 
 /** Every code a LedgerError can carry. */
-export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'cancelled' | 'invalid-argument' | 'bad-report' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'ref-locked' | 'ref-name-conflict' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
+export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'cancelled' | 'invalid-argument' | 'read-only' | 'bad-report' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'ref-locked' | 'ref-name-conflict' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
 
 /** Every code a LedgerError can carry, by name. */
 export declare const ErrorCode: {
@@ -3317,6 +3317,7 @@ export declare const ErrorCode: {
   readonly GateNotStarted: 'gate-not-started'
   readonly Cancelled: 'cancelled'
   readonly InvalidArgument: 'invalid-argument'
+  readonly ReadOnly: 'read-only'
   readonly BadReport: 'bad-report'
   readonly BadEntry: 'bad-entry'
   readonly DuplicateEntry: 'duplicate-entry'

@@ -354,6 +354,11 @@ fn gate(argv: &[&str], prerequisite: Option<&str>) -> Error {
 }
 
 /// A gate whose caller has cancelled it before it starts: nothing runs.
+/// A writing tool asked of a read-only agent's door.
+fn read_only() -> Error {
+    ledger_core::door::agent::tool("approve", true).unwrap_err()
+}
+
 fn cancelled() -> Error {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("ran");
@@ -578,6 +583,7 @@ fn every_code_is_provoked_by_a_real_input() {
         ),
         ("non-utf8-value", gate(&["true"], Some(r"printf 'v\377'"))),
         ("cancelled", cancelled()),
+        ("read-only", read_only()),
         (
             "bad-entry",
             entries(&[("a", "file", "120000", &"0".repeat(64))]),

@@ -710,6 +710,12 @@ class InvalidArgumentError(LedgerError):
     code = "invalid-argument"
 
 
+class ReadOnlyError(LedgerError):
+    """LedgerError of code ``read-only`` (docs/errors.md)."""
+
+    code = "read-only"
+
+
 class BadReportError(LedgerError):
     """LedgerError of code ``bad-report`` (docs/errors.md)."""
 
@@ -891,6 +897,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "gate-not-started": GateNotStartedError,
     "cancelled": CancelledError,
     "invalid-argument": InvalidArgumentError,
+    "read-only": ReadOnlyError,
     "bad-report": BadReportError,
     "bad-entry": BadEntryError,
     "duplicate-entry": DuplicateEntryError,
@@ -918,7 +925,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "panic": PanicError,
 }
 
-ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "cancelled", "invalid-argument", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
+ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "cancelled", "invalid-argument", "read-only", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
 """Every code a LedgerError can carry."""
 
 DEFAULT_CHANGES_ROOT: Final[str] = "openspec/changes"
@@ -930,7 +937,7 @@ DEFAULT_EXCLUSION_REASON: Final[str] = "excluded by the caller"
 DEFAULT_SCHEMA: Final[str] = "spec-driven"
 """The artifact schema OpenSpec uses when nothing names one."""
 
-ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "cancelled", "invalid-argument", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
+ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "cancelled", "invalid-argument", "read-only", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
 """Every code a LedgerError can carry (the core's, and `panic`)."""
 
 FORMAT_V1: Final[str] = "wealth-ledger-input-v1"
@@ -1680,6 +1687,7 @@ __all__ = [
     "GateNotStartedError",
     "CancelledError",
     "InvalidArgumentError",
+    "ReadOnlyError",
     "BadReportError",
     "BadEntryError",
     "DuplicateEntryError",
