@@ -9,6 +9,7 @@ mod exit_codes;
 mod gates;
 mod hints;
 mod lifecycle;
+mod mcp;
 mod parse;
 mod progress;
 mod report;
@@ -160,6 +161,9 @@ enum Command {
     /// stands, downgrade it, or list its records (docs/verdicts.md).
     #[command(subcommand)]
     Verdict(verdicts::VerdictCommand),
+    /// Serve the tools an agent needs over the Model Context Protocol on
+    /// stdio (docs/agents.md), in one workspace fixed for the server's life.
+    Mcp(mcp::McpArgs),
 }
 
 #[derive(Args)]
@@ -343,6 +347,11 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
         }
         Command::Completions { shell } => {
             return answer(&shell::completions(shell), ExitCode::SUCCESS);
+        }
+        Command::Mcp(args) => {
+            drop(reporter);
+            mcp::serve(args, settings)?;
+            return Ok(ExitCode::SUCCESS);
         }
         Command::Man => {
             return answer(&shell::man_page()?, ExitCode::SUCCESS);

@@ -232,14 +232,15 @@ pub fn listing(tool: &Tool) -> Value {
 }
 
 /// Calls `tool` with the arguments object `arguments` on the workspace
-/// `workspace` with `settings_json` ([`call_with`](super::call_with)): its
-/// result as a JSON object ([`listing`]'s output schema). A read-only server
-/// refuses arguments that would run a command.
+/// `workspace` with `settings` ([`call_with`](super::call_with)), field
+/// names in snake_case: its result as a JSON object ([`listing`]'s output
+/// schema) and its warnings. A read-only server refuses arguments that would
+/// run a command.
 pub fn call_tool(
     tool: &Tool,
     read_only: bool,
     workspace: &camino::Utf8Path,
-    settings_json: Option<&str>,
+    settings: &crate::Settings,
     arguments: &Value,
     hooks: &Hooks,
 ) -> Result<(Value, Vec<super::Warning>)> {
@@ -251,9 +252,9 @@ pub fn call_tool(
             ),
         });
     }
-    let Reply { json, warnings } = super::call_with(
+    let Reply { json, warnings } = super::call_in(
         Some(workspace),
-        settings_json,
+        settings,
         tool.verb,
         &arguments.to_string(),
         Case::Snake,
