@@ -347,7 +347,7 @@ fn split_ref(reference: &Value) -> Option<(String, String)> {
 fn refs(value: &Value, out: &mut Vec<(String, String)>) {
     match value {
         Value::Object(map) => {
-            if let Some(reference) = map.get("$ref").and_then(|r| split_ref(r)) {
+            if let Some(reference) = map.get("$ref").and_then(split_ref) {
                 out.push(reference);
             }
             map.values().for_each(|v| refs(v, out));
@@ -360,10 +360,10 @@ fn refs(value: &Value, out: &mut Vec<(String, String)>) {
 fn rewrite_refs(value: &mut Value, key_of: &dyn Fn(&str, &str) -> Option<String>) {
     match value {
         Value::Object(map) => {
-            if let Some(reference) = map.get("$ref").and_then(|r| split_ref(r)) {
-                if let Some(key) = key_of(&reference.0, &reference.1) {
-                    map.insert("$ref".into(), Value::String(format!("#/$defs/{key}")));
-                }
+            if let Some(key) = (map.get("$ref").and_then(split_ref))
+                .and_then(|(section, name)| key_of(&section, &name))
+            {
+                map.insert("$ref".into(), Value::String(format!("#/$defs/{key}")));
             }
             map.values_mut().for_each(|v| rewrite_refs(v, key_of));
         }
