@@ -22,7 +22,7 @@ if ! "$VENV/bin/python" -c 'import sys; assert sys.version_info >= (3, 9)' 2>/de
 fi
 PY="$VENV/bin/python"
 "$PY" -m pip install --quiet --disable-pip-version-check \
-    'maturin==1.16.0' 'pytest==9.2.0' 'mypy==2.4.1'
+    'maturin==1.16.0' 'pytest==9.2.0' 'mypy==2.4.1' 'mcp==2.3.0'
 "$PY" -m maturin --version
 
 # The suite's wheel is a dev build by default: it reuses the workspace tests'
@@ -51,6 +51,12 @@ step "the CLI for the parity tests, as make rust-test builds it"
 # (either/use_std, getrandom/std) and would compile ledger-core a second time.
 cargo test -p ledger-cli --test cli --locked --features ledger-core/fuzzing --no-run
 export LEDGER_BIN="$TARGET_DIR/debug/ledger"
+
+step "the pinned OpenSpec CLI for the MCP test's archive (tests/openspec, as make openspec-test installs it)"
+if [ ! -x "$ROOT/tests/openspec/node_modules/.bin/openspec" ]; then
+    (cd "$ROOT/tests/openspec" && ../../.ci/npm-ci.sh)
+fi
+export LEDGER_OPENSPEC_BIN="$ROOT/tests/openspec/node_modules/.bin/openspec"
 
 step "clippy on the binding code (feature python, then with the test hooks)"
 for features in python test-hooks; do
