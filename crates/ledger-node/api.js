@@ -278,6 +278,19 @@ class Workspace {
     return JSON.parse(this.#settingsJson)
   }
   /**
+   * Calls one of the agent's tools in this workspace, as `ledger mcp` does:
+   * its arguments and result in snake_case whatever the door.
+   */
+  async agentCall(tool, options) {
+    return (reply(await callCancellable(this.#path, 'agent_call', encode('agent_call', options, (o) => ({ ...withoutSignal(o), tool })), options?.signal, this.#settingsJson)))
+  }
+
+  /** `agentCall`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked. */
+  agentCallSync(tool, options) {
+    return (reply(callCancellableSync(this.#path, 'agent_call', encode('agent_call', options, (o) => ({ ...withoutSignal(o), tool })), options?.signal, this.#settingsJson)))
+  }
+
+  /**
    * The v1 fingerprint of the scope's inventory (`ledger fingerprint`).
    */
   async fingerprint(options) {
@@ -917,6 +930,19 @@ class Workspace {
 
 }
 /**
+ * The tools an agent is offered (the OpenCode plugin's list; `ledger mcp`
+ * lists the same).
+ */
+async function agentTools(options) {
+  return (reply(await native.call(null, 'agent_tools', encode('agent_tools', options, (o) => ({ ...o,  })))))
+}
+
+/** `agentTools`, blocking the JavaScript thread. */
+function agentToolsSync(options) {
+  return (reply(native.callSync(null, 'agent_tools', encode('agent_tools', options, (o) => ({ ...o,  })))))
+}
+
+/**
  * The v1 fingerprint of `entries`, in any order: they are sorted by the
  * UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
  * invalid entry `bad-entry`.
@@ -1133,4 +1159,4 @@ function workspaceSettingsSync(options) {
 }
 
 
-module.exports = { Workspace, LedgerError, ErrorCode, DEFAULT_CHANGES_ROOT, DEFAULT_EXCLUSION_REASON, DEFAULT_SCHEMA, ERROR_CODES, FORMAT_V1, MAX_THREADS, RECORD_FORMAT, RECORD_VERSION, STORE_DIR, TASK_RULES, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, workspaceSettings, workspaceSettingsSync }
+module.exports = { Workspace, LedgerError, ErrorCode, DEFAULT_CHANGES_ROOT, DEFAULT_EXCLUSION_REASON, DEFAULT_SCHEMA, ERROR_CODES, FORMAT_V1, MAX_THREADS, RECORD_FORMAT, RECORD_VERSION, STORE_DIR, TASK_RULES, agentTools, agentToolsSync, fingerprintEntries, fingerprintEntriesSync, parseFingerprint, parseFingerprintSync, worktreeRoot, worktreeRootSync, parseRecord, parseRecordSync, readRecord, readRecordSync, inventoryRecord, inventoryRecordSync, artifactGraph, artifactGraphSync, upstream, upstreamSync, downstream, downstreamSync, tracked, trackedSync, artifact, artifactSync, observe, observeSync, normalizeTasks, normalizeTasksSync, readTasks, readTasksSync, readTasksBytes, readTasksBytesSync, workspaceSettings, workspaceSettingsSync }

@@ -171,6 +171,46 @@ export type TimeoutMs = number
 export type ValidationVerdict = "PASS" | "FAIL"
 
 /**
+ * What a tool answered: its structured result and the short text a model reads.
+ */
+export interface AgentReply {
+  /**
+   * The result, as the tool's output schema says (snake_case).
+   */
+  result: unknown
+  /**
+   * The result as short text ([`text`]).
+   */
+  text: string
+}
+
+/**
+ * A tool as an agent's host lists it.
+ */
+export interface AgentTool {
+  /**
+   * What it answers, when to call it, what its answer means.
+   */
+  description: string
+  /**
+   * What calling it can do.
+   */
+  effect: Effect
+  /**
+   * The JSON Schema of its arguments (field names in snake_case).
+   */
+  inputSchema: unknown
+  /**
+   * The tool's name.
+   */
+  name: string
+  /**
+   * The JSON Schema of its result, an object.
+   */
+  outputSchema: unknown
+}
+
+/**
  * The state of one artifact's approval.
  */
 export type ApprovalState = "approved" | "unbound" | "changed" | "reset" | "blocked" | "archived" | "gone" | "skipped"
@@ -840,6 +880,11 @@ export interface Downgrade {
    */
   reason: string
 }
+
+/**
+ * What calling a tool can do to the workspace.
+ */
+export type Effect = "reads" | "writes" | "runs"
 
 /**
  * One path of an inventory, as the fingerprint's byte stream has it.
@@ -2417,6 +2462,34 @@ export type WorkKind = "approval" | "schema-changed" | "tasks-left" | "blocker" 
  */
 export type WorkspacePath = string
 
+/** The options of `agentTools`. */
+export interface AgentToolsOptions {
+  /**
+   * Only the tools that read (a read-only server's list).
+   */
+  readOnly?: boolean
+}
+
+/** The options of `agentCall`. */
+export interface AgentCallOptions {
+  /**
+   * Its arguments, as its input schema says.
+   */
+  arguments?: unknown
+  /**
+   * Refuse a tool that writes or runs, and arguments that would run a
+   * command (`read-only`).
+   */
+  readOnly?: boolean
+  /**
+   * Cancels the call when it aborts (the async method only): aborted before
+   * the call, nothing runs; aborted while the gate runs, its process group is
+   * stopped and the run recorded as failed and not reusable. Either way the
+   * Promise rejects with a `LedgerError` of code `cancelled`.
+   */
+  signal?: AbortSignal
+}
+
 /** The options of `fingerprint`. */
 export interface FingerprintOptions {
   /**
@@ -3417,6 +3490,15 @@ export declare class Workspace {
   /** The workspace's settings, as they were made (a copy). */
   settings(): Settings
   /**
+   * Calls one of the agent's tools in this workspace, as `ledger mcp` does:
+   * its arguments and result in snake_case whatever the door.
+   */
+  agentCall(tool: string, options?: AgentCallOptions): Promise<AgentReply>
+  /**
+   * `agentCall`, blocking the JavaScript thread. An already aborted `signal` runs nothing (`cancelled`); one aborted while it runs cannot be seen, the JavaScript thread being blocked.
+   */
+  agentCallSync(tool: string, options?: AgentCallOptions): AgentReply
+  /**
    * The v1 fingerprint of the scope's inventory (`ledger fingerprint`).
    */
   fingerprint(options?: FingerprintOptions): Promise<Fingerprint>
@@ -3876,6 +3958,15 @@ export declare class Workspace {
   verdictLogSync(name: string): Array<VerdictSummary>
 }
 
+/**
+ * The tools an agent is offered (the OpenCode plugin's list; `ledger mcp`
+ * lists the same).
+ */
+export declare function agentTools(options?: AgentToolsOptions): Promise<Array<AgentTool>>
+/**
+ * `agentTools`, blocking the JavaScript thread.
+ */
+export declare function agentToolsSync(options?: AgentToolsOptions): Array<AgentTool>
 /**
  * The v1 fingerprint of `entries`, in any order: they are sorted by the
  * UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an

@@ -14,13 +14,15 @@
 //! run a command (a prerequisite observed by a shell command,
 //! `allow_env_cmd`), so that `--read-only` never writes and never runs.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Case, Hooks, Reply};
+use super::{Case, Hooks, Verb, Workspace};
 use crate::{Error, Result};
 
 /// What calling a tool can do to the workspace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Effect {
     /// Reads only (a digest cache may be refreshed, which changes no answer).
@@ -232,10 +234,9 @@ pub fn listing(tool: &Tool) -> Value {
 }
 
 /// Calls `tool` with the arguments object `arguments` on the workspace
-/// `workspace` with `settings` ([`call_with`](super::call_with)), field
-/// names in snake_case: its result as a JSON object ([`listing`]'s output
-/// schema) and its warnings. A read-only server refuses arguments that would
-/// run a command.
+/// `workspace` with `settings`, field names in snake_case: its result as a
+/// JSON object ([`listing`]'s output schema) and its warnings. What `hooks`
+/// carry (a cancellation token) stops a gate it runs.
 pub fn call_tool(
     tool: &Tool,
     read_only: bool,
@@ -244,6 +245,17 @@ pub fn call_tool(
     arguments: &Value,
     hooks: &Hooks,
 ) -> Result<(Value, Vec<super::Warning>)> {
+    let ws = Workspace::new(workspace, hooks.clone())
+        .with_settings(settings.clone())?
+        .with_cancel(hooks.cancel)?;
+    let value = run_tool(tool, read_only, &ws, arguments)?;
+    let warnings = ws.warnings.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok((value, warnings))
+}
+
+/// Runs `tool`'s verb on `ws`. A read-only caller's arguments that would run
+/// a command are refused before anything runs.
+fn run_tool(tool: &Tool, read_only: bool, ws: &Workspace, arguments: &Value) -> Result<Value> {
     if read_only && runs_a_command(arguments) {
         return Err(Error::ReadOnly {
             what: format!(
@@ -252,18 +264,101 @@ pub fn call_tool(
             ),
         });
     }
-    let Reply { json, warnings } = super::call_in(
-        Some(workspace),
-        settings,
-        tool.verb,
-        &arguments.to_string(),
-        Case::Snake,
-        hooks,
-    )?;
+    let verb = (super::registry().iter().find(|v| v.name == tool.verb)).ok_or_else(|| {
+        Error::InvalidArgument {
+            message: format!("the tool `{}` names no verb", tool.name),
+        }
+    })?;
+    let json = (verb.run)(Some(ws), arguments.clone(), Case::Snake)?;
     let value: Value = serde_json::from_str(&json).map_err(|e| Error::InvalidArgument {
         message: format!("the result cannot be read back as JSON: {e}"),
     })?;
-    Ok((as_object_value(value), warnings))
+    Ok(as_object_value(value))
+}
+
+/// The tools an agent is offered (the OpenCode plugin's list; `ledger mcp`
+/// lists the same).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentToolsOptions {
+    /// Only the tools that read (a read-only server's list).
+    #[serde(default)]
+    pub read_only: bool,
+}
+
+/// A tool as an agent's host lists it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AgentTool {
+    /// The tool's name.
+    pub name: String,
+    /// What it answers, when to call it, what its answer means.
+    pub description: String,
+    /// What calling it can do.
+    pub effect: Effect,
+    /// The JSON Schema of its arguments (field names in snake_case).
+    pub input_schema: Value,
+    /// The JSON Schema of its result, an object.
+    pub output_schema: Value,
+}
+
+fn agent_tools(o: AgentToolsOptions) -> Result<Vec<AgentTool>> {
+    Ok(tools(o.read_only)
+        .map(|tool| {
+            let mut listed = listing(tool);
+            AgentTool {
+                name: tool.name.to_owned(),
+                description: tool.description.to_owned(),
+                effect: tool.effect,
+                input_schema: listed["inputSchema"].take(),
+                output_schema: listed["outputSchema"].take(),
+            }
+        })
+        .collect())
+}
+
+/// Calls one of the agent's tools in this workspace, as `ledger mcp` does:
+/// its arguments and result in snake_case whatever the door.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentCallOptions {
+    /// The tool's name (`agent_tools` lists them).
+    pub tool: String,
+    /// Its arguments, as its input schema says.
+    #[serde(default = "empty_object")]
+    pub arguments: Value,
+    /// Refuse a tool that writes or runs, and arguments that would run a
+    /// command (`read-only`).
+    #[serde(default)]
+    pub read_only: bool,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Map::new())
+}
+
+/// What a tool answered: its structured result and the short text a model reads.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AgentReply {
+    /// The result, as the tool's output schema says (snake_case).
+    pub result: Value,
+    /// The result as short text ([`text`]).
+    pub text: String,
+}
+
+fn agent_call(ws: &Workspace, o: AgentCallOptions) -> Result<AgentReply> {
+    let tool = tool(&o.tool, o.read_only)?;
+    let result = run_tool(tool, o.read_only, ws, &o.arguments)?;
+    Ok(AgentReply {
+        text: text(&result),
+        result,
+    })
+}
+
+pub(super) fn verbs() -> Vec<Verb> {
+    vec![
+        Verb::free("agent_tools", &[], agent_tools),
+        Verb::method("agent_call", &["tool"], agent_call).cancellable(),
+    ]
 }
 
 /// Whether `arguments` ask a reader to run a command: `allow_env_cmd: true`,

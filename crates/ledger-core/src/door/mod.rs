@@ -357,6 +357,7 @@ pub fn registry() -> &'static [Verb] {
     VERBS.get_or_init(|| {
         [
             // -- registry -- (one line per concept file)
+            agent::verbs(),
             expand::verbs(),
             approval::verbs(),
             scope::verbs(),

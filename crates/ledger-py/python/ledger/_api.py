@@ -88,6 +88,12 @@ TimeoutMs = float
 # auditor's (`PASS_WITH_NOTES`, `BLOCKED`, …) and is a plain string.
 ValidationVerdict = Union[Literal["PASS"], Literal["FAIL"]]
 
+# What a tool answered: its structured result and the short text a model reads.
+AgentReply = TypedDict("AgentReply", {"result": Any, "text": str})
+
+# A tool as an agent's host lists it.
+AgentTool = TypedDict("AgentTool", {"description": str, "effect": "Effect", "input_schema": Any, "name": str, "output_schema": Any})
+
 # The state of one artifact's approval.
 ApprovalState = Union[Literal["approved"], Literal["unbound"], Literal["changed"], Literal["reset"], Literal["blocked"], Literal["archived"], Literal["gone"], Literal["skipped"]]
 
@@ -203,6 +209,9 @@ Divergence = TypedDict("Divergence", {"heads": list[str], "reference": str})
 
 # What a downgrade lowered, and why.
 Downgrade = TypedDict("Downgrade", {"audited": "Fingerprint", "from": str, "reason": str})
+
+# What calling a tool can do to the workspace.
+Effect = Union[Literal["reads"], Literal["writes"], Literal["runs"]]
 
 # One path of an inventory, as the fingerprint's byte stream has it.
 Entry = TypedDict("Entry", {"digest": str, "kind": Literal["file", "symlink", "missing"], "mode": str, "path": str})
@@ -1158,6 +1167,11 @@ class Workspace:
     def __hash__(self) -> int:
         return hash(self._path)
 
+    def agent_call(self, tool: str, *, arguments: Optional[Any] = None, read_only: Optional[bool] = None, cancel: Optional[Cancel] = None) -> "AgentReply":
+        """Calls one of the agent's tools in this workspace, as `ledger mcp` does:
+        its arguments and result in snake_case whatever the door."""
+        return _call(self._path, "agent_call", {"arguments": arguments, "read_only": read_only, "tool": tool}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
+
     def fingerprint(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Fingerprint":
         """The v1 fingerprint of the scope's inventory (`ledger fingerprint`)."""
         return _call(self._path, "fingerprint", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
@@ -1437,6 +1451,12 @@ class Workspace:
         return _call(self._path, "verdict_log", {"name": name}, settings=self._settings_json)  # type: ignore[no-any-return]
 
 
+def agent_tools(*, read_only: Optional[bool] = None) -> list["AgentTool"]:
+    """The tools an agent is offered (the OpenCode plugin's list; `ledger mcp`
+    lists the same)."""
+    return _call(None, "agent_tools", {"read_only": read_only})  # type: ignore[no-any-return]
+
+
 def fingerprint_entries(entries: Sequence[Union["Entry", "EntryParts"]]) -> "Fingerprint":
     """The v1 fingerprint of `entries`, in any order: they are sorted by the
     UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
@@ -1571,6 +1591,8 @@ __all__ = [
     "TaskRule",
     "TimeoutMs",
     "ValidationVerdict",
+    "AgentReply",
+    "AgentTool",
     "ApprovalState",
     "ApprovalStatus",
     "Approved",
@@ -1598,6 +1620,7 @@ __all__ = [
     "DeclaredStatus",
     "Divergence",
     "Downgrade",
+    "Effect",
     "Entry",
     "Evidence",
     "Exclusion",
@@ -1713,6 +1736,7 @@ __all__ = [
     "BadSigningKeyError",
     "BadAllowedSignersError",
     "PanicError",
+    "agent_tools",
     "fingerprint_entries",
     "parse_fingerprint",
     "worktree_root",
