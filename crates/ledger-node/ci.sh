@@ -21,6 +21,9 @@ step "npm ci (fails on an engine warning)"
 # (10.0.14 takes content-type 2, Node 18+), and @napi-rs/cross-toolchain
 # 1.0.5, whose @napi-rs/lzma 1.5 wants Node 22.20 (1.4.5: Node 10+). lzma is
 # loaded only by `napi build --use-napi-cross`, which nothing here uses.
+# @opencode-ai/plugin (the OpenCode plugin's types, for tsc only) pulls
+# effect, whose ini 7 wants Node 22; ini 5 takes Node 20, and tsc never loads
+# it. OpenCode itself runs the plugin under Bun with its own dependencies.
 "$ROOT/.ci/npm-ci.sh"
 
 step "clippy, napi feature on"
@@ -66,8 +69,9 @@ if git ls-files --error-unmatch native.d.ts binding.js >/dev/null 2>&1; then
     { echo "native.d.ts/binding.js are stale: commit the files the build generated" >&2; exit 1; }
 fi
 
-step "tsc --noEmit (index.d.ts, test/usage.ts, test/types.ts)"
+step "tsc --noEmit (index.d.ts, test/usage.ts, test/types.ts; the OpenCode plugin, checkJs)"
 npx tsc -p tsconfig.json
+npx tsc -p tsconfig.opencode.json
 
 step "node --test"
 node --test test/*.test.mjs

@@ -50,7 +50,7 @@ const [main, platform, crate] = process.argv.slice(2)
 const list = (t) => execFileSync('tar', ['tzf', t], { encoding: 'utf8' }).trim().split('\n').sort()
 const manifest = (t) => JSON.parse(execFileSync('tar', ['xzf', t, '-O', 'package/package.json'], { encoding: 'utf8' }))
 const file = (t, f) => execFileSync('tar', ['xzf', t, '-O', `package/${f}`], { maxBuffer: 1 << 28 })
-assert.deepEqual(list(main), ['LICENSE-APACHE', 'LICENSE-MIT', 'README.md', 'api.js', 'binding.js', 'index.d.ts', 'index.js', 'package.json'].map((f) => `package/${f}`))
+assert.deepEqual(list(main), ['LICENSE-APACHE', 'LICENSE-MIT', 'README.md', 'api.js', 'binding.js', 'index.d.ts', 'index.js', 'opencode.d.mts', 'opencode.mjs', 'package.json'].map((f) => `package/${f}`))
 assert.deepEqual(list(platform), ['LICENSE-APACHE', 'LICENSE-MIT', 'README.md', 'ledger.linux-x64-gnu.node', 'package.json'].map((f) => `package/${f}`))
 const m = manifest(main)
 const p = manifest(platform)
@@ -63,7 +63,12 @@ assert.equal(p.version, m.version)
 assert.deepEqual([p.os, p.cpu, p.libc], [['linux'], ['x64'], ['glibc']])
 assert.equal(m.license, 'MIT OR Apache-2.0')
 assert.equal(p.license, m.license)
-for (const f of ['index.js', 'api.js', 'binding.js', 'index.d.ts', 'README.md']) {
+// OpenCode loads the package's plugin from exports["./server"]; a plugin file
+// of one's own imports it as ledger-fingerprint/opencode.
+assert.equal(m.exports['./server'].default, './opencode.mjs')
+assert.equal(m.exports['./opencode'].default, './opencode.mjs')
+assert.deepEqual(m.peerDependenciesMeta, { '@opencode-ai/plugin': { optional: true } })
+for (const f of ['index.js', 'api.js', 'binding.js', 'index.d.ts', 'opencode.mjs', 'opencode.d.mts', 'README.md']) {
   assert.ok(file(main, f).equals(fs.readFileSync(`${crate}/${f}`)), `${f} is packed as committed`)
 }
 assert.ok(file(platform, 'ledger.linux-x64-gnu.node').equals(fs.readFileSync(`${crate}/ledger.linux-x64-gnu.node`)))
@@ -85,6 +90,20 @@ step "smoke under Bun (npm ci in tests/install/bun)"
 (cd "$HERE/bun" && "$ROOT/.ci/npm-ci.sh")
 bun="$HERE/bun/node_modules/.bin/bun"
 (cd "$app" && "$bun" smoke.cjs && "$bun" smoke.mjs)
+
+step "the OpenCode plugin under Bun, as OpenCode 1.18 calls it (tests/install/opencode/harness.mts)"
+# The plugin's host package and Node's types, pinned, as a project that
+# uses OpenCode has them; the harness is type-checked first (tsc of the
+# crate's dev dependencies), then run by Bun. The real OpenSpec CLI archives
+# the change (tests/openspec, as make openspec-test installs it).
+(cd "$app" && npm install --no-audit --no-fund --loglevel=error --save-exact \
+  '@opencode-ai/plugin@1.18.33' '@types/node@20.19.43')
+if [ ! -x "$ROOT/tests/openspec/node_modules/.bin/openspec" ]; then
+  (cd "$ROOT/tests/openspec" && "$ROOT/.ci/npm-ci.sh")
+fi
+cp "$HERE/opencode/harness.mts" "$HERE/opencode/tsconfig.json" "$app/"
+(cd "$app" && "$NODE_CRATE/node_modules/.bin/tsc" -p tsconfig.json)
+(cd "$app" && LEDGER_OPENSPEC_BIN="$ROOT/tests/openspec/node_modules/.bin/openspec" "$bun" harness.mts)
 
 step "a platform package whose addon does not load, then none: the error says which"
 expect_error() { # WANT...: requiring the package fails, under Node and Bun, saying each WANT

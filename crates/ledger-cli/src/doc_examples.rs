@@ -31,6 +31,7 @@ const DOCUMENTS: &[(&str, &str)] = &[
     ),
     ("docs/format.md", include_str!("../../../docs/format.md")),
     ("docs/errors.md", include_str!("../../../docs/errors.md")),
+    ("docs/agents.md", include_str!("../../../docs/agents.md")),
 ];
 
 /// The `$ ledger …` command lines of `text`, continuation lines joined.

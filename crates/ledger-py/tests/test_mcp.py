@@ -12,13 +12,16 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+import json
+import re
+
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 import ledger
-from conftest import CHANGE, Cli, write
+from conftest import CHANGE, REPO_ROOT, Cli, write
 
 DELTA = "## ADDED Requirements\n\n### Requirement: Login\nThe system SHALL log users in.\n\n#### Scenario: ok\n- works\n"
 DECLARED = '[gates.test]\ncommand = ["cat", "src/app.py"]\nroots = ["src"]\n'
@@ -236,3 +239,35 @@ def alive(pid: int) -> bool:
     # A zombie is gone for every purpose here; /proc says which it is.
     status = Path(f"/proc/{pid}/status")
     return not status.exists() or "State:\tZ" not in status.read_text()
+
+
+def configured_servers() -> list[list[str]]:
+    """The command line of each MCP configuration in docs/agents.md."""
+    text = (REPO_ROOT / "docs" / "agents.md").read_text()
+    commands = []
+    for block in re.findall(r"```json\n(.*?)```", text, re.S):
+        config = json.loads(block)
+        for server in config.get("mcpServers", {}).values():
+            commands.append([server["command"], *server["args"]])
+        for server in config.get("mcp", {}).values():
+            commands.append(server["command"])
+    return commands
+
+
+def test_every_mcp_configuration_in_the_docs_starts_the_server(workspace: Path, cli: Cli) -> None:
+    commands = configured_servers()
+    assert len(commands) == 3
+    for command in commands:
+        assert command[:2] == ["ledger", "mcp"], command
+        params = StdioServerParameters(command=cli.path, args=command[1:], cwd=str(workspace))
+
+        async def main() -> None:
+            async with stdio_client(params) as (read, write_stream):
+                async with ClientSession(read, write_stream) as session:
+                    await session.initialize()
+                    names = {t.name for t in (await session.list_tools()).tools}
+                    assert names == (READERS if "--read-only" in command else TOOLS)
+                    # The workspace is the current directory's checkout.
+                    assert await call(session, "check") == ledger.Workspace(workspace).check()
+
+        anyio.run(main)
