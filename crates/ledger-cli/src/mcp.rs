@@ -113,11 +113,11 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = agent::tools(self.read_only)
-            .map(|tool| {
-                serde_json::from_value::<Tool>(agent::listing(tool)).map_err(|e| {
-                    ErrorData::internal_error(format!("tool {}: {e}", tool.name), None)
-                })
+        let tools = agent::listings(self.read_only)
+            .into_iter()
+            .map(|listed| {
+                serde_json::from_value::<Tool>(listed)
+                    .map_err(|e| ErrorData::internal_error(format!("a tool's listing: {e}"), None))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ListToolsResult::with_all_items(tools))

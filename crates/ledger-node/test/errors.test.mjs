@@ -297,6 +297,9 @@ test('gates refuse: prerequisites, commands, names', async (t) => {
   // An aborted signal: nothing runs (gates.test.mjs aborts one that runs).
   const aborted = spec({ signal: AbortSignal.abort() })
   await both(...gate('runGate', aborted), 'cancelled', 'test', { pathProperty: false })
+  // A writer asked of a read-only caller of the agent's tools.
+  const readOnly = { arguments: { change: 'c', artifact: 'proposal', source: 'm' }, readOnly: true }
+  await both(() => ws.agentCall('approve', readOnly), () => ws.agentCallSync('approve', readOnly), 'read-only', 'approve', { pathProperty: false })
   const twoWays = spec({ prerequisites: { tool: { literal: '1', command: 'echo 1' } } })
   await both(...gate('checkGate', twoWays), 'invalid-argument', 'tool', { pathProperty: false })
   await both(...gate('runGate', spec(), '../x'), 'bad-ref-name', '../x', { pathProperty: false })

@@ -304,6 +304,12 @@ def cancelled(tmp: Path) -> object:
     return ledger.Workspace(tmp).run_gate("t", argv=["true"], cancel=token)
 
 
+def read_only(tmp: Path) -> object:
+    # A writer asked of a read-only caller of the agent's tools.
+    arguments = {"change": "c", "artifact": "proposal", "source": "m"}
+    return ledger.Workspace(tmp).agent_call("approve", arguments=arguments, read_only=True)
+
+
 def non_utf8_value(tmp: Path) -> object:
     return ledger.observe({"tool": {"command": "printf 'v\\377'"}})
 
@@ -544,6 +550,7 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "prerequisite-failed": [prerequisite_failed],
     "gate-not-started": [gate_not_started],
     "cancelled": [cancelled],
+    "read-only": [read_only],
     "invalid-argument": [invalid_argument, unknown_task_rule],
     "non-utf8-value": [non_utf8_value, non_utf8_literal],
     "bad-entry": [bad_entry],

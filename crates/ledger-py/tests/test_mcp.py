@@ -271,3 +271,18 @@ def test_every_mcp_configuration_in_the_docs_starts_the_server(workspace: Path, 
                     assert await call(session, "check") == ledger.Workspace(workspace).check()
 
         anyio.run(main)
+
+
+def test_the_python_door_offers_the_same_tools(workspace: Path) -> None:
+    """`agent_tools`/`agent_call`: the tools of `ledger mcp` through this door
+    (what the OpenCode plugin calls through Node's)."""
+    listed = ledger.agent_tools()
+    assert {t["name"] for t in listed} == TOOLS
+    assert {t["name"] for t in ledger.agent_tools(read_only=True)} == READERS
+    assert all(t["input_schema"]["type"] == "object" for t in listed)
+    ws = ledger.Workspace(workspace)
+    reply = ws.agent_call("check")
+    assert reply["result"] == ws.check() and "nothing_to_do: false" in reply["text"]
+    with pytest.raises(ledger.LedgerError) as refused:
+        ws.agent_call("approve", arguments={"change": CHANGE, "artifact": "proposal", "source": "r"}, read_only=True)
+    assert refused.value.code == "read-only"

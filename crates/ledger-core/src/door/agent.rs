@@ -212,13 +212,25 @@ pub fn tool(name: &str, read_only: bool) -> Result<&'static Tool> {
 /// options) and `outputSchema` (its result, as an object: a result that is
 /// not one is the field `result`), and the annotations of its [`Effect`].
 pub fn listing(tool: &Tool) -> Value {
+    listing_in(tool, &super::description())
+}
+
+/// Every tool a server offering `tools(read_only)` lists, in order.
+pub fn listings(read_only: bool) -> Vec<Value> {
     let description = super::description();
+    tools(read_only)
+        .map(|tool| listing_in(tool, &description))
+        .collect()
+}
+
+/// [`listing`] from `description` (the door's [`description`](super::description)).
+fn listing_in(tool: &Tool, description: &Value) -> Value {
     let verb = (description["verbs"].as_array().into_iter().flatten())
         .find(|v| v["name"] == tool.verb)
         .cloned()
         .unwrap_or_default();
-    let input = self_contained(&verb["options"], &description);
-    let output = self_contained(&verb["output"], &description);
+    let input = self_contained(&verb["options"], description);
+    let output = self_contained(&verb["output"], description);
     json!({
         "name": tool.name,
         "description": tool.description,
@@ -302,16 +314,13 @@ pub struct AgentTool {
 }
 
 fn agent_tools(o: AgentToolsOptions) -> Result<Vec<AgentTool>> {
-    Ok(tools(o.read_only)
-        .map(|tool| {
-            let mut listed = listing(tool);
-            AgentTool {
-                name: tool.name.to_owned(),
-                description: tool.description.to_owned(),
-                effect: tool.effect,
-                input_schema: listed["inputSchema"].take(),
-                output_schema: listed["outputSchema"].take(),
-            }
+    Ok((tools(o.read_only).zip(listings(o.read_only)))
+        .map(|(tool, mut listed)| AgentTool {
+            name: tool.name.to_owned(),
+            description: tool.description.to_owned(),
+            effect: tool.effect,
+            input_schema: listed["inputSchema"].take(),
+            output_schema: listed["outputSchema"].take(),
         })
         .collect())
 }
@@ -592,6 +601,23 @@ mod tests {
                 assert!(!schema.to_string().contains("#/outputs/"));
             }
         }
+    }
+
+    /// The tools are the description's: a field added to a verb's result or
+    /// options is a field of its tool, with no edit here.
+    #[test]
+    fn a_field_added_to_a_result_is_a_field_of_the_tool() {
+        let mut description = super::super::description();
+        let run = TOOLS.iter().find(|t| t.name == "gate_run").unwrap();
+        let before = listing_in(run, &description);
+        assert!(before["outputSchema"]["properties"]["reused"].is_object());
+        assert!(before["outputSchema"]["properties"]["added"].is_null());
+        description["outputs"]["GateRun"]["properties"]["added"] = json!({"type": "string"});
+        description["options"]["RunDeclaredGateOptions"]["properties"]["extra"] =
+            json!({"type": "boolean"});
+        let after = listing_in(run, &description);
+        assert_eq!(after["outputSchema"]["properties"]["added"]["type"], "string");
+        assert_eq!(after["inputSchema"]["properties"]["extra"]["type"], "boolean");
     }
 
     #[test]
