@@ -21,7 +21,7 @@ addons="$(cd "${2:-$here}" && pwd)"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 # -L: the license files are links to the repository's.
-cp -L "$here"/{package.json,index.js,api.js,binding.js,index.d.ts,README.md,prepack.js,LICENSE-MIT,LICENSE-APACHE} "$stage/"
+cp -L "$here"/{package.json,index.js,api.js,binding.js,index.d.ts,opencode.mjs,opencode.d.mts,README.md,prepack.js,LICENSE-MIT,LICENSE-APACHE} "$stage/"
 cp -rL "$here/npm" "$stage/npm"
 built=()
 for platform_dir in "$stage"/npm/*/; do
