@@ -616,8 +616,14 @@ mod tests {
         description["options"]["RunDeclaredGateOptions"]["properties"]["extra"] =
             json!({"type": "boolean"});
         let after = listing_in(run, &description);
-        assert_eq!(after["outputSchema"]["properties"]["added"]["type"], "string");
-        assert_eq!(after["inputSchema"]["properties"]["extra"]["type"], "boolean");
+        assert_eq!(
+            after["outputSchema"]["properties"]["added"]["type"],
+            "string"
+        );
+        assert_eq!(
+            after["inputSchema"]["properties"]["extra"]["type"],
+            "boolean"
+        );
     }
 
     #[test]
