@@ -180,7 +180,7 @@ impl Server {
         cancel::release(token);
         match outcome {
             Ok(Ok((value, warnings))) => {
-                let mut text = agent::text(&value);
+                let mut text = agent::text_of(tool, &value);
                 for warning in warnings {
                     text.push_str(&format!("warning[{}]: {}\n", warning.code, warning.message));
                 }

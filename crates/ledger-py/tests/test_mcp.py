@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+import base64
 import json
 import re
 
@@ -131,6 +132,11 @@ def test_a_whole_change_through_the_mcp_server_equals_the_python_door(workspace:
             assert (first["reused"], second["reused"]) == (False, True)
             assert first["exit_code"] == 0 and second["record"] == first["record"]
             assert await call(session, "gate_check", name="test") == ws.check_declared_gate("test")
+            # The output a model reads is the gate's text; the structured
+            # result keeps its bytes exactly, as the door does.
+            shown = await session.call_tool("gate_show", {"gate": "test"})
+            assert isinstance(shown.content[0], types.TextContent) and shown.content[0].text == "print('hi')\n"
+            assert shown.structured_content == {"result": base64.b64encode(ws.gate_output("test") or b"").decode()}
 
             state = await call(session, "validate_record", change=CHANGE, verdict="PASS", source="review 2", roots=["src"], gates=["test"])
             assert state == ws.current_state(CHANGE)

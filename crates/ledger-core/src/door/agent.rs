@@ -350,7 +350,7 @@ fn empty_object() -> Value {
 pub struct AgentReply {
     /// The result, as the tool's output schema says (snake_case).
     pub result: Value,
-    /// The result as short text ([`text`]).
+    /// The result as short text ([`text_of`]).
     pub text: String,
 }
 
@@ -358,7 +358,7 @@ fn agent_call(ws: &Workspace, o: AgentCallOptions) -> Result<AgentReply> {
     let tool = tool(&o.tool, o.read_only)?;
     let result = run_tool(tool, o.read_only, ws, &o.arguments)?;
     Ok(AgentReply {
-        text: text(&result),
+        text: text_of(tool, &result),
         result,
     })
 }
@@ -507,6 +507,32 @@ fn as_object_value(value: Value) -> Value {
     }
 }
 
+/// `tool`'s result as the short text a model reads ([`text`]); a result that
+/// is raw bytes (a gate's output) is shown as its text, bytes that are not
+/// UTF-8 replaced (the structured result keeps them exactly, as base64).
+pub fn text_of(tool: &Tool, value: &Value) -> String {
+    let bytes = (value.get("result"))
+        .filter(|_| returns_bytes(tool))
+        .and_then(|encoded| serde_json::from_value::<crate::Bytes>(encoded.clone()).ok());
+    match bytes {
+        Some(bytes) => String::from_utf8_lossy(&bytes.0).into_owned(),
+        None => text(value),
+    }
+}
+
+/// Whether `tool`'s verb returns raw bytes (or nothing), by its output schema.
+fn returns_bytes(tool: &Tool) -> bool {
+    let listed = listing(tool);
+    let schema = &listed["outputSchema"];
+    let result = &schema["properties"]["result"];
+    let resolved = |s: &Value| match s["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
+        Some(name) => schema["$defs"][name].clone(),
+        None => s.clone(),
+    };
+    let is_bytes = |s: &Value| resolved(s)["contentEncoding"] == "base64";
+    is_bytes(result) || (result["anyOf"].as_array()).is_some_and(|any| any.iter().any(is_bytes))
+}
+
 /// A result as short text a model reads: one `key: value` line per field,
 /// nested fields indented, lists as `- ` items; `null` fields left out.
 pub fn text(value: &Value) -> String {
@@ -637,6 +663,18 @@ mod tests {
         assert!(!runs_a_command(
             &json!({"prerequisites": {"r": {"literal": "1"}}})
         ));
+    }
+
+    #[test]
+    fn raw_bytes_are_shown_as_their_text() {
+        let show = TOOLS.iter().find(|t| t.name == "gate_show").unwrap();
+        let value = json!({"result": crate::Bytes(b"ok\n\xff".to_vec())});
+        assert_eq!(text_of(show, &value), "ok\n\u{fffd}");
+        let fingerprint = TOOLS.iter().find(|t| t.name == "fingerprint").unwrap();
+        assert_eq!(
+            text_of(fingerprint, &json!({"result": "b2s="})),
+            "result: b2s=\n"
+        );
     }
 
     #[test]
