@@ -53,6 +53,13 @@ export interface Check {
 export type Echo = "off" | "passthrough" | "stderr"
 
 /**
+ * One entry given to `fingerprintEntries`: an object of its four parts,
+ * or the four parts in order, `[path, kind, mode, digest]` (SPEC §12: a
+ * Python 4-tuple, a JavaScript array).
+ */
+export type EntryGiven = EntryParts | [string, string, string, string]
+
+/**
  * One entry as the caller gives it: its four parts as text, checked by the
  * core (`bad-entry`, `invalid-path`), as `ledger entries` prints them.
  */
@@ -179,7 +186,7 @@ export interface AgentReply {
    */
   result: unknown
   /**
-   * The result as short text ([`text`]).
+   * The result as short text ([`textOf`]).
    */
   text: string
 }
@@ -3972,11 +3979,11 @@ export declare function agentToolsSync(options?: AgentToolsOptions): Array<Agent
  * UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
  * invalid entry `bad-entry`.
  */
-export declare function fingerprintEntries(entries: Array<EntryParts>): Promise<Fingerprint>
+export declare function fingerprintEntries(entries: Array<EntryGiven>): Promise<Fingerprint>
 /**
  * `fingerprintEntries`, blocking the JavaScript thread.
  */
-export declare function fingerprintEntriesSync(entries: Array<EntryParts>): Fingerprint
+export declare function fingerprintEntriesSync(entries: Array<EntryGiven>): Fingerprint
 /**
  * A fingerprint in its one canonical form (`sha256:` and 64 lowercase hex
  * digits); anything else is `bad-fingerprint`.

@@ -18,8 +18,16 @@ test('fingerprint-v1 vectors, in their order and reversed', async () => {
     const entries = v.entries.map(asEntry)
     assert.equal(await ledger.fingerprintEntries(entries), v.fingerprint, v.name)
     assert.equal(ledger.fingerprintEntriesSync([...entries].reverse()), v.fingerprint, v.name)
+    // SPEC §12: [path, kind, mode, digest] arrays, as the vector has them.
+    assert.equal(await ledger.fingerprintEntries(v.entries), v.fingerprint, v.name)
     // And the vector itself agrees with an independent computation.
     assert.equal(v1InOrder(byUtf8(entries)), v.fingerprint, v.name)
+  }
+})
+
+test('an entry that is neither an object nor four strings is refused', async () => {
+  for (const bad of [[['a', 'file', '100644']], [['a', 'file', '100644', '0'.repeat(64), 'x']], [['a', 1, 2, 3]]]) {
+    await assert.rejects(ledger.fingerprintEntries(bad), (e) => e.code === 'invalid-argument' && e.message.includes('[path, kind, mode, digest]'))
   }
 })
 

@@ -515,3 +515,26 @@ def test_worktrees_alternating_one_gate_each_reuse_their_earlier_run(workspace: 
     # How far back reuse reaches is a recorded policy.
     main.limit_reuse("test", 1, "only the newest run")
     assert not main.check_gate("test", **spec)["fresh"]
+
+
+@pytest.mark.parametrize("in_git", [True, False], ids=["git checkout", "plain directory"])
+def test_the_store_is_private_to_its_user(workspace: Path, tmp_path: Path, in_git: bool) -> None:
+    """Every directory ledger makes in its store is 0700 and every file 0600,
+    whatever the umask lets through: kept gate output and decisions are not
+    for other users of the machine (seed 001 keeps its tool output so)."""
+    where = workspace if in_git else tmp_path / "plain"
+    write(where, "src/app.py", "print('secret')\n")
+    old = os.umask(0o022)
+    try:
+        ws = ledger.Workspace(where)
+        ws.run_gate("test", argv=["cat", "src/app.py"], scope={"roots": ["src"]})
+        ws.fingerprint(roots=["src"])
+        if in_git:
+            ws.approve("add-auth", "proposal", source="r")
+    finally:
+        os.umask(old)
+    store = where / ".ledger"
+    made = [store, *store.rglob("*")]
+    assert len(made) > 3 and any(p.is_file() for p in made)
+    loose = [(str(p.relative_to(where)), oct(p.stat().st_mode & 0o777)) for p in made if p.stat().st_mode & 0o077]
+    assert loose == []

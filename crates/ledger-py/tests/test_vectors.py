@@ -38,6 +38,8 @@ def test_fingerprint_v1(vector: dict[str, Any]) -> None:
     # In reverse order too (order-independent).
     assert ledger.fingerprint_entries(entries[::-1]) == vector["fingerprint"]
     assert ledger.parse_fingerprint(vector["fingerprint"]) == vector["fingerprint"]
+    # SPEC §12: the 4-tuples (path, kind, mode, digest) as the vector has them.
+    assert ledger.fingerprint_entries([tuple(e) for e in vector["entries"]]) == vector["fingerprint"]
 
 
 @pytest.mark.parametrize("vector", TASKS["vectors"], ids=lambda v: v["name"])
@@ -61,3 +63,10 @@ def test_openspec_checkbox(vector: dict[str, Any]) -> None:
     assert (tasks["rule"], tasks["total"], tasks["done"]) == ("openspec-checkbox", vector["total"], vector["done"])
     after = ledger.read_tasks_bytes(got, rule="openspec-checkbox")
     assert (after["total"], after["done"]) == (vector["total"], 0)
+
+
+def test_an_entry_that_is_neither_an_object_nor_four_strings_is_refused() -> None:
+    for bad in ([("a", "file", "100644")], [("a", "file", "100644", "0" * 64, "x")], [["a", 1, 2, 3]]):
+        with pytest.raises(ledger.InvalidArgumentError) as refused:
+            ledger.fingerprint_entries(bad)  # type: ignore[arg-type]
+        assert "[path, kind, mode, digest]" in str(refused.value)

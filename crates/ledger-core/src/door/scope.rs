@@ -178,19 +178,45 @@ pub struct EntryParts {
     pub digest: String,
 }
 
+/// One entry given to `fingerprint_entries`: an object of its four parts,
+/// or the four parts in order, `[path, kind, mode, digest]` (SPEC §12: a
+/// Python 4-tuple, a JavaScript array).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(
+    untagged,
+    expecting = "an entry: {path, kind, mode, digest} or [path, kind, mode, digest], four strings"
+)]
+pub enum EntryGiven {
+    /// The parts by name.
+    Parts(EntryParts),
+    /// The parts in order: path, kind, mode, digest.
+    InOrder(String, String, String, String),
+}
+
+impl EntryGiven {
+    fn entry(&self) -> Result<Entry> {
+        match self {
+            EntryGiven::Parts(e) => Entry::from_parts(&e.path, &e.kind, &e.mode, &e.digest),
+            EntryGiven::InOrder(path, kind, mode, digest) => {
+                Entry::from_parts(path, kind, mode, digest)
+            }
+        }
+    }
+}
+
 /// The v1 fingerprint of `entries`, in any order: they are sorted by the
 /// UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
 /// invalid entry `bad-entry`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FingerprintEntriesOptions {
-    /// The entries.
-    pub entries: Vec<EntryParts>,
+    /// The entries: objects, or `[path, kind, mode, digest]` each.
+    pub entries: Vec<EntryGiven>,
 }
 
 fn fingerprint_entries(o: FingerprintEntriesOptions) -> Result<Fingerprint> {
     let entries = (o.entries.iter())
-        .map(|e| Entry::from_parts(&e.path, &e.kind, &e.mode, &e.digest))
+        .map(EntryGiven::entry)
         .collect::<Result<Vec<Entry>>>()?;
     crate::expand::fingerprint_entries(entries)
 }

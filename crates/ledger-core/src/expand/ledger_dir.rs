@@ -3,9 +3,12 @@
 //! file ledger creates there (a directory or a regular file) and be owned by
 //! this user, and every read is bounded.
 //!
-//! Files are created `0o644` and directories `0o755`; the process umask may take
-//! bits away but can never add any, so nothing the store creates is writable by
-//! other users.
+//! Files are created `0o600` and directories `0o700`: the store holds what
+//! gates printed and what reviewers decided, which other users of the machine
+//! have no business reading (seed 001 keeps its tool output at 0600/0700). The
+//! process umask may take bits away but never add any. Records shared through
+//! Git live in Git's objects and refs, written as Git writes them (the
+//! repository's own modes), not by these steps.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -217,7 +220,7 @@ impl StoreDir {
     /// so that the new entry survives a crash.
     fn make_dir<P: AsRef<Path>>(&self, name: P) -> Result<()> {
         let path = self.join(name.as_ref());
-        match platform::make_dir_at(&self.fd, name, 0o755) {
+        match platform::make_dir_at(&self.fd, name, 0o700) {
             Ok(()) => self.sync(),
             // Exists, perhaps made by another writer: opening it checks what it is.
             Err(Errno::EXIST) => Ok(()),
@@ -345,7 +348,7 @@ impl StoreDir {
         if let Some(stat) = self.stat(name, &path)? {
             expect(&path, &stat, Kind::File)?;
         }
-        let fd = platform::open_file_at(&self.fd, name, Access::ReadWriteCreate(0o644)).map_err(
+        let fd = platform::open_file_at(&self.fd, name, Access::ReadWriteCreate(0o600)).map_err(
             |e| match e {
                 // Swapped in since the stat: still never followed.
                 Errno::LOOP => unwritable(&path, "open (a symlink, never followed)", e.into()),
@@ -360,7 +363,7 @@ impl StoreDir {
     /// Creates the new file `name` (`None`: the name is taken). `O_EXCL` never
     /// follows a symlink, not even a dangling one.
     fn create_new(&self, name: &str) -> Result<Option<File>> {
-        match platform::open_file_at(&self.fd, name, Access::CreateNew(0o644)) {
+        match platform::open_file_at(&self.fd, name, Access::CreateNew(0o600)) {
             Ok(fd) => Ok(Some(File::from(fd))),
             Err(Errno::EXIST) => Ok(None),
             Err(e) => Err(unwritable(&self.join(name), "create", e.into())),

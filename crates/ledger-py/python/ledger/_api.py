@@ -40,6 +40,11 @@ Check = TypedDict("Check", {"name": str, "result": str})
 # Where a gate command's output goes, besides the evidence's result.
 Echo = Union[Literal["off"], Literal["passthrough"], Literal["stderr"]]
 
+# One entry given to `fingerprint_entries`: an object of its four parts,
+# or the four parts in order, `[path, kind, mode, digest]` (SPEC §12: a
+# Python 4-tuple, a JavaScript array).
+EntryGiven = Union[Union["Entry", "EntryParts"], tuple[str, str, str, str]]
+
 # One entry as the caller gives it: its four parts as text, checked by the
 # core (`bad-entry`, `invalid-path`), as `ledger entries` prints them.
 EntryParts = TypedDict("EntryParts", {"digest": str, "kind": str, "mode": str, "path": str})
@@ -1457,7 +1462,7 @@ def agent_tools(*, read_only: Optional[bool] = None) -> list["AgentTool"]:
     return _call(None, "agent_tools", {"read_only": read_only})  # type: ignore[no-any-return]
 
 
-def fingerprint_entries(entries: Sequence[Union["Entry", "EntryParts"]]) -> "Fingerprint":
+def fingerprint_entries(entries: Union[list["EntryGiven"], tuple["EntryGiven", ...]]) -> "Fingerprint":
     """The v1 fingerprint of `entries`, in any order: they are sorted by the
     UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
     invalid entry `bad-entry`."""
@@ -1581,6 +1586,7 @@ __all__ = [
     "Bytes",
     "Check",
     "Echo",
+    "EntryGiven",
     "EntryParts",
     "Exclude",
     "Expected",
