@@ -256,6 +256,16 @@ impl<'a> Model<'a> {
         schema["properties"].is_object() || object_variants(schema).is_some()
     }
 
+    /// An object, or a union one of whose members is (an entry given as an
+    /// object or as a tuple): a result passed back may be such an item.
+    fn may_be_object(&self, schema: &Value) -> bool {
+        let resolved = self.resolve(schema);
+        self.is_object(schema)
+            || ["anyOf", "oneOf"].iter().any(|key| {
+                (resolved[*key].as_array()).is_some_and(|v| v.iter().any(|m| self.is_object(m)))
+            })
+    }
+
     fn is_bytes(&self, schema: &Value) -> bool {
         let schema = self.resolve(schema);
         schema["contentEncoding"] == "base64"
@@ -344,7 +354,7 @@ impl<'a> Model<'a> {
                     // because a bare `str` is a Sequence of `str` too and mypy would
                     // let an argv of one string through (the run time takes any
                     // sequence but a str).
-                    (_, Value::Object(_)) if self.input.get() && self.is_object(&s["items"]) => {
+                    (_, Value::Object(_)) if self.input.get() && self.may_be_object(&s["items"]) => {
                         format!("Sequence[{}]", self.py_type(&s["items"]))
                     }
                     (_, Value::Object(_)) if self.input.get() => {

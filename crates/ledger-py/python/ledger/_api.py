@@ -1462,7 +1462,7 @@ def agent_tools(*, read_only: Optional[bool] = None) -> list["AgentTool"]:
     return _call(None, "agent_tools", {"read_only": read_only})  # type: ignore[no-any-return]
 
 
-def fingerprint_entries(entries: Union[list["EntryGiven"], tuple["EntryGiven", ...]]) -> "Fingerprint":
+def fingerprint_entries(entries: Sequence["EntryGiven"]) -> "Fingerprint":
     """The v1 fingerprint of `entries`, in any order: they are sorted by the
     UTF-8 bytes of their paths; a path given twice is `duplicate-entry`, an
     invalid entry `bad-entry`."""
