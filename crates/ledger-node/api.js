@@ -316,6 +316,20 @@ class Workspace {
   }
 
   /**
+   * Which of two or more writers' file sets overlap (`ledger overlap`): every
+   * path more than one scope holds, with their names; `disjoint` when none
+   * does (seed 001: overlapping fixers run one after another).
+   */
+  async overlap(scopes) {
+    return (reply(await native.call(this.#path, 'overlap', encode('overlap', undefined, (o) => ({ scopes })), null, this.#settingsJson)))
+  }
+
+  /** `overlap`, blocking the JavaScript thread. */
+  overlapSync(scopes) {
+    return (reply(native.callSync(this.#path, 'overlap', encode('overlap', undefined, (o) => ({ scopes })), null, this.#settingsJson)))
+  }
+
+  /**
    * Each artifact's approval: approved, unbound, changed (with the changed
    * paths), reset, blocked, archived or gone, with its cause (`ledger status --json`).
    */

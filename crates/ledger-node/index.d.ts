@@ -102,6 +102,20 @@ export type Exclude = string | {
 export type Expected = RecordId | "no-record"
 
 /**
+ * One scope of [`OverlapOptions`]: a writer's name and its file set.
+ */
+export interface NamedScope {
+  /**
+   * The writer's name (a fixer, an agent), unique among the scopes.
+   */
+  name: string
+  /**
+   * Its file set.
+   */
+  scope: ScopeOptions
+}
+
+/**
  * How a prerequisite's value is observed.
  */
 export type Observe = {
@@ -1452,6 +1466,24 @@ export interface OrphanDecision {
 }
 
 /**
+ * The paths held by more than one of the scopes compared.
+ */
+export interface Overlap {
+  /**
+   * No path is held by two scopes: the writers may run in parallel.
+   */
+  disjoint: boolean
+  /**
+   * How many paths each scope holds, by name, in the order given.
+   */
+  scopes: Array<ScopeSize>
+  /**
+   * Every path held by more than one scope, ascending by UTF-8 bytes.
+   */
+  shared: Array<SharedPath>
+}
+
+/**
  * What a phase record is on disk (symlinks not followed).
  */
 export type PhaseRecordKind = "file" | "missing" | "directory" | "symlink" | "other"
@@ -1748,6 +1780,20 @@ export interface Scope {
 }
 
 /**
+ * A scope compared and how many paths it holds.
+ */
+export interface ScopeSize {
+  /**
+   * The scope's name.
+   */
+  name: string
+  /**
+   * How many paths it holds.
+   */
+  paths: number
+}
+
+/**
  * The settings of one workspace: its thread count, its digest cache and
  * its signing files, read from the environment once, at a front door.
  * Neither the thread count nor the digest cache changes an answer, only
@@ -1775,6 +1821,20 @@ export interface Settings {
    * helpers when reads wait on the disk; at most `MAX_THREADS`).
    */
   threads: number
+}
+
+/**
+ * A path two or more scopes hold.
+ */
+export interface SharedPath {
+  /**
+   * The workspace path.
+   */
+  path: WorkspacePath
+  /**
+   * The names of the scopes holding it, in the order given.
+   */
+  scopes: Array<string>
 }
 
 /**
@@ -3522,6 +3582,16 @@ export declare class Workspace {
    * `inventory`, blocking the JavaScript thread.
    */
   inventorySync(options?: InventoryOptions): Inventory
+  /**
+   * Which of two or more writers' file sets overlap (`ledger overlap`): every
+   * path more than one scope holds, with their names; `disjoint` when none
+   * does (seed 001: overlapping fixers run one after another).
+   */
+  overlap(scopes: Array<NamedScope>): Promise<Overlap>
+  /**
+   * `overlap`, blocking the JavaScript thread.
+   */
+  overlapSync(scopes: Array<NamedScope>): Overlap
   /**
    * Each artifact's approval: approved, unbound, changed (with the changed
    * paths), reset, blocked, archived or gone, with its cause (`ledger status --json`).

@@ -21,6 +21,11 @@ pub const VERIFY: &str = exit_codes!(
     "  0  the fingerprints match",
     "  1  the files changed since the record (the changes are listed)"
 );
+/// `overlap`.
+pub const OVERLAP: &str = exit_codes!(
+    "  0  the file sets are disjoint",
+    "  1  some path is in more than one (each is listed with their names)"
+);
 /// `status`.
 pub const STATUS: &str = exit_codes!(
     "  0  every artifact is approved",

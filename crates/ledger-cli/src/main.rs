@@ -10,6 +10,7 @@ mod gates;
 mod hints;
 mod lifecycle;
 mod mcp;
+mod overlap;
 mod parse;
 mod progress;
 mod report;
@@ -161,6 +162,10 @@ enum Command {
     /// stands, downgrade it, or list its records (docs/verdicts.md).
     #[command(subcommand)]
     Verdict(verdicts::VerdictCommand),
+    /// Which writers' file sets overlap: every path in more than one, with
+    /// their names (parallel writers whose sets overlap run one after another).
+    #[command(after_help = crate::exit_codes::OVERLAP)]
+    Overlap(overlap::OverlapArgs),
     /// Serve the tools an agent needs over the Model Context Protocol on
     /// stdio (docs/agents.md), in one workspace fixed for the server's life.
     Mcp(mcp::McpArgs),
@@ -437,6 +442,7 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
         Command::Check(args) => resume::run_check(args, settings)?,
         Command::Changes(args) => resume::run_changes(args, settings)?,
         Command::Verdict(command) => verdicts::run(command, settings)?,
+        Command::Overlap(args) => overlap::run(args, settings)?,
     };
     drop(reporter);
     answer(text.as_bytes(), code)

@@ -184,3 +184,26 @@ test('records: byte-identical to the CLI, read back strictly, compared like veri
   const comparison = await new Workspace(moved).compare(inventoryOf(relocated))
   assert.deepEqual(comparison, camel(JSON.parse(cli(['verify', cliRecord, '--json', '--workspace', moved], { ok: [1] }).stdout)))
 })
+
+test('overlap names every path two writers share, as the CLI does', async (t) => {
+  const s = sampleCheckout(t)
+  const ws = s.ws
+  const found = await ws.overlap([
+    { name: 'fixer-a', scope: { roots: ['src/deep'], paths: ['src/new.rs'] } },
+    { name: 'fixer-b', scope: { roots: ['src'] } },
+    { name: 'fixer-c', scope: { paths: ['src/new.rs'] } },
+  ])
+  assert.equal(found.disjoint, false)
+  assert.deepEqual(found.shared.map((p) => [p.path, p.scopes]), [
+    ['src/deep/er/x.txt', ['fixer-a', 'fixer-b']],
+    ['src/new.rs', ['fixer-a', 'fixer-c']],
+  ])
+  const apart = ws.overlapSync([{ name: 'a', scope: { roots: ['src/deep'] } }, { name: 'b', scope: { paths: ['README.md'] } }])
+  assert.equal(apart.disjoint, true)
+  if (!noCli) {
+    const out = cli(['overlap', '--json', '--workspace', s.w, 'a=src/deep', 'b=README.md'])
+    assert.equal(out.status, 0)
+    assert.deepEqual(camel(JSON.parse(out.stdout)), apart)
+  }
+  await assert.rejects(ws.overlap([{ name: 'only', scope: {} }]), (e) => e.code === 'invalid-argument')
+})

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import ledger
-from conftest import commit_all, conforms, git, init_repo, write
+from conftest import Cli, commit_all, conforms, git, init_repo, write
 
 
 def inventory_of(record: ledger.InventoryRecord) -> ledger.Inventory:
@@ -362,3 +362,28 @@ def test_the_digest_cache_can_be_turned_off_and_never_changes_the_answer(repo: P
     assert ws.fingerprint() == answer
     cache = ws.store_check()["cache"]
     assert cache is None or cache["intact"], cache
+
+
+def test_overlap_names_every_shared_path_and_counts_a_file_both_would_create(workspace: Path, cli: Cli) -> None:
+    """Seed 001: parallel writers' file sets are intersected before launch."""
+    write(workspace, "src/auth/login.py", "def login(): ...\n")
+    ws = ledger.Workspace(workspace)
+    found = ws.overlap([
+        {"name": "fixer-a", "scope": {"roots": ["src/auth"], "paths": ["src/new.py"]}},
+        {"name": "fixer-b", "scope": {"roots": ["src"]}},
+        {"name": "fixer-c", "scope": {"paths": ["src/new.py"]}},
+    ])
+    assert not found["disjoint"]
+    assert [(s["path"], s["scopes"]) for s in found["shared"]] == [
+        ("src/auth/login.py", ["fixer-a", "fixer-b"]),
+        ("src/new.py", ["fixer-a", "fixer-c"]),
+    ]
+    assert [(s["name"], s["paths"]) for s in found["scopes"]] == [("fixer-a", 2), ("fixer-b", 2), ("fixer-c", 1)]
+    apart = ws.overlap([{"name": "a", "scope": {"roots": ["src/auth"]}}, {"name": "b", "scope": {"roots": ["openspec"]}}])
+    assert apart["disjoint"] and apart["shared"] == []
+    out = cli.run("overlap", "--json", "--workspace", str(workspace), "a=src/auth", "b=openspec")
+    assert out.returncode == 0 and json.loads(out.stdout) == apart
+    with pytest.raises(ledger.InvalidArgumentError):
+        ws.overlap([{"name": "only", "scope": {"roots": ["src"]}}])
+    with pytest.raises(ledger.OutsideWorkspaceError):
+        ws.overlap([{"name": "a", "scope": {"roots": ["../x"]}}, {"name": "b", "scope": {}}])

@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer};
 use super::{Verb, Workspace};
 use crate::{
     Result,
-    expand::{Fingerprint, Inventory, Scope, ScopeLists},
+    expand::{Fingerprint, Inventory, Overlap, Scope, ScopeLists},
     tasks::TaskRule,
 };
 
@@ -137,10 +137,38 @@ fn inventory(ws: &Workspace, options: InventoryOptions) -> Result<Inventory> {
     Inventory::expand(&ws.scope(&options.0)?)
 }
 
+/// One scope of [`OverlapOptions`]: a writer's name and its file set.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NamedScope {
+    /// The writer's name (a fixer, an agent), unique among the scopes.
+    pub name: String,
+    /// Its file set.
+    pub scope: ScopeOptions,
+}
+
+/// Which of two or more writers' file sets overlap (`ledger overlap`): every
+/// path more than one scope holds, with their names; `disjoint` when none
+/// does (seed 001: overlapping fixers run one after another).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OverlapOptions {
+    /// The scopes, two or more, in order.
+    pub scopes: Vec<NamedScope>,
+}
+
+fn overlap(ws: &Workspace, options: OverlapOptions) -> Result<Overlap> {
+    let scopes = (options.scopes.iter())
+        .map(|named| Ok((named.name.clone(), ws.scope(&named.scope)?)))
+        .collect::<Result<Vec<_>>>()?;
+    crate::expand::overlap(&scopes)
+}
+
 /// The verbs of this file.
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
         Verb::method("fingerprint", &[], fingerprint),
         Verb::method("inventory", &[], inventory),
+        Verb::method("overlap", &["scopes"], overlap),
     ]
 }

@@ -37,6 +37,7 @@ pub(crate) mod fingerprint;
 pub(crate) mod git;
 pub(crate) mod inventory;
 pub(crate) mod ledger_dir;
+pub(crate) mod overlap;
 pub(crate) mod progress;
 pub(crate) mod read;
 pub(crate) mod read_queue;
@@ -52,6 +53,7 @@ pub use cache::CacheReport;
 pub use entry::{Content, Digest, Entry};
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
 pub use inventory::{Inventory, default_workspace, opened_once, worktree_root};
+pub use overlap::{Overlap, ScopeSize, SharedPath, overlap};
 pub use progress::{Progress, progress};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,

@@ -58,6 +58,9 @@ Exclude = Union[str, "Exclude2"]
 # The record a write started from: its id, or `no-record` when the writer read that nothing is recorded.
 Expected = Union["RecordId", Literal["no-record"]]
 
+# One scope of [`OverlapOptions`]: a writer's name and its file set.
+NamedScope = TypedDict("NamedScope", {"name": str, "scope": "ScopeOptions"})
+
 # A value given by the caller (`--env NAME=VALUE`).
 Observe1 = TypedDict("Observe1", {"literal": str})
 
@@ -319,6 +322,9 @@ Orphan = TypedDict("Orphan", {"follows": Optional["RecordId"], "id": "RecordId",
 # A recorded decision about an orphan.
 OrphanDecision = TypedDict("OrphanDecision", {"choice": "OrphanChoice", "kept_as": Optional["RecordId"], "orphan": "RecordId", "reason": str, "reference": Optional[str]})
 
+# The paths held by more than one of the scopes compared.
+Overlap = TypedDict("Overlap", {"disjoint": bool, "scopes": list["ScopeSize"], "shared": list["SharedPath"]})
+
 # What a phase record is on disk (symlinks not followed).
 PhaseRecordKind = Union[Literal["file"], Literal["missing"], Literal["directory"], Literal["symlink"], Literal["other"]]
 
@@ -394,11 +400,17 @@ _ScopeOptional = TypedDict("_ScopeOptional", {"task_rules": dict[str, "TaskRule"
 class Scope(_ScopeRequired, _ScopeOptional):
     pass
 
+# A scope compared and how many paths it holds.
+ScopeSize = TypedDict("ScopeSize", {"name": str, "paths": int})
+
 # The settings of one workspace: its thread count, its digest cache and
 # its signing files, read from the environment once, at a front door.
 # Neither the thread count nor the digest cache changes an answer, only
 # how it is computed.
 Settings = TypedDict("Settings", {"allowed_signers": Optional[str], "digest_cache": bool, "signing_key": Optional[str], "threads": int})
+
+# A path two or more scopes hold.
+SharedPath = TypedDict("SharedPath", {"path": "WorkspacePath", "scopes": list[str]})
 
 # A touched baseline whose content is not what the approved deltas make of
 # the validated baseline: a new change, naming the requirement headers.
@@ -1186,6 +1198,12 @@ class Workspace:
         the scope as resolved, the roots walked outside Git, every entry."""
         return _call(self._path, "inventory", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
 
+    def overlap(self, scopes: Sequence["NamedScope"]) -> "Overlap":
+        """Which of two or more writers' file sets overlap (`ledger overlap`): every
+        path more than one scope holds, with their names; `disjoint` when none
+        does (seed 001: overlapping fixers run one after another)."""
+        return _call(self._path, "overlap", {"scopes": scopes}, settings=self._settings_json)  # type: ignore[no-any-return]
+
     def status(self, change: str, *, changes_root: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ApprovalStatus":
         """Each artifact's approval: approved, unbound, changed (with the changed
         paths), reset, blocked, archived or gone, with its cause (`ledger status --json`)."""
@@ -1590,6 +1608,7 @@ __all__ = [
     "EntryParts",
     "Exclude",
     "Expected",
+    "NamedScope",
     "Observe",
     "OrphanChoice",
     "RecordId",
@@ -1650,6 +1669,7 @@ __all__ = [
     "Observed",
     "Orphan",
     "OrphanDecision",
+    "Overlap",
     "PhaseRecordKind",
     "PhaseRecordStanding",
     "Provenance",
@@ -1663,7 +1683,9 @@ __all__ = [
     "SchemaChange",
     "SchemaSource",
     "Scope",
+    "ScopeSize",
     "Settings",
+    "SharedPath",
     "SpecMismatch",
     "StaleReason",
     "StateEnvelope",

@@ -1,0 +1,88 @@
+//! `ledger overlap`: which writers' file sets overlap (seed 001: parallel
+//! fixers whose file sets intersect run one after another).
+
+use std::process::ExitCode;
+
+use camino::Utf8PathBuf;
+use clap::Args;
+use ledger_core::expand::{Overlap, Scope, ScopeLists, overlap};
+use ledger_core::quote::quote;
+use ledger_core::{Error, Settings};
+
+use crate::report::json_line;
+use crate::scope_args::default_workspace;
+
+#[derive(Args)]
+pub struct OverlapArgs {
+    /// A writer's file set: its name, `=`, then its roots (directories or
+    /// files) separated by commas (`fixer-a=src/auth,tests/auth`); two or more.
+    #[arg(value_name = "NAME=PATH[,PATH…]", required = true, num_args = 2.., value_parser = named_scope)]
+    scopes: Vec<(String, Vec<String>)>,
+    /// Workspace directory [default: the top of the Git checkout containing
+    /// the current directory, else the current directory].
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<Utf8PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn named_scope(text: &str) -> Result<(String, Vec<String>), String> {
+    match text.split_once('=') {
+        Some((name, roots)) if !name.is_empty() && !roots.is_empty() => {
+            Ok((name.to_owned(), roots.split(',').map(str::to_owned).collect()))
+        }
+        _ => Err(format!("expected NAME=PATH[,PATH…], got {text:?}")),
+    }
+}
+
+/// Compares the scopes: exit 0 when disjoint, 1 when a path is shared.
+pub fn run(args: OverlapArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
+    let workspace = match args.workspace {
+        Some(dir) => dir,
+        None => default_workspace()?,
+    };
+    let scopes = (args.scopes.into_iter())
+        .map(|(name, roots)| {
+            let lists = ScopeLists {
+                roots,
+                ..ScopeLists::default()
+            };
+            let scope = Scope::from_lists_with(workspace.clone(), &lists, Default::default())?;
+            Ok((name, scope.with_settings(settings.clone())))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let found = overlap(&scopes)?;
+    let code = ExitCode::from(if found.disjoint { 0 } else { 1 });
+    let text = match args.json {
+        true => json_line(&found),
+        false => overlap_text(&found),
+    };
+    Ok((text, code))
+}
+
+/// One line per shared path (`path\tname, name`), then the verdict.
+fn overlap_text(found: &Overlap) -> String {
+    let mut text: String = (found.shared.iter())
+        .map(|shared| format!("{}\t{}\n", quote(shared.path.as_str()), shared.scopes.join(", ")))
+        .collect();
+    let sizes: Vec<String> = (found.scopes.iter())
+        .map(|s| format!("{} ({})", s.name, plural(s.paths, "path")))
+        .collect();
+    text.push_str(&match found.disjoint {
+        true => format!("disjoint: {}\n", sizes.join(", ")),
+        false => format!(
+            "{} shared: {}; run these writers one after another\n",
+            plural(found.shared.len(), "path"),
+            sizes.join(", ")
+        ),
+    });
+    text
+}
+
+fn plural(count: usize, noun: &str) -> String {
+    match count {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}

@@ -1,0 +1,93 @@
+//! Which writers' file sets overlap (seed 001: before parallel fixers are
+//! launched, the intersection of their file sets is counted; an overlap means
+//! they run one after another).
+//!
+//! Each named scope is expanded as any scope is, and every path that more
+//! than one of them holds is listed with the names that hold it. A root
+//! holds the files below it that exist; a path named in a scope's `paths`
+//! that does not exist yet is held too (a `missing` entry), so two writers
+//! that would both create it overlap.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Inventory, Scope, opened_once};
+use crate::{Error, Result, WorkspacePath};
+
+/// The paths held by more than one of the scopes compared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Overlap {
+    /// No path is held by two scopes: the writers may run in parallel.
+    pub disjoint: bool,
+    /// How many paths each scope holds, by name, in the order given.
+    pub scopes: Vec<ScopeSize>,
+    /// Every path held by more than one scope, ascending by UTF-8 bytes.
+    pub shared: Vec<SharedPath>,
+}
+
+/// A scope compared and how many paths it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ScopeSize {
+    /// The scope's name.
+    pub name: String,
+    /// How many paths it holds.
+    pub paths: usize,
+}
+
+/// A path two or more scopes hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct SharedPath {
+    /// The workspace path.
+    pub path: WorkspacePath,
+    /// The names of the scopes holding it, in the order given.
+    pub scopes: Vec<String>,
+}
+
+/// Compares the named `scopes` (two or more, names unique): `invalid-argument`
+/// otherwise. Each repository is opened once for all of them.
+pub fn overlap(scopes: &[(String, Scope)]) -> Result<Overlap> {
+    if scopes.len() < 2 {
+        return Err(Error::InvalidArgument {
+            message: "overlap compares two or more scopes".to_owned(),
+        });
+    }
+    for (at, (name, _)) in scopes.iter().enumerate() {
+        if name.is_empty() || scopes[..at].iter().any(|(earlier, _)| earlier == name) {
+            return Err(Error::InvalidArgument {
+                message: format!(
+                    "scope names must be unique and not empty: `{}`",
+                    crate::quote::escape(name.as_bytes())
+                ),
+            });
+        }
+    }
+    let inventories = opened_once(|| {
+        (scopes.iter())
+            .map(|(_, scope)| Inventory::expand(scope))
+            .collect::<Result<Vec<_>>>()
+    })?;
+    let mut holders: BTreeMap<&WorkspacePath, Vec<String>> = BTreeMap::new();
+    for ((name, _), inventory) in scopes.iter().zip(&inventories) {
+        for entry in &inventory.entries {
+            holders.entry(&entry.path).or_default().push(name.clone());
+        }
+    }
+    let shared: Vec<SharedPath> = (holders.into_iter())
+        .filter(|(_, names)| names.len() > 1)
+        .map(|(path, scopes)| SharedPath {
+            path: path.clone(),
+            scopes,
+        })
+        .collect();
+    Ok(Overlap {
+        disjoint: shared.is_empty(),
+        scopes: (scopes.iter().zip(&inventories))
+            .map(|((name, _), inventory)| ScopeSize {
+                name: name.clone(),
+                paths: inventory.entries.len(),
+            })
+            .collect(),
+        shared,
+    })
+}
