@@ -170,17 +170,18 @@ fn racing_processes_each_advance_the_chain_exactly_once() {
     assert_modes(store.root().as_std_path());
 }
 
-/// Written under umask 000: files exactly 0644, directories exactly 0755.
+/// Written under umask 000: files exactly 0600, directories exactly 0700 (the
+/// store is private to its user, whatever the umask lets through).
 fn assert_modes(dir: &Path) {
     let mode = fs::metadata(dir).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o755, "{dir:?}");
+    assert_eq!(mode, 0o700, "{dir:?}");
     for entry in fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
             assert_modes(&path);
         } else {
             let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode, 0o644, "{path:?}");
+            assert_eq!(mode, 0o600, "{path:?}");
         }
     }
 }
