@@ -29,9 +29,10 @@ pub struct OverlapArgs {
 
 fn named_scope(text: &str) -> Result<(String, Vec<String>), String> {
     match text.split_once('=') {
-        Some((name, roots)) if !name.is_empty() && !roots.is_empty() => {
-            Ok((name.to_owned(), roots.split(',').map(str::to_owned).collect()))
-        }
+        Some((name, roots)) if !name.is_empty() && !roots.is_empty() => Ok((
+            name.to_owned(),
+            roots.split(',').map(str::to_owned).collect(),
+        )),
         _ => Err(format!("expected NAME=PATH[,PATH…], got {text:?}")),
     }
 }
@@ -64,7 +65,13 @@ pub fn run(args: OverlapArgs, settings: &Settings) -> Result<(String, ExitCode),
 /// One line per shared path (`path\tname, name`), then the verdict.
 fn overlap_text(found: &Overlap) -> String {
     let mut text: String = (found.shared.iter())
-        .map(|shared| format!("{}\t{}\n", quote(shared.path.as_str()), shared.scopes.join(", ")))
+        .map(|shared| {
+            format!(
+                "{}\t{}\n",
+                quote(shared.path.as_str()),
+                shared.scopes.join(", ")
+            )
+        })
         .collect();
     let sizes: Vec<String> = (found.scopes.iter())
         .map(|s| format!("{} ({})", s.name, plural(s.paths, "path")))

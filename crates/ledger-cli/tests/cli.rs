@@ -107,7 +107,15 @@ fn overlap_lists_every_shared_path_with_its_writers() {
     let s = sample_checkout();
     s.write("src/auth/login.rs", b"fn login() {}\n");
     let w = s.w();
-    let shared = s.ledger(&w, &["overlap", "fixer-a=src/auth,README.md", "fixer-b=src", "docs=README.md"]);
+    let shared = s.ledger(
+        &w,
+        &[
+            "overlap",
+            "fixer-a=src/auth,README.md",
+            "fixer-b=src",
+            "docs=README.md",
+        ],
+    );
     assert_eq!(shared.status.code(), Some(1), "{shared:?}");
     assert_eq!(
         String::from_utf8(shared.stdout).unwrap(),
@@ -116,14 +124,29 @@ fn overlap_lists_every_shared_path_with_its_writers() {
          2 paths shared: fixer-a (2 paths), fixer-b (3 paths), docs (1 path); \
          run these writers one after another\n"
     );
-    let apart = s.ledger(&w, &["overlap", "--json", "fixer-a=src/auth", "fixer-b=src/deep"]);
+    let apart = s.ledger(
+        &w,
+        &["overlap", "--json", "fixer-a=src/auth", "fixer-b=src/deep"],
+    );
     assert_eq!(apart.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&apart.stdout).unwrap();
     assert_eq!(json["disjoint"], true);
     assert_eq!(json["shared"], serde_json::json!([]));
-    assert_blocked(&s.ledger(&w, &["overlap", "a=src", "b=../x"]), "outside-workspace", "..");
-    assert_blocked(&s.ledger(&w, &["overlap", "a=src", "a=README.md"]), "invalid-argument", "`a`");
-    assert_blocked(&s.ledger(&w, &["overlap", "a=src"]), "invalid-argument", "2 values");
+    assert_blocked(
+        &s.ledger(&w, &["overlap", "a=src", "b=../x"]),
+        "outside-workspace",
+        "..",
+    );
+    assert_blocked(
+        &s.ledger(&w, &["overlap", "a=src", "a=README.md"]),
+        "invalid-argument",
+        "`a`",
+    );
+    assert_blocked(
+        &s.ledger(&w, &["overlap", "a=src"]),
+        "invalid-argument",
+        "2 values",
+    );
 }
 
 #[test]

@@ -354,7 +354,9 @@ impl<'a> Model<'a> {
                     // because a bare `str` is a Sequence of `str` too and mypy would
                     // let an argv of one string through (the run time takes any
                     // sequence but a str).
-                    (_, Value::Object(_)) if self.input.get() && self.may_be_object(&s["items"]) => {
+                    (_, Value::Object(_))
+                        if self.input.get() && self.may_be_object(&s["items"]) =>
+                    {
                         format!("Sequence[{}]", self.py_type(&s["items"]))
                     }
                     (_, Value::Object(_)) if self.input.get() => {

@@ -14,7 +14,10 @@ use ledger_core::{
     expand::{Content, Entry, Inventory, Scope},
     records::Store,
 };
-use ledger_testkit::{Git, SharedWriter, is_tmpfs, utf8, writeback_tempdir};
+mod disk;
+
+use disk::{is_tmpfs, writeback_tempdir};
+use ledger_testkit::{Git, SharedWriter, utf8};
 use proptest::prelude::*;
 use sha2::{Digest as _, Sha256};
 

@@ -9,7 +9,9 @@ use std::path::Path;
 
 use camino::Utf8Path;
 use ledger_core::expand::{Inventory, Scope};
-use ledger_testkit::{cached, drop_pages};
+mod disk;
+
+use disk::{cached, drop_pages};
 
 /// The threads of this process whose name starts with `prefix`.
 fn threads_named(prefix: &str) -> usize {

@@ -53,14 +53,13 @@ fn only_the_platform_layer_names_the_operating_system() {
     let crates = core.parent().expect("the crates folder");
     let platform = core.join("src/platform");
     let mut files = Vec::new();
-    for member in [
-        "ledger-core",
-        "ledger-cli",
-        "ledger-py",
-        "ledger-node",
-        "ledger-testkit",
-    ] {
-        sources(&crates.join(member).join("src"), &mut files);
+    // In the workspace, every crate's sources; the packaged crate, tested
+    // unpacked (tests/install/crate.sh), has only its own beside it.
+    sources(&core.join("src"), &mut files);
+    if crates.join("ledger-cli/src").is_dir() {
+        for member in ["ledger-cli", "ledger-py", "ledger-node", "ledger-testkit"] {
+            sources(&crates.join(member).join("src"), &mut files);
+        }
     }
     assert!(files.len() > 100, "the crates' sources are found");
     let mut offences = Vec::new();

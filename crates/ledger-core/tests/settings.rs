@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
+mod disk;
+
 use std::path::Path;
 use std::time::Duration;
 
@@ -16,7 +18,7 @@ const AGE: Duration = Duration::from_millis(2200);
 
 /// A workspace with a store and a few files, aged for the cache.
 fn workspace() -> tempfile::TempDir {
-    let dir = ledger_testkit::writeback_tempdir();
+    let dir = disk::writeback_tempdir();
     std::fs::create_dir(dir.path().join(".ledger")).unwrap();
     for i in 0..20 {
         std::fs::write(dir.path().join(format!("f{i}.txt")), format!("{i}\n")).unwrap();

@@ -12,7 +12,10 @@ use std::time::Duration;
 
 use ledger_core::Settings;
 use ledger_core::expand::{Inventory, Scope};
-use ledger_testkit::{Git, cached, drop_pages, utf8, write_below, writeback_tempdir};
+mod disk;
+
+use disk::{cached, drop_pages, writeback_tempdir};
+use ledger_testkit::{Git, utf8, write_below};
 
 /// Set in a child process to the workspace it expands.
 const CHILD: &str = "LEDGER_TEST_SMALL_EXPANSION_WORKSPACE";

@@ -10,7 +10,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use ledger_core::expand::{Inventory, Scope, progress};
-use ledger_testkit::{Git, utf8, write_below, writeback_tempdir};
+mod disk;
+
+use disk::writeback_tempdir;
+use ledger_testkit::{Git, utf8, write_below};
 use proptest::prelude::*;
 
 /// The replay count is process-wide: the tests here run one at a time.
