@@ -431,31 +431,19 @@ pub fn call_with(
     case: Case,
     hooks: &Hooks,
 ) -> Result<Reply> {
-    let settings = settings_json
-        .map(|json| settings::parse(json, case))
-        .transpose()?
-        .unwrap_or_default();
-    call_in(workspace, &settings, verb, options_json, case, hooks)
-}
-
-/// [`call`] on a workspace of `settings`.
-pub(crate) fn call_in(
-    workspace: Option<&Utf8Path>,
-    settings: &Settings,
-    verb: &str,
-    options_json: &str,
-    case: Case,
-    hooks: &Hooks,
-) -> Result<Reply> {
     let entry =
         (registry().iter().find(|v| v.name == verb)).ok_or_else(|| Error::InvalidArgument {
             message: format!("unknown verb `{}`", crate::quote::escape(verb.as_bytes())),
         })?;
     let options = case::parse_options(options_json, case.field(entry.name))?;
+    let settings = settings_json
+        .map(|json| settings::parse(json, case))
+        .transpose()?
+        .unwrap_or_default();
     let workspace = workspace
         .map(|path| {
             Workspace::new(path, hooks.clone())
-                .with_settings(settings.clone())?
+                .with_settings(settings)?
                 .with_cancel(hooks.cancel)
         })
         .transpose()?;
