@@ -132,6 +132,9 @@ pub struct RecordArgs {
     /// A path or directory to leave out of the delivery roots.
     #[arg(long = "exclude", value_name = "P")]
     excludes: Vec<String>,
+    /// A path or directory to leave out, with the reason a reviewer reads.
+    #[arg(long = "exclude-because", num_args = 2, value_names = ["P", "REASON"])]
+    excludes_because: Vec<String>,
     /// A local unversioned instruction file the validation read.
     #[arg(long = "instructions", value_name = "PATH")]
     instructions: Vec<String>,
@@ -322,7 +325,8 @@ pub fn run_validate(
             request.repositories = args.repos;
             request.roots = args.roots;
             request.paths = args.paths;
-            request.exclusions = (args.excludes.into_iter()).map(|p| (p, None)).collect();
+            request.exclusions =
+                crate::scope_args::exclusions(&args.excludes, &args.excludes_because);
             request.instructions = args.instructions;
             request.phase_records = args.phase_records;
             request.no_delivery = args.no_delivery;

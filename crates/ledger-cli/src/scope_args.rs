@@ -25,9 +25,15 @@ pub struct ScopeArgs {
     /// An exact path to include regardless of Git (e.g. an ignored input).
     #[arg(long = "path", value_name = "P")]
     paths: Vec<String>,
-    /// A path or directory root to leave out.
+    /// A path or directory root to leave out (recorded as "excluded by the
+    /// caller"; `--exclude-because` records why).
     #[arg(long = "exclude", value_name = "P")]
     excludes: Vec<String>,
+    /// A path or directory root to leave out, with the reason a reviewer
+    /// reads (seed 000: an exclusion has an explained boundary), e.g.
+    /// `--exclude-because vendor "third-party code, reviewed upstream"`.
+    #[arg(long = "exclude-because", num_args = 2, value_names = ["P", "REASON"])]
+    excludes_because: Vec<String>,
     /// A Tasks file: included, with the task-checkbox normalization.
     #[arg(long = "tasks", value_name = "P")]
     tasks: Vec<String>,
@@ -48,6 +54,7 @@ impl ScopeArgs {
             && self.roots.is_empty()
             && self.paths.is_empty()
             && self.excludes.is_empty()
+            && self.excludes_because.is_empty()
             && self.tasks.is_empty()
             && self.task_rule.is_none()
             && self.purpose.is_none()
@@ -59,6 +66,7 @@ impl ScopeArgs {
             && self.roots.is_empty()
             && self.paths.is_empty()
             && self.excludes.is_empty()
+            && self.excludes_because.is_empty()
             && self.tasks.is_empty()
             && self.task_rule.is_none()
             && self.purpose.is_none())
@@ -97,7 +105,7 @@ impl ScopeArgs {
             repositories: self.repos.clone(),
             roots: self.roots.clone(),
             paths: self.paths.clone(),
-            exclusions: self.excludes.iter().map(|p| (p.clone(), None)).collect(),
+            exclusions: exclusions(&self.excludes, &self.excludes_because),
             tasks: self.tasks.clone(),
             purpose: self.purpose.clone().unwrap_or_default(),
         };
@@ -122,4 +130,13 @@ pub fn default_workspace() -> Result<Utf8PathBuf, Error> {
         source,
     })?;
     ledger_core::expand::default_workspace(&cwd)
+}
+
+/// The exclusions of `--exclude P` (the default reason) and
+/// `--exclude-because P REASON` (`because` holds the pairs flat, as clap
+/// gives two values an occurrence).
+pub fn exclusions(excludes: &[String], because: &[String]) -> Vec<(String, Option<String>)> {
+    let bare = excludes.iter().map(|path| (path.clone(), None));
+    let explained = (because.chunks_exact(2)).map(|pair| (pair[0].clone(), Some(pair[1].clone())));
+    bare.chain(explained).collect()
 }

@@ -46,7 +46,7 @@ pub enum VerdictCommand {
     /// with the reason "the verdict's own report", so that writing the
     /// report after the verdict does not invalidate it.
     #[command(after_help = WRITE_EXIT_CODES)]
-    Record(RecordArgs),
+    Record(Box<RecordArgs>),
     /// Say whether the verdict still stands: its scope re-expanded and
     /// compared with the state it was given on, changed paths listed.
     #[command(after_help = CHECK_EXIT_CODES)]

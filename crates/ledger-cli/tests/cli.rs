@@ -149,6 +149,42 @@ fn overlap_lists_every_shared_path_with_its_writers() {
     );
 }
 
+/// Seed 000: an exclusion has an explained boundary. `--exclude-because`
+/// records the reason; a bare `--exclude` the default one.
+#[test]
+fn an_exclusion_records_its_reason() {
+    let s = sample_checkout();
+    let w = s.w();
+    let out = stdout(&s.ledger(
+        &w,
+        &[
+            "inventory",
+            "--root",
+            "src",
+            "--exclude-because",
+            "src/deep",
+            "another fixer's files",
+            "--exclude",
+            "src/lib.rs",
+        ],
+    ));
+    let record: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let reasons: Vec<(&str, &str)> = (record["scope"]["exclusions"].as_array().unwrap().iter())
+        .map(|e| (e["path"].as_str().unwrap(), e["reason"].as_str().unwrap()))
+        .filter(|(path, _)| *path != ".ledger")
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("src/lib.rs", "excluded by the caller"),
+            ("src/deep", "another fixer's files")
+        ]
+    );
+    assert_eq!(record["entries"], serde_json::json!([]));
+    let half = s.ledger(&w, &["fingerprint", "--exclude-because", "src/deep"]);
+    assert_blocked(&half, "invalid-argument", "--exclude-because");
+}
+
 #[test]
 fn roots_paths_excludes_and_tasks() {
     let s = sample_checkout();
