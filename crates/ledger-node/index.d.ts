@@ -200,7 +200,7 @@ export interface AgentReply {
    */
   result: unknown
   /**
-   * The result as short text ([`textOf`]).
+   * The result as the short text a model reads: the CLI's text.
    */
   text: string
 }
@@ -287,6 +287,14 @@ export interface Approved {
    * The artifact, e.g. `design`.
    */
   artifact: string
+  /**
+   * The baseline specs the approved deltas change, as they were when the
+   * deltas were approved against them (`openspec/specs/<capability>/spec.md`
+   * of each `specs/<capability>/spec.md` of the set; a new capability's, not
+   * there yet, as missing). `null` for a set with no delta, and in a
+   * binding written before ledger bound baselines.
+   */
+  baselines?: Inventory | null
   /**
    * The change the artifact belongs to.
    */
@@ -392,6 +400,18 @@ export interface ArtifactStatus {
    */
   artifact: string
   /**
+   * The baseline specs its deltas change that moved since they were
+   * approved against (`openspec/specs/<capability>/spec.md`): such an
+   * approval is `changed`, its moved baselines listed in `changes` too.
+   */
+  baselinesMoved: Array<string>
+  /**
+   * Whether its deltas change baselines that its binding did not record:
+   * an approval made before ledger bound baselines reads as before, and
+   * says so here (approve again to bind them).
+   */
+  baselinesUnbound: boolean
+  /**
    * The binding, when there is one.
    */
   binding: Binding | null
@@ -430,6 +450,14 @@ export interface Binding {
    * The artifact, e.g. `design`.
    */
   artifact: string
+  /**
+   * The baseline specs the approved deltas change, as they were when the
+   * deltas were approved against them (`openspec/specs/<capability>/spec.md`
+   * of each `specs/<capability>/spec.md` of the set; a new capability's, not
+   * there yet, as missing). `null` for a set with no delta, and in a
+   * binding written before ledger bound baselines.
+   */
+  baselines?: Inventory | null
   /**
    * The change the artifact belongs to.
    */

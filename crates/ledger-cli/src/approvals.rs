@@ -5,21 +5,17 @@ use ledger_core::Settings;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use ledger_core::records::Provenance;
 use ledger_core::{
     Error,
     approval::{
-        ApprovalState, ApprovalStatus, ArtifactStatus, CurrentState, SchemaChange,
-        SchemaChangeReason, approve_advised, changes, current_state, recorded_state, retire_from,
-        status,
+        CurrentState, approve_advised, changes, current_state, recorded_state, retire_from, status,
     },
-    openspec::{ChangeLocation, SchemaSource},
     quote::quote,
-    records::StoreReport,
 };
 
-use crate::change_args::{BasisArgs, ChangeArgs, ExpectArgs, PlaceArgs, short};
+use crate::change_args::{BasisArgs, ChangeArgs, ExpectArgs, PlaceArgs};
 use crate::report::json_line;
+use ledger_core::door::text;
 
 #[derive(Args)]
 pub struct ApproveArgs {
@@ -193,17 +189,7 @@ pub fn run_approve(args: ApproveArgs, settings: &Settings) -> Result<(String, Ex
     if args.json {
         return Ok((json_line(&approved), ExitCode::SUCCESS));
     }
-    let binding = &approved.binding;
-    // Every value is the caller's or the workspace's: escaped like any text output.
-    let text = format!(
-        "approved {} of {} at {} (source: {})\n{}\n",
-        quote(&binding.artifact),
-        quote(&binding.change),
-        binding.observed_at,
-        quote(&binding.source),
-        binding.fingerprint
-    );
-    Ok((text, ExitCode::SUCCESS))
+    Ok((text::approved(&approved), ExitCode::SUCCESS))
 }
 
 pub fn run_status(args: StatusArgs, settings: &Settings) -> Result<(String, ExitCode), Error> {
@@ -212,7 +198,7 @@ pub fn run_status(args: StatusArgs, settings: &Settings) -> Result<(String, Exit
     let text = if args.json {
         json_line(&status)
     } else {
-        status_table(&status)
+        text::status(&status)
     };
     let code = if status.all_approved() { 0 } else { 1 };
     Ok((text, ExitCode::from(code)))
@@ -271,7 +257,7 @@ pub fn run_state(command: StateCommand, settings: &Settings) -> Result<(String, 
     let text = if json {
         json_line(&states)
     } else {
-        states.iter().map(crate::lifecycle::state_text).collect()
+        states.iter().map(text::state).collect()
     };
     Ok((text, ExitCode::SUCCESS))
 }
@@ -288,211 +274,8 @@ pub fn run_store(command: StoreCommand, settings: &Settings) -> Result<(String, 
     let text = if json {
         json_line(&report)
     } else {
-        store_report(&report)
+        text::store_report(&report)
     };
     let code = if report.is_clean() { 0 } else { 1 };
     Ok((text, ExitCode::from(code)))
-}
-
-fn status_table(status: &ApprovalStatus) -> String {
-    let mut out = format!(
-        "change {} ({}; state record: {})\n",
-        status.change,
-        location(&status.location),
-        status
-            .state_record
-            .as_ref()
-            .map_or_else(|| "no-record".to_owned(), |r| r.to_string())
-    );
-    if let Some(line) = status.provenance.as_ref().and_then(provenance_line) {
-        out.push_str(&line);
-    }
-    if let Some(schema) = &status.schema {
-        out.push_str(&format!("schema {}\n", schema_label(schema)));
-    }
-    for changed in &status.schema_changed {
-        out.push_str(&format!(
-            "schema changed for {}: {}\n",
-            quote(&changed.artifact),
-            schema_change(changed)
-        ));
-    }
-    if let Some(retired) = &status.retired {
-        out.push_str(&format!(
-            "retired at {}: {}\n",
-            retired.observed_at,
-            quote(&retired.reason)
-        ));
-    }
-    out.push_str(&format!(
-        "{:<10} {:<9} {:<20} {:<20} cause\n",
-        "artifact", "state", "approved", "current"
-    ));
-    for a in &status.artifacts {
-        out.push_str(&format!(
-            "{:<10} {:<9} {:<20} {:<20} {}\n",
-            quote(&a.artifact),
-            a.state.as_str(),
-            short(a.approved),
-            short(a.current),
-            cause(a)
-        ));
-        for change in a.changes.iter().flatten() {
-            out.push_str(&format!(
-                "    {}: {}\n",
-                change.change.label(),
-                change.path()
-            ));
-        }
-    }
-    out
-}
-
-/// Where the state record came from and who signed it; nothing for an
-/// unsigned record this store wrote (the everyday case says nothing new).
-fn provenance_line(p: &Provenance) -> Option<String> {
-    if p.local && p.remote.is_none() && p.key.is_none() {
-        return None;
-    }
-    let (origin, signature) = crate::sharing::described(p);
-    Some(format!("state record {origin}, {signature}\n"))
-}
-
-/// `rapid (openspec/schemas/rapid/schema.yaml, sha256:…)`.
-fn schema_label(schema: &SchemaSource) -> String {
-    let place = quote(schema.place());
-    match &schema.sha256 {
-        Some(sha) => {
-            let sha = sha.to_string();
-            format!("{} ({place}, {}…)", quote(schema.label()), &sha[..19])
-        }
-        None => format!("{} ({place})", quote(schema.label())),
-    }
-}
-
-fn schema_change(changed: &SchemaChange) -> String {
-    let recorded = changed
-        .recorded
-        .as_ref()
-        .map_or_else(|| "spec-driven (unrecorded)".to_owned(), schema_label);
-    match &changed.reason {
-        SchemaChangeReason::ContentChanged => {
-            format!("the schema file changed since it was approved with {recorded}")
-        }
-        SchemaChangeReason::OtherSchema => format!("approved with another schema, {recorded}"),
-        SchemaChangeReason::Redeclared { declared } => format!(
-            "the change now declares schema {}; approved with {recorded}",
-            quote(declared)
-        ),
-    }
-}
-
-fn location(location: &ChangeLocation) -> String {
-    match location.directory() {
-        Some(directory) => format!("{} in {}", location.state(), quote(directory)),
-        None => "its directory is gone".to_owned(),
-    }
-}
-
-fn cause(a: &ArtifactStatus) -> String {
-    match a.state {
-        ApprovalState::Approved => String::new(),
-        ApprovalState::Unbound => "no binding: needs an explicit decision".to_owned(),
-        ApprovalState::Changed if a.changes.is_none() => {
-            "its own files changed since approval (approved before ledger kept approved files: re-approve to list them)".to_owned()
-        }
-        ApprovalState::Changed => "its own files changed since approval:".to_owned(),
-        ApprovalState::Reset => format!("upstream changed: {}", a.reset_by.join(", ")),
-        ApprovalState::Blocked => a.blocked.clone().unwrap_or_default(),
-        ApprovalState::Archived => "archived as approved (byte-identical)".to_owned(),
-        ApprovalState::Gone => "the change's files are gone (neither active nor archived)".to_owned(),
-        ApprovalState::Skipped => "skipped: the change sets skip_specs in .openspec.yaml".to_owned(),
-    }
-}
-
-/// `<id>: a <kind> record refused on <ref> after <record>`, or as much of
-/// that as is known.
-fn orphan_line(orphan: &ledger_core::records::Orphan) -> String {
-    let what = format!("{}: a {} record refused", orphan.id, orphan.kind);
-    match (&orphan.reference, &orphan.follows) {
-        (Some(reference), Some(previous)) => {
-            format!("{what} on {} after {previous}", quote(reference))
-        }
-        (None, Some(previous)) => format!("{what} after {previous}, which no ref holds"),
-        (_, None) => format!("{what} as the first record of a ref"),
-    }
-}
-
-fn store_report(report: &StoreReport) -> String {
-    let mut out = format!(
-        "{} records, {} pointers: {}\n",
-        report.records,
-        report.refs.len(),
-        if report.is_clean() {
-            "clean"
-        } else {
-            "problems found"
-        }
-    );
-    let mut section = |title: &str, lines: Vec<String>| {
-        if !lines.is_empty() {
-            out.push_str(&format!("{title} ({}):\n", lines.len()));
-            for line in lines {
-                out.push_str(&format!("  {line}\n"));
-            }
-        }
-    };
-    section(
-        "orphan records (ledger store decide)",
-        report.orphans.iter().map(orphan_line).collect(),
-    );
-    section("temporary files", report.temp_files.clone());
-    section(
-        "corrupt or untrusted entries",
-        report
-            .corrupt
-            .iter()
-            .map(|c| format!("{}: {}", c.file, c.reason))
-            .collect(),
-    );
-    section(
-        "refs whose heads went apart (ledger store resolve)",
-        report
-            .divergent
-            .iter()
-            .map(|d| format!("{}: {}", quote(&d.reference), d.heads.join(", ")))
-            .collect(),
-    );
-    section(
-        "pointers to missing records",
-        report
-            .dangling
-            .iter()
-            .map(|d| format!("{} -> {}", d.reference, d.missing))
-            .collect(),
-    );
-    section(
-        "ref lock files left behind (ledger store unlock)",
-        report
-            .locks
-            .iter()
-            .map(|l| {
-                let age = humantime::format_duration(std::time::Duration::from_secs(l.age_seconds));
-                let state = match l.abandoned {
-                    true => "abandoned",
-                    false => "a writer may hold it",
-                };
-                format!("{}: {age} old, {state}", quote(&l.file))
-            })
-            .collect(),
-    );
-    if let Some(cache) = &report.cache {
-        let state = if cache.intact {
-            format!("{} files", cache.entries)
-        } else {
-            "does not check out; the next expansion replaces it".to_owned()
-        };
-        out.push_str(&format!("digest cache: {} bytes, {state}\n", cache.bytes));
-    }
-    out
 }

@@ -7,7 +7,6 @@ use clap::Args;
 use ledger_core::{
     Error, Settings,
     approval::WriteBasis,
-    expand::Fingerprint,
     openspec::{ChangeSet, DEFAULT_CHANGES_ROOT},
     records::StartedFrom,
     records::Store,
@@ -132,9 +131,4 @@ impl ExpectArgs {
     pub(crate) fn started_from(&self) -> Result<Option<StartedFrom>, Error> {
         self.expect.as_deref().map(str::parse).transpose()
     }
-}
-
-/// The first 12 hex digits: enough to tell fingerprints apart in a table.
-pub(crate) fn short(fp: Option<Fingerprint>) -> String {
-    fp.map_or_else(|| "-".to_owned(), |f| f.to_string()[..19].to_owned())
 }

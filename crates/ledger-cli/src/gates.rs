@@ -14,17 +14,17 @@ use ledger_core::{
     DisplayPath, Error,
     expand::Scope,
     gate::{
-        Declarations, DeclaredGate, DeclaredRun, DeclaredRuns, DeclaredStatus, Echo, Freshness,
-        GateOutput, GateQuery, GateSpec, Observe, RunOptions, RunOutcome, StaleReason,
-        check_declared, check_gate_query, evidence_output, gate_output, run_declared,
+        Declarations, DeclaredGate, Echo, GateOutput, GateQuery, GateSpec, Observe, RunOptions,
+        RunOutcome, check_declared, check_gate_query, evidence_output, gate_output, run_declared,
         run_gate_with, wrapper_exit_code,
     },
     quote::quote,
     records::Store,
 };
 
-use crate::report::{comparison_text, json_line};
+use crate::report::json_line;
 use crate::scope_args::{ScopeArgs, default_workspace};
+use ledger_core::door::text;
 
 /// The exit statuses of `gate run`, after the wrapper convention of `env`,
 /// `timeout` and `xargs`, so that a gate's own status is never taken for
@@ -509,7 +509,7 @@ fn run_supervised(args: &RunArgs, settings: &Settings) -> Result<(String, ExitCo
     if gate.json {
         return Ok((json_line(&outcome), code));
     }
-    crate::hints::to_stderr(&run_summary(&outcome));
+    crate::hints::to_stderr(&text::run_outcome(&outcome));
     Ok((String::new(), code))
 }
 
@@ -559,7 +559,7 @@ fn run_all(
             failure = Some(e);
         }
         if !json {
-            crate::hints::to_stderr(&declared_run_text(run));
+            crate::hints::to_stderr(&text::declared_run(run));
         }
     })?;
     if let Some(e) = failure {
@@ -569,55 +569,8 @@ fn run_all(
     if json {
         return Ok((json_line(&runs), code));
     }
-    crate::hints::to_stderr(&all_summary(&runs));
+    crate::hints::to_stderr(&text::declared_runs(&runs));
     Ok((String::new(), code))
-}
-
-/// One gate of `--all`, as it is settled.
-fn declared_run_text(run: &DeclaredRun) -> String {
-    match (&run.outcome, run.status) {
-        (Some(outcome), _) => run_summary(outcome),
-        (None, _) => format!(
-            "ledger: gate {} not run: it needs {}, which did not pass\n",
-            quote(&run.gate),
-            names(&run.blocked_by)
-        ),
-    }
-}
-
-/// The closing lines of `--all`: which gates were reused, ran, failed, or not run.
-fn all_summary(runs: &DeclaredRuns) -> String {
-    let of = |status: DeclaredStatus| -> Vec<String> {
-        runs.runs
-            .iter()
-            .filter(|r| r.status == status)
-            .map(|r| r.gate.clone())
-            .collect()
-    };
-    let mut out = format!("ledger: {} declared gate(s):", runs.runs.len());
-    for (status, said) in [
-        (DeclaredStatus::Reused, "reused (fresh, not run)"),
-        (DeclaredStatus::Passed, "ran and passed"),
-        (DeclaredStatus::Failed, "failed"),
-        (DeclaredStatus::Blocked, "not run (a need did not pass)"),
-    ] {
-        let gates = of(status);
-        if !gates.is_empty() {
-            out.push_str(&format!(" {said}: {};", names(&gates)));
-        }
-    }
-    out.pop();
-    out.push('\n');
-    out
-}
-
-/// Gate names, quoted, comma-separated.
-fn names(gates: &[String]) -> String {
-    gates
-        .iter()
-        .map(|g| quote(g).into_owned())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// `--timeout` in humantime's format; zero is refused (it would stop every gate).
@@ -673,7 +626,7 @@ fn gate_check(args: &CheckArgs, settings: &Settings) -> Result<(String, ExitCode
     let text = if args.json {
         json_line(&freshness)
     } else {
-        freshness_text(&freshness)
+        text::freshness(&freshness)
     };
     Ok((text, code))
 }
@@ -698,74 +651,5 @@ fn check_all(args: &GateArgs, settings: &Settings) -> Result<(String, ExitCode),
     if args.json {
         return Ok((json_line(&checked), code));
     }
-    let mut text: String = checked.iter().map(freshness_text).collect();
-    text.push_str(&match stale.is_empty() {
-        true => format!("all {} declared gate(s) fresh\n", checked.len()),
-        false => format!(
-            "{} of {} declared gate(s) stale: {}\n",
-            stale.len(),
-            checked.len(),
-            names(&stale)
-        ),
-    });
-    Ok((text, code))
-}
-
-fn run_summary(outcome: &RunOutcome) -> String {
-    if outcome.reused {
-        return format!(
-            "ledger: {}\n",
-            freshness_text(&outcome.freshness).trim_end()
-        );
-    }
-    let e = &outcome.evidence;
-    let status = match (e.exit_status, e.signal) {
-        (Some(code), _) => format!("exited {code}"),
-        (None, Some(signal)) => format!("was killed by signal {signal}"),
-        (None, None) => "was killed by a signal".to_owned(),
-    };
-    let mut out = format!(
-        "ledger: gate {} {status} after {:.1} s; evidence recorded on {}\n",
-        quote(e.spec.name()),
-        e.duration_ms as f64 / 1000.0,
-        e.fingerprint()
-    );
-    if e.left_in_group {
-        out.push_str("ledger: processes it left in its process group were stopped\n");
-    }
-    if let Some(kept) = e.output.as_ref().filter(|k| k.truncated.is_some()) {
-        out.push_str(&format!(
-            "ledger: {} of its {} output bytes kept (the start and the end); `ledger gate show {}` prints them\n",
-            kept.kept_bytes(),
-            kept.total_bytes,
-            quote(e.spec.name())
-        ));
-    }
-    if let Some(why) = &e.not_reusable {
-        // Built by the core for this run, its paths quoted.
-        out.push_str(&format!("ledger: this evidence is not reusable: {why}\n"));
-    }
-    out
-}
-
-fn freshness_text(f: &Freshness) -> String {
-    if f.fresh {
-        let e = f.evidence.as_ref();
-        return format!(
-            "fresh: gate {} passed at {} on {}; reused, not run\n",
-            quote(&f.gate),
-            quote(e.map_or("?", |e| e.started_at.as_str())),
-            e.map_or_else(|| "?".to_owned(), |e| e.fingerprint().to_string()),
-        );
-    }
-    let mut out = format!("stale: gate {}\n", quote(&f.gate));
-    for reason in &f.reasons {
-        out.push_str(&format!("  - {reason}\n"));
-        if let StaleReason::InputsChanged { comparison } = reason {
-            for line in comparison_text(comparison).lines().skip(3) {
-                out.push_str(&format!("    {line}\n"));
-            }
-        }
-    }
-    out
+    Ok((text::freshness_all(&checked), code))
 }

@@ -11,19 +11,20 @@ use clap::{Args, Subcommand};
 use ledger_core::{
     Error,
     approval::{
-        Check, CurrentState, LogEntry, StateEnvelope, StatePatch, TaskIds, ValidationVerdict,
-        advance_state, recorded_state_log,
+        Check, CurrentState, StateEnvelope, StatePatch, TaskIds, ValidationVerdict, advance_state,
+        recorded_state_log,
     },
     lifecycle::{
-        Finalization, GatePrerequisites, PhaseRecordStanding, ValidationCheck, ValidationRequest,
-        check_validation_with, finalize_check, record_validation,
+        GatePrerequisites, ValidationRequest, check_validation_with, finalize_check,
+        record_validation,
     },
     quote::quote,
-    records::{Change, ChangeKind, RecordId},
+    records::RecordId,
 };
 
-use crate::change_args::{BasisArgs, ChangeArgs, ExpectArgs, PlaceArgs, short};
-use crate::report::{comparison_text, json_line};
+use crate::change_args::{BasisArgs, ChangeArgs, ExpectArgs, PlaceArgs};
+use crate::report::json_line;
+use ledger_core::door::text;
 
 #[derive(Args)]
 pub struct SetArgs {
@@ -287,7 +288,7 @@ fn written(record: RecordId, state: StateEnvelope, json: bool) -> String {
     if json {
         json_line(&current)
     } else {
-        state_text(&current)
+        text::state(&current)
     }
 }
 
@@ -297,20 +298,9 @@ pub fn run_log(args: LogArgs, settings: &Settings) -> Result<(String, ExitCode),
     let text = if args.json {
         json_line(&log)
     } else {
-        log.iter().map(log_text).collect()
+        log.iter().map(text::state_log).collect()
     };
     Ok((text, ExitCode::SUCCESS))
-}
-
-fn log_text(entry: &LogEntry) -> String {
-    let mut out = format!("{} {}\n", entry.record, quote(&entry.written_at));
-    for change in &entry.changes {
-        out.push_str(&format!("  {}: {}\n", change.field, change.summary));
-    }
-    if entry.changes.is_empty() {
-        out.push_str("  (no field changed)\n");
-    }
-    out
 }
 
 pub fn run_validate(
@@ -347,7 +337,7 @@ pub fn run_validate(
             let text = if args.json {
                 json_line(&check)
             } else {
-                validation_text(&check)
+                text::validation(&check)
             };
             Ok((text, ExitCode::from(if check.stands { 0 } else { 1 })))
         }
@@ -364,208 +354,7 @@ pub fn run_finalize(
     let text = if args.json {
         json_line(&done)
     } else {
-        finalization_text(&done)
+        text::finalization(&done)
     };
     Ok((text, ExitCode::from(if done.clean { 0 } else { 1 })))
-}
-
-/// The readable summary of `ledger state show`.
-pub fn state_text(current: &CurrentState) -> String {
-    let e = &current.state;
-    let record = current
-        .record
-        .map_or_else(|| "no-record".to_owned(), |r| r.to_string());
-    let mut out = format!("change {} (state record: {record})\n", quote(&e.change));
-    let line = |label: &str, value: &str| format!("  {label:<15} {value}\n");
-    let or_none = |t: &str| {
-        if t.is_empty() {
-            "-".to_owned()
-        } else {
-            quote(t).into_owned()
-        }
-    };
-    let list = |items: &[String]| {
-        if items.is_empty() {
-            "-".to_owned()
-        } else {
-            items
-                .iter()
-                .map(|i| quote(i).into_owned())
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    };
-    if let Some(retired) = &e.retired {
-        out.push_str(&line(
-            "retired",
-            &format!(
-                "{} ({})",
-                quote(&retired.reason),
-                quote(&retired.observed_at)
-            ),
-        ));
-    }
-    out.push_str(&line("role", &or_none(&e.role)));
-    out.push_str(&line("outcome", &or_none(&e.outcome)));
-    out.push_str(&line("areas", &list(&e.affected_areas)));
-    let approvals: Vec<String> = e
-        .bindings
-        .iter()
-        .map(|b| format!("{} {}", quote(&b.artifact), short(Some(b.fingerprint))))
-        .collect();
-    out.push_str(&line("approvals", &list(&approvals)));
-    out.push_str(&line("tasks done", &list(&e.tasks_completed)));
-    out.push_str(&line("tasks left", &list(&e.tasks_remaining)));
-    let checks: Vec<String> = e
-        .checks
-        .iter()
-        .map(|c| format!("{}: {}", quote(&c.name), quote(&c.result)))
-        .collect();
-    out.push_str(&line("checks", &list(&checks)));
-    out.push_str(&line("blockers", &list(&e.blockers)));
-    out.push_str(&line(
-        "next outcome",
-        &or_none(e.next_outcome.as_deref().unwrap_or("")),
-    ));
-    let validation = e.validation.as_ref().map_or_else(
-        || "-".to_owned(),
-        |v| {
-            format!(
-                "{} on {} ({} paths; source {}; {})",
-                v.verdict.as_str(),
-                v.fingerprint,
-                v.inventory.entries.len(),
-                quote(&v.source),
-                quote(&v.observed_at)
-            )
-        },
-    );
-    out.push_str(&line("validation", &validation));
-    if let Some(reason) = e.validation.as_ref().and_then(|v| v.no_delivery.as_deref()) {
-        out.push_str(&line("no delivery", &quote(reason)));
-    }
-    out
-}
-
-fn validation_text(check: &ValidationCheck) -> String {
-    let verdict = if check.stands {
-        "stands"
-    } else {
-        "does not stand"
-    };
-    let mut out = format!(
-        "validation {} of {} {verdict} (record {})\n",
-        check.verdict.as_str(),
-        quote(&check.change),
-        check.record
-    );
-    if let Some(reason) = &check.no_delivery {
-        out.push_str(&format!("  no delivery files: {}\n", quote(reason)));
-    }
-    for line in comparison_text(&check.comparison).lines() {
-        out.push_str(&format!("  {line}\n"));
-    }
-    phase_records_text(&mut out, &check.phase_records);
-    for gate in &check.gates {
-        let state = match (gate.fresh, gate.rerun) {
-            (true, false) => "fresh",
-            (_, true) => "re-run since the verdict (its latest evidence is another record)",
-            (false, false) => "stale",
-        };
-        out.push_str(&format!("  gate {}: {state}\n", quote(&gate.gate)));
-        for reason in &gate.reasons {
-            out.push_str(&format!("    - {reason}\n"));
-        }
-    }
-    out
-}
-
-fn finalization_text(done: &Finalization) -> String {
-    let verdict = if done.clean {
-        "only expected completion outputs"
-    } else if done.new_changes.is_empty() && done.spec_mismatches.is_empty() {
-        "sync-unverified"
-    } else {
-        "blocked by new changes"
-    };
-    let mut out = format!(
-        "finalization of {}: {verdict} (PASS {})\n",
-        quote(&done.change),
-        done.fingerprint
-    );
-    if let Some(moved) = &done.archive_move {
-        out.push_str(&format!(
-            "archive move: {} files, {} -> {}\n",
-            moved.files.len(),
-            quote(&moved.from),
-            quote(&moved.to)
-        ));
-    }
-    section(&mut out, "spec sync", &done.spec_sync);
-    section(&mut out, "completion evidence", &done.completion_evidence);
-    section(&mut out, "registry", &done.registry);
-    section(&mut out, "new changes", &done.new_changes);
-    if !done.spec_mismatches.is_empty() {
-        out.push_str(&format!(
-            "spec sync differs from the approved deltas ({}):\n",
-            done.spec_mismatches.len()
-        ));
-    }
-    for m in &done.spec_mismatches {
-        let headers: Vec<String> = m.headers.iter().map(|h| quote(h).into_owned()).collect();
-        out.push_str(&format!(
-            "  capability {} ({}): {}\n",
-            quote(&m.capability),
-            quote(&m.path),
-            headers.join(", ")
-        ));
-    }
-    if !done.sync_unverified.is_empty() {
-        out.push_str(&format!(
-            "sync-unverified ({}):\n",
-            done.sync_unverified.len()
-        ));
-    }
-    for u in &done.sync_unverified {
-        out.push_str(&format!(
-            "  capability {} ({}): {}\n",
-            quote(&u.capability),
-            quote(&u.path),
-            quote(&u.reason)
-        ));
-    }
-    phase_records_text(&mut out, &done.phase_records);
-    out
-}
-
-/// Each phase record that is not one regular file, with what is inside it.
-fn phase_records_text(out: &mut String, records: &[PhaseRecordStanding]) {
-    for record in records.iter().filter(|r| !r.stands()) {
-        out.push_str(&format!(
-            "  phase record {}: {}, not one regular file\n",
-            quote(&record.path),
-            record.kind.as_str()
-        ));
-        for file in &record.inside {
-            out.push_str(&format!("    inside: {}\n", quote(file.as_str())));
-        }
-    }
-}
-
-fn section(out: &mut String, title: &str, changes: &[Change]) {
-    if changes.is_empty() {
-        return;
-    }
-    out.push_str(&format!("{title} ({}):\n", changes.len()));
-    for change in changes {
-        out.push_str(&format!(
-            "  {}: {}\n",
-            label(change.change),
-            quote(change.path())
-        ));
-    }
-}
-
-fn label(kind: ChangeKind) -> &'static str {
-    kind.label()
 }

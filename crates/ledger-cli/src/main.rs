@@ -32,8 +32,9 @@ use ledger_core::{
     records::{InventoryRecord, Observed},
 };
 
-use crate::report::{comparison_text, entry_line, entry_record, json_line};
+use crate::report::json_line;
 use crate::scope_args::ScopeArgs;
+use ledger_core::door::text;
 
 pub(crate) const EXIT_CODES: &str = "\
 Exit codes:
@@ -385,13 +386,9 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             let text = if args.expand.json {
                 json_line(&inventory)
             } else if args.nul {
-                let mut text: String = inventory.entries.iter().map(entry_record).collect();
-                text.push_str(&format!("{}\0", inventory.fingerprint));
-                text
+                text::entries_nul(&inventory)
             } else {
-                let mut text: String = inventory.entries.iter().map(entry_line).collect();
-                text.push_str(&format!("{}\n", inventory.fingerprint));
-                text
+                text::entries(&inventory)
             };
             (text, ExitCode::SUCCESS)
         }
@@ -425,7 +422,7 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             let text = if args.json {
                 json_line(&comparison)
             } else {
-                comparison_text(&comparison)
+                text::comparison(&comparison)
             };
             let code = if comparison.matches { 0 } else { 1 };
             (text, ExitCode::from(code))

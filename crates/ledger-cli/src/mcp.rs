@@ -179,13 +179,13 @@ impl Server {
         }
         cancel::release(token);
         match outcome {
-            Ok(Ok((value, warnings))) => {
-                let mut text = agent::text_of(tool, &value);
+            Ok(Ok((reply, warnings))) => {
+                let mut text = reply.text;
                 for warning in warnings {
                     text.push_str(&format!("warning[{}]: {}\n", warning.code, warning.message));
                 }
                 let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-                result.structured_content = Some(value);
+                result.structured_content = Some(reply.result);
                 result
             }
             Ok(Err(e)) => failed(&e),

@@ -5,12 +5,12 @@ use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
 use clap::Args;
-use ledger_core::expand::{Overlap, Scope, ScopeLists, overlap};
-use ledger_core::quote::quote;
+use ledger_core::expand::{Scope, ScopeLists, overlap};
 use ledger_core::{Error, Settings};
 
 use crate::report::json_line;
 use crate::scope_args::default_workspace;
+use ledger_core::door::text;
 
 #[derive(Args)]
 pub struct OverlapArgs {
@@ -57,39 +57,7 @@ pub fn run(args: OverlapArgs, settings: &Settings) -> Result<(String, ExitCode),
     let code = ExitCode::from(if found.disjoint { 0 } else { 1 });
     let text = match args.json {
         true => json_line(&found),
-        false => overlap_text(&found),
+        false => text::overlap(&found),
     };
     Ok((text, code))
-}
-
-/// One line per shared path (`path\tname, name`), then the verdict.
-fn overlap_text(found: &Overlap) -> String {
-    let mut text: String = (found.shared.iter())
-        .map(|shared| {
-            format!(
-                "{}\t{}\n",
-                quote(shared.path.as_str()),
-                shared.scopes.join(", ")
-            )
-        })
-        .collect();
-    let sizes: Vec<String> = (found.scopes.iter())
-        .map(|s| format!("{} ({})", s.name, plural(s.paths, "path")))
-        .collect();
-    text.push_str(&match found.disjoint {
-        true => format!("disjoint: {}\n", sizes.join(", ")),
-        false => format!(
-            "{} shared: {}; run these writers one after another\n",
-            plural(found.shared.len(), "path"),
-            sizes.join(", ")
-        ),
-    });
-    text
-}
-
-fn plural(count: usize, noun: &str) -> String {
-    match count {
-        1 => format!("1 {noun}"),
-        n => format!("{n} {noun}s"),
-    }
 }

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use ledger_core::{
     Error,
     quote::quote,
-    records::{OrphanChoice, Provenance, RecordId},
+    records::{OrphanChoice, RecordId},
 };
 
 use crate::change_args::PlaceArgs;
@@ -102,34 +102,13 @@ pub fn run_provenance(
     let Some(p) = seen else {
         return Ok((format!("{}: no head\n", quote(&args.reference)), code));
     };
-    let (origin, signature) = described(&p);
+    let (origin, signature) = ledger_core::door::text::provenance(&p);
     let text = format!(
         "{}: {}, {origin}, {signature}\n",
         quote(&args.reference),
         p.record
     );
     Ok((text, code))
-}
-
-/// Where a record came from and its signature, as text output says them.
-pub(crate) fn described(p: &Provenance) -> (String, String) {
-    let origin = match (&p.remote, p.local) {
-        (Some(remote), _) => format!("fetched from {}", quote(remote)),
-        (None, true) => "written by this store".to_owned(),
-        (None, false) => "reached this store through Git".to_owned(),
-    };
-    let signature = match (&p.signer, &p.key, &p.signature_problem) {
-        (Some(signer), Some(key), _) => format!("signed by {} ({key})", quote(signer)),
-        (_, Some(key), Some(problem)) => {
-            format!(
-                "signed by key {key}, which does not count: {}",
-                quote(problem)
-            )
-        }
-        (_, Some(key), None) => format!("signed by key {key}"),
-        (_, None, _) => "unsigned".to_owned(),
-    };
-    (origin, signature)
 }
 
 pub fn run_remote(
@@ -184,10 +163,7 @@ pub fn run_resolve(args: ResolveArgs, settings: &Settings) -> Result<(String, Ex
     let text = if args.json {
         json_line(&serde_json::json!({ "reference": args.reference, "head": kept }))
     } else {
-        format!(
-            "{} now names {kept}; the other heads stay in its history\n",
-            args.reference
-        )
+        ledger_core::door::text::resolved(&args.reference, &kept)
     };
     Ok((text, ExitCode::SUCCESS))
 }

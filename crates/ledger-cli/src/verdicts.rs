@@ -8,16 +8,17 @@ use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 use ledger_core::{
     Error,
-    quote::{escape, quote},
+    quote::quote,
     records::Store,
     verdict::{
-        DowngradeRequest, VerdictCheck, VerdictEvent, VerdictRequest, VerdictSummary,
-        check_verdict, downgrade_verdict, record_verdict, verdict_log,
+        DowngradeRequest, VerdictRequest, VerdictSummary, check_verdict, downgrade_verdict,
+        record_verdict, verdict_log,
     },
 };
 
-use crate::report::{comparison_text, json_line};
+use crate::report::json_line;
 use crate::scope_args::{ScopeArgs, default_workspace};
+use ledger_core::door::text;
 
 const CHECK_EXIT_CODES: &str = "\
 Exit codes:
@@ -164,7 +165,7 @@ pub fn run(command: VerdictCommand, settings: &Settings) -> Result<(String, Exit
             let code = ExitCode::from(if check.stands { 0 } else { 1 });
             let text = match args.json {
                 true => json_line(&check),
-                false => check_text(&check),
+                false => text::verdict_check(&check),
             };
             Ok((text, code))
         }
@@ -183,7 +184,7 @@ pub fn run(command: VerdictCommand, settings: &Settings) -> Result<(String, Exit
             let text = match args.json {
                 true => json_line(&log),
                 false if log.is_empty() => format!("{}: no verdict recorded\n", quote(&args.name)),
-                false => log.iter().map(log_text).collect(),
+                false => text::verdict_log(&log),
             };
             Ok((text, ExitCode::SUCCESS))
         }
@@ -195,77 +196,5 @@ fn written(s: &VerdictSummary, json: bool) -> String {
     if json {
         return json_line(s);
     }
-    let what = match &s.downgrade {
-        None => format!("{} recorded", quote(&s.verdict)),
-        Some(d) => format!(
-            "{} downgraded to {} ({})",
-            quote(&d.from),
-            quote(&s.verdict),
-            quote(&d.reason)
-        ),
-    };
-    format!(
-        "{}: {what} on {} ({} path{})\n  record {}\n",
-        quote(&s.name),
-        s.fingerprint,
-        s.entries,
-        if s.entries == 1 { "" } else { "s" },
-        s.record
-    )
-}
-
-/// What `check` prints: the verdict and whether it stands, else what changed.
-fn check_text(check: &VerdictCheck) -> String {
-    let (Some(latest), Some(comparison)) = (&check.latest, &check.comparison) else {
-        return format!("{}: no verdict recorded\n", quote(&check.name));
-    };
-    let head = format!(
-        "{}: {} ({} {}, source {})",
-        quote(&check.name),
-        quote(&latest.verdict),
-        latest.event.as_str(),
-        quote(&latest.written_at),
-        quote(&latest.source)
-    );
-    if check.stands {
-        return format!("{head} stands on {}\n", latest.fingerprint);
-    }
-    if let Some(why) = &check.unproven {
-        return format!(
-            "{head} is unproven here: {}\nhint: record the verdict again after a local audit, or trust its signer (--allowed-signers)\n",
-            escape(why.as_bytes())
-        );
-    }
-    format!(
-        "{head} no longer stands: its state changed\n{}hint: re-audit and record the verdict again, or downgrade it explicitly\n",
-        comparison_text(comparison)
-    )
-}
-
-/// One record of `log`: the line, then its findings and downgrade reason.
-fn log_text(s: &VerdictSummary) -> String {
-    let mut out = format!(
-        "{} {} {} {} record {}\n  source {}\n",
-        quote(&s.written_at),
-        s.event.as_str(),
-        quote(&s.verdict),
-        s.fingerprint,
-        s.record,
-        quote(&s.source)
-    );
-    if let (VerdictEvent::Downgraded, Some(d)) = (s.event, &s.downgrade) {
-        out.push_str(&format!(
-            "  from {} on {}: {}\n",
-            quote(&d.from),
-            d.audited,
-            quote(&d.reason)
-        ));
-    }
-    for finding in &s.findings {
-        out.push_str(&format!("  finding {}\n", quote(finding)));
-    }
-    for report in &s.reports {
-        out.push_str(&format!("  report {}\n", quote(report)));
-    }
-    out
+    text::verdict_written(s)
 }

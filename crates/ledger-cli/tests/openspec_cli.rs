@@ -362,6 +362,63 @@ fn approvals_through_a_spec_driven_change_until_archive() {
     );
 }
 
+/// A delta is approved against the baseline it modifies: the main spec
+/// edited after the approval makes `specs` changed (naming the baseline) and
+/// resets `tasks`; approved again, OpenSpec's archive applies it.
+#[test]
+#[ignore = "needs the OpenSpec CLI: make openspec-test"]
+fn a_moved_baseline_changes_the_specs_approval() {
+    let p = Project::new();
+    // The baseline: a first change adding the capability, archived by OpenSpec.
+    spec_driven_change(&p, "add-auth");
+    p.openspec(&["archive", "add-auth", "--yes"]);
+    let baseline = "openspec/specs/auth/spec.md";
+    assert!(p.read(baseline).contains("### Requirement: Use auth"));
+
+    let dir = spec_driven_change(&p, "tune-auth");
+    p.write(
+        &format!("{dir}/specs/auth/spec.md"),
+        &spec("auth").replace("## ADDED Requirements", "## MODIFIED Requirements"),
+    );
+    p.openspec(&["validate", "tune-auth", "--strict"]);
+    for artifact in ["proposal", "specs", "design", "tasks"] {
+        p.approve("tune-auth", artifact, &[]);
+    }
+    assert_eq!(p.status("tune-auth", &[]).1, 0);
+
+    // Someone edits the main spec the delta was approved against.
+    let moved = p.read(baseline).replace("once they are signed in", "once signed in");
+    p.write(baseline, &moved);
+    let (status, code) = p.status("tune-auth", &[]);
+    assert_eq!(
+        states(&status),
+        [
+            "proposal=approved",
+            "specs=changed",
+            "design=approved",
+            "tasks=reset"
+        ]
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        row(&status, "specs")["baselines_moved"],
+        serde_json::json!([baseline])
+    );
+    let text = p.status_text("tune-auth");
+    assert!(
+        text.contains(&format!("baseline moved since approval: {baseline}")),
+        "{text}"
+    );
+
+    // Reviewed against the new baseline and approved again: the archive applies it.
+    p.approve("tune-auth", "specs", &[]);
+    assert_eq!(p.status("tune-auth", &[]).1, 0);
+    p.openspec(&["archive", "tune-auth", "--yes"]);
+    let (status, code) = p.status("tune-auth", &[]);
+    assert_eq!(status["location"]["state"], "archived");
+    assert_eq!(code, 0, "{status}");
+}
+
 /// A project schema made from OpenSpec's own (`openspec schema fork`): a
 /// proposal, then the tasks.
 const RAPID: &str = "name: rapid

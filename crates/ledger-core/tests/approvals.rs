@@ -352,6 +352,7 @@ fn custom_graph_from_schema_yaml() {
             upstream: upstream.into_iter().collect(),
             inventory: None,
             schema: change.graph().schema().cloned(),
+            baselines: None,
         });
     }
     repo.write(
@@ -832,4 +833,88 @@ fn a_design_s_inline_html_links_are_materials() {
     );
     let err = repo.change().inventory("design").unwrap_err();
     assert_eq!(err.code(), "ambiguous-material");
+}
+
+/// Writes a file relative to the workspace.
+fn write_main(repo: &Repo, rel: &str, text: &str) {
+    let path = repo.path().join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The state of each artifact, and the moved baselines of `specs`.
+fn baseline_view(repo: &Repo) -> (Vec<ApprovalState>, Vec<String>, bool) {
+    let store = Store::open(utf8(repo.path())).unwrap();
+    let s = status(&store, &repo.change()).unwrap();
+    let states = s.artifacts.iter().map(|a| a.state).collect();
+    (
+        states,
+        s.artifacts[1].baselines_moved.clone(),
+        s.artifacts[1].baselines_unbound,
+    )
+}
+
+/// A delta is approved against the baselines it changes: a moved baseline
+/// makes `specs` changed (and resets what stands on it), as does a removed
+/// one or one that appears for a new capability; re-approving binds the new
+/// baselines.
+#[test]
+fn specs_are_bound_to_the_baselines_their_deltas_change() {
+    let repo = Repo::new();
+    write_main(
+        &repo,
+        "openspec/specs/auth/spec.md",
+        "# auth\n## Requirement: v1\n",
+    );
+    // `api/tokens` is a new capability: no baseline yet.
+    repo.approve_all();
+    let auth = "openspec/specs/auth/spec.md".to_owned();
+    let tokens = "openspec/specs/api/tokens/spec.md".to_owned();
+    assert_eq!(baseline_view(&repo), (vec![A, A, A, A], vec![], false));
+
+    write_main(&repo, &auth, "# auth\n## Requirement: v2\n");
+    assert_eq!(
+        baseline_view(&repo),
+        (vec![A, C, A, R], vec![auth.clone()], false)
+    );
+    let store = Store::open(utf8(repo.path())).unwrap();
+    let row = &status(&store, &repo.change()).unwrap().artifacts[1];
+    let changed: Vec<&str> = row.changes.iter().flatten().map(|c| c.path()).collect();
+    assert_eq!(changed, [auth.as_str()]);
+
+    // Re-approved against the new baseline, it stands again.
+    approve(&store, &repo.change(), "specs", "msg-2", Absence::Refuse).unwrap();
+    assert_eq!(baseline_view(&repo).0[1], A);
+
+    // A baseline appearing for the new capability moves it too.
+    write_main(&repo, &tokens, "# tokens\n");
+    assert_eq!(
+        baseline_view(&repo),
+        (vec![A, C, A, R], vec![tokens.clone()], false)
+    );
+    approve(&store, &repo.change(), "specs", "msg-3", Absence::Refuse).unwrap();
+    // And one removed.
+    std::fs::remove_file(repo.path().join(&auth)).unwrap();
+    assert_eq!(baseline_view(&repo).1, [auth]);
+}
+
+/// A binding written before ledger bound baselines reads as before, and
+/// says that its baselines were not bound; a set with no delta has none.
+#[test]
+fn an_approval_without_bound_baselines_reads_as_before_and_says_so() {
+    let repo = Repo::new();
+    write_main(&repo, "openspec/specs/auth/spec.md", "# auth\n");
+    let mut envelope = repo.approve_all();
+    for binding in &mut envelope.bindings {
+        binding.baselines = None;
+    }
+    let s = evaluate(&repo.change(), &envelope);
+    let view: Vec<(ApprovalState, bool)> = s
+        .artifacts
+        .iter()
+        .map(|a| (a.state, a.baselines_unbound))
+        .collect();
+    assert_eq!(view, [(A, false), (A, true), (A, false), (A, false)]);
+    write_main(&repo, "openspec/specs/auth/spec.md", "# moved\n");
+    assert_eq!(evaluate(&repo.change(), &envelope).artifacts[1].state, A);
 }

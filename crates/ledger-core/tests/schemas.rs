@@ -300,6 +300,7 @@ fn approvals_without_a_recorded_schema_read_as_spec_driven() {
         upstream: Default::default(),
         inventory: None,
         schema: None,
+        baselines: None,
     });
     let s = evaluate(&change, &envelope);
     assert!(s.schema_changed.is_empty(), "{s:?}");

@@ -3,6 +3,9 @@
 //! since Python and Node read them too. The CLI adds its flags in its own
 //! `hint:` line (crates/ledger-cli/src/hints.rs). Read from the sources, so
 //! that a new message naming a flag fails here, not in a Python user's log.
+//! One room is the CLI's by design: `door/text/`, the CLI's text output,
+//! which `ledger mcp` and the OpenCode plugin show a model as it is (its
+//! next steps are the CLI's commands, the one vocabulary every caller has).
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use std::fs;
@@ -33,7 +36,8 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 /// git with git's flags). Outside comments, `--x` can only be inside a string
 /// literal: Rust has no `--` operator.
 fn shipped_code(file: &Path, text: &str) -> String {
-    if file.file_name().is_some_and(|n| n == "tests.rs") {
+    let cli_text = file.parent().is_some_and(|dir| dir.ends_with("door/text"));
+    if cli_text || file.file_name().is_some_and(|n| n == "tests.rs") {
         return String::new();
     }
     let text = text

@@ -270,3 +270,19 @@ test('a conflict is decided and gone from the checks', async (t) => {
   assert.equal((await ws.storeCheck()).clean, true)
   assert.ok((await ws.check()).work.every((w) => w.kind !== 'store'))
 })
+
+test('specs are approved against the baselines their deltas change', async (t) => {
+  const s = openspecCheckout(t)
+  const ws = s.ws
+  const baseline = 'openspec/specs/auth/spec.md'
+  s.write(baseline, '# auth\n')
+  await Promise.all(['proposal', 'specs', 'design', 'tasks'].map((a) => ws.approve('add-auth', a, { source: 'r' })))
+  const bound = (await ws.currentState('add-auth')).state.bindings.find((b) => b.artifact === 'specs')
+  assert.deepEqual(bound.baselines.entries.map((e) => e.path), [baseline])
+  s.write(baseline, '# auth, moved\n')
+  const status = await ws.status('add-auth')
+  assert.deepEqual(states(status), ['approved', 'changed', 'approved', 'reset'])
+  assert.deepEqual(status.artifacts[1].baselinesMoved, [baseline])
+  await ws.approve('add-auth', 'specs', { source: 'r2' })
+  assert.deepEqual(states(await ws.status('add-auth')), ['approved', 'approved', 'approved', 'approved'])
+})

@@ -285,3 +285,25 @@ def test_a_conflict_is_decided_and_gone_from_the_checks(workspace: Path) -> None
     assert decision["choice"] == "discard" and decision["kept_as"] is None
     assert ws.store_check()["clean"]
     assert all(w["kind"] != "store" for w in ws.check()["work"])
+
+
+def test_specs_are_approved_against_their_baselines(workspace: Path) -> None:
+    """A moved baseline makes `specs` changed and resets `tasks`; approving
+    again binds the baseline as it is now."""
+    ws = ledger.Workspace(workspace)
+    baseline = "openspec/specs/auth/spec.md"
+    write(workspace, baseline, "# auth\n## Requirements\n")
+    for artifact in ["proposal", "specs", "design", "tasks"]:
+        binding = ws.approve(CHANGE, artifact, source="review")
+    specs = binding_of(ws.current_state(CHANGE)["state"], "specs")
+    assert specs is not None and specs["baselines"] is not None
+    assert [e["path"] for e in specs["baselines"]["entries"]] == [baseline]
+    assert all_approved(ws.status(CHANGE))
+
+    write(workspace, baseline, "# auth\n## Requirements\n### Requirement: moved\n")
+    status = ws.status(CHANGE)
+    assert states(status) == {"proposal": "approved", "specs": "changed", "design": "approved", "tasks": "reset"}
+    assert status["artifacts"][1]["baselines_moved"] == [baseline]
+    assert [c["new"]["path"] for c in status["artifacts"][1]["changes"] or []] == [baseline]
+    ws.approve(CHANGE, "specs", source="review 2")
+    assert all_approved(ws.status(CHANGE))

@@ -79,6 +79,18 @@ async def call(session: ClientSession, tool: str, **arguments: Any) -> Any:
     return result.structured_content
 
 
+async def text_of(session: ClientSession, tool: str, **arguments: Any) -> str:
+    """The text a model reads of a tool call that succeeded."""
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error and isinstance(result.content[0], types.TextContent), (tool, result)
+    return result.content[0].text
+
+
+def cli_text(cli: Cli, workspace: Path, *args: str) -> str:
+    """What the CLI prints for `args` in `workspace` (its exit status aside)."""
+    return subprocess.run([cli.path, *args], cwd=workspace, capture_output=True, text=True).stdout
+
+
 async def refused(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
     """The error of a tool call that failed: its code, message and path."""
     result = await session.call_tool(tool, arguments)
@@ -108,6 +120,8 @@ def test_a_whole_change_through_the_mcp_server_equals_the_python_door(workspace:
 
             report = await call(session, "check")
             assert report == ws.check() and not report["nothing_to_do"]
+            # A model reads what a person reads at the terminal.
+            assert await text_of(session, "check") == cli_text(cli, workspace, "check")
             # Parallel approvals, as an agent's parallel tool calls make them:
             # every one lands.
             approved: list[Any] = []
@@ -121,6 +135,7 @@ def test_a_whole_change_through_the_mcp_server_equals_the_python_door(workspace:
             assert sorted(a["artifact"] for a in approved) == ["design", "proposal", "specs", "tasks"]
             status = await call(session, "status", change=CHANGE)
             assert status == ws.status(CHANGE)
+            assert await text_of(session, "status", change=CHANGE) == cli_text(cli, workspace, "status", "--change", CHANGE)
             assert {a["state"] for a in status["artifacts"]} == {"approved"}
 
             tasks = workspace / f"openspec/changes/{CHANGE}/tasks.md"
@@ -288,7 +303,7 @@ def test_the_python_door_offers_the_same_tools(workspace: Path) -> None:
     assert all(t["input_schema"]["type"] == "object" for t in listed)
     ws = ledger.Workspace(workspace)
     reply = ws.agent_call("check")
-    assert reply["result"] == ws.check() and "nothing_to_do: false" in reply["text"]
+    assert reply["result"] == ws.check() and "work to do:" in reply["text"]
     with pytest.raises(ledger.LedgerError) as refused:
         ws.agent_call("approve", arguments={"change": CHANGE, "artifact": "proposal", "source": "r"}, read_only=True)
     assert refused.value.code == "read-only"

@@ -7,6 +7,7 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
+use crate::approval::baseline::{self, Standing};
 use crate::approval::envelope::{Binding, Retirement, StateEnvelope};
 use crate::approval::state::{commit_state, commit_state_or_rebase, current_state};
 use crate::approval::write_basis::{WriteBasis, check_reviewed, state_from};
@@ -93,6 +94,14 @@ pub struct ArtifactStatus {
     pub changes: Option<Vec<Change>>,
     /// The binding, when there is one.
     pub binding: Option<Binding>,
+    /// The baseline specs its deltas change that moved since they were
+    /// approved against (`openspec/specs/<capability>/spec.md`): such an
+    /// approval is `changed`, its moved baselines listed in `changes` too.
+    pub baselines_moved: Vec<String>,
+    /// Whether its deltas change baselines that its binding did not record:
+    /// an approval made before ledger bound baselines reads as before, and
+    /// says so here (approve again to bind them).
+    pub baselines_unbound: bool,
 }
 
 /// Why a binding was made with another schema than the one a status uses.
@@ -282,6 +291,8 @@ impl Evaluation {
             blocked: None,
             changes: None,
             binding,
+            baselines_moved: Vec::new(),
+            baselines_unbound: false,
         };
         if change.location == ChangeLocation::Missing {
             row.state = ApprovalState::Gone;
@@ -308,6 +319,10 @@ impl Evaluation {
         };
         row.current = Some(now.fingerprint);
         let stands_for = self.judge(change, &mut row, &now);
+        if let Err(e) = judge_baselines(change, &mut row, &now) {
+            row.state = ApprovalState::Blocked;
+            row.blocked = Some(coded(&e));
+        }
         if row.state == ApprovalState::Unbound
             && change.skips(artifact)
             && now.entries.iter().all(|e| e.kind() == "missing")
@@ -392,6 +407,30 @@ impl Evaluation {
         reset_by.dedup();
         reset_by
     }
+}
+
+/// Makes an approval that stands on its own files `changed` when a baseline
+/// its deltas were approved against moved, and notes one whose binding did
+/// not record them. An archived change is left alone: its archive applied
+/// the deltas to the baselines, which move by design.
+fn judge_baselines(change: &ChangeSet, row: &mut ArtifactStatus, now: &Inventory) -> Result<()> {
+    let Some(binding) = &row.binding else {
+        return Ok(());
+    };
+    let judged = matches!(row.state, ApprovalState::Approved | ApprovalState::Reset);
+    if !judged || !matches!(change.location, ChangeLocation::Active { .. }) {
+        return Ok(());
+    }
+    match baseline::standing(change, binding, now)? {
+        Standing::NoDeltas | Standing::Unchanged => {}
+        Standing::NotBound => row.baselines_unbound = true,
+        Standing::Moved(moved) => {
+            row.state = ApprovalState::Changed;
+            row.baselines_moved = moved.iter().map(|c| c.path().to_owned()).collect();
+            row.changes = Some(moved);
+        }
+    }
+    Ok(())
 }
 
 /// `inventory` with every path below `from` moved below `to`, re-sorted and
@@ -546,6 +585,7 @@ pub fn approve_with(
         source: source.to_owned(),
         observed_at: now(),
         upstream,
+        baselines: baseline::baselines(&change, &inventory)?,
         inventory: Some(inventory),
         schema: change.graph.schema().cloned(),
     };

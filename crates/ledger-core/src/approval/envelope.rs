@@ -40,6 +40,13 @@ pub struct Binding {
     /// with `spec-driven`, of unknown bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<SchemaSource>,
+    /// The baseline specs the approved deltas change, as they were when the
+    /// deltas were approved against them (`openspec/specs/<capability>/spec.md`
+    /// of each `specs/<capability>/spec.md` of the set; a new capability's, not
+    /// there yet, as missing). `None` for a set with no delta, and in a
+    /// binding written before ledger bound baselines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baselines: Option<Inventory>,
 }
 
 impl Binding {
@@ -256,10 +263,8 @@ impl StateEnvelope {
 
     /// Every inventory the envelope holds.
     fn inventories_mut(&mut self) -> impl Iterator<Item = &mut Inventory> {
-        let bound = self
-            .bindings
-            .iter_mut()
-            .filter_map(|b| b.inventory.as_mut());
+        let bound = (self.bindings.iter_mut())
+            .flat_map(|b| b.inventory.as_mut().into_iter().chain(b.baselines.as_mut()));
         let validated = self
             .validation
             .iter_mut()

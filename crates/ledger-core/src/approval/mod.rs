@@ -33,6 +33,7 @@
 //! # }
 //! ```
 
+pub(crate) mod baseline;
 pub(crate) mod cascade;
 pub(crate) mod change_tasks;
 pub(crate) mod envelope;

@@ -159,6 +159,7 @@ mod tests {
             upstream: Default::default(),
             inventory: Some(inventory),
             schema: None,
+            baselines: None,
         });
         (dir, Store::open(&workspace).unwrap(), envelope)
     }

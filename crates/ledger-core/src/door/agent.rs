@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Case, Hooks, Verb, Workspace};
+use super::{Hooks, Verb, Workspace};
 use crate::{Error, Result};
 
 /// What calling a tool can do to the workspace.
@@ -247,8 +247,8 @@ fn listing_in(tool: &Tool, description: &Value) -> Value {
 
 /// Calls `tool` with the arguments object `arguments` on the workspace
 /// `workspace` with `settings`, field names in snake_case: its result as a
-/// JSON object ([`listing`]'s output schema) and its warnings. What `hooks`
-/// carry (a cancellation token) stops a gate it runs.
+/// JSON object ([`listing`]'s output schema) with its text, and its warnings.
+/// What `hooks` carry (a cancellation token) stops a gate it runs.
 pub fn call_tool(
     tool: &Tool,
     read_only: bool,
@@ -256,18 +256,20 @@ pub fn call_tool(
     settings: &crate::Settings,
     arguments: &Value,
     hooks: &Hooks,
-) -> Result<(Value, Vec<super::Warning>)> {
+) -> Result<(AgentReply, Vec<super::Warning>)> {
     let ws = Workspace::new(workspace, hooks.clone())
         .with_settings(settings.clone())?
         .with_cancel(hooks.cancel)?;
-    let value = run_tool(tool, read_only, &ws, arguments)?;
+    let reply = run_tool(tool, read_only, &ws, arguments)?;
     let warnings = ws.warnings.into_inner().unwrap_or_else(|p| p.into_inner());
-    Ok((value, warnings))
+    Ok((reply, warnings))
 }
 
-/// Runs `tool`'s verb on `ws`. A read-only caller's arguments that would run
-/// a command are refused before anything runs.
-fn run_tool(tool: &Tool, read_only: bool, ws: &Workspace, arguments: &Value) -> Result<Value> {
+/// Runs `tool`'s verb on `ws`: its result and the text a model reads (the
+/// CLI's, [`text`](super::text), or the fields as lines when the verb has no
+/// text of its own). A read-only caller's arguments that would run a command
+/// are refused before anything runs.
+fn run_tool(tool: &Tool, read_only: bool, ws: &Workspace, arguments: &Value) -> Result<AgentReply> {
     if read_only && runs_a_command(arguments) {
         return Err(Error::ReadOnly {
             what: format!(
@@ -281,11 +283,15 @@ fn run_tool(tool: &Tool, read_only: bool, ws: &Workspace, arguments: &Value) -> 
             message: format!("the tool `{}` names no verb", tool.name),
         }
     })?;
-    let json = (verb.run)(Some(ws), arguments.clone(), Case::Snake)?;
+    let (json, text) = verb.run_shown(ws, arguments.clone())?;
     let value: Value = serde_json::from_str(&json).map_err(|e| Error::InvalidArgument {
         message: format!("the result cannot be read back as JSON: {e}"),
     })?;
-    Ok(as_object_value(value))
+    let result = as_object_value(value);
+    Ok(AgentReply {
+        text: text.unwrap_or_else(|| fields_text(&result)),
+        result,
+    })
 }
 
 /// The tools an agent is offered (the OpenCode plugin's list; `ledger mcp`
@@ -350,17 +356,12 @@ fn empty_object() -> Value {
 pub struct AgentReply {
     /// The result, as the tool's output schema says (snake_case).
     pub result: Value,
-    /// The result as short text ([`text_of`]).
+    /// The result as the short text a model reads: the CLI's text.
     pub text: String,
 }
 
 fn agent_call(ws: &Workspace, o: AgentCallOptions) -> Result<AgentReply> {
-    let tool = tool(&o.tool, o.read_only)?;
-    let result = run_tool(tool, o.read_only, ws, &o.arguments)?;
-    Ok(AgentReply {
-        text: text_of(tool, &result),
-        result,
-    })
+    run_tool(tool(&o.tool, o.read_only)?, o.read_only, ws, &o.arguments)
 }
 
 pub(super) fn verbs() -> Vec<Verb> {
@@ -507,35 +508,10 @@ fn as_object_value(value: Value) -> Value {
     }
 }
 
-/// `tool`'s result as the short text a model reads ([`text`]); a result that
-/// is raw bytes (a gate's output) is shown as its text, bytes that are not
-/// UTF-8 replaced (the structured result keeps them exactly, as base64).
-pub fn text_of(tool: &Tool, value: &Value) -> String {
-    let bytes = (value.get("result"))
-        .filter(|_| returns_bytes(tool))
-        .and_then(|encoded| serde_json::from_value::<crate::Bytes>(encoded.clone()).ok());
-    match bytes {
-        Some(bytes) => String::from_utf8_lossy(&bytes.0).into_owned(),
-        None => text(value),
-    }
-}
-
-/// Whether `tool`'s verb returns raw bytes (or nothing), by its output schema.
-fn returns_bytes(tool: &Tool) -> bool {
-    let listed = listing(tool);
-    let schema = &listed["outputSchema"];
-    let result = &schema["properties"]["result"];
-    let resolved = |s: &Value| match s["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
-        Some(name) => schema["$defs"][name].clone(),
-        None => s.clone(),
-    };
-    let is_bytes = |s: &Value| resolved(s)["contentEncoding"] == "base64";
-    is_bytes(result) || (result["anyOf"].as_array()).is_some_and(|any| any.iter().any(is_bytes))
-}
-
-/// A result as short text a model reads: one `key: value` line per field,
-/// nested fields indented, lists as `- ` items; `null` fields left out.
-pub fn text(value: &Value) -> String {
+/// A result as short text a model reads, for a verb with no text of its
+/// own: one `key: value` line per field, nested fields indented, lists as
+/// `- ` items; `null` fields left out.
+pub fn fields_text(value: &Value) -> String {
     let mut out = String::new();
     write_text(value, 0, &mut out);
     out
@@ -665,23 +641,25 @@ mod tests {
         ));
     }
 
+    /// Every tool answers in the CLI's words (`door::text`).
     #[test]
-    fn raw_bytes_are_shown_as_their_text() {
-        let show = TOOLS.iter().find(|t| t.name == "gate_show").unwrap();
-        let value = json!({"result": crate::Bytes(b"ok\n\xff".to_vec())});
-        assert_eq!(text_of(show, &value), "ok\n\u{fffd}");
-        let fingerprint = TOOLS.iter().find(|t| t.name == "fingerprint").unwrap();
-        assert_eq!(
-            text_of(fingerprint, &json!({"result": "b2s="})),
-            "result: b2s=\n"
-        );
+    fn every_tool_has_the_cli_s_text() {
+        let registry = super::super::registry();
+        for tool in TOOLS {
+            let verb = registry.iter().find(|v| v.name == tool.verb).unwrap();
+            assert!(
+                verb.renderer.is_some(),
+                "`{}` has no text of its own",
+                tool.name
+            );
+        }
     }
 
     #[test]
     fn text_is_one_line_per_field() {
         let value = json!({"fingerprint": "sha256:ab", "entries": [{"path": "a"}], "gone": null, "none": []});
         assert_eq!(
-            text(&value),
+            fields_text(&value),
             "entries:\n  -\n    path: a\nfingerprint: sha256:ab\nnone: none\n"
         );
     }

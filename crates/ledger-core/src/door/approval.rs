@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::openspec::change_options;
-use super::{Verb, Workspace};
+use super::{Verb, Workspace, text};
 use crate::{
     Result,
     approval::{ApprovalStatus, Approved, CurrentState, WriteBasis},
@@ -123,10 +123,10 @@ fn current_state(ws: &Workspace, o: CurrentStateOptions) -> Result<CurrentState>
 /// The verbs of this file.
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
-        Verb::method("status", &["change"], status),
-        Verb::method("approve", &["change", "artifact"], approve),
+        Verb::method("status", &["change"], status).shown(text::status),
+        Verb::method("approve", &["change", "artifact"], approve).shown(text::approved),
         Verb::method("retire", &["change"], retire),
-        Verb::method("current_state", &["change"], current_state),
+        Verb::method("current_state", &["change"], current_state).shown(text::state),
     ]
 }
 

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 
 use serde::{Deserialize, Deserializer};
 
-use super::{Verb, Workspace};
+use super::{Verb, Workspace, text};
 use crate::{
     Result,
     expand::{Fingerprint, Inventory, Overlap, Scope, ScopeLists},
@@ -167,8 +167,8 @@ fn overlap(ws: &Workspace, options: OverlapOptions) -> Result<Overlap> {
 /// The verbs of this file.
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
-        Verb::method("fingerprint", &[], fingerprint),
-        Verb::method("inventory", &[], inventory),
+        Verb::method("fingerprint", &[], fingerprint).shown(|f: &Fingerprint| format!("{f}\n")),
+        Verb::method("inventory", &[], inventory).shown(text::entries),
         Verb::method("overlap", &["scopes"], overlap),
     ]
 }

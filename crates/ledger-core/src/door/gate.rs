@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::expand::ScopeOptions;
-use super::{Bytes, Verb, Workspace};
+use super::{Bytes, Verb, Workspace, text};
 use crate::{
     Error, Result,
     gate::{
@@ -428,8 +428,10 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("check_recorded_gate", &["name"], check_recorded_gate),
         Verb::method("run_gate", &["name"], run_gate).cancellable(),
         Verb::method("declared_gates", &[], declared_gates),
-        Verb::method("run_declared_gate", &["name"], run_declared_gate).cancellable(),
-        Verb::method("check_declared_gate", &["name"], check_declared_gate),
+        Verb::method("run_declared_gate", &["name"], run_declared_gate)
+            .cancellable()
+            .shown(|run: &GateRun| text::run_outcome(&run.outcome)),
+        Verb::method("check_declared_gate", &["name"], check_declared_gate).shown(text::freshness),
         Verb::method("check_declared_gates", &[], check_declared_gates),
         Verb::method("run_declared_gates", &[], run_declared_gates).cancellable(),
         Verb::method("latest_evidence", &["gate"], latest_evidence),
@@ -438,7 +440,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             &["gate", "keep_newest", "reason"],
             limit_reuse,
         ),
-        Verb::method("gate_output", &["gate"], gate_output),
+        Verb::method("gate_output", &["gate"], gate_output).shown(text::output),
         Verb::method("evidence_output", &["record"], evidence_output),
         Verb::free("observe", &["prerequisites"], observe),
     ]

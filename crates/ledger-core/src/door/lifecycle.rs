@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::approval::{started_from, write_basis};
 use super::openspec::change_options;
-use super::{Exclude, Verb, Workspace};
+use super::{Exclude, Verb, Workspace, text};
 use crate::{
     Result,
     approval::{Check, CurrentState, LogEntry, StatePatch, TaskIds, ValidationVerdict},
@@ -230,11 +230,11 @@ fn finalize_check(ws: &Workspace, o: FinalizeCheckOptions) -> Result<Finalizatio
 /// Every verb of this file, for the registry in door/mod.rs.
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
-        Verb::method("advance_state", &["change"], advance_state),
+        Verb::method("advance_state", &["change"], advance_state).shown(text::state),
         Verb::method("state_log", &["change"], state_log),
-        Verb::method("record_validation", &["change"], record_validation),
-        Verb::method("check_validation", &["change"], check_validation),
-        Verb::method("finalize_check", &["change"], finalize_check),
+        Verb::method("record_validation", &["change"], record_validation).shown(text::state),
+        Verb::method("check_validation", &["change"], check_validation).shown(text::validation),
+        Verb::method("finalize_check", &["change"], finalize_check).shown(text::finalization),
     ]
 }
 

@@ -35,6 +35,7 @@
 //! # }
 //! ```
 
+use std::any::{Any, TypeId};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -58,6 +59,7 @@ pub mod agent;
 pub mod cancel;
 mod case;
 mod schema;
+pub mod text;
 
 // -- concept modules -- (one line per concept file)
 mod approval;
@@ -251,7 +253,19 @@ impl Workspace {
 #[serde(deny_unknown_fields)]
 pub struct NoOptions {}
 
-type Run = Box<dyn Fn(Option<&Workspace>, Value, Case) -> Result<String> + Send + Sync>;
+/// A verb's text renderer, `fn(&Output) -> String`, kept untyped beside the
+/// verb's type-erased run (the run asks for it back by its type).
+type Renderer = Box<dyn Any + Send + Sync>;
+
+type Run =
+    Box<dyn Fn(Option<&Workspace>, Value, Case, Option<&Renderer>) -> Result<Answer> + Send + Sync>;
+
+/// What a verb's run gives back: its output as JSON, and as text when the
+/// caller asked for the text and the verb has a renderer ([`Verb::shown`]).
+struct Answer {
+    json: String,
+    text: Option<String>,
+}
 
 /// One verb of the doors: its name, how it is called and what it returns.
 pub struct Verb {
@@ -261,6 +275,12 @@ pub struct Verb {
     cancellable: bool,
     options: fn(&mut SchemaGenerator) -> Schema,
     output: fn(&mut SchemaGenerator) -> Schema,
+    /// The output type's id, which a renderer must take ([`Verb::shown`]).
+    #[cfg_attr(not(test), expect(dead_code, reason = "read by the registry's test"))]
+    output_type: TypeId,
+    /// Its output as text ([`text`]), for the agent's door; `None` for a verb
+    /// whose output a model reads as its fields.
+    renderer: Option<(TypeId, Renderer)>,
     run: Run,
 }
 
@@ -289,14 +309,16 @@ impl Verb {
             cancellable: false,
             options: schema_of::<O>,
             output: schema_of::<T>,
-            run: Box::new(move |workspace, options, case| {
+            output_type: TypeId::of::<T>(),
+            renderer: None,
+            run: Box::new(move |workspace, options, case, renderer| {
                 // Messages name the verb as the caller calls it (`checkGate`).
                 let shown = case.field(name);
                 let workspace = workspace.ok_or_else(|| Error::InvalidArgument {
                     message: format!("`{shown}` is a verb of a workspace: name one"),
                 })?;
                 let options = case::from_value(options, case, shown)?;
-                serialize(&verb(workspace, options)?, case)
+                answer(&verb(workspace, options)?, case, renderer)
             }),
         }
     }
@@ -319,9 +341,11 @@ impl Verb {
             cancellable: false,
             options: schema_of::<O>,
             output: schema_of::<T>,
-            run: Box::new(move |_, options, case| {
+            output_type: TypeId::of::<T>(),
+            renderer: None,
+            run: Box::new(move |_, options, case, renderer| {
                 let options = case::from_value(options, case, case.field(name))?;
-                serialize(&verb(options)?, case)
+                answer(&verb(options)?, case, renderer)
             }),
         }
     }
@@ -336,10 +360,42 @@ impl Verb {
         }
     }
 
+    /// This verb, its output rendered as text by `render` (one of [`text`]'s
+    /// functions) where a caller asks for text: the agent's door. `T` must be
+    /// the verb's output type (a test of the registry holds every verb to it).
+    pub fn shown<T: 'static>(self, render: fn(&T) -> String) -> Verb {
+        Verb {
+            renderer: Some((TypeId::of::<T>(), Box::new(render))),
+            ..self
+        }
+    }
+
     /// The verb's name, snake_case (`run_gate`).
     pub fn name(&self) -> &'static str {
         self.name
     }
+
+    /// Runs the verb with `options` (field names in snake_case) on `ws`: its
+    /// output as JSON and, when it has a renderer, as text.
+    fn run_shown(&self, ws: &Workspace, options: Value) -> Result<(String, Option<String>)> {
+        let renderer = self.renderer.as_ref().map(|(_, render)| render);
+        let answer = (self.run)(Some(ws), options, Case::Snake, renderer)?;
+        Ok((answer.json, answer.text))
+    }
+}
+
+/// A verb's output as JSON in `case`, and as text when `renderer` is its
+/// output type's renderer.
+fn answer<T: Serialize + 'static>(
+    output: &T,
+    case: Case,
+    renderer: Option<&Renderer>,
+) -> Result<Answer> {
+    let render = renderer.and_then(|r| r.downcast_ref::<fn(&T) -> String>());
+    Ok(Answer {
+        json: serialize(output, case)?,
+        text: render.map(|render| render(output)),
+    })
 }
 
 fn serialize<T: Serialize>(output: &T, case: Case) -> Result<String> {
@@ -447,7 +503,7 @@ pub fn call_with(
                 .with_cancel(hooks.cancel)
         })
         .transpose()?;
-    let json = (entry.run)(workspace.as_ref(), options, case)?;
+    let json = (entry.run)(workspace.as_ref(), options, case, None)?.json;
     let warnings = workspace
         .map(|ws| ws.warnings.into_inner().unwrap_or_else(|p| p.into_inner()))
         .unwrap_or_default();
@@ -616,6 +672,18 @@ pub(crate) mod testing {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// A renderer is kept untyped beside its verb; one that takes another
+    /// type than the verb's output would never be asked (its text silently
+    /// the fields'), so the registry holds each to its verb's output.
+    #[test]
+    fn every_renderer_takes_its_verb_s_output() {
+        for verb in registry() {
+            if let Some((takes, _)) = &verb.renderer {
+                assert_eq!(*takes, verb.output_type, "the renderer of `{}`", verb.name);
+            }
+        }
+    }
 
     #[test]
     fn every_verb_is_named_once_and_its_positionals_are_required_fields() {

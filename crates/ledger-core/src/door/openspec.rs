@@ -7,7 +7,7 @@ use camino::Utf8Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Verb, Workspace};
+use super::{Verb, Workspace, text};
 use crate::{
     Error, Result,
     approval::ChangeTasks,
@@ -324,7 +324,7 @@ pub(super) fn verbs() -> Vec<Verb> {
             &["change", "artifact"],
             change_inventory,
         ),
-        Verb::method("change_tasks", &["change"], change_tasks),
+        Verb::method("change_tasks", &["change"], change_tasks).shown(text::tasks),
         Verb::free("artifact_graph", &[], artifact_graph),
         Verb::free("upstream", &["graph", "artifact"], upstream),
         Verb::free("downstream", &["graph", "artifact"], downstream),

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Verb, Workspace};
+use super::{Verb, Workspace, text};
 use crate::{
     Result,
     lifecycle::{
@@ -95,8 +95,8 @@ fn changes(ws: &Workspace, o: ChangesOptions) -> Result<Vec<ChangeSummary>> {
 /// Every verb of this file, for the registry in door/mod.rs.
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
-        Verb::method("check", &[], check),
-        Verb::method("changes", &[], changes),
+        Verb::method("check", &[], check).shown(text::resume),
+        Verb::method("changes", &[], changes).shown(|c: &Vec<ChangeSummary>| text::changes(c)),
     ]
 }
 

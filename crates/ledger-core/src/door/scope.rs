@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::expand::ScopeOptions;
 use super::records::checked_inventory;
-use super::{Verb, Workspace};
+use super::{Verb, Workspace, text};
 use crate::{
     DisplayPath, Error, Result,
     expand::{Entry, Fingerprint, Inventory, Scope},
@@ -259,7 +259,7 @@ fn worktree_root(o: WorktreeRootOptions) -> Result<Option<String>> {
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
         Verb::method("resolve_scope", &[], resolve_scope),
-        Verb::method("compare", &["inventory"], compare),
+        Verb::method("compare", &["inventory"], compare).shown(text::comparison),
         Verb::free("fingerprint_entries", &["entries"], fingerprint_entries),
         Verb::free("parse_fingerprint", &["text"], parse_fingerprint),
         Verb::free("worktree_root", &["path"], worktree_root),

@@ -8,7 +8,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Verb, Workspace};
+use super::{Verb, Workspace, text};
 use crate::{
     Result,
     records::{
@@ -190,13 +190,16 @@ fn remote_setup(ws: &Workspace, o: RemoteSetupOptions) -> Result<RemoteSetup> {
 /// Every verb of this file, for the registry in door/mod.rs.
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
-        Verb::method("store_check", &[], store_check),
+        Verb::method("store_check", &[], store_check)
+            .shown(|check: &StoreCheck| text::store_report(&check.report)),
         Verb::method("head", &["reference"], head),
         Verb::method("history", &["reference"], history),
         Verb::method("refs", &[], refs),
         Verb::method("stored_record", &["id"], stored_record),
         Verb::method("provenance", &["reference"], provenance),
-        Verb::method("resolve", &["reference", "keep"], resolve),
+        Verb::method("resolve", &["reference", "keep"], resolve).shown(|kept: &RecordId| {
+            format!("the ref now names {kept}; its other heads stay in its history\n")
+        }),
         Verb::method(
             "decide_orphan",
             &["orphan", "choice", "reason"],

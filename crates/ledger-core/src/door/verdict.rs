@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::approval::started_from;
 use super::expand::ScopeOptions;
-use super::{Verb, Workspace};
+use super::{Verb, Workspace, text};
 use crate::{
     Result,
     verdict::{DowngradeRequest, VerdictCheck, VerdictRequest, VerdictSummary},
@@ -119,10 +119,12 @@ fn verdict_log(ws: &Workspace, o: VerdictLogOptions) -> Result<Vec<VerdictSummar
 /// Every verb of this file, for the registry in door/mod.rs.
 pub(super) fn verbs() -> Vec<Verb> {
     vec![
-        Verb::method("verdict_record", &["name"], verdict_record),
-        Verb::method("verdict_check", &["name"], verdict_check),
-        Verb::method("verdict_downgrade", &["name"], verdict_downgrade),
-        Verb::method("verdict_log", &["name"], verdict_log),
+        Verb::method("verdict_record", &["name"], verdict_record).shown(text::verdict_written),
+        Verb::method("verdict_check", &["name"], verdict_check).shown(text::verdict_check),
+        Verb::method("verdict_downgrade", &["name"], verdict_downgrade)
+            .shown(text::verdict_written),
+        Verb::method("verdict_log", &["name"], verdict_log)
+            .shown(|log: &Vec<VerdictSummary>| text::verdict_log(log)),
     ]
 }
 

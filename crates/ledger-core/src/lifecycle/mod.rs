@@ -22,8 +22,7 @@ pub use resume::{
 pub use validation::{
     COMPLETION_EVIDENCE, COMPLETION_EVIDENCE_REASON, GatePrerequisites, GateStanding,
     PHASE_RECORD_REASON, PhaseRecordKind, PhaseRecordStanding, ValidationCheck, ValidationRequest,
-    capabilities, check_validation, check_validation_with, pass_scope, record_validation,
-    specs_root,
+    check_validation, check_validation_with, pass_scope, record_validation,
 };
 pub use work::{Note, NoteKind, Work, WorkKind};
 pub use workspace_checks::DeclaredGateStanding;

@@ -365,6 +365,13 @@ fn approval_work(row: &ArtifactStatus) -> Option<String> {
         | ApprovalState::Skipped
         | ApprovalState::Gone => return None,
         ApprovalState::Unbound => "is not approved: it needs an explicit decision".to_owned(),
+        ApprovalState::Changed if !row.baselines_moved.is_empty() => format!(
+            "changed: baseline moved since approval: {}; review the deltas against it and approve it again",
+            (row.baselines_moved.iter())
+                .map(|p| quote(p).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         ApprovalState::Changed => {
             let paths: Vec<String> = (row.changes.iter().flatten())
                 .map(|c| quote(c.path()).into_owned())

@@ -20,7 +20,7 @@ use crate::expand::scope::Scope;
 use crate::expand::walk::walk_root;
 use crate::gate::check::check_gate_query;
 use crate::gate::evidence::{GateQuery, Observe, StaleReason};
-use crate::openspec::change_set::{ChangeLocation, ChangeSet};
+use crate::openspec::change_set::{ChangeLocation, ChangeSet, capabilities, specs_root};
 use crate::path::{WorkspacePath, normalize_root};
 use crate::quote::quote;
 use crate::records::compare::Comparison;
@@ -154,33 +154,6 @@ impl ValidationRequest {
             });
         }
         Ok(())
-    }
-}
-
-/// The capabilities `change` has delta specs for: the directory of every
-/// `specs/**/spec.md` below the change directory, relative to `specs/`
-/// (`auth`, `api/tokens`), sorted.
-pub fn capabilities(change: &ChangeSet) -> Result<Vec<String>> {
-    let specs = format!("{}/specs", change.directory());
-    let scope = Scope::new(change.workspace.clone());
-    let files = walk_root(change.workspace.as_std_path(), &specs, &scope, &[])?;
-    let mut out: Vec<String> = files
-        .iter()
-        .filter(|p| p.file_name() == "spec.md")
-        .filter_map(|p| p.dir().strip_prefix(specs.as_str())?.strip_prefix('/'))
-        .map(str::to_owned)
-        .collect();
-    out.sort();
-    out.dedup();
-    Ok(out)
-}
-
-/// The directory of the baseline specs of `change`'s project: `specs` next to
-/// the changes root (`openspec/specs` for `openspec/changes`).
-pub fn specs_root(change: &ChangeSet) -> String {
-    match change.openspec_dir().as_str() {
-        "" => "specs".to_owned(),
-        dir => format!("{dir}/specs"),
     }
 }
 

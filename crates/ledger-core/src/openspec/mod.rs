@@ -25,7 +25,8 @@ pub(crate) mod yaml;
 
 pub use change_config::{CHANGE_METADATA, ChangeSettings, ProjectConfig};
 pub use change_set::{
-    ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice, changes_on_disk,
+    ARCHIVE_DIR, ChangeLocation, ChangeSet, DEFAULT_CHANGES_ROOT, SchemaChoice, capabilities,
+    changes_on_disk, specs_root,
 };
 pub use graph::{
     Artifact, ArtifactGraph, BUILTIN_SCHEMAS, DEFAULT_SCHEMA, OPENSPEC_VERSION, SPEC_DRIVEN_YAML,

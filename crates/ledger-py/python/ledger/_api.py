@@ -111,7 +111,7 @@ ApprovalStatus = TypedDict("ApprovalStatus", {"artifacts": list["ArtifactStatus"
 # What an approval returns: the binding recorded, and the warnings it gave
 # (a tool shows them with the result; the CLI prints them on stderr).
 _ApprovedRequired = TypedDict("_ApprovedRequired", {"artifact": str, "change": str, "fingerprint": "Fingerprint", "observed_at": str, "source": str, "upstream": dict[str, "Fingerprint"], "warnings": list["Warning"]})
-_ApprovedOptional = TypedDict("_ApprovedOptional", {"inventory": Optional["Inventory"], "schema": Optional["SchemaSource"]}, total=False)
+_ApprovedOptional = TypedDict("_ApprovedOptional", {"baselines": Optional["Inventory"], "inventory": Optional["Inventory"], "schema": Optional["SchemaSource"]}, total=False)
 
 
 class Approved(_ApprovedRequired, _ApprovedOptional):
@@ -135,13 +135,13 @@ class ArtifactGraph(_ArtifactGraphRequired, _ArtifactGraphOptional):
     pass
 
 # One artifact's row of the status.
-ArtifactStatus = TypedDict("ArtifactStatus", {"approved": Optional["Fingerprint"], "artifact": str, "binding": Optional["Binding"], "blocked": Optional[str], "changes": Optional[list["Change"]], "current": Optional["Fingerprint"], "reset_by": list[str], "state": "ApprovalState"})
+ArtifactStatus = TypedDict("ArtifactStatus", {"approved": Optional["Fingerprint"], "artifact": str, "baselines_moved": list[str], "baselines_unbound": bool, "binding": Optional["Binding"], "blocked": Optional[str], "changes": Optional[list["Change"]], "current": Optional["Fingerprint"], "reset_by": list[str], "state": "ApprovalState"})
 
 # An observed approval: the owner's decision about one artifact, bound to the
 # fingerprint of its set. It records an observation (`source`), it does not
 # prove who decided.
 _BindingRequired = TypedDict("_BindingRequired", {"artifact": str, "change": str, "fingerprint": "Fingerprint", "observed_at": str, "source": str, "upstream": dict[str, "Fingerprint"]})
-_BindingOptional = TypedDict("_BindingOptional", {"inventory": Optional["Inventory"], "schema": Optional["SchemaSource"]}, total=False)
+_BindingOptional = TypedDict("_BindingOptional", {"baselines": Optional["Inventory"], "inventory": Optional["Inventory"], "schema": Optional["SchemaSource"]}, total=False)
 
 
 class Binding(_BindingRequired, _BindingOptional):
