@@ -316,6 +316,21 @@ class Workspace {
   }
 
   /**
+   * The scope as it is in the commit `rev` names (`ledger entries --rev`),
+   * read from Git's objects: that commit's full id and the inventory (for a
+   * clean checkout of it, the working tree's). Results are bound to the full
+   * id, never to the revision as given.
+   */
+  async inventoryAt(rev, options) {
+    return (reply(await native.call(this.#path, 'inventory_at', encode('inventory_at', options, (o) => ({ ...o, rev })), null, this.#settingsJson)))
+  }
+
+  /** `inventoryAt`, blocking the JavaScript thread. */
+  inventoryAtSync(rev, options) {
+    return (reply(native.callSync(this.#path, 'inventory_at', encode('inventory_at', options, (o) => ({ ...o, rev })), null, this.#settingsJson)))
+  }
+
+  /**
    * Which of two or more writers' file sets overlap (`ledger overlap`): every
    * path more than one scope holds, with their names; `disjoint` when none
    * does (seed 001: overlapping fixers run one after another).

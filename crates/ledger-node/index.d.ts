@@ -441,6 +441,23 @@ export interface ArtifactStatus {
 }
 
 /**
+ * A scope expanded as it is in one commit's tree, and that commit.
+ */
+export interface AtRevision {
+  /**
+   * The full id of the commit the revision resolved to (40 lowercase hex
+   * digits): results are consolidated by it, never by the revision as given.
+   */
+  commit: string
+  /**
+   * The entries and fingerprint of the scope in that commit's tree, with the
+   * scope as resolved; `walkedRoots` is empty (a commit holds no file outside
+   * its repository).
+   */
+  inventory: Inventory
+}
+
+/**
  * An observed approval: the owner's decision about one artifact, bound to the
  * fingerprint of its set. It records an observation (`source`), it does not
  * prove who decided.
@@ -2653,6 +2670,14 @@ export interface InventoryOptions {
   tasks?: Array<string>
 }
 
+/** The options of `inventoryAt`. */
+export interface InventoryAtOptions {
+  /**
+   * The scope; default: the whole workspace.
+   */
+  scope?: ScopeOptions
+}
+
 /** The options of `status`. */
 export interface StatusOptions {
   /**
@@ -3610,6 +3635,17 @@ export declare class Workspace {
    * `inventory`, blocking the JavaScript thread.
    */
   inventorySync(options?: InventoryOptions): Inventory
+  /**
+   * The scope as it is in the commit `rev` names (`ledger entries --rev`),
+   * read from Git's objects: that commit's full id and the inventory (for a
+   * clean checkout of it, the working tree's). Results are bound to the full
+   * id, never to the revision as given.
+   */
+  inventoryAt(rev: string, options?: InventoryAtOptions): Promise<AtRevision>
+  /**
+   * `inventoryAt`, blocking the JavaScript thread.
+   */
+  inventoryAtSync(rev: string, options?: InventoryAtOptions): AtRevision
   /**
    * Which of two or more writers' file sets overlap (`ledger overlap`): every
    * path more than one scope holds, with their names; `disjoint` when none

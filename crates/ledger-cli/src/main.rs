@@ -29,6 +29,7 @@ use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand};
 use ledger_core::{
     Error,
+    expand::{AtRevision, Inventory},
     records::{InventoryRecord, Observed},
 };
 
@@ -176,9 +177,31 @@ enum Command {
 struct Expand {
     #[command(flatten)]
     scope: ScopeArgs,
+    /// Read the scope as it is in the commit REV names (any revision Git
+    /// reads: HEAD, main~2, a tag, an id), from Git's objects, not the
+    /// working tree; --json adds the commit's full id.
+    #[arg(long, value_name = "REV")]
+    rev: Option<String>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+}
+
+impl Expand {
+    /// The scope's inventory: of the working tree, or of the commit `--rev`
+    /// names, with that commit's full id.
+    fn inventory(
+        &self,
+        settings: &ledger_core::Settings,
+    ) -> Result<(Inventory, Option<String>), Error> {
+        match &self.rev {
+            None => Ok((self.scope.expand(settings, |_| Ok(()))?, None)),
+            Some(rev) => {
+                let at = Inventory::expand_at(&self.scope.to_scope(settings)?, rev)?;
+                Ok((at.inventory, Some(at.commit)))
+            }
+        }
+    }
 }
 
 #[derive(Args)]
@@ -368,23 +391,30 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             return Ok(ExitCode::SUCCESS);
         }
         Command::Fingerprint(args) => {
-            let inventory = args.scope.expand(settings, |_| Ok(()))?;
+            let (inventory, commit) = args.inventory(settings)?;
             let text = if args.json {
-                json_line(&serde_json::json!({
+                let mut json = serde_json::json!({
                     "fingerprint": inventory.fingerprint,
                     "entries": inventory.entries.len(),
                     "walked_roots": inventory.walked_roots,
                     "scope": inventory.scope,
-                }))
+                });
+                if let Some(commit) = commit {
+                    json["commit"] = commit.into();
+                }
+                json_line(&json)
             } else {
                 format!("{}\n", inventory.fingerprint)
             };
             (text, ExitCode::SUCCESS)
         }
         Command::Entries(args) => {
-            let inventory = args.expand.scope.expand(settings, |_| Ok(()))?;
+            let (inventory, commit) = args.expand.inventory(settings)?;
             let text = if args.expand.json {
-                json_line(&inventory)
+                match commit {
+                    Some(commit) => json_line(&AtRevision { commit, inventory }),
+                    None => json_line(&inventory),
+                }
             } else if args.nul {
                 text::entries_nul(&inventory)
             } else {

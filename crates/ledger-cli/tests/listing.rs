@@ -677,3 +677,100 @@ fn a_git_file_rewritten_in_place_is_never_answered_from_the_walk_memo() {
         "sub",
     );
 }
+
+/// The fingerprint of `rev` in the repository at `dir`, computed apart from
+/// ledger: `git ls-tree -r` lists the tree, `git cat-file --batch` gives each
+/// blob, and the entries are fingerprinted as SPEC §2 defines them.
+fn tree_oracle(s: &Sandbox, dir: &Path, rev: &str) -> (String, usize) {
+    let listed = s.git(dir, &["ls-tree", "-r", "-z", rev]);
+    assert!(listed.status.success());
+    let mut rows = Vec::new();
+    for record in listed.stdout.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+        let text = std::str::from_utf8(record).unwrap();
+        let (meta, path) = text.split_once('\t').unwrap();
+        let fields: Vec<&str> = meta.split(' ').collect();
+        rows.push((fields[0].to_owned(), fields[2].to_owned(), path.to_owned()));
+    }
+    let mut batch = Command::new("git");
+    s.env(&mut batch);
+    let mut child = batch
+        .current_dir(dir)
+        .args(["cat-file", "--batch"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ids: String = rows.iter().map(|(_, id, _)| format!("{id}\n")).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, ids.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    let mut rest = out.stdout.as_slice();
+    let mut entries = Vec::new();
+    for (mode, _, path) in &rows {
+        let header_end = rest.iter().position(|b| *b == b'\n').unwrap();
+        let header = std::str::from_utf8(&rest[..header_end]).unwrap();
+        let size: usize = header.rsplit(' ').next().unwrap().parse().unwrap();
+        let content = &rest[header_end + 1..header_end + 1 + size];
+        rest = &rest[header_end + 2 + size..];
+        let kind = if mode == "120000" { "symlink" } else { "file" };
+        entries
+            .push(ledger_core::expand::Entry::from_parts(path, kind, mode, &hex(content)).unwrap());
+    }
+    let count = entries.len();
+    (
+        ledger_core::expand::fingerprint_entries(entries)
+            .unwrap()
+            .to_string(),
+        count,
+    )
+}
+
+/// `--rev` reads a commit's tree from Git's objects: it equals the fingerprint
+/// `git ls-tree` and `git cat-file` give, whatever the working tree holds; a
+/// clean checkout's equals the working tree's; `--json` names the full id.
+#[test]
+fn a_revision_is_fingerprinted_as_git_s_own_objects_give_it() {
+    let s = sample_checkout();
+    let w = s.w();
+    s.write("README.md", b"# changed\n");
+    s.write("src/new.rs", b"fn g() {}\n");
+    s.git(&w, &["add", "-A"]);
+    s.commit_all();
+    s.write("README.md", b"# dirty working tree\n");
+    let ledger = |args: &[&str]| last_line(&s.ledger(&w, args));
+    for rev in ["HEAD", "HEAD~1"] {
+        let (oracle, count) = tree_oracle(&s, &w, rev);
+        assert_eq!(ledger(&["fingerprint", "--rev", rev]), oracle, "{rev}");
+        let listed = stdout(&s.ledger(&w, &["entries", "--rev", rev]));
+        assert_eq!(listed.lines().count(), count + 1, "{listed}");
+    }
+    assert_ne!(
+        ledger(&["fingerprint", "--rev", "HEAD"]),
+        ledger(&["fingerprint"])
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(
+        &s.ledger(&w, &["fingerprint", "--rev", "HEAD~1", "--json"]),
+    ))
+    .unwrap();
+    let id = stdout(&s.git(&w, &["rev-parse", "HEAD~1"]));
+    assert_eq!(json["commit"], id.trim());
+    assert_blocked(
+        &s.ledger(&w, &["fingerprint", "--rev", "no-such-rev"]),
+        "invalid-argument",
+        "no-such-rev",
+    );
+
+    // This project's own history, where the tests run from a checkout of it.
+    let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    assert!(
+        project.join(".git").exists(),
+        "the tests run in a Git checkout of ledger"
+    );
+    let (oracle, _) = tree_oracle(&s, &project, "HEAD");
+    let out = s.ledger(
+        &project,
+        &["fingerprint", "--rev", "HEAD", "--workspace", "."],
+    );
+    assert_eq!(last_line(&out), oracle);
+}

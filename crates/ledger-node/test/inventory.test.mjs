@@ -207,3 +207,18 @@ test('overlap names every path two writers share, as the CLI does', async (t) =>
   }
   await assert.rejects(ws.overlap([{ name: 'only', scope: {} }]), (e) => e.code === 'invalid-argument')
 })
+
+test('inventoryAt reads a commit from Git objects, as the CLI does', { skip: noCli }, async (t) => {
+  const s = sampleCheckout(t)
+  const ws = s.ws
+  s.commitAll()
+  const head = s.git('rev-parse', 'HEAD').trim()
+  const at = await ws.inventoryAt('HEAD', { scope: { roots: ['src'] } })
+  assert.equal(at.commit, head)
+  // A clean checkout: the commit's tree is the working tree.
+  assert.deepEqual(at.inventory.entries, (await ws.inventory({ roots: ['src'] })).entries)
+  assert.equal(at.inventory.fingerprint, lastLine(cli(['fingerprint', '--rev', 'HEAD', '--workspace', s.w, '--root', 'src']).stdout))
+  s.write('src/lib.rs', 'pub fn changed() {}\n')
+  assert.equal(ws.inventoryAtSync('HEAD', { scope: { roots: ['src'] } }).inventory.fingerprint, at.inventory.fingerprint)
+  await assert.rejects(ws.inventoryAt('no-such-rev'), (e) => e instanceof ledger.LedgerError && e.code === 'invalid-argument')
+})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -387,3 +388,34 @@ def test_overlap_names_every_shared_path_and_counts_a_file_both_would_create(wor
         ws.overlap([{"name": "only", "scope": {"roots": ["src"]}}])
     with pytest.raises(ledger.OutsideWorkspaceError):
         ws.overlap([{"name": "a", "scope": {"roots": ["../x"]}}, {"name": "b", "scope": {}}])
+
+
+def test_a_revision_is_read_from_git_s_objects(repo: Path) -> None:
+    """`inventory_at`: the scope in a commit's tree equals the fingerprint
+    `git ls-tree` and `git cat-file` give (entries as 4-tuples), and a clean
+    checkout's working tree; later edits do not move it."""
+    ws = ledger.Workspace(repo)
+    at = ws.inventory_at("HEAD")
+    assert at["inventory"]["fingerprint"] != ws.fingerprint()  # the fixture's checkout is dirty
+    git(repo, "checkout", "--", "gone.md")
+    (repo / "untracked.txt").unlink()
+    assert at["commit"] == git(repo, "rev-parse", "HEAD").strip()
+    assert at["inventory"]["fingerprint"] == ws.fingerprint()
+    entries = []
+    for line in git(repo, "ls-tree", "-r", "-z", "HEAD").split("\0"):
+        if not line:
+            continue
+        meta, path = line.split("\t", 1)
+        mode, _, blob = meta.split(" ")
+        content = subprocess.run(["git", "-C", str(repo), "cat-file", "blob", blob], capture_output=True, check=True).stdout
+        kind = "symlink" if mode == "120000" else "file"
+        entries.append((path, kind, mode, hashlib.sha256(content).hexdigest()))
+    assert at["inventory"]["fingerprint"] == ledger.fingerprint_entries(entries)
+    write(repo, "later.txt", "after the commit\n")
+    assert ws.inventory_at("HEAD")["inventory"]["fingerprint"] == at["inventory"]["fingerprint"] != ws.fingerprint()
+    assert [e["path"] for e in ws.inventory_at("HEAD", scope={"roots": ["src"]})["inventory"]["entries"]] == [
+        e["path"] for e in at["inventory"]["entries"] if e["path"].startswith("src/")
+    ]
+    with pytest.raises(ledger.LedgerError) as refused:
+        ws.inventory_at("no-such-rev")
+    assert refused.value.code == "invalid-argument"

@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer};
 use super::{Verb, Workspace, text};
 use crate::{
     Result,
-    expand::{Fingerprint, Inventory, Overlap, Scope, ScopeLists},
+    expand::{AtRevision, Fingerprint, Inventory, Overlap, Scope, ScopeLists},
     tasks::TaskRule,
 };
 
@@ -137,6 +137,25 @@ fn inventory(ws: &Workspace, options: InventoryOptions) -> Result<Inventory> {
     Inventory::expand(&ws.scope(&options.0)?)
 }
 
+/// The scope as it is in the commit `rev` names (`ledger entries --rev`),
+/// read from Git's objects: that commit's full id and the inventory (for a
+/// clean checkout of it, the working tree's). Results are bound to the full
+/// id, never to the revision as given.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InventoryAtOptions {
+    /// Any revision Git reads (`HEAD`, `main~2`, a tag, a full or short id),
+    /// peeled to its commit.
+    pub rev: String,
+    /// The scope; default: the whole workspace.
+    #[serde(default)]
+    pub scope: ScopeOptions,
+}
+
+fn inventory_at(ws: &Workspace, options: InventoryAtOptions) -> Result<AtRevision> {
+    Inventory::expand_at(&ws.scope(&options.scope)?, &options.rev)
+}
+
 /// One scope of [`OverlapOptions`]: a writer's name and its file set.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -169,6 +188,9 @@ pub(super) fn verbs() -> Vec<Verb> {
     vec![
         Verb::method("fingerprint", &[], fingerprint).shown(|f: &Fingerprint| format!("{f}\n")),
         Verb::method("inventory", &[], inventory).shown(text::entries),
+        Verb::method("inventory_at", &["rev"], inventory_at).shown(|at: &AtRevision| {
+            format!("{}commit {}\n", text::entries(&at.inventory), at.commit)
+        }),
         Verb::method("overlap", &["scopes"], overlap),
     ]
 }

@@ -41,6 +41,7 @@ pub(crate) mod overlap;
 pub(crate) mod progress;
 pub(crate) mod read;
 pub(crate) mod read_queue;
+pub(crate) mod revision;
 pub(crate) mod scope;
 pub(crate) mod scope_file;
 pub(crate) mod threads;
@@ -55,6 +56,7 @@ pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
 pub use inventory::{Inventory, default_workspace, opened_once, worktree_root};
 pub use overlap::{Overlap, ScopeSize, SharedPath, overlap};
 pub use progress::{Progress, progress};
+pub use revision::AtRevision;
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
 };

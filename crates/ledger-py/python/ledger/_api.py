@@ -137,6 +137,9 @@ class ArtifactGraph(_ArtifactGraphRequired, _ArtifactGraphOptional):
 # One artifact's row of the status.
 ArtifactStatus = TypedDict("ArtifactStatus", {"approved": Optional["Fingerprint"], "artifact": str, "baselines_moved": list[str], "baselines_unbound": bool, "binding": Optional["Binding"], "blocked": Optional[str], "changes": Optional[list["Change"]], "current": Optional["Fingerprint"], "reset_by": list[str], "state": "ApprovalState"})
 
+# A scope expanded as it is in one commit's tree, and that commit.
+AtRevision = TypedDict("AtRevision", {"commit": str, "inventory": "Inventory"})
+
 # An observed approval: the owner's decision about one artifact, bound to the
 # fingerprint of its set. It records an observation (`source`), it does not
 # prove who decided.
@@ -1198,6 +1201,13 @@ class Workspace:
         the scope as resolved, the roots walked outside Git, every entry."""
         return _call(self._path, "inventory", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
 
+    def inventory_at(self, rev: str, *, scope: Optional["ScopeOptions"] = None) -> "AtRevision":
+        """The scope as it is in the commit `rev` names (`ledger entries --rev`),
+        read from Git's objects: that commit's full id and the inventory (for a
+        clean checkout of it, the working tree's). Results are bound to the full
+        id, never to the revision as given."""
+        return _call(self._path, "inventory_at", {"rev": rev, "scope": scope}, settings=self._settings_json)  # type: ignore[no-any-return]
+
     def overlap(self, scopes: Sequence["NamedScope"]) -> "Overlap":
         """Which of two or more writers' file sets overlap (`ledger overlap`): every
         path more than one scope holds, with their names; `disjoint` when none
@@ -1625,6 +1635,7 @@ __all__ = [
     "Artifact",
     "ArtifactGraph",
     "ArtifactStatus",
+    "AtRevision",
     "Binding",
     "CacheReport",
     "Change",
