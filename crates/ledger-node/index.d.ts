@@ -992,6 +992,13 @@ export interface Evidence {
    */
   exitStatus: number | null
   /**
+   * The commit `HEAD` named when the run started, and whether the inputs
+   * were that commit's (`null`: no `HEAD` to observe, or a record written
+   * before ledger observed it). Freshness never depends on it: evidence
+   * stands on its inputs' content, whatever commit holds them.
+   */
+  head?: ObservedHead | null
+  /**
    * The inputs as they were when the command started.
    */
   inventory: Inventory
@@ -1459,6 +1466,24 @@ export interface Observed {
    * Tool name → version, e.g. `rustc` → `rustc 1.95.0`.
    */
   tools?: Record<string, string>
+}
+
+/**
+ * The commit `HEAD` named when a result was made (gate evidence, a verdict,
+ * a validation PASS), and whether the scope's files were exactly that
+ * commit's: results are consolidated by the full commit id (seed 001), and a
+ * result made on uncommitted files says so.
+ */
+export interface ObservedHead {
+  /**
+   * Whether the scope's inventory was that commit's ([`Inventory::expand_at`]
+   * equal to it): no file in scope modified, added, removed or untracked.
+   */
+  clean: boolean
+  /**
+   * The full id of the commit `HEAD` named.
+   */
+  commit: string
 }
 
 /**
@@ -2344,6 +2369,13 @@ export interface Validation {
    */
   gates: Array<GateUse>
   /**
+   * The commit `HEAD` named when the verdict was recorded, and whether the
+   * validated inventory was that commit's (`null`: no `HEAD` to observe, or
+   * recorded before ledger observed it). Whether the PASS stands never
+   * depends on it.
+   */
+  head?: ObservedHead | null
+  /**
    * The validated inventory, so that a later step can compare without the
    * chain of older records.
    */
@@ -2436,6 +2468,17 @@ export interface VerdictCheck {
    */
   comparison: Comparison | null
   /**
+   * Whether `HEAD` moved since the latest record observed it (both known
+   * and different).
+   */
+  headMoved: boolean
+  /**
+   * The commit `HEAD` names now (`null`: none to observe). When it is
+   * another than the one the latest record observed and the verdict
+   * stands, `HEAD` moved and the content did not: it still stands.
+   */
+  headNow: string | null
+  /**
    * The latest record of the verdict (`null`: never recorded).
    */
   latest: VerdictSummary | null
@@ -2493,6 +2536,11 @@ export interface VerdictSummary {
    * The fingerprint of the state the verdict is bound to (the state revision).
    */
   fingerprint: Fingerprint
+  /**
+   * The commit `HEAD` named when it was recorded, and whether the state
+   * was that commit's (`null`: not observed).
+   */
+  head: ObservedHead | null
   /**
    * The verdict's name.
    */

@@ -172,6 +172,37 @@ fn a_failing_command_is_never_reused() {
     assert_eq!(evidence["spec"]["cwd"], ".");
 }
 
+/// Evidence records the commit `HEAD` named and whether the inputs were that
+/// commit's; a commit that leaves the inputs alone keeps it fresh.
+#[test]
+fn evidence_records_head_and_a_commit_elsewhere_keeps_it_fresh() {
+    let (s, counter) = setup();
+    let head = |s: &Sandbox| {
+        stdout(&s.git(&s.w(), &["rev-parse", "HEAD"]))
+            .trim()
+            .to_owned()
+    };
+    assert!(
+        gate_run(&s, &counter, &["--root", "src"], "true")
+            .status
+            .success()
+    );
+    let (_, json) = check_json(&s, &["--root", "src"]);
+    assert_eq!(
+        json["evidence"]["head"],
+        serde_json::json!({"commit": head(&s), "clean": true})
+    );
+    s.write("docs/later.md", b"later\n");
+    s.commit_all();
+    let (code, _) = check_json(&s, &["--root", "src"]);
+    assert_eq!(code, 0, "HEAD moved, the inputs did not");
+    // An untracked file in scope: the inputs are not the commit's.
+    s.write("src/new.rs", b"fn new() {}\n");
+    assert!(gate_run(&s, &counter, &[], "true").status.success());
+    let (_, json) = check_json(&s, &[]);
+    assert_eq!(json["evidence"]["head"]["clean"], false);
+}
+
 #[test]
 fn inputs_modified_during_the_run_are_not_reusable() {
     let (s, counter) = setup();

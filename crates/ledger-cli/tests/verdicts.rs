@@ -211,6 +211,48 @@ fn in_a_git_checkout_a_re_audit_lands_on_the_repository_ref() {
     assert_eq!(log[1]["record"], first["record"]);
 }
 
+/// A verdict records the commit `HEAD` named and whether its state was that
+/// commit's; `check` says when `HEAD` moved and the content did not (it
+/// still stands). Outside Git no `HEAD` is observed.
+#[test]
+fn a_verdict_records_head_and_check_says_when_only_head_moved() {
+    let s = sample_checkout();
+    let head = |s: &Sandbox| {
+        stdout(&s.git(&s.w(), &["rev-parse", "HEAD"]))
+            .trim()
+            .to_owned()
+    };
+    let clean = record(&s, "pr-9", "PASS", &["--root", "src"]);
+    assert_eq!(
+        clean["head"],
+        serde_json::json!({"commit": head(&s), "clean": true})
+    );
+    // The whole workspace holds untracked files: not the commit's.
+    let dirty = record(&s, "all", "PASS", &[]);
+    assert_eq!(dirty["head"]["clean"], false);
+
+    // A commit outside the verdict's scope moves HEAD, not its content.
+    let before = head(&s);
+    s.write("docs/notes.md", b"later\n");
+    s.commit_all();
+    let check = json(&ledger(
+        &s,
+        &["verdict", "check", "--name", "pr-9", "--json"],
+    ));
+    assert_eq!(check["stands"], true);
+    assert_eq!(check["head_moved"], true);
+    assert_eq!(check["head_now"], head(&s));
+    let text = stdout(&ledger(&s, &["verdict", "check", "--name", "pr-9"]));
+    assert!(
+        text.contains(&format!("HEAD moved since it was recorded ({before} -> {}); the content did not: it still stands", head(&s))),
+        "{text}"
+    );
+
+    let outside = Sandbox::new();
+    outside.write("a.txt", b"a\n");
+    assert_eq!(record(&outside, "x", "PASS", &[])["head"], Value::Null);
+}
+
 #[test]
 fn a_verdict_never_recorded_does_not_stand_and_bad_requests_are_refused() {
     let s = Sandbox::new();

@@ -86,3 +86,20 @@ test('writes name the record they started from', async (t) => {
   const lowered = await ws.verdictDowngrade('plan-8', { to: 'FAIL', reason: 'fixed', expected: second.record })
   assert.deepEqual((await ws.verdictLog('plan-8')).map((r) => r.record), [lowered.record, second.record, first.record])
 })
+
+test('a verdict records HEAD, and check says when only HEAD moved', async (t) => {
+  const s = new Sandbox(t)
+  s.init()
+  s.write('src/a.txt', 'a\n')
+  s.commitAll()
+  const ws = s.ws
+  const recorded = await ws.verdictRecord('pr-2', { verdict: 'PASS', source: 's', scope: { roots: ['src'] } })
+  const before = s.git('rev-parse', 'HEAD').trim()
+  assert.deepEqual(recorded.head, { commit: before, clean: true })
+  s.write('docs/b.md', 'b\n')
+  s.commitAll()
+  const check = await ws.verdictCheck('pr-2')
+  assert.equal(check.stands, true)
+  assert.equal(check.headMoved, true)
+  assert.equal(check.headNow, s.git('rev-parse', 'HEAD').trim())
+})

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import ledger
-from conftest import CHANGE, REPO_ROOT, Cli, write
+from conftest import CHANGE, REPO_ROOT, Cli, git, write
 
 ARTIFACTS = ("proposal", "specs", "design", "tasks")
 ARCHIVE = "openspec/changes/archive/2026-12-01-add-auth"
@@ -79,6 +79,10 @@ def test_validation_and_finalization(workspace: Path, cli: Cli) -> None:
     assert validation is not None
     assert (validation["verdict"], validation["capabilities"]) == ("PASS", ["auth"])
     assert validation["gates"][0]["gate"] == "test"
+    # The commit HEAD named, and whether the PASS inventory was that commit's.
+    head = validation["head"]
+    assert head is not None and head["commit"] == git(workspace, "rev-parse", "HEAD").strip()
+    assert head["clean"] is False  # the delta spec written above is not committed
     check = ws.check_validation(CHANGE)
     assert check["stands"] and check["record"] == record and check["gates"][0]["fresh"]
     out = cli.run("validate", "check", "--change", CHANGE, "--json", "--workspace", str(workspace))

@@ -178,6 +178,12 @@ pub struct Validation {
     /// delivery root or path and declared so (docs/lifecycle.md, Delivery).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_delivery: Option<String>,
+    /// The commit `HEAD` named when the verdict was recorded, and whether the
+    /// validated inventory was that commit's (`None`: no `HEAD` to observe, or
+    /// recorded before ledger observed it). Whether the PASS stands never
+    /// depends on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<crate::expand::ObservedHead>,
 }
 
 /// Everything a new session needs to continue a change, and nothing more:

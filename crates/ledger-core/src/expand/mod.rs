@@ -56,7 +56,7 @@ pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
 pub use inventory::{Inventory, default_workspace, opened_once, worktree_root};
 pub use overlap::{Overlap, ScopeSize, SharedPath, overlap};
 pub use progress::{Progress, progress};
-pub use revision::AtRevision;
+pub use revision::{AtRevision, ObservedHead};
 pub use scope::{
     DEFAULT_EXCLUSION_REASON, Exclusion, STORE_DIR, STORE_EXCLUSION_REASON, Scope, ScopeLists,
 };

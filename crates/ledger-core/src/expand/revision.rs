@@ -89,6 +89,43 @@ impl Inventory {
     }
 }
 
+/// The commit `HEAD` named when a result was made (gate evidence, a verdict,
+/// a validation PASS), and whether the scope's files were exactly that
+/// commit's: results are consolidated by the full commit id (seed 001), and a
+/// result made on uncommitted files says so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ObservedHead {
+    /// The full id of the commit `HEAD` named.
+    pub commit: String,
+    /// Whether the scope's inventory was that commit's ([`Inventory::expand_at`]
+    /// equal to it): no file in scope modified, added, removed or untracked.
+    pub clean: bool,
+}
+
+impl ObservedHead {
+    /// `HEAD` of `inventory`'s workspace, and whether `inventory` is its
+    /// tree's; `None` when there is no `HEAD` to observe (outside Git, no
+    /// commit yet, a scope across nested repositories, a tree that cannot be
+    /// read), which the record then says by leaving it out.
+    pub fn observe(inventory: &Inventory) -> Option<ObservedHead> {
+        let at = Inventory::expand_at(&inventory.scope, "HEAD").ok()?;
+        Some(ObservedHead {
+            clean: at.inventory.fingerprint == inventory.fingerprint,
+            commit: at.commit,
+        })
+    }
+
+    /// The full id of the commit `HEAD` names now in the repository of
+    /// `scope`'s workspace; `None` as for [`ObservedHead::observe`].
+    pub fn current(scope: &Scope) -> Option<String> {
+        let scope = scope.resolve().ok()?;
+        let repo =
+            git::open_repository(scope.workspace.as_std_path(), Locate::Discover, REPOSITORY)
+                .ok()??;
+        Some(resolve_commit(&repo, "HEAD").ok()?.to_hex().to_string())
+    }
+}
+
 /// Refuses a scope that is not exactly the workspace's repository: a commit
 /// of it says nothing of a nested repository's files, nor of a root outside Git.
 fn one_repository(scope: &Scope) -> Result<()> {

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::fingerprint::{Fingerprint, fingerprint_sorted};
 use crate::expand::inventory::Inventory;
+use crate::expand::revision::ObservedHead;
 use crate::expand::scope::{Scope, ScopeLists};
 use crate::gate::output::KeptOutput;
 use crate::path::normalize_root;
@@ -379,6 +380,12 @@ pub struct Evidence {
     pub inventory: Inventory,
     /// Why this evidence can never be reused, e.g. the inputs changed during the run.
     pub not_reusable: Option<String>,
+    /// The commit `HEAD` named when the run started, and whether the inputs
+    /// were that commit's (`None`: no `HEAD` to observe, or a record written
+    /// before ledger observed it). Freshness never depends on it: evidence
+    /// stands on its inputs' content, whatever commit holds them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<ObservedHead>,
 }
 
 /// Evidence's fields as stored, checked into [`Evidence`] when read.
@@ -400,6 +407,8 @@ struct EvidenceFields {
     left_in_group: bool,
     inventory: Inventory,
     not_reusable: Option<String>,
+    #[serde(default)]
+    head: Option<ObservedHead>,
 }
 
 impl TryFrom<EvidenceFields> for Evidence {
@@ -419,6 +428,7 @@ impl TryFrom<EvidenceFields> for Evidence {
             left_in_group: f.left_in_group,
             inventory: f.inventory,
             not_reusable: f.not_reusable,
+            head: f.head,
         };
         evidence.defect().map_or(Ok(evidence), Err)
     }

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::inventory::Inventory;
+use crate::expand::revision::ObservedHead;
 use crate::gate::check::check_gate_against;
 use crate::gate::evidence::{Evidence, Freshness, GateSpec, Stopped, record_evidence};
 use crate::gate::output::KeptOutput;
@@ -71,6 +72,7 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
     // One expansion serves the freshness check and, when the gate must run,
     // as the inputs before the command.
     let before = Inventory::expand(spec.scope())?;
+    let head = ObservedHead::observe(&before);
     let freshness = check_gate_against(store, spec, Some(&prerequisites), Some(&before))?;
     // Fresh evidence always names its record.
     if let (true, Some(record), Some(evidence)) = (
@@ -121,6 +123,7 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
         left_in_group: ran.left_in_group,
         inventory: before,
         not_reusable,
+        head,
     };
     let record = record_evidence(store, &evidence)?;
     // The caller asked for the stop: the evidence is kept (a stopped run is

@@ -621,7 +621,9 @@ pub fn record_validation(
         &capabilities,
         &inventory,
     )?;
+    let observed_head = crate::expand::ObservedHead::observe(&inventory);
     envelope.validation = Some(Validation {
+        head: observed_head,
         verdict: request.verdict,
         fingerprint: inventory.fingerprint,
         inventory,

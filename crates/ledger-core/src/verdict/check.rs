@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::error::Result;
+use crate::expand::revision::ObservedHead;
 use crate::records::compare::Comparison;
 use crate::records::store::{Provenance, Store, why_unproven};
 use crate::verdict::record::{VerdictSummary, latest_verdict, verdict_ref};
@@ -29,6 +30,13 @@ pub struct VerdictCheck {
     pub comparison: Option<Comparison>,
     /// Where the latest record came from and who signed it (docs/sharing.md).
     pub provenance: Option<Provenance>,
+    /// The commit `HEAD` names now (`None`: none to observe). When it is
+    /// another than the one the latest record observed and the verdict
+    /// stands, `HEAD` moved and the content did not: it still stands.
+    pub head_now: Option<String>,
+    /// Whether `HEAD` moved since the latest record observed it (both known
+    /// and different).
+    pub head_moved: bool,
 }
 
 /// Whether the verdict `name` still stands: its latest record's scope
@@ -48,6 +56,8 @@ pub fn check_verdict(store: &Store, name: &str) -> Result<VerdictCheck> {
             latest: None,
             comparison: None,
             provenance: None,
+            head_now: None,
+            head_moved: false,
         });
     };
     check_reports(
@@ -61,7 +71,13 @@ pub fn check_verdict(store: &Store, name: &str) -> Result<VerdictCheck> {
     // counts only when an allowed signer signed it.
     let unproven = why_unproven(&latest.id, seen.as_ref());
     let provenance = seen.filter(|seen| seen.record == latest.id);
+    let head_now = ObservedHead::current(&recorded.scope);
+    let head_then = latest.verdict.head.as_ref().map(|h| h.commit.as_str());
+    let head_moved =
+        matches!((head_then, head_now.as_deref()), (Some(then), Some(now)) if then != now);
     Ok(VerdictCheck {
+        head_now,
+        head_moved,
         name: name.to_owned(),
         stands: comparison.matches && unproven.is_none(),
         unproven,

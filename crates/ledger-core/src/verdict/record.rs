@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::fingerprint::Fingerprint;
 use crate::expand::inventory::Inventory;
+use crate::expand::revision::ObservedHead;
 use crate::expand::scope::Scope;
 use crate::platform::OsStrBytes;
 use crate::records::store::{RecordId, Store, check_ref_name};
@@ -94,6 +95,11 @@ pub struct AuditVerdict {
     pub downgrade: Option<Downgrade>,
     /// The state the verdict is bound to: its scope, entries and fingerprint.
     pub inventory: Inventory,
+    /// The commit `HEAD` named when it was recorded, and whether that state
+    /// was the commit's (`None`: no `HEAD` to observe, or a record written
+    /// before ledger observed it). Whether it stands never depends on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<ObservedHead>,
 }
 
 impl AuditVerdict {
@@ -164,6 +170,9 @@ pub struct VerdictSummary {
     pub entries: usize,
     /// The scope, in the caller's workspace.
     pub scope: Scope,
+    /// The commit `HEAD` named when it was recorded, and whether the state
+    /// was that commit's (`None`: not observed).
+    pub head: Option<ObservedHead>,
 }
 
 impl VerdictSummary {
@@ -185,6 +194,7 @@ impl VerdictSummary {
             fingerprint: verdict.fingerprint(),
             entries: verdict.inventory.entries.len(),
             scope: verdict.inventory.scope.clone(),
+            head: verdict.head.clone(),
         }
     }
 }

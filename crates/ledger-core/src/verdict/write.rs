@@ -2,6 +2,7 @@
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::inventory::Inventory;
+use crate::expand::revision::ObservedHead;
 use crate::expand::scope::Scope;
 use crate::path::WorkspacePath;
 use crate::quote::quote;
@@ -98,6 +99,7 @@ pub fn record_verdict(store: &Store, request: &VerdictRequest) -> Result<Verdict
         findings: request.findings.clone(),
         reports,
         downgrade: None,
+        head: ObservedHead::observe(&inventory),
         inventory,
     };
     write(store, head.as_ref(), &verdict)
@@ -168,6 +170,7 @@ pub fn downgrade_verdict(store: &Store, request: &DowngradeRequest) -> Result<Ve
             reason: request.reason.clone(),
             audited: from.fingerprint(),
         }),
+        head: ObservedHead::observe(&inventory),
         inventory,
         ..from.clone()
     };

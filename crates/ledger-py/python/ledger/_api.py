@@ -234,7 +234,7 @@ Entry = TypedDict("Entry", {"digest": str, "kind": Literal["file", "symlink", "m
 # observed prerequisites the declared ones; otherwise the record is refused
 # (`malformed-record`) rather than trusted.
 _EvidenceRequired = TypedDict("_EvidenceRequired", {"duration_ms": int, "exit_status": Optional[int], "inventory": "Inventory", "not_reusable": Optional[str], "prerequisites": dict[str, Optional[str]], "result": str, "spec": "GateSpec", "started_at": str})
-_EvidenceOptional = TypedDict("_EvidenceOptional", {"left_in_group": bool, "output": Optional["KeptOutput"], "signal": Optional[int], "stopped": Optional["Stopped"]}, total=False)
+_EvidenceOptional = TypedDict("_EvidenceOptional", {"head": Optional["ObservedHead"], "left_in_group": bool, "output": Optional["KeptOutput"], "signal": Optional[int], "stopped": Optional["Stopped"]}, total=False)
 
 
 class Evidence(_EvidenceRequired, _EvidenceOptional):
@@ -318,6 +318,12 @@ NoteKind = Union[Literal["unused-prerequisites"], Literal["commands-not-run"]]
 # What the caller observed around the inventory: nothing here is verified by
 # ledger, it is stored so that a reader knows how the set was used.
 Observed = TypedDict("Observed", {"command": list[str], "meta": dict[str, str], "tools": dict[str, str]}, total=False)
+
+# The commit `HEAD` named when a result was made (gate evidence, a verdict,
+# a validation PASS), and whether the scope's files were exactly that
+# commit's: results are consolidated by the full commit id (seed 001), and a
+# result made on uncommitted files says so.
+ObservedHead = TypedDict("ObservedHead", {"clean": bool, "commit": str})
 
 # An orphan record as [`Store::check`] lists it: what the refused write was.
 Orphan = TypedDict("Orphan", {"follows": Optional["RecordId"], "id": "RecordId", "kind": str, "reference": Optional[str]})
@@ -513,7 +519,7 @@ Unlocked = TypedDict("Unlocked", {"kept": list["RefLock"], "older_than_seconds":
 # (docs/records.md, The validation). Self-contained: a later check or a retry
 # of finalization needs no older record.
 _ValidationRequired = TypedDict("_ValidationRequired", {"capabilities": list[str], "directory": str, "fingerprint": "Fingerprint", "gates": list["GateUse"], "inventory": "Inventory", "observed_at": str, "source": str, "specs_root": str, "verdict": "ValidationVerdict"})
-_ValidationOptional = TypedDict("_ValidationOptional", {"archives": list[str], "no_delivery": Optional[str], "spec_sync": Optional[list["ExpectedSync"]], "specs_baseline": Optional["Inventory"]}, total=False)
+_ValidationOptional = TypedDict("_ValidationOptional", {"archives": list[str], "head": Optional["ObservedHead"], "no_delivery": Optional[str], "spec_sync": Optional[list["ExpectedSync"]], "specs_baseline": Optional["Inventory"]}, total=False)
 
 
 class Validation(_ValidationRequired, _ValidationOptional):
@@ -523,14 +529,14 @@ class Validation(_ValidationRequired, _ValidationOptional):
 ValidationCheck = TypedDict("ValidationCheck", {"change": str, "comparison": "Comparison", "fingerprint": "Fingerprint", "gates": list["GateStanding"], "no_delivery": Optional[str], "phase_records": list["PhaseRecordStanding"], "record": "RecordId", "stands": bool, "verdict": "ValidationVerdict"})
 
 # The answer of [`check_verdict`].
-VerdictCheck = TypedDict("VerdictCheck", {"comparison": Optional["Comparison"], "latest": Optional["VerdictSummary"], "name": str, "provenance": Optional["Provenance"], "stands": bool, "unproven": Optional[str]})
+VerdictCheck = TypedDict("VerdictCheck", {"comparison": Optional["Comparison"], "head_moved": bool, "head_now": Optional[str], "latest": Optional["VerdictSummary"], "name": str, "provenance": Optional["Provenance"], "stands": bool, "unproven": Optional[str]})
 
 # What a record of a verdict's chain did.
 VerdictEvent = Union[Literal["recorded"], Literal["downgraded"]]
 
 # A record of a verdict's chain without its entries: what `log` lists and
 # what `record`, `downgrade` and `check` answer with.
-VerdictSummary = TypedDict("VerdictSummary", {"downgrade": Optional["Downgrade"], "entries": int, "event": "VerdictEvent", "findings": list[str], "fingerprint": "Fingerprint", "name": str, "record": "RecordId", "reports": list[str], "scope": "Scope", "source": str, "verdict": str, "written_at": str})
+VerdictSummary = TypedDict("VerdictSummary", {"downgrade": Optional["Downgrade"], "entries": int, "event": "VerdictEvent", "findings": list[str], "fingerprint": "Fingerprint", "head": Optional["ObservedHead"], "name": str, "record": "RecordId", "reports": list[str], "scope": "Scope", "source": str, "verdict": str, "written_at": str})
 
 # Advice given with a result that stands: a stable `code` and one line.
 Warning = TypedDict("Warning", {"code": str, "message": str})
@@ -1678,6 +1684,7 @@ __all__ = [
     "Note",
     "NoteKind",
     "Observed",
+    "ObservedHead",
     "Orphan",
     "OrphanDecision",
     "Overlap",

@@ -40,7 +40,14 @@ pub fn verdict_check(check: &VerdictCheck) -> String {
         quote(&latest.source)
     );
     if check.stands {
-        return format!("{head} stands on {}\n", latest.fingerprint);
+        let moved = match (&latest.head, &check.head_now) {
+            (Some(then), Some(now)) if check.head_moved => format!(
+                "HEAD moved since it was recorded ({} -> {now}); the content did not: it still stands\n",
+                then.commit
+            ),
+            _ => String::new(),
+        };
+        return format!("{head} stands on {}\n{moved}", latest.fingerprint);
     }
     if let Some(why) = &check.unproven {
         return format!(
