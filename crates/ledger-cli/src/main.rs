@@ -212,6 +212,10 @@ struct EntriesArgs {
     /// paths unquoted: any path round-trips, like `git ls-files -z`.
     #[arg(short = 'z', conflicts_with = "json")]
     nul: bool,
+    /// List, instead of the entries, what each exclusion given removes: its
+    /// candidates (tab-separated after the exclusion), or that it removes none.
+    #[arg(long, conflicts_with_all = ["nul", "rev"])]
+    excluded: bool,
 }
 
 #[derive(Args)]
@@ -405,6 +409,15 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
                 json_line(&json)
             } else {
                 format!("{}\n", inventory.fingerprint)
+            };
+            (text, ExitCode::SUCCESS)
+        }
+        Command::Entries(args) if args.excluded => {
+            let scope = args.expand.scope.to_scope(settings)?;
+            let matches = ledger_core::expand::exclusion_matches(&scope)?;
+            let text = match args.expand.json {
+                true => json_line(&matches),
+                false => text::exclusion_matches(&matches),
             };
             (text, ExitCode::SUCCESS)
         }

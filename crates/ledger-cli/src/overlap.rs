@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
 use clap::Args;
-use ledger_core::expand::{Scope, ScopeLists, overlap};
+use ledger_core::expand::{FileSet, Scope, ScopeLists, overlap_sets};
 use ledger_core::{Error, Settings};
 
 use crate::report::json_line;
@@ -15,7 +15,8 @@ use ledger_core::door::text;
 #[derive(Args)]
 pub struct OverlapArgs {
     /// A writer's file set: its name, `=`, then its roots (directories or
-    /// files) separated by commas (`fixer-a=src/auth,tests/auth`); two or more.
+    /// files) and gitignore-style patterns separated by commas
+    /// (`fixer-a=src/auth,tests/auth`, `cases=g/case-*.md`); two or more.
     #[arg(value_name = "NAME=PATH[,PATH…]", required = true, num_args = 2.., value_parser = named_scope)]
     scopes: Vec<(String, Vec<String>)>,
     /// Workspace directory [default: the top of the Git checkout containing
@@ -43,17 +44,28 @@ pub fn run(args: OverlapArgs, settings: &Settings) -> Result<(String, ExitCode),
         Some(dir) => dir,
         None => default_workspace()?,
     };
-    let scopes = (args.scopes.into_iter())
-        .map(|(name, roots)| {
+    let sets = (args.scopes.into_iter())
+        .map(|(name, items)| {
+            // A PATH holding `*`, `?` or `[` is a pattern, as in `--exclude`.
+            let (patterns, roots): (Vec<String>, Vec<String>) =
+                items.into_iter().partition(|p| p.contains(['*', '?', '[']));
             let lists = ScopeLists {
                 roots,
                 ..ScopeLists::default()
             };
-            let scope = Scope::from_lists_with(workspace.clone(), &lists, Default::default())?;
-            Ok((name, scope.with_settings(settings.clone())))
+            let mut scope = Scope::from_lists_with(workspace.clone(), &lists, Default::default())?;
+            if lists.roots.is_empty() {
+                // Patterns alone: the scope adds nothing of its own.
+                scope = scope.selecting_nothing();
+            }
+            Ok(FileSet {
+                name,
+                scope: scope.with_settings(settings.clone()),
+                patterns,
+            })
         })
         .collect::<Result<Vec<_>, Error>>()?;
-    let found = overlap(&scopes)?;
+    let found = overlap_sets(&sets)?;
     let code = ExitCode::from(if found.disjoint { 0 } else { 1 });
     let text = match args.json {
         true => json_line(&found),

@@ -25,15 +25,21 @@ pub struct ScopeArgs {
     /// An exact path to include regardless of Git (e.g. an ignored input).
     #[arg(long = "path", value_name = "P")]
     paths: Vec<String>,
-    /// A path or directory root to leave out (recorded as "excluded by the
-    /// caller"; `--exclude-because` records why).
+    /// A path, directory root or gitignore-style pattern (`g/case-*.md`,
+    /// `risks-*.md`, `**/gen`) to leave out (recorded as "excluded by the
+    /// caller"; `--exclude-because` records why). One that removes nothing
+    /// is refused (unmatched-exclusion).
     #[arg(long = "exclude", value_name = "P")]
     excludes: Vec<String>,
-    /// A path or directory root to leave out, with the reason a reviewer
-    /// reads (seed 000: an exclusion has an explained boundary), e.g.
+    /// A path, directory root or pattern to leave out, with the reason a
+    /// reviewer reads (seed 000: an exclusion has an explained boundary), e.g.
     /// `--exclude-because vendor "third-party code, reviewed upstream"`.
     #[arg(long = "exclude-because", num_args = 2, value_names = ["P", "REASON"])]
     excludes_because: Vec<String>,
+    /// Take an exclusion that removes nothing instead of refusing it
+    /// (`entries --excluded` lists it as removing nothing).
+    #[arg(long)]
+    allow_unmatched_exclusions: bool,
     /// A Tasks file: included, with the task-checkbox normalization.
     #[arg(long = "tasks", value_name = "P")]
     tasks: Vec<String>,
@@ -110,7 +116,9 @@ impl ScopeArgs {
             purpose: self.purpose.clone().unwrap_or_default(),
         };
         let scope = Scope::from_lists_with(workspace, &lists, self.task_rule.unwrap_or_default())?;
-        Ok(scope.with_settings(settings.clone()))
+        Ok(scope
+            .allowing_unmatched_exclusions(self.allow_unmatched_exclusions)
+            .with_settings(settings.clone()))
     }
 }
 

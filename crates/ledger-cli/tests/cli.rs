@@ -149,6 +149,47 @@ fn overlap_lists_every_shared_path_with_its_writers() {
     );
 }
 
+/// The kit's artifacts are named by pattern (`case-*.md`, `risks-*.md`,
+/// `handoff-*.md`): a writer's set may name patterns beside its roots.
+#[test]
+fn overlap_on_the_kit_s_artifact_patterns() {
+    let s = sample_checkout();
+    for file in [
+        "g/case-1.md",
+        "g/case-2.md",
+        "g/risks-1.md",
+        "notes/handoff-1.md",
+    ] {
+        s.write(file, b"x\n");
+    }
+    let w = s.w();
+    let out = s.ledger(
+        &w,
+        &[
+            "overlap",
+            "cases=case-*.md",
+            "risks=g/risks-*.md,notes",
+            "g=g/case-2.md",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "g/case-2.md\tcases, g\n\
+         1 path shared: cases (2 paths), risks (2 paths), g (1 path); \
+         run these writers one after another\n"
+    );
+    let apart = s.ledger(
+        &w,
+        &[
+            "overlap",
+            "cases=g/case-*.md",
+            "risks=risks-*.md,handoff-*.md",
+        ],
+    );
+    assert_eq!(apart.status.code(), Some(0), "{apart:?}");
+}
+
 /// Seed 000: an exclusion has an explained boundary. `--exclude-because`
 /// records the reason; a bare `--exclude` the default one.
 #[test]

@@ -774,3 +774,63 @@ fn a_revision_is_fingerprinted_as_git_s_own_objects_give_it() {
     );
     assert_eq!(last_line(&out), oracle);
 }
+
+/// Exclusions through the CLI: a pattern removes what it matches and is
+/// recorded as a pattern; one that removes nothing is refused with its code
+/// unless allowed; `entries --excluded` lists what each removes.
+#[test]
+fn exclusion_patterns_and_exclusions_that_remove_nothing() {
+    let s = sample_checkout();
+    let w = s.w();
+    s.write("g/case-1.md", b"1");
+    s.write("g/case-2.md", b"2");
+    s.write("g/risks-1.md", b"r");
+    let entries = |args: &[&str]| {
+        let mut all = vec!["entries"];
+        all.extend_from_slice(args);
+        s.ledger(&w, &all)
+    };
+    let listed = stdout(&entries(&["--exclude", "g/case-*.md"]));
+    assert!(
+        !listed.contains("g/case-") && listed.contains("g/risks-1.md"),
+        "{listed}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&entries(&[
+        "--json",
+        "--exclude-because",
+        "case-*.md",
+        "the kit's cases",
+    ])))
+    .unwrap();
+    let recorded = &json["scope"]["exclusions"][1];
+    assert_eq!(recorded["path"], "case-*.md");
+    assert_eq!(recorded["pattern"], true);
+    assert_eq!(recorded["reason"], "the kit's cases");
+
+    for unmatched in ["nonexistent/dir", "g/handoff-*.md"] {
+        let out = entries(&["--exclude", unmatched]);
+        assert_blocked(&out, "unmatched-exclusion", unmatched);
+        assert!(
+            stdout(&entries(&[
+                "--exclude",
+                unmatched,
+                "--allow-unmatched-exclusions"
+            ]))
+            .contains("README.md")
+        );
+    }
+    let shown = stdout(&entries(&[
+        "--excluded",
+        "--exclude",
+        "g/case-*.md",
+        "--exclude",
+        "gone",
+        "--allow-unmatched-exclusions",
+    ]));
+    assert_eq!(
+        shown,
+        "g/case-*.md\tg/case-1.md\ng/case-*.md\tg/case-2.md\ngone\t(removes nothing)\n\
+         excluded by pattern g/case-*.md (2 paths): excluded by the caller\n\
+         excluded by path gone (0 paths): excluded by the caller\n"
+    );
+}

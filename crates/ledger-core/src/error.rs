@@ -339,6 +339,18 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// An exclusion the caller declared that removes no candidate of the
+    /// scope (a mistyped path, a pattern that matches nothing): an explained
+    /// boundary that holds nothing is a mistake, never taken silently.
+    #[error(
+        "the exclusion {exclusion} removes nothing from the scope: no candidate in {workspace} lies in it or matches it"
+    )]
+    UnmatchedExclusion {
+        /// The exclusion as declared (a path or a pattern), quoted.
+        exclusion: DisplayPath,
+        /// The workspace, quoted.
+        workspace: DisplayPath,
+    },
     /// A tool that writes records or runs a command, or an argument that
     /// would run one, asked of a server started read-only (`ledger mcp
     /// --read-only`): nothing was written and nothing ran.
@@ -659,6 +671,9 @@ impl Error {
             | Error::UnknownSchema { project: path, .. }
             | Error::BadEntry { path, .. }
             | Error::BadReport { path, .. }
+            | Error::UnmatchedExclusion {
+                exclusion: path, ..
+            }
             | Error::RefLocked { lock: path, .. }
             | Error::DuplicateEntry { path }
             | Error::InvalidGitfile { path, .. }
@@ -710,7 +725,7 @@ mod tests {
             path: DisplayPath::from("x"),
         };
         assert_eq!(e.code(), "non-utf8-path");
-        assert_eq!(Error::CODES.len(), 55);
+        assert_eq!(Error::CODES.len(), 56);
         assert!(Error::CODES.contains(&"non-utf8-value") && Error::CODES.contains(&"git"));
         let unique: std::collections::BTreeSet<_> = Error::CODES.iter().collect();
         assert_eq!(unique.len(), Error::CODES.len());

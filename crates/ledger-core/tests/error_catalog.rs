@@ -482,6 +482,18 @@ fn ref_name_conflict() -> Error {
         .unwrap_err()
 }
 
+/// A declared exclusion that removes nothing.
+fn unmatched_exclusion() -> Error {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    let lists = ledger_core::expand::ScopeLists {
+        exclusions: vec![("g/case-*.md".into(), None)],
+        ..Default::default()
+    };
+    let scope = ledger_core::expand::Scope::from_lists(ws(&dir), &lists).unwrap();
+    Inventory::expand(&scope).unwrap_err()
+}
+
 /// The error of reading `toml` as a workspace's `ledger.toml`.
 fn declarations(toml: &str) -> Error {
     let dir = tempfile::tempdir().unwrap();
@@ -584,6 +596,7 @@ fn every_code_is_provoked_by_a_real_input() {
         ("non-utf8-value", gate(&["true"], Some(r"printf 'v\377'"))),
         ("cancelled", cancelled()),
         ("read-only", read_only()),
+        ("unmatched-exclusion", unmatched_exclusion()),
         (
             "bad-entry",
             entries(&[("a", "file", "120000", &"0".repeat(64))]),

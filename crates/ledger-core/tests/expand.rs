@@ -465,3 +465,94 @@ fn within_opened_once_a_worktree_elsewhere_is_opened_anew() {
     assert_eq!(within.scope.workspace(), outside.scope.workspace());
     assert_eq!(within, outside);
 }
+
+/// Exclusion patterns remove what git's own glob pathspec excludes, in a
+/// repository and in a walked root alike; a declared exclusion that removes
+/// nothing is refused unless the caller allows it, and `exclusion_matches`
+/// lists what each removes.
+#[test]
+fn exclusion_patterns_remove_what_git_s_glob_pathspec_excludes() {
+    use ledger_core::expand::{ScopeLists, exclusion_matches};
+    let dir = tempfile::tempdir().unwrap();
+    let git = Git::isolated().identity("t", "t@t");
+    git.init(dir.path(), &[]);
+    for file in [
+        "g/case-1.md",
+        "g/case-2.md",
+        "g/sub/case-3.md",
+        "a/case-4.md",
+        "risks-1.md",
+        "g/x/risks-2.md",
+        "handoff-3/part.md",
+        "keep.md",
+    ] {
+        ledger_testkit::write_below(dir.path(), file, "x\n");
+    }
+    git.commit_all(dir.path(), "c");
+    ledger_testkit::write_below(dir.path(), "g/case-5.md", "untracked\n");
+    let workspace = Utf8Path::from_path(dir.path()).unwrap();
+    for (pattern, pathspec) in [
+        ("g/case-*.md", "g/case-*.md"),
+        ("case-*.md", "**/case-*.md"),
+        ("g/**/risks-*.md", "g/**/risks-*.md"),
+        ("risks-*", "**/risks-*"),
+        ("handoff-*", "**/handoff-*/**"),
+    ] {
+        let lists = ScopeLists {
+            exclusions: vec![(pattern.into(), Some("the kit's own files".into()))],
+            ..ScopeLists::default()
+        };
+        let scope = Scope::from_lists(workspace, &lists).unwrap();
+        let listed: Vec<String> = Inventory::expand(&scope)
+            .unwrap()
+            .entries
+            .iter()
+            .map(|e| e.path.as_str().to_owned())
+            .collect();
+        let exclude = format!(":(glob,exclude){pathspec}");
+        let out = git.stdout(
+            dir.path(),
+            &[
+                "ls-files",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+                "-z",
+                "--",
+                ".",
+                &exclude,
+            ],
+        );
+        let mut expected: Vec<String> = (out.split(|b| *b == 0))
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8(p.to_vec()).unwrap())
+            .collect();
+        expected.sort();
+        assert_eq!(listed, expected, "{pattern}");
+        let matches = exclusion_matches(&scope).unwrap();
+        assert_eq!(matches.len(), 1);
+        assert!(matches[0].exclusion.pattern);
+        let removed = matches[0].paths.len();
+        assert_eq!(
+            removed + listed.len(),
+            9,
+            "{pattern}: every candidate is listed or removed"
+        );
+        let expanded = Inventory::expand(&scope).unwrap();
+        let recorded = &expanded.scope.exclusions()[1];
+        assert_eq!((recorded.path.as_str(), recorded.pattern), (pattern, true));
+    }
+    for unmatched in ["nonexistent/dir", "g/nothing-*.md"] {
+        let lists = ScopeLists {
+            exclusions: vec![(unmatched.into(), None)],
+            ..ScopeLists::default()
+        };
+        let scope = Scope::from_lists(workspace, &lists).unwrap();
+        let err = Inventory::expand(&scope).unwrap_err();
+        assert_eq!(err.code(), "unmatched-exclusion", "{err}");
+        assert_eq!(err.path(), Some(unmatched));
+        let allowed = scope.allowing_unmatched_exclusions(true);
+        assert_eq!(Inventory::expand(&allowed).unwrap().entries.len(), 9);
+        assert_eq!(exclusion_matches(&allowed).unwrap()[0].paths, []);
+    }
+}

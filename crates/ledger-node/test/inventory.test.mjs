@@ -206,6 +206,10 @@ test('overlap names every path two writers share, as the CLI does', async (t) =>
     assert.deepEqual(camel(JSON.parse(out.stdout)), apart)
   }
   await assert.rejects(ws.overlap([{ name: 'only', scope: {} }]), (e) => e.code === 'invalid-argument')
+  // A writer's set may be named by patterns (the kit's `case-*.md`).
+  s.write('g/case-1.md', '1')
+  const byPattern = await ws.overlap([{ name: 'cases', patterns: ['case-*.md'] }, { name: 'g', scope: { roots: ['g'] } }])
+  assert.deepEqual(byPattern.shared.map((p) => [p.path, p.scopes]), [['g/case-1.md', ['cases', 'g']]])
 })
 
 test('inventoryAt reads a commit from Git objects, as the CLI does', { skip: noCli }, async (t) => {
@@ -221,4 +225,17 @@ test('inventoryAt reads a commit from Git objects, as the CLI does', { skip: noC
   s.write('src/lib.rs', 'pub fn changed() {}\n')
   assert.equal(ws.inventoryAtSync('HEAD', { scope: { roots: ['src'] } }).inventory.fingerprint, at.inventory.fingerprint)
   await assert.rejects(ws.inventoryAt('no-such-rev'), (e) => e instanceof ledger.LedgerError && e.code === 'invalid-argument')
+})
+
+test('exclusion patterns, and exclusions that remove nothing', async (t) => {
+  const s = sampleCheckout(t)
+  const ws = s.ws
+  s.write('g/case-1.md', '1')
+  s.write('g/risks-1.md', 'r')
+  const inventory = await ws.inventory({ exclude: ['g/case-*.md'] })
+  assert.ok(!inventory.entries.some((e) => e.path === 'g/case-1.md'))
+  assert.equal(inventory.scope.exclusions[1].pattern, true)
+  await assert.rejects(ws.fingerprint({ exclude: ['nope/*.md'] }), (e) => e instanceof ledger.LedgerError && e.code === 'unmatched-exclusion')
+  const matches = await ws.exclusionMatches({ exclude: ['g/case-*.md', 'nope'], allowUnmatchedExclusions: true })
+  assert.deepEqual(matches.map((m) => [m.path, m.paths]), [['g/case-*.md', ['g/case-1.md']], ['nope', []]])
 })

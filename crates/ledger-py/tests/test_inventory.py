@@ -384,6 +384,19 @@ def test_overlap_names_every_shared_path_and_counts_a_file_both_would_create(wor
     assert apart["disjoint"] and apart["shared"] == []
     out = cli.run("overlap", "--json", "--workspace", str(workspace), "a=src/auth", "b=openspec")
     assert out.returncode == 0 and json.loads(out.stdout) == apart
+    # The kit's artifacts are named by pattern.
+    write(workspace, "g/case-1.md", "1\n")
+    write(workspace, "g/risks-1.md", "r\n")
+    by_pattern = ws.overlap([
+        {"name": "cases", "patterns": ["case-*.md"]},
+        {"name": "g", "scope": {"roots": ["g"]}},
+        {"name": "risks", "patterns": ["g/risks-*.md"], "scope": {"roots": ["src/auth"]}},
+    ])
+    assert [(s["path"], s["scopes"]) for s in by_pattern["shared"]] == [
+        ("g/case-1.md", ["cases", "g"]),
+        ("g/risks-1.md", ["g", "risks"]),
+    ]
+    assert [(s["name"], s["paths"]) for s in by_pattern["scopes"]] == [("cases", 1), ("g", 2), ("risks", 2)]
     with pytest.raises(ledger.InvalidArgumentError):
         ws.overlap([{"name": "only", "scope": {"roots": ["src"]}}])
     with pytest.raises(ledger.OutsideWorkspaceError):
@@ -419,3 +432,19 @@ def test_a_revision_is_read_from_git_s_objects(repo: Path) -> None:
     with pytest.raises(ledger.LedgerError) as refused:
         ws.inventory_at("no-such-rev")
     assert refused.value.code == "invalid-argument"
+
+
+def test_exclusion_patterns_and_exclusions_that_remove_nothing(repo: Path) -> None:
+    ws = ledger.Workspace(repo)
+    write(repo, "g/case-1.md", "1\n")
+    write(repo, "g/risks-1.md", "r\n")
+    inventory = ws.inventory(exclude=[{"path": "case-*.md", "reason": "the kit's cases"}])
+    paths = [e["path"] for e in inventory["entries"]]
+    assert "g/case-1.md" not in paths and "g/risks-1.md" in paths
+    assert inventory["scope"]["exclusions"][1] == {"path": "case-*.md", "reason": "the kit's cases", "pattern": True}
+    with pytest.raises(ledger.LedgerError) as refused:
+        ws.fingerprint(exclude=["g/handoff-*.md"])
+    assert refused.value.code == "unmatched-exclusion" and refused.value.path == "g/handoff-*.md"
+    assert ws.fingerprint(exclude=["g/handoff-*.md"], allow_unmatched_exclusions=True) == ws.fingerprint()
+    matches = ws.exclusion_matches(exclude=["g/case-*.md", "nope"], allow_unmatched_exclusions=True)
+    assert [(m["path"], m.get("pattern", False), m["paths"]) for m in matches] == [("g/case-*.md", True, ["g/case-1.md"]), ("nope", False, [])]

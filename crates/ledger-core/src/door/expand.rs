@@ -8,7 +8,9 @@ use serde::{Deserialize, Deserializer};
 use super::{Verb, Workspace, text};
 use crate::{
     Result,
-    expand::{AtRevision, Fingerprint, Inventory, Overlap, Scope, ScopeLists},
+    expand::{
+        AtRevision, ExclusionMatch, FileSet, Fingerprint, Inventory, Overlap, Scope, ScopeLists,
+    },
     tasks::TaskRule,
 };
 
@@ -41,6 +43,10 @@ pub struct ScopeOptions {
     /// What the set is for (kept in the scope).
     #[serde(default)]
     pub purpose: String,
+    /// Take an exclusion that removes nothing instead of refusing it
+    /// (`unmatched-exclusion`); `exclusion_matches` lists it as removing none.
+    #[serde(default)]
+    pub allow_unmatched_exclusions: bool,
 }
 
 impl ScopeOptions {
@@ -56,7 +62,8 @@ impl ScopeOptions {
             tasks: self.tasks.clone(),
             purpose: self.purpose.clone(),
         };
-        Scope::from_lists_with(workspace, &lists, self.task_rule.unwrap_or_default())
+        let scope = Scope::from_lists_with(workspace, &lists, self.task_rule.unwrap_or_default())?;
+        Ok(scope.allowing_unmatched_exclusions(self.allow_unmatched_exclusions))
     }
 }
 
@@ -156,14 +163,34 @@ fn inventory_at(ws: &Workspace, options: InventoryAtOptions) -> Result<AtRevisio
     Inventory::expand_at(&ws.scope(&options.scope)?, &options.rev)
 }
 
+/// What each exclusion of the scope removes now (`ledger entries
+/// --excluded`): its candidates, or none (which a declared exclusion may
+/// only do when `allow_unmatched_exclusions` says so).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct ExclusionMatchesOptions(ScopeOptions);
+
+fn exclusion_matches(
+    ws: &Workspace,
+    options: ExclusionMatchesOptions,
+) -> Result<Vec<ExclusionMatch>> {
+    crate::expand::exclusion_matches(&ws.scope(&options.0)?)
+}
+
 /// One scope of [`OverlapOptions`]: a writer's name and its file set.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NamedScope {
     /// The writer's name (a fixer, an agent), unique among the scopes.
     pub name: String,
-    /// Its file set.
-    pub scope: ScopeOptions,
+    /// Its file set; default: none of its own when it names patterns,
+    /// else the whole workspace.
+    #[serde(default)]
+    pub scope: Option<ScopeOptions>,
+    /// Gitignore-style patterns (`g/case-*.md`, `risks-*.md`) whose matches
+    /// among the workspace's candidates it holds too.
+    #[serde(default)]
+    pub patterns: Vec<String>,
 }
 
 /// Which of two or more writers' file sets overlap (`ledger overlap`): every
@@ -177,10 +204,23 @@ pub struct OverlapOptions {
 }
 
 fn overlap(ws: &Workspace, options: OverlapOptions) -> Result<Overlap> {
-    let scopes = (options.scopes.iter())
-        .map(|named| Ok((named.name.clone(), ws.scope(&named.scope)?)))
+    let sets = (options.scopes.iter())
+        .map(|named| {
+            let scope = match &named.scope {
+                Some(scope) => ws.scope(scope)?,
+                None if !named.patterns.is_empty() => {
+                    ws.scope(&ScopeOptions::default())?.selecting_nothing()
+                }
+                None => ws.scope(&ScopeOptions::default())?,
+            };
+            Ok(FileSet {
+                name: named.name.clone(),
+                scope,
+                patterns: named.patterns.clone(),
+            })
+        })
         .collect::<Result<Vec<_>>>()?;
-    crate::expand::overlap(&scopes)
+    crate::expand::overlap_sets(&sets)
 }
 
 /// The verbs of this file.
@@ -191,6 +231,8 @@ pub(super) fn verbs() -> Vec<Verb> {
         Verb::method("inventory_at", &["rev"], inventory_at).shown(|at: &AtRevision| {
             format!("{}commit {}\n", text::entries(&at.inventory), at.commit)
         }),
-        Verb::method("overlap", &["scopes"], overlap),
+        Verb::method("overlap", &["scopes"], overlap).shown(text::overlap),
+        Verb::method("exclusion_matches", &[], exclusion_matches)
+            .shown(|m: &Vec<ExclusionMatch>| text::exclusion_matches(m)),
     ]
 }

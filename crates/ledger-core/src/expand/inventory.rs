@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::cache::{DigestCache, UnreadCache};
 use crate::expand::entry::Entry;
+use crate::expand::exclusion::{Exclusion, ExclusionMatch};
 use crate::expand::fingerprint::{Encoder, Fingerprint, fingerprint_sorted};
 use crate::expand::git::{self, Locate, Status};
 use crate::expand::progress;
@@ -48,6 +49,7 @@ impl Inventory {
         scope: &Scope,
         previous: impl IntoIterator<Item = &'a WorkspacePath>,
     ) -> Result<Inventory> {
+        refuse_unmatched_exclusions(scope)?;
         let settings = scope.settings();
         let _under_way = progress::UnderWay::start(settings.progress.as_ref());
         let (scope, worktree) = scope.resolve_opening()?;
@@ -344,9 +346,8 @@ fn within_repository(name: &str, scope: &Scope, roots: &[String]) -> git::Within
     roots.extend(repositories_above_roots(&dir, &roots));
     git::Within {
         roots: (!roots.iter().any(Vec::is_empty)).then_some(roots),
-        exclusions: scope
-            .exclusions
-            .iter()
+        // Patterns are matched as each path is selected, not pruned by git.
+        exclusions: (scope.exclusions.iter().filter(|e| !e.pattern))
             .filter_map(|e| relative(&e.path))
             .collect(),
     }
@@ -538,6 +539,89 @@ fn repository_candidates(
         }
     }
     Ok(())
+}
+
+/// What each exclusion the caller declared in `scope` removes now: the
+/// candidates (listed, not read) that it holds. A path or directory holds
+/// itself when it exists below one of the scope's roots (what it holds is
+/// never opened: excluding an unreadable, huge or nested-repository directory
+/// is how a caller leaves it out); a pattern holds the candidates it matches
+/// among those the scope lists without its patterns. Exclusions ledger adds
+/// itself (its store, a record's own file) are not listed.
+pub fn exclusion_matches(scope: &Scope) -> Result<Vec<ExclusionMatch>> {
+    let declared = scope.declared().exclusions.clone();
+    let (resolved, _) = scope.resolve_opening()?;
+    let exclusions: Vec<&Exclusion> = (resolved.exclusions.iter())
+        .filter(|e| declared.contains(&e.path))
+        .collect();
+    let mut without_patterns = None;
+    let mut out = Vec::new();
+    for exclusion in exclusions {
+        let paths = match exclusion.pattern {
+            false => {
+                let mut held = held_by_path(&resolved, &exclusion.path)?;
+                held.retain(|p| {
+                    (resolved.roots.iter())
+                        .any(|r| p.is_within(r) || is_within(r.as_bytes(), p.as_str()))
+                });
+                held
+            }
+            true => {
+                if without_patterns.is_none() {
+                    without_patterns =
+                        Some(list_candidates(&resolved.without_declared_patterns()?)?);
+                }
+                let removes = exclusion.matcher()?;
+                (without_patterns.iter().flatten())
+                    .filter(|p| removes(p.as_str().as_bytes()))
+                    .cloned()
+                    .collect()
+            }
+        };
+        out.push(ExclusionMatch {
+            exclusion: exclusion.clone(),
+            paths,
+        });
+    }
+    Ok(out)
+}
+
+/// `path` when it exists in the workspace (a file, a directory, a symlink, a
+/// nested repository): what a path exclusion removes is never opened, so
+/// that excluding an unreadable directory or a huge one costs nothing.
+fn held_by_path(scope: &Scope, path: &str) -> Result<Vec<WorkspacePath>> {
+    let exists = std::fs::symlink_metadata(scope.workspace.join(path)).is_ok();
+    Ok(match exists {
+        true => vec![WorkspacePath::new(path)?],
+        false => Vec::new(),
+    })
+}
+
+/// The candidates of `scope` (listed, not read), ascending.
+fn list_candidates(scope: &Scope) -> Result<Vec<WorkspacePath>> {
+    let (resolved, worktree) = scope.resolve_opening()?;
+    let repositories = open_repositories(&resolved, worktree);
+    Ok(candidates(&resolved, repositories, &[], None)?.0)
+}
+
+/// `unmatched-exclusion` for the first exclusion the caller declared that
+/// removes no candidate, unless the caller allowed it: a boundary that holds
+/// nothing (a mistyped path, a pattern that matches nothing) is never taken
+/// silently. A scope read from a record is not held to it: its exclusions
+/// are re-applied as recorded, whatever they remove now.
+fn refuse_unmatched_exclusions(scope: &Scope) -> Result<()> {
+    let declared = scope.declared();
+    if declared.exclusions.is_empty() || declared.allow_unmatched {
+        return Ok(());
+    }
+    let matches = exclusion_matches(scope)?;
+    match matches.iter().find(|m| m.paths.is_empty()) {
+        None => Ok(()),
+        Some(unmatched) => Err(Error::UnmatchedExclusion {
+            exclusion: DisplayPath::from(unmatched.exclusion.path.as_str()),
+            workspace: DisplayPath::from(scope.workspace().as_str()),
+        }),
+    }
 }
 
 /// The workspace a front door uses when none is given: the top of the Git

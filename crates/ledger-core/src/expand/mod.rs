@@ -33,6 +33,7 @@
 
 pub(crate) mod cache;
 pub(crate) mod entry;
+pub(crate) mod exclusion;
 pub(crate) mod fingerprint;
 pub(crate) mod git;
 pub(crate) mod inventory;
@@ -52,9 +53,10 @@ pub(crate) mod walk_memo;
 pub use crate::settings::{MAX_THREADS, NO_CACHE_ENV, THREADS_ENV};
 pub use cache::CacheReport;
 pub use entry::{Content, Digest, Entry};
+pub use exclusion::ExclusionMatch;
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
-pub use inventory::{Inventory, default_workspace, opened_once, worktree_root};
-pub use overlap::{Overlap, ScopeSize, SharedPath, overlap};
+pub use inventory::{Inventory, default_workspace, exclusion_matches, opened_once, worktree_root};
+pub use overlap::{FileSet, Overlap, ScopeSize, SharedPath, overlap, overlap_sets};
 pub use progress::{Progress, progress};
 pub use revision::{AtRevision, ObservedHead};
 pub use scope::{

@@ -6,12 +6,14 @@
 //! than one of them holds is listed with the names that hold it. A root
 //! holds the files below it that exist; a path named in a scope's `paths`
 //! that does not exist yet is held too (a `missing` entry), so two writers
-//! that would both create it overlap.
+//! that would both create it overlap. A pattern holds the workspace's
+//! candidates it matches.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::exclusion::{Exclusion, normal_pattern};
 use super::{Inventory, Scope, opened_once};
 use crate::{Error, Result, WorkspacePath};
 
@@ -44,9 +46,68 @@ pub struct SharedPath {
     pub scopes: Vec<String>,
 }
 
+/// A writer's file set: its name, a scope, and gitignore-style patterns
+/// (`g/case-*.md`, `risks-*.md`) that add the workspace's candidates they
+/// match (the kit's artifacts are named by pattern).
+#[derive(Debug, Clone)]
+pub struct FileSet {
+    /// The writer's name.
+    pub name: String,
+    /// What its scope selects.
+    pub scope: Scope,
+    /// Patterns whose matches it holds too.
+    pub patterns: Vec<String>,
+}
+
+/// The entries of `set`: its scope's, and the candidates of the whole
+/// workspace its patterns match (listed as the scope lists, with its
+/// exclusions).
+fn expand_set(set: &FileSet) -> Result<Inventory> {
+    if set.patterns.is_empty() {
+        return Inventory::expand(&set.scope);
+    }
+    let mut wide = set.scope.clone();
+    wide.add_root(".")?;
+    let mut inventory = Inventory::expand(&wide)?;
+    let patterns: Vec<Exclusion> = (set.patterns.iter())
+        .map(|p| {
+            Ok(Exclusion {
+                path: normal_pattern(p)?,
+                reason: String::new(),
+                pattern: true,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let matchers = patterns
+        .iter()
+        .map(Exclusion::matcher)
+        .collect::<Result<Vec<_>>>()?;
+    let scope = &set.scope;
+    inventory.entries.retain(|e| {
+        let path = e.path.as_str();
+        scope.roots().iter().any(|r| e.path.is_within(r))
+            || scope.paths().iter().any(|p| p.as_str() == path)
+            || matchers.iter().any(|m| m(path.as_bytes()))
+    });
+    Ok(inventory)
+}
+
 /// Compares the named `scopes` (two or more, names unique): `invalid-argument`
 /// otherwise. Each repository is opened once for all of them.
 pub fn overlap(scopes: &[(String, Scope)]) -> Result<Overlap> {
+    let sets: Vec<FileSet> = (scopes.iter())
+        .map(|(name, scope)| FileSet {
+            name: name.clone(),
+            scope: scope.clone(),
+            patterns: Vec::new(),
+        })
+        .collect();
+    overlap_sets(&sets)
+}
+
+/// [`overlap`] of file sets that may name patterns too.
+pub fn overlap_sets(sets: &[FileSet]) -> Result<Overlap> {
+    let scopes: Vec<(String, &FileSet)> = sets.iter().map(|s| (s.name.clone(), s)).collect();
     if scopes.len() < 2 {
         return Err(Error::InvalidArgument {
             message: "overlap compares two or more scopes".to_owned(),
@@ -64,7 +125,7 @@ pub fn overlap(scopes: &[(String, Scope)]) -> Result<Overlap> {
     }
     let inventories = opened_once(|| {
         (scopes.iter())
-            .map(|(_, scope)| Inventory::expand(scope))
+            .map(|(_, set)| expand_set(set))
             .collect::<Result<Vec<_>>>()
     })?;
     let mut holders: BTreeMap<&WorkspacePath, Vec<String>> = BTreeMap::new();

@@ -22,16 +22,8 @@ pub const STORE_EXCLUSION_REASON: &str =
 /// the same scope — gate evidence compares scopes exactly, reasons included.
 pub const DEFAULT_EXCLUSION_REASON: &str = "excluded by the caller";
 
-/// A path or directory root removed from the candidates, with the reason a
-/// reviewer reads (the "explained boundary").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Exclusion {
-    /// A workspace path or directory root (`.` is not allowed: that would exclude all).
-    pub path: String,
-    /// Why it is excluded.
-    pub reason: String,
-}
+pub use crate::expand::exclusion::Exclusion;
+use crate::expand::exclusion::{Patterns, is_pattern, normal_pattern};
 
 /// What an inventory covers. Serialized with a stable field order (the order
 /// below) and stored in every record, so a later comparison re-expands exactly
@@ -82,7 +74,31 @@ pub struct Scope {
     /// whether the digest cache answers, who hears that it ended.
     #[schemars(skip)]
     settings: Carried,
+    /// The exclusions' patterns, compiled (derived from `exclusions`).
+    #[schemars(skip)]
+    patterns: Patterns,
+    /// The exclusions a caller declared in this process ([`Scope::from_lists`]),
+    /// which its expansion holds to removing something; empty for a scope
+    /// read from a record (re-applied as recorded, whatever they match now).
+    #[schemars(skip)]
+    declared: Declared,
 }
+
+/// The exclusions a caller declared, and whether one that removes nothing
+/// is allowed (then listed as removing nothing, never dropped silently).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Declared {
+    pub(crate) exclusions: Vec<String>,
+    pub(crate) allow_unmatched: bool,
+}
+
+impl PartialEq for Declared {
+    fn eq(&self, _: &Declared) -> bool {
+        true
+    }
+}
+
+impl Eq for Declared {}
 
 /// The settings a scope carries. They are not part of what the scope
 /// declares (they never change an answer, and a record does not keep them),
@@ -175,10 +191,12 @@ impl TryFrom<ScopeJson> for Scope {
             repositories: json.repositories,
             roots,
             paths: json.paths,
+            patterns: Patterns::of(&json.exclusions)?,
             exclusions: json.exclusions,
             tasks,
             purpose: json.purpose,
             settings: Carried::default(),
+            declared: Declared::default(),
         })
     }
 }
@@ -258,8 +276,11 @@ impl Scope {
             scope.add_path(p)?;
         }
         for (p, reason) in &lists.exclusions {
-            scope.exclude(p, reason.as_deref().unwrap_or(DEFAULT_EXCLUSION_REASON))?;
+            let recorded =
+                scope.exclude(p, reason.as_deref().unwrap_or(DEFAULT_EXCLUSION_REASON))?;
+            scope.declared.exclusions.push(recorded);
         }
+
         for p in &lists.tasks {
             scope.add_tasks_with(p, task_rule)?;
         }
@@ -282,6 +303,8 @@ impl Scope {
             tasks: Vec::new(),
             purpose: String::new(),
             settings: Carried::default(),
+            patterns: Patterns::default(),
+            declared: Declared::default(),
         };
         scope.ensure_store_excluded();
         scope
@@ -306,9 +329,15 @@ impl Scope {
         Ok(())
     }
 
-    /// Excludes a path or directory root, with the reason.
-    pub fn exclude(&mut self, path: &str, reason: &str) -> Result<()> {
-        let path = normalize_root(path)?;
+    /// Excludes a path or directory root, or the paths a gitignore-style
+    /// pattern matches (a text holding `*`, `?` or `[`: docs/format.md), with
+    /// the reason; returns the exclusion as recorded.
+    pub fn exclude(&mut self, path: &str, reason: &str) -> Result<String> {
+        let pattern = is_pattern(path);
+        let path = match pattern {
+            true => normal_pattern(path)?,
+            false => normalize_root(path)?,
+        };
         if path == "." {
             return Err(Error::InvalidPath {
                 path: path.as_str().into(),
@@ -317,11 +346,46 @@ impl Scope {
         }
         if !self.exclusions.iter().any(|e| e.path == path) {
             self.exclusions.push(Exclusion {
-                path,
+                path: path.clone(),
                 reason: reason.to_owned(),
+                pattern,
             });
+            self.patterns = Patterns::of(&self.exclusions)?;
         }
-        Ok(())
+        Ok(path)
+    }
+
+    /// The exclusions a caller declared in this process, which an expansion
+    /// holds to removing something.
+    pub(crate) fn declared(&self) -> &Declared {
+        &self.declared
+    }
+
+    /// This scope without the patterns its caller declared: what they remove
+    /// is among its candidates.
+    pub(crate) fn without_declared_patterns(&self) -> Result<Scope> {
+        let mut open = self.clone();
+        (open.exclusions).retain(|e| !(e.pattern && self.declared.exclusions.contains(&e.path)));
+        open.patterns = Patterns::of(&open.exclusions)?;
+        open.declared = Declared::default();
+        Ok(open)
+    }
+
+    /// This scope with no root, path or Tasks file: it selects nothing (a
+    /// writer's set named by patterns alone, [`super::FileSet`]).
+    pub fn selecting_nothing(mut self) -> Scope {
+        self.roots.clear();
+        self.paths.clear();
+        self.tasks.clear();
+        self
+    }
+
+    /// This scope, taking an exclusion its caller declared that removes
+    /// nothing instead of refusing it (`unmatched-exclusion`): the caller
+    /// says so, and `ledger entries --excluded` lists it as removing nothing.
+    pub fn allowing_unmatched_exclusions(mut self, allow: bool) -> Scope {
+        self.declared.allow_unmatched = allow;
+        self
     }
 
     /// The workspace directory; every path is relative to it.
@@ -535,6 +599,7 @@ impl Scope {
                 Exclusion {
                     path: STORE_DIR.to_owned(),
                     reason: STORE_EXCLUSION_REASON.to_owned(),
+                    pattern: false,
                 },
             );
         }
@@ -547,9 +612,8 @@ impl Scope {
 
     /// [`Scope::is_excluded`] on raw bytes, before a listed path is decoded.
     pub(crate) fn excludes(&self, path: &[u8]) -> bool {
-        self.exclusions
-            .iter()
-            .any(|e| crate::path::is_within(path, &e.path))
+        (self.exclusions.iter()).any(|e| !e.pattern && crate::path::is_within(path, &e.path))
+            || self.patterns.remove(path)
     }
 }
 

@@ -34,7 +34,8 @@ pub use approval::{approved, provenance, state, state_log, status, tasks};
 pub use gate::{declared_run, declared_runs, freshness, freshness_all, output, run_outcome};
 pub use lifecycle::{finalization, validation};
 pub use records::{
-    comparison, entries, entries_nul, entry_line, entry_record, overlap, resolved, store_report,
+    comparison, entries, entries_nul, entry_line, entry_record, exclusion_matches, overlap,
+    resolved, store_report,
 };
 pub use resume::{changes, resume};
 pub use verdict::{verdict_check, verdict_log, verdict_written};

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::plural;
 use crate::{
-    expand::{Entry, Inventory, Overlap},
+    expand::{Entry, ExclusionMatch, Inventory, Overlap},
     quote::quote,
     records::{ChangeKind, Comparison, Orphan, RecordId, StoreReport},
 };
@@ -42,6 +42,39 @@ pub fn entries(inventory: &Inventory) -> String {
 pub fn entries_nul(inventory: &Inventory) -> String {
     let mut text: String = inventory.entries.iter().map(entry_record).collect();
     text.push_str(&format!("{}\0", inventory.fingerprint));
+    text
+}
+
+/// What each declared exclusion removes: `<exclusion>\t<path>` per path it
+/// removes, or `<exclusion>\t(removes nothing)`, then one line per exclusion
+/// with its reason.
+pub fn exclusion_matches(matches: &[ExclusionMatch]) -> String {
+    let mut text = String::new();
+    for m in matches {
+        let exclusion = quote(&m.exclusion.path);
+        for path in &m.paths {
+            text.push_str(&format!("{exclusion}\t{}\n", quote(path.as_str())));
+        }
+        if m.paths.is_empty() {
+            text.push_str(&format!("{exclusion}\t(removes nothing)\n"));
+        }
+    }
+    for m in matches {
+        let kind = if m.exclusion.pattern {
+            "pattern"
+        } else {
+            "path"
+        };
+        text.push_str(&format!(
+            "excluded by {kind} {} ({}): {}\n",
+            quote(&m.exclusion.path),
+            plural(m.paths.len(), "path"),
+            quote(&m.exclusion.reason)
+        ));
+    }
+    if matches.is_empty() {
+        text.push_str("no exclusion declared\n");
+    }
     text
 }
 
