@@ -1508,8 +1508,8 @@ export declare class LedgerError extends Error {
 const JS_PRELUDE: &str = r#"
 // The typed API of ledger: `Workspace` and its verbs, the free functions,
 // `LedgerError` and `ErrorCode`, from the one description of every verb in the
-// Rust core. Each call crosses into the native addon as JSON (`call` on the
-// libuv thread pool, `callSync` on this thread); every error of an async
+// Rust core. Each call crosses into the native addon as JSON (`call` on a
+// thread of its own, `callSync` on this thread); every error of an async
 // method arrives through its Promise.
 'use strict'
 

@@ -9,6 +9,7 @@
 //! | [`tasks`] | Tasks files: task rules, their normalizers, the task reader |
 //! | [`expand`] | the generic engine: a [`Scope`](expand::Scope) expands into an [`Inventory`](expand::Inventory) and its v1 [`Fingerprint`](expand::Fingerprint) (listing as Git does, reading without following symlinks, the digest cache) |
 //! | [`records`] | inventory records, comparisons with the disk, the append-only [`Store`](records::Store) |
+//! | [`verdict`] | an audit's verdict bound to the fingerprint of any scope, standing until that state changes, downgraded only explicitly |
 //! | [`openspec`] | OpenSpec's model: schemas, artifact graphs, change sets, config, materials, the spec sync |
 //! | [`approval`] | approvals bound to fingerprints, the cascade, the state envelope and handoff |
 //! | [`gate`] | gate evidence: running a check over a scope and knowing whether it still holds |

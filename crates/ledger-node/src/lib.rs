@@ -1,6 +1,7 @@
 //! The native addon of the Node binding: one door into `ledger_core::door`.
-//! `call(workspace, verb, optionsJson)` runs a verb on the libuv thread pool
-//! (a Promise of JSON text) and `callSync` on the JavaScript thread;
+//! `call(workspace, verb, optionsJson)` runs a verb on a thread of its own (a
+//! Promise of JSON text: a gate may run for minutes, which would hold a libuv
+//! pool thread) and `callSync` on the JavaScript thread;
 //! `description()` is the JSON the typed API (`api.js`, `index.d.ts`:
 //! `Workspace`, `LedgerError`, `ErrorCode`) is generated from. Nothing about a
 //! verb, a result type or an error code is written here.

@@ -5,8 +5,8 @@
 //! holds, and the spec sync of an archive (`spec_sync`, a port of
 //! `specs-apply`).
 //!
-//! It stands on the records and expansion wings and knows nothing of
-//! approvals, gates or the lifecycle.
+//! It stands on the expansion and tasks wings and knows nothing of the
+//! record store, approvals, gates or the lifecycle.
 //!
 //! ```
 //! use ledger_core::openspec::ArtifactGraph;

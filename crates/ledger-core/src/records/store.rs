@@ -9,7 +9,7 @@
 //! objects/<hex>      raw bytes named by their SHA-256 (a gate's kept output)
 //! tmp/                files being written; anything left here was interrupted
 //! lock                held while a ref is compared and replaced
-//! digest-cache        file digests by path and status (store/cache.rs); disposable
+//! digest-cache        file digests by path and status (expand/cache.rs); disposable
 //! .gitignore          `*`, written with the store: Git ignores it
 //! ```
 //!
