@@ -2,8 +2,8 @@
 
 // The typed API of ledger: `Workspace` and its verbs, the free functions,
 // `LedgerError` and `ErrorCode`, from the one description of every verb in the
-// Rust core. Each call crosses into the native addon as JSON (`call` on the
-// libuv thread pool, `callSync` on this thread); every error of an async
+// Rust core. Each call crosses into the native addon as JSON (`call` on a
+// thread of its own, `callSync` on this thread); every error of an async
 // method arrives through its Promise.
 'use strict'
 
@@ -196,6 +196,7 @@ const ErrorCode = Object.freeze({
   GateNotStarted: 'gate-not-started',
   Cancelled: 'cancelled',
   InvalidArgument: 'invalid-argument',
+  UnmatchedExclusion: 'unmatched-exclusion',
   ReadOnly: 'read-only',
   BadReport: 'bad-report',
   BadEntry: 'bad-entry',
@@ -234,7 +235,7 @@ const DEFAULT_EXCLUSION_REASON = "excluded by the caller"
 const DEFAULT_SCHEMA = "spec-driven"
 
 /** Every code a LedgerError can carry (the core's, and `panic`). */
-const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","cancelled","invalid-argument","read-only","bad-report","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","ref-locked","ref-name-conflict","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
+const ERROR_CODES = Object.freeze(["invalid-path","non-utf8-path","conflict","special-file","nested-repository","unreadable","unwritable","symlinked-parent","changed-while-reading","outside-workspace","untrusted-repository","untrusted-store","git","bad-fingerprint","malformed-record","unsupported-version","missing-material","ambiguous-material","graph-cycle","unknown-artifact","bad-schema","unknown-schema","bad-openspec-config","bad-gate-declaration","gate-cycle","missing-source","prerequisite-failed","gate-not-started","cancelled","invalid-argument","unmatched-exclusion","read-only","bad-report","bad-entry","duplicate-entry","pointer-conflict","divergent-heads","chain-mismatch","corrupt-record","ref-locked","ref-name-conflict","bad-ref-name","invalid-gitfile","git-environment","unknown-change","upstream-blocked","absent-artifact","non-utf8-value","too-large","validation-refused","not-validated","no-delivery","fingerprint-moved","bad-record-id","bad-signing-key","bad-allowed-signers","panic"])
 
 /** The prefix of the v1 fingerprint stream (docs/format.md). */
 const FORMAT_V1 = "wealth-ledger-input-v1"
@@ -342,6 +343,20 @@ class Workspace {
   /** `overlap`, blocking the JavaScript thread. */
   overlapSync(scopes) {
     return (reply(native.callSync(this.#path, 'overlap', encode('overlap', undefined, (o) => ({ scopes })), null, this.#settingsJson)))
+  }
+
+  /**
+   * What each exclusion of the scope removes now (`ledger entries
+   * --excluded`): its candidates, or none (which a declared exclusion may
+   * only do when `allowUnmatchedExclusions` says so).
+   */
+  async exclusionMatches(options) {
+    return (reply(await native.call(this.#path, 'exclusion_matches', encode('exclusion_matches', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
+  }
+
+  /** `exclusionMatches`, blocking the JavaScript thread. */
+  exclusionMatchesSync(options) {
+    return (reply(native.callSync(this.#path, 'exclusion_matches', encode('exclusion_matches', options, (o) => ({ ...o,  })), null, this.#settingsJson)))
   }
 
   /**
@@ -726,10 +741,12 @@ class Workspace {
    * Reuses fresh evidence, or runs the command and records evidence whatever
    * its exit status (`ledger gate run --json`). After `timeoutMs` the gate's
    * process group is sent SIGTERM (SIGKILL shortly after), and the run is
-   * recorded as failed and not reusable. A cancelled call (Python's `cancel`,
-   * Node's `signal`) fails with `cancelled`: before the command starts,
-   * nothing runs; during the run, its process group is stopped and the run
-   * recorded as not reusable.
+   * recorded as failed and not reusable. Its output is kept whole up to
+   * `keepOutputBytes` (default 1 MiB); past it, its start and its end, with
+   * a line between them saying which bytes and lines were dropped. A cancelled
+   * call (Python's `cancel`, Node's `signal`) fails with `cancelled`: before
+   * the command starts, nothing runs; during the run, its process group is
+   * stopped and the run recorded as not reusable.
    */
   async runGate(name, options) {
     return (reply(await callCancellable(this.#path, 'run_gate', encode('run_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal, this.#settingsJson)))
@@ -758,8 +775,9 @@ class Workspace {
   /**
    * Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
    * reuses fresh evidence, or runs its command and records evidence. Its
-   * declared timeout applies unless `timeoutMs` is given. Cancelled, it
-   * fails with `cancelled` as `runGate` does.
+   * declared timeout and `keep-output` apply unless `timeoutMs` and
+   * `keepOutputBytes` are given. Cancelled, it fails with `cancelled` as
+   * `runGate` does.
    */
   async runDeclaredGate(name, options) {
     return (reply(await callCancellable(this.#path, 'run_declared_gate', encode('run_declared_gate', options, (o) => ({ ...withoutSignal(o), name })), options?.signal, this.#settingsJson)))
@@ -844,8 +862,9 @@ class Workspace {
   /**
    * The output the gate's latest run kept (raw bytes, as the command wrote
    * them; what `ledger gate show` prints), or null when it never ran. An output
-   * past the bound was kept as its start and its end: the evidence's
-   * `output.truncated` says how many bytes were dropped between them.
+   * past the bound was kept as its start and its end, with a line between them
+   * saying which bytes and lines were dropped there (the evidence's
+   * `output.truncated` says the same).
    */
   async gateOutput(gate) {
     return b64decode(reply(await native.call(this.#path, 'gate_output', encode('gate_output', undefined, (o) => ({ gate })), null, this.#settingsJson)))

@@ -102,6 +102,11 @@ export type Exclude = string | {
 export type Expected = RecordId | "no-record"
 
 /**
+ * How many bytes of a run's output are kept (from 1 to 1073741824, 1 GiB; default 1048576, 1 MiB): past it, the first quarter and the last three quarters, with a line between them saying what was dropped.
+ */
+export type KeepOutputBytes = number
+
+/**
  * One scope of [`OverlapOptions`]: a writer's name and its file set.
  */
 export interface NamedScope {
@@ -110,9 +115,15 @@ export interface NamedScope {
    */
   name: string
   /**
-   * Its file set.
+   * Gitignore-style patterns (`g/case-*.md`, `risks-*.md`) whose matches
+   * among the workspace's candidates it holds too.
    */
-  scope: ScopeOptions
+  patterns?: Array<string>
+  /**
+   * Its file set; default: none of its own when it names patterns,
+   * else the whole workspace.
+   */
+  scope?: ScopeOptions | null
 }
 
 /**
@@ -142,6 +153,11 @@ export type RecordId = string
  * declare the whole workspace.
  */
 export interface ScopeOptions {
+  /**
+   * Take an exclusion that removes nothing instead of refusing it
+   * (`unmatched-exclusion`); `exclusionMatches` lists it as removing none.
+   */
+  allowUnmatchedExclusions?: boolean
   /**
    * Paths or directories left out, bare or with the reason a reviewer
    * reads; `.ledger/` always is.
@@ -811,6 +827,11 @@ export interface DeclaredGate {
    */
   exclude: Array<DeclaredExclusion>
   /**
+   * How many bytes of the run's output are kept (`keep-output`, e.g.
+   * `"4MiB"`; default 1 MiB).
+   */
+  keepOutputBytes: number | null
+  /**
    * Its name (the table's key).
    */
   name: string
@@ -1045,14 +1066,43 @@ export interface Evidence {
 }
 
 /**
- * A path or directory root removed from the candidates, with the reason a
- * reviewer reads (the "explained boundary").
+ * A path or directory root removed from the candidates, or a pattern, with
+ * the reason a reviewer reads (the "explained boundary").
  */
 export interface Exclusion {
   /**
-   * A workspace path or directory root (`.` is not allowed: that would exclude all).
+   * A workspace path or directory root (`.` is not allowed: that would
+   * exclude all), or a pattern when `pattern` is set.
    */
   path: string
+  /**
+   * Whether `path` is a gitignore-style pattern (module docs), not a path.
+   */
+  pattern?: boolean
+  /**
+   * Why it is excluded.
+   */
+  reason: string
+}
+
+/**
+ * What one exclusion the caller declared removes from the scope now: the
+ * candidates it holds (`ledger entries --excluded`).
+ */
+export interface ExclusionMatch {
+  /**
+   * A workspace path or directory root (`.` is not allowed: that would
+   * exclude all), or a pattern when `pattern` is set.
+   */
+  path: string
+  /**
+   * The candidates it removes, ascending; empty when it removes none.
+   */
+  paths: Array<WorkspacePath>
+  /**
+   * Whether `path` is a gitignore-style pattern (module docs), not a path.
+   */
+  pattern?: boolean
   /**
    * Why it is excluded.
    */
@@ -1358,6 +1408,11 @@ export interface InventoryRecord {
  * What the evidence says of the output it kept.
  */
 export interface KeptOutput {
+  /**
+   * The bound the run kept its output within, in bytes (1 MiB in records
+   * written before it could be set).
+   */
+  boundBytes: number
   /**
    * `sha256:<hex>` of the kept bytes: the name of the object holding them.
    */
@@ -2308,6 +2363,14 @@ export interface Tasks {
 
 /**
  * The part of an output past the bound that was not kept.
+ *
+ * The kept bytes are the first `headBytes` bytes of the output, then the
+ * elision marker (`markerBytes` long: a line saying what was dropped), then
+ * the last bytes of the output; the `droppedBytes` bytes between are gone.
+ * The dropped bytes are those at offsets `head_bytes..head_bytes +
+ * dropped_bytes` of the output (0-based, the end excluded), on its lines
+ * `droppedFromLine` to `droppedToLine` (1-based, both included; the
+ * first and the last of them may be kept in part).
  */
 export interface Truncation {
   /**
@@ -2315,9 +2378,24 @@ export interface Truncation {
    */
   droppedBytes: number
   /**
+   * The line (1-based) of the first dropped byte: one more than the line
+   * feeds before it (absent in records written before lines were counted).
+   */
+  droppedFromLine?: number | null
+  /**
+   * The line (1-based) of the last dropped byte (absent with
+   * `droppedFromLine`).
+   */
+  droppedToLine?: number | null
+  /**
    * The kept bytes are these first bytes of the output…
    */
   headBytes: number
+  /**
+   * How many bytes the elision marker takes in the kept bytes, right after
+   * the head (0, and absent, in records written before the marker).
+   */
+  markerBytes?: number
 }
 
 /**
@@ -2653,6 +2731,11 @@ export interface AgentCallOptions {
 /** The options of `fingerprint`. */
 export interface FingerprintOptions {
   /**
+   * Take an exclusion that removes nothing instead of refusing it
+   * (`unmatched-exclusion`); `exclusionMatches` lists it as removing none.
+   */
+  allowUnmatchedExclusions?: boolean
+  /**
    * Paths or directories left out, bare or with the reason a reviewer
    * reads; `.ledger/` always is.
    */
@@ -2686,6 +2769,11 @@ export interface FingerprintOptions {
 
 /** The options of `inventory`. */
 export interface InventoryOptions {
+  /**
+   * Take an exclusion that removes nothing instead of refusing it
+   * (`unmatched-exclusion`); `exclusionMatches` lists it as removing none.
+   */
+  allowUnmatchedExclusions?: boolean
   /**
    * Paths or directories left out, bare or with the reason a reviewer
    * reads; `.ledger/` always is.
@@ -2724,6 +2812,45 @@ export interface InventoryAtOptions {
    * The scope; default: the whole workspace.
    */
   scope?: ScopeOptions
+}
+
+/** The options of `exclusionMatches`. */
+export interface ExclusionMatchesOptions {
+  /**
+   * Take an exclusion that removes nothing instead of refusing it
+   * (`unmatched-exclusion`); `exclusionMatches` lists it as removing none.
+   */
+  allowUnmatchedExclusions?: boolean
+  /**
+   * Paths or directories left out, bare or with the reason a reviewer
+   * reads; `.ledger/` always is.
+   */
+  exclude?: Array<Exclude>
+  /**
+   * Exact paths added regardless of Git, e.g. an ignored input.
+   */
+  paths?: Array<string>
+  /**
+   * What the set is for (kept in the scope).
+   */
+  purpose?: string
+  /**
+   * Git repositories at or below the workspace (`.` = the workspace);
+   * default: the repository containing the workspace.
+   */
+  repos?: Array<string>
+  /**
+   * Directory roots or single paths selecting candidates; default `.`.
+   */
+  roots?: Array<string>
+  /**
+   * The rule the Tasks files are normalized under; default `task-checkbox-v1`.
+   */
+  taskRule?: TaskRule | null
+  /**
+   * Tasks files, hashed with their task-checkbox normalization.
+   */
+  tasks?: Array<string>
 }
 
 /** The options of `status`. */
@@ -2813,6 +2940,11 @@ export interface RetireOptions {
 
 /** The options of `resolveScope`. */
 export interface ResolveScopeOptions {
+  /**
+   * Take an exclusion that removes nothing instead of refusing it
+   * (`unmatched-exclusion`); `exclusionMatches` lists it as removing none.
+   */
+  allowUnmatchedExclusions?: boolean
   /**
    * Paths or directories left out, bare or with the reason a reviewer
    * reads; `.ledger/` always is.
@@ -3295,6 +3427,11 @@ export interface RunGateOptions {
    */
   echo?: Echo
   /**
+   * Keep at most so many bytes of its output (1 to 1073741824; default
+   * 1048576, 1 MiB).
+   */
+  keepOutputBytes?: KeepOutputBytes | null
+  /**
    * Prerequisite name → how its value is observed.
    */
   prerequisites?: Record<string, Observe>
@@ -3321,6 +3458,11 @@ export interface RunDeclaredGateOptions {
    * Where the command's output goes while it runs.
    */
   echo?: Echo
+  /**
+   * Keep at most so many bytes of its output (instead of its declared
+   * `keep-output`; default 1 MiB).
+   */
+  keepOutputBytes?: KeepOutputBytes | null
   /**
    * Stop the gate after so many milliseconds (instead of its declared timeout).
    */
@@ -3356,6 +3498,11 @@ export interface RunDeclaredGatesOptions {
    * Where each command's output goes while it runs.
    */
   echo?: Echo
+  /**
+   * Keep at most so many bytes of each gate's output (instead of its
+   * declared `keep-output`; default 1 MiB).
+   */
+  keepOutputBytes?: KeepOutputBytes | null
   /**
    * Stop each gate after so many milliseconds (instead of its declared timeout).
    */
@@ -3524,7 +3671,7 @@ export interface VerdictDowngradeOptions {
 }
 
 /** Every code a LedgerError can carry. */
-export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'cancelled' | 'invalid-argument' | 'read-only' | 'bad-report' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'ref-locked' | 'ref-name-conflict' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
+export type ErrorCodeValue = 'invalid-path' | 'non-utf8-path' | 'conflict' | 'special-file' | 'nested-repository' | 'unreadable' | 'unwritable' | 'symlinked-parent' | 'changed-while-reading' | 'outside-workspace' | 'untrusted-repository' | 'untrusted-store' | 'git' | 'bad-fingerprint' | 'malformed-record' | 'unsupported-version' | 'missing-material' | 'ambiguous-material' | 'graph-cycle' | 'unknown-artifact' | 'bad-schema' | 'unknown-schema' | 'bad-openspec-config' | 'bad-gate-declaration' | 'gate-cycle' | 'missing-source' | 'prerequisite-failed' | 'gate-not-started' | 'cancelled' | 'invalid-argument' | 'unmatched-exclusion' | 'read-only' | 'bad-report' | 'bad-entry' | 'duplicate-entry' | 'pointer-conflict' | 'divergent-heads' | 'chain-mismatch' | 'corrupt-record' | 'ref-locked' | 'ref-name-conflict' | 'bad-ref-name' | 'invalid-gitfile' | 'git-environment' | 'unknown-change' | 'upstream-blocked' | 'absent-artifact' | 'non-utf8-value' | 'too-large' | 'validation-refused' | 'not-validated' | 'no-delivery' | 'fingerprint-moved' | 'bad-record-id' | 'bad-signing-key' | 'bad-allowed-signers' | 'panic'
 
 /** Every code a LedgerError can carry, by name. */
 export declare const ErrorCode: {
@@ -3558,6 +3705,7 @@ export declare const ErrorCode: {
   readonly GateNotStarted: 'gate-not-started'
   readonly Cancelled: 'cancelled'
   readonly InvalidArgument: 'invalid-argument'
+  readonly UnmatchedExclusion: 'unmatched-exclusion'
   readonly ReadOnly: 'read-only'
   readonly BadReport: 'bad-report'
   readonly BadEntry: 'bad-entry'
@@ -3704,6 +3852,16 @@ export declare class Workspace {
    * `overlap`, blocking the JavaScript thread.
    */
   overlapSync(scopes: Array<NamedScope>): Overlap
+  /**
+   * What each exclusion of the scope removes now (`ledger entries
+   * --excluded`): its candidates, or none (which a declared exclusion may
+   * only do when `allowUnmatchedExclusions` says so).
+   */
+  exclusionMatches(options?: ExclusionMatchesOptions): Promise<Array<ExclusionMatch>>
+  /**
+   * `exclusionMatches`, blocking the JavaScript thread.
+   */
+  exclusionMatchesSync(options?: ExclusionMatchesOptions): Array<ExclusionMatch>
   /**
    * Each artifact's approval: approved, unbound, changed (with the changed
    * paths), reset, blocked, archived or gone, with its cause (`ledger status --json`).
@@ -3978,10 +4136,12 @@ export declare class Workspace {
    * Reuses fresh evidence, or runs the command and records evidence whatever
    * its exit status (`ledger gate run --json`). After `timeoutMs` the gate's
    * process group is sent SIGTERM (SIGKILL shortly after), and the run is
-   * recorded as failed and not reusable. A cancelled call (Python's `cancel`,
-   * Node's `signal`) fails with `cancelled`: before the command starts,
-   * nothing runs; during the run, its process group is stopped and the run
-   * recorded as not reusable.
+   * recorded as failed and not reusable. Its output is kept whole up to
+   * `keepOutputBytes` (default 1 MiB); past it, its start and its end, with
+   * a line between them saying which bytes and lines were dropped. A cancelled
+   * call (Python's `cancel`, Node's `signal`) fails with `cancelled`: before
+   * the command starts, nothing runs; during the run, its process group is
+   * stopped and the run recorded as not reusable.
    */
   runGate(name: string, options: RunGateOptions): Promise<GateRun>
   /**
@@ -4002,8 +4162,9 @@ export declare class Workspace {
   /**
    * Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
    * reuses fresh evidence, or runs its command and records evidence. Its
-   * declared timeout applies unless `timeoutMs` is given. Cancelled, it
-   * fails with `cancelled` as `runGate` does.
+   * declared timeout and `keep-output` apply unless `timeoutMs` and
+   * `keepOutputBytes` are given. Cancelled, it fails with `cancelled` as
+   * `runGate` does.
    */
   runDeclaredGate(name: string, options?: RunDeclaredGateOptions): Promise<GateRun>
   /**
@@ -4064,8 +4225,9 @@ export declare class Workspace {
   /**
    * The output the gate's latest run kept (raw bytes, as the command wrote
    * them; what `ledger gate show` prints), or null when it never ran. An output
-   * past the bound was kept as its start and its end: the evidence's
-   * `output.truncated` says how many bytes were dropped between them.
+   * past the bound was kept as its start and its end, with a line between them
+   * saying which bytes and lines were dropped there (the evidence's
+   * `output.truncated` says the same).
    */
   gateOutput(gate: string): Promise<Bytes | null>
   /**

@@ -14,9 +14,9 @@ use ledger_core::{
     DisplayPath, Error,
     expand::Scope,
     gate::{
-        Declarations, DeclaredGate, Echo, GateOutput, GateQuery, GateSpec, Observe, RunOptions,
-        RunOutcome, check_declared, check_gate_query, evidence_output, gate_output, run_declared,
-        run_gate_with, wrapper_exit_code,
+        Declarations, DeclaredGate, Echo, GateOutput, GateQuery, GateSpec, Observe, OutputBound,
+        RunOptions, RunOutcome, check_declared, check_gate_query, evidence_output, gate_output,
+        run_declared, run_gate_with, wrapper_exit_code,
     },
     quote::quote,
     records::Store,
@@ -53,11 +53,12 @@ pub enum GateCommand {
     /// command and records the run as not reusable. When the command ends,
     /// what it left in its group is stopped (SIGTERM, SIGKILL 2 s later), and
     /// its pipes are read for at most 1 s more. Its output is kept whole up to
-    /// 1 MiB (`ledger gate show NAME` prints it).
+    /// 1 MiB, or `--keep-output SIZE` (`ledger gate show NAME` prints it).
     ///
     /// A gate declared in the workspace's `ledger.toml` (docs/gates.md,
-    /// Declared gates) takes its command, directory, inputs, prerequisites and
-    /// timeout from there: `ledger gate run test`; flags given still override
+    /// Declared gates) takes its command, directory, inputs, prerequisites,
+    /// timeout and output bound from there: `ledger gate run test`; flags
+    /// given still override
     /// (scope flags or `--scope-file` replace the declared inputs, `-- CMD`
     /// the command, `--env`/`--env-cmd` a prerequisite of the same name).
     /// `--all` runs every declared gate in dependency order, reusing the fresh
@@ -84,9 +85,11 @@ pub enum GateCommand {
     /// Print the output the gate's latest run kept, raw bytes exactly as the
     /// command wrote them (stdout and stderr in the order ledger read them).
     ///
-    /// An output longer than the bound (1 MiB) was kept as its first 256 KiB
-    /// and last 768 KiB: a line on stderr, written between the two, says how
-    /// many bytes were dropped there. Exits 0, or 2 on an error.
+    /// An output longer than its bound (1 MiB unless `--keep-output` or
+    /// `keep-output` set another) was kept as its first quarter and its last
+    /// three quarters, with a line between them, part of the kept output:
+    /// `[ledger: output elided: bytes A..B (lines L to M) of N bytes dropped;
+    /// the start and the end are kept]`. Exits 0, or 2 on an error.
     #[command(after_help = crate::exit_codes::PLAIN)]
     Show(ShowArgs),
     /// Record how far back reuse of the gate's evidence reaches: from now on
@@ -135,6 +138,13 @@ pub struct RunArgs {
     /// reusable, and exits 124.
     #[arg(long, value_name = "DURATION")]
     timeout: Option<String>,
+    /// Keep at most SIZE of the command's output (default 1MiB, at most
+    /// 1GiB): `4096`, `64KiB`, `4MiB`, `10MB`. A longer output keeps its
+    /// first quarter and its last three quarters, and a line between them
+    /// says which bytes and lines were dropped (`ledger gate show` prints
+    /// it). With `--all`, for every gate (over its declared `keep-output`).
+    #[arg(long, value_name = "SIZE")]
+    keep_output: Option<String>,
     /// When fresh evidence is reused, print the output its run kept, where
     /// the command's output would have gone.
     #[arg(long)]
@@ -424,8 +434,10 @@ pub fn show(args: &ShowArgs, settings: &Settings) -> Result<GateOutput, Error> {
     })
 }
 
-/// Writes a kept output raw, to stdout or stderr; where bytes were dropped,
-/// a line on stderr says how many, between the head and the tail.
+/// Writes a kept output raw, to stdout or stderr. Where bytes were dropped,
+/// the kept bytes say so (the elision marker between the head and the
+/// tail); those of a run recorded before the marker have a line on stderr
+/// written there instead.
 ///
 /// A reader that closed its end of the pipe early (`gate show | head -1`)
 /// ends the output there, and that is no failure: the exit status stays the
@@ -444,7 +456,7 @@ fn write_output(output: &GateOutput, to_stdout: bool) -> std::io::Result<()> {
     };
     to.write_all(output.head())?;
     to.flush()?;
-    if let Some(cut) = output.kept.truncated {
+    if let Some(cut) = output.kept.truncated.filter(|cut| cut.marker_bytes == 0) {
         crate::hints::to_stderr(&format!(
             "ledger: [{} bytes of output dropped here: kept the first {} and the last {} of {} bytes]\n",
             cut.dropped_bytes,
@@ -486,6 +498,11 @@ fn run_supervised(args: &RunArgs, settings: &Settings) -> Result<(String, ExitCo
         timeout: args.timeout.as_deref().map(parse_timeout).transpose()?,
         forward_signals: true,
         interrupt: None,
+        keep_output: args
+            .keep_output
+            .as_deref()
+            .map(|size| OutputBound::parse(size, "--keep-output"))
+            .transpose()?,
     };
     if args.all {
         return run_all(args, &options, settings);
@@ -499,6 +516,9 @@ fn run_supervised(args: &RunArgs, settings: &Settings) -> Result<(String, ExitCo
     let spec = gate.spec(declared.as_ref(), settings)?;
     if options.timeout.is_none() {
         options.timeout = declared.as_ref().and_then(|(_, g)| g.timeout());
+    }
+    if options.keep_output.is_none() {
+        options.keep_output = declared.as_ref().and_then(|(_, g)| g.keep_output());
     }
     let store = Store::of_scope(spec.scope())?;
     let outcome = run_gate_with(&store, &spec, &options)?;

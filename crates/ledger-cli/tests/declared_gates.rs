@@ -283,6 +283,81 @@ fn a_declared_timeout_stops_the_gate_and_the_flag_overrides_it() {
 }
 
 #[test]
+fn a_declared_keep_output_bounds_the_kept_output_and_the_flag_overrides_it() {
+    // It fails, so that it runs every time (failed evidence is never reused).
+    let (s, _counter) = setup(
+        "[gates.big]\ncommand = [\"sh\", \"-c\", \"seq 1 1000; exit 1\"]\nkeep-output = \"1KiB\"\n",
+    );
+    let all: Vec<u8> = (1..=1000)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let bound_and_cut = |out: &Output| {
+        let output = json(out)["evidence"]["output"].clone();
+        (output["bound_bytes"].clone(), output["truncated"].clone())
+    };
+    let out = s.ledger(&s.w(), &["gate", "run", "big", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let (bound, cut) = bound_and_cut(&out);
+    assert_eq!(bound, 1024);
+    // The first 256 bytes end inside line 89; the last 768 start inside line 809.
+    assert_eq!(
+        (
+            &cut["head_bytes"],
+            &cut["dropped_bytes"],
+            &cut["dropped_from_line"],
+            &cut["dropped_to_line"]
+        ),
+        (
+            &serde_json::json!(256),
+            &serde_json::json!(all.len() - 1024),
+            &serde_json::json!(89),
+            &serde_json::json!(809)
+        )
+    );
+    let shown = s.ledger(&s.w(), &["gate", "show", "big"]);
+    assert!(
+        stdout(&shown).contains("[ledger: output elided: bytes 256..3125 (lines 89 to 809) of 3893 bytes dropped; the start and the end are kept]\n"),
+        "{}",
+        stdout(&shown)
+    );
+    let out = s.ledger(
+        &s.w(),
+        &["gate", "run", "big", "--keep-output", "2KiB", "--json"],
+    );
+    assert_eq!(
+        bound_and_cut(&out).0,
+        2048,
+        "the flag overrides the declaration"
+    );
+    // --all: each gate's own bound, unless the flag sets one for all.
+    let out = s.ledger(&s.w(), &["gate", "run", "--all", "--json"]);
+    let runs = json(&out)["runs"].clone();
+    let big = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["gate"] == "big")
+        .unwrap();
+    assert_eq!(big["outcome"]["evidence"]["output"]["bound_bytes"], 1024);
+    let out = s.ledger(
+        &s.w(),
+        &["gate", "run", "--all", "--keep-output", "4096", "--json"],
+    );
+    let runs = json(&out)["runs"].clone();
+    let big = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["gate"] == "big")
+        .unwrap();
+    let output = &big["outcome"]["evidence"]["output"];
+    assert_eq!(output["bound_bytes"], 4096);
+    assert!(output.get("truncated").is_none(), "{output}");
+    let bad = s.ledger(&s.w(), &["gate", "run", "--all", "--keep-output", "0"]);
+    assert_run_refused(&bad, 125, "invalid-argument", "--keep-output");
+}
+
+#[test]
 fn bad_declarations_are_refused_in_every_verb() {
     let (s, _counter) = setup("[gates.oops]\ncommand = []\n");
     let run = s.ledger(&s.w(), &["gate", "run", "lint"]);
@@ -304,6 +379,9 @@ fn bad_declarations_are_refused_in_every_verb() {
         "{}",
         stderr(&all)
     );
+    let (s, _counter) = setup("[gates.huge]\ncommand = [\"true\"]\nkeep-output = \"2GiB\"\n");
+    let run = s.ledger(&s.w(), &["gate", "run", "lint"]);
+    assert_run_refused(&run, 125, "bad-gate-declaration", "`keep-output` '2GiB'");
     let (s, _counter) = setup("");
     let unknown = s.ledger(&s.w(), &["gate", "run", "nope"]);
     assert_eq!(unknown.status.code(), Some(125));

@@ -12,6 +12,7 @@ mod common;
 use common::*;
 use ledger_core::records::Store;
 use ledger_testkit::utf8;
+use serde_json::json;
 
 /// A checkout plus a counter file outside it that the gate command appends to,
 /// so that a test can tell whether the command really ran.
@@ -1042,34 +1043,128 @@ fn a_failing_run_keeps_its_whole_output_and_show_prints_it_raw() {
     assert_blocked(&never, "invalid-argument", "never-ran");
 }
 
+/// What ledger keeps of `all` within `bound` bytes, worked out here from the
+/// whole output: its first quarter, the elision line, its last three
+/// quarters; and the dropped bytes `head..end` and the lines they touch.
+fn kept_within(all: &[u8], bound: usize) -> (Vec<u8>, usize, usize, usize, usize) {
+    let head = bound / 4;
+    let end = all.len() - (bound - head);
+    let line_of = |offset: usize| 1 + all[..offset].iter().filter(|b| **b == b'\n').count();
+    let (from, to) = (line_of(head), line_of(end - 1));
+    let mut kept = all[..head].to_vec();
+    if !kept.ends_with(b"\n") {
+        kept.push(b'\n');
+    }
+    kept.extend(
+        format!(
+            "[ledger: output elided: bytes {head}..{end} (lines {from} to {to}) of {} bytes dropped; the start and the end are kept]\n",
+            all.len()
+        )
+        .bytes(),
+    );
+    kept.extend_from_slice(&all[end..]);
+    (kept, head, end, from, to)
+}
+
+/// `seq 1 N`'s output.
+fn numbered_lines(n: usize) -> Vec<u8> {
+    (1..=n)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect()
+}
+
 #[test]
 fn an_output_past_the_bound_keeps_its_start_and_end_and_says_what_was_dropped() {
     let (s, counter) = setup();
-    // 3 MiB of numbered lines: the first and the last survive, the middle is counted.
+    // 2.7 MiB of numbered lines: the first and the last survive, the middle
+    // is counted, and a line between them says which bytes and lines it was.
     let script = "seq 1 400000; exit 1";
     let out = gate_run(&s, &counter, &["--json"], script);
     assert_eq!(out.status.code(), Some(1));
-    let all: Vec<u8> = (1..=400000)
-        .flat_map(|i| format!("{i}\n").into_bytes())
-        .collect();
+    let all = numbered_lines(400000);
     let output = &json_of(&out)["evidence"]["output"];
     assert_eq!(output["total_bytes"], all.len());
-    let (head, tail) = (256 * 1024, 768 * 1024);
-    assert_eq!(output["truncated"]["head_bytes"], head);
+    assert_eq!(output["bound_bytes"], 1024 * 1024, "the default bound");
+    let (kept, head, end, from, to) = kept_within(&all, 1024 * 1024);
+    assert_eq!((head, all.len() - end), (256 * 1024, 768 * 1024));
+    let cut = &output["truncated"];
+    assert_eq!(cut["head_bytes"], head);
+    assert_eq!(cut["dropped_bytes"], end - head);
     assert_eq!(
-        output["truncated"]["dropped_bytes"],
-        all.len() - head - tail
+        (&cut["dropped_from_line"], &cut["dropped_to_line"]),
+        (&json!(from), &json!(to))
+    );
+    assert_eq!(cut["marker_bytes"], kept.len() - 1024 * 1024);
+    let shown = show(&s, "test");
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr_text(&shown));
+    assert!(
+        shown.stdout == kept,
+        "the first and last bytes, and the marker between, exactly"
+    );
+    assert!(shown.stderr.is_empty(), "{}", stderr_text(&shown));
+    // The digest names the kept bytes, the marker with them.
+    let digest = output["digest"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("sha256:")
+        .unwrap();
+    assert_eq!(
+        std::fs::read(s.store_dir().join("objects").join(digest)).unwrap(),
+        kept
+    );
+}
+
+#[test]
+fn keep_output_sets_the_bound_and_the_marker_names_the_dropped_bytes_and_lines() {
+    let (s, counter) = setup();
+    let out = gate_run(
+        &s,
+        &counter,
+        &["--keep-output", "1KiB"],
+        "seq 1 1000; exit 1",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let all = numbered_lines(1000);
+    assert_eq!(out.stdout, all, "the whole output streams through");
+    let (kept, head, end, from, to) = kept_within(&all, 1024);
+    // Worked out by hand too: 18 bytes of lines 1-9, 270 of 10-99, then 4
+    // bytes a line; byte 256 is the `9` of "89", byte 3124 starts "809".
+    assert_eq!((head, end, from, to), (256, 3125, 89, 809));
+    let said = stderr_text(&out);
+    assert!(
+        said.contains("ledger: 1024 of its 3893 output bytes kept (the bound), the start and the end: bytes 256..3125 (lines 89 to 809) dropped between them (a line there says so)"),
+        "{said}"
     );
     let shown = show(&s, "test");
-    let mut kept = all[..head].to_vec();
-    kept.extend_from_slice(&all[all.len() - tail..]);
-    assert!(shown.stdout == kept, "the first and last bytes, exactly");
-    let note = stderr_text(&shown);
-    let dropped = all.len() - head - tail;
-    assert!(
-        note.contains(&format!("{dropped} bytes of output dropped here")),
-        "{note}"
+    assert_eq!(shown.status.code(), Some(0));
+    assert_eq!(
+        stdout_text(&shown),
+        String::from_utf8(kept.clone()).unwrap()
     );
+    assert!(stdout_text(&shown).contains(
+        "\n88\n8\n[ledger: output elided: bytes 256..3125 (lines 89 to 809) of 3893 bytes dropped; the start and the end are kept]\n09\n810\n"
+    ));
+    let json = gate_run(
+        &s,
+        &counter,
+        &["--keep-output", "4096", "--json"],
+        "seq 1 1000; exit 1",
+    );
+    let output = &json_of(&json)["evidence"]["output"];
+    assert_eq!(output["bound_bytes"], 4096);
+    assert!(output.get("truncated").is_none(), "3893 bytes fit in 4096");
+    assert_eq!(show(&s, "test").stdout, all);
+}
+
+#[test]
+fn a_bad_keep_output_size_is_refused_before_anything_runs() {
+    let (s, counter) = setup();
+    for size in ["0", "0KiB", "2GiB", "1.5MiB", "lots", "10mb", "-1"] {
+        let flag = format!("--keep-output={size}");
+        let out = gate_run(&s, &counter, &[&flag], "echo ran");
+        assert_run_refused(&out, 125, "invalid-argument", "--keep-output");
+    }
+    assert_eq!(runs(&counter), 0, "no refused run started the command");
 }
 
 #[test]

@@ -297,6 +297,8 @@ test('gates refuse: prerequisites, commands, names', async (t) => {
   // An aborted signal: nothing runs (gates.test.mjs aborts one that runs).
   const aborted = spec({ signal: AbortSignal.abort() })
   await both(...gate('runGate', aborted), 'cancelled', 'test', { pathProperty: false })
+  // An exclusion that holds nothing.
+  await both(() => ws.fingerprint({ exclude: ['nothing-*.md'] }), () => ws.fingerprintSync({ exclude: ['nothing-*.md'] }), 'unmatched-exclusion', 'nothing-*.md')
   // A writer asked of a read-only caller of the agent's tools.
   const readOnly = { arguments: { change: 'c', artifact: 'proposal', source: 'm' }, readOnly: true }
   await both(() => ws.agentCall('approve', readOnly), () => ws.agentCallSync('approve', readOnly), 'read-only', 'approve', { pathProperty: false })

@@ -267,6 +267,49 @@ test('a failing run keeps its whole output; gateOutput gives its raw bytes', asy
   }
 })
 
+test('keepOutputBytes bounds the kept output, and a line in it names the dropped bytes and lines', async (t) => {
+  const { s, ws } = setup(t)
+  const spec = { argv: ['sh', '-c', 'seq 1 1000; exit 1'], scope: { roots: ['src'] }, echo: 'off' }
+  const everything = Buffer.from(Array.from({ length: 1000 }, (_, i) => `${i + 1}\n`).join(''))
+  // Worked out here: the first quarter of the bound, the marker, the last three quarters.
+  const bound = 1024
+  const head = bound / 4
+  const end = everything.length - (bound - head)
+  const lineOf = (offset) => everything.subarray(0, offset).filter((b) => b === 0x0a).length + 1
+  const [first, last] = [lineOf(head), lineOf(end - 1)]
+  assert.deepEqual([head, end, first, last], [256, 3125, 89, 809])
+  const marker = `\n[ledger: output elided: bytes ${head}..${end} (lines ${first} to ${last}) of ${everything.length} bytes dropped; the start and the end are kept]\n`
+  const kept = Buffer.concat([everything.subarray(0, head), Buffer.from(marker), everything.subarray(end)])
+  const outcome = await ws.runGate('big', { ...spec, keepOutputBytes: bound })
+  const output = outcome.evidence.output
+  assert.equal(output.boundBytes, bound)
+  assert.deepEqual(output.truncated, {
+    headBytes: head,
+    droppedBytes: end - head,
+    droppedFromLine: first,
+    droppedToLine: last,
+    markerBytes: marker.length,
+  })
+  assert.deepEqual(await ws.gateOutput('big'), kept)
+  assert.equal(output.digest, `sha256:${sha256hex(kept)}`)
+  const whole = ws.runGateSync('big', { ...spec, keepOutputBytes: 4096 })
+  assert.equal(whole.evidence.output.truncated, undefined)
+  assert.deepEqual(ws.gateOutputSync('big'), everything)
+  for (const bad of [0, -1, 2 ** 31, 1.5, '1MiB']) {
+    await expectCode(assert, () => ws.runGate('big', { ...spec, keepOutputBytes: bad }), 'invalid-argument', 'keepOutputBytes', {
+      pathProperty: false,
+    })
+  }
+  s.write('ledger.toml', '[gates.big]\ncommand = ["sh", "-c", "seq 1 1000; exit 1"]\nkeep-output = "1KiB"\n')
+  assert.equal((await ws.declaredGates())[0].keepOutputBytes, 1024)
+  const declared = await ws.runDeclaredGate('big', { echo: 'off' })
+  assert.equal(declared.evidence.output.boundBytes, 1024)
+  const over = ws.runDeclaredGateSync('big', { echo: 'off', keepOutputBytes: 2048 })
+  assert.equal(over.evidence.output.boundBytes, 2048)
+  const all = await ws.runDeclaredGates({ echo: 'off', keepOutputBytes: 512 })
+  assert.equal(all.runs[0].outcome.evidence.output.boundBytes, 512)
+})
+
 test('what a gate leaves in its process group is stopped when it ends', async (t) => {
   const { s, ws } = setup(t)
   const pidFile = path.join(s.dir, 'pid')

@@ -304,6 +304,12 @@ def cancelled(tmp: Path) -> object:
     return ledger.Workspace(tmp).run_gate("t", argv=["true"], cancel=token)
 
 
+def unmatched_exclusion(tmp: Path) -> object:
+    # An exclusion that holds nothing: a pattern that matches no candidate.
+    (tmp / "a.txt").write_text("a\n")
+    return ledger.Workspace(tmp).fingerprint(exclude=["nothing-*.md"])
+
+
 def read_only(tmp: Path) -> object:
     # A writer asked of a read-only caller of the agent's tools.
     arguments = {"change": "c", "artifact": "proposal", "source": "m"}
@@ -551,6 +557,7 @@ TRIGGERS: dict[str, list[Trigger]] = {
     "gate-not-started": [gate_not_started],
     "cancelled": [cancelled],
     "read-only": [read_only],
+    "unmatched-exclusion": [unmatched_exclusion],
     "invalid-argument": [invalid_argument, unknown_task_rule],
     "non-utf8-value": [non_utf8_value, non_utf8_literal],
     "bad-entry": [bad_entry],

@@ -461,15 +461,70 @@ def test_a_failing_run_keeps_its_whole_output(workspace: Path) -> None:
     assert output["digest"] == "sha256:" + hashlib.sha256(expected).hexdigest()
 
 
+def kept_within(everything: bytes, bound: int) -> tuple[bytes, int, int, int, int]:
+    """What ledger keeps of `everything` within `bound` bytes, worked out here:
+    the first quarter, the elision line, the last three quarters; and the
+    dropped bytes head..end with the (1-based) lines they lie on."""
+    head = bound // 4
+    end = len(everything) - (bound - head)
+    first, last = everything[:head].count(b"\n") + 1, everything[: end - 1].count(b"\n") + 1
+    lead = b"" if everything[:head].endswith(b"\n") else b"\n"
+    marker = (
+        f"[ledger: output elided: bytes {head}..{end} (lines {first} to {last}) of {len(everything)} bytes dropped; "
+        "the start and the end are kept]\n"
+    ).encode()
+    return everything[:head] + lead + marker + everything[end:], head, end, first, last
+
+
 def test_an_output_past_the_bound_keeps_its_start_and_end(workspace: Path) -> None:
     ws = ledger.Workspace(workspace)
     ran = ws.run_gate("test", **spec_for(["sh", "-c", "seq 1 400000; exit 1"]), echo="off")
     everything = b"".join(b"%d\n" % i for i in range(1, 400001))
-    head, tail = 256 * 1024, 768 * 1024
+    kept, head, end, first, last = kept_within(everything, 1024 * 1024)
     assert ran["evidence"] is not None and ran["record"] is not None
-    truncated = ran["evidence"]["output"]["truncated"]
-    assert truncated == {"head_bytes": head, "dropped_bytes": len(everything) - head - tail}
-    assert ws.evidence_output(ran["record"]) == everything[:head] + everything[-tail:]
+    output = ran["evidence"]["output"]
+    assert output["bound_bytes"] == 1024 * 1024
+    assert output["truncated"] == {
+        "head_bytes": head,
+        "dropped_bytes": end - head,
+        "dropped_from_line": first,
+        "dropped_to_line": last,
+        "marker_bytes": len(kept) - 1024 * 1024,
+    }
+    assert ws.evidence_output(ran["record"]) == kept
+
+
+def test_keep_output_bytes_sets_the_bound_and_the_kept_output_names_what_was_dropped(workspace: Path) -> None:
+    ws = ledger.Workspace(workspace)
+    spec = spec_for(["sh", "-c", "seq 1 1000; exit 1"])
+    ran = ws.run_gate("test", **spec, echo="off", keep_output_bytes=1024)
+    everything = b"".join(b"%d\n" % i for i in range(1, 1001))
+    kept, head, end, first, last = kept_within(everything, 1024)
+    assert (head, end, first, last) == (256, 3125, 89, 809)
+    assert ran["evidence"] is not None
+    output = ran["evidence"]["output"]
+    assert output["bound_bytes"] == 1024 and output["total_bytes"] == len(everything)
+    truncated = output.get("truncated")
+    assert truncated is not None
+    assert (truncated["dropped_from_line"], truncated["dropped_to_line"]) == (89, 809)
+    assert ws.gate_output("test") == kept
+    assert b"\n8\n[ledger: output elided: bytes 256..3125 (lines 89 to 809) of 3893 bytes dropped;" in kept
+    whole = ws.run_gate("test", **spec, echo="off", keep_output_bytes=4096)
+    assert whole["evidence"] is not None and "truncated" not in whole["evidence"]["output"]
+    assert ws.gate_output("test") == everything
+    for bad in (0, -1, 1 << 31, 1.5, "1MiB"):
+        with pytest.raises(ledger.InvalidArgumentError, match="keep_output_bytes"):
+            ws.run_gate("test", **spec, echo="off", keep_output_bytes=bad)  # type: ignore[arg-type]
+    write(workspace, "ledger.toml", '[gates.big]\ncommand = ["sh", "-c", "seq 1 1000; exit 1"]\nkeep-output = "1KiB"\n')
+    assert ws.declared_gates()[0]["keep_output_bytes"] == 1024
+    declared = ws.run_declared_gate("big", echo="off")
+    assert declared["evidence"] is not None and declared["evidence"]["output"]["bound_bytes"] == 1024
+    over = ws.run_declared_gate("big", echo="off", keep_output_bytes=2048)
+    assert over["evidence"] is not None and over["evidence"]["output"]["bound_bytes"] == 2048
+    runs = ws.run_declared_gates(echo="off", keep_output_bytes=512)["runs"]
+    outcome = runs[0]["outcome"]
+    assert outcome is not None and outcome["evidence"] is not None
+    assert outcome["evidence"]["output"]["bound_bytes"] == 512
 
 
 def test_what_the_command_leaves_in_its_group_is_stopped(workspace: Path, tmp_path: Path) -> None:

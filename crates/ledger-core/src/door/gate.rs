@@ -14,7 +14,8 @@ use crate::{
     Error, Result,
     gate::{
         Declarations, DeclaredGate, DeclaredRuns, EVIDENCE_KIND, Echo, Evidence, Freshness,
-        GateQuery, GateSpec, LatestEvidence, Observations, Observe, RunOptions, RunOutcome,
+        GateQuery, GateSpec, LatestEvidence, Observations, Observe, OutputBound, RunOptions,
+        RunOutcome,
     },
     records::RecordId,
 };
@@ -113,10 +114,12 @@ fn check_recorded_gate(ws: &Workspace, o: CheckRecordedGateOptions) -> Result<Fr
 /// Reuses fresh evidence, or runs the command and records evidence whatever
 /// its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
 /// process group is sent SIGTERM (SIGKILL shortly after), and the run is
-/// recorded as failed and not reusable. A cancelled call (Python's `cancel`,
-/// Node's `signal`) fails with `cancelled`: before the command starts,
-/// nothing runs; during the run, its process group is stopped and the run
-/// recorded as not reusable.
+/// recorded as failed and not reusable. Its output is kept whole up to
+/// `keep_output_bytes` (default 1 MiB); past it, its start and its end, with
+/// a line between them saying which bytes and lines were dropped. A cancelled
+/// call (Python's `cancel`, Node's `signal`) fails with `cancelled`: before
+/// the command starts, nothing runs; during the run, its process group is
+/// stopped and the run recorded as not reusable.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunGateOptions {
@@ -140,6 +143,10 @@ pub struct RunGateOptions {
     /// Stop the gate after so many milliseconds (a positive number).
     #[serde(default)]
     pub timeout_ms: Option<TimeoutMs>,
+    /// Keep at most so many bytes of its output (1 to 1073741824; default
+    /// 1048576, 1 MiB).
+    #[serde(default)]
+    pub keep_output_bytes: Option<OutputBound>,
 }
 
 /// What `run_gate` did, and what `ledger gate run` exits with for it.
@@ -217,6 +224,7 @@ fn run_gate(ws: &Workspace, o: RunGateOptions) -> Result<GateRun> {
         // Ctrl-C in Python's main thread) stops the gate instead.
         forward_signals: false,
         interrupt: ws.interrupt(),
+        keep_output: o.keep_output_bytes,
     };
     let outcome = crate::gate::run_gate_with(ws.store()?, &spec, &options)?;
     let exit_code = outcome.exit_code();
@@ -242,21 +250,28 @@ fn declarations(ws: &Workspace) -> Result<Declarations> {
     Ok(Declarations::read_required(ws.path())?.with_settings(ws.settings().clone()))
 }
 
-/// The supervision of a door's run: its echo, its timeout (else the gate's
-/// declared one), the host's interrupt.
-fn door_run_options(ws: &Workspace, echo: Echo, timeout: Option<TimeoutMs>) -> RunOptions {
+/// The supervision of a door's run: its echo, its timeout and output bound
+/// (else the gate's declared ones), the host's interrupt.
+fn door_run_options(
+    ws: &Workspace,
+    echo: Echo,
+    timeout: Option<TimeoutMs>,
+    keep_output: Option<OutputBound>,
+) -> RunOptions {
     RunOptions {
         echo,
         timeout: timeout.map(|TimeoutMs(limit)| limit),
         forward_signals: false,
         interrupt: ws.interrupt(),
+        keep_output,
     }
 }
 
 /// Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
 /// reuses fresh evidence, or runs its command and records evidence. Its
-/// declared timeout applies unless `timeout_ms` is given. Cancelled, it
-/// fails with `cancelled` as `run_gate` does.
+/// declared timeout and `keep-output` apply unless `timeout_ms` and
+/// `keep_output_bytes` are given. Cancelled, it fails with `cancelled` as
+/// `run_gate` does.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunDeclaredGateOptions {
@@ -268,6 +283,10 @@ pub struct RunDeclaredGateOptions {
     /// Stop the gate after so many milliseconds (instead of its declared timeout).
     #[serde(default)]
     pub timeout_ms: Option<TimeoutMs>,
+    /// Keep at most so many bytes of its output (instead of its declared
+    /// `keep-output`; default 1 MiB).
+    #[serde(default)]
+    pub keep_output_bytes: Option<OutputBound>,
 }
 
 fn run_declared_gate(ws: &Workspace, o: RunDeclaredGateOptions) -> Result<GateRun> {
@@ -275,8 +294,9 @@ fn run_declared_gate(ws: &Workspace, o: RunDeclaredGateOptions) -> Result<GateRu
     let gate = declarations.gate(&o.name)?;
     ws.refuse_if_cancelled(&gate.name)?;
     let spec = declarations.spec(gate)?;
-    let mut options = door_run_options(ws, o.echo, o.timeout_ms);
+    let mut options = door_run_options(ws, o.echo, o.timeout_ms, o.keep_output_bytes);
     options.timeout = options.timeout.or_else(|| gate.timeout());
+    options.keep_output = options.keep_output.or_else(|| gate.keep_output());
     let outcome = crate::gate::run_gate_with(ws.store()?, &spec, &options)?;
     let exit_code = outcome.exit_code();
     Ok(GateRun { outcome, exit_code })
@@ -331,6 +351,10 @@ pub struct RunDeclaredGatesOptions {
     /// Stop each gate after so many milliseconds (instead of its declared timeout).
     #[serde(default)]
     pub timeout_ms: Option<TimeoutMs>,
+    /// Keep at most so many bytes of each gate's output (instead of its
+    /// declared `keep-output`; default 1 MiB).
+    #[serde(default)]
+    pub keep_output_bytes: Option<OutputBound>,
 }
 
 fn run_declared_gates(ws: &Workspace, o: RunDeclaredGatesOptions) -> Result<DeclaredRuns> {
@@ -338,7 +362,7 @@ fn run_declared_gates(ws: &Workspace, o: RunDeclaredGatesOptions) -> Result<Decl
     if let Some(first) = declarations.gates().first() {
         ws.refuse_if_cancelled(&first.name)?;
     }
-    let options = door_run_options(ws, o.echo, o.timeout_ms);
+    let options = door_run_options(ws, o.echo, o.timeout_ms, o.keep_output_bytes);
     crate::gate::run_declared(ws.store()?, &declarations, &options, &mut |_| {})
 }
 
@@ -374,8 +398,9 @@ fn limit_reuse(ws: &Workspace, o: LimitReuseOptions) -> Result<RecordId> {
 
 /// The output the gate's latest run kept (raw bytes, as the command wrote
 /// them; what `ledger gate show` prints), or null when it never ran. An output
-/// past the bound was kept as its start and its end: the evidence's
-/// `output.truncated` says how many bytes were dropped between them.
+/// past the bound was kept as its start and its end, with a line between them
+/// saying which bytes and lines were dropped there (the evidence's
+/// `output.truncated` says the same).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GateOutputOptions {
@@ -502,6 +527,60 @@ mod tests {
         assert_eq!(ran["ok"]["exit_code"], 124, "stopped by its timeout: {ran}");
         let stopped = &ran["ok"]["evidence"]["stopped"];
         assert_eq!(stopped, &json!({"by": "timeout", "after_ms": 200}));
+    }
+
+    #[test]
+    fn the_output_bound_is_a_whole_number_of_bytes_and_the_kept_output_says_what_was_dropped() {
+        let dir = workspace();
+        for (case, key, shown) in [
+            (Case::Snake, "keep_output_bytes", "`keep_output_bytes`"),
+            (Case::Camel, "keepOutputBytes", "`keepOutputBytes`"),
+        ] {
+            for bad in [
+                json!(0),
+                json!(-1),
+                json!(1.5),
+                json!("1MiB"),
+                json!(1u64 << 31),
+            ] {
+                let mut options = json!({"name": "t", "argv": ["true"]});
+                options[key] = bad.clone();
+                let reply = call(&dir, "run_gate", options, case);
+                assert_eq!(code(&reply), "invalid-argument", "{bad}: {reply}");
+                let message = reply["error"]["message"].as_str().unwrap();
+                assert!(message.contains(shown), "{message}");
+            }
+        }
+        // Four lines of 4 bytes in a bound of 8: the first 2 bytes are kept,
+        // then the marker, then the last 6; bytes 2..10, of lines 1 to 3, are
+        // dropped.
+        let ran = call(
+            &dir,
+            "run_gate",
+            json!({"name": "t", "argv": ["printf", "111\\n222\\n333\\n444\\n"], "keepOutputBytes": 8}),
+            Case::Camel,
+        );
+        let output = &ran["ok"]["evidence"]["output"];
+        assert_eq!(output["boundBytes"], 8, "{ran}");
+        let cut = &output["truncated"];
+        assert_eq!(
+            (
+                &cut["headBytes"],
+                &cut["droppedBytes"],
+                &cut["droppedFromLine"],
+                &cut["droppedToLine"]
+            ),
+            (&json!(2), &json!(8), &json!(1), &json!(3)),
+            "{ran}"
+        );
+        let kept = call(&dir, "gate_output", json!({"gate": "t"}), Case::Snake);
+        let bytes = STANDARD.decode(kept["ok"].as_str().unwrap()).unwrap();
+        let marker_bytes = cut["markerBytes"].as_u64().unwrap() as usize;
+        assert_eq!(marker_bytes, bytes.len() - 8);
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            "11\n[ledger: output elided: bytes 2..10 (lines 1 to 3) of 16 bytes dropped; the start and the end are kept]\n3\n444\n"
+        );
     }
 
     /// `run_gate` in `dir` with the cancellation token `token`, as a door calls it.

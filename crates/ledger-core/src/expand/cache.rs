@@ -62,7 +62,6 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
 use super::ledger_dir::{Kind, Missing, StoreDir, TMP, TempFile, expect};
-use super::trust;
 use super::walk_memo::WalkMemos;
 use crate::error::Error;
 use crate::error::Result;
@@ -302,18 +301,11 @@ impl UnreadCache {
 
 impl CacheFile {
     /// The store's directories for the digest cache and the entries read from
-    /// it, when the store at `store` is trusted; `tracked`, when the caller knows
-    /// it from an index it read already, whether Git tracks any file of the store.
-    pub(crate) fn trusted(
-        self,
-        store: &Path,
-        tracked: Option<bool>,
-    ) -> Option<(CacheDir, Entries)> {
+    /// it, when the store is trusted: `tracked` says whether Git tracks any
+    /// file of the store (the caller knows, from the index it read or from
+    /// `trust::tracked`; the cache asks no listing itself).
+    pub(crate) fn trusted(self, tracked: bool) -> Option<(CacheDir, Entries)> {
         let file = self;
-        let tracked = match tracked {
-            Some(tracked) => tracked,
-            None => !trust::tracked(store).ok()?.is_empty(),
-        };
         if tracked {
             return None;
         }

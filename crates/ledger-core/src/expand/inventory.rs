@@ -17,6 +17,7 @@ use crate::expand::read::Outcome;
 use crate::expand::read_queue::{Feed, Origin, RUN, ReadQueue, Reader, read_contents};
 use crate::expand::scope::{STORE_DIR, Scope};
 use crate::expand::threads;
+use crate::expand::trust;
 use crate::expand::walk::{walk_root, walk_root_into};
 use crate::path::{WorkspacePath, is_within};
 use crate::platform::OsStrBytes;
@@ -69,7 +70,15 @@ impl Inventory {
             || open_repositories(&scope, worktree),
         );
         let (cache_dir, entries) = cache_file
-            .and_then(|file| file.trusted(store.as_std_path(), store_tracked(&repositories)))
+            .and_then(|file| {
+                // An index read already says it; else Git is asked (untrusted when it cannot say).
+                let tracked = store_tracked(&repositories).or_else(|| {
+                    trust::tracked(store.as_std_path())
+                        .ok()
+                        .map(|files| !files.is_empty())
+                })?;
+                file.trusted(tracked)
+            })
             .unzip();
         // Started before any file is looked at: the start time decides what it records.
         let cache = cache_dir

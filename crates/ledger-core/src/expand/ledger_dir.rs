@@ -297,7 +297,7 @@ impl StoreDir {
         let Some(file) = self.open_file(name, Access::Read)? else {
             return Ok(None);
         };
-        crate::expand::read::note_if_uncached(&file);
+        crate::expand::disk_waits::note_if_uncached(&file);
         let path = self.join(name);
         let too_large = || Error::TooLarge {
             path: shown(&path),

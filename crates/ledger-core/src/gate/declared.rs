@@ -1,7 +1,7 @@
 //! Gates declared once (docs/gates.md, Declared gates): `ledger.toml` at the
 //! top of the workspace names each gate's command, working directory, inputs,
-//! prerequisites, timeout and the gates it needs, so that `gate run NAME`,
-//! `gate check NAME` and `gate run --all` need nothing else.
+//! prerequisites, timeout, output bound and the gates it needs, so that `gate
+//! run NAME`, `gate check NAME` and `gate run --all` need nothing else.
 //!
 //! The file is untrusted input, like a scope file (SPEC §15): it is read
 //! without following a symlink, only as a regular file, with a size bound, and
@@ -47,6 +47,7 @@ use crate::error::{DisplayPath, Error, Result};
 use crate::expand::scope::{Scope, ScopeLists};
 use crate::gate::check::check_gate_query;
 use crate::gate::evidence::{Freshness, GateQuery, GateSpec, Observe};
+use crate::gate::output::OutputBound;
 use crate::gate::process::RunOptions;
 use crate::gate::run::{RunOutcome, run_gate_with};
 use crate::own_file::read_in_workspace;
@@ -90,9 +91,40 @@ struct Table {
     #[serde(default)]
     timeout: Option<String>,
     #[serde(default)]
+    keep_output: Option<SizeText>,
+    #[serde(default)]
     needs: Vec<String>,
     #[serde(default)]
     purpose: Option<String>,
+}
+
+/// A size as written: a string (`"4MiB"`) or a whole number of bytes
+/// (`4096`), kept as its text for [`OutputBound::parse_described`].
+struct SizeText(String);
+
+impl<'de> Deserialize<'de> for SizeText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Size;
+        impl serde::de::Visitor<'_> for Size {
+            type Value = SizeText;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a size such as \"4MiB\" or a number of bytes")
+            }
+            fn visit_str<E: serde::de::Error>(
+                self,
+                text: &str,
+            ) -> std::result::Result<SizeText, E> {
+                Ok(SizeText(text.to_owned()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<SizeText, E> {
+                Ok(SizeText(n.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> std::result::Result<SizeText, E> {
+                Ok(SizeText(n.to_string()))
+            }
+        }
+        d.deserialize_any(Size)
+    }
 }
 
 /// A declared exclusion: a path or directory root left out, and why.
@@ -129,6 +161,9 @@ pub struct DeclaredGate {
     pub env_cmd: BTreeMap<String, String>,
     /// The run's time limit in milliseconds (`timeout`, e.g. `"10m"`).
     pub timeout_ms: Option<u64>,
+    /// How many bytes of the run's output are kept (`keep-output`, e.g.
+    /// `"4MiB"`; default 1 MiB).
+    pub keep_output_bytes: Option<u64>,
     /// The gates that must pass before this one runs (`needs`).
     pub needs: Vec<String>,
     /// What the gate is for (`purpose`, stored in its scope).
@@ -139,6 +174,13 @@ impl DeclaredGate {
     /// The run's time limit, if declared.
     pub fn timeout(&self) -> Option<Duration> {
         self.timeout_ms.map(Duration::from_millis)
+    }
+
+    /// How much of the run's output is kept, if declared (a bound out of
+    /// range, which [`Declarations::read`] never gives, is none).
+    pub fn keep_output(&self) -> Option<OutputBound> {
+        self.keep_output_bytes
+            .and_then(|bytes| OutputBound::new(bytes).ok())
     }
 
     /// How each declared prerequisite is observed when the gate runs.
@@ -398,6 +440,11 @@ fn declared(name: &str, t: Table) -> std::result::Result<DeclaredGate, String> {
             }
         },
     };
+    let keep_output = t
+        .keep_output
+        .as_ref()
+        .map(|SizeText(text)| OutputBound::parse_described(text, "`keep-output`"))
+        .transpose()?;
     if let Some(e) = t.exclude.iter().find(|e| e.reason.trim().is_empty()) {
         return Err(format!(
             "the exclusion of {} needs a reason",
@@ -418,6 +465,7 @@ fn declared(name: &str, t: Table) -> std::result::Result<DeclaredGate, String> {
         env: t.env,
         env_cmd: t.env_cmd,
         timeout_ms,
+        keep_output_bytes: keep_output.map(OutputBound::bytes),
         needs: t
             .needs
             .into_iter()
@@ -496,8 +544,8 @@ pub struct DeclaredRuns {
 /// Runs every declared gate in dependency order (`ledger gate run --all`):
 /// each one fresh is reused, the others run; a gate whose needs did not all
 /// pass is blocked, not run; gates that do not depend on a failure still run.
-/// `options` supervise each run; a gate's declared timeout applies unless
-/// `options` sets one. `done` is told of each gate as it is settled.
+/// `options` supervise each run; a gate's declared timeout and output bound
+/// apply unless `options` sets them. `done` is told of each gate as it is settled.
 pub fn run_declared(
     store: &Store,
     declarations: &Declarations,
@@ -521,6 +569,7 @@ pub fn run_declared(
             let spec = declarations.spec(gate)?;
             let options = RunOptions {
                 timeout: options.timeout.or_else(|| gate.timeout()),
+                keep_output: options.keep_output.or_else(|| gate.keep_output()),
                 ..options.clone()
             };
             let outcome = run_gate_with(store, &spec, &options)?;
@@ -627,11 +676,14 @@ exclude = [{ path = "src/gen", reason = "generated" }]
 env = ["MODE=ci", "LEDGER_DECLARED_SURELY_UNSET"]
 env-cmd = { shell = "echo hi" }
 timeout = "1m 30s"
+keep-output = "4MiB"
 "#,
         );
         let declared = Declarations::read(&ws).unwrap().unwrap();
         let gate = declared.gate("test").unwrap();
         assert_eq!(gate.timeout_ms, Some(90_000));
+        assert_eq!(gate.keep_output_bytes, Some(4 << 20));
+        assert_eq!(gate.keep_output().map(OutputBound::bytes), Some(4 << 20));
         let spec = declared.spec(gate).unwrap();
         assert_eq!(spec.cwd(), "src");
         assert_eq!(spec.scope().roots(), ["src"]);
@@ -687,6 +739,22 @@ timeout = "1m 30s"
             (
                 "[gates.test]\ncommand = [\"true\"]\ntimeout = \"0s\"\n",
                 "zero",
+            ),
+            (
+                "[gates.test]\ncommand = [\"true\"]\nkeep-output = \"0\"\n",
+                "`keep-output` '0': a bound of zero",
+            ),
+            (
+                "[gates.test]\ncommand = [\"true\"]\nkeep-output = \"lots\"\n",
+                "`keep-output` 'lots'",
+            ),
+            (
+                "[gates.test]\ncommand = [\"true\"]\nkeep-output = -1\n",
+                "`keep-output` '-1'",
+            ),
+            (
+                "[gates.test]\ncommand = [\"true\"]\nkeep-output = true\n",
+                "a size",
             ),
             (
                 "[gates.test]\ncommand = [\"true\"]\nexclude = [{ path = \"x\" }]\n",

@@ -2,7 +2,8 @@
 //! [`Evidence`] bound to the scope's fingerprint, its argv, cwd and observed
 //! prerequisites, so that a later `check` says whether it still holds or why
 //! not ([`Freshness`], docs/gates.md). Running a gate (`run`) supervises its
-//! process group and keeps its output (`output`, up to 1 MiB in the store).
+//! process group and keeps its output (`output`, up to a bound, 1 MiB unless
+//! set, in the store).
 //!
 //! It stands on the records and expansion wings and knows nothing of OpenSpec
 //! or approvals.
@@ -49,7 +50,9 @@ pub use evidence::{
     EVIDENCE_KIND, Evidence, Freshness, GateQuery, GateSpec, LatestEvidence, Observations, Observe,
     StaleReason, Stopped, gate_ref, latest_evidence, record_evidence,
 };
-pub use output::{KeptOutput, OUTPUT_HEAD_BYTES, OUTPUT_LIMIT, OUTPUT_TAIL_BYTES, Truncation};
+pub use output::{
+    KeptOutput, OUTPUT_HEAD_BYTES, OUTPUT_LIMIT, OUTPUT_TAIL_BYTES, OutputBound, Truncation,
+};
 pub use process::{Echo, Interrupt, KILL_GRACE, RunOptions, wrapper_exit_code};
 pub use reuse::{ReusePolicy, limit_reuse, policy_ref, reuse_policy};
 pub use run::{RunOutcome, run_gate, run_gate_with};

@@ -17,7 +17,7 @@ use signal_hook::iterator::Signals;
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::gate::evidence::Stopped;
-use crate::gate::output::OutputKeeper;
+use crate::gate::output::{OutputBound, OutputKeeper};
 use crate::platform::{self, OsStrBytes, ProcessGroup};
 use crate::quote::quote;
 
@@ -85,6 +85,12 @@ pub struct RunOptions {
     /// recorded as failed and not reusable, like a timeout, and then fails
     /// with `cancelled`.
     pub interrupt: Option<Interrupt>,
+    /// How much of the command's output is kept (docs/gates.md, Output):
+    /// `None` keeps a declared gate's `keep-output` ([`run_declared`]), else
+    /// [`OutputBound::DEFAULT`], 1 MiB.
+    ///
+    /// [`run_declared`]: crate::gate::run_declared
+    pub keep_output: Option<OutputBound>,
 }
 
 impl RunOptions {
@@ -104,6 +110,7 @@ impl std::fmt::Debug for RunOptions {
             .field("timeout", &self.timeout)
             .field("forward_signals", &self.forward_signals)
             .field("interrupt", &self.interrupt.is_some())
+            .field("keep_output", &self.keep_output)
             .finish()
     }
 }
@@ -201,7 +208,8 @@ pub(crate) fn execute(
             );
             not_started(reason, Some(e))
         })?;
-    let pumps = Pumps::start(&mut child, options.echo);
+    let keeper = OutputKeeper::new(options.keep_output.unwrap_or_default());
+    let pumps = Pumps::start(&mut child, options.echo, keeper);
     let supervised = supervise(&mut child, signals, options, &pumps)
         .map_err(|e| not_started(format!("waiting for the command failed: {e}"), None))?;
     // A pump still reading (a pipe held by a process that left the group)
@@ -230,8 +238,8 @@ struct Pumps {
 }
 
 impl Pumps {
-    fn start(child: &mut Child, echo: Echo) -> Pumps {
-        let output = Arc::new(Mutex::new(OutputKeeper::default()));
+    fn start(child: &mut Child, echo: Echo, keeper: OutputKeeper) -> Pumps {
+        let output = Arc::new(Mutex::new(keeper));
         let over = Arc::new(AtomicBool::new(false));
         let (sender, ended) = mpsc::channel();
         let (shown, to_stdout) = (echo != Echo::Off, echo == Echo::Passthrough);

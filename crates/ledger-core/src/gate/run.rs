@@ -103,13 +103,15 @@ pub fn run_gate_with(store: &Store, spec: &GateSpec, options: &RunOptions) -> Re
         .into_iter()
         .flatten()
         .reduce(|a, b| format!("{a}; {b}"));
-    let (kept, total_bytes, truncated) = ran.output.finish();
+    let kept = ran.output.finish();
     let output = KeptOutput {
-        digest: format!("sha256:{}", store.write_object(&kept)?),
-        total_bytes,
-        truncated,
+        digest: format!("sha256:{}", store.write_object(&kept.bytes)?),
+        total_bytes: kept.total_bytes,
+        bound_bytes: kept.bound.bytes(),
+        truncated: kept.truncated,
         incomplete: ran.incomplete,
     };
+    let kept = kept.bytes;
     let evidence = Evidence {
         spec: spec.with_scope(before.scope.clone()),
         prerequisites,

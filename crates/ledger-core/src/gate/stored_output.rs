@@ -30,8 +30,9 @@ impl GateOutput {
             .min(self.bytes.len())]
     }
 
-    /// The bytes kept from the end of the output, after the dropped ones
-    /// (empty when it was not truncated).
+    /// What follows the head: when the output was truncated, the line that
+    /// says which bytes and lines were dropped, then the bytes kept from the
+    /// end (empty when it was not truncated).
     pub fn tail(&self) -> &[u8] {
         &self.bytes[self.head().len()..]
     }

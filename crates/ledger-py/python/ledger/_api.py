@@ -58,8 +58,16 @@ Exclude = Union[str, "Exclude2"]
 # The record a write started from: its id, or `no-record` when the writer read that nothing is recorded.
 Expected = Union["RecordId", Literal["no-record"]]
 
+# How many bytes of a run's output are kept (from 1 to 1073741824, 1 GiB; default 1048576, 1 MiB): past it, the first quarter and the last three quarters, with a line between them saying what was dropped.
+KeepOutputBytes = int
+
 # One scope of [`OverlapOptions`]: a writer's name and its file set.
-NamedScope = TypedDict("NamedScope", {"name": str, "scope": "ScopeOptions"})
+_NamedScopeRequired = TypedDict("_NamedScopeRequired", {"name": str})
+_NamedScopeOptional = TypedDict("_NamedScopeOptional", {"patterns": Union[list[str], tuple[str, ...]], "scope": Optional["ScopeOptions"]}, total=False)
+
+
+class NamedScope(_NamedScopeRequired, _NamedScopeOptional):
+    pass
 
 # A value given by the caller (`--env NAME=VALUE`).
 Observe1 = TypedDict("Observe1", {"literal": str})
@@ -83,7 +91,7 @@ RecordId = str
 # A scope of the workspace: which files an inventory covers (docs/format.md
 # §2; the CLI's scope flags). Lists that name no root, path or Tasks file
 # declare the whole workspace.
-ScopeOptions = TypedDict("ScopeOptions", {"exclude": Sequence["Exclude"], "paths": Union[list[str], tuple[str, ...]], "purpose": str, "repos": Union[list[str], tuple[str, ...]], "roots": Union[list[str], tuple[str, ...]], "task_rule": Optional["TaskRule"], "tasks": Union[list[str], tuple[str, ...]]}, total=False)
+ScopeOptions = TypedDict("ScopeOptions", {"allow_unmatched_exclusions": bool, "exclude": Sequence["Exclude"], "paths": Union[list[str], tuple[str, ...]], "purpose": str, "repos": Union[list[str], tuple[str, ...]], "roots": Union[list[str], tuple[str, ...]], "task_rule": Optional["TaskRule"], "tasks": Union[list[str], tuple[str, ...]]}, total=False)
 
 # How a Tasks file is normalized before hashing (docs/format.md §4).
 TaskRule = Literal["task-checkbox-v1", "openspec-checkbox"]
@@ -200,7 +208,7 @@ DanglingRef = TypedDict("DanglingRef", {"missing": "RecordId", "reference": str}
 DeclaredExclusion = TypedDict("DeclaredExclusion", {"path": str, "reason": str})
 
 # A gate as `ledger.toml` declares it, validated: its spec builds.
-DeclaredGate = TypedDict("DeclaredGate", {"command": list[str], "cwd": str, "env": list[str], "env_cmd": dict[str, str], "exclude": list["DeclaredExclusion"], "name": str, "needs": list[str], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "timeout_ms": Optional[int]})
+DeclaredGate = TypedDict("DeclaredGate", {"command": list[str], "cwd": str, "env": list[str], "env_cmd": dict[str, str], "exclude": list["DeclaredExclusion"], "keep_output_bytes": Optional[int], "name": str, "needs": list[str], "paths": list[str], "purpose": str, "repos": list[str], "roots": list[str], "timeout_ms": Optional[int]})
 
 # A gate `ledger.toml` declares, as it stands now (`gate check NAME`).
 DeclaredGateStanding = TypedDict("DeclaredGateStanding", {"commands_not_run": list[str], "fresh": bool, "gate": str, "reasons": list["StaleReason"], "record": Optional["RecordId"]})
@@ -240,9 +248,23 @@ _EvidenceOptional = TypedDict("_EvidenceOptional", {"head": Optional["ObservedHe
 class Evidence(_EvidenceRequired, _EvidenceOptional):
     pass
 
-# A path or directory root removed from the candidates, with the reason a
-# reviewer reads (the "explained boundary").
-Exclusion = TypedDict("Exclusion", {"path": str, "reason": str})
+# A path or directory root removed from the candidates, or a pattern, with
+# the reason a reviewer reads (the "explained boundary").
+_ExclusionRequired = TypedDict("_ExclusionRequired", {"path": str, "reason": str})
+_ExclusionOptional = TypedDict("_ExclusionOptional", {"pattern": bool}, total=False)
+
+
+class Exclusion(_ExclusionRequired, _ExclusionOptional):
+    pass
+
+# What one exclusion the caller declared removes from the scope now: the
+# candidates it holds (`ledger entries --excluded`).
+_ExclusionMatchRequired = TypedDict("_ExclusionMatchRequired", {"path": str, "paths": list["WorkspacePath"], "reason": str})
+_ExclusionMatchOptional = TypedDict("_ExclusionMatchOptional", {"pattern": bool}, total=False)
+
+
+class ExclusionMatch(_ExclusionMatchRequired, _ExclusionMatchOptional):
+    pass
 
 # What the spec sync must leave in one touched baseline, kept in the PASS
 # (docs/records.md, The validation): either the expected bytes' digest with
@@ -292,7 +314,7 @@ Inventory = TypedDict("Inventory", {"entries": list["Entry"], "fingerprint": "Fi
 InventoryRecord = TypedDict("InventoryRecord", {"entries": list["Entry"], "fingerprint": "Fingerprint", "format": str, "observed": "Observed", "scope": "Scope", "version": str, "walked_roots": list[str], "written_by": str})
 
 # What the evidence says of the output it kept.
-_KeptOutputRequired = TypedDict("_KeptOutputRequired", {"digest": str, "total_bytes": int})
+_KeptOutputRequired = TypedDict("_KeptOutputRequired", {"bound_bytes": int, "digest": str, "total_bytes": int})
 _KeptOutputOptional = TypedDict("_KeptOutputOptional", {"incomplete": bool, "truncated": Optional["Truncation"]}, total=False)
 
 
@@ -510,7 +532,20 @@ TaskCount = TypedDict("TaskCount", {"done": int, "total": int})
 Tasks = TypedDict("Tasks", {"done": int, "rule": "TaskRule", "tasks": list["Task"], "total": int})
 
 # The part of an output past the bound that was not kept.
-Truncation = TypedDict("Truncation", {"dropped_bytes": int, "head_bytes": int})
+#
+# The kept bytes are the first `head_bytes` bytes of the output, then the
+# elision marker (`marker_bytes` long: a line saying what was dropped), then
+# the last bytes of the output; the `dropped_bytes` bytes between are gone.
+# The dropped bytes are those at offsets `head_bytes..head_bytes +
+# dropped_bytes` of the output (0-based, the end excluded), on its lines
+# `dropped_from_line` to `dropped_to_line` (1-based, both included; the
+# first and the last of them may be kept in part).
+_TruncationRequired = TypedDict("_TruncationRequired", {"dropped_bytes": int, "head_bytes": int})
+_TruncationOptional = TypedDict("_TruncationOptional", {"dropped_from_line": Optional[int], "dropped_to_line": Optional[int], "marker_bytes": int}, total=False)
+
+
+class Truncation(_TruncationRequired, _TruncationOptional):
+    pass
 
 # What [`crate::records::Store::unlock`] did.
 Unlocked = TypedDict("Unlocked", {"kept": list["RefLock"], "older_than_seconds": int, "removed": list["RefLock"]})
@@ -745,6 +780,12 @@ class InvalidArgumentError(LedgerError):
     code = "invalid-argument"
 
 
+class UnmatchedExclusionError(LedgerError):
+    """LedgerError of code ``unmatched-exclusion`` (docs/errors.md)."""
+
+    code = "unmatched-exclusion"
+
+
 class ReadOnlyError(LedgerError):
     """LedgerError of code ``read-only`` (docs/errors.md)."""
 
@@ -932,6 +973,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "gate-not-started": GateNotStartedError,
     "cancelled": CancelledError,
     "invalid-argument": InvalidArgumentError,
+    "unmatched-exclusion": UnmatchedExclusionError,
     "read-only": ReadOnlyError,
     "bad-report": BadReportError,
     "bad-entry": BadEntryError,
@@ -960,7 +1002,7 @@ _ERRORS: dict[str, type[LedgerError]] = {
     "panic": PanicError,
 }
 
-ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "cancelled", "invalid-argument", "read-only", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
+ErrorCode = Literal["invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "cancelled", "invalid-argument", "unmatched-exclusion", "read-only", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic"]
 """Every code a LedgerError can carry."""
 
 DEFAULT_CHANGES_ROOT: Final[str] = "openspec/changes"
@@ -972,7 +1014,7 @@ DEFAULT_EXCLUSION_REASON: Final[str] = "excluded by the caller"
 DEFAULT_SCHEMA: Final[str] = "spec-driven"
 """The artifact schema OpenSpec uses when nothing names one."""
 
-ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "cancelled", "invalid-argument", "read-only", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
+ERROR_CODES: Final[tuple[str, ...]] = ("invalid-path", "non-utf8-path", "conflict", "special-file", "nested-repository", "unreadable", "unwritable", "symlinked-parent", "changed-while-reading", "outside-workspace", "untrusted-repository", "untrusted-store", "git", "bad-fingerprint", "malformed-record", "unsupported-version", "missing-material", "ambiguous-material", "graph-cycle", "unknown-artifact", "bad-schema", "unknown-schema", "bad-openspec-config", "bad-gate-declaration", "gate-cycle", "missing-source", "prerequisite-failed", "gate-not-started", "cancelled", "invalid-argument", "unmatched-exclusion", "read-only", "bad-report", "bad-entry", "duplicate-entry", "pointer-conflict", "divergent-heads", "chain-mismatch", "corrupt-record", "ref-locked", "ref-name-conflict", "bad-ref-name", "invalid-gitfile", "git-environment", "unknown-change", "upstream-blocked", "absent-artifact", "non-utf8-value", "too-large", "validation-refused", "not-validated", "no-delivery", "fingerprint-moved", "bad-record-id", "bad-signing-key", "bad-allowed-signers", "panic",)
 """Every code a LedgerError can carry (the core's, and `panic`)."""
 
 FORMAT_V1: Final[str] = "wealth-ledger-input-v1"
@@ -1198,14 +1240,14 @@ class Workspace:
         its arguments and result in snake_case whatever the door."""
         return _call(self._path, "agent_call", {"arguments": arguments, "read_only": read_only, "tool": tool}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
 
-    def fingerprint(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Fingerprint":
+    def fingerprint(self, *, allow_unmatched_exclusions: Optional[bool] = None, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Fingerprint":
         """The v1 fingerprint of the scope's inventory (`ledger fingerprint`)."""
-        return _call(self._path, "fingerprint", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
+        return _call(self._path, "fingerprint", {"allow_unmatched_exclusions": allow_unmatched_exclusions, "exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
 
-    def inventory(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Inventory":
+    def inventory(self, *, allow_unmatched_exclusions: Optional[bool] = None, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Inventory":
         """Lists, reads and fingerprints the scope's files (`ledger inventory --json`):
         the scope as resolved, the roots walked outside Git, every entry."""
-        return _call(self._path, "inventory", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
+        return _call(self._path, "inventory", {"allow_unmatched_exclusions": allow_unmatched_exclusions, "exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def inventory_at(self, rev: str, *, scope: Optional["ScopeOptions"] = None) -> "AtRevision":
         """The scope as it is in the commit `rev` names (`ledger entries --rev`),
@@ -1219,6 +1261,12 @@ class Workspace:
         path more than one scope holds, with their names; `disjoint` when none
         does (seed 001: overlapping fixers run one after another)."""
         return _call(self._path, "overlap", {"scopes": scopes}, settings=self._settings_json)  # type: ignore[no-any-return]
+
+    def exclusion_matches(self, *, allow_unmatched_exclusions: Optional[bool] = None, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> list["ExclusionMatch"]:
+        """What each exclusion of the scope removes now (`ledger entries
+        --excluded`): its candidates, or none (which a declared exclusion may
+        only do when `allow_unmatched_exclusions` says so)."""
+        return _call(self._path, "exclusion_matches", {"allow_unmatched_exclusions": allow_unmatched_exclusions, "exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def status(self, change: str, *, changes_root: Optional[str] = None, graph: Optional["ArtifactGraph"] = None, schema: Optional[str] = None, task_rule: Optional["TaskRule"] = None) -> "ApprovalStatus":
         """Each artifact's approval: approved, unbound, changed (with the changed
@@ -1246,10 +1294,10 @@ class Workspace:
         a change that exists; `unknown-change` when neither is there."""
         return _call(self._path, "current_state", {"change": change}, settings=self._settings_json)  # type: ignore[no-any-return]
 
-    def resolve_scope(self, *, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Scope":
+    def resolve_scope(self, *, allow_unmatched_exclusions: Optional[bool] = None, exclude: Optional[Sequence["Exclude"]] = None, paths: Optional[Union[list[str], tuple[str, ...]]] = None, purpose: Optional[str] = None, repos: Optional[Union[list[str], tuple[str, ...]]] = None, roots: Optional[Union[list[str], tuple[str, ...]]] = None, task_rule: Optional["TaskRule"] = None, tasks: Optional[Union[list[str], tuple[str, ...]]] = None) -> "Scope":
         """The scope as an expansion would cover it: the workspace made absolute, the
         default repository filled in, the store exclusion present."""
-        return _call(self._path, "resolve_scope", {"exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
+        return _call(self._path, "resolve_scope", {"allow_unmatched_exclusions": allow_unmatched_exclusions, "exclude": exclude, "paths": paths, "purpose": purpose, "repos": repos, "roots": roots, "task_rule": task_rule, "tasks": tasks}, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def compare(self, inventory: "Inventory") -> "Comparison":
         """Re-expands an inventory's scope plus every path it held, in this
@@ -1382,15 +1430,17 @@ class Workspace:
         commands given here."""
         return _call(self._path, "check_recorded_gate", {"argv": argv, "cwd": cwd, "name": name, "prerequisites": prerequisites, "scope": scope}, settings=self._settings_json)  # type: ignore[no-any-return]
 
-    def run_gate(self, name: str, *, argv: Union[list[str], tuple[str, ...]], cwd: Optional[str] = None, echo: Optional["Echo"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "GateRun":
+    def run_gate(self, name: str, *, argv: Union[list[str], tuple[str, ...]], cwd: Optional[str] = None, echo: Optional["Echo"] = None, keep_output_bytes: Optional["KeepOutputBytes"] = None, prerequisites: Optional[Mapping[str, "Observe"]] = None, scope: Optional["ScopeOptions"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "GateRun":
         """Reuses fresh evidence, or runs the command and records evidence whatever
         its exit status (`ledger gate run --json`). After `timeout_ms` the gate's
         process group is sent SIGTERM (SIGKILL shortly after), and the run is
-        recorded as failed and not reusable. A cancelled call (Python's `cancel`,
-        Node's `signal`) fails with `cancelled`: before the command starts,
-        nothing runs; during the run, its process group is stopped and the run
-        recorded as not reusable."""
-        return _call(self._path, "run_gate", {"argv": argv, "cwd": cwd, "echo": echo, "name": name, "prerequisites": prerequisites, "scope": scope, "timeout_ms": timeout_ms}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
+        recorded as failed and not reusable. Its output is kept whole up to
+        `keep_output_bytes` (default 1 MiB); past it, its start and its end, with
+        a line between them saying which bytes and lines were dropped. A cancelled
+        call (Python's `cancel`, Node's `signal`) fails with `cancelled`: before
+        the command starts, nothing runs; during the run, its process group is
+        stopped and the run recorded as not reusable."""
+        return _call(self._path, "run_gate", {"argv": argv, "cwd": cwd, "echo": echo, "keep_output_bytes": keep_output_bytes, "name": name, "prerequisites": prerequisites, "scope": scope, "timeout_ms": timeout_ms}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def declared_gates(self) -> list["DeclaredGate"]:
         """The gates the workspace's `ledger.toml` declares (docs/gates.md, Declared
@@ -1399,12 +1449,13 @@ class Workspace:
         that is not valid."""
         return _call(self._path, "declared_gates", {}, settings=self._settings_json)  # type: ignore[no-any-return]
 
-    def run_declared_gate(self, name: str, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "GateRun":
+    def run_declared_gate(self, name: str, *, echo: Optional["Echo"] = None, keep_output_bytes: Optional["KeepOutputBytes"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "GateRun":
         """Runs a gate `ledger.toml` declares, as declared (`ledger gate run NAME`):
         reuses fresh evidence, or runs its command and records evidence. Its
-        declared timeout applies unless `timeout_ms` is given. Cancelled, it
-        fails with `cancelled` as `run_gate` does."""
-        return _call(self._path, "run_declared_gate", {"echo": echo, "name": name, "timeout_ms": timeout_ms}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
+        declared timeout and `keep-output` apply unless `timeout_ms` and
+        `keep_output_bytes` are given. Cancelled, it fails with `cancelled` as
+        `run_gate` does."""
+        return _call(self._path, "run_declared_gate", {"echo": echo, "keep_output_bytes": keep_output_bytes, "name": name, "timeout_ms": timeout_ms}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def check_declared_gate(self, name: str, *, prerequisites: Optional[Mapping[str, "Observe"]] = None) -> "Freshness":
         """Whether the evidence of a gate `ledger.toml` declares is fresh for its
@@ -1420,12 +1471,12 @@ class Workspace:
         `check_declared_gate` checks it; nothing runs."""
         return _call(self._path, "check_declared_gates", {"prerequisites": prerequisites}, settings=self._settings_json)  # type: ignore[no-any-return]
 
-    def run_declared_gates(self, *, echo: Optional["Echo"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "DeclaredRuns":
+    def run_declared_gates(self, *, echo: Optional["Echo"] = None, keep_output_bytes: Optional["KeepOutputBytes"] = None, timeout_ms: Optional["TimeoutMs"] = None, cancel: Optional[Cancel] = None) -> "DeclaredRuns":
         """Runs every gate `ledger.toml` declares in dependency order (`ledger gate
         run --all`): fresh ones are reused, the others run, one whose needs did not
         pass is blocked (not run). Cancelled, it fails with `cancelled`: the gate
         running is stopped and recorded as not reusable, and no later gate starts."""
-        return _call(self._path, "run_declared_gates", {"echo": echo, "timeout_ms": timeout_ms}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
+        return _call(self._path, "run_declared_gates", {"echo": echo, "keep_output_bytes": keep_output_bytes, "timeout_ms": timeout_ms}, cancel, settings=self._settings_json)  # type: ignore[no-any-return]
 
     def latest_evidence(self, gate: str) -> Optional["LatestEvidence"]:
         """The gate's latest evidence and its record, or null when it never ran."""
@@ -1440,8 +1491,9 @@ class Workspace:
     def gate_output(self, gate: str) -> Optional["Bytes"]:
         """The output the gate's latest run kept (raw bytes, as the command wrote
         them; what `ledger gate show` prints), or null when it never ran. An output
-        past the bound was kept as its start and its end: the evidence's
-        `output.truncated` says how many bytes were dropped between them."""
+        past the bound was kept as its start and its end, with a line between them
+        saying which bytes and lines were dropped there (the evidence's
+        `output.truncated` says the same)."""
         return _b64decode_optional(_call(self._path, "gate_output", {"gate": gate}, settings=self._settings_json))
 
     def evidence_output(self, record: str) -> "Bytes":
@@ -1624,6 +1676,7 @@ __all__ = [
     "EntryParts",
     "Exclude",
     "Expected",
+    "KeepOutputBytes",
     "NamedScope",
     "Observe",
     "OrphanChoice",
@@ -1666,6 +1719,7 @@ __all__ = [
     "Entry",
     "Evidence",
     "Exclusion",
+    "ExclusionMatch",
     "ExpectedSync",
     "FieldChange",
     "Finalization",
@@ -1756,6 +1810,7 @@ __all__ = [
     "GateNotStartedError",
     "CancelledError",
     "InvalidArgumentError",
+    "UnmatchedExclusionError",
     "ReadOnlyError",
     "BadReportError",
     "BadEntryError",

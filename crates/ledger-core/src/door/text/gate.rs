@@ -69,11 +69,17 @@ pub fn run_outcome(outcome: &RunOutcome) -> String {
     if e.left_in_group {
         out.push_str("ledger: processes it left in its process group were stopped\n");
     }
-    if let Some(kept) = e.output.as_ref().filter(|k| k.truncated.is_some()) {
+    if let Some((kept, cut)) = e.output.as_ref().and_then(|k| Some((k, k.truncated?))) {
+        // The command's bytes kept, the elision marker apart.
         out.push_str(&format!(
-            "ledger: {} of its {} output bytes kept (the start and the end); `ledger gate show {}` prints them\n",
-            kept.kept_bytes(),
+            "ledger: {} of its {} output bytes kept (the bound), the start and the end: {} dropped between them{}; `ledger gate show {}` prints them\n",
+            kept.kept_bytes().saturating_sub(cut.marker_bytes),
             kept.total_bytes,
+            cut.describe(),
+            match cut.marker_bytes {
+                0 => "",
+                _ => " (a line there says so)",
+            },
             quote(e.spec.name())
         ));
     }
