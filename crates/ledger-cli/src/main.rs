@@ -8,6 +8,7 @@ mod doc_examples;
 mod exit_codes;
 mod gates;
 mod hints;
+mod inventory;
 mod lifecycle;
 mod mcp;
 mod overlap;
@@ -26,16 +27,8 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
-use clap::{Args, Parser, Subcommand};
-use ledger_core::{
-    Error,
-    expand::{AtRevision, Inventory},
-    records::{InventoryRecord, Observed},
-};
-
-use crate::report::json_line;
-use crate::scope_args::ScopeArgs;
-use ledger_core::door::text;
+use clap::{Parser, Subcommand};
+use ledger_core::Error;
 
 pub(crate) const EXIT_CODES: &str = "\
 Exit codes:
@@ -98,17 +91,17 @@ enum Command {
     /// With no flags inside a Git checkout: every file `git ls-files --cached
     /// --others --exclude-standard` lists in the whole checkout.
     #[command(after_help = crate::exit_codes::PLAIN)]
-    Fingerprint(Expand),
+    Fingerprint(inventory::Expand),
     /// Show the scope's entries: mode, kind, digest and path, one per line
     /// (paths quoted when they hold odd characters; `-z` for raw paths).
     #[command(after_help = crate::exit_codes::PLAIN)]
-    Entries(EntriesArgs),
+    Entries(inventory::EntriesArgs),
     /// Write an inventory record (JSON): scope, entries, fingerprint, metadata.
     #[command(after_help = crate::exit_codes::PLAIN)]
-    Inventory(InventoryArgs),
+    Inventory(inventory::InventoryArgs),
     /// Re-expand a record's scope and report what changed, path by path.
     #[command(after_help = crate::exit_codes::VERIFY)]
-    Verify(VerifyArgs),
+    Verify(inventory::VerifyArgs),
     /// Bind an artifact's current fingerprint to the owner's observed decision.
     #[command(after_help = crate::exit_codes::PLAIN)]
     Approve(approvals::ApproveArgs),
@@ -171,86 +164,6 @@ enum Command {
     /// Serve the tools an agent needs over the Model Context Protocol on
     /// stdio (docs/agents.md), in one workspace fixed for the server's life.
     Mcp(mcp::McpArgs),
-}
-
-#[derive(Args)]
-struct Expand {
-    #[command(flatten)]
-    scope: ScopeArgs,
-    /// Read the scope as it is in the commit REV names (any revision Git
-    /// reads: HEAD, main~2, a tag, an id), from Git's objects, not the
-    /// working tree; --json adds the commit's full id.
-    #[arg(long, value_name = "REV")]
-    rev: Option<String>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
-}
-
-impl Expand {
-    /// The scope's inventory: of the working tree, or of the commit `--rev`
-    /// names, with that commit's full id.
-    fn inventory(
-        &self,
-        settings: &ledger_core::Settings,
-    ) -> Result<(Inventory, Option<String>), Error> {
-        match &self.rev {
-            None => Ok((self.scope.expand(settings, |_| Ok(()))?, None)),
-            Some(rev) => {
-                let at = Inventory::expand_at(&self.scope.to_scope(settings)?, rev)?;
-                Ok((at.inventory, Some(at.commit)))
-            }
-        }
-    }
-}
-
-#[derive(Args)]
-struct EntriesArgs {
-    #[command(flatten)]
-    expand: Expand,
-    /// End every entry (and the final fingerprint) with NUL instead of a newline,
-    /// paths unquoted: any path round-trips, like `git ls-files -z`.
-    #[arg(short = 'z', conflicts_with = "json")]
-    nul: bool,
-    /// List, instead of the entries, what each exclusion given removes: its
-    /// candidates (tab-separated after the exclusion), or that it removes none.
-    #[arg(long, conflicts_with_all = ["nul", "rev"])]
-    excluded: bool,
-}
-
-#[derive(Args)]
-struct InventoryArgs {
-    #[command(flatten)]
-    scope: ScopeArgs,
-    /// Observed metadata stored in the record (repeatable).
-    #[arg(long = "meta", value_name = "KEY=VALUE", value_parser = key_value)]
-    meta: Vec<(String, String)>,
-    /// Write the record to FILE (atomically) instead of stdout. A FILE the
-    /// scope's roots select is excluded from the set, with a reason; one named
-    /// by --path or --tasks is refused.
-    #[arg(long, value_name = "FILE")]
-    out: Option<Utf8PathBuf>,
-}
-
-#[derive(Args)]
-struct VerifyArgs {
-    /// The inventory record to check.
-    record: Utf8PathBuf,
-    /// Re-expand in DIR [default: the top of the enclosing Git checkout, else the
-    /// current directory]. The record's own workspace is never where ledger goes:
-    /// a record is input, and could name any directory.
-    #[arg(long, value_name = "DIR")]
-    workspace: Option<Utf8PathBuf>,
-    /// Print the comparison as JSON.
-    #[arg(long)]
-    json: bool,
-}
-
-fn key_value(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
-        _ => Err(format!("expected KEY=VALUE, got {text:?}")),
-    }
 }
 
 /// The command, from its arguments to its exit status. std's start does the
@@ -394,82 +307,10 @@ fn run(cli: Cli, reporter: Option<progress::Reporter>) -> Result<ExitCode, Failu
             gates::print_output(&output, true)?;
             return Ok(ExitCode::SUCCESS);
         }
-        Command::Fingerprint(args) => {
-            let (inventory, commit) = args.inventory(settings)?;
-            let text = if args.json {
-                let mut json = serde_json::json!({
-                    "fingerprint": inventory.fingerprint,
-                    "entries": inventory.entries.len(),
-                    "walked_roots": inventory.walked_roots,
-                    "scope": inventory.scope,
-                });
-                if let Some(commit) = commit {
-                    json["commit"] = commit.into();
-                }
-                json_line(&json)
-            } else {
-                format!("{}\n", inventory.fingerprint)
-            };
-            (text, ExitCode::SUCCESS)
-        }
-        Command::Entries(args) if args.excluded => {
-            let scope = args.expand.scope.to_scope(settings)?;
-            let matches = ledger_core::expand::exclusion_matches(&scope)?;
-            let text = match args.expand.json {
-                true => json_line(&matches),
-                false => text::exclusion_matches(&matches),
-            };
-            (text, ExitCode::SUCCESS)
-        }
-        Command::Entries(args) => {
-            let (inventory, commit) = args.expand.inventory(settings)?;
-            let text = if args.expand.json {
-                match commit {
-                    Some(commit) => json_line(&AtRevision { commit, inventory }),
-                    None => json_line(&inventory),
-                }
-            } else if args.nul {
-                text::entries_nul(&inventory)
-            } else {
-                text::entries(&inventory)
-            };
-            (text, ExitCode::SUCCESS)
-        }
-        Command::Inventory(args) => {
-            let inventory = args.scope.expand(settings, |scope| match &args.out {
-                Some(file) => scope.exclude_own_record(file),
-                None => Ok(()),
-            })?;
-            let observed = Observed {
-                meta: args.meta.into_iter().collect(),
-                ..Observed::default()
-            };
-            let record = InventoryRecord::new(inventory, observed);
-            match &args.out {
-                Some(file) => {
-                    record.write(file)?;
-                    (format!("{}\n", record.fingerprint), ExitCode::SUCCESS)
-                }
-                None => (record.to_json(), ExitCode::SUCCESS),
-            }
-        }
-        Command::Verify(args) => {
-            let workspace = match args.workspace {
-                Some(dir) => dir,
-                None => scope_args::default_workspace()?,
-            };
-            let record = InventoryRecord::read(&args.record)?
-                .inventory_in(&workspace)
-                .with_settings(settings.clone());
-            let comparison = record.compare()?;
-            let text = if args.json {
-                json_line(&comparison)
-            } else {
-                text::comparison(&comparison)
-            };
-            let code = if comparison.matches { 0 } else { 1 };
-            (text, ExitCode::from(code))
-        }
+        Command::Fingerprint(args) => inventory::run_fingerprint(args, settings)?,
+        Command::Entries(args) => inventory::run_entries(args, settings)?,
+        Command::Inventory(args) => inventory::run_inventory(args, settings)?,
+        Command::Verify(args) => inventory::run_verify(args, settings)?,
         Command::Approve(args) => approvals::run_approve(args, settings)?,
         Command::Status(args) => approvals::run_status(args, settings)?,
         Command::State(command) => approvals::run_state(command, settings)?,
