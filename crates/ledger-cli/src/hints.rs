@@ -6,7 +6,7 @@
 //! its `error[<code>]: <message>` line; this module is the one table of them.
 //! Most hints are keyed by the error's variant alone. `invalid-argument` covers
 //! many causes, so its hints are keyed by a phrase of the core's message as
-//! well; `tests/cli.rs` provokes each of those, so a reworded core message
+//! well; `tests/cli/verbs.rs` provokes each of those, so a reworded core message
 //! cannot silently lose its hint.
 
 use std::io::Write;

@@ -4,9 +4,7 @@
 
 use std::process::{Command, Stdio};
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const CHANGE: &str = "openspec/changes/add-auth";
 

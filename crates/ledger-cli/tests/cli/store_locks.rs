@@ -8,9 +8,7 @@ use std::path::PathBuf;
 use std::process::Output;
 use std::time::{Duration, SystemTime};
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const CHANGE: &str = "openspec/changes/add-auth";
 

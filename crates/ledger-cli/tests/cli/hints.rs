@@ -5,9 +5,7 @@
 
 use std::process::Output;
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const CHANGE: &str = "openspec/changes/add-auth";
 
@@ -168,7 +166,7 @@ fn a_recorded_schema_outside_the_workspace_is_hinted() {
     let outside = s.dir.path().join("schema.yaml");
     std::fs::write(
         &outside,
-        include_str!("../../ledger-core/schemas/spec-driven/schema.yaml"),
+        include_str!("../../../ledger-core/schemas/spec-driven/schema.yaml"),
     )
     .unwrap();
     let approve = s.ledger(

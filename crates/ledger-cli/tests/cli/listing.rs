@@ -8,9 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// Runs `program` in `cwd` with the sandbox's environment plus `extra`.
 fn run(s: &Sandbox, program: &str, cwd: &Path, extra: &[(&str, &str)], args: &[&str]) -> Output {

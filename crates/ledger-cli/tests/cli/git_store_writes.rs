@@ -8,9 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn checkout() -> Sandbox {
     let s = Sandbox::new();

@@ -8,9 +8,7 @@
 use ledger_testkit::SharedWriter;
 use std::time::Duration;
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const CHANGE: &str = "openspec/changes/add-auth";
 

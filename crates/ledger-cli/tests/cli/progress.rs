@@ -5,9 +5,7 @@
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -5,9 +5,7 @@
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const CHANGE: &str = "openspec/changes/add-auth";
 const TASKS: &[u8] = b"## 1. Core\n- [ ] 1.1 Add login\n  - [x] 1.1.1 Test it\n* [X] 1.2 Add tokens\n- [ ] Untitled step\n";

@@ -6,9 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// A checkout with `ledger.toml` declaring `lint` and `test` (which needs
 /// `lint`); each appends its name to `runs` outside the checkout.

@@ -6,9 +6,7 @@
 
 use std::process::Output;
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn json(out: &Output) -> Value {

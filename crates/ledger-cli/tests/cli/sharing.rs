@@ -9,9 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// The gate: appends to `$COUNTER` (outside every checkout, so the argv is the
 /// same everywhere) and reads the checkout's input.

@@ -4,9 +4,7 @@
 
 use std::os::unix::fs::symlink;
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const GATE: [&str; 7] = ["gate", "run", "--name", "test", "--", "sh", "-c"];
 

@@ -6,9 +6,7 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// A checkout with a record of its current state in `record.json` (outside it).
 fn recorded() -> (Sandbox, PathBuf) {

@@ -5,9 +5,7 @@
 
 use std::process::Output;
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 const CHANGE: &str = "openspec/changes/add-auth";

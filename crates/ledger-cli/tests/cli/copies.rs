@@ -7,9 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ledger_core::records::Store;
 use ledger_testkit::utf8;
 

@@ -7,9 +7,7 @@
 
 use std::process::Output;
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const CHANGE: &str = "openspec/changes/add-auth";
 

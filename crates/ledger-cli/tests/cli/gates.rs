@@ -7,9 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ledger_core::records::Store;
 use ledger_testkit::utf8;
 use serde_json::json;

@@ -7,9 +7,7 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;
 use std::process::Command;
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn fingerprint_of_a_checkout_matches_the_oracle() {
