@@ -1,15 +1,17 @@
 //! The reads of one expansion as one queue (docs/performance.md, One queue for
 //! every path): the listing adds work as it finds it — the tracked files from the
 //! index first, then each untracked or walked file as the walk meets it — and
-//! every thread of the pool takes the next piece until the listing is done and
-//! the queue is empty, so no thread idles while a file waits.
+//! every thread of the pool takes the next piece until the listing is done, the
+//! queue is empty and no piece is being read any more (one may still put a large
+//! file back), so no thread idles while a file waits.
 //!
 //! A piece of work is a run of files of one directory (the directory is opened
 //! once per run, and the cache is asked about the whole run at once); a file
 //! known to be large is a piece of its own. The largest pieces go first, so
 //! that the last file read is a small one and the threads finish together.
 //! While the page cache serves the reads, a large file is left to the threads
-//! at the process's priority (see [`Reader`]).
+//! at the process's priority (see [`Reader`] and [`Pending::next`]: the pool's
+//! rule, docs/performance.md).
 
 use std::collections::{BTreeMap, BinaryHeap};
 use std::path::Path;
@@ -26,7 +28,7 @@ use crate::platform::{Handle, Stat};
 
 use crate::expand::cache::{DigestCache, Lookup};
 use crate::expand::progress;
-use crate::expand::threads;
+use crate::expand::threads::{self, Priority};
 use crate::tasks::rule::TaskRule;
 
 /// The most files in one piece of work: enough to open a directory once for
@@ -65,18 +67,30 @@ pub(crate) enum Reader {
 }
 
 impl Reader {
-    /// Whether this thread reads a file of [`LARGE`] bytes or more. A thread at
-    /// the lowest priority leaves them to the others while the page cache
-    /// serves the reads: a 256 MiB file it took while every core was busy
-    /// would be finished by it alone, at the end, on a core it gets only when
-    /// nobody else wants one (8 cached files of 256 MiB: 0.805 s against 0.772
-    /// s with both threads at normal priority). Once reads wait on the disk,
-    /// every thread takes them: more reads in flight is then the point.
-    fn takes_large_files(self) -> bool {
-        self == Reader::Caller
-            || !threads::at_lowest_priority()
-            || crate::expand::read::disk_waited()
+    /// Whether this reader, running at `priority`, reads a file of [`LARGE`]
+    /// bytes or more. A thread at the lowest priority leaves them to the others
+    /// while the page cache serves the reads (`disk_waited` false): a 256 MiB
+    /// file it took while every core was busy would be finished by it alone,
+    /// at the end, on a core it gets only when nobody else wants one (8 cached
+    /// files of 256 MiB: 0.805 s against 0.772 s with both threads at normal
+    /// priority; four of 256 MiB beside two busy threads of the host, on two
+    /// cores: over 25 s against 1.1 to 1.5 s). The caller and the threads at
+    /// the process's priority, one per core once the listing is done, read
+    /// them ([`Pending::next`]). Once reads wait on the disk, every thread
+    /// takes them: more reads in flight is then the point.
+    fn takes_large_files(self, priority: Priority, disk_waited: bool) -> bool {
+        self == Reader::Caller || priority == Priority::Process || disk_waited
     }
+}
+
+/// What a reader does next ([`Pending::next`]).
+enum Next {
+    /// Reads this piece.
+    Read(Piece),
+    /// Waits: the listing may add a piece, or a piece being read put one back.
+    Wait,
+    /// Stops serving: nothing is left for it to read.
+    Leave,
 }
 
 /// Where a file to read came from, which decides whether it is in the set.
@@ -126,6 +140,25 @@ impl Pending {
             self.large.push(piece);
         } else {
             self.pieces.push(piece);
+        }
+    }
+
+    /// The pool's rule: what `reader`, running at `priority`, does next. It
+    /// takes the largest piece it reads ([`Reader::takes_large_files`]); with
+    /// none queued, it waits while the listing may add one or a piece being
+    /// read may put one back (a large file met among the small files of its
+    /// directory), and leaves only when neither can happen. A thread that left
+    /// while another split a piece of large files would leave them to fewer
+    /// threads than there are cores: on two cores, when the thread at the
+    /// lowest priority took the piece, to the caller alone (four cached files
+    /// of 256 MiB: up to five runs in ten took 0.8 to 1.7 s, not 0.45 s).
+    fn next(&mut self, reader: Reader, priority: Priority, disk_waited: bool) -> Next {
+        if let Some(piece) = self.pop(reader.takes_large_files(priority, disk_waited)) {
+            return Next::Read(piece);
+        }
+        match self.closed && self.reading == 0 {
+            true => Next::Leave,
+            false => Next::Wait,
         }
     }
 
@@ -304,8 +337,9 @@ impl<'a> ReadQueue<'a> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Reads pieces until the queue is closed and empty; every thread of the
-    /// pool runs this, and the thread that made the queue ([`Reader::Caller`]).
+    /// Reads pieces until the queue is closed and empty and no piece is being
+    /// read; every thread of the pool runs this, and the thread that made the
+    /// queue ([`Reader::Caller`]).
     pub(crate) fn serve(&self, reader: Reader) {
         loop {
             self.call_helpers_if_waiting(reader);
@@ -313,7 +347,8 @@ impl<'a> ReadQueue<'a> {
                 return;
             };
             let _reading = Reading(self);
-            let read = self.read_piece(piece.number, piece.paths, piece.origin, reader);
+            let large_too = takes_large_files(reader);
+            let read = self.read_piece(piece.number, piece.paths, piece.origin, large_too);
             progress::answered(read.len());
             self.read
                 .lock()
@@ -324,7 +359,7 @@ impl<'a> ReadQueue<'a> {
 
     /// Whether a read found the disk in its way and no helpers were called yet.
     fn helpers_wanted(&self) -> bool {
-        crate::expand::read::disk_waited() && !self.helped.load(Ordering::Relaxed)
+        disk_waited() && !self.helped.load(Ordering::Relaxed)
     }
 
     /// Once a read of this process found the disk in its way, the disk helpers
@@ -343,17 +378,16 @@ impl<'a> ReadQueue<'a> {
         });
     }
 
-    /// The next piece `reader` reads; `None` when there is none left for it.
+    /// The next piece `reader`, on this thread, reads; `None` when there is
+    /// none left for it ([`Pending::next`]).
     fn next_piece(&self, reader: Reader) -> Option<Piece> {
         let mut pending = self.pending();
         loop {
-            if let Some(piece) = pending.pop(reader.takes_large_files()) {
-                return Some(piece);
-            }
-            // The caller stays while a piece is being read: a reader that
-            // leaves large files may still put one back.
-            if pending.closed && (reader == Reader::Pool || pending.reading == 0) {
-                return None;
+            let (priority, disk_waited) = (threads::current_priority(), disk_waited());
+            match pending.next(reader, priority, disk_waited) {
+                Next::Read(piece) => return Some(piece),
+                Next::Leave => return None,
+                Next::Wait => {}
             }
             pending = self
                 .more
@@ -365,14 +399,14 @@ impl<'a> ReadQueue<'a> {
     /// Reads the files of one directory: each looked at, the regular ones asked
     /// of the cache together, then the rest read. A large file the cache does
     /// not know is put back as a piece of its own, so that an idle thread reads
-    /// it while this one goes on (or one that reads large files, when `reader`
-    /// does not).
+    /// it while this one goes on (or one that reads large files, when this
+    /// reader does not: `large_too` false).
     fn read_piece(
         &self,
         number: u64,
         paths: Vec<WorkspacePath>,
         origin: Origin,
-        reader: Reader,
+        large_too: bool,
     ) -> Read {
         let dir = match open_dir(&self.root, paths[0].dir()) {
             Ok(Some(dir)) => dir,
@@ -396,7 +430,7 @@ impl<'a> ReadQueue<'a> {
         let looked_at = Instant::now();
         let looked: Vec<Result<Looked>> = paths.iter().map(|path| look_at(&dir, path)).collect();
         let lookups = self.lookups(&paths, &looked);
-        let reads_large = paths.len() == 1 && reader.takes_large_files();
+        let reads_large = paths.len() == 1 && large_too;
         let mut read = Vec::with_capacity(paths.len());
         let mut files = paths.into_iter().zip(looked).zip(lookups);
         while let Some(((path, looked), lookup)) = files.next() {
@@ -648,6 +682,17 @@ impl Drop for Feed<'_, '_> {
     fn drop(&mut self) {
         self.flush();
     }
+}
+
+/// Whether `reader`, on this thread, reads large files now
+/// ([`Reader::takes_large_files`]).
+fn takes_large_files(reader: Reader) -> bool {
+    reader.takes_large_files(threads::current_priority(), disk_waited())
+}
+
+/// Whether a read of this process has met the disk.
+fn disk_waited() -> bool {
+    crate::expand::disk_waits::disk_waited()
 }
 
 /// Reads every path in parallel on the pool of `threads` (the workspace's
@@ -905,11 +950,8 @@ mod tests {
         std::thread::scope(|scope| {
             scope.spawn(|| {
                 crate::expand::threads::lowest_priority();
-                assert!(crate::expand::threads::at_lowest_priority());
-                assert!(
-                    !crate::expand::read::disk_waited(),
-                    "the files are in the page cache"
-                );
+                assert_eq!(threads::current_priority(), Priority::Lowest);
+                assert!(!disk_waited(), "the files are in the page cache");
                 queue.serve(Reader::Pool);
             });
         });
@@ -940,6 +982,82 @@ mod tests {
             .map(|(p, b)| ((*p).to_owned(), *b))
             .collect();
         assert_eq!(run_paths(read, &[]), expected);
+    }
+
+    /// Four files of [`LARGE`] bytes or more that the walk found in one
+    /// directory (sizes unknown: one piece), read, the listing done, by the
+    /// calling thread and the pool of `count` threads on `cores` cores
+    /// ([`threads::priorities`]), the page cache serving the reads: each
+    /// thread in turn, the pool's last first, asks the queue what to do next,
+    /// and reads the piece it took at its next turn. Which files each thread
+    /// hashed, the caller's first. No timing: the queue's own decisions
+    /// ([`Pending::next`], [`ReadQueue::read_piece`]), step by step.
+    fn assignment(count: usize, cores: usize) -> Vec<Vec<String>> {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![7u8; (LARGE + 5) as usize];
+        let names = ["f1", "f2", "f3", "f4"];
+        for name in names {
+            std::fs::write(dir.path().join(name), &big).unwrap();
+        }
+        let tasks = BTreeMap::new();
+        let queue = ReadQueue::new(dir.path(), &tasks, None, count).unwrap();
+        queue.add(names.map(|name| (wp(name), None)), Origin::Listed);
+        queue.close();
+        let pool = threads::priorities(count, cores).into_iter();
+        let readers: Vec<(Reader, Priority)> = std::iter::once((Reader::Caller, Priority::Process))
+            .chain(pool.map(|priority| (Reader::Pool, priority)))
+            .collect();
+        let mut holding: Vec<Option<Piece>> = readers.iter().map(|_| None).collect();
+        let mut left = vec![false; readers.len()];
+        let mut hashed = vec![Vec::new(); readers.len()];
+        let turns = (0..readers.len()).rev().cycle();
+        for thread in turns.take(64 * readers.len()) {
+            let (reader, priority) = readers[thread];
+            if left[thread] {
+                continue;
+            }
+            match holding[thread].take() {
+                Some(piece) => {
+                    let _reading = Reading(&queue);
+                    let large_too = reader.takes_large_files(priority, false);
+                    let read = queue.read_piece(piece.number, piece.paths, piece.origin, large_too);
+                    for (path, outcome) in read {
+                        assert!(matches!(outcome, Ok(Content::File { .. })));
+                        hashed[thread].push(path.as_str().to_owned());
+                    }
+                }
+                None => match queue.pending().next(reader, priority, false) {
+                    Next::Read(piece) => holding[thread] = Some(piece),
+                    Next::Wait => {}
+                    Next::Leave => left[thread] = true,
+                },
+            }
+        }
+        assert!(left.iter().all(|left| *left), "every thread is done");
+        let mut all: Vec<&String> = hashed.iter().flatten().collect();
+        all.sort();
+        assert_eq!(all, names, "every file hashed once");
+        hashed
+    }
+
+    /// The default pool on two cores: the two threads at the process's
+    /// priority (the caller, once it has listed, and the pool's first) hash
+    /// two large files each, even when the pool's thread at the lowest
+    /// priority takes the piece that holds them (the pool's first does not
+    /// leave while it is split). With an explicit count of one, the pool's one
+    /// thread and the caller hash two each as well: they are both at the
+    /// process's priority.
+    #[test]
+    fn large_files_are_hashed_by_a_thread_per_core() {
+        let [caller, first, lowest] = &assignment(0, 2)[..] else {
+            panic!("the caller and two threads");
+        };
+        assert_eq!((caller.len(), first.len()), (2, 2), "{caller:?} {first:?}");
+        assert!(lowest.is_empty(), "{lowest:?}");
+        let [caller, only] = &assignment(1, 2)[..] else {
+            panic!("the caller and one thread");
+        };
+        assert_eq!((caller.len(), only.len()), (2, 2), "{caller:?} {only:?}");
     }
 
     #[test]

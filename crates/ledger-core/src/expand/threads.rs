@@ -11,11 +11,11 @@
 //! more than two requests (docs/performance.md, Cold reads). The first time a
 //! read finds a file's bytes outside the page cache (a read made with
 //! `RWF_NOWAIT`, or a probe of the store's cache file, see
-//! `read::read_without_waiting`), [`disk_helpers`] starts enough threads to make
-//! [`READS_IN_FLIGHT`] in all, kept for the rest of the process, and they join
-//! every later expansion's reading. Files in the page cache never make a reader
-//! wait, so a warm run starts no more threads than there are cores (starting
-//! sixteen cost a one-file repository 1.5 ms of its 5).
+//! `disk_waits::read_without_waiting`), [`disk_helpers`] starts enough threads
+//! to make [`READS_IN_FLIGHT`] in all, kept for the rest of the process, and
+//! they join every later expansion's reading. Files in the page cache never make
+//! a reader wait, so a warm run starts no more threads than there are cores
+//! (starting sixteen cost a one-file repository 1.5 ms of its 5).
 //!
 //! An expansion lists on its own thread and then reads with the pool, so the
 //! default pool leaves that thread a core: one thread per core but one runs at
@@ -24,8 +24,13 @@
 //! wait, and the host program's own threads keep their share of the cores.
 //! While the page cache serves the reads, a thread at the lowest priority
 //! leaves files of a mebibyte or more to the others (one it took while every
-//! core was busy would be finished by it alone, at the end). An explicit count
-//! is exactly that many threads, all at the process's priority, and no helpers.
+//! core was busy would be finished by it alone, at the end, or not for as long
+//! as the host keeps every core busy), and no thread stops reading while
+//! another may still put a large file back, so that the threads at the
+//! process's priority, one per core once the listing is done, hash the large
+//! files (docs/performance.md, The pool's rule). An explicit count is exactly
+//! that many threads, all at the process's priority, and no helpers
+//! ([`priorities`]).
 //!
 //! The count is a setting of the workspace ([`Settings::threads`]): each call
 //! reads with the pool of its own count. The pools themselves are a resource
@@ -136,25 +141,44 @@ pub(crate) fn alongside<R>(
     }
 }
 
-/// The pool of `count` threads (`0`: one per core, one of them at the
-/// process's priority).
-fn build(count: usize) -> Result<Arc<rayon::ThreadPool>> {
-    check_count(count)?;
-    // With the default count, one core is left to the thread that lists (an
-    // expansion lists on its own thread, then reads with the pool).
+/// The priority a thread of ledger's runs at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Priority {
+    /// The process's.
+    Process,
+    /// The lowest (nice 19, [`lowest_priority`]).
+    Lowest,
+}
+
+/// The threads of the pool of `count` (`0`: the default) on `cores` cores,
+/// by their priority. With the default count, one per core, all but the last
+/// at the process's priority: one core is left to the thread that lists (an
+/// expansion lists on its own thread, then reads with the pool, at the
+/// process's priority), and the last thread reads on it only when the listing
+/// leaves it time. On one core, the one thread at the process's priority. An
+/// explicit count is that many threads at the process's priority.
+pub(crate) fn priorities(count: usize, cores: usize) -> Vec<Priority> {
     let (count, normal) = match count {
-        0 => {
-            let cores = cores();
-            (cores, cores.saturating_sub(1).max(1))
-        }
+        0 => (cores.max(1), cores.saturating_sub(1).max(1)),
         n => (n, n),
     };
-    let size = count;
+    let priority = |index| match index < normal {
+        true => Priority::Process,
+        false => Priority::Lowest,
+    };
+    (0..count).map(priority).collect()
+}
+
+/// The pool of `count` threads (`0`: one per core, see [`priorities`]).
+fn build(count: usize) -> Result<Arc<rayon::ThreadPool>> {
+    check_count(count)?;
+    let priorities = priorities(count, cores());
+    let size = priorities.len();
     rayon::ThreadPoolBuilder::new()
         .num_threads(size)
         .thread_name(|i| format!("ledger-{i}"))
         .start_handler(move |index| {
-            if index >= normal {
+            if priorities.get(index) == Some(&Priority::Lowest) {
                 lowest_priority();
             }
         })
@@ -178,11 +202,14 @@ pub(crate) fn lowest_priority() {
     }
 }
 
-/// Whether the calling thread is one of ledger's that run at the lowest
-/// priority (a pool thread but the first, with the default count, or a disk
-/// helper).
-pub(crate) fn at_lowest_priority() -> bool {
-    AT_LOWEST_PRIORITY.get()
+/// The priority of the calling thread: [`Priority::Lowest`] for one of
+/// ledger's that runs at the lowest priority (the default pool's last thread,
+/// or a disk helper), else [`Priority::Process`].
+pub(crate) fn current_priority() -> Priority {
+    match AT_LOWEST_PRIORITY.get() {
+        true => Priority::Lowest,
+        false => Priority::Process,
+    }
 }
 
 /// Refuses a count above [`MAX_THREADS`].
@@ -214,5 +241,19 @@ mod tests {
             disk_helpers(2).is_none(),
             "an explicit count gets no helpers"
         );
+    }
+
+    /// The default pool on two cores is two threads, the second at the lowest
+    /// priority; on more cores, all but the last at the process's; an explicit
+    /// count is that many at the process's (who hashes large files:
+    /// `read_queue`'s `large_files_are_hashed_by_a_thread_per_core`).
+    #[test]
+    fn the_pool_is_a_thread_per_core_or_the_count_given() {
+        use Priority::{Lowest, Process};
+        assert_eq!(priorities(0, 2), [Process, Lowest]);
+        assert_eq!(priorities(0, 4), [Process, Process, Process, Lowest]);
+        assert_eq!(priorities(0, 1), [Process]);
+        assert_eq!(priorities(1, 2), [Process]);
+        assert_eq!(priorities(3, 2), [Process; 3]);
     }
 }
