@@ -387,7 +387,9 @@ fn a_moved_baseline_changes_the_specs_approval() {
     assert_eq!(p.status("tune-auth", &[]).1, 0);
 
     // Someone edits the main spec the delta was approved against.
-    let moved = p.read(baseline).replace("once they are signed in", "once signed in");
+    let moved = p
+        .read(baseline)
+        .replace("once they are signed in", "once signed in");
     p.write(baseline, &moved);
     let (status, code) = p.status("tune-auth", &[]);
     assert_eq!(
