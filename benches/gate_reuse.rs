@@ -43,6 +43,7 @@ fn recorded_runs(dir: &std::path::Path) -> (Store, GateSpec) {
             output: None,
             left_in_group: false,
             inventory,
+            head: None,
             not_reusable: None,
         };
         record_evidence(&store, &evidence).unwrap();
