@@ -14,7 +14,7 @@
 //! use ledger_core::records::RecordId;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let id: RecordId = "sha256:0000000000000000000000000000000000000000000000000000000000000000".parse()?;
+//! let id: RecordId = "0000000000000000000000000000000000000000000000000000000000000000".parse()?;
 //! assert_eq!(
 //!     text::resolved("changes/add-auth", &id),
 //!     format!("changes/add-auth now names {id}; the other heads stay in its history\n")
