@@ -31,6 +31,8 @@ def declared(workspace: Path, tmp_path: Path) -> tuple[ledger.Workspace, Path, P
     runs, marker = tmp_path / "runs", tmp_path / "marker"
     runs.write_text("")
     write(workspace, "ledger.toml", DECLARED.format(runs=runs, marker=marker))
+    # What the test gate's exclusion holds (one that holds nothing is refused).
+    write(workspace, "src/fixtures/sample.json", "{}\n")
     return ledger.Workspace(workspace), runs, marker
 
 
