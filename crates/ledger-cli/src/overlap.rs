@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
 use clap::Args;
-use ledger_core::expand::{FileSet, Scope, ScopeLists, overlap_sets};
+use ledger_core::expand::{FileSet, overlap_sets};
 use ledger_core::{Error, Settings};
 
 use crate::report::json_line;
@@ -46,23 +46,9 @@ pub fn run(args: OverlapArgs, settings: &Settings) -> Result<(String, ExitCode),
     };
     let sets = (args.scopes.into_iter())
         .map(|(name, items)| {
-            // A PATH holding `*`, `?` or `[` is a pattern, as in `--exclude`.
-            let (patterns, roots): (Vec<String>, Vec<String>) =
-                items.into_iter().partition(|p| p.contains(['*', '?', '[']));
-            let lists = ScopeLists {
-                roots,
-                ..ScopeLists::default()
-            };
-            let mut scope = Scope::from_lists_with(workspace.clone(), &lists, Default::default())?;
-            if lists.roots.is_empty() {
-                // Patterns alone: the scope adds nothing of its own.
-                scope = scope.selecting_nothing();
-            }
-            Ok(FileSet {
-                name,
-                scope: scope.with_settings(settings.clone()),
-                patterns,
-            })
+            let mut set = FileSet::from_items(name, &workspace, items)?;
+            set.scope = set.scope.with_settings(settings.clone());
+            Ok(set)
         })
         .collect::<Result<Vec<_>, Error>>()?;
     let found = overlap_sets(&sets)?;

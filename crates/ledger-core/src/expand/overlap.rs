@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::exclusion::{Exclusion, normal_pattern};
+use super::exclusion::{Exclusion, is_pattern, normal_pattern};
 use super::{Inventory, Scope, opened_once};
 use crate::{Error, Result, WorkspacePath};
 
@@ -57,6 +57,36 @@ pub struct FileSet {
     pub scope: Scope,
     /// Patterns whose matches it holds too.
     pub patterns: Vec<String>,
+}
+
+impl FileSet {
+    /// The set a writer names by `items` in `workspace`, as `ledger overlap
+    /// NAME=PATH[,PATH…]` takes them: each item a root, or a pattern when it
+    /// holds `*`, `?` or `[` (as an exclusion is); patterns alone select
+    /// nothing besides what they match.
+    pub fn from_items(
+        name: impl Into<String>,
+        workspace: &camino::Utf8Path,
+        items: Vec<String>,
+    ) -> Result<FileSet> {
+        let (patterns, roots): (Vec<String>, Vec<String>) =
+            items.into_iter().partition(|item| is_pattern(item));
+        let only_patterns = roots.is_empty();
+        let lists = super::ScopeLists {
+            roots,
+            ..super::ScopeLists::default()
+        };
+        let scope = Scope::from_lists(workspace, &lists)?;
+        Ok(FileSet {
+            name: name.into(),
+            scope: if only_patterns {
+                scope.selecting_nothing()
+            } else {
+                scope
+            },
+            patterns,
+        })
+    }
 }
 
 /// The entries of `set`: its scope's, and the candidates of the whole
