@@ -459,17 +459,19 @@ fn coded(e: &Error) -> String {
 /// neither active nor archived is `unknown-change` unless state was recorded
 /// for it (then every artifact is `gone`).
 pub fn status(store: &Store, change: &ChangeSet) -> Result<ApprovalStatus> {
-    let (record, envelope) = current_state(store, &change.change)?;
-    if record.is_none() {
-        change.require_present()?;
-    }
-    let change = with_recorded_schema(change, &envelope)?;
-    let mut status = evaluate(&change, &envelope);
-    if record.is_some() {
-        status.provenance = store.provenance(&super::state::state_ref(&change.change))?;
-    }
-    status.state_record = record;
-    Ok(status)
+    crate::expand::opened_once(|| {
+        let (record, envelope) = current_state(store, &change.change)?;
+        if record.is_none() {
+            change.require_present()?;
+        }
+        let change = with_recorded_schema(change, &envelope)?;
+        let mut status = evaluate(&change, &envelope);
+        if record.is_some() {
+            status.provenance = store.provenance(&super::state::state_ref(&change.change))?;
+        }
+        status.state_record = record;
+        Ok(status)
+    })
 }
 
 /// Whether an approval may bind a set none of whose files exist.

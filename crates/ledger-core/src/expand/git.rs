@@ -27,8 +27,10 @@
 //!   values of `GIT_CONFIG_PARAMETERS`; they are applied as git applies them.
 //! * git warns about an unreadable directory or ignore file and lists less; refused.
 
-use std::cell::RefCell;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 
 use gix::bstr::{BStr, ByteSlice};
@@ -95,7 +97,9 @@ pub(crate) enum Locate {
 /// start on [`Listing::tracked_files`] while [`Listing::list_within`] walks.
 pub(crate) struct Listing {
     repo: gix::Repository,
-    index: gix::index::File,
+    /// Read once per [`opened_once`], with skip-worktree entries marked up to
+    /// date (see [`mark_excluded_from_worktree_uptodate`]).
+    index: Rc<gix::index::File>,
     /// `prefix/` of `dir` in the worktree, or empty when `dir` is the worktree root:
     /// every repository path below `dir` starts with it, and stripping it makes the
     /// path relative to `dir`.
@@ -139,9 +143,7 @@ impl Listing {
         if !prefix_slash.is_empty() {
             prefix_slash.push(b'/');
         }
-        // Before the read: a walk memo keyed by it vouches for no later index.
-        let index_stat = platform::lstat(index_path(&repo)).ok();
-        let index = load_index(&repo, display)?;
+        let (index_stat, index) = shared_index(&repo, display)?;
         Ok(Listing {
             repo,
             index,
@@ -206,15 +208,21 @@ impl Listing {
     /// With the digest `cache`, the walk is replayed from its memo when nothing
     /// it depends on changed, and remembered otherwise ([`walk_memo`]).
     pub(crate) fn list_within(
-        mut self,
+        self,
         within: &Within,
         found: &mut dyn Found,
         cache: Option<&DigestCache<'_>>,
     ) -> Result<Vec<Candidate>> {
         let display = self.display.as_str();
-        let mut out = tracked(&self.repo, &self.index, &self.prefix_slash, found, display)?;
+        let mut out = tracked(
+            &self.repo,
+            &self.index,
+            &self.prefix_slash,
+            within,
+            found,
+            display,
+        )?;
         found.tracked_done();
-        mark_excluded_from_worktree_uptodate(&mut self.index);
         let patterns = walk_patterns(&self.prefix_slash, within);
         let mut memo = cache
             .zip(patterns.as_ref())
@@ -471,22 +479,63 @@ pub(crate) struct Worktree {
     repo: gix::Repository,
 }
 
-/// Each worktree opened within [`opened_once`], under the directories that find it.
-type Opened = Vec<(Vec<PathBuf>, Worktree)>;
-
-thread_local! {
-    /// The worktrees opened on this thread while [`opened_once`] runs, each
-    /// once, under the directory it was opened for and under its top (a
-    /// repository's clone sets up its own object cache: one per worktree kept,
-    /// one per open); `None` outside.
-    static OPENED: RefCell<Option<Opened>> = const { RefCell::new(None) };
+/// What [`opened_once`] keeps on its thread while it runs.
+#[derive(Default)]
+struct Opened {
+    /// Each repository opened, under the directory and the way it was
+    /// looked for (the store opens the workspace's at its top, the expansion
+    /// discovers it).
+    repositories: Vec<(PathBuf, Locate, gix::Repository)>,
+    /// Each worktree opened, under the directories that find it.
+    worktrees: Vec<(Vec<PathBuf>, Worktree)>,
+    /// What the wings above keep for the call, one value per type (see
+    /// [`kept_for_the_call`]).
+    kept: Vec<Box<dyn Any>>,
+    /// Each index read, under its file's path, with the file's status taken
+    /// before it was read: reused while the file's status is the same.
+    indexes: Vec<(PathBuf, Stat, Rc<gix::index::File>)>,
 }
 
-/// Runs `work` with each worktree opened once on this thread: opening a
-/// directory opened before, or the top of a worktree opened before (when its
-/// `.git` is the repository's), gives the same repository, configured as it was when first opened — as one git
-/// command reads its configuration once. Nothing within `work` may change a
-/// configuration it relies on.
+thread_local! {
+    /// The worktrees opened and indexes read on this thread while
+    /// [`opened_once`] runs, each once, a worktree under the directory it was
+    /// opened for and under its top (a repository's clone sets up its own
+    /// object cache: one per worktree kept, one per open); `None` outside.
+    static OPENED: RefCell<Option<Opened>> = const { RefCell::new(None) };
+    /// What this thread opened and read from Git so far (see [`GitReads`]).
+    static READS: Cell<GitReads> = const { Cell::new(GitReads { repository_opens: 0, index_reads: 0 }) };
+}
+
+/// How many times this thread opened a repository and read an index: one call
+/// that evaluates many scopes (`check` of many changes) opens and reads each
+/// once. Counted for the tests that hold it to that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GitReads {
+    /// Repositories opened (their configuration read and parsed).
+    pub repository_opens: u64,
+    /// Index files read and decoded.
+    pub index_reads: u64,
+}
+
+/// What this thread has opened and read from Git since it started.
+pub fn git_reads() -> GitReads {
+    READS.get()
+}
+
+/// Counts one more open or read on this thread.
+fn count(add: impl FnOnce(&mut GitReads)) {
+    let mut reads = READS.get();
+    add(&mut reads);
+    READS.set(reads);
+}
+
+/// Runs `work` with each worktree opened once and each index read once on this
+/// thread: opening a directory opened before, or the top of a worktree opened
+/// before (when its `.git` is the repository's), gives the same repository,
+/// configured as it was when first opened — as one git command reads its
+/// configuration once; an index whose file has the status it had when read
+/// is not read again. Nothing within `work` may change a configuration it
+/// relies on. Within an `opened_once` already running, `work` shares it.
 pub(crate) fn opened_once<R>(work: impl FnOnce() -> R) -> R {
     /// Puts back what was there before, however `work` ends.
     struct Restore(Option<Opened>);
@@ -495,8 +544,32 @@ pub(crate) fn opened_once<R>(work: impl FnOnce() -> R) -> R {
             OPENED.set(self.0.take());
         }
     }
-    let _restore = Restore(OPENED.replace(Some(Vec::new())));
+    if OPENED.with_borrow(Option::is_some) {
+        return work();
+    }
+    let _restore = Restore(OPENED.replace(Some(Opened::default())));
     work()
+}
+
+/// Runs `use_it` on the value of type `T` kept for the call [`opened_once`] runs
+/// on this thread (`T::default()` the first time), and gives what it returns;
+/// `None` outside one. What is kept must stay true for the whole call (the
+/// store keeps records read by their commit's id, which names their bytes).
+/// `use_it` must not open or read through this module.
+pub(crate) fn kept_for_the_call<T: Default + 'static, R>(
+    use_it: impl FnOnce(&mut T) -> R,
+) -> Option<R> {
+    OPENED.with_borrow_mut(|opened| {
+        let kept = &mut opened.as_mut()?.kept;
+        let at = match kept.iter().position(|value| value.is::<T>()) {
+            Some(at) => at,
+            None => {
+                kept.push(Box::new(T::default()));
+                kept.len() - 1
+            }
+        };
+        kept[at].downcast_mut::<T>().map(use_it)
+    })
 }
 
 impl Worktree {
@@ -520,6 +593,7 @@ impl Worktree {
         OPENED.with_borrow(|opened| {
             let (_, worktree) = opened
                 .as_ref()?
+                .worktrees
                 .iter()
                 .find(|(keys, _)| keys.iter().any(|k| k == dir))?;
             Some(read(worktree))
@@ -548,7 +622,7 @@ impl Worktree {
     fn remember(keys: Vec<PathBuf>, keep: impl FnOnce() -> Worktree) {
         OPENED.with_borrow_mut(|opened| {
             if let Some(opened) = opened {
-                opened.push((keys, keep()));
+                opened.worktrees.push((keys, keep()));
             }
         });
     }
@@ -606,7 +680,37 @@ fn describe(err: &gix::Error) -> String {
 
 /// Opens the repository for `dir`, refusing repositories owned by another user (as git
 /// does, `safe.directory` aside). `Ok(None)` when there is no repository to open.
+/// Within [`opened_once`], each directory's repository is opened once.
 pub(crate) fn open_repository(
+    dir: &Path,
+    locate: Locate,
+    display: &str,
+) -> Result<Option<gix::Repository>> {
+    let kept = OPENED.with_borrow(|opened| {
+        let (_, _, repo) = opened
+            .as_ref()?
+            .repositories
+            .iter()
+            .find(|(d, l, _)| d == dir && *l == locate)?;
+        Some(repo.clone())
+    });
+    if kept.is_some() {
+        return Ok(kept);
+    }
+    let repo = open_repository_anew(dir, locate, display)?;
+    if let Some(repo) = &repo {
+        OPENED.with_borrow_mut(|opened| {
+            if let Some(opened) = opened {
+                opened
+                    .repositories
+                    .push((dir.to_path_buf(), locate, repo.clone()));
+            }
+        });
+    }
+    Ok(repo)
+}
+
+fn open_repository_anew(
     dir: &Path,
     locate: Locate,
     display: &str,
@@ -616,6 +720,7 @@ pub(crate) fn open_repository(
     let Some(found) = locate_repository(dir, locate, display)? else {
         return Ok(None);
     };
+    count(|reads| reads.repository_opens += 1);
     match gix::open_opts(&found, options) {
         Ok(repo) => Ok(Some(repo)),
         Err(err) => {
@@ -1130,6 +1235,44 @@ fn default_excludes_file() -> Option<PathBuf> {
 
 /// Reads the index as an owned copy we may modify; an absent index (fresh repository)
 /// is an empty one.
+/// The index of `repo` with the status its file had before it was read (`None`:
+/// no index file), read once within [`opened_once`] while that status holds
+/// (git replaces the file to write it: a new one has another inode and ctime),
+/// its skip-worktree entries marked up to date for the walk.
+fn shared_index(
+    repo: &gix::Repository,
+    display: &str,
+) -> Result<(Option<Stat>, Rc<gix::index::File>)> {
+    let path = index_path(repo);
+    // Before the read: a walk memo keyed by it vouches for no later index.
+    let stat = platform::lstat(&path).ok();
+    let kept = stat.and_then(|stat| {
+        OPENED.with_borrow(|opened| {
+            let (_, _, index) = opened
+                .as_ref()?
+                .indexes
+                .iter()
+                .find(|(p, s, _)| *p == path && *s == stat)?;
+            Some(Rc::clone(index))
+        })
+    });
+    if let Some(index) = kept {
+        return Ok((stat, index));
+    }
+    let mut index = load_index(repo, display)?;
+    mark_excluded_from_worktree_uptodate(&mut index);
+    let index = Rc::new(index);
+    if let Some(stat) = stat {
+        OPENED.with_borrow_mut(|opened| {
+            if let Some(opened) = opened {
+                opened.indexes.retain(|(p, _, _)| *p != path);
+                opened.indexes.push((path, stat, Rc::clone(&index)));
+            }
+        });
+    }
+    Ok((stat, index))
+}
+
 fn load_index(repo: &gix::Repository, display: &str) -> Result<gix::index::File> {
     let path = index_path(repo);
     match std::fs::symlink_metadata(&path) {
@@ -1146,6 +1289,7 @@ fn load_index(repo: &gix::Repository, display: &str) -> Result<gix::index::File>
     // from is never refused here, and hashing megabytes of index (SHA-1 with
     // collision detection) no longer delays the walk. The entries are still
     // decoded and validated as before.
+    count(|reads| reads.index_reads += 1);
     let read = gix::index::File::at(&path, repo.object_hash(), true, Default::default())
         .map_err(gix::Error::from_error);
     read.map_err(|err| {
@@ -1176,23 +1320,16 @@ fn tracked(
     repo: &gix::Repository,
     state: &gix::index::State,
     prefix_slash: &[u8],
+    within: &Within,
     found: &mut dyn Found,
     display: &str,
 ) -> Result<Vec<Candidate>> {
     let entries = state.entries();
-    // A sparse directory entry may hold `dir` itself; it is not in the prefix's range,
-    // so a sparse index is scanned in full (such indexes are small by design).
-    let range = if prefix_slash.is_empty() || state.is_sparse() {
-        0..entries.len()
-    } else {
-        match state.prefixed_entries_range(prefix_slash.as_bstr()) {
-            Some(range) => range,
-            None => return Ok(Vec::new()),
-        }
-    };
+    let ranges = index_ranges(state, prefix_slash, within);
     let strip = prefix_slash.len();
-    let mut out: Vec<Candidate> = Vec::with_capacity(range.len());
-    for entry in &entries[range] {
+    let mut out: Vec<Candidate> =
+        Vec::with_capacity(ranges.iter().map(ExactSizeIterator::len).sum());
+    for entry in ranges.into_iter().flat_map(|range| &entries[range]) {
         let path: &[u8] = entry.path(state);
         if entry.mode.is_sparse() {
             expand_sparse_directory(repo, path, entry.id, prefix_slash, &mut out, display)?;
@@ -1233,6 +1370,55 @@ fn tracked(
         });
     }
     Ok(out)
+}
+
+/// The ranges of the (sorted) index that hold every entry below `prefix_slash`
+/// within the scope's roots, disjoint and in index order: each root's own
+/// entries, those below it, and those of the directories above it (a submodule
+/// holding a root is a candidate). One binary search per root and directory,
+/// where a scan of the index would compare every entry: a call that evaluates
+/// many small scopes (`check` of many changes) pays for what they hold. A
+/// sparse directory entry may hold `dir` or a root itself and is in none of
+/// these ranges, so a sparse index is scanned in full (such indexes are small
+/// by design).
+fn index_ranges(
+    state: &gix::index::State,
+    prefix_slash: &[u8],
+    within: &Within,
+) -> Vec<std::ops::Range<usize>> {
+    let everything = 0..state.entries().len();
+    if state.is_sparse() {
+        return vec![everything];
+    }
+    let roots = match &within.roots {
+        // An empty root is all of `dir`.
+        Some(roots) if roots.iter().all(|root| !root.is_empty()) => roots,
+        _ => return Vec::from_iter(state.prefixed_entries_range(prefix_slash.as_bstr())),
+    };
+    let mut ranges = Vec::new();
+    let mut path = Vec::new();
+    for root in roots {
+        let above = (root.iter().enumerate())
+            .filter(|(_, b)| **b == b'/')
+            .map(|(i, _)| &root[..i]);
+        for exact in above.chain([root.as_slice()]) {
+            path.clear();
+            path.extend_from_slice(prefix_slash);
+            path.extend_from_slice(exact);
+            ranges.extend(state.entry_range(path.as_bstr()));
+        }
+        path.push(b'/');
+        ranges.extend(state.prefixed_entries_range(path.as_bstr()));
+    }
+    ranges.sort_by_key(|range| range.start);
+    let mut merged: Vec<std::ops::Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    merged
 }
 
 /// Adds the files of the tree `id`, which a sparse index stores as the single directory

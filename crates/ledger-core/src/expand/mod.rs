@@ -56,6 +56,7 @@ pub use cache::CacheReport;
 pub use entry::{Content, Digest, Entry};
 pub use exclusion::ExclusionMatch;
 pub use fingerprint::{Encoder, FORMAT_V1, Fingerprint, fingerprint_entries};
+pub use git::{GitReads, git_reads};
 pub use inventory::{Inventory, default_workspace, exclusion_matches, opened_once, worktree_root};
 pub use overlap::{FileSet, Overlap, ScopeSize, SharedPath, overlap, overlap_sets};
 pub use progress::{Progress, progress};

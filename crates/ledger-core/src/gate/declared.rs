@@ -630,16 +630,18 @@ pub fn check_declared(
     declarations: &Declarations,
     given: &BTreeMap<String, Observe>,
 ) -> Result<Vec<Freshness>> {
-    declarations
-        .gates()
-        .iter()
-        .map(|gate| {
-            let declared = gate.prerequisites();
-            let mut own = given.clone();
-            own.retain(|name, _| declared.contains_key(name));
-            check_gate_query(&declarations.query(gate, &own)?)
-        })
-        .collect()
+    crate::expand::opened_once(|| {
+        declarations
+            .gates()
+            .iter()
+            .map(|gate| {
+                let declared = gate.prerequisites();
+                let mut own = given.clone();
+                own.retain(|name, _| declared.contains_key(name));
+                check_gate_query(&declarations.query(gate, &own)?)
+            })
+            .collect()
+    })
 }
 
 #[cfg(test)]

@@ -92,82 +92,84 @@ pub fn finalize_check(
     change: &ChangeSet,
     expected: &[String],
 ) -> Result<Finalization> {
-    // Where the change went is judged from the disk now (archive_target), not
-    // from where `change` found it: the archive move may have come after.
-    let (record, validation) = recorded_validation(store, change)?;
-    let refused = |reason: &str| Error::NotValidated {
-        change: change.change.clone(),
-        reason: reason.to_owned(),
-    };
-    if validation.verdict != ValidationVerdict::Pass {
-        return Err(refused(
-            "its last verdict is FAIL; finalization needs a recorded validation PASS",
-        ));
-    }
-    if validation.directory.is_empty() {
-        return Err(refused(
-            "its verdict was recorded without the validated directory; record the validation again",
-        ));
-    }
-    let registry = workspace_paths(expected)?;
-    let (archived, copies) = archive_target(change, &validation)?;
-    let baseline = baseline(&validation)?;
-    let mut scope = observation_scope(&validation, archived.as_deref(), &registry)?;
-    // A copy into the archive while the change stays active is no move: every
-    // file of it is looked at, and none is an expected output.
-    for copy in &copies {
-        scope.add_root(copy)?;
-    }
-    let scope = scope.with_settings(store.settings().clone());
-    let now = Inventory::expand_with(&scope, baseline.entries.iter().map(|e| &e.path))?;
-    let mut classes = Classes::default();
-    let handled = match &archived {
-        Some(to) => classes.archive(&validation.directory, to, &baseline, &now)?,
-        None => BTreeSet::new(),
-    };
-    let comparison = Comparison::between(&baseline, &now);
-    for change in comparison.changes {
-        // A path neither validated nor on disk (an explicit path absent) is no difference.
-        if change.old.is_none() && change.new.content == Content::Missing {
-            continue;
+    crate::expand::opened_once(|| {
+        // Where the change went is judged from the disk now (archive_target), not
+        // from where `change` found it: the archive move may have come after.
+        let (record, validation) = recorded_validation(store, change)?;
+        let refused = |reason: &str| Error::NotValidated {
+            change: change.change.clone(),
+            reason: reason.to_owned(),
+        };
+        if validation.verdict != ValidationVerdict::Pass {
+            return Err(refused(
+                "its last verdict is FAIL; finalization needs a recorded validation PASS",
+            ));
         }
-        if !handled.contains(&change.new.path) {
-            classes.classify(change, &validation, archived.as_deref(), &registry);
+        if validation.directory.is_empty() {
+            return Err(refused(
+                "its verdict was recorded without the validated directory; record the validation again",
+            ));
         }
-    }
-    let expectation = Expectation {
-        capabilities: &validation.capabilities,
-        specs_root: &validation.specs_root,
-        spec_sync: validation.spec_sync.as_deref(),
-    };
-    let sync = judge(expectation, archived.is_some(), &now, &baseline)?;
-    classes.mismatched(&sync.mismatches);
-    let phase_records =
-        observe_phase_records(&validation, archived.as_deref(), &mut classes.new_changes)?;
-    classes
-        .new_changes
-        .sort_by(|a, b| a.new.path.cmp(&b.new.path));
-    let archive_move = archived.map(|to| ArchiveMove {
-        from: validation.directory.clone(),
-        to,
-        files: std::mem::take(&mut classes.moved),
-    });
-    Ok(Finalization {
-        change: change.change.clone(),
-        record,
-        fingerprint: validation.fingerprint,
-        archive_move,
-        clean: classes.new_changes.is_empty()
-            && sync.mismatches.is_empty()
-            && sync.unverified.is_empty()
-            && phase_records.iter().all(PhaseRecordStanding::stands),
-        spec_mismatches: sync.mismatches,
-        sync_unverified: sync.unverified,
-        phase_records,
-        spec_sync: classes.spec_sync,
-        completion_evidence: classes.completion_evidence,
-        registry: classes.registry,
-        new_changes: classes.new_changes,
+        let registry = workspace_paths(expected)?;
+        let (archived, copies) = archive_target(change, &validation)?;
+        let baseline = baseline(&validation)?;
+        let mut scope = observation_scope(&validation, archived.as_deref(), &registry)?;
+        // A copy into the archive while the change stays active is no move: every
+        // file of it is looked at, and none is an expected output.
+        for copy in &copies {
+            scope.add_root(copy)?;
+        }
+        let scope = scope.with_settings(store.settings().clone());
+        let now = Inventory::expand_with(&scope, baseline.entries.iter().map(|e| &e.path))?;
+        let mut classes = Classes::default();
+        let handled = match &archived {
+            Some(to) => classes.archive(&validation.directory, to, &baseline, &now)?,
+            None => BTreeSet::new(),
+        };
+        let comparison = Comparison::between(&baseline, &now);
+        for change in comparison.changes {
+            // A path neither validated nor on disk (an explicit path absent) is no difference.
+            if change.old.is_none() && change.new.content == Content::Missing {
+                continue;
+            }
+            if !handled.contains(&change.new.path) {
+                classes.classify(change, &validation, archived.as_deref(), &registry);
+            }
+        }
+        let expectation = Expectation {
+            capabilities: &validation.capabilities,
+            specs_root: &validation.specs_root,
+            spec_sync: validation.spec_sync.as_deref(),
+        };
+        let sync = judge(expectation, archived.is_some(), &now, &baseline)?;
+        classes.mismatched(&sync.mismatches);
+        let phase_records =
+            observe_phase_records(&validation, archived.as_deref(), &mut classes.new_changes)?;
+        classes
+            .new_changes
+            .sort_by(|a, b| a.new.path.cmp(&b.new.path));
+        let archive_move = archived.map(|to| ArchiveMove {
+            from: validation.directory.clone(),
+            to,
+            files: std::mem::take(&mut classes.moved),
+        });
+        Ok(Finalization {
+            change: change.change.clone(),
+            record,
+            fingerprint: validation.fingerprint,
+            archive_move,
+            clean: classes.new_changes.is_empty()
+                && sync.mismatches.is_empty()
+                && sync.unverified.is_empty()
+                && phase_records.iter().all(PhaseRecordStanding::stands),
+            spec_mismatches: sync.mismatches,
+            sync_unverified: sync.unverified,
+            phase_records,
+            spec_sync: classes.spec_sync,
+            completion_evidence: classes.completion_evidence,
+            registry: classes.registry,
+            new_changes: classes.new_changes,
+        })
     })
 }
 

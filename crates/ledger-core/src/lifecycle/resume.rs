@@ -143,52 +143,54 @@ pub struct Resume {
 /// owns it, and the store. A named change found neither on disk nor in the
 /// store is `unknown-change`.
 pub fn resume_check(store: &Store, request: &ResumeRequest) -> Result<Resume> {
-    let names = match &request.change {
-        Some(change) => vec![change.clone()],
-        None => default_changes(store, request)?,
-    };
-    let mut observation = Observation::read(
-        &request.workspace,
-        store.settings(),
-        &request.gate_prerequisites,
-        request.allow_env_cmd,
-    )?;
-    let mut checked = Vec::new();
-    for name in &names {
-        let change = request.open(name, store)?;
-        let state = CurrentState::from(current_state(store, name)?);
-        if change.location == ChangeLocation::Missing && state.record.is_none() {
-            change.require_present()?;
-        }
-        checked.push(change_resume(store, &change, state, &mut observation)?);
-    }
-    let declared_gates = observation.declared_gates()?;
-    let verdicts = recorded_verdicts(store)?;
-    let report = store.check()?;
-    let mut work: Vec<Work> = checked.iter().flat_map(|c| c.work.clone()).collect();
-    work.extend(declared_gates.iter().filter_map(declared_gate_work));
-    work.extend(verdicts.iter().filter_map(verdict_work));
-    if !report.is_clean() {
-        let locks = match report.locks.len() {
-            0 => String::new(),
-            n => format!(
-                " ({n} ref lock file{} left behind, each blocking every write of its ref)",
-                if n == 1 { "" } else { "s" }
-            ),
+    crate::expand::opened_once(|| {
+        let names = match &request.change {
+            Some(change) => vec![change.clone()],
+            None => default_changes(store, request)?,
         };
-        work.push(Work::new(
-            WorkKind::Store,
-            format!("the record store has problems{locks}: check the store and resolve them"),
-        ));
-    }
-    Ok(Resume {
-        changes: checked,
-        declared_gates,
-        verdicts,
-        store: report,
-        nothing_to_do: work.is_empty(),
-        work,
-        notes: observation.notes(),
+        let mut observation = Observation::read(
+            &request.workspace,
+            store.settings(),
+            &request.gate_prerequisites,
+            request.allow_env_cmd,
+        )?;
+        let mut checked = Vec::new();
+        for name in &names {
+            let change = request.open(name, store)?;
+            let state = CurrentState::from(current_state(store, name)?);
+            if change.location == ChangeLocation::Missing && state.record.is_none() {
+                change.require_present()?;
+            }
+            checked.push(change_resume(store, &change, state, &mut observation)?);
+        }
+        let declared_gates = observation.declared_gates()?;
+        let verdicts = recorded_verdicts(store)?;
+        let report = store.check()?;
+        let mut work: Vec<Work> = checked.iter().flat_map(|c| c.work.clone()).collect();
+        work.extend(declared_gates.iter().filter_map(declared_gate_work));
+        work.extend(verdicts.iter().filter_map(verdict_work));
+        if !report.is_clean() {
+            let locks = match report.locks.len() {
+                0 => String::new(),
+                n => format!(
+                    " ({n} ref lock file{} left behind, each blocking every write of its ref)",
+                    if n == 1 { "" } else { "s" }
+                ),
+            };
+            work.push(Work::new(
+                WorkKind::Store,
+                format!("the record store has problems{locks}: check the store and resolve them"),
+            ));
+        }
+        Ok(Resume {
+            changes: checked,
+            declared_gates,
+            verdicts,
+            store: report,
+            nothing_to_do: work.is_empty(),
+            work,
+            notes: observation.notes(),
+        })
     })
 }
 
@@ -498,44 +500,46 @@ pub struct ChangeSummary {
 /// change with recorded state whose files are gone, sorted by name, each in
 /// brief: where it is, its approvals, its tasks, its recorded verdict.
 pub fn list_changes(store: &Store, request: &ResumeRequest) -> Result<Vec<ChangeSummary>> {
-    let mut found = changes_on_disk(&request.workspace, &request.changes_root)?;
-    for recorded in changes(store)? {
-        if !found.iter().any(|(name, _)| *name == recorded) {
-            found.push((recorded, ChangeLocation::Missing));
-        }
-    }
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut out = Vec::new();
-    for (name, _) in found {
-        let change = request.open(&name, store)?;
-        let (record, envelope) = current_state(store, &name)?;
-        let approvals = status(store, &change)?;
-        let tasks = match change.location {
-            ChangeLocation::Missing => None,
-            _ => {
-                let read = change.tasks_recorded_in(&envelope)?;
-                Some(TaskCount {
-                    done: read.tasks.done,
-                    total: read.tasks.total,
-                })
+    crate::expand::opened_once(|| {
+        let mut found = changes_on_disk(&request.workspace, &request.changes_root)?;
+        for recorded in changes(store)? {
+            if !found.iter().any(|(name, _)| *name == recorded) {
+                found.push((recorded, ChangeLocation::Missing));
             }
-        };
-        out.push(ChangeSummary {
-            change: name,
-            location: change.location.clone(),
-            state_record: record,
-            retired: envelope.retired.is_some(),
-            approved: (approvals.artifacts.iter())
-                .filter(|a| a.state.stands())
-                .count(),
-            artifacts: approvals.artifacts.len(),
-            tasks,
-            verdict: envelope.validation.as_ref().map(|v| v.verdict),
-            next_outcome: match change.location {
-                ChangeLocation::Archived { .. } => None,
-                _ => envelope.next_outcome.clone(),
-            },
-        });
-    }
-    Ok(out)
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = Vec::new();
+        for (name, _) in found {
+            let change = request.open(&name, store)?;
+            let (record, envelope) = current_state(store, &name)?;
+            let approvals = status(store, &change)?;
+            let tasks = match change.location {
+                ChangeLocation::Missing => None,
+                _ => {
+                    let read = change.tasks_recorded_in(&envelope)?;
+                    Some(TaskCount {
+                        done: read.tasks.done,
+                        total: read.tasks.total,
+                    })
+                }
+            };
+            out.push(ChangeSummary {
+                change: name,
+                location: change.location.clone(),
+                state_record: record,
+                retired: envelope.retired.is_some(),
+                approved: (approvals.artifacts.iter())
+                    .filter(|a| a.state.stands())
+                    .count(),
+                artifacts: approvals.artifacts.len(),
+                tasks,
+                verdict: envelope.validation.as_ref().map(|v| v.verdict),
+                next_outcome: match change.location {
+                    ChangeLocation::Archived { .. } => None,
+                    _ => envelope.next_outcome.clone(),
+                },
+            });
+        }
+        Ok(out)
+    })
 }

@@ -742,60 +742,62 @@ pub fn check_validation_with(
     change: &ChangeSet,
     prerequisites: &GatePrerequisites,
 ) -> Result<ValidationCheck> {
-    // An archived change's PASS is judged against the archive, by finalization.
-    if let ChangeLocation::Archived { directory } = change.location() {
-        return Err(Error::InvalidArgument {
-            message: format!(
-                "change {} is archived ({}): its PASS is judged against the archive by the finalization check (finalize check), not by the validation check",
-                crate::quote::quote(&change.change),
-                crate::quote::quote(directory)
-            ),
-        });
-    }
-    let (record, validation) = recorded_validation(store, change)?;
-    check_gate_names(
-        prerequisites,
-        validation.gates.iter().map(|g| g.gate.as_str()),
-    )?;
-    let recorded = (validation.inventory.clone()).with_settings(store.settings().clone());
-    let comparison = recorded.compare()?;
-    let workspace = validation.inventory.scope.workspace.clone();
-    let mut gates = Vec::new();
-    for used in &validation.gates {
-        let freshness = check_gate_query(&GateQuery {
-            name: used.gate.clone(),
-            workspace: workspace.clone(),
-            prerequisites: prerequisites.get(&used.gate).cloned(),
-            settings: store.settings().clone(),
-            ..GateQuery::default()
-        })?;
-        gates.push(GateStanding {
-            gate: used.gate.clone(),
-            recorded: used.record,
-            latest: freshness.record,
-            rerun: freshness.record != used.record,
-            fresh: freshness.fresh,
-            reasons: freshness.reasons,
-        });
-    }
-    let phase_records = phase_records(&validation)
-        .iter()
-        .map(|path| PhaseRecordStanding::observe(&workspace, path))
-        .collect::<Result<Vec<_>>>()?;
-    let stands = validation.verdict == ValidationVerdict::Pass
-        && comparison.matches
-        && gates.iter().all(|g| g.fresh && !g.rerun)
-        && phase_records.iter().all(PhaseRecordStanding::stands);
-    Ok(ValidationCheck {
-        change: change.change.clone(),
-        record,
-        verdict: validation.verdict,
-        fingerprint: validation.fingerprint,
-        comparison,
-        gates,
-        phase_records,
-        no_delivery: validation.no_delivery,
-        stands,
+    crate::expand::opened_once(|| {
+        // An archived change's PASS is judged against the archive, by finalization.
+        if let ChangeLocation::Archived { directory } = change.location() {
+            return Err(Error::InvalidArgument {
+                message: format!(
+                    "change {} is archived ({}): its PASS is judged against the archive by the finalization check (finalize check), not by the validation check",
+                    crate::quote::quote(&change.change),
+                    crate::quote::quote(directory)
+                ),
+            });
+        }
+        let (record, validation) = recorded_validation(store, change)?;
+        check_gate_names(
+            prerequisites,
+            validation.gates.iter().map(|g| g.gate.as_str()),
+        )?;
+        let recorded = (validation.inventory.clone()).with_settings(store.settings().clone());
+        let comparison = recorded.compare()?;
+        let workspace = validation.inventory.scope.workspace.clone();
+        let mut gates = Vec::new();
+        for used in &validation.gates {
+            let freshness = check_gate_query(&GateQuery {
+                name: used.gate.clone(),
+                workspace: workspace.clone(),
+                prerequisites: prerequisites.get(&used.gate).cloned(),
+                settings: store.settings().clone(),
+                ..GateQuery::default()
+            })?;
+            gates.push(GateStanding {
+                gate: used.gate.clone(),
+                recorded: used.record,
+                latest: freshness.record,
+                rerun: freshness.record != used.record,
+                fresh: freshness.fresh,
+                reasons: freshness.reasons,
+            });
+        }
+        let phase_records = phase_records(&validation)
+            .iter()
+            .map(|path| PhaseRecordStanding::observe(&workspace, path))
+            .collect::<Result<Vec<_>>>()?;
+        let stands = validation.verdict == ValidationVerdict::Pass
+            && comparison.matches
+            && gates.iter().all(|g| g.fresh && !g.rerun)
+            && phase_records.iter().all(PhaseRecordStanding::stands);
+        Ok(ValidationCheck {
+            change: change.change.clone(),
+            record,
+            verdict: validation.verdict,
+            fingerprint: validation.fingerprint,
+            comparison,
+            gates,
+            phase_records,
+            no_delivery: validation.no_delivery,
+            stands,
+        })
     })
 }
 

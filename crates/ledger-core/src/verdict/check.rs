@@ -48,41 +48,43 @@ pub struct VerdictCheck {
 /// `bad-report` when one of its reports has become something other than a
 /// regular file (a directory would hide the files in it from the compare).
 pub fn check_verdict(store: &Store, name: &str) -> Result<VerdictCheck> {
-    let Some(latest) = latest_verdict(store, name)? else {
-        return Ok(VerdictCheck {
+    crate::expand::opened_once(|| {
+        let Some(latest) = latest_verdict(store, name)? else {
+            return Ok(VerdictCheck {
+                name: name.to_owned(),
+                stands: false,
+                unproven: None,
+                latest: None,
+                comparison: None,
+                provenance: None,
+                head_now: None,
+                head_moved: false,
+            });
+        };
+        check_reports(
+            latest.verdict.inventory.scope.workspace(),
+            &latest.verdict.reports,
+        )?;
+        let recorded = (latest.verdict.inventory.clone()).with_settings(store.settings().clone());
+        let comparison = recorded.compare()?;
+        let seen = store.provenance(&verdict_ref(name))?;
+        // Judged by the rule gate evidence follows: a record from elsewhere
+        // counts only when an allowed signer signed it.
+        let unproven = why_unproven(&latest.id, seen.as_ref());
+        let provenance = seen.filter(|seen| seen.record == latest.id);
+        let head_now = ObservedHead::current(&recorded.scope);
+        let head_then = latest.verdict.head.as_ref().map(|h| h.commit.as_str());
+        let head_moved =
+            matches!((head_then, head_now.as_deref()), (Some(then), Some(now)) if then != now);
+        Ok(VerdictCheck {
+            head_now,
+            head_moved,
             name: name.to_owned(),
-            stands: false,
-            unproven: None,
-            latest: None,
-            comparison: None,
-            provenance: None,
-            head_now: None,
-            head_moved: false,
-        });
-    };
-    check_reports(
-        latest.verdict.inventory.scope.workspace(),
-        &latest.verdict.reports,
-    )?;
-    let recorded = (latest.verdict.inventory.clone()).with_settings(store.settings().clone());
-    let comparison = recorded.compare()?;
-    let seen = store.provenance(&verdict_ref(name))?;
-    // Judged by the rule gate evidence follows: a record from elsewhere
-    // counts only when an allowed signer signed it.
-    let unproven = why_unproven(&latest.id, seen.as_ref());
-    let provenance = seen.filter(|seen| seen.record == latest.id);
-    let head_now = ObservedHead::current(&recorded.scope);
-    let head_then = latest.verdict.head.as_ref().map(|h| h.commit.as_str());
-    let head_moved =
-        matches!((head_then, head_now.as_deref()), (Some(then), Some(now)) if then != now);
-    Ok(VerdictCheck {
-        head_now,
-        head_moved,
-        name: name.to_owned(),
-        stands: comparison.matches && unproven.is_none(),
-        unproven,
-        latest: Some(latest.summary()),
-        comparison: Some(comparison),
-        provenance,
+            stands: comparison.matches && unproven.is_none(),
+            unproven,
+            latest: Some(latest.summary()),
+            comparison: Some(comparison),
+            provenance,
+        })
     })
 }

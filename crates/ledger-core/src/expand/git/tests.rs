@@ -1440,7 +1440,7 @@ fn timing() {
     let mut index = load_index(&repo, ".").unwrap();
     let t_index = t.elapsed();
     let t = std::time::Instant::now();
-    let tracked_len = tracked(&repo, &index, b"", &mut Nothing, ".")
+    let tracked_len = tracked(&repo, &index, b"", &Within::default(), &mut Nothing, ".")
         .unwrap()
         .len();
     let t_tracked = t.elapsed();

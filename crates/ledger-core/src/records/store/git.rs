@@ -11,7 +11,7 @@
 //! bound is refused (`untrusted-store`, `corrupt-record`, `too-large`), and a
 //! fetched chain must link record to record as the local one does.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
@@ -23,7 +23,7 @@ use gix::refs::{FullName, Target};
 use super::locks::{self, RefLock, Unlocked};
 use super::{RecordId, check_ref_name, verify};
 use crate::error::{DisplayPath, Error, Result};
-use crate::expand::git::{Locate, gix_error, open_repository};
+use crate::expand::git::{Locate, gix_error, kept_for_the_call, open_repository};
 use crate::expand::ledger_dir::unwritable;
 use crate::records::signing::{self, Signature, SigningKey};
 
@@ -71,7 +71,35 @@ impl Head {
     }
 }
 
+/// The record commits read within one call, by their commit's id (which names
+/// the commit's bytes, and through its tree the record's), up to
+/// [`ReadRecords::BYTES`] of records: past it, the rest are read each time.
+#[derive(Default)]
+struct ReadRecords {
+    commits: HashMap<ObjectId, RecordCommit>,
+    bytes: usize,
+}
+
+impl ReadRecords {
+    /// Records of a large inventory are megabytes each: a bound keeps a
+    /// store check of a long history from holding them all.
+    const BYTES: usize = 64 << 20;
+
+    fn get(&self, commit: &ObjectId) -> Option<RecordCommit> {
+        self.commits.get(commit).cloned()
+    }
+
+    fn keep(&mut self, commit: ObjectId, record: &RecordCommit) {
+        let size = record.bytes.len() + record.raw.len();
+        if self.bytes + size <= Self::BYTES && !self.commits.contains_key(&commit) {
+            self.bytes += size;
+            self.commits.insert(commit, record.clone());
+        }
+    }
+}
+
 /// A record commit, read and checked.
+#[derive(Clone)]
 pub(crate) struct RecordCommit {
     /// The record's exact bytes.
     pub(crate) bytes: Vec<u8>,
@@ -333,7 +361,20 @@ impl GitRefs {
     /// Reads the record commit `commit` (named by `what` in messages): a commit
     /// whose tree holds exactly one blob, `record.json`, an intact record of
     /// at most [`BLOB_LIMIT`] bytes.
+    /// Within [`opened_once`](crate::expand::opened_once) each commit is
+    /// read and checked once (a store check, then the chains of the changes
+    /// it evaluates, read the same records).
     pub(crate) fn record(&self, what: &str, commit: ObjectId) -> Result<RecordCommit> {
+        let kept = kept_for_the_call(|read: &mut ReadRecords| read.get(&commit));
+        if let Some(Some(record)) = kept {
+            return Ok(record);
+        }
+        let record = self.read_record(what, commit)?;
+        kept_for_the_call(|read: &mut ReadRecords| read.keep(commit, &record));
+        Ok(record)
+    }
+
+    fn read_record(&self, what: &str, commit: ObjectId) -> Result<RecordCommit> {
         let raw = self.object(what, commit, gix::objs::Kind::Commit, OBJECT_LIMIT)?;
         let decoded = gix::objs::CommitRef::from_bytes(&raw, self.repo.object_hash())
             .map_err(|e| self.corrupt(what, format!("commit {commit} does not parse: {e}")))?;
