@@ -1073,3 +1073,105 @@ fn a_verdict_records_nothing_when_its_pass_inventory_moved_or_another_writer_cam
     let err = record_validation(&store, &repo.change(), &request).unwrap_err();
     assert_eq!(err.code(), "pointer-conflict", "{err}");
 }
+
+/// A workspace of `count` changes, each approved, with a declared gate over
+/// its directory that ran, and a PASS over `src/` for every other one.
+fn many_changes(count: usize) -> tempfile::TempDir {
+    use ledger_core::gate::{Declarations, RunOptions, run_declared};
+    let dir = tempfile::tempdir().unwrap();
+    let ws = utf8(dir.path());
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let git = Git::isolated().identity("t", "t@example.com");
+    git.run(dir.path(), &["init", "-q"]);
+    let mut toml = String::new();
+    for i in 0..count {
+        let change = format!("openspec/changes/c{i}");
+        write(&format!("{change}/proposal.md"), "# Why\n");
+        write(&format!("{change}/design.md"), "# Design\n");
+        write(&format!("{change}/specs/cap{i}/spec.md"), AUTH_DELTA);
+        write(
+            &format!("{change}/tasks.md"),
+            "## 1. Core\n- [x] 1.1 Done\n",
+        );
+        toml.push_str(&format!(
+            "[gates.g{i}]\ncommand = [\"true\"]\nroots = [\"{change}\"]\n\n"
+        ));
+    }
+    write("ledger.toml", &toml);
+    for i in 0..100 {
+        write(&format!("src/f{i}.txt"), "x\n");
+    }
+    git.commit_all(dir.path(), "changes");
+    let store = Store::open(ws).unwrap();
+    let declarations = Declarations::read_required(ws).unwrap();
+    let quiet = RunOptions {
+        echo: Echo::Off,
+        ..RunOptions::default()
+    };
+    run_declared(&store, &declarations, &quiet, &mut |_| {}).unwrap();
+    for i in 0..count {
+        let change = ChangeSet::new(ws, &format!("c{i}"), ArtifactGraph::spec_driven()).unwrap();
+        for artifact in ["proposal", "specs", "design", "tasks"] {
+            approve(&store, &change, artifact, "review", Absence::Refuse).unwrap();
+        }
+        if i % 2 == 0 {
+            let mut request = ValidationRequest::new(ValidationVerdict::Pass, "review");
+            request.roots.push("src".to_owned());
+            request.gate(ws, &format!("g{i}"));
+            record_validation(&store, &change, &request).unwrap();
+        }
+    }
+    dir
+}
+
+/// What `work` opened and read from Git on this thread.
+fn git_reads_of<R>(work: impl FnOnce() -> R) -> ledger_core::expand::GitReads {
+    let before = ledger_core::expand::git_reads();
+    work();
+    let after = ledger_core::expand::git_reads();
+    ledger_core::expand::GitReads {
+        repository_opens: after.repository_opens - before.repository_opens,
+        index_reads: after.index_reads - before.index_reads,
+    }
+}
+
+/// The resume call, and each verb that evaluates many scopes, opens the
+/// workspace's repository once and reads its index once, however many
+/// changes, approvals, gates and PASSes it evaluates (issue 47: it was once
+/// per scope, and once per store access).
+#[test]
+fn one_call_opens_the_repository_once_and_reads_its_index_once() {
+    use ledger_core::approval::status;
+    use ledger_core::gate::{Declarations, check_declared};
+    use ledger_core::lifecycle::{ResumeRequest, list_changes, resume_check};
+    let dir = many_changes(6);
+    let ws = utf8(dir.path());
+    let store = Store::open(ws).unwrap();
+    let once = ledger_core::expand::GitReads {
+        repository_opens: 1,
+        index_reads: 1,
+    };
+    let resume = git_reads_of(|| {
+        let resume = resume_check(&store, &ResumeRequest::new(ws)).unwrap();
+        assert_eq!(resume.changes.len(), 6);
+        assert!(resume.changes.iter().all(|c| c.approvals.all_approved()));
+    });
+    assert_eq!(resume, once, "ledger check of six changes");
+    let changes = git_reads_of(|| list_changes(&store, &ResumeRequest::new(ws)).unwrap());
+    assert_eq!(changes, once, "ledger changes");
+    let declarations = Declarations::read_required(ws).unwrap();
+    let gates = git_reads_of(|| {
+        let checked = check_declared(&declarations, &BTreeMap::new()).unwrap();
+        assert!(checked.iter().all(|f| f.fresh), "{checked:?}");
+    });
+    assert_eq!(gates, once, "ledger gate check --all");
+    let change = ChangeSet::new(ws, "c0", ArtifactGraph::spec_driven()).unwrap();
+    let approvals = git_reads_of(|| status(&store, &change).unwrap());
+    assert_eq!(approvals, once, "ledger status");
+    let validation = git_reads_of(|| assert!(check_validation(&store, &change).unwrap().stands));
+    assert_eq!(validation, once, "ledger validate check");
+}

@@ -614,6 +614,31 @@ fn submodules_are_gitlinks() {
         Some(Status::Untracked)
     );
     assert_parity(&sub);
+
+    // A root inside a gitlink lists the gitlink (which the expansion refuses
+    // unless declared), checked out or not: the index's ranges of the roots
+    // hold the entries of the directories above them.
+    for (root, gitlink) in [
+        ("libs/sub/readme", "libs/sub"),
+        ("libs/absent/deep/file", "libs/absent"),
+    ] {
+        let within = Within {
+            roots: Some(vec![root.as_bytes().to_vec()]),
+            exclusions: Vec::new(),
+        };
+        let listing = Listing::open(r, Locate::RootOnly, ".").unwrap().unwrap();
+        let listed = listing.list_within(&within, &mut Nothing, None).unwrap();
+        assert_eq!(
+            status_of(&listed, gitlink),
+            Some(Status::Submodule),
+            "{root}: {listed:?}"
+        );
+        assert_eq!(
+            status_of(&listed, "top.txt"),
+            None,
+            "outside the root: {listed:?}"
+        );
+    }
 }
 
 /// A `.git` file that names no repository: git refuses to run in (or below) its
