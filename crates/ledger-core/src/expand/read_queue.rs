@@ -1044,9 +1044,9 @@ mod tests {
     /// priority (the caller, once it has listed, and the pool's first) hash
     /// two large files each, even when the pool's thread at the lowest
     /// priority takes the piece that holds them (the pool's first does not
-    /// leave while it is split). With an explicit count of one, the pool's one
-    /// thread and the caller hash two each as well: they are both at the
-    /// process's priority.
+    /// leave while it is split). An explicit count is that many threads in
+    /// all: with two, the pool's one thread and the caller hash two each;
+    /// with one, the caller hashes all four.
     #[test]
     fn large_files_are_hashed_by_a_thread_per_core() {
         let [caller, first, lowest] = &assignment(0, 2)[..] else {
@@ -1054,10 +1054,15 @@ mod tests {
         };
         assert_eq!((caller.len(), first.len()), (2, 2), "{caller:?} {first:?}");
         assert!(lowest.is_empty(), "{lowest:?}");
-        let [caller, only] = &assignment(1, 2)[..] else {
+        // An explicit count is that many threads in all, the caller among them.
+        let [caller, other] = &assignment(2, 2)[..] else {
             panic!("the caller and one thread");
         };
-        assert_eq!((caller.len(), only.len()), (2, 2), "{caller:?} {only:?}");
+        assert_eq!((caller.len(), other.len()), (2, 2), "{caller:?} {other:?}");
+        let [caller] = &assignment(1, 2)[..] else {
+            panic!("the caller alone");
+        };
+        assert_eq!(caller.len(), 4, "{caller:?}");
     }
 
     #[test]

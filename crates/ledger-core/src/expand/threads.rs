@@ -115,10 +115,11 @@ pub(crate) fn pool(count: usize) -> Result<Arc<rayon::ThreadPool>> {
 /// cost a one-file fingerprint 0.6 ms of its 4, docs/performance.md, The
 /// fixed cost of a run). A count above [`MAX_THREADS`] is refused either way.
 pub(crate) fn pool_if(count: usize, shared: bool) -> Result<Option<Arc<rayon::ThreadPool>>> {
-    if shared {
+    check_count(count)?;
+    // One thread in all is the calling thread alone.
+    if shared && count != 1 {
         return pool(count).map(Some);
     }
-    check_count(count)?;
     Ok(None)
 }
 
@@ -156,11 +157,13 @@ pub(crate) enum Priority {
 /// expansion lists on its own thread, then reads with the pool, at the
 /// process's priority), and the last thread reads on it only when the listing
 /// leaves it time. On one core, the one thread at the process's priority. An
-/// explicit count is that many threads at the process's priority.
+/// explicit count is that many threads reading in all, the calling thread
+/// among them (it reads once it has listed): the pool is one fewer, at the
+/// process's priority, and none for a count of one.
 pub(crate) fn priorities(count: usize, cores: usize) -> Vec<Priority> {
     let (count, normal) = match count {
         0 => (cores.max(1), cores.saturating_sub(1).max(1)),
-        n => (n, n),
+        n => (n - 1, n - 1),
     };
     let priority = |index| match index < normal {
         true => Priority::Process,
@@ -231,8 +234,13 @@ mod tests {
     fn each_count_has_its_own_pool() {
         let two = pool(2).unwrap();
         let three = pool(3).unwrap();
-        assert_eq!(two.install(rayon::current_num_threads), 2);
-        assert_eq!(three.install(rayon::current_num_threads), 3);
+        // The calling thread is the other one.
+        assert_eq!(two.install(rayon::current_num_threads), 1);
+        assert_eq!(three.install(rayon::current_num_threads), 2);
+        assert!(
+            pool_if(1, true).unwrap().is_none(),
+            "one thread: the caller's"
+        );
         assert!(Arc::ptr_eq(&two, &pool(2).unwrap()), "a pool is built once");
         assert_eq!(pool(0).unwrap().current_num_threads(), cores());
         let err = pool(MAX_THREADS + 1).unwrap_err();
@@ -245,15 +253,16 @@ mod tests {
 
     /// The default pool on two cores is two threads, the second at the lowest
     /// priority; on more cores, all but the last at the process's; an explicit
-    /// count is that many at the process's (who hashes large files:
-    /// `read_queue`'s `large_files_are_hashed_by_a_thread_per_core`).
+    /// count is that many with the calling thread, at the process's priority
+    /// (who hashes large files: `read_queue`'s
+    /// `large_files_are_hashed_by_a_thread_per_core`).
     #[test]
     fn the_pool_is_a_thread_per_core_or_the_count_given() {
         use Priority::{Lowest, Process};
         assert_eq!(priorities(0, 2), [Process, Lowest]);
         assert_eq!(priorities(0, 4), [Process, Process, Process, Lowest]);
         assert_eq!(priorities(0, 1), [Process]);
-        assert_eq!(priorities(1, 2), [Process]);
-        assert_eq!(priorities(3, 2), [Process; 3]);
+        assert_eq!(priorities(1, 2), []);
+        assert_eq!(priorities(3, 2), [Process; 2]);
     }
 }
