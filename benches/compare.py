@@ -39,14 +39,22 @@ byte of each flipped: Turborepo then hashes every file itself); growth (`--scale
 without the cache against `git ls-files`). Every time is wall clock from fork
 to exit and peak RSS from wait4, by a small C timer the script builds (as
 /usr/bin/time reports it); every table shows medians of runs taken round-robin.
-Prints the tables, ratios, the targets of docs/performance.md and tables of the
-targets of issue 19 and of issue 33 as ratios (a target not measured in the run
+Issue 47's two scenarios, in every run (alone with `--only-47`): the
+large-file distribution (four 256 MiB files in a plain directory, warm,
+`--no-cache`, `--large-runs` consecutive runs: min, median and max as a share
+of cores x one core's SHA-256, and `--threads 1`), and the resume call's
+scaling (`ledger check` on `--check-files` files with each count of
+`--check-changes` active changes, four artifacts approved and one declared
+gate each, against `git status --porcelain -uall`; the cost per additional
+change). Prints the tables, ratios, the targets of docs/performance.md and tables of the
+targets of issues 19, 33 and 47 as ratios (a target not measured in the run
 says why); `--json OUT` writes every result. Nothing here is a test: it
 measures, it does not assert.
 
 Usage: benches/compare.py [--runs N] [--files N] [--big-files N] [--big-mib N]
                           [--keep DIR] [--cold] [--scale N,N,...] [--only-scale]
-                          [--json OUT]
+                          [--large-runs N] [--check-files N] [--check-changes N,N,...]
+                          [--only-47] [--json OUT]
 Build first: cargo build --release -p ledger-cli (and, for the bindings,
 `LEDGER_PY_RELEASE=1 make python-test` / `make node-test`, which leave release
 builds behind);
@@ -91,7 +99,7 @@ CORPUS_META = {b".gitignore", b"package.json", b"package-lock.json", b"turbo.jso
 # program run then 10-30 ms on corpus A, the noise that hid ledger's own cost.
 SETTLE = 1.1
 # Everything measured, for --json.
-REPORT = {"tables": {}, "targets": [], "targets_issue_33": [], "scale": {}, "fixed_cost": {}, "marginal": {}}
+REPORT = {"tables": {}, "targets": [], "targets_issue_33": [], "targets_issue_47": [], "scale": {}, "fixed_cost": {}, "marginal": {}}
 # The names of the ledger rows that several functions look up.
 NO_CACHE = "ledger fingerprint --no-cache"
 CACHED = "ledger fingerprint, cache warm"
@@ -1038,6 +1046,118 @@ def earlier_targets(speed, res_a, res_b, sizes, bytes_a, bytes_b):
     print(f"  [{'PASS' if len(fps) == 1 else 'MISS'}] CLI and bindings agree on A: {sorted(fps)}")
 
 
+def large_file_runs(base, runs):
+    """Issue 47: four 256 MiB files in a plain directory, warm, `--no-cache`,
+    default settings, `runs` consecutive runs (not round-robin: the runs an
+    agent makes one after another), each as a share of cores x one core's
+    SHA-256; and the same with an explicit `--threads 1` (one thread hashes)."""
+    d = os.path.join(base, "large")
+    if not os.path.exists(d):
+        os.makedirs(d)
+        block = os.urandom(1 << 20)
+        for i in range(4):
+            with open(os.path.join(d, f"big{i}.bin"), "wb") as f:
+                for j in range(256):
+                    f.write(block[j % 251:] + block[:j % 251])
+    total = 4 * (256 << 20)
+    argv = [LEDGER, "fingerprint", "--no-cache", "--root", ".", "--workspace", d]
+    timed(argv, d)  # warm the page cache
+    walls = [timed(argv, d)[0] for _ in range(runs)]
+    one = [timed([*argv, "--threads", "1"], d)[0] for _ in range(3)]
+    return {"bytes": total, "walls": walls, "threads_1": one}
+
+
+def write_change(repo, i):
+    change = os.path.join(repo, "openspec", "changes", f"c{i:03d}")
+    for rel, text in (("proposal.md", "## Why\nx\n"), ("design.md", "# Design\n"),
+                      ("tasks.md", "## 1. Work\n- [x] 1.1 Done\n"),
+                      (f"specs/cap{i}/spec.md", "## ADDED Requirements\n### Requirement: R\n"
+                       "The system SHALL x.\n#### Scenario: s\n- **WHEN** a\n- **THEN** b\n")):
+        os.makedirs(os.path.dirname(os.path.join(change, rel)), exist_ok=True)
+        with open(os.path.join(change, rel), "w") as f:
+            f.write(text)
+
+
+def add_changes(repo, have, want):
+    """Changes `have`..`want` of the check scaling corpus: each approved (four
+    artifacts) with a declared gate over its directory that ran."""
+    for i in range(have, want):
+        write_change(repo, i)
+    with open(os.path.join(repo, "ledger.toml"), "w") as f:
+        for i in range(want):
+            f.write(f'[gates.g{i}]\ncommand = ["true"]\nroots = ["openspec/changes/c{i:03d}"]\n\n')
+    sh(["git", "add", "-A"], cwd=repo)
+    sh(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm",
+        f"{want} changes"], cwd=repo)
+    for i in range(have, want):
+        for artifact in ("proposal", "specs", "design", "tasks"):
+            sh([LEDGER, "approve", "--change", f"c{i:03d}", "--artifact", artifact, "--source", "bench"], cwd=repo)
+    sh([LEDGER, "gate", "run", "--all", "--quiet"], cwd=repo)
+
+
+def check_scaling(base, files, counts, runs):
+    """Issue 47: `ledger check` (the resume call) on a repository of `files`
+    files of 1 KiB with N active changes (four artifacts approved, one declared
+    gate each), against `git status --porcelain -uall` on the same tree, medians
+    of `runs` taken round-robin. `ledger check` exits 1 there (work is left:
+    no change is validated), so it runs under `sh -c` that takes 0 and 1 as
+    success: the shell's start (about a millisecond) counts against ledger."""
+    repo = os.path.join(base, "check")
+    if not os.path.exists(repo):
+        os.makedirs(repo)
+        sh(["git", "init", "-q"], cwd=repo)
+        for i in range(files):
+            d = os.path.join(repo, "src", f"d{i // 100:04d}")
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, f"f{i}.txt"), "wb") as f:
+                f.write(os.urandom(512).hex().encode())
+    have = len(glob.glob(os.path.join(repo, "openspec", "changes", "c*")))
+    rows = {}
+    for n in sorted(counts):
+        if n < have:
+            continue
+        add_changes(repo, have, n)
+        have = n
+        let_age()
+        res = measure([(f"ledger check, {n} changes", ["sh", "-c", f"{LEDGER} check >/dev/null; test $? -le 1"], False),
+                       ("git status --porcelain -uall", ["git", "status", "--porcelain", "-uall"], False)],
+                      repo, runs)
+        table(f"ledger check: {files} files, {n} active changes", res, res[1]["median"])
+        rows[n] = (res[0]["median"], res[1]["median"])
+    return rows
+
+
+def issue_47_targets(speed, large, scaling):
+    """The targets of issue 47 as ratios, with the distribution and the cost
+    per change."""
+    rows = []
+    floor = CORES * speed
+    shares = [large["bytes"] / w / floor for w in large["walls"]]
+    walls = sorted(large["walls"])
+    print(f"\nlarge files, {len(walls)} consecutive runs (4 x 256 MiB, warm, --no-cache): "
+          f"min {walls[0]:.3f} s, median {statistics.median(walls):.3f} s, max {walls[-1]:.3f} s; "
+          f"share of {CORES} x {speed / 1e9:.2f} GB/s: min {min(shares):.0%}, median "
+          f"{statistics.median(shares):.0%}, max {max(shares):.0%}")
+    one = statistics.median(large["threads_1"])
+    print(f"  --threads 1: median {one:.3f} s ({large['bytes'] / one / speed:.0%} of one core)")
+    rows.append(target_row("large files, every run (worst of 10)", f"{walls[-1]:.3f} s",
+                           f"{CORES} x SHA-256 {large['bytes'] / floor:.3f} s", min(shares), 0.85, at_most=False,
+                           into="targets_issue_47"))
+    if scaling:
+        first = min(scaling)
+        for n, (led, status) in sorted(scaling.items()):
+            limit = {20: 1.5, 100: 2.0}.get(n)
+            row = target_row(f"check, {n} changes", f"{led:.3f} s", f"git status -uall {status:.3f} s",
+                             led / status, limit or 1.0, note=None if limit else "no target", into="targets_issue_47")
+            rows.append(row)
+        last = max(scaling)
+        if last > first:
+            per = (scaling[last][0] - scaling[first][0]) / (last - first)
+            print(f"  check: {per * 1e6:.0f} us per additional change ({first} -> {last} changes)")
+            REPORT["check_per_change_us"] = per * 1e6
+    print_targets("targets of issue 47", rows)
+
+
 def sizes_run(base):
     """Bounded memory: one 4 GiB file against one 4 KiB file."""
     sizes = {}
@@ -1073,6 +1193,10 @@ def main():
     ap.add_argument("--scale", default="", help="comma-separated file counts for the growth runs")
     ap.add_argument("--only-scale", action="store_true", help="skip corpora A and B")
     ap.add_argument("--json", metavar="OUT", help="also write every result to this JSON file")
+    ap.add_argument("--large-runs", type=int, default=10, help="consecutive runs of the large-file distribution")
+    ap.add_argument("--check-files", type=int, default=50_000, help="files of the check scaling corpus")
+    ap.add_argument("--check-changes", default="1,20,100", help="active changes the check scaling measures")
+    ap.add_argument("--only-47", action="store_true", help="only the large-file distribution and check scaling")
     args = ap.parse_args()
     if not os.path.exists(LEDGER):
         sys.exit(f"{LEDGER} is missing: cargo build --release -p ledger-cli")
@@ -1091,6 +1215,11 @@ def main():
         global TIMER
         TIMER = build_timer(base)
         print(f"timer: {'the C timer (fork to exit)' if TIMER else '/usr/bin/time (its own start included)'}")
+        if args.only_47:
+            large = large_file_runs(base, args.large_runs)
+            counts = [int(n) for n in args.check_changes.split(",") if n]
+            issue_47_targets(speed, large, check_scaling(base, args.check_files, counts, args.runs))
+            return
         t1 = fixed_cost_run(base, args.runs)
         scale_sizes = [int(n) for n in args.scale.split(",") if n]
         for files in scale_sizes:
@@ -1149,6 +1278,9 @@ def main():
         }
         issue_19_targets(m, speed, scale_sizes)
         issue_33_targets(m, speed, scale_sizes, t1, spreads)
+        counts = [int(n) for n in args.check_changes.split(",") if n]
+        issue_47_targets(speed, large_file_runs(base, args.large_runs),
+                         check_scaling(base, args.check_files, counts, args.runs))
     finally:
         if args.json:
             with open(args.json, "w") as f:
