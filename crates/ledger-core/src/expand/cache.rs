@@ -61,6 +61,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
+use super::call::kept_for_the_call;
 use super::ledger_dir::{Kind, Missing, StoreDir, TMP, TempFile, expect};
 use super::walk_memo::WalkMemos;
 use crate::error::Error;
@@ -137,6 +138,9 @@ pub(crate) struct CacheDir {
 pub(crate) struct CacheFile {
     root: StoreDir,
     entries: Entries,
+    /// The file's status before it was read, when it was read now (not
+    /// kept from earlier in the call).
+    stat: Option<Stat>,
 }
 
 /// The entries of a cache file that checked out.
@@ -152,10 +156,21 @@ pub(crate) struct Entries {
     walks: WalkMemos,
 }
 
-impl Entries {
-    /// The entries of the cache file in `root`; none when there is no file or
+/// The digests of a cache file as read and checked: what [`Entries`] holds
+/// besides the walk memos (their own file), kept for the rest of a call.
+#[derive(Clone)]
+struct Digests {
+    old: Vec<u8>,
+    count: usize,
+    reference: i128,
+    buckets: Buckets,
+    journal: Journal,
+}
+
+impl Digests {
+    /// The digests of the cache file in `root`; none when there is no file or
     /// its sorted entries do not check out.
-    fn read(root: &StoreDir) -> Entries {
+    fn read(root: &StoreDir) -> Digests {
         let bytes = match root.read(CACHE, "digest cache", CACHE_LIMIT) {
             Ok(Some(bytes)) => bytes,
             _ => Vec::new(),
@@ -168,8 +183,7 @@ impl Entries {
             None => (Vec::new(), 0, i128::MIN, Journal::default()),
         };
         let buckets = Buckets::new(&old, count);
-        Entries {
-            walks: WalkMemos::read(root),
+        Digests {
             old,
             count,
             reference,
@@ -179,12 +193,49 @@ impl Entries {
     }
 }
 
+/// The digests read within one call ([`opened_once`](super::opened_once)),
+/// under the status the cache file had before they were read and still had
+/// after: a call that expands many scopes (`check` of many changes) reads
+/// and checks a cache file of a large tree (megabytes, its checksum a
+/// SHA-256 of all of it) once, not once per scope. A file that changed
+/// since (another expansion saved it, or another process did) has another
+/// status (an append moves its size, a rewrite replaces its inode) and is
+/// read again.
+#[derive(Default)]
+struct ReadInThisCall(Option<(Stat, Digests)>);
+
+impl Entries {
+    /// The entries of the cache file in `root` (the digests `kept`, when a
+    /// read of the same file within this call gave them).
+    fn read(root: &StoreDir, kept: Option<Digests>) -> Entries {
+        let digests = kept.unwrap_or_else(|| Digests::read(root));
+        Entries {
+            walks: WalkMemos::read(root),
+            old: digests.old,
+            count: digests.count,
+            reference: digests.reference,
+            buckets: digests.buckets,
+            journal: digests.journal,
+        }
+    }
+
+    fn digests(&self) -> Digests {
+        Digests {
+            old: self.old.clone(),
+            count: self.count,
+            reference: self.reference,
+            buckets: self.buckets.clone(),
+            journal: self.journal.clone(),
+        }
+    }
+}
+
 /// The digests appended to the cache file after its sorted entries, each with
 /// the reference time of its batch. A batch is appended in one `O_APPEND`
 /// write; one that does not check out (torn by a crash or a full disk, or
 /// being appended while the file is read) ends the journal: it and what
 /// follows are ignored, and the next write rewrites the file whole.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Journal {
     /// Key, digest and the reference time of its batch.
     entries: Vec<(Key, Digest, i128)>,
@@ -263,6 +314,10 @@ pub(crate) struct UnreadCache {
     root: StoreDir,
     /// The cache file's size; `None` when there is none (or not a file).
     size: Option<u64>,
+    /// The cache file's status, when it is a file.
+    stat: Option<Stat>,
+    /// Its digests as read before within this call, when its status is the same.
+    kept: Option<Digests>,
 }
 
 impl UnreadCache {
@@ -274,11 +329,22 @@ impl UnreadCache {
             return None;
         }
         let root = StoreDir::open_root(store, Missing::Absent).ok()??;
-        let stat = root.stat(CACHE, &root.join(CACHE)).ok().flatten();
-        let size = stat
-            .filter(|st| st.file_type() == FileType::RegularFile)
-            .map(|st| u64::try_from(st.st_size).unwrap_or(u64::MAX));
-        Some(UnreadCache { root, size })
+        let stat = (root.stat(CACHE, &root.join(CACHE)).ok().flatten())
+            .filter(|st| st.file_type() == FileType::RegularFile);
+        let size = stat.map(|st| u64::try_from(st.st_size).unwrap_or(u64::MAX));
+        let kept = stat.and_then(|stat| {
+            kept_for_the_call(|read: &mut ReadInThisCall| match &read.0 {
+                Some((kept, digests)) if *kept == stat => Some(digests.clone()),
+                _ => None,
+            })
+            .flatten()
+        });
+        Some(UnreadCache {
+            root,
+            size,
+            stat,
+            kept,
+        })
     }
 
     /// Whether the cache file is no larger than one of `entries` sorted
@@ -291,8 +357,10 @@ impl UnreadCache {
     /// Reads the cache file. Nothing is written and nothing trusted yet: see
     /// [`CacheFile::trusted`].
     pub(crate) fn read(self) -> CacheFile {
-        let entries = Entries::read(&self.root);
+        let read_anew = self.kept.is_none();
+        let entries = Entries::read(&self.root, self.kept);
         CacheFile {
+            stat: self.stat.filter(|_| read_anew),
             root: self.root,
             entries,
         }
@@ -300,6 +368,20 @@ impl UnreadCache {
 }
 
 impl CacheFile {
+    /// Keeps the digests read for the rest of the call (on the thread that
+    /// runs it), when the file still has the status it had before the read:
+    /// nothing changed it meanwhile.
+    pub(crate) fn keep_for_the_call(&self) {
+        let Some(before) = self.stat else {
+            return;
+        };
+        let after = self.root.stat(CACHE, &self.root.join(CACHE)).ok().flatten();
+        if after == Some(before) {
+            let digests = self.entries.digests();
+            kept_for_the_call(|read: &mut ReadInThisCall| read.0 = Some((before, digests)));
+        }
+    }
+
     /// The store's directories for the digest cache and the entries read from
     /// it, when the store is trusted: `tracked` says whether Git tracks any
     /// file of the store (the caller knows, from the index it read or from
@@ -663,6 +745,7 @@ impl Writeback {
 /// 100,000 entries takes 17. Keys that are not evenly spread (a cache written by
 /// someone else) only make the buckets uneven: a lookup then bisects a larger
 /// one, never answers differently.
+#[derive(Clone)]
 struct Buckets {
     /// Bits of the key prefix that choose a bucket.
     bits: u32,
@@ -888,7 +971,7 @@ pub(crate) fn report(root: &StoreDir) -> Result<Option<std::result::Result<Cache
         return Ok(Some(Err(e)));
     }
     let bytes = u64::try_from(stat.st_size).unwrap_or(0);
-    let entries = Entries::read(root);
+    let entries = Entries::read(root, None);
     Ok(Some(Ok(CacheReport {
         bytes,
         entries: (entries.count + entries.journal.index.len()) as u64,
@@ -1039,6 +1122,48 @@ mod tests {
         bytes
     }
 
+    /// Within one call, expansions share the cache file's digests while its
+    /// status holds, and one after a file changed still answers the change;
+    /// nothing is kept past the call.
+    #[test]
+    fn one_call_reads_the_cache_file_once_and_answers_what_changed() {
+        use crate::expand::{Inventory, Scope, opened_once};
+        let temp = std::env::temp_dir();
+        let parent = match crate::probe::in_memory(&temp) {
+            true => std::path::PathBuf::from("/var/tmp"),
+            false => temp,
+        };
+        let dir = tempfile::tempdir_in(parent).unwrap();
+        std::fs::create_dir(dir.path().join(".ledger")).unwrap();
+        for name in ["a", "b"] {
+            std::fs::write(dir.path().join(name), name.repeat(1 << 16)).unwrap();
+        }
+        // Past the cache's coarsest granularity, where an expansion records them.
+        std::thread::sleep(std::time::Duration::from_millis(2200));
+        let ws = camino::Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+        let mut scope = Scope::new(ws);
+        scope.add_root(".").unwrap();
+        let kept = || {
+            kept_for_the_call(|read: &mut ReadInThisCall| read.0.as_ref().map(|(_, d)| d.count))
+                .flatten()
+        };
+        let changed = opened_once(|| {
+            Inventory::expand(&scope).unwrap();
+            Inventory::expand(&scope).unwrap();
+            std::fs::write(dir.path().join("b"), "B".repeat(1 << 16)).unwrap();
+            Inventory::expand(&scope).unwrap()
+        });
+        let anew = scope.clone().with_settings(crate::Settings {
+            digest_cache: false,
+            ..crate::Settings::default()
+        });
+        assert_eq!(
+            changed.fingerprint,
+            Inventory::expand(&anew).unwrap().fingerprint
+        );
+        assert_eq!(opened_once(kept), None, "nothing outlives a call");
+    }
+
     #[test]
     fn only_an_intact_file_parses() {
         let good = file(&[([1; KEY], 0), ([2; KEY], 3)]);
@@ -1091,7 +1216,7 @@ mod tests {
         let changed = latest_change(&stat);
         let digest = Digest([7; 32]);
 
-        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
             panic!("an empty cache knows nothing");
         };
@@ -1106,7 +1231,7 @@ mod tests {
 
         // Reloaded: the file is trusted only when older than the reference (and
         // the clock is not behind the reference: this one was set ahead).
-        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         cache.started = cache.started.max(cache.reference);
         assert_eq!(cache.reference, changed + granularity + 1);
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(d) if d == digest));
@@ -1120,18 +1245,18 @@ mod tests {
         let before = inode();
         cache.save();
         assert_ne!(inode(), before);
-        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         assert_eq!(cache.state.len(), 0);
 
         // Nothing new read, nothing racy: nothing written (the file keeps its inode).
-        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
             panic!("the entry was dropped");
         };
         cache.started = changed + granularity + 1;
         cache.record(key, &stat, digest);
         cache.save();
-        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         cache.started = cache.started.max(cache.reference);
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(d) if d == digest));
         let before = inode();
@@ -1149,7 +1274,7 @@ mod tests {
         let cache_dir = writable_store(dir.path());
         let stat = platform::stat(dir.path().join("f")).unwrap();
         let path = WorkspacePath::new("f").unwrap();
-        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         let Lookup::Miss(key) = cache.lookup(&path, &stat) else {
             panic!("an empty cache knows nothing");
         };
@@ -1157,7 +1282,7 @@ mod tests {
         cache.started = latest_change(&stat) + 2 * GRANULARITY_NS;
         cache.record(key, &stat, Digest([7; 32]));
         cache.save();
-        let reload = || DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let reload = || DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         let mut cache = reload();
         cache.started = cache.reference;
         assert!(matches!(cache.lookup(&path, &stat), Lookup::Hit(_)));
@@ -1173,7 +1298,7 @@ mod tests {
     fn only_fractional_times_on_the_stores_file_system_are_fine() {
         let dir = tempfile::tempdir().unwrap();
         let cache_dir = writable_store(dir.path());
-        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let mut cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         let mut stat = platform::stat(dir.path()).unwrap();
         stat.st_mtime_nsec = 5;
         stat.st_ctime_nsec = 7;
@@ -1191,7 +1316,7 @@ mod tests {
         cache.fine_device = None;
         assert_eq!(cache.granularity(&stat), GRANULARITY_NS);
         // The clock read at the start: the store's device, when it keeps fractions.
-        let started = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let started = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         let clock = cache_dir.tmp.as_ref().unwrap().now().unwrap();
         // (Read twice, the clock lands on a whole second in one of them once in
         // 10^9 runs.)
@@ -1223,7 +1348,7 @@ mod tests {
                 let entries: Vec<_> = keys.iter().map(|k| (*k, 0)).collect();
                 std::fs::write(dir.path().join(".ledger").join(CACHE), file(&entries)).unwrap();
                 let cache_dir = CacheDir { root, tmp: None };
-                let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+                let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
                 assert_eq!(cache.state.len(), keys.len());
                 for (i, key) in keys.iter().enumerate() {
                     assert_eq!(cache.find(key, cache.buckets.range(key)), Some(i));
@@ -1242,7 +1367,7 @@ mod tests {
     /// Records the digests `[i; 32]` of the keys `keys` (of files last changed
     /// long ago) in the cache of `dir`, and saves it.
     fn record_and_save(dir: &CacheDir, keys: std::ops::Range<u8>) {
-        let cache = DigestCache::start(dir, Entries::read(&dir.root));
+        let cache = DigestCache::start(dir, Entries::read(&dir.root, None));
         for i in keys {
             cache.record(test_key(i), &long_ago(), Digest([i; 32]));
         }
@@ -1281,7 +1406,7 @@ mod tests {
             let meta = std::fs::metadata(&file).unwrap();
             (platform::stat(&file).unwrap().st_ino, meta.len() as usize)
         };
-        let loaded = || DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let loaded = || DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         record_and_save(&cache_dir, 0..80);
         let (whole, whole_size) = inode_and_size();
         assert_eq!(whole_size, sorted_len(80));
@@ -1335,7 +1460,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache_dir = writable_store(dir.path());
         let file = dir.path().join(".ledger").join(CACHE);
-        let loaded = || DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let loaded = || DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         record_and_save(&cache_dir, 0..80);
         record_and_save(&cache_dir, 80..82);
         let report = || super::report(&cache_dir.root).unwrap().unwrap().unwrap();
@@ -1391,7 +1516,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), b"one").unwrap();
         let cache_dir = writable_store(dir.path());
-        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root));
+        let cache = DigestCache::start(&cache_dir, Entries::read(&cache_dir.root, None));
         let file = File::open(dir.path().join("f")).unwrap();
         let stat = platform::fstat(&file).unwrap();
         let kind = Writeback::of(platform::fs_kind(&file));

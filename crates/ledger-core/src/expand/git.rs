@@ -27,8 +27,7 @@
 //!   values of `GIT_CONFIG_PARAMETERS`; they are applied as git applies them.
 //! * git warns about an unreadable directory or ignore file and lists less; refused.
 
-use std::any::Any;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
@@ -41,6 +40,7 @@ use gix::objs::FindExt;
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::cache::DigestCache;
+use crate::expand::call::kept_for_the_call;
 use crate::expand::walk_memo::{self, Location, Recorder, WalkKey, WalkMemos};
 use crate::platform::{self, Handle, OsStrBytes, Stat};
 use crate::quote::one_line;
@@ -97,7 +97,7 @@ pub(crate) enum Locate {
 /// start on [`Listing::tracked_files`] while [`Listing::list_within`] walks.
 pub(crate) struct Listing {
     repo: gix::Repository,
-    /// Read once per [`opened_once`], with skip-worktree entries marked up to
+    /// Read once per [`opened_once`](crate::expand::call::opened_once), with skip-worktree entries marked up to
     /// date (see [`mark_excluded_from_worktree_uptodate`]).
     index: Rc<gix::index::File>,
     /// `prefix/` of `dir` in the worktree, or empty when `dir` is the worktree root:
@@ -479,29 +479,21 @@ pub(crate) struct Worktree {
     repo: gix::Repository,
 }
 
-/// What [`opened_once`] keeps on its thread while it runs.
+/// What a call keeps of Git while it runs ([`opened_once`](crate::expand::call::opened_once)).
 #[derive(Default)]
 struct Opened {
-    /// Each repository opened, under the directory and the way it was
-    /// looked for (the store opens the workspace's at its top, the expansion
-    /// discovers it).
-    repositories: Vec<(PathBuf, Locate, gix::Repository)>,
+    /// Each repository opened, under the path it was found at (the store
+    /// opens the workspace's at its top, the expansion discovers it: both
+    /// find one `.git`).
+    repositories: Vec<(PathBuf, gix::Repository)>,
     /// Each worktree opened, under the directories that find it.
     worktrees: Vec<(Vec<PathBuf>, Worktree)>,
-    /// What the wings above keep for the call, one value per type (see
-    /// [`kept_for_the_call`]).
-    kept: Vec<Box<dyn Any>>,
     /// Each index read, under its file's path, with the file's status taken
     /// before it was read: reused while the file's status is the same.
     indexes: Vec<(PathBuf, Stat, Rc<gix::index::File>)>,
 }
 
 thread_local! {
-    /// The worktrees opened and indexes read on this thread while
-    /// [`opened_once`] runs, each once, a worktree under the directory it was
-    /// opened for and under its top (a repository's clone sets up its own
-    /// object cache: one per worktree kept, one per open); `None` outside.
-    static OPENED: RefCell<Option<Opened>> = const { RefCell::new(None) };
     /// What this thread opened and read from Git so far (see [`GitReads`]).
     static READS: Cell<GitReads> = const { Cell::new(GitReads { repository_opens: 0, index_reads: 0 }) };
 }
@@ -529,52 +521,9 @@ fn count(add: impl FnOnce(&mut GitReads)) {
     READS.set(reads);
 }
 
-/// Runs `work` with each worktree opened once and each index read once on this
-/// thread: opening a directory opened before, or the top of a worktree opened
-/// before (when its `.git` is the repository's), gives the same repository,
-/// configured as it was when first opened — as one git command reads its
-/// configuration once; an index whose file has the status it had when read
-/// is not read again. Nothing within `work` may change a configuration it
-/// relies on. Within an `opened_once` already running, `work` shares it.
-pub(crate) fn opened_once<R>(work: impl FnOnce() -> R) -> R {
-    /// Puts back what was there before, however `work` ends.
-    struct Restore(Option<Opened>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            OPENED.set(self.0.take());
-        }
-    }
-    if OPENED.with_borrow(Option::is_some) {
-        return work();
-    }
-    let _restore = Restore(OPENED.replace(Some(Opened::default())));
-    work()
-}
-
-/// Runs `use_it` on the value of type `T` kept for the call [`opened_once`] runs
-/// on this thread (`T::default()` the first time), and gives what it returns;
-/// `None` outside one. What is kept must stay true for the whole call (the
-/// store keeps records read by their commit's id, which names their bytes).
-/// `use_it` must not open or read through this module.
-pub(crate) fn kept_for_the_call<T: Default + 'static, R>(
-    use_it: impl FnOnce(&mut T) -> R,
-) -> Option<R> {
-    OPENED.with_borrow_mut(|opened| {
-        let kept = &mut opened.as_mut()?.kept;
-        let at = match kept.iter().position(|value| value.is::<T>()) {
-            Some(at) => at,
-            None => {
-                kept.push(Box::new(T::default()));
-                kept.len() - 1
-            }
-        };
-        kept[at].downcast_mut::<T>().map(use_it)
-    })
-}
-
 impl Worktree {
     /// The worktree containing `dir`; `None` when `dir` is in no repository or in
-    /// a bare one (see [`worktree_root`]). Within [`opened_once`], one opened
+    /// a bare one (see [`worktree_root`]). Within [`opened_once`](crate::expand::call::opened_once), one opened
     /// before for `dir` or with `dir` as its top.
     pub(crate) fn open(dir: &Path) -> Result<Option<Worktree>> {
         if let Some(worktree) = Worktree::opened_before(dir, Worktree::clone) {
@@ -588,16 +537,14 @@ impl Worktree {
     }
 
     /// What `read` gives of the worktree opened before for `dir` within
-    /// [`opened_once`], if any.
+    /// [`opened_once`](crate::expand::call::opened_once), if any.
     fn opened_before<R>(dir: &Path, read: impl FnOnce(&Worktree) -> R) -> Option<R> {
-        OPENED.with_borrow(|opened| {
-            let (_, worktree) = opened
-                .as_ref()?
-                .worktrees
-                .iter()
-                .find(|(keys, _)| keys.iter().any(|k| k == dir))?;
+        kept_for_the_call(|opened: &mut Opened| {
+            let (_, worktree) =
+                (opened.worktrees.iter()).find(|(keys, _)| keys.iter().any(|k| k == dir))?;
             Some(read(worktree))
         })
+        .flatten()
     }
 
     /// The directories whose opening finds this worktree, opened for `dir`:
@@ -616,15 +563,11 @@ impl Worktree {
         keys
     }
 
-    /// Within [`opened_once`], keeps the worktree `keep` gives, found from
+    /// Within [`opened_once`](crate::expand::call::opened_once), keeps the worktree `keep` gives, found from
     /// `keys`, for the opens to come (a clone of a repository sets up an object
     /// cache of its own: only what is handed out is cloned).
     fn remember(keys: Vec<PathBuf>, keep: impl FnOnce() -> Worktree) {
-        OPENED.with_borrow_mut(|opened| {
-            if let Some(opened) = opened {
-                opened.worktrees.push((keys, keep()));
-            }
-        });
+        kept_for_the_call(|opened: &mut Opened| opened.worktrees.push((keys, keep())));
     }
 
     fn open_anew(dir: &Path) -> Result<Option<Worktree>> {
@@ -680,37 +623,8 @@ fn describe(err: &gix::Error) -> String {
 
 /// Opens the repository for `dir`, refusing repositories owned by another user (as git
 /// does, `safe.directory` aside). `Ok(None)` when there is no repository to open.
-/// Within [`opened_once`], each directory's repository is opened once.
+/// Within [`opened_once`](crate::expand::call::opened_once), each directory's repository is opened once.
 pub(crate) fn open_repository(
-    dir: &Path,
-    locate: Locate,
-    display: &str,
-) -> Result<Option<gix::Repository>> {
-    let kept = OPENED.with_borrow(|opened| {
-        let (_, _, repo) = opened
-            .as_ref()?
-            .repositories
-            .iter()
-            .find(|(d, l, _)| d == dir && *l == locate)?;
-        Some(repo.clone())
-    });
-    if kept.is_some() {
-        return Ok(kept);
-    }
-    let repo = open_repository_anew(dir, locate, display)?;
-    if let Some(repo) = &repo {
-        OPENED.with_borrow_mut(|opened| {
-            if let Some(opened) = opened {
-                opened
-                    .repositories
-                    .push((dir.to_path_buf(), locate, repo.clone()));
-            }
-        });
-    }
-    Ok(repo)
-}
-
-fn open_repository_anew(
     dir: &Path,
     locate: Locate,
     display: &str,
@@ -720,9 +634,24 @@ fn open_repository_anew(
     let Some(found) = locate_repository(dir, locate, display)? else {
         return Ok(None);
     };
+    let kept = kept_for_the_call(|opened: &mut Opened| {
+        let (_, repo) = opened
+            .repositories
+            .iter()
+            .find(|(path, _)| *path == found)?;
+        Some(repo.clone())
+    });
+    if let Some(repo) = kept.flatten() {
+        return Ok(Some(repo));
+    }
     count(|reads| reads.repository_opens += 1);
     match gix::open_opts(&found, options) {
-        Ok(repo) => Ok(Some(repo)),
+        Ok(repo) => {
+            kept_for_the_call(|opened: &mut Opened| {
+                opened.repositories.push((found, repo.clone()));
+            });
+            Ok(Some(repo))
+        }
         Err(err) => {
             if is_owned_by_someone_else(dir) {
                 return Err(Error::UntrustedRepository {
@@ -1236,7 +1165,7 @@ fn default_excludes_file() -> Option<PathBuf> {
 /// Reads the index as an owned copy we may modify; an absent index (fresh repository)
 /// is an empty one.
 /// The index of `repo` with the status its file had before it was read (`None`:
-/// no index file), read once within [`opened_once`] while that status holds
+/// no index file), read once within [`opened_once`](crate::expand::call::opened_once) while that status holds
 /// (git replaces the file to write it: a new one has another inode and ctime),
 /// its skip-worktree entries marked up to date for the walk.
 fn shared_index(
@@ -1247,14 +1176,12 @@ fn shared_index(
     // Before the read: a walk memo keyed by it vouches for no later index.
     let stat = platform::lstat(&path).ok();
     let kept = stat.and_then(|stat| {
-        OPENED.with_borrow(|opened| {
-            let (_, _, index) = opened
-                .as_ref()?
-                .indexes
-                .iter()
-                .find(|(p, s, _)| *p == path && *s == stat)?;
+        kept_for_the_call(|opened: &mut Opened| {
+            let (_, _, index) =
+                (opened.indexes.iter()).find(|(p, s, _)| *p == path && *s == stat)?;
             Some(Rc::clone(index))
         })
+        .flatten()
     });
     if let Some(index) = kept {
         return Ok((stat, index));
@@ -1263,11 +1190,9 @@ fn shared_index(
     mark_excluded_from_worktree_uptodate(&mut index);
     let index = Rc::new(index);
     if let Some(stat) = stat {
-        OPENED.with_borrow_mut(|opened| {
-            if let Some(opened) = opened {
-                opened.indexes.retain(|(p, _, _)| *p != path);
-                opened.indexes.push((path, stat, Rc::clone(&index)));
-            }
+        kept_for_the_call(|opened: &mut Opened| {
+            opened.indexes.retain(|(p, _, _)| *p != path);
+            opened.indexes.push((path, stat, Rc::clone(&index)));
         });
     }
     Ok((stat, index))

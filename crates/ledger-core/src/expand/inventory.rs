@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{DisplayPath, Error, Result};
 use crate::expand::cache::{DigestCache, UnreadCache};
+use crate::expand::call;
 use crate::expand::entry::Entry;
 use crate::expand::exclusion::{Exclusion, ExclusionMatch};
 use crate::expand::fingerprint::{Encoder, Fingerprint, fingerprint_sorted};
@@ -69,6 +70,9 @@ impl Inventory {
             || cache_file = unread_cache.map(UnreadCache::read),
             || open_repositories(&scope, worktree),
         );
+        if let Some(file) = &cache_file {
+            file.keep_for_the_call();
+        }
         let (cache_dir, entries) = cache_file
             .and_then(|file| {
                 // An index read already says it; else Git is asked (untrusted when it cannot say).
@@ -664,7 +668,7 @@ pub fn default_workspace(dir: &Path) -> Result<Utf8PathBuf> {
 /// # }
 /// ```
 pub fn opened_once<R>(work: impl FnOnce() -> R) -> R {
-    git::opened_once(work)
+    call::opened_once(work)
 }
 
 /// The top of the Git worktree containing `dir`, or `None` outside Git.

@@ -32,6 +32,7 @@
 //! ```
 
 pub(crate) mod cache;
+pub(crate) mod call;
 pub(crate) mod disk_waits;
 pub(crate) mod entry;
 pub(crate) mod exclusion;

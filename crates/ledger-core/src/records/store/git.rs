@@ -23,7 +23,8 @@ use gix::refs::{FullName, Target};
 use super::locks::{self, RefLock, Unlocked};
 use super::{RecordId, check_ref_name, verify};
 use crate::error::{DisplayPath, Error, Result};
-use crate::expand::git::{Locate, gix_error, kept_for_the_call, open_repository};
+use crate::expand::call::kept_for_the_call;
+use crate::expand::git::{Locate, gix_error, open_repository};
 use crate::expand::ledger_dir::unwritable;
 use crate::records::signing::{self, Signature, SigningKey};
 
