@@ -1102,22 +1102,25 @@ def check_scaling(base, files, counts, runs):
     of `runs` taken round-robin. `ledger check` exits 1 there (work is left:
     no change is validated), so it runs under `sh -c` that takes 0 and 1 as
     success: the shell's start (about a millisecond) counts against ledger."""
-    repo = os.path.join(base, "check")
-    if not os.path.exists(repo):
-        os.makedirs(repo)
-        sh(["git", "init", "-q"], cwd=repo)
+    tree = os.path.join(base, f"check-{files}")
+    if not os.path.exists(tree):
+        os.makedirs(tree)
+        sh(["git", "init", "-q"], cwd=tree)
         for i in range(files):
-            d = os.path.join(repo, "src", f"d{i // 100:04d}")
+            d = os.path.join(tree, "src", f"d{i // 100:04d}")
             os.makedirs(d, exist_ok=True)
             with open(os.path.join(d, f"f{i}.txt"), "wb") as f:
                 f.write(os.urandom(512).hex().encode())
-    have = len(glob.glob(os.path.join(repo, "openspec", "changes", "c*")))
+        sh(["git", "add", "-A"], cwd=tree)
+        sh(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "tree"],
+           cwd=tree)
     rows = {}
     for n in sorted(counts):
-        if n < have:
-            continue
-        add_changes(repo, have, n)
-        have = n
+        # One repository per count (a copy of the tree): `check` evaluates every change on disk.
+        repo = f"{tree}-{n}-changes"
+        if not os.path.exists(repo):
+            sh(["cp", "-a", tree, repo])
+            add_changes(repo, 0, n)
         let_age()
         res = measure([(f"ledger check, {n} changes", ["sh", "-c", f"{LEDGER} check >/dev/null; test $? -le 1"], False),
                        ("git status --porcelain -uall", ["git", "status", "--porcelain", "-uall"], False)],
