@@ -1,6 +1,6 @@
 //! The platform layer (the ground floor): every operating-system call ledger
 //! makes that is not plain std, behind one small portable API. Nothing else in
-//! the crate names `libc`, `rustix` or `std::os` (`tests/platform_wall.rs`).
+//! the crate names `libc`, `rustix` or `std::os` (`tests/core/platform_wall.rs`).
 //!
 //! One file per platform family implements it: `unix.rs` (what POSIX gives
 //! Linux and macOS alike: `openat`-style opens without following symlinks,

@@ -6,23 +6,19 @@
 
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use ledger_core::expand::{Inventory, Scope, progress};
-mod disk;
-
-use disk::writeback_tempdir;
 use ledger_testkit::{Git, utf8, write_below};
 use proptest::prelude::*;
 
-/// The replay count is process-wide: the tests here run one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
+use crate::disk::writeback_tempdir;
 
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+/// The replay count is process-wide: each test here runs alone in a process
+/// of its own (`own_process`), where no other test's expansion replays a walk.
+/// Whether the test `name` ran there (and the caller returns).
+fn ran_alone(name: &str) -> bool {
+    crate::own_process::ran_in_child(&format!("walk_memo::{name}"))
 }
 
 /// A step of the wait for a tree to age past the cache's timestamp
@@ -201,7 +197,9 @@ fn changes() -> Vec<Change> {
 
 #[test]
 fn every_change_a_walk_depends_on_is_seen() {
-    let _serial = serial();
+    if ran_alone("every_change_a_walk_depends_on_is_seen") {
+        return;
+    }
     for (what, change) in changes() {
         let dir = repository();
         let root = dir.path();
@@ -215,7 +213,9 @@ fn every_change_a_walk_depends_on_is_seen() {
 
 #[test]
 fn a_nested_repository_made_is_seen() {
-    let _serial = serial();
+    if ran_alone("a_nested_repository_made_is_seen") {
+        return;
+    }
     let dir = repository();
     let root = dir.path();
     settle(root);
@@ -242,7 +242,9 @@ fn never_replayed(root: &Path, times: usize, what: &str) {
 /// repository. A walk that met a `.git` file is never remembered.
 #[test]
 fn a_git_file_rewritten_in_place_is_seen() {
-    let _serial = serial();
+    if ran_alone("a_git_file_rewritten_in_place_is_seen") {
+        return;
+    }
     let dir = repository();
     let root = dir.path();
     let other = tempfile::tempdir().unwrap();
@@ -262,7 +264,9 @@ fn a_git_file_rewritten_in_place_is_seen() {
 /// without moving its parent's times, but moves its own.
 #[test]
 fn an_empty_git_directory_filled_is_seen() {
-    let _serial = serial();
+    if ran_alone("an_empty_git_directory_filled_is_seen") {
+        return;
+    }
     let dir = repository();
     let root = dir.path();
     write_below(root, "sub/f", "f");
@@ -277,7 +281,9 @@ fn an_empty_git_directory_filled_is_seen() {
 
 #[test]
 fn declared_repositories_are_remembered_apart_and_a_lost_git_is_seen() {
-    let _serial = serial();
+    if ran_alone("declared_repositories_are_remembered_apart_and_a_lost_git_is_seen") {
+        return;
+    }
     let dir = repository();
     let root = dir.path();
     git().init(&root.join("new/deeper"), &[]);
@@ -320,7 +326,9 @@ fn declared_repositories_are_remembered_apart_and_a_lost_git_is_seen() {
 
 #[test]
 fn a_subdirectory_is_remembered_in_its_own_store() {
-    let _serial = serial();
+    if ran_alone("a_subdirectory_is_remembered_in_its_own_store") {
+        return;
+    }
     let dir = repository();
     let root = dir.path();
     let sub = root.join("new");
@@ -342,7 +350,9 @@ fn a_subdirectory_is_remembered_in_its_own_store() {
 
 #[test]
 fn a_damaged_memo_is_discarded() {
-    let _serial = serial();
+    if ran_alone("a_damaged_memo_is_discarded") {
+        return;
+    }
     let dir = repository();
     let root = dir.path();
     settle(root);
@@ -395,14 +405,19 @@ fn apply(root: &Path, op: &Op) {
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
-
-    /// Random structural steps on a remembered worktree: every expansion lists
-    /// what git lists.
-    #[test]
-    fn a_replayed_walk_never_changes_the_answer(steps in prop::collection::vec(op(), 1..10)) {
-        let _serial = serial();
+/// Random structural steps on a remembered worktree: every expansion lists
+/// what git lists.
+#[test]
+fn a_replayed_walk_never_changes_the_answer() {
+    if ran_alone("a_replayed_walk_never_changes_the_answer") {
+        return;
+    }
+    let config = ProptestConfig {
+        cases: 12,
+        failure_persistence: crate::regressions(),
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |(steps in prop::collection::vec(op(), 1..10))| {
         let dir = repository();
         let root = dir.path();
         settle(root);
@@ -410,7 +425,7 @@ proptest! {
             apply(root, step);
         }
         expand_checked(root);
-    }
+    });
 }
 
 /// `scope` expanded without the digest cache (a setting of its own).

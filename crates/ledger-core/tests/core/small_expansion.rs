@@ -12,10 +12,9 @@ use std::time::Duration;
 
 use ledger_core::Settings;
 use ledger_core::expand::{Inventory, Scope};
-mod disk;
-
-use disk::{cached, drop_pages, writeback_tempdir};
 use ledger_testkit::{Git, utf8, write_below};
+
+use crate::disk::{cached, drop_pages, writeback_tempdir};
 
 /// Set in a child process to the workspace it expands.
 const CHILD: &str = "LEDGER_TEST_SMALL_EXPANSION_WORKSPACE";
@@ -132,7 +131,7 @@ fn expand_in_child(root: &Path, env: &[(&str, &str)]) -> (usize, String) {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "a_small_expansion_starts_no_thread",
+            "small_expansion::a_small_expansion_starts_no_thread",
             "--nocapture",
             "--test-threads=1",
         ])

@@ -1,5 +1,5 @@
 //! The expansion's progress counts and the progress sink of its settings, in
-//! a process of their own (the counts are the process's).
+//! a process of their own (the counts are the process's: `own_process`).
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -11,6 +11,11 @@ use ledger_core::{ProgressSink, Settings};
 
 #[test]
 fn counts_grow_with_an_expansion_and_its_sink_hears_when_it_ends() {
+    if crate::own_process::ran_in_child(
+        "progress::counts_grow_with_an_expansion_and_its_sink_hears_when_it_ends",
+    ) {
+        return;
+    }
     let idle = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&idle);
     let active_in_hook = Arc::new(AtomicUsize::new(usize::MAX));

@@ -106,7 +106,11 @@ mod generated_trees {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(32))]
+        #![proptest_config(ProptestConfig {
+            cases: 32,
+            failure_persistence: crate::regressions(),
+            ..ProptestConfig::default()
+        })]
 
         /// A clean checkout: the commit's tree and the disk give the same
         /// entries and fingerprint, whatever the roots, exclusions and rule.

@@ -1,17 +1,17 @@
 //! Reads that wait on the disk call for helper threads (`threads` module docs),
 //! and only then: a tree in the page cache is read by one thread per core, a
 //! tree whose bytes are not cached gets more threads, and the answer is the
-//! same. Its own test binary: whether this process met the disk is
-//! process-wide, so no other test may run first.
+//! same. In a process of its own (`own_process`): whether this process met the
+//! disk is process-wide, so no other test may run first, and the helpers
+//! counted are the process's threads.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use std::path::Path;
 
 use camino::Utf8Path;
 use ledger_core::expand::{Inventory, Scope};
-mod disk;
 
-use disk::{cached, drop_pages};
+use crate::disk::{cached, drop_pages};
 
 /// The threads of this process whose name starts with `prefix`.
 fn threads_named(prefix: &str) -> usize {
@@ -32,6 +32,11 @@ fn write_uncached(path: &Path, bytes: &[u8]) {
 
 #[test]
 fn reads_that_wait_on_the_disk_get_helpers_and_the_same_answer() {
+    if crate::own_process::ran_in_child(
+        "disk_helpers::reads_that_wait_on_the_disk_get_helpers_and_the_same_answer",
+    ) {
+        return;
+    }
     // On the target directory's file system (a disk, where /tmp may be tmpfs),
     // in a repository of its own (the target directory is ignored by ledger's).
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();

@@ -4,13 +4,13 @@
 
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
-mod disk;
-
 use std::path::Path;
 use std::time::Duration;
 
 use ledger_core::door::{Case, Hooks, respond_with};
 use serde_json::{Value, json};
+
+use crate::disk;
 
 /// Longer than the digest cache's timestamp granularity: files older than
 /// this when an expansion starts are recorded in the cache.

@@ -1,8 +1,9 @@
 //! The record store under real concurrency: OS processes racing on one ref, and
 //! a writer killed in the middle of saving (SPEC §10).
 //!
-//! Workers are this test binary run again with `--exact worker --ignored`; the
-//! `worker` test does nothing unless the environment names a store.
+//! Workers are this test binary run again with `--exact store_race::worker
+//! --ignored`; the `worker` test does nothing unless the environment names a
+//! store.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::collections::BTreeSet;
@@ -100,7 +101,7 @@ fn spawn(workspace: &Path, worker: u32, mode: &str) -> Child {
     Command::new("sh")
         .args(["-c", "umask 000 && exec \"$0\" \"$@\""])
         .arg(exe)
-        .args(["--exact", "worker", "--ignored", "--nocapture"])
+        .args(["--exact", "store_race::worker", "--ignored", "--nocapture"])
         .env(ENV_STORE, workspace.join(STORE_DIR))
         .env(ENV_WORKER, worker.to_string())
         .env(ENV_RESULT, workspace.join(format!("result-{worker}.json")))

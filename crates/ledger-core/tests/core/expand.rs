@@ -200,7 +200,11 @@ mod generated_trees {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+        #![proptest_config(ProptestConfig {
+            cases: 24,
+            failure_persistence: crate::regressions(),
+            ..ProptestConfig::default()
+        })]
 
         #[test]
         fn a_tree_compared_with_itself_matches(files in tree()) {

@@ -14,12 +14,11 @@ use ledger_core::{
     expand::{Content, Entry, Inventory, Scope},
     records::Store,
 };
-mod disk;
-
-use disk::{is_tmpfs, writeback_tempdir};
 use ledger_testkit::{Git, SharedWriter, utf8};
 use proptest::prelude::*;
 use sha2::{Digest as _, Sha256};
+
+use crate::disk::{is_tmpfs, writeback_tempdir};
 
 /// The tests that look at the cache file run one at a time (the cache is
 /// off only in the scopes that say so: a setting, not a switch of the process).
@@ -555,7 +554,11 @@ fn apply(tree: &mut AgedTree, op: &Op, version: u8) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: crate::regressions(),
+        ..ProptestConfig::default()
+    })]
 
     /// Random steps on a cached tree: after each case, the expansion with the
     /// cache equals the one without it, entry by entry and in its fingerprint.
