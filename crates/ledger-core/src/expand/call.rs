@@ -34,11 +34,6 @@ pub(crate) fn opened_once<R>(work: impl FnOnce() -> R) -> R {
     work()
 }
 
-/// Whether a call ([`opened_once`]) runs on this thread.
-pub(crate) fn running() -> bool {
-    KEPT.with_borrow(Option::is_some)
-}
-
 /// Runs `use_it` on the value of type `T` kept for the call [`opened_once`]
 /// runs on this thread (`T::default()` the first time), and gives what it
 /// returns; `None` outside a call. What is kept must stay true for the whole

@@ -62,11 +62,7 @@ impl Inventory {
         // What the store's cache holds says what the previous expansion read:
         // when that was one piece of work or less, this expansion starts on its
         // own thread, and the pool reads only if the listing queues more.
-        // Within a call that evaluates many scopes (`check`), each lists first
-        // and starts the pool only for what its listing queued: most of them
-        // hold a few files, and handing work to the pool and back cost more
-        // than reading them (at 100 changes, half of `check`'s time).
-        let small = call::running() || unread_cache.as_ref().is_some_and(|c| c.holds_at_most(RUN));
+        let small = unread_cache.as_ref().is_some_and(|c| c.holds_at_most(RUN));
         let pool = threads::pool_if(settings.threads, !small)?;
         let mut cache_file = None;
         let repositories = threads::alongside(
