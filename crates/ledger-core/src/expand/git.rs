@@ -1162,8 +1162,6 @@ fn default_excludes_file() -> Option<PathBuf> {
     Some(base.join("git").join("ignore"))
 }
 
-/// Reads the index as an owned copy we may modify; an absent index (fresh repository)
-/// is an empty one.
 /// The index of `repo` with the status its file had before it was read (`None`:
 /// no index file), read once within [`opened_once`](crate::expand::call::opened_once) while that status holds
 /// (git replaces the file to write it: a new one has another inode and ctime),
@@ -1198,6 +1196,8 @@ fn shared_index(
     Ok((stat, index))
 }
 
+/// Reads the index as an owned copy we may modify; an absent index (fresh repository)
+/// is an empty one.
 fn load_index(repo: &gix::Repository, display: &str) -> Result<gix::index::File> {
     let path = index_path(repo);
     match std::fs::symlink_metadata(&path) {
